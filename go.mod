@@ -1,0 +1,3 @@
+module github.com/acpclient/acp
+
+go 1.26.0
