@@ -1,0 +1,547 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// defaultMaxReadBytes is WorkspaceFS's read cap when MaxReadBytes is 0: large
+// enough for any source file, small enough that one request cannot make the
+// client build a huge JSON line.
+const defaultMaxReadBytes = 10 << 20
+
+// maxLinkHops bounds the final-component symlink chains WorkspaceFS follows
+// itself (Linux's own limit is 40).
+const maxLinkHops = 40
+
+// WorkspaceFS is a ready [FileReader] and [FileWriter] that confines the agent
+// to a set of workspace roots. The zero value is usable: it confines the agent
+// to the roots of the request's session ([RootsFromContext]).
+//
+// Confinement is done by [os.Root], not by comparing strings: every path is
+// opened relative to a root directory handle, so "..", symlinks (or
+// symlinked parent directories) that lead out of the root and similar tricks
+// fail by construction, even if the tree changes while a request is served.
+// One consequence of os.Root's rules: a symlink with an absolute target is
+// refused when it is a parent directory of the requested path (when it is
+// the file itself, WorkspaceFS follows it, as long as it stays inside the
+// root).
+//
+// Paths must be absolute and free of ".." elements and NUL bytes; otherwise
+// the request fails with [CodeInvalidParams], as does a path outside every
+// root. A missing file is [CodeResourceNotFound] with data {"uri": "file://…"}.
+//
+// Reads: Line is 1-based and Line 0 is treated as 1 (agents commonly send 0
+// for "from the start"); a Line past the end yields empty content; Limit 0
+// yields empty content (it is read literally as "at most zero lines"). The
+// returned text keeps the file's own line endings (CRLF stays CRLF) and a
+// missing final newline stays missing. Files that contain a NUL byte in
+// their first 8 KiB or whose returned text is not valid UTF-8 are refused
+// with [CodeInvalidParams] ("not a text file"), as is content over
+// MaxReadBytes.
+//
+// Writes create the file, and any missing parent directories inside the
+// root (mode 0755). They are atomic: the content goes to a temporary file in
+// the same directory, is fsynced, and is renamed over the target, so a
+// failed or refused write leaves the old content in place and no temporary
+// file behind. An existing file keeps its permission bits; a new file gets
+// 0644. Writing through a symlink replaces the file the link points to (if
+// that is inside the root), not the link. Ownership and extended attributes
+// are not preserved, and a hard-linked target is split from its other names.
+//
+// Methods may be called concurrently. They do not keep files or directory
+// handles open between calls. The hooks are called on the request's
+// goroutine.
+type WorkspaceFS struct {
+	// Roots are the absolute directories the agent may access. When empty,
+	// the session's roots from the request context are used; when both are
+	// empty every request is refused. A root may itself be a symlink; paths
+	// may then name files under the link or under its target.
+	Roots []string
+
+	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
+	// set, the size of an existing file a write replaces, which the hook is
+	// given in full). 0 means 10 MiB.
+	MaxReadBytes int64
+
+	// PathMapper, if set, maps each path the agent sends to a local path
+	// before anything else happens, e.g. from a dev container's view to the
+	// host's. An error refuses the request with CodeInvalidParams.
+	PathMapper func(path string) (string, error)
+
+	// Overlay, if set, is asked first on every read with the cleaned local
+	// path; when it reports ok, content is served instead of the file on
+	// disk (typically an unsaved editor buffer). The path has been checked
+	// to lie inside a root; the file need not exist.
+	Overlay func(path string) (content string, ok bool)
+
+	// ReviewWrite, if set, is called before a write takes effect, with the
+	// cleaned local path, the current content ("" and exists false for a new
+	// file) and the proposed content. It may block, e.g. while the user
+	// reviews a diff; ctx is the request's and is cancelled if the agent
+	// withdraws it. A non-nil error refuses the write and is sent to the
+	// agent (return an *Error to choose the code). The write also does not
+	// happen if ctx is done by the time ReviewWrite returns.
+	ReviewWrite func(ctx context.Context, path, oldContent, newContent string, exists bool) error
+
+	// wrapWriter lets tests inject a failing writer between the temporary
+	// file and the content.
+	wrapWriter func(io.Writer) io.Writer
+}
+
+var (
+	_ FileReader = (*WorkspaceFS)(nil)
+	_ FileWriter = (*WorkspaceFS)(nil)
+)
+
+// resolvedPath is a request path located inside one root.
+type resolvedPath struct {
+	root     *os.Root // caller closes
+	rootReal string   // the root directory with symlinks evaluated
+	rel      string   // slash-free-of-"..": the path relative to root
+	local    string   // cleaned absolute local path, as hooks see it
+	agent    string   // the path exactly as the agent sent it
+}
+
+// ReadTextFile implements [FileReader].
+func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	rp, err := w.resolve(ctx, req.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer rp.root.Close()
+
+	limit := w.maxRead()
+	if w.Overlay != nil {
+		// The overlay must not become a way around confinement: a path
+		// whose parents escape the root is refused even if a buffer claims
+		// it. A file that does not exist (yet) is fine.
+		if _, err := rp.root.Lstat(rp.rel); err != nil && !isNotFound(err) {
+			return nil, fsError(rp, "read", err)
+		}
+		if content, ok := w.Overlay(rp.local); ok {
+			text, err := selectLines(strings.NewReader(content), req.Line, req.Limit, limit, rp)
+			if err != nil {
+				return nil, err
+			}
+			return &ReadTextFileResponse{Content: text}, nil
+		}
+	}
+
+	rel, err := followFinalLinks(rp)
+	if err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK keeps a FIFO planted in the workspace from hanging the
+	// request; it changes nothing for regular files.
+	f, err := rp.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fsError(rp, "read", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fsError(rp, "read", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
+	}
+	// Without a window the whole file is returned, so its size tells early
+	// whether it fits.
+	if req.Line == nil && req.Limit == nil && fi.Size() > limit {
+		return nil, tooLarge(rp, fi.Size(), limit)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	text, err := selectLines(f, req.Line, req.Limit, limit, rp)
+	if err != nil {
+		return nil, err
+	}
+	return &ReadTextFileResponse{Content: text}, nil
+}
+
+// selectLines returns the requested window of r's lines, each with its own
+// terminator, refusing binary data and output over max bytes.
+func selectLines(r io.Reader, line, limit *uint32, max int64, rp *resolvedPath) (string, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	// Binary files are told by a NUL byte near the start, as git and most
+	// editors do; the UTF-8 check below catches the rest.
+	if head, _ := br.Peek(8 << 10); bytes.IndexByte(head, 0) >= 0 {
+		return "", notText(rp)
+	}
+	start := uint64(1)
+	if line != nil && *line > 1 {
+		start = uint64(*line)
+	}
+	var count uint64 = ^uint64(0)
+	if limit != nil {
+		count = uint64(*limit)
+	}
+	if count == 0 {
+		return "", nil
+	}
+
+	var out bytes.Buffer
+	for n := uint64(1); ; n++ {
+		chunk, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: keep it only if it is in the
+			// window, and keep reading it either way.
+			if n >= start {
+				if int64(out.Len()+len(chunk)) > max {
+					return "", tooLarge(rp, -1, max)
+				}
+				out.Write(chunk)
+			}
+			chunk, err = br.ReadSlice('\n')
+		}
+		if n >= start {
+			if int64(out.Len()+len(chunk)) > max {
+				return "", tooLarge(rp, -1, max)
+			}
+			out.Write(chunk)
+			if n-start+1 >= count {
+				break
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fsError(rp, "read", err)
+		}
+	}
+	if !utf8.Valid(out.Bytes()) {
+		return "", notText(rp)
+	}
+	return out.String(), nil
+}
+
+// WriteTextFile implements [FileWriter].
+func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error) {
+	rp, err := w.resolve(ctx, req.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer rp.root.Close()
+	if rp.rel == "." {
+		return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is a directory", rp.agent)
+	}
+
+	rel, err := followFinalLinks(rp)
+	if err != nil {
+		return nil, err
+	}
+	mode := os.FileMode(0o644)
+	exists := false
+	var old []byte
+	switch fi, err := rp.root.Stat(rel); {
+	case err == nil:
+		if !fi.Mode().IsRegular() {
+			return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
+		}
+		exists = true
+		mode = fi.Mode().Perm()
+		if w.ReviewWrite != nil {
+			if fi.Size() > w.maxRead() {
+				return nil, tooLarge(rp, fi.Size(), w.maxRead())
+			}
+			if old, err = rp.root.ReadFile(rel); err != nil {
+				return nil, fsError(rp, "write", err)
+			}
+		}
+	case isNotFound(err):
+	default:
+		return nil, fsError(rp, "write", err)
+	}
+
+	if w.ReviewWrite != nil {
+		if err := w.ReviewWrite(ctx, rp.local, string(old), req.Content, exists); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	if dir, _ := splitRel(rel); dir != "" {
+		if err := rp.root.MkdirAll(dir, 0o755); err != nil {
+			return nil, fsError(rp, "write", err)
+		}
+	}
+	if err := w.writeAtomic(rp.root, rel, req.Content, mode); err != nil {
+		return nil, fsError(rp, "write", err)
+	}
+	return &WriteTextFileResponse{}, nil
+}
+
+// writeAtomic replaces rel with content so that a reader sees either the old
+// or the new file, never a partial one, and a crash leaves no torn file.
+func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	dir, base := splitRel(rel)
+	tmp := dir + "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
+
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			root.Remove(tmp)
+		}
+	}()
+	// Chmod on the descriptor, not through the root: it cannot be redirected
+	// by a symlink swapped in meanwhile, and it is not subject to the umask.
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	var dst io.Writer = f
+	if w.wrapWriter != nil {
+		dst = w.wrapWriter(f)
+	}
+	if _, err = io.WriteString(dst, content); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = root.Rename(tmp, rel); err != nil {
+		return err
+	}
+	// Make the rename itself durable; failing to is not worth failing a
+	// write that already took effect.
+	if d, derr := root.Open(dir + "."); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func (w *WorkspaceFS) maxRead() int64 {
+	if w.MaxReadBytes > 0 {
+		return w.MaxReadBytes
+	}
+	return defaultMaxReadBytes
+}
+
+// resolve maps and validates an agent path and opens the root it lies in.
+func (w *WorkspaceFS) resolve(ctx context.Context, agentPath string) (*resolvedPath, error) {
+	p := agentPath
+	if w.PathMapper != nil {
+		mapped, err := w.PathMapper(p)
+		if err != nil {
+			return nil, pathError(CodeInvalidParams, agentPath, "acp: cannot map path %q: %v", agentPath, err)
+		}
+		p = mapped
+	}
+	local, err := checkPath(agentPath, p)
+	if err != nil {
+		return nil, err
+	}
+	roots := w.Roots
+	if len(roots) == 0 {
+		roots = RootsFromContext(ctx)
+	}
+	if len(roots) == 0 {
+		return nil, pathError(CodeInvalidParams, agentPath, "acp: no workspace roots; refusing access to %s", agentPath)
+	}
+	rootReal, rel, ok := pickRoot(roots, local)
+	if !ok {
+		return nil, pathError(CodeInvalidParams, agentPath, "acp: %s is outside the workspace roots", agentPath)
+	}
+	r, err := os.OpenRoot(rootReal)
+	if err != nil {
+		return nil, pathError(CodeInternalError, agentPath, "acp: cannot open workspace root for %s: %v", agentPath, err)
+	}
+	return &resolvedPath{root: r, rootReal: rootReal, rel: rel, local: local, agent: agentPath}, nil
+}
+
+// checkPath refuses paths that are not plainly absolute and returns p
+// cleaned. ".." is refused rather than cleaned away because the kernel
+// resolves it after symlinks ("link/.." need not be "."), so cleaning it
+// lexically could silently name a different file than the agent meant.
+func checkPath(agentPath, p string) (string, error) {
+	switch {
+	case p == "":
+		return "", pathError(CodeInvalidParams, agentPath, "acp: empty path")
+	case strings.IndexByte(p, 0) >= 0:
+		return "", pathError(CodeInvalidParams, agentPath, "acp: path %q contains a NUL byte", agentPath)
+	case !filepath.IsAbs(p):
+		return "", pathError(CodeInvalidParams, agentPath, "acp: path %q is not absolute", agentPath)
+	}
+	for _, elem := range strings.Split(p, string(filepath.Separator)) {
+		if elem == ".." {
+			return "", pathError(CodeInvalidParams, agentPath, "acp: path %q contains \"..\"", agentPath)
+		}
+	}
+	return filepath.Clean(p), nil
+}
+
+// pickRoot chooses the innermost root that lexically contains p, under the
+// root's name as given or with its symlinks evaluated, and returns the real
+// root directory and p relative to it. The choice is only lexical; os.Root
+// enforces the boundary when the file is opened.
+func pickRoot(roots []string, p string) (rootReal, rel string, ok bool) {
+	best := -1
+	for _, r := range roots {
+		if r == "" || !filepath.IsAbs(r) {
+			continue // a relative root has no meaning for absolute paths
+		}
+		r = filepath.Clean(r)
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue // a missing root holds nothing
+		}
+		for _, base := range []string{r, real} {
+			rl, in := within(base, p)
+			if in && len(base) > best {
+				best, rootReal, rel, ok = len(base), real, rl, true
+			}
+		}
+	}
+	return rootReal, rel, ok
+}
+
+// within reports whether p is base or below it, and p relative to base. A
+// plain prefix test would let /ws/app-evil pass for /ws/app.
+func within(base, p string) (string, bool) {
+	if p == base {
+		return ".", true
+	}
+	prefix := base
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if strings.HasPrefix(p, prefix) {
+		return p[len(prefix):], true
+	}
+	return "", false
+}
+
+// followFinalLinks resolves symlinks in the last element of rp.rel, so that
+// a write replaces the file a link points to instead of the link, and so
+// that links with absolute targets inside the root work (os.Root refuses
+// absolute link targets). Parent directories are left to os.Root.
+func followFinalLinks(rp *resolvedPath) (string, error) {
+	rel := rp.rel
+	for range maxLinkHops {
+		fi, err := rp.root.Lstat(rel)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return rel, nil // a missing file or a non-link is for the caller
+		}
+		target, err := rp.root.Readlink(rel)
+		if err != nil {
+			return "", fsError(rp, "resolve", err)
+		}
+		// The target is appended, not joined: joining would clean ".."
+		// lexically, which is wrong after a symlinked directory. os.Root
+		// walks it as the kernel would and refuses it if it escapes.
+		var next string
+		if filepath.IsAbs(target) {
+			var ok bool
+			if next, ok = within(rp.rootReal, target); !ok {
+				return "", escapes(rp)
+			}
+		} else {
+			dir, _ := splitRel(rel)
+			next = dir + target
+		}
+		rel = next
+	}
+	return "", pathError(CodeInvalidParams, rp.agent, "acp: too many levels of symbolic links in %s", rp.agent)
+}
+
+// splitRel splits rel after its last separator without cleaning it (see
+// followFinalLinks); dir is "" or ends in a separator.
+func splitRel(rel string) (dir, base string) {
+	i := strings.LastIndexByte(rel, filepath.Separator)
+	return rel[:i+1], rel[i+1:]
+}
+
+func isNotFound(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// fsError turns an os.Root error into the error sent to the agent.
+func fsError(rp *resolvedPath, op string, err error) error {
+	switch {
+	case isNotFound(err):
+		u := url.URL{Scheme: "file", Path: rp.agent}
+		return &Error{
+			Code:    CodeResourceNotFound,
+			Message: fmt.Sprintf("acp: %s: file not found: %s", op, rp.agent),
+			Data:    mustJSON(map[string]string{"uri": u.String()}),
+		}
+	case isEscape(err):
+		return escapes(rp)
+	case errors.Is(err, fs.ErrPermission):
+		return pathError(CodeInternalError, rp.agent, "acp: %s: permission denied: %s", op, rp.agent)
+	}
+	return pathError(CodeInternalError, rp.agent, "acp: %s %s: %v", op, rp.agent, unwrapPathError(err))
+}
+
+// isEscape recognizes os.Root's refusal. Its error value is unexported, so
+// the message is all there is to go on.
+func isEscape(err error) bool {
+	return strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func escapes(rp *resolvedPath) error {
+	return pathError(CodeInvalidParams, rp.agent, "acp: %s resolves outside the workspace roots", rp.agent)
+}
+
+func notText(rp *resolvedPath) error {
+	return pathError(CodeInvalidParams, rp.agent, "acp: %s is not a text file (binary or not UTF-8)", rp.agent)
+}
+
+func tooLarge(rp *resolvedPath, size, max int64) error {
+	if size >= 0 {
+		return pathError(CodeInvalidParams, rp.agent, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
+	}
+	return pathError(CodeInvalidParams, rp.agent, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
+}
+
+func pathError(code int64, path, format string, args ...any) *Error {
+	return &Error{
+		Code:    code,
+		Message: fmt.Sprintf(format, args...),
+		Data:    mustJSON(map[string]string{"path": path}),
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
