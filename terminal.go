@@ -1,0 +1,668 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// defaultOutputLimit is the retained-output cap when neither the request nor
+// TerminalManager.DefaultOutputLimit gives one.
+const defaultOutputLimit = 1 << 20
+
+// drainGrace is how long, after a command exits, its exit is held back so the
+// reader can collect the last output. It is bounded because a background
+// process the command left behind may keep the output pipe open for good.
+const drainGrace = 500 * time.Millisecond
+
+// TerminalManager is a ready [Terminals] implementation that runs each
+// command as a local process. The zero value is usable.
+//
+// Commands run directly (no shell) with stdin from /dev/null and stdout and
+// stderr merged into one bounded buffer, in their own process group, so that
+// kill and release end the command together with every process it started
+// that stayed in the group. A process that leaves the group (setsid, a
+// daemonizing tool) is out of reach, as it would be in any terminal. Linux
+// only.
+//
+// The working directory must lie inside the roots (after evaluating
+// symlinks) and defaults to the first root; with no roots at all every
+// create is refused. This bounds where a command starts, not what it can
+// touch: a command can read and write anything its user can.
+//
+// Unknown terminal ids, including ids released earlier and ids of another
+// session, are answered with [CodeResourceNotFound] and data
+// {"terminalId": …}.
+//
+// All methods may be called concurrently; in particular TerminalOutput,
+// KillTerminal and ReleaseTerminal work while WaitForTerminalExit blocks on
+// the same terminal. Only WaitForTerminalExit blocks for long (until the
+// command exits or ctx is done). ReleaseTerminal, CloseSession and Close wait
+// for the killed processes to be reaped and their output readers to finish,
+// which takes moments; ReleaseTerminal stops waiting when its ctx is done.
+//
+// An exited command's process stays a zombie until its terminal is released:
+// that keeps its process-group id from being reused, so a late kill cannot
+// hit an unrelated process. Agents must release terminals (the protocol says
+// so); call Close when the connection ends to release whatever remains.
+type TerminalManager struct {
+	// Roots confine the working directory; when empty, the session's roots
+	// from the request context are used.
+	Roots []string
+
+	// DefaultOutputLimit is the retained-output cap in bytes for requests
+	// without outputByteLimit. 0 means 1 MiB.
+	DefaultOutputLimit int64
+
+	// Env is the environment commands start from, in os.Environ form; the
+	// request's variables are set over it. nil means os.Environ().
+	Env []string
+
+	// OnOutput, if set, receives every chunk of output as it is read, e.g.
+	// to show it live in a tool call. It is called on the terminal's reader
+	// goroutine, one call at a time per terminal, concurrently for different
+	// terminals. chunk is the callee's to keep, but it may end in the middle
+	// of a UTF-8 character. A slow OnOutput stalls the command once the pipe
+	// fills, and ReleaseTerminal waits for a call in progress, so hand the
+	// chunk off instead of doing slow work.
+	OnOutput func(terminalID string, chunk []byte)
+
+	mu      sync.Mutex
+	terms   map[string]*terminal
+	closed  bool
+	closing chan struct{} // closed when the first Close has finished
+}
+
+var _ Terminals = (*TerminalManager)(nil)
+
+// terminal is one command and its captured output.
+type terminal struct {
+	id, sessionID string
+	cmd           *exec.Cmd
+	pgid          int
+	out           *os.File // read end of the stdout+stderr pipe
+
+	readerDone chan struct{} // reader saw EOF or out was closed
+	exited     chan struct{} // status is set
+	destroyed  chan struct{} // killed, reaped, readers finished
+	destroy1   sync.Once
+
+	mu        sync.Mutex
+	buf       []byte
+	limit     int
+	truncated bool
+	status    exitStatus
+}
+
+type exitStatus struct {
+	code     uint32
+	signal   string // "" for a normal exit
+	signaled bool
+}
+
+// CreateTerminal implements [Terminals]. It returns as soon as the process
+// has started.
+func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error) {
+	if m.isClosed() {
+		return nil, &Error{Code: CodeInternalError, Message: "acp: terminal manager is closed"}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkCommand(req); err != nil {
+		return nil, err
+	}
+	roots := m.Roots
+	if len(roots) == 0 {
+		roots = RootsFromContext(ctx)
+	}
+	dir, err := workDir(roots, req.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	env := mergeEnv(m.Env, req.Env)
+	path, err := lookCommand(req.Command, dir, env)
+	if err != nil {
+		return nil, &Error{
+			Code:    CodeResourceNotFound,
+			Message: fmt.Sprintf("acp: command not found: %q", req.Command),
+			Data:    mustJSON(map[string]string{"command": req.Command}),
+		}
+	}
+
+	limit := int(m.DefaultOutputLimit)
+	if m.DefaultOutputLimit <= 0 || m.DefaultOutputLimit > math.MaxInt32 {
+		limit = defaultOutputLimit
+	}
+	if req.OutputByteLimit != nil {
+		limit = int(min(*req.OutputByteLimit, uint64(math.MaxInt)))
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("acp: create terminal: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        append([]string{req.Command}, req.Args...),
+		Env:         env,
+		Dir:         dir,
+		Stdout:      w, // one pipe for both keeps their interleaving
+		Stderr:      w,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	w.Close() // the child holds its own copy; ours would block EOF forever
+	if err != nil {
+		r.Close()
+		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
+	}
+
+	t := &terminal{
+		id:         newTerminalID(),
+		sessionID:  req.SessionID,
+		cmd:        cmd,
+		pgid:       cmd.Process.Pid,
+		out:        r,
+		limit:      limit,
+		readerDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+		destroyed:  make(chan struct{}),
+	}
+	go t.read(m.OnOutput)
+	go t.watch()
+
+	m.mu.Lock()
+	if m.closed {
+		// Close ran while the process was starting and could not see it.
+		m.mu.Unlock()
+		t.destroy()
+		return nil, &Error{Code: CodeInternalError, Message: "acp: terminal manager is closed"}
+	}
+	if m.terms == nil {
+		m.terms = make(map[string]*terminal)
+	}
+	m.terms[t.id] = t
+	m.mu.Unlock()
+	return &CreateTerminalResponse{TerminalID: t.id}, nil
+}
+
+// TerminalOutput implements [Terminals]. While the command runs, a trailing
+// incomplete UTF-8 character is held back until the rest of it arrives.
+func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error) {
+	t, err := m.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	exited := isClosed(t.exited)
+	b := t.buf
+	if !exited {
+		b = trimPartialRune(b)
+	}
+	resp := &TerminalOutputResponse{Output: string(b), Truncated: t.truncated}
+	if exited {
+		st := t.status.wire()
+		resp.ExitStatus = &TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
+	}
+	return resp, nil
+}
+
+// WaitForTerminalExit implements [Terminals]. It blocks until the command
+// exits or ctx is done, in which case it returns ctx's error.
+func (m *TerminalManager) WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
+	t, err := m.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-t.exited:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status.wire(), nil
+}
+
+// KillTerminal implements [Terminals]: it sends SIGKILL to the command's
+// process group. The terminal stays valid for output and wait_for_exit.
+func (m *TerminalManager) KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error) {
+	t, err := m.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.kill(); err != nil {
+		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: kill terminal %s: %v", t.id, err)}
+	}
+	return &KillTerminalResponse{}, nil
+}
+
+// ReleaseTerminal implements [Terminals]: it kills the command's process
+// group if anything in it still runs and frees the terminal; its id is
+// unknown from then on. It waits for the processes to be reaped unless ctx
+// is done first, in which case the cleanup finishes in the background and
+// the release still counts as done.
+func (m *TerminalManager) ReleaseTerminal(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
+	t, err := m.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	delete(m.terms, t.id)
+	m.mu.Unlock()
+	go t.destroy()
+	select {
+	case <-t.destroyed:
+	case <-ctx.Done():
+	}
+	return &ReleaseTerminalResponse{}, nil
+}
+
+// CloseSession kills and releases every terminal of the session, and returns
+// once their processes are reaped. Call it when a session ends.
+func (m *TerminalManager) CloseSession(sessionID string) {
+	m.mu.Lock()
+	var ts []*terminal
+	for id, t := range m.terms {
+		if t.sessionID == sessionID {
+			ts = append(ts, t)
+			delete(m.terms, id)
+		}
+	}
+	m.mu.Unlock()
+	destroyAll(ts)
+}
+
+// Close kills and releases every terminal and refuses new ones. It returns
+// once every process group it started has been killed and reaped; calling it
+// again (even concurrently) waits for the same and returns nil.
+func (m *TerminalManager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		done := m.closing
+		m.mu.Unlock()
+		<-done
+		return nil
+	}
+	m.closed = true
+	m.closing = make(chan struct{})
+	ts := make([]*terminal, 0, len(m.terms))
+	for _, t := range m.terms {
+		ts = append(ts, t)
+	}
+	m.terms = nil
+	m.mu.Unlock()
+	destroyAll(ts)
+	close(m.closing)
+	return nil
+}
+
+func (m *TerminalManager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+// lookup finds a live terminal of the session. A terminal of another
+// session is reported as unknown, so one session cannot probe another's.
+func (m *TerminalManager) lookup(sessionID, id string) (*terminal, error) {
+	m.mu.Lock()
+	t := m.terms[id]
+	m.mu.Unlock()
+	if t == nil || t.sessionID != sessionID {
+		return nil, &Error{
+			Code:    CodeResourceNotFound,
+			Message: fmt.Sprintf("acp: unknown terminal %q (never created, or already released)", id),
+			Data:    mustJSON(map[string]string{"terminalId": id}),
+		}
+	}
+	return t, nil
+}
+
+func destroyAll(ts []*terminal) {
+	var wg sync.WaitGroup
+	for _, t := range ts {
+		wg.Go(t.destroy)
+	}
+	wg.Wait()
+}
+
+// read copies the command's output into the buffer until the pipe is closed
+// on either end.
+func (t *terminal) read(onOutput func(string, []byte)) {
+	defer close(t.readerDone)
+	defer t.out.Close()
+	b := make([]byte, 32<<10)
+	for {
+		n, err := t.out.Read(b)
+		if n > 0 {
+			t.append(b[:n])
+			if onOutput != nil {
+				onOutput(t.id, append([]byte(nil), b[:n]...))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// append adds output, dropping the oldest bytes past the limit. The cut is
+// moved forward to the next character start so the retained text does not
+// begin with half a character; it moves at most three bytes, so output that
+// is not UTF-8 at all cannot make it drop everything.
+func (t *terminal) append(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) <= t.limit {
+		return
+	}
+	cut := len(t.buf) - t.limit
+	for i := 0; i < utf8.UTFMax-1 && cut < len(t.buf) && !utf8.RuneStart(t.buf[cut]); i++ {
+		cut++
+	}
+	// Reslicing forward wastes the dropped capacity, but append copies just
+	// the retained bytes when it next grows, so copying stays amortized.
+	t.buf = t.buf[cut:]
+	t.truncated = true
+}
+
+// watch records the command's exit, without reaping it (see
+// TerminalManager's doc), once the output has been drained or drainGrace
+// has passed.
+func (t *terminal) watch() {
+	st, err := waitNoReap(t.pgid)
+	if err != nil {
+		// Not expected for our own child; fall back to reaping it.
+		_ = t.cmd.Wait()
+		st = statusOf(t.cmd.ProcessState)
+	}
+	timer := time.NewTimer(drainGrace)
+	select {
+	case <-t.readerDone:
+	case <-timer.C:
+	}
+	timer.Stop()
+	t.mu.Lock()
+	t.status = st
+	close(t.exited)
+	t.mu.Unlock()
+}
+
+// kill sends SIGKILL to the whole process group. Until the terminal is
+// destroyed the group leader is at least a zombie, so the group id cannot
+// have been reused by another process.
+func (t *terminal) kill() error {
+	err := syscall.Kill(-t.pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// destroy kills the group, stops the reader and reaps the leader. It runs
+// once; later calls wait for the first.
+func (t *terminal) destroy() {
+	t.destroy1.Do(func() {
+		_ = t.kill()
+		// Closing our end stops the reader even if a process that escaped
+		// the group still holds the pipe.
+		t.out.Close()
+		<-t.exited
+		<-t.readerDone
+		_ = t.cmd.Wait() // reap; after this the group id may be reused
+		close(t.destroyed)
+	})
+	<-t.destroyed
+}
+
+func (s exitStatus) wire() *WaitForTerminalExitResponse {
+	if s.signaled {
+		sig := s.signal
+		return &WaitForTerminalExitResponse{Signal: &sig}
+	}
+	code := s.code
+	return &WaitForTerminalExitResponse{ExitCode: &code}
+}
+
+// waitNoReap blocks until process pid exits and reports how, leaving it a
+// zombie (waitid with WNOWAIT).
+func waitNoReap(pid int) (exitStatus, error) {
+	// siginfo_t is 128 bytes; for SIGCHLD its union (at offset 16 on 64-bit
+	// platforms, 12 on 32-bit ones) starts with si_pid, si_uid, si_status.
+	var info [128]byte
+	const pPID = 1
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return exitStatus{}, errno
+		}
+		break
+	}
+	union := 12
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		union = 16
+	}
+	code := int32(binary.NativeEndian.Uint32(info[8:]))
+	status := int32(binary.NativeEndian.Uint32(info[union+8:]))
+	const cldExited = 1
+	if code == cldExited {
+		return exitStatus{code: uint32(status)}, nil
+	}
+	return exitStatus{signaled: true, signal: signalName(syscall.Signal(status))}, nil
+}
+
+func statusOf(ps *os.ProcessState) exitStatus {
+	if ps == nil {
+		return exitStatus{signaled: true, signal: "unknown"}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return exitStatus{signaled: true, signal: signalName(ws.Signal())}
+	}
+	return exitStatus{code: uint32(ps.ExitCode())}
+}
+
+// signalNames are the conventional names agents expect ("SIGKILL"); Go's
+// Signal.String gives prose ("killed").
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGABRT: "SIGABRT", syscall.SIGALRM: "SIGALRM", syscall.SIGBUS: "SIGBUS",
+	syscall.SIGCHLD: "SIGCHLD", syscall.SIGCONT: "SIGCONT", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
+	syscall.SIGIO: "SIGIO", syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGPROF: "SIGPROF", syscall.SIGPWR: "SIGPWR", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTKFLT: "SIGSTKFLT", syscall.SIGSTOP: "SIGSTOP",
+	syscall.SIGSYS: "SIGSYS", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGTSTP: "SIGTSTP", syscall.SIGTTIN: "SIGTTIN", syscall.SIGTTOU: "SIGTTOU",
+	syscall.SIGURG: "SIGURG", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGWINCH: "SIGWINCH", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+func signalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", int(s)) // real-time signals have no fixed names
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b, whose
+// remaining bytes have not been read yet.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+func newTerminalID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "term_" + hex.EncodeToString(b[:])
+}
+
+// checkCommand refuses what exec would refuse less clearly.
+func checkCommand(req *CreateTerminalRequest) error {
+	bad := func(format string, args ...any) error {
+		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+	}
+	if req.Command == "" {
+		return bad("acp: empty command")
+	}
+	if strings.IndexByte(req.Command, 0) >= 0 {
+		return bad("acp: command contains a NUL byte")
+	}
+	for _, a := range req.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return bad("acp: argument %q contains a NUL byte", a)
+		}
+	}
+	for _, e := range req.Env {
+		if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || strings.IndexByte(e.Value, 0) >= 0 {
+			return bad("acp: invalid environment variable %q", e.Name)
+		}
+	}
+	return nil
+}
+
+// workDir resolves the requested working directory (default: the first
+// root) and checks that it lies inside a root once symlinks are evaluated on
+// both sides.
+func workDir(roots []string, cwd string) (string, error) {
+	var real []string
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil {
+			real = append(real, rr)
+		}
+	}
+	if len(real) == 0 {
+		return "", &Error{Code: CodeInvalidParams, Message: "acp: no workspace roots; refusing to start a command"}
+	}
+	if cwd == "" {
+		return real[0], nil
+	}
+	clean, err := checkPath(cwd, cwd)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(clean)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", pathError(CodeResourceNotFound, cwd, "acp: working directory not found: %s", cwd)
+		}
+		return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s: %v", cwd, unwrapPathError(err))
+	}
+	for _, r := range real {
+		if _, ok := within(r, dir); ok {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s is not a directory", cwd)
+			}
+			return dir, nil
+		}
+	}
+	return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s is outside the workspace roots", cwd)
+}
+
+// mergeEnv sets vars over base (nil: os.Environ()), replacing existing
+// entries in place so that each name appears once.
+func mergeEnv(base []string, vars []EnvVariable) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+len(vars))
+	index := make(map[string]int, len(base)+len(vars))
+	set := func(name, kv string) {
+		if i, ok := index[name]; ok {
+			env[i] = kv
+			return
+		}
+		index[name] = len(env)
+		env = append(env, kv)
+	}
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		set(name, kv)
+	}
+	for _, v := range vars {
+		set(v.Name, v.Name+"="+v.Value)
+	}
+	return env
+}
+
+// lookCommand finds the executable the way a shell would for the command's
+// own environment: names with a slash are taken relative to dir, others are
+// searched in the PATH of env (not of this process, which the request may
+// have overridden). Relative PATH entries are skipped, as os/exec does.
+func lookCommand(name, dir string, env []string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return p, executable(p)
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fs.ErrPermission
+	}
+	return nil
+}
