@@ -498,9 +498,9 @@ func TestReadTextFileLongLine(t *testing.T) {
 
 func TestReadTextFileErrors(t *testing.T) {
 	e := newFSEnv(t)
-	mustWrite(t, e.root+"/big.txt", "0123456789\nabc\n")      // 15 bytes
-	mustWrite(t, e.root+"/nul.bin", "text\x00more")           // NUL byte
-	mustWrite(t, e.root+"/latin1.txt", "caf\xe9\n")           // not UTF-8
+	mustWrite(t, e.root+"/big.txt", "0123456789\nabc\n")     // 15 bytes
+	mustWrite(t, e.root+"/nul.bin", "text\x00more")          // NUL byte
+	mustWrite(t, e.root+"/latin1.txt", "caf\xe9\n")          // not UTF-8
 	mustWrite(t, e.root+"/late.bin", "ok\n"+"caf\xff\xfe\n") // invalid later on
 	w := &WorkspaceFS{Roots: []string{e.root}, MaxReadBytes: 12}
 	tests := []struct {
