@@ -363,25 +363,31 @@ func (t *terminal) read(onOutput func(string, []byte)) {
 	}
 }
 
-// append adds output, dropping the oldest bytes past the limit. The cut is
-// moved forward to the next character start so the retained text does not
-// begin with half a character; it moves at most three bytes, so output that
-// is not UTF-8 at all cannot make it drop everything.
+// append adds output, dropping the oldest bytes past the limit. Once
+// anything was dropped, the retained text must begin at a character start:
+// continuation bytes at the front belong to a character whose first byte is
+// gone, whether it was cut just now or in an earlier call (with a limit
+// under 4 bytes, a character can be cut before its last bytes arrive). At
+// most three are skipped, so output that is not UTF-8 at all cannot make
+// everything drop.
 func (t *terminal) append(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
-	if len(t.buf) <= t.limit {
-		return
+	if len(t.buf) > t.limit {
+		// Reslicing forward wastes the dropped capacity, but append copies
+		// just the retained bytes when it next grows, so copying stays
+		// amortized.
+		t.buf = t.buf[len(t.buf)-t.limit:]
+		t.truncated = true
 	}
-	cut := len(t.buf) - t.limit
-	for i := 0; i < utf8.UTFMax-1 && cut < len(t.buf) && !utf8.RuneStart(t.buf[cut]); i++ {
-		cut++
+	if t.truncated {
+		i := 0
+		for i < utf8.UTFMax-1 && i < len(t.buf) && !utf8.RuneStart(t.buf[i]) {
+			i++
+		}
+		t.buf = t.buf[i:]
 	}
-	// Reslicing forward wastes the dropped capacity, but append copies just
-	// the retained bytes when it next grows, so copying stays amortized.
-	t.buf = t.buf[cut:]
-	t.truncated = true
 }
 
 // watch records the command's exit, without reaping it (see
