@@ -112,7 +112,7 @@ var (
 type resolvedPath struct {
 	root     *os.Root // caller closes
 	rootReal string   // the root directory with symlinks evaluated
-	rel      string   // slash-free-of-"..": the path relative to root
+	rel      string   // the path relative to the root, without ".."
 	local    string   // cleaned absolute local path, as hooks see it
 	agent    string   // the path exactly as the agent sent it
 }

@@ -78,7 +78,8 @@ type TerminalManager struct {
 	// terminals. chunk is the callee's to keep, but it may end in the middle
 	// of a UTF-8 character. A slow OnOutput stalls the command once the pipe
 	// fills, and ReleaseTerminal waits for a call in progress, so hand the
-	// chunk off instead of doing slow work.
+	// chunk off instead of doing slow work. No call for a terminal starts
+	// after ReleaseTerminal, CloseSession or Close has returned for it.
 	OnOutput func(terminalID string, chunk []byte)
 
 	mu      sync.Mutex

@@ -3,10 +3,12 @@ package acp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -830,5 +832,88 @@ func TestTerminalNoGoroutineLeak(t *testing.T) {
 			t.Fatalf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestTerminalLeftoverBackgroundProcess(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+	}{
+		// The leftover keeps the output pipe open: the exit is reported
+		// after a short grace instead of never.
+		{name: "holding the pipe", script: "sleep 300 & echo $!"},
+		// The leftover let go of the pipe: nothing but the process group
+		// still ties it to the terminal.
+		{name: "detached from the pipe", script: "sleep 300 >/dev/null 2>&1 & echo $!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := newTM(t)
+			id := startTerm(t, m, "s", "sh", "-c", tt.script)
+			pgid := pgidOf(t, m, id)
+			if diff := cmp.Diff(&WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, waitTerm(t, m, "s", id)); diff != "" {
+				t.Errorf("wait (-want +got):\n%s", diff)
+			}
+			pid := pidsIn(t, outputOf(t, m, "s", id).Output)[0]
+			if !alive(pid) {
+				t.Fatalf("background pid %d is not running", pid)
+			}
+			if _, err := m.ReleaseTerminal(context.Background(), &ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+				t.Fatal(err)
+			}
+			waitGroupGone(t, pgid, pid)
+		})
+	}
+}
+
+func TestTerminalTypesJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{
+			name: "create request",
+			v: &CreateTerminalRequest{SessionID: "s", Command: "npm", Args: []string{"test"},
+				Env: []EnvVariable{{Name: "NODE_ENV", Value: "test"}}, Cwd: "/p", OutputByteLimit: ptr[uint64](1048576)},
+			want: `{"sessionId":"s","command":"npm","args":["test"],"env":[{"name":"NODE_ENV","value":"test"}],"cwd":"/p","outputByteLimit":1048576}`,
+		},
+		{name: "create minimal", v: &CreateTerminalRequest{SessionID: "s", Command: "ls"}, want: `{"sessionId":"s","command":"ls"}`},
+		{name: "create response", v: &CreateTerminalResponse{TerminalID: "term_1"}, want: `{"terminalId":"term_1"}`},
+		{name: "output running", v: &TerminalOutputResponse{Output: ""}, want: `{"output":"","truncated":false}`},
+		{
+			name: "output exited",
+			v:    &TerminalOutputResponse{Output: "ok\n", Truncated: true, ExitStatus: &TerminalExitStatus{ExitCode: ptr[uint32](0)}},
+			want: `{"output":"ok\n","truncated":true,"exitStatus":{"exitCode":0}}`,
+		},
+		{name: "wait is flat", v: &WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, want: `{"signal":"SIGKILL"}`},
+		{name: "wait exit 0", v: &WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, want: `{"exitCode":0}`},
+		{name: "kill response", v: &KillTerminalResponse{}, want: `{}`},
+		{name: "release request", v: &ReleaseTerminalRequest{SessionID: "s", TerminalID: "t"}, want: `{"sessionId":"s","terminalId":"t"}`},
+		{name: "read request", v: &ReadTextFileRequest{SessionID: "s", Path: "/a", Line: u32(0), Limit: u32(5)}, want: `{"sessionId":"s","path":"/a","line":0,"limit":5}`},
+		{name: "read request plain", v: &ReadTextFileRequest{SessionID: "s", Path: "/a"}, want: `{"sessionId":"s","path":"/a"}`},
+		{name: "read response empty", v: &ReadTextFileResponse{}, want: `{"content":""}`},
+		{name: "write request", v: &WriteTextFileRequest{SessionID: "s", Path: "/a", Content: ""}, want: `{"sessionId":"s","path":"/a","content":""}`},
+		{name: "write response", v: &WriteTextFileResponse{Meta: json.RawMessage(`{"x":1}`)}, want: `{"_meta":{"x":1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(b)); diff != "" {
+				t.Errorf("marshal (-want +got):\n%s", diff)
+			}
+			// And back: decoding the wire form gives the same value.
+			back := reflect.New(reflect.TypeOf(tt.v).Elem()).Interface()
+			if err := json.Unmarshal(b, back); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.v, back); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
