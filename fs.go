@@ -134,7 +134,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 			return nil, fsError(rp, "read", err)
 		}
 		if content, ok := w.Overlay(rp.local); ok {
-			text, err := selectLines(strings.NewReader(content), req.Line, req.Limit, limit, rp)
+			text, err := selectLines(ctx, strings.NewReader(content), req.Line, req.Limit, limit, rp)
 			if err != nil {
 				return nil, err
 			}
@@ -168,7 +168,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	text, err := selectLines(f, req.Line, req.Limit, limit, rp)
+	text, err := selectLines(ctx, f, req.Line, req.Limit, limit, rp)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 
 // selectLines returns the requested window of r's lines, each with its own
 // terminator, refusing binary data and output over max bytes.
-func selectLines(r io.Reader, line, limit *uint32, max int64, rp *resolvedPath) (string, error) {
+func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max int64, rp *resolvedPath) (string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	// Binary files are told by a NUL byte near the start, as git and most
 	// editors do; the UTF-8 check below catches the rest.
@@ -198,6 +198,11 @@ func selectLines(r io.Reader, line, limit *uint32, max int64, rp *resolvedPath) 
 
 	var out bytes.Buffer
 	for n := uint64(1); ; n++ {
+		// Skipping to a far line of a big file can take a while; stop if
+		// the agent gave up.
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		chunk, err := br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: keep it only if it is in the

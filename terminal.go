@@ -145,9 +145,9 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		}
 	}
 
-	limit := int(m.DefaultOutputLimit)
-	if m.DefaultOutputLimit <= 0 || m.DefaultOutputLimit > math.MaxInt32 {
-		limit = defaultOutputLimit
+	limit := defaultOutputLimit
+	if m.DefaultOutputLimit > 0 {
+		limit = int(min(m.DefaultOutputLimit, math.MaxInt))
 	}
 	if req.OutputByteLimit != nil {
 		limit = int(min(*req.OutputByteLimit, uint64(math.MaxInt)))
