@@ -166,8 +166,10 @@ type wireItem[T any] struct {
 	ok bool
 }
 
+// A null item is invalid too: no list in the schema has nullable items, and
+// encoding/json would otherwise turn it into a zero value.
 func (w *wireItem[T]) UnmarshalJSON(b []byte) error {
-	w.ok = json.Unmarshal(b, &w.v) == nil
+	w.ok = !jsonIsNull(b) && json.Unmarshal(b, &w.v) == nil
 	return nil
 }
 

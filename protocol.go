@@ -547,7 +547,9 @@ func (o *UnknownConfigOption) OptionID() string { return o.ID }
 
 // SelectConfigOption picks one value among Options. The wire's "options" is
 // either a flat list or a list of groups; exactly one of Options and Groups
-// is non-nil after decoding. Use Values for the flat list in either case.
+// is non-nil after decoding (an empty list decodes as empty Options). On
+// encoding, a non-empty Groups wins over Options. Use Values for the flat
+// list in either case.
 type SelectConfigOption struct {
 	ID           string          `json:"id"`
 	Name         string          `json:"name"`
@@ -561,7 +563,7 @@ type SelectConfigOption struct {
 
 // Values returns every selectable value, flattening groups in order.
 func (o *SelectConfigOption) Values() []SelectOption {
-	if o.Groups == nil {
+	if len(o.Groups) == 0 {
 		return o.Options
 	}
 	var out []SelectOption
@@ -890,7 +892,7 @@ func (s SessionModeState) MarshalJSON() ([]byte, error) {
 func (o SelectConfigOption) MarshalJSON() ([]byte, error) {
 	type body SelectConfigOption
 	var opts any = orEmpty(o.Options)
-	if o.Groups != nil {
+	if len(o.Groups) > 0 {
 		opts = o.Groups
 	}
 	return json.Marshal(struct {
@@ -1986,7 +1988,12 @@ func (o *SelectConfigOption) UnmarshalJSON(b []byte) error {
 				o.Groups = append(o.Groups, g)
 			}
 		}
-		return nil
+		if len(o.Groups) > 0 {
+			return nil
+		}
+		// No valid group left: "[]" cannot say "grouped", so read it as an
+		// empty flat list, which is what re-encoding it would give.
+		o.Groups = nil
 	}
 	o.Options = make([]SelectOption, 0, len(w.Options.v))
 	for _, e := range w.Options.v {
