@@ -1,0 +1,517 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Role is who a piece of content is meant for (Annotations.Audience).
+// Unknown values are kept; decoding never fails.
+type Role string
+
+const (
+	RoleAssistant Role = "assistant"
+	RoleUser      Role = "user"
+)
+
+// UnmarshalJSON keeps any string; a non-string reads as "".
+func (r *Role) UnmarshalJSON(b []byte) error { *r = Role(enumString(b)); return nil }
+
+// ContentBlock is one piece of content in a prompt, a message chunk or a tool
+// call. It is a sealed union, told apart on the wire by "type":
+//
+//   - *TextContent ("text")
+//   - *ImageContent ("image")
+//   - *AudioContent ("audio")
+//   - *ResourceLink ("resource_link")
+//   - *EmbeddedResource ("resource")
+//   - *UnknownContent (any other "type"; the raw JSON is kept and re-sent)
+//
+// Decoding is strict for a known type: a block whose required field is
+// missing or of the wrong type fails rather than turning into another
+// variant. Optional fields (annotations, uri, mimeType, ...) are lenient.
+type ContentBlock interface {
+	isContentBlock()
+}
+
+func (*TextContent) isContentBlock()      {}
+func (*ImageContent) isContentBlock()     {}
+func (*AudioContent) isContentBlock()     {}
+func (*ResourceLink) isContentBlock()     {}
+func (*EmbeddedResource) isContentBlock() {}
+func (*UnknownContent) isContentBlock()   {}
+
+// TextContent is a text block. Agents' text SHOULD be rendered as Markdown.
+type TextContent struct {
+	Text        string          `json:"text"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ImageContent is a base64-encoded image. Sending one in a prompt needs
+// promptCapabilities.image.
+type ImageContent struct {
+	Data        string          `json:"data"`
+	MimeType    string          `json:"mimeType"`
+	URI         string          `json:"uri,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AudioContent is base64-encoded audio. Sending it in a prompt needs
+// promptCapabilities.audio.
+type AudioContent struct {
+	Data        string          `json:"data"`
+	MimeType    string          `json:"mimeType"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ResourceLink points at a resource the agent can fetch itself. Size is in
+// bytes.
+type ResourceLink struct {
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	MimeType    string          `json:"mimeType,omitempty"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Size        *int64          `json:"size,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// EmbeddedResource carries a resource's contents inline. Sending one in a
+// prompt needs promptCapabilities.embeddedContext.
+type EmbeddedResource struct {
+	Resource    ResourceContents `json:"resource"`
+	Annotations *Annotations     `json:"annotations,omitempty"`
+	Meta        json.RawMessage  `json:"_meta,omitempty"`
+}
+
+// UnknownContent is a content block of a type this package does not know.
+// Raw is the whole block as received and is re-sent byte for byte.
+type UnknownContent struct {
+	Type string
+	Raw  json.RawMessage
+}
+
+// Annotations are display hints shared with MCP. Every field is optional and
+// lenient: a malformed value reads as absent, audience entries that are not
+// strings are dropped.
+type Annotations struct {
+	Audience     []Role          `json:"audience,omitzero"`
+	LastModified *string         `json:"lastModified,omitempty"`
+	Priority     *float64        `json:"priority,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ResourceContents is the body of an [EmbeddedResource]. The wire has no
+// tag: a "text" key makes it text, a "blob" key binary.
+//
+//   - *TextResourceContents
+//   - *BlobResourceContents
+//   - *UnknownResourceContents (neither key; the raw JSON is kept)
+type ResourceContents interface {
+	isResourceContents()
+}
+
+func (*TextResourceContents) isResourceContents()    {}
+func (*BlobResourceContents) isResourceContents()    {}
+func (*UnknownResourceContents) isResourceContents() {}
+
+// TextResourceContents is a text resource.
+type TextResourceContents struct {
+	URI      string          `json:"uri"`
+	Text     string          `json:"text"`
+	MimeType string          `json:"mimeType,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// BlobResourceContents is a binary resource; Blob is base64.
+type BlobResourceContents struct {
+	URI      string          `json:"uri"`
+	Blob     string          `json:"blob"`
+	MimeType string          `json:"mimeType,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnknownResourceContents is a resource body with neither "text" nor "blob".
+type UnknownResourceContents struct {
+	Raw json.RawMessage
+}
+
+// Text returns a text block.
+func Text(s string) *TextContent { return &TextContent{Text: s} }
+
+// Image returns an image block; data is base64.
+func Image(data, mimeType string) *ImageContent {
+	return &ImageContent{Data: data, MimeType: mimeType}
+}
+
+// Audio returns an audio block; data is base64.
+func Audio(data, mimeType string) *AudioContent {
+	return &AudioContent{Data: data, MimeType: mimeType}
+}
+
+// Link returns a resource link block.
+func Link(uri, name string) *ResourceLink { return &ResourceLink{URI: uri, Name: name} }
+
+// TextResource returns an embedded text resource block, the preferred way to
+// give the agent a file's contents as context.
+func TextResource(uri, text, mimeType string) *EmbeddedResource {
+	return &EmbeddedResource{Resource: &TextResourceContents{URI: uri, Text: text, MimeType: mimeType}}
+}
+
+// ---- encoding ----
+
+// The MarshalJSON methods have value receivers so a variant encodes the same
+// whether it is held by value or by pointer. Each writes its discriminator.
+
+func (c TextContent) MarshalJSON() ([]byte, error) {
+	type body TextContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"text", body(c)})
+}
+
+func (c ImageContent) MarshalJSON() ([]byte, error) {
+	type body ImageContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"image", body(c)})
+}
+
+func (c AudioContent) MarshalJSON() ([]byte, error) {
+	type body AudioContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"audio", body(c)})
+}
+
+func (c ResourceLink) MarshalJSON() ([]byte, error) {
+	type body ResourceLink
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"resource_link", body(c)})
+}
+
+func (c EmbeddedResource) MarshalJSON() ([]byte, error) {
+	if c.Resource == nil {
+		return nil, fmt.Errorf("acp: embedded resource: Resource is nil")
+	}
+	type body EmbeddedResource
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"resource", body(c)})
+}
+
+// MarshalJSON returns Raw unchanged (or a bare {"type":...} when Raw is empty).
+func (c UnknownContent) MarshalJSON() ([]byte, error) {
+	return marshalRaw(c.Raw, func() ([]byte, error) {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+		}{c.Type})
+	})
+}
+
+// MarshalJSON returns Raw unchanged (or {} when Raw is empty).
+func (c UnknownResourceContents) MarshalJSON() ([]byte, error) {
+	return marshalRaw(c.Raw, func() ([]byte, error) { return []byte("{}"), nil })
+}
+
+// ---- decoding ----
+
+// unmarshalContentBlock decodes one content block. A block that is not an
+// object, has no string "type", or is a known type with a bad required field
+// is an error; an unknown type is kept as *UnknownContent.
+func unmarshalContentBlock(data []byte) (ContentBlock, error) {
+	t, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("content block", err)
+	}
+	if !found {
+		return nil, errMissing("content block", "type")
+	}
+	var c interface {
+		ContentBlock
+		json.Unmarshaler
+	}
+	switch string(t) {
+	case "text":
+		c = new(TextContent)
+	case "image":
+		c = new(ImageContent)
+	case "audio":
+		c = new(AudioContent)
+	case "resource_link":
+		c = new(ResourceLink)
+	case "resource":
+		c = new(EmbeddedResource)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("content block", err)
+		}
+		return &UnknownContent{Type: string(t), Raw: rawCopy(data)}, nil
+	}
+	if err := c.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// marshalContentBlock encodes a content block; nil is an error rather than a
+// null the agent would reject.
+func marshalContentBlock(c ContentBlock) ([]byte, error) {
+	if c == nil {
+		return nil, fmt.Errorf("acp: content block is nil")
+	}
+	return json.Marshal(c)
+}
+
+// contentBlockField decodes a ContentBlock inside another wire struct.
+type contentBlockField struct{ v ContentBlock }
+
+func (f *contentBlockField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalContentBlock(b)
+	return err
+}
+
+// UnmarshalJSON decodes the body of a text block (the "type" key is not
+// checked). text is required; the rest is lenient.
+func (c *TextContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Text        wireStr              `json:"text"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("text content", err)
+	}
+	if !w.Text.ok {
+		return errMissing("text content", "text")
+	}
+	*c = TextContent{Text: w.Text.v, Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of an image block. data and mimeType are
+// required; the rest is lenient.
+func (c *ImageContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Data        wireStr              `json:"data"`
+		MimeType    wireStr              `json:"mimeType"`
+		URI         wireStr              `json:"uri"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("image content", err)
+	}
+	if !w.Data.ok {
+		return errMissing("image content", "data")
+	}
+	if !w.MimeType.ok {
+		return errMissing("image content", "mimeType")
+	}
+	*c = ImageContent{Data: w.Data.v, MimeType: w.MimeType.v, URI: w.URI.v,
+		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of an audio block. data and mimeType are
+// required; the rest is lenient.
+func (c *AudioContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Data        wireStr              `json:"data"`
+		MimeType    wireStr              `json:"mimeType"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("audio content", err)
+	}
+	if !w.Data.ok {
+		return errMissing("audio content", "data")
+	}
+	if !w.MimeType.ok {
+		return errMissing("audio content", "mimeType")
+	}
+	*c = AudioContent{Data: w.Data.v, MimeType: w.MimeType.v,
+		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of a resource link. uri and name are
+// required; the rest is lenient.
+func (c *ResourceLink) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI         wireStr              `json:"uri"`
+		Name        wireStr              `json:"name"`
+		MimeType    wireStr              `json:"mimeType"`
+		Title       wireStr              `json:"title"`
+		Description wireStr              `json:"description"`
+		Size        wireOpt[int64]       `json:"size"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("resource link", err)
+	}
+	if !w.URI.ok {
+		return errMissing("resource link", "uri")
+	}
+	if !w.Name.ok {
+		return errMissing("resource link", "name")
+	}
+	*c = ResourceLink{URI: w.URI.v, Name: w.Name.v, MimeType: w.MimeType.v,
+		Title: w.Title.v, Description: w.Description.v, Size: w.Size.ptr(),
+		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of an embedded resource. resource is
+// required and strict.
+func (c *EmbeddedResource) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Resource    resourceContentsField `json:"resource"`
+		Annotations wireOpt[Annotations]  `json:"annotations"`
+		Meta        wireMeta              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("embedded resource", err)
+	}
+	if w.Resource.v == nil {
+		return errMissing("embedded resource", "resource")
+	}
+	*c = EmbeddedResource{Resource: w.Resource.v, Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes annotations leniently; only a non-object fails, so
+// that the containing block can drop the whole value.
+func (a *Annotations) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Audience     wireList[string] `json:"audience"`
+		LastModified wireStr          `json:"lastModified"`
+		Priority     wireOpt[float64] `json:"priority"`
+		Meta         wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("annotations", err)
+	}
+	var aud []Role
+	if w.Audience.ok {
+		aud = make([]Role, len(w.Audience.v))
+		for i, s := range w.Audience.v {
+			aud[i] = Role(s)
+		}
+	}
+	*a = Annotations{Audience: aud, LastModified: w.LastModified.ptr(),
+		Priority: w.Priority.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// unmarshalResourceContents decodes an embedded resource body: text if it
+// has a "text" key, blob if it has "blob", else unknown.
+func unmarshalResourceContents(data []byte) (ResourceContents, error) {
+	_, hasText, err := jsonFindKey(data, "text")
+	if err != nil {
+		return nil, errDecode("resource contents", err)
+	}
+	if hasText {
+		r := new(TextResourceContents)
+		if err := r.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	_, hasBlob, err := jsonFindKey(data, "blob")
+	if err != nil {
+		return nil, errDecode("resource contents", err)
+	}
+	if hasBlob {
+		r := new(BlobResourceContents)
+		if err := r.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	if err := jsonObject(data); err != nil {
+		return nil, errDecode("resource contents", err)
+	}
+	return &UnknownResourceContents{Raw: rawCopy(data)}, nil
+}
+
+type resourceContentsField struct{ v ResourceContents }
+
+func (f *resourceContentsField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalResourceContents(b)
+	return err
+}
+
+// UnmarshalJSON decodes a text resource; uri and text are required.
+func (r *TextResourceContents) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI      wireStr  `json:"uri"`
+		Text     wireStr  `json:"text"`
+		MimeType wireStr  `json:"mimeType"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("text resource", err)
+	}
+	if !w.URI.ok {
+		return errMissing("text resource", "uri")
+	}
+	if !w.Text.ok {
+		return errMissing("text resource", "text")
+	}
+	*r = TextResourceContents{URI: w.URI.v, Text: w.Text.v, MimeType: w.MimeType.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes a blob resource; uri and blob are required.
+func (r *BlobResourceContents) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI      wireStr  `json:"uri"`
+		Blob     wireStr  `json:"blob"`
+		MimeType wireStr  `json:"mimeType"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("blob resource", err)
+	}
+	if !w.URI.ok {
+		return errMissing("blob resource", "uri")
+	}
+	if !w.Blob.ok {
+		return errMissing("blob resource", "blob")
+	}
+	*r = BlobResourceContents{URI: w.URI.v, Blob: w.Blob.v, MimeType: w.MimeType.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON keeps the raw JSON.
+func (r *UnknownResourceContents) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("resource contents", err)
+	}
+	r.Raw = rawCopy(b)
+	return nil
+}
+
+// UnmarshalJSON decodes any content block as an unknown one, keeping the
+// raw JSON and its "type".
+func (c *UnknownContent) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("content block", err)
+	}
+	t, _, _ := jsonDiscriminator(b, "type")
+	*c = UnknownContent{Type: string(t), Raw: rawCopy(b)}
+	return nil
+}

@@ -1,0 +1,269 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ToolKind is the category of a tool call, a presentation hint (icons).
+// Unknown values are kept; decoding never fails (a non-string reads as "").
+// On a [ToolCall] "" means the agent sent none; treat it as ToolKindOther.
+type ToolKind string
+
+const (
+	ToolKindRead       ToolKind = "read"
+	ToolKindEdit       ToolKind = "edit"
+	ToolKindDelete     ToolKind = "delete"
+	ToolKindMove       ToolKind = "move"
+	ToolKindSearch     ToolKind = "search"
+	ToolKindExecute    ToolKind = "execute"
+	ToolKindThink      ToolKind = "think"
+	ToolKindFetch      ToolKind = "fetch"
+	ToolKindSwitchMode ToolKind = "switch_mode"
+	ToolKindOther      ToolKind = "other"
+)
+
+// UnmarshalJSON keeps any string; a non-string reads as "".
+func (k *ToolKind) UnmarshalJSON(b []byte) error { *k = ToolKind(enumString(b)); return nil }
+
+// ToolCallStatus is where a tool call stands. Unknown values are kept;
+// decoding never fails. On a [ToolCall] "" means the agent sent none; treat
+// it as ToolCallStatusPending.
+type ToolCallStatus string
+
+const (
+	ToolCallStatusPending    ToolCallStatus = "pending"
+	ToolCallStatusInProgress ToolCallStatus = "in_progress"
+	ToolCallStatusCompleted  ToolCallStatus = "completed"
+	ToolCallStatusFailed     ToolCallStatus = "failed"
+
+	// ToolCallStatusCancelled is a LOCAL status: ACP v1 has no such value on
+	// the wire. The client marks the unfinished tool calls of a turn with it
+	// after sending session/cancel, as the spec asks. Never send it to an agent.
+	ToolCallStatusCancelled ToolCallStatus = "cancelled"
+)
+
+// UnmarshalJSON keeps any string; a non-string reads as "".
+func (s *ToolCallStatus) UnmarshalJSON(b []byte) error {
+	*s = ToolCallStatus(enumString(b))
+	return nil
+}
+
+// ToolCallContent is one item of a tool call's content, told apart by
+// "type":
+//
+//   - *ToolContent ("content": a wrapped [ContentBlock])
+//   - *DiffContent ("diff")
+//   - *TerminalContent ("terminal": live output of a client terminal)
+//   - *UnknownToolCallContent (any other "type", raw JSON kept; this is also
+//     where a bare content block lands that an agent forgot to wrap)
+//
+// A known type with a bad required field fails to decode; in a tool call's
+// content list such an item is dropped (skip-invalid-items).
+type ToolCallContent interface {
+	isToolCallContent()
+}
+
+func (*ToolContent) isToolCallContent()            {}
+func (*DiffContent) isToolCallContent()            {}
+func (*TerminalContent) isToolCallContent()        {}
+func (*UnknownToolCallContent) isToolCallContent() {}
+
+// ToolContent is regular content produced by a tool:
+// {"type":"content","content":{...}}.
+type ToolContent struct {
+	Content ContentBlock    `json:"content"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// DiffContent is a file modification. OldText nil means a new file. v1 cannot
+// express a deletion.
+type DiffContent struct {
+	Path    string          `json:"path"`
+	OldText *string         `json:"oldText,omitempty"`
+	NewText string          `json:"newText"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalContent embeds a terminal created with terminal/create; the client
+// shows its output, also after the terminal is released.
+type TerminalContent struct {
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnknownToolCallContent is an item of a type this package does not know;
+// Raw is the whole item as received and is re-sent byte for byte.
+type UnknownToolCallContent struct {
+	Type string
+	Raw  json.RawMessage
+}
+
+// ToolCallLocation is a file (and optionally a 1-based line) a tool call is
+// working on, for follow-along UIs. A malformed line reads as absent.
+type ToolCallLocation struct {
+	Path string          `json:"path"`
+	Line *uint32         `json:"line,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+func (c ToolContent) MarshalJSON() ([]byte, error) {
+	if c.Content == nil {
+		return nil, fmt.Errorf("acp: tool call content: Content is nil")
+	}
+	type body ToolContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"content", body(c)})
+}
+
+func (c DiffContent) MarshalJSON() ([]byte, error) {
+	type body DiffContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"diff", body(c)})
+}
+
+func (c TerminalContent) MarshalJSON() ([]byte, error) {
+	type body TerminalContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		body
+	}{"terminal", body(c)})
+}
+
+// MarshalJSON returns Raw unchanged (or a bare {"type":...} when Raw is empty).
+func (c UnknownToolCallContent) MarshalJSON() ([]byte, error) {
+	return marshalRaw(c.Raw, func() ([]byte, error) {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+		}{c.Type})
+	})
+}
+
+// unmarshalToolCallContent decodes one tool call content item: strict for a
+// known type, *UnknownToolCallContent for any other.
+func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
+	t, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("tool call content", err)
+	}
+	if !found {
+		return nil, errMissing("tool call content", "type")
+	}
+	var c interface {
+		ToolCallContent
+		json.Unmarshaler
+	}
+	switch string(t) {
+	case "content":
+		c = new(ToolContent)
+	case "diff":
+		c = new(DiffContent)
+	case "terminal":
+		c = new(TerminalContent)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("tool call content", err)
+		}
+		return &UnknownToolCallContent{Type: string(t), Raw: rawCopy(data)}, nil
+	}
+	if err := c.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type toolCallContentField struct{ v ToolCallContent }
+
+func (f *toolCallContentField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalToolCallContent(b)
+	return err
+}
+
+// toolCallContents unwraps a decoded list, keeping nil for absent.
+func toolCallContents(l wireList[toolCallContentField]) []ToolCallContent {
+	if !l.ok {
+		return nil
+	}
+	out := make([]ToolCallContent, len(l.v))
+	for i, f := range l.v {
+		out[i] = f.v
+	}
+	return out
+}
+
+// UnmarshalJSON decodes the body of a "content" item; content is required.
+func (c *ToolContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content contentBlockField `json:"content"`
+		Meta    wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool content", err)
+	}
+	if w.Content.v == nil {
+		return errMissing("tool content", "content")
+	}
+	*c = ToolContent{Content: w.Content.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of a "diff" item; path and newText are
+// required, a malformed oldText reads as absent.
+func (c *DiffContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Path    wireStr  `json:"path"`
+		OldText wireStr  `json:"oldText"`
+		NewText wireStr  `json:"newText"`
+		Meta    wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("diff", err)
+	}
+	if !w.Path.ok {
+		return errMissing("diff", "path")
+	}
+	if !w.NewText.ok {
+		return errMissing("diff", "newText")
+	}
+	*c = DiffContent{Path: w.Path.v, OldText: w.OldText.ptr(), NewText: w.NewText.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of a "terminal" item; terminalId is
+// required.
+func (c *TerminalContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		TerminalID wireStr  `json:"terminalId"`
+		Meta       wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("terminal content", err)
+	}
+	if !w.TerminalID.ok {
+		return errMissing("terminal content", "terminalId")
+	}
+	*c = TerminalContent{TerminalID: w.TerminalID.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes a location; path is required, a malformed line reads
+// as absent.
+func (l *ToolCallLocation) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Path wireStr         `json:"path"`
+		Line wireOpt[uint32] `json:"line"`
+		Meta wireMeta        `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool call location", err)
+	}
+	if !w.Path.ok {
+		return errMissing("tool call location", "path")
+	}
+	*l = ToolCallLocation{Path: w.Path.v, Line: w.Line.ptr(), Meta: w.Meta.raw()}
+	return nil
+}

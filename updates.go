@@ -1,0 +1,678 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Update is the payload of a session/update notification, told apart on the
+// wire by "sessionUpdate" (which UpdateKind returns):
+//
+//   - *UserMessageChunk ("user_message_chunk")
+//   - *AgentMessageChunk ("agent_message_chunk")
+//   - *AgentThoughtChunk ("agent_thought_chunk")
+//   - *ToolCall ("tool_call")
+//   - *ToolCallUpdate ("tool_call_update")
+//   - *Plan ("plan")
+//   - *AvailableCommandsUpdate ("available_commands_update")
+//   - *CurrentModeUpdate ("current_mode_update")
+//   - *ConfigOptionUpdate ("config_option_update")
+//   - *SessionInfoUpdate ("session_info_update")
+//   - *UsageUpdate ("usage_update")
+//   - *UnknownUpdate (any other kind, e.g. the unstable notice or plan_update;
+//     the raw JSON is kept)
+//
+// New kinds keep appearing within v1 without a capability, so an unknown kind
+// is never an error. A known kind whose required field is missing or malformed
+// is: it is never guessed into shape.
+type Update interface {
+	// UpdateKind is the "sessionUpdate" value. (It is not called Kind
+	// because ToolCall and ToolCallUpdate have a Kind field.)
+	UpdateKind() string
+	isUpdate()
+}
+
+func (*UserMessageChunk) isUpdate()        {}
+func (*AgentMessageChunk) isUpdate()       {}
+func (*AgentThoughtChunk) isUpdate()       {}
+func (*ToolCall) isUpdate()                {}
+func (*ToolCallUpdate) isUpdate()          {}
+func (*Plan) isUpdate()                    {}
+func (*AvailableCommandsUpdate) isUpdate() {}
+func (*CurrentModeUpdate) isUpdate()       {}
+func (*ConfigOptionUpdate) isUpdate()      {}
+func (*SessionInfoUpdate) isUpdate()       {}
+func (*UsageUpdate) isUpdate()             {}
+func (*UnknownUpdate) isUpdate()           {}
+
+func (*UserMessageChunk) UpdateKind() string        { return "user_message_chunk" }
+func (*AgentMessageChunk) UpdateKind() string       { return "agent_message_chunk" }
+func (*AgentThoughtChunk) UpdateKind() string       { return "agent_thought_chunk" }
+func (*ToolCall) UpdateKind() string                { return "tool_call" }
+func (*ToolCallUpdate) UpdateKind() string          { return "tool_call_update" }
+func (*Plan) UpdateKind() string                    { return "plan" }
+func (*AvailableCommandsUpdate) UpdateKind() string { return "available_commands_update" }
+func (*CurrentModeUpdate) UpdateKind() string       { return "current_mode_update" }
+func (*ConfigOptionUpdate) UpdateKind() string      { return "config_option_update" }
+func (*SessionInfoUpdate) UpdateKind() string       { return "session_info_update" }
+func (*UsageUpdate) UpdateKind() string             { return "usage_update" }
+func (u *UnknownUpdate) UpdateKind() string         { return u.Kind }
+
+// UserMessageChunk is one content block of a user message: the echo of a
+// prompt, or history replayed by session/load. MessageID is optional ("" =
+// none); chunks with the same ID belong to one message. A malformed messageId
+// reads as none; content is required and strict.
+type UserMessageChunk struct {
+	Content   ContentBlock    `json:"content"`
+	MessageID string          `json:"messageId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AgentMessageChunk is one content block of the agent's reply; see
+// [UserMessageChunk] for MessageID.
+type AgentMessageChunk struct {
+	Content   ContentBlock    `json:"content"`
+	MessageID string          `json:"messageId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AgentThoughtChunk is one content block of the agent's reasoning; see
+// [UserMessageChunk] for MessageID.
+type AgentThoughtChunk struct {
+	Content   ContentBlock    `json:"content"`
+	MessageID string          `json:"messageId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ToolCall creates (announces) a tool call. ToolCallID and Title are required.
+// Kind and Status are lenient: a non-string reads as "" (= other / pending),
+// an unknown string is kept. Content and Locations skip invalid items;
+// nil means the agent sent none. RawInput and RawOutput are any JSON value,
+// kept raw with numbers intact.
+type ToolCall struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      string             `json:"title"`
+	Kind       ToolKind           `json:"kind,omitempty"`
+	Status     ToolCallStatus     `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content,omitzero"`
+	Locations  []ToolCallLocation `json:"locations,omitzero"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// ToolCallUpdate patches a tool call; it is also the toolCall of a
+// session/request_permission. Only ToolCallID is required. For every other
+// field nil means "unchanged": v1 sends absent and null alike and cannot clear
+// a field. Content and Locations, when non-nil, REPLACE the whole list; a
+// non-nil empty slice (wire "[]") empties it. Malformed optional fields read
+// as unchanged; invalid list items are dropped.
+type ToolCallUpdate struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      *string            `json:"title,omitempty"`
+	Kind       *ToolKind          `json:"kind,omitempty"`
+	Status     *ToolCallStatus    `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content,omitzero"`
+	Locations  []ToolCallLocation `json:"locations,omitzero"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// Plan is the agent's complete plan; it replaces the previous one. Entries
+// is required (a malformed list reads as empty; invalid entries are dropped).
+type Plan struct {
+	Entries []PlanEntry     `json:"entries"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AvailableCommandsUpdate is the complete list of slash commands; it replaces
+// the previous one. Invalid entries are dropped.
+type AvailableCommandsUpdate struct {
+	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	Meta              json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// CurrentModeUpdate says the agent switched its mode. The schema's key is
+// currentModeId; "modeId", which a doc example shows, is accepted on input.
+type CurrentModeUpdate struct {
+	CurrentModeID string          `json:"currentModeId"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ConfigOptionUpdate is the complete list of config options; it replaces the
+// previous one. Invalid options are dropped; unknown types are kept.
+type ConfigOptionUpdate struct {
+	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	Meta          json.RawMessage       `json:"_meta,omitempty"`
+}
+
+// SessionInfoUpdate patches session metadata: an absent field is unchanged,
+// null clears it, a value replaces it. A malformed value reads as absent.
+type SessionInfoUpdate struct {
+	Title     Field[string]   `json:"title,omitzero"`
+	UpdatedAt Field[string]   `json:"updatedAt,omitzero"` // ISO 8601
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UsageUpdate is a snapshot of context usage: Used tokens of a Size-token
+// window, and optionally the session's cumulative cost. used and size are
+// required; a malformed cost reads as absent.
+type UsageUpdate struct {
+	Used uint64          `json:"used"`
+	Size uint64          `json:"size"`
+	Cost *Cost           `json:"cost,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Cost is an amount of money in an ISO 4217 currency.
+type Cost struct {
+	Amount   float64         `json:"amount"`
+	Currency string          `json:"currency"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnknownUpdate is an update of a kind this package does not know (or, when
+// returned together with an error by the decoder, a known kind that failed
+// to decode). Kind is its "sessionUpdate" value; Raw is the whole update
+// object as received, re-sent byte for byte.
+type UnknownUpdate struct {
+	Kind string
+	Raw  json.RawMessage
+}
+
+// SessionNotification is the params of session/update.
+//
+// UnmarshalJSON requires sessionId and an update object with a string
+// "sessionUpdate". An update of an unknown kind decodes as *UnknownUpdate
+// without error. A known kind that is malformed yields an error, but the
+// notification is still filled in, with the update as *UnknownUpdate, so a
+// caller may log the error and go on.
+type SessionNotification struct {
+	SessionID string          `json:"sessionId"`
+	Update    Update          `json:"update"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ---- encoding ----
+
+type chunkBody struct {
+	Kind      string          `json:"sessionUpdate"`
+	Content   ContentBlock    `json:"content"`
+	MessageID string          `json:"messageId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+func marshalChunk(kind string, c ContentBlock, id string, meta json.RawMessage) ([]byte, error) {
+	if c == nil {
+		return nil, fmt.Errorf("acp: %s: Content is nil", kind)
+	}
+	return json.Marshal(chunkBody{kind, c, id, meta})
+}
+
+func (u UserMessageChunk) MarshalJSON() ([]byte, error) {
+	return marshalChunk("user_message_chunk", u.Content, u.MessageID, u.Meta)
+}
+
+func (u AgentMessageChunk) MarshalJSON() ([]byte, error) {
+	return marshalChunk("agent_message_chunk", u.Content, u.MessageID, u.Meta)
+}
+
+func (u AgentThoughtChunk) MarshalJSON() ([]byte, error) {
+	return marshalChunk("agent_thought_chunk", u.Content, u.MessageID, u.Meta)
+}
+
+func (u ToolCall) MarshalJSON() ([]byte, error) {
+	type body ToolCall
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"tool_call", body(u)})
+}
+
+// MarshalJSON writes "sessionUpdate":"tool_call_update". Inside a
+// [RequestPermissionRequest] the tool call is written without it.
+func (u ToolCallUpdate) MarshalJSON() ([]byte, error) {
+	type body ToolCallUpdate
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"tool_call_update", body(u)})
+}
+
+func (u Plan) MarshalJSON() ([]byte, error) {
+	type body Plan
+	u.Entries = orEmpty(u.Entries)
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"plan", body(u)})
+}
+
+func (u AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
+	type body AvailableCommandsUpdate
+	u.AvailableCommands = orEmpty(u.AvailableCommands)
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"available_commands_update", body(u)})
+}
+
+func (u CurrentModeUpdate) MarshalJSON() ([]byte, error) {
+	type body CurrentModeUpdate
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"current_mode_update", body(u)})
+}
+
+func (u ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
+	type body ConfigOptionUpdate
+	u.ConfigOptions = orEmpty(u.ConfigOptions)
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"config_option_update", body(u)})
+}
+
+func (u SessionInfoUpdate) MarshalJSON() ([]byte, error) {
+	type body SessionInfoUpdate
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"session_info_update", body(u)})
+}
+
+func (u UsageUpdate) MarshalJSON() ([]byte, error) {
+	type body UsageUpdate
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"usage_update", body(u)})
+}
+
+// MarshalJSON returns Raw unchanged (or a bare {"sessionUpdate":...} when Raw
+// is empty).
+func (u UnknownUpdate) MarshalJSON() ([]byte, error) {
+	return marshalRaw(u.Raw, func() ([]byte, error) {
+		return json.Marshal(struct {
+			Kind string `json:"sessionUpdate"`
+		}{u.Kind})
+	})
+}
+
+func (n SessionNotification) MarshalJSON() ([]byte, error) {
+	if n.Update == nil {
+		return nil, fmt.Errorf("acp: session notification: Update is nil")
+	}
+	type body SessionNotification
+	return json.Marshal(body(n))
+}
+
+// ---- decoding ----
+
+// decodeUpdate decodes one session update object, once: the discriminator is
+// found by a shallow scan, then the bytes are decoded straight into the
+// variant.
+//
+// An unknown kind gives *UnknownUpdate and no error. A known kind with a
+// missing or malformed required field, or data without a string
+// "sessionUpdate", gives an error together with an *UnknownUpdate holding the
+// raw bytes, so the caller can report the error and keep the update; the
+// update is nil only when data is not a JSON object at all.
+func decodeUpdate(data []byte) (Update, error) {
+	kind, found, err := jsonDiscriminator(data, "sessionUpdate")
+	if err != nil {
+		return malformedUpdate(data, errDecode("session update", err))
+	}
+	if !found {
+		return malformedUpdate(data, errMissing("session update", "sessionUpdate"))
+	}
+	var u interface {
+		Update
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "agent_message_chunk":
+		u = new(AgentMessageChunk)
+	case "agent_thought_chunk":
+		u = new(AgentThoughtChunk)
+	case "user_message_chunk":
+		u = new(UserMessageChunk)
+	case "tool_call":
+		u = new(ToolCall)
+	case "tool_call_update":
+		u = new(ToolCallUpdate)
+	case "plan":
+		u = new(Plan)
+	case "available_commands_update":
+		u = new(AvailableCommandsUpdate)
+	case "current_mode_update":
+		u = new(CurrentModeUpdate)
+	case "config_option_update":
+		u = new(ConfigOptionUpdate)
+	case "session_info_update":
+		u = new(SessionInfoUpdate)
+	case "usage_update":
+		u = new(UsageUpdate)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("session update", err)
+		}
+		return &UnknownUpdate{Kind: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return malformedUpdate(data, err)
+	}
+	return u, nil
+}
+
+// malformedUpdate pairs err with the raw update, when the bytes are at least
+// a JSON object, for the caller to keep.
+func malformedUpdate(data []byte, err error) (Update, error) {
+	if jsonObject(data) != nil {
+		return nil, err
+	}
+	kind, _, _ := jsonDiscriminator(data, "sessionUpdate")
+	return &UnknownUpdate{Kind: string(kind), Raw: rawCopy(data)}, err
+}
+
+type chunkWire struct {
+	Content   contentBlockField `json:"content"`
+	MessageID wireStr           `json:"messageId"`
+	Meta      wireMeta          `json:"_meta"`
+}
+
+func decodeChunk(kind string, b []byte) (chunkWire, error) {
+	var w chunkWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return w, errDecode(kind, err)
+	}
+	if w.Content.v == nil {
+		return w, errMissing(kind, "content")
+	}
+	return w, nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked).
+func (u *UserMessageChunk) UnmarshalJSON(b []byte) error {
+	w, err := decodeChunk("user_message_chunk", b)
+	if err != nil {
+		return err
+	}
+	*u = UserMessageChunk{Content: w.Content.v, MessageID: w.MessageID.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked).
+func (u *AgentMessageChunk) UnmarshalJSON(b []byte) error {
+	w, err := decodeChunk("agent_message_chunk", b)
+	if err != nil {
+		return err
+	}
+	*u = AgentMessageChunk{Content: w.Content.v, MessageID: w.MessageID.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked).
+func (u *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
+	w, err := decodeChunk("agent_thought_chunk", b)
+	if err != nil {
+		return err
+	}
+	*u = AgentThoughtChunk{Content: w.Content.v, MessageID: w.MessageID.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). toolCallId and title are required.
+func (u *ToolCall) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ToolCallID wireStr                        `json:"toolCallId"`
+		Title      wireStr                        `json:"title"`
+		Kind       ToolKind                       `json:"kind"`
+		Status     ToolCallStatus                 `json:"status"`
+		Content    wireList[toolCallContentField] `json:"content"`
+		Locations  wireList[ToolCallLocation]     `json:"locations"`
+		RawInput   wireRaw                        `json:"rawInput"`
+		RawOutput  wireRaw                        `json:"rawOutput"`
+		Meta       wireMeta                       `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool_call", err)
+	}
+	if !w.ToolCallID.ok {
+		return errMissing("tool_call", "toolCallId")
+	}
+	if !w.Title.ok {
+		return errMissing("tool_call", "title")
+	}
+	*u = ToolCall{
+		ToolCallID: w.ToolCallID.v,
+		Title:      w.Title.v,
+		Kind:       w.Kind,
+		Status:     w.Status,
+		Content:    toolCallContents(w.Content),
+		Locations:  w.Locations.v,
+		RawInput:   w.RawInput.v,
+		RawOutput:  w.RawOutput.v,
+		Meta:       w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). Only toolCallId is required.
+func (u *ToolCallUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ToolCallID wireStr                        `json:"toolCallId"`
+		Title      wireStr                        `json:"title"`
+		Kind       wireStr                        `json:"kind"`
+		Status     wireStr                        `json:"status"`
+		Content    wireList[toolCallContentField] `json:"content"`
+		Locations  wireList[ToolCallLocation]     `json:"locations"`
+		RawInput   wireRaw                        `json:"rawInput"`
+		RawOutput  wireRaw                        `json:"rawOutput"`
+		Meta       wireMeta                       `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool_call_update", err)
+	}
+	if !w.ToolCallID.ok {
+		return errMissing("tool_call_update", "toolCallId")
+	}
+	*u = ToolCallUpdate{
+		ToolCallID: w.ToolCallID.v,
+		Title:      w.Title.ptr(),
+		Content:    toolCallContents(w.Content),
+		Locations:  w.Locations.v,
+		RawInput:   w.RawInput.v,
+		RawOutput:  w.RawOutput.v,
+		Meta:       w.Meta.raw(),
+	}
+	if w.Kind.ok {
+		k := ToolKind(w.Kind.v)
+		u.Kind = &k
+	}
+	if w.Status.ok {
+		s := ToolCallStatus(w.Status.v)
+		u.Status = &s
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). entries must be present; a non-array reads as empty.
+func (u *Plan) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Entries wireList[PlanEntry] `json:"entries"`
+		Meta    wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan", err)
+	}
+	if !w.Entries.seen {
+		return errMissing("plan", "entries")
+	}
+	*u = Plan{Entries: orEmpty(w.Entries.v), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). availableCommands must be present; a non-array reads as empty.
+func (u *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		AvailableCommands wireList[AvailableCommand] `json:"availableCommands"`
+		Meta              wireMeta                   `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("available_commands_update", err)
+	}
+	if !w.AvailableCommands.seen {
+		return errMissing("available_commands_update", "availableCommands")
+	}
+	*u = AvailableCommandsUpdate{AvailableCommands: orEmpty(w.AvailableCommands.v), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). currentModeId (or, failing that, modeId) is required.
+func (u *CurrentModeUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CurrentModeID wireStr  `json:"currentModeId"`
+		ModeID        wireStr  `json:"modeId"`
+		Meta          wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("current_mode_update", err)
+	}
+	id := w.CurrentModeID
+	if !id.ok {
+		id = w.ModeID
+	}
+	if !id.ok {
+		return errMissing("current_mode_update", "currentModeId")
+	}
+	*u = CurrentModeUpdate{CurrentModeID: id.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). configOptions must be present; a non-array reads as empty.
+func (u *ConfigOptionUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Meta          wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("config_option_update", err)
+	}
+	if !w.ConfigOptions.seen {
+		return errMissing("config_option_update", "configOptions")
+	}
+	*u = ConfigOptionUpdate{ConfigOptions: orEmpty(configOptions(w.ConfigOptions)), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). Nothing is required; a malformed title or updatedAt reads as
+// absent (unchanged).
+func (u *SessionInfoUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Title     wireField[string] `json:"title"`
+		UpdatedAt wireField[string] `json:"updatedAt"`
+		Meta      wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session_info_update", err)
+	}
+	*u = SessionInfoUpdate{Title: w.Title.f, UpdatedAt: w.UpdatedAt.f, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes the body of the update ("sessionUpdate" is not
+// checked). used and size are required unsigned integers.
+func (u *UsageUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Used wireOpt[uint64] `json:"used"`
+		Size wireOpt[uint64] `json:"size"`
+		Cost wireOpt[Cost]   `json:"cost"`
+		Meta wireMeta        `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("usage_update", err)
+	}
+	if !w.Used.ok {
+		return errMissing("usage_update", "used")
+	}
+	if !w.Size.ok {
+		return errMissing("usage_update", "size")
+	}
+	*u = UsageUpdate{Used: w.Used.v, Size: w.Size.v, Cost: w.Cost.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON decodes a cost; amount and currency are required.
+func (c *Cost) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Amount   wireOpt[float64] `json:"amount"`
+		Currency wireStr          `json:"currency"`
+		Meta     wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("cost", err)
+	}
+	if !w.Amount.ok {
+		return errMissing("cost", "amount")
+	}
+	if !w.Currency.ok {
+		return errMissing("cost", "currency")
+	}
+	*c = Cost{Amount: w.Amount.v, Currency: w.Currency.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON keeps any update object as unknown.
+func (u *UnknownUpdate) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("session update", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "sessionUpdate")
+	*u = UnknownUpdate{Kind: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// updateField decodes an Update inside another wire struct, keeping a
+// malformed known kind as unknown next to its error.
+type updateField struct {
+	v   Update
+	err error
+}
+
+func (f *updateField) UnmarshalJSON(b []byte) error {
+	f.v, f.err = decodeUpdate(b)
+	return nil
+}
+
+// UnmarshalJSON: see [SessionNotification].
+func (n *SessionNotification) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr     `json:"sessionId"`
+		Update    updateField `json:"update"`
+		Meta      wireMeta    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session notification", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("session notification", "sessionId")
+	}
+	*n = SessionNotification{SessionID: w.SessionID.v, Update: w.Update.v, Meta: w.Meta.raw()}
+	if w.Update.v == nil && w.Update.err == nil {
+		return errMissing("session notification", "update")
+	}
+	return w.Update.err
+}
