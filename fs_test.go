@@ -452,10 +452,10 @@ func TestReadTextFileLines(t *testing.T) {
 	for _, tt := range tests {
 		name := tt.file
 		if tt.line != nil {
-			name += "/line=" + jsonString(*tt.line)
+			name += "/line=" + toJSONText(*tt.line)
 		}
 		if tt.limit != nil {
-			name += "/limit=" + jsonString(*tt.limit)
+			name += "/limit=" + toJSONText(*tt.limit)
 		}
 		t.Run(name, func(t *testing.T) {
 			resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{
@@ -471,7 +471,7 @@ func TestReadTextFileLines(t *testing.T) {
 	}
 }
 
-func jsonString(v any) string {
+func toJSONText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }

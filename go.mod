@@ -2,4 +2,13 @@ module github.com/acpclient/acp
 
 go 1.26.0
 
-require github.com/google/go-cmp v0.7.0
+require (
+	github.com/creachadair/jrpc2 v1.3.6
+	github.com/google/go-cmp v0.7.0
+)
+
+require (
+	github.com/creachadair/mds v0.31.0 // indirect
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.24.0 // indirect
+)

@@ -13,7 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the \"want\" part of testdata/golden/*.json")
+// update rewrites golden files: the "want" part of testdata/golden/*.json and
+// the expected states in testdata/turns/*.txtar.
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // jsonEqual compares JSON texts by meaning (key order, spacing and escapes
 // do not matter; numbers are compared as written).

@@ -210,8 +210,6 @@ func pidsIn(t *testing.T, out string) []int {
 	return pids
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestTerminalExitStatus(t *testing.T) {
 	tests := []struct {
 		name string

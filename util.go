@@ -1,6 +1,10 @@
 package acp
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // lastLines returns at most n final lines of s.
 func lastLines(s string, n int) string {
@@ -18,3 +22,14 @@ func lastLines(s string, n int) string {
 	}
 	return s[i+1:]
 }
+
+// absCwd makes a session directory absolute (the spec requires absolute
+// paths); empty means the current directory.
+func absCwd(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(dir)
+}
+
+func isAbs(p string) bool { return filepath.IsAbs(p) }

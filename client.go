@@ -1,0 +1,740 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/creachadair/jrpc2"
+)
+
+// ProtocolVersion is the ACP protocol version this package speaks.
+const ProtocolVersion = 1
+
+// Version is this SDK's version, sent as clientInfo.version by default.
+const Version = "0.1.0"
+
+// ClientOptions configure a [Client]. A nil *ClientOptions is valid: the
+// client then advertises no optional capability and answers permission
+// requests by rejecting (see [ClientOptions.Permission]).
+//
+// Every handler is called on a goroutine of its own, never on the goroutine
+// that reads the agent's output, so a handler may block (a permission dialog
+// may wait for minutes) without delaying updates or other requests. Handlers
+// may call back into the client. A handler's context is cancelled when the
+// agent withdraws the request ($/cancel_request), when the turn it belongs to
+// is cancelled (permission requests), and when the connection closes. A
+// panicking handler becomes a -32603 error reply.
+type ClientOptions struct {
+	// ClientInfo is sent in initialize. Zero means {Name: "acp-go", Version: Version}.
+	ClientInfo *Implementation
+
+	// Permission answers session/request_permission. Nil means
+	// [RejectAll]: a reject option is chosen, never an allow one. See
+	// permission.go for ready policies.
+	Permission PermissionHandler
+
+	// FileSystem serves fs/read_text_file, advertised as fs.readTextFile.
+	// If it also implements [FileWriter], fs/write_text_file is served and
+	// advertised too. [WorkspaceFS] is a ready, workspace-confined one.
+	FileSystem FileReader
+
+	// Terminals serves terminal/*, advertised as terminal: true.
+	// [TerminalManager] is a ready one.
+	Terminals Terminals
+
+	// Elicitation serves elicitation/create in the modes it enables.
+	Elicitation *ElicitationHandler
+
+	// ExtMethod serves the agent's extension requests (methods starting with
+	// "_"). Nil answers them -32601.
+	ExtMethod func(ctx context.Context, method string, params json.RawMessage) (any, error)
+
+	// ExtNotification receives the agent's extension notifications, one at a
+	// time in wire order, on a goroutine of the client's (not the reader).
+	ExtNotification func(method string, params json.RawMessage)
+
+	// BooleanConfigOptions advertises session.configOptions.boolean: the
+	// agent may then offer boolean config options.
+	BooleanConfigOptions bool
+
+	// TerminalAuth advertises auth.terminal: the agent may then offer
+	// terminal login methods, which the caller runs (see TerminalAuthMethod).
+	TerminalAuth bool
+
+	// CapabilitiesMeta is sent as clientCapabilities._meta (custom
+	// capabilities).
+	CapabilitiesMeta json.RawMessage
+
+	// MaxLineBytes caps one line of the agent's output. Zero means 64 MiB.
+	// A longer line is skipped and reported; a call whose response it was
+	// fails with ErrLineTooLong; the connection lives on.
+	MaxLineBytes int
+
+	// CancelGrace is how long a cancelled turn waits for the agent's answer
+	// before it ends locally with ErrCancelGrace. Zero means 10s.
+	CancelGrace time.Duration
+
+	// Logger receives diagnostics (junk lines, unknown updates, dropped late
+	// answers) at Warn level. Nil discards them unless OnDiagnostic is set.
+	Logger *slog.Logger
+
+	// OnDiagnostic receives the same diagnostics as values, in order, on a
+	// goroutine of the client's (never the reader). For tests and UIs.
+	OnDiagnostic func(Diagnostic)
+
+	// Trace, if set, receives every frame in and out and every stderr line
+	// as JSON lines; see [TraceWriter].
+	Trace *TraceWriter
+}
+
+// Diagnostic reports something the client tolerated: input it skipped or
+// could not fully decode, or an answer that came too late to use.
+type Diagnostic struct {
+	Kind    string // e.g. "junk_line", "line_too_long", "unknown_update", "late_response"
+	Message string
+	Line    string // the offending input, cut to 512 bytes; may be empty
+}
+
+// Client is a connection to one ACP agent. It is safe for concurrent use.
+//
+// Create it with [Connect], which performs the initialize handshake; end it
+// with [Client.Close].
+type Client struct {
+	opts ClientOptions
+	link *link
+	wire *wire
+	rpc  *jrpc2.Client
+	init InitializeResponse
+
+	events *eventQueue // diagnostics and notifications, off the reader
+
+	baseCtx    context.Context // ends when the connection ends
+	baseCancel context.CancelFunc
+
+	mu          sync.Mutex
+	sessions    map[string]*Session
+	orphans     map[string][]orphanUpdate // updates for session ids not registered yet
+	prompts     map[string]*Turn          // in-flight session/prompt by request id
+	deadPrompts map[string]bool           // prompts ended locally; their late answers are ignored
+	nextPrompt  int64
+
+	done      chan struct{} // closed when the connection has ended
+	endOnce   sync.Once
+	endErr    error       // why the connection ended (wraps ErrConnClosed)
+	calls     callCounter // calls in flight through jrpc2
+	closeOnce sync.Once
+	closeErr  error
+	readEnded chan struct{}
+}
+
+// Connect opens the transport, performs the initialize handshake and
+// returns the connected client. No other request is sent before the agent
+// has answered initialize. If the agent answers with a protocol version
+// other than [ProtocolVersion], the connection is closed and the error wraps
+// [ErrUnsupportedVersion]. If ctx ends during the handshake, the connection
+// is closed too.
+func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
+	c := &Client{
+		sessions:  map[string]*Session{},
+		orphans:   map[string][]orphanUpdate{},
+		prompts:   map[string]*Turn{},
+		done:      make(chan struct{}),
+		readEnded: make(chan struct{}),
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.MaxLineBytes <= 0 {
+		c.opts.MaxLineBytes = 64 << 20
+	}
+	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
+	c.events = newEventQueue()
+
+	l, err := t.open(ctx, linkHooks{stderrLine: c.traceStderr})
+	if err != nil {
+		c.events.close()
+		c.baseCancel()
+		return nil, err
+	}
+	c.link = l
+	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, c.opts.MaxLineBytes, wireHooks{
+		update:       c.onUpdate,
+		notification: c.onNotification,
+		response:     c.onResponse,
+		request:      c.onRequest,
+		oversized:    c.onOversized,
+		diag:         c.diag,
+		eof:          c.onEOF,
+		trace:        c.traceFrame,
+	})
+	c.rpc = jrpc2.NewClient(c.wire, &jrpc2.ClientOptions{
+		OnCallback: c.serveRequest,
+		OnCancel:   c.onCallAbandoned,
+	})
+	if l.proc != nil {
+		go c.watchProcess()
+	}
+
+	req := &InitializeRequest{
+		ProtocolVersion:    ProtocolVersion,
+		ClientCapabilities: c.capabilities(),
+		ClientInfo:         c.opts.ClientInfo,
+	}
+	if req.ClientInfo == nil {
+		req.ClientInfo = &Implementation{Name: "acp-go", Version: Version}
+	}
+	if err := c.call(ctx, "initialize", req, &c.init); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if c.init.ProtocolVersion != ProtocolVersion {
+		c.Close()
+		return nil, fmt.Errorf("%w: the agent answered version %d; this client speaks %d", ErrUnsupportedVersion, c.init.ProtocolVersion, ProtocolVersion)
+	}
+	return c, nil
+}
+
+// capabilities derives what the client advertises from the handlers that are
+// set (invariant I10): an unset handler is never advertised.
+func (c *Client) capabilities() ClientCapabilities {
+	var caps ClientCapabilities
+	if c.opts.FileSystem != nil {
+		caps.FS.ReadTextFile = true
+		_, caps.FS.WriteTextFile = c.opts.FileSystem.(FileWriter)
+	}
+	caps.Terminal = c.opts.Terminals != nil
+	caps.Auth.Terminal = c.opts.TerminalAuth
+	if c.opts.BooleanConfigOptions {
+		caps.Session = &ClientSessionCapabilities{ConfigOptions: &SessionConfigOptionsCapabilities{Boolean: &Capability{}}}
+	}
+	if e := c.opts.Elicitation; e != nil && e.Create != nil && (e.Form || e.URL) {
+		caps.Elicitation = &ElicitationCapabilities{}
+		if e.Form {
+			caps.Elicitation.Form = &Capability{}
+		}
+		if e.URL {
+			caps.Elicitation.URL = &Capability{}
+		}
+	}
+	caps.Meta = c.opts.CapabilitiesMeta
+	return caps
+}
+
+// Initialize returns the agent's answer to initialize: its capabilities,
+// auth methods and info. The result must not be modified.
+func (c *Client) Initialize() *InitializeResponse { return &c.init }
+
+// Capabilities returns the agent's capabilities (shorthand for
+// Initialize().AgentCapabilities).
+func (c *Client) Capabilities() AgentCapabilities { return c.init.AgentCapabilities }
+
+// Done is closed when the connection has ended: the agent exited or closed
+// its output, or Close was called.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (wrapping [ErrConnClosed], and an
+// [*ExitError] when the agent process died), or nil while it is open.
+func (c *Client) Err() error {
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+		return nil
+	}
+}
+
+// Wait blocks until the connection has ended and returns [Client.Err].
+func (c *Client) Wait() error {
+	<-c.done
+	return c.endErr
+}
+
+// StderrTail returns the last 64 KiB the agent wrote to stderr (empty for a
+// stream transport).
+func (c *Client) StderrTail() string {
+	if c.link.proc == nil {
+		return ""
+	}
+	return c.link.proc.stderrTail()
+}
+
+// Close ends the connection. Pending calls fail with ErrConnClosed, queued
+// frames are flushed (bounded by the shutdown grace), the agent's stdin is
+// closed, and an agent subprocess is shut down in stages (see
+// [CommandTransport]). Close is idempotent and safe to call concurrently; it
+// returns when no goroutine of the client is left and no process it started
+// is running. It returns nil unless shutting down itself failed.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))
+		c.closeSessions()
+		grace := 2 * time.Second
+		if p := c.link.proc; p != nil {
+			grace = p.grace
+		}
+		// Flush what is queued (the agent may be owed a reply), but do not
+		// let an agent that stopped reading hold Close past the grace.
+		c.wire.closeWrite(grace)
+		if p := c.link.proc; p != nil {
+			p.shutdown()
+		}
+		_ = c.wire.Close() // unblocks the reader if a grandchild holds stdout
+		c.rpc.Close()
+		c.baseCancel()
+		if t := c.opts.Terminals; t != nil {
+			if cl, ok := t.(io.Closer); ok {
+				if err := cl.Close(); err != nil {
+					c.closeErr = err
+				}
+			}
+		}
+		c.events.close()
+		if c.opts.Trace != nil {
+			c.opts.Trace.flush()
+		}
+	})
+	return c.closeErr
+}
+
+// end records why the connection ended (first reason wins) and fails every
+// turn still waiting for its answer.
+func (c *Client) end(reason error) {
+	c.endOnce.Do(func() {
+		c.endErr = reason
+		c.mu.Lock()
+		turns := make([]*Turn, 0, len(c.prompts))
+		for id, t := range c.prompts {
+			turns = append(turns, t)
+			delete(c.prompts, id)
+		}
+		c.mu.Unlock()
+		for _, t := range turns {
+			t.fail(callError("session/prompt", reason))
+		}
+		close(c.done)
+		c.baseCancel()
+	})
+}
+
+// onEOF runs on the reader goroutine when the agent's output has ended,
+// before jrpc2 learns of it. It records why the connection ended, so that
+// calls fail with that reason rather than jrpc2's context.Canceled (I7), and
+// gives jrpc2 a moment to deliver responses it was already handed: jrpc2
+// delivers each response on a goroutine of its own, and one that loses the
+// race against the stop would be dropped although the agent did answer.
+func (c *Client) onEOF(err error) {
+	close(c.readEnded)
+	deadline := time.Now().Add(60 * time.Millisecond)
+	reason := fmt.Errorf("%w: the agent closed its output", ErrConnClosed)
+	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+		reason = fmt.Errorf("%w: reading from the agent: %w", ErrConnClosed, err)
+	}
+	if p := c.link.proc; p != nil {
+		// A dying agent's stdout closes a moment before its exit status is
+		// known; wait briefly so the error can say how it died.
+		p.awaitExit(time.Until(deadline))
+		if ee := p.exitError(); ee != nil {
+			reason = fmt.Errorf("%w: %w", ErrConnClosed, ee)
+		}
+	}
+	c.end(reason)
+	c.calls.waitIdle(deadline)
+}
+
+// watchProcess ends the connection when the agent exits even if something
+// else (a grandchild) keeps its stdout open.
+func (c *Client) watchProcess() {
+	p := c.link.proc
+	select {
+	case <-p.exited:
+	case <-c.baseCtx.Done():
+		return
+	}
+	select {
+	case <-c.readEnded:
+		return
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.awaitExit(50 * time.Millisecond)
+	c.end(fmt.Errorf("%w: %w", ErrConnClosed, p.exitError()))
+	_ = c.wire.Close()
+}
+
+// call performs one request through jrpc2 and decodes its result into
+// result (which may be nil).
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	c.calls.add(1)
+	rsp, err := c.rpc.Call(ctx, method, params)
+	c.calls.add(-1)
+	if err != nil {
+		return callError(method, c.mapCallErr(ctx, err))
+	}
+	if result == nil {
+		return nil
+	}
+	if err := rsp.UnmarshalResult(result); err != nil {
+		return callError(method, fmt.Errorf("decoding the result: %w", err))
+	}
+	return nil
+}
+
+// mapCallErr turns jrpc2's error for a failed call into ours: an agent's
+// error reply becomes *Error; the end of the connection becomes the recorded
+// end reason (jrpc2 reports it as context.Canceled, which would be a lie);
+// the caller's own cancellation stays a context error.
+func (c *Client) mapCallErr(ctx context.Context, err error) error {
+	var je *jrpc2.Error
+	if errors.As(err, &je) {
+		e := &Error{Code: int64(je.Code), Message: je.Message, Data: je.Data}
+		if isLocal(e.Data, "line_too_long") {
+			return fmt.Errorf("%w: %s", ErrLineTooLong, e.Data)
+		}
+		return e
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return context.Cause(ctx)
+	}
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// jrpc2 maps its own reserved codes to context errors; the agent sent one.
+		return &Error{Code: int64(jrpc2.ErrorCode(err)), Message: err.Error()}
+	}
+	if errors.Is(err, io.EOF) || jrpc2IsStopped(c.rpc) {
+		<-c.done
+		return c.endErr
+	}
+	return err
+}
+
+func jrpc2IsStopped(r *jrpc2.Client) bool { return r.IsStopped() }
+
+func isLocal(data json.RawMessage, kind string) bool {
+	if len(data) == 0 {
+		return false
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	return m[localMarker] == kind
+}
+
+// onCallAbandoned is jrpc2's OnCancel: the caller's context ended before the
+// agent answered. Tell the agent it may stop working on it.
+func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	frame, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "$/cancel_request",
+		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
+	})
+	if err == nil {
+		_ = c.wire.sendRaw(frame, true)
+	}
+}
+
+// CallExt calls an extension method of the agent (its name must start with
+// "_") and decodes the result into result, which may be nil.
+func (c *Client) CallExt(ctx context.Context, method string, params, result any) error {
+	if err := checkExtName(method); err != nil {
+		return err
+	}
+	if params == nil {
+		params = struct{}{}
+	}
+	return c.call(ctx, method, params, result)
+}
+
+// NotifyExt sends an extension notification (its name must start with "_").
+func (c *Client) NotifyExt(ctx context.Context, method string, params any) error {
+	if err := checkExtName(method); err != nil {
+		return err
+	}
+	if params == nil {
+		params = struct{}{}
+	}
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return callError(method, c.mapCallErr(ctx, err))
+	}
+	return nil
+}
+
+func checkExtName(method string) error {
+	if len(method) < 2 || method[0] != '_' {
+		return fmt.Errorf("acp: extension method names start with \"_\": %q", method)
+	}
+	return nil
+}
+
+// diag reports a diagnostic; it runs on the reader goroutine, so it only
+// queues.
+func (c *Client) diag(kind, msg string, line []byte) {
+	if c.opts.Logger == nil && c.opts.OnDiagnostic == nil {
+		return
+	}
+	if len(line) > 512 {
+		line = line[:512]
+	}
+	d := Diagnostic{Kind: kind, Message: msg, Line: string(line)}
+	c.events.push(func() {
+		if c.opts.Logger != nil {
+			c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)
+		}
+		if c.opts.OnDiagnostic != nil {
+			c.opts.OnDiagnostic(d)
+		}
+	})
+}
+
+func (c *Client) onNotification(method string, params []byte) {
+	switch {
+	case method == "elicitation/complete":
+		if h := c.opts.Elicitation; h != nil && h.Complete != nil {
+			var n CompleteElicitationNotification
+			if err := json.Unmarshal(params, &n); err != nil {
+				c.diag("bad_notification", "ignored a malformed elicitation/complete", params)
+				return
+			}
+			c.events.push(func() { h.Complete(n.ElicitationID) })
+		}
+	case len(method) > 1 && method[0] == '_':
+		if h := c.opts.ExtNotification; h != nil {
+			p := json.RawMessage(bytesClone(params))
+			c.events.push(func() { h(method, p) })
+		}
+	default:
+		c.diag("unknown_notification", "ignored the notification "+method, nil)
+	}
+}
+
+func bytesClone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// onOversized: a discarded line carried id. If it answered a prompt, the
+// turn fails now.
+func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
+	if isRequest {
+		return false
+	}
+	c.mu.Lock()
+	t := c.prompts[string(id)]
+	delete(c.prompts, string(id))
+	c.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	t.fail(callError("session/prompt", fmt.Errorf("%w: the %d-byte response was discarded", ErrLineTooLong, size)))
+	return true
+}
+
+// serveRequest is jrpc2's OnCallback: one agent request, on its own
+// goroutine. It recovers panics (I9) and turns handler errors into error
+// replies that keep their code and data.
+func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any, err error) {
+	id := req.ID()
+	in := c.wire.inboundFor(id)
+	defer c.wire.forgetInbound(id)
+	ctx := c.baseCtx
+	if in != nil {
+		ctx = in.ctx
+		defer in.cancel(nil)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: fmt.Sprintf("acp: handler for %s panicked: %v", req.Method(), p)}
+		}
+	}()
+	var raw json.RawMessage
+	if req.HasParams() {
+		_ = req.UnmarshalParams(&raw)
+	}
+	res, herr := c.dispatch(ctx, in, req.Method(), raw)
+	if herr != nil {
+		return nil, c.toWireError(ctx, herr)
+	}
+	return res, nil
+}
+
+// toWireError converts a handler's error into the reply the agent gets.
+func (c *Client) toWireError(ctx context.Context, err error) *jrpc2.Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &jrpc2.Error{Code: jrpc2.Code(e.Code), Message: e.Message, Data: e.Data}
+	}
+	var pe *panicError
+	if errors.As(err, &pe) {
+		return &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: pe.Error()}
+	}
+	switch {
+	case errors.Is(err, ErrResourceNotFound):
+		return &jrpc2.Error{Code: jrpc2.Code(CodeResourceNotFound), Message: err.Error()}
+	case errors.Is(err, ErrMethodNotFound):
+		return &jrpc2.Error{Code: jrpc2.Code(CodeMethodNotFound), Message: err.Error()}
+	case errors.Is(err, errWithdrawn), ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return &jrpc2.Error{Code: jrpc2.Code(CodeRequestCancelled), Message: "request cancelled"}
+	}
+	return &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: err.Error()}
+}
+
+// panicError is a recovered handler panic.
+type panicError struct {
+	method string
+	value  any
+	stack  []byte
+}
+
+func (p *panicError) Error() string {
+	return fmt.Sprintf("acp: handler for %s panicked: %v", p.method, p.value)
+}
+
+// runHandler runs f on its own goroutine and returns its result, or the
+// context's cause as soon as ctx ends: the agent gets its answer (-32800, or
+// a cancelled outcome) even if a handler ignores its context; whatever the
+// handler returns later is dropped.
+func runHandler[T any](ctx context.Context, method string, f func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				var zero T
+				ch <- result{zero, &panicError{method: method, value: p, stack: debug.Stack()}}
+			}
+		}()
+		v, err := f(ctx)
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, context.Cause(ctx)
+	}
+}
+
+// methodNotFound is the reply to a method the client does not serve.
+func methodNotFound(method string) error {
+	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
+}
+
+// eventQueue runs callbacks one at a time, in order, on one goroutine, so
+// the reader can hand work to user code without ever waiting for it.
+type eventQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	items  []func()
+	closed bool
+	done   chan struct{}
+}
+
+func newEventQueue() *eventQueue {
+	q := &eventQueue{done: make(chan struct{})}
+	q.cond = sync.NewCond(&q.mu)
+	go q.run()
+	return q
+}
+
+func (q *eventQueue) push(f func()) {
+	q.mu.Lock()
+	if !q.closed {
+		q.items = append(q.items, f)
+		q.cond.Signal()
+	}
+	q.mu.Unlock()
+}
+
+func (q *eventQueue) run() {
+	defer close(q.done)
+	for {
+		q.mu.Lock()
+		for len(q.items) == 0 && !q.closed {
+			q.cond.Wait()
+		}
+		items := q.items
+		q.items = nil
+		closed := q.closed
+		q.mu.Unlock()
+		for _, f := range items {
+			runQuietly(f)
+		}
+		if closed && len(items) == 0 {
+			return
+		}
+	}
+}
+
+// runQuietly keeps a panicking callback from taking the client down.
+func runQuietly(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}
+
+// close delivers what is queued, then stops the goroutine.
+func (q *eventQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Signal()
+	q.mu.Unlock()
+	<-q.done
+}
+
+// callCounter counts calls in flight so the reader can wait, briefly, for
+// the ones jrpc2 is still delivering when the agent's output ends.
+type callCounter struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed and replaced when n drops to zero
+}
+
+func (cc *callCounter) add(d int) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.n += d
+	if cc.n == 0 && cc.idle != nil {
+		close(cc.idle)
+		cc.idle = nil
+	}
+}
+
+func (cc *callCounter) waitIdle(deadline time.Time) {
+	cc.mu.Lock()
+	if cc.n == 0 {
+		cc.mu.Unlock()
+		return
+	}
+	if cc.idle == nil {
+		cc.idle = make(chan struct{})
+	}
+	ch := cc.idle
+	cc.mu.Unlock()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}

@@ -1,0 +1,104 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+// onRequest runs on the reader goroutine for every agent request, before
+// jrpc2 sees it. It sets up the request's context — cancelled by the
+// agent's $/cancel_request, by a cancelled turn (permission requests) and by
+// the end of the connection — and does the request's wire-order work.
+func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
+	ctx, cancel := context.WithCancelCause(c.baseCtx)
+	in := &inbound{id: string(id), method: method, ctx: ctx, cancel: cancel}
+	switch {
+	case method == "session/request_permission":
+		c.onPermissionRequest(in, params)
+	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			if s := c.Session(p.SessionID); s != nil {
+				in.ctx = withRoots(ctx, s.roots)
+			}
+		}
+	}
+	return in
+}
+
+// dispatch serves one agent request on its own goroutine.
+func (c *Client) dispatch(ctx context.Context, in *inbound, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "session/request_permission":
+		return c.servePermission(ctx, in, params)
+	case "fs/read_text_file":
+		if c.opts.FileSystem == nil {
+			return nil, methodNotFound(method)
+		}
+		return serve(ctx, method, params, c.opts.FileSystem.ReadTextFile)
+	case "fs/write_text_file":
+		w, ok := c.opts.FileSystem.(FileWriter)
+		if !ok {
+			return nil, methodNotFound(method)
+		}
+		return serve(ctx, method, params, w.WriteTextFile)
+	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
+		t := c.opts.Terminals
+		if t == nil {
+			return nil, methodNotFound(method)
+		}
+		switch method {
+		case "terminal/create":
+			return serve(ctx, method, params, t.CreateTerminal)
+		case "terminal/output":
+			return serve(ctx, method, params, t.TerminalOutput)
+		case "terminal/wait_for_exit":
+			return serve(ctx, method, params, t.WaitForTerminalExit)
+		case "terminal/kill":
+			return serve(ctx, method, params, t.KillTerminal)
+		default:
+			return serve(ctx, method, params, t.ReleaseTerminal)
+		}
+	case "elicitation/create":
+		return c.serveElicitation(ctx, params)
+	}
+	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
+		h := c.opts.ExtMethod
+		return runHandler(ctx, method, func(ctx context.Context) (any, error) {
+			return h(ctx, method, params)
+		})
+	}
+	return nil, methodNotFound(method)
+}
+
+// serve decodes params into Req and runs f. A nil result is sent as {}: the
+// spec's empty results are objects.
+func serve[Req, Res any](ctx context.Context, method string, params json.RawMessage, f func(context.Context, *Req) (*Res, error)) (any, error) {
+	var req Req
+	if err := decodeParams(params, &req); err != nil {
+		return nil, err
+	}
+	res, err := runHandler(ctx, method, func(ctx context.Context) (*Res, error) {
+		return f(ctx, &req)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return struct{}{}, nil
+	}
+	return res, nil
+}
+
+func decodeParams(params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams(err)
+	}
+	return nil
+}

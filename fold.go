@@ -1,0 +1,137 @@
+package acp
+
+import "unsafe"
+
+// Message is one message assembled from chunks.
+type Message struct {
+	// MessageID is the agent's id for the message, empty when it sent none.
+	MessageID string `json:"messageId,omitempty"`
+	// Text is the concatenation of the message's text blocks.
+	Text string `json:"text"`
+	// Content holds the message's other blocks (images, resources...), in
+	// order. Text blocks are not repeated here.
+	Content []ContentBlock `json:"content,omitempty"`
+}
+
+// fold accumulates the updates of one turn (or of the time outside turns)
+// into messages, thoughts, tool calls and the plan. It never calls user code
+// and does constant work per update, except for the first State after a
+// long stream, which joins the text once.
+type fold struct {
+	messages []*msgAcc
+	thoughts []*msgAcc
+	user     []*msgAcc
+	tools    toolTable
+	plan     []PlanEntry
+	planSet  bool
+
+	// lastKind is the kind of the previous update, the only message boundary
+	// an agent that sends no messageId gives (spec: prompt-turn.mdx).
+	lastKind string
+}
+
+// msgAcc assembles one message. Text parts are kept as received — they are
+// the same strings the turn's update log holds, so streaming costs no copy —
+// and joined into buf only when a snapshot asks, then extended from there.
+type msgAcc struct {
+	id      string
+	parts   []string
+	size    int
+	buf     []byte // parts[:joined] concatenated
+	joined  int
+	content []ContentBlock
+}
+
+func (m *msgAcc) add(b ContentBlock) {
+	if t, ok := b.(*TextContent); ok {
+		m.parts = append(m.parts, t.Text)
+		m.size += len(t.Text)
+		return
+	}
+	m.content = append(m.content, b)
+}
+
+// text returns the message text so far. The string shares buf's bytes: buf
+// is only ever appended to past its length, like strings.Builder, so bytes a
+// returned string covers are never written again.
+func (m *msgAcc) text() string {
+	if m.joined < len(m.parts) {
+		if m.buf == nil {
+			m.buf = make([]byte, 0, m.size)
+		}
+		for _, p := range m.parts[m.joined:] {
+			m.buf = append(m.buf, p...)
+		}
+		m.joined = len(m.parts)
+	}
+	if len(m.buf) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(m.buf), len(m.buf))
+}
+
+func (m *msgAcc) snapshot() Message {
+	msg := Message{MessageID: m.id, Text: m.text()}
+	if len(m.content) > 0 {
+		msg.Content = m.content[:len(m.content):len(m.content)]
+	}
+	return msg
+}
+
+// chunk appends a message chunk to list. Chunks with the same messageId
+// belong to one message wherever they arrive; a new id starts a new message;
+// without an id, the chunk continues the last message only if the previous
+// update was of the same kind.
+func (f *fold) chunk(list *[]*msgAcc, kind, id string, b ContentBlock) {
+	l := *list
+	var m *msgAcc
+	if id != "" {
+		for i := len(l) - 1; i >= 0; i-- {
+			if l[i].id == id {
+				m = l[i]
+				break
+			}
+		}
+	} else if n := len(l); n > 0 && f.lastKind == kind && l[n-1].id == "" {
+		m = l[n-1]
+	}
+	if m == nil {
+		m = &msgAcc{id: id}
+		*list = append(l, m)
+	}
+	m.add(b)
+}
+
+// apply folds one update. Session-level kinds (commands, mode, config,
+// session info, usage) are folded by the session; here they only end an
+// id-less message.
+func (f *fold) apply(u Update) {
+	kind := u.UpdateKind()
+	switch u := u.(type) {
+	case *AgentMessageChunk:
+		f.chunk(&f.messages, kind, u.MessageID, u.Content)
+	case *AgentThoughtChunk:
+		f.chunk(&f.thoughts, kind, u.MessageID, u.Content)
+	case *UserMessageChunk:
+		f.chunk(&f.user, kind, u.MessageID, u.Content)
+	case *ToolCall:
+		f.tools.create(u)
+	case *ToolCallUpdate:
+		f.tools.update(u)
+	case *Plan:
+		f.plan = u.Entries
+		f.planSet = true
+	}
+	f.lastKind = kind
+}
+
+func snapshotMessages(l []*msgAcc) []Message {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make([]Message, len(l))
+	for i, m := range l {
+		out[i] = m.snapshot()
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// PermissionRequest is a session/request_permission as a handler sees it.
+type PermissionRequest struct {
+	// Session is the session asking, or nil if the agent named a session
+	// this connection does not know.
+	Session   *Session
+	SessionID string
+	// ToolCall is the tool call the request is about, as folded so far —
+	// including the fields of this request's own toolCall (agents put the
+	// question's wording there). Every update the agent wrote before the
+	// request is in it (invariant I3).
+	ToolCall ToolCallState
+	// Options are the choices offered; the answer must name one of them.
+	Options []PermissionOption
+	// Raw is the request as received.
+	Raw *RequestPermissionRequest
+}
+
+// Option returns the first offered option of the given kind, or nil.
+func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption {
+	for i := range r.Options {
+		if r.Options[i].Kind == kind {
+			return &r.Options[i]
+		}
+	}
+	return nil
+}
+
+// PermissionHandler decides a permission request. It runs on its own
+// goroutine, may block for as long as a user takes (several may be pending
+// at once, from several sessions; wrap it with [OneAtATime] for one dialog
+// per session), and may call back into the client. Its ctx is cancelled
+// when the turn is cancelled (the agent then gets the cancelled outcome and
+// whatever the handler returns later is dropped), when the agent withdraws
+// the request, and when the connection closes.
+//
+// The answer must select one of the offered option ids, or be
+// [CancelledOutcome]; anything else is answered to the agent as an error,
+// never as a silent allow. A handler error is sent as an error reply.
+type PermissionHandler func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error)
+
+// Select returns the outcome that picks optionID.
+func Select(optionID string) PermissionOutcome {
+	return PermissionOutcome{Outcome: OutcomeSelected, OptionID: optionID}
+}
+
+// CancelledOutcome is the outcome that answers "cancelled".
+func CancelledOutcome() PermissionOutcome {
+	return PermissionOutcome{Outcome: OutcomeCancelled}
+}
+
+// pick selects the first offered option whose kind is in kinds, in the
+// order of kinds, else the cancelled outcome.
+func pick(req *PermissionRequest, kinds ...PermissionOptionKind) PermissionOutcome {
+	for _, k := range kinds {
+		if o := req.Option(k); o != nil {
+			return Select(o.OptionID)
+		}
+	}
+	return CancelledOutcome()
+}
+
+// RejectAll answers every request with a reject option (reject_once
+// preferred over reject_always), or cancelled when none is offered. It is
+// what a client with no Permission handler does: never an allow.
+func RejectAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	return pick(req, PermissionRejectOnce, PermissionRejectAlways), nil
+}
+
+// AllowOnce answers every request with allow_once, or, when the agent offers
+// no allow_once, with allow_always; if neither is offered, it rejects.
+func AllowOnce(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	return pick(req, PermissionAllowOnce, PermissionAllowAlways, PermissionRejectOnce, PermissionRejectAlways), nil
+}
+
+// CancelAll answers every request with the cancelled outcome.
+func CancelAll(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+	return CancelledOutcome(), nil
+}
+
+// RememberAlways wraps ask so that an allow_always or reject_always choice
+// answers later requests for tool calls of the same kind in the same session
+// without asking again. The remembered choice picks the offered option of
+// the same kind (or its _once sibling when the agent offers no _always one).
+func RememberAlways(ask PermissionHandler) PermissionHandler {
+	type key struct {
+		session string
+		kind    ToolKind
+	}
+	var mu sync.Mutex
+	remembered := map[key]PermissionOptionKind{}
+	return func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+		k := key{req.SessionID, req.ToolCall.Kind}
+		mu.Lock()
+		choice, ok := remembered[k]
+		mu.Unlock()
+		if ok {
+			if choice == PermissionAllowAlways {
+				if out := pick(req, PermissionAllowAlways, PermissionAllowOnce); out.Outcome == OutcomeSelected {
+					return out, nil
+				}
+			} else if out := pick(req, PermissionRejectAlways, PermissionRejectOnce); out.Outcome == OutcomeSelected {
+				return out, nil
+			}
+		}
+		out, err := ask(ctx, req)
+		if err != nil || out.Outcome != OutcomeSelected {
+			return out, err
+		}
+		for _, o := range req.Options {
+			if o.OptionID == out.OptionID && (o.Kind == PermissionAllowAlways || o.Kind == PermissionRejectAlways) {
+				mu.Lock()
+				remembered[k] = o.Kind
+				mu.Unlock()
+			}
+		}
+		return out, nil
+	}
+}
+
+// OneAtATime wraps h so that requests of one session are decided one after
+// the other, in arrival order — a UI shows one dialog at a time. Requests
+// of different sessions still run concurrently. A request whose turn is
+// cancelled while it waits its turn is answered at once.
+func OneAtATime(h PermissionHandler) PermissionHandler {
+	var mu sync.Mutex
+	slots := map[string]chan struct{}{}
+	return func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+		mu.Lock()
+		slot, ok := slots[req.SessionID]
+		if !ok {
+			slot = make(chan struct{}, 1)
+			slots[req.SessionID] = slot
+		}
+		mu.Unlock()
+		select {
+		case slot <- struct{}{}:
+		case <-ctx.Done():
+			return PermissionOutcome{}, context.Cause(ctx)
+		}
+		defer func() { <-slot }()
+		return h(ctx, req)
+	}
+}
+
+// onPermissionRequest runs on the reader goroutine when a permission request
+// arrives: it folds the request's toolCall (so the handler, and State, see
+// it), and registers the request so that cancelling the turn can answer it.
+func (c *Client) onPermissionRequest(in *inbound, params []byte) {
+	var p RequestPermissionRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return // answered -32602 by the dispatcher
+	}
+	s := c.Session(p.SessionID)
+	if s == nil {
+		return
+	}
+	in.session = s
+	s.mu.Lock()
+	f := &s.history
+	cancelled := false
+	if t := s.turn; t != nil {
+		f = &t.fold
+		cancelled = t.cancelled
+	}
+	f.tools.update(&p.ToolCall)
+	if cancelled {
+		f.tools.cancelUnfinished()
+	}
+	s.perms[in.id] = in
+	s.notifyLocked()
+	s.mu.Unlock()
+	if cancelled {
+		// The agent asked after the cancel; the answer is the same.
+		in.cancel(errTurnCancelled)
+	}
+}
+
+func (c *Client) servePermission(ctx context.Context, in *inbound, params json.RawMessage) (any, error) {
+	var p RequestPermissionRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	req := &PermissionRequest{SessionID: p.SessionID, Options: p.Options, Raw: &p}
+	if in != nil && in.session != nil {
+		s := in.session
+		req.Session = s
+		s.mu.Lock()
+		f := &s.history
+		if t := s.turn; t != nil {
+			f = &t.fold
+		}
+		if tc, ok := f.tools.get(p.ToolCall.ToolCallID); ok {
+			req.ToolCall = *tc
+		}
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.perms, in.id)
+			s.mu.Unlock()
+		}()
+	} else {
+		var tt toolTable
+		tt.update(&p.ToolCall)
+		req.ToolCall = *tt.calls[0]
+	}
+	h := c.opts.Permission
+	if h == nil {
+		h = RejectAll
+	}
+	out, err := runHandler(ctx, "session/request_permission", func(ctx context.Context) (PermissionOutcome, error) {
+		return h(ctx, req)
+	})
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errTurnCancelled) {
+			return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+		}
+		return nil, err
+	}
+	switch out.Outcome {
+	case OutcomeCancelled:
+		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+	case OutcomeSelected:
+		for _, o := range p.Options {
+			if o.OptionID == out.OptionID {
+				return &RequestPermissionResponse{Outcome: out}, nil
+			}
+		}
+		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler chose %q, which is not an offered option", out.OptionID)}
+	default:
+		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler returned outcome %q", out.Outcome)}
+	}
+}
+
+func invalidParams(err error) error {
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+}

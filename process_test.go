@@ -1,0 +1,205 @@
+package acp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain lets the test binary act as an agent subprocess: with
+// ACP_TEST_AGENT set it runs that agent instead of the tests, so process
+// tests need no other binary.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("ACP_TEST_AGENT"); mode != "" {
+		runTestAgent(mode)
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// agentCommand returns a command that runs this test binary as the agent.
+func agentCommand(mode string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "ACP_TEST_AGENT="+mode)
+	return cmd
+}
+
+// runTestAgent is a tiny scripted agent speaking raw JSON lines:
+//
+//	die:      answers initialize; on session/new writes to stderr and exits 3.
+//	stubborn: ignores stdin EOF and SIGTERM, starts a grandchild (sleep),
+//	          reports both pids on stderr, and keeps answering.
+//	version2: answers initialize with protocol version 2.
+//	echo:     answers session/new and session/prompt (end_turn after one chunk).
+func runTestAgent(mode string) {
+	if mode == "stubborn" {
+		signal.Ignore(syscall.SIGTERM)
+		gc := exec.Command("sleep", "300")
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "cannot start grandchild:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "pids %d %d\n", os.Getpid(), gc.Process.Pid)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		out.Write(b)
+		out.WriteByte('\n')
+		out.Flush()
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	for in.Scan() {
+		var m rawMsg
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			v := 1
+			if mode == "version2" {
+				v = 2
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": v}})
+		case "session/new":
+			if mode == "die" {
+				fmt.Fprintln(os.Stderr, "fatal: model quota exceeded")
+				os.Exit(3)
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "p1"}})
+		case "session/prompt":
+			send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "p1", "update": chunk("pong")}})
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"stopReason": "end_turn"}})
+		}
+	}
+	if mode == "stubborn" {
+		select {} // stdin closed: keep running until killed
+	}
+}
+
+// An agent that dies mid-call fails the call promptly with ErrConnClosed —
+// never context.Canceled — carrying the exit status and the stderr tail (I7).
+func TestAgentDeathMidCall(t *testing.T) {
+	c, err := Connect(context.Background(), &CommandTransport{Command: agentCommand("die")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	_, err = c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+	elapsed := time.Since(start)
+	if !errors.Is(err, ErrConnClosed) {
+		t.Fatalf("error = %v, want ErrConnClosed", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v claims to be a cancellation", err)
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("error %v carries no *ExitError", err)
+	}
+	if ee.ExitCode != 3 || !strings.Contains(ee.StderrTail, "model quota exceeded") {
+		t.Errorf("exit error = %+v", ee)
+	}
+	if !strings.Contains(err.Error(), "session/new") {
+		t.Errorf("error %q does not name the method", err)
+	}
+	// The agent exits right after its stderr line, so the call fails as soon
+	// as the exit is seen; generous for a loaded -race machine.
+	if elapsed > 2*time.Second {
+		t.Errorf("call failed after %v", elapsed)
+	}
+	if err := c.Wait(); !errors.Is(err, ErrConnClosed) {
+		t.Errorf("Wait = %v", err)
+	}
+	if _, err := c.NewSession(context.Background(), nil); !errors.Is(err, ErrConnClosed) {
+		t.Errorf("call after death = %v, want ErrConnClosed", err)
+	}
+}
+
+// An agent that ignores stdin EOF and SIGTERM and has a grandchild is still
+// gone, with its grandchild, when Close returns within its grace periods (I8).
+func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
+	pids := make(chan []int, 1)
+	pr, pw, _ := os.Pipe()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "pids" {
+				a, _ := strconv.Atoi(f[1])
+				b, _ := strconv.Atoi(f[2])
+				pids <- []int{a, b}
+			}
+		}
+	}()
+	defer pr.Close()
+	tr := &CommandTransport{Command: agentCommand("stubborn"), ShutdownGrace: 200 * time.Millisecond, TerminateGrace: 200 * time.Millisecond, Stderr: pw}
+	c, err := Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []int
+	select {
+	case ps = <-pids:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent did not report its pids")
+	}
+	start := time.Now()
+	c.Close()
+	pw.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v; graces total 400ms", d)
+	}
+	for _, pid := range ps {
+		if alive(pid) {
+			t.Errorf("process %d survived Close", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func TestVersionMismatchClosesConnection(t *testing.T) {
+	cmd := agentCommand("version2")
+	_, err := Connect(context.Background(), &CommandTransport{Command: cmd, ShutdownGrace: time.Second}, nil)
+	if !errors.Is(err, ErrUnsupportedVersion) {
+		t.Fatalf("Connect error = %v, want ErrUnsupportedVersion", err)
+	}
+	if cmd.ProcessState == nil {
+		t.Error("the agent process was not waited for")
+	}
+}
+
+func TestSubprocessTurn(t *testing.T) {
+	c, err := Connect(context.Background(), &CommandTransport{Command: agentCommand("echo")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(context.Background(), Text("ping"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	if got := turn.State().Messages[0].Text; got != "pong" {
+		t.Errorf("text = %q", got)
+	}
+}

@@ -1,0 +1,331 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A Transport carries the connection's bytes. Two exist:
+// [CommandTransport] starts and supervises an agent subprocess, and
+// [StreamTransport] speaks over any reader/writer pair (in-process agents,
+// sockets, tests).
+type Transport interface {
+	open(ctx context.Context, h linkHooks) (*link, error)
+}
+
+// link is an open transport: the two byte streams and how to end them.
+type link struct {
+	r          io.Reader
+	w          io.Writer
+	closeRead  func() error
+	closeWrite func() error
+	proc       *process // nil for streams
+}
+
+type linkHooks struct {
+	stderrLine func(line []byte) // each stderr line, from the stderr goroutine
+}
+
+// CommandTransport runs an agent subprocess and speaks ACP over its
+// stdin/stdout. The caller builds Command (path, args, Env, Dir, SysProcAttr)
+// and must leave its Stdin, Stdout and Stderr nil: the transport owns them.
+//
+// The agent is started in its own process group, so a wrapper (npx, uvx, a
+// shell) and everything it spawns can be signalled together. Its stderr is
+// always drained — an undrained pipe eventually blocks an agent — into a
+// 64 KiB ring whose tail is attached to connection errors, and line by line
+// to Stderr.
+//
+// Closing the client shuts the agent down in stages: stdin is closed, then
+// after ShutdownGrace the group gets SIGTERM, then after TerminateGrace
+// SIGKILL. Whatever is left of the group when the agent has exited is killed
+// too, so no process the agent started outlives the connection.
+type CommandTransport struct {
+	Command *exec.Cmd
+
+	// ShutdownGrace is how long Close waits for the agent to exit after its
+	// stdin is closed. Zero means 5s. Some agents never exit on stdin EOF.
+	ShutdownGrace time.Duration
+	// TerminateGrace is how long Close waits after SIGTERM before SIGKILL.
+	// Zero means 2s.
+	TerminateGrace time.Duration
+
+	// Stderr, if set, receives the agent's stderr line by line (each line
+	// with its newline), written from the goroutine that drains the pipe: a
+	// slow writer delays only stderr, never the protocol.
+	Stderr io.Writer
+}
+
+// StreamTransport speaks ACP over an existing byte stream: Reader carries the
+// agent's output, Writer the agent's input. When the client closes, Writer
+// is closed if it is an io.Closer, and so is Reader — a Reader that is not
+// an io.Closer must end by itself when the agent goes away, or the client's
+// Close waits for it.
+type StreamTransport struct {
+	Reader io.Reader
+	Writer io.Writer
+}
+
+func (t *StreamTransport) open(context.Context, linkHooks) (*link, error) {
+	if t.Reader == nil || t.Writer == nil {
+		return nil, errors.New("acp: StreamTransport needs both Reader and Writer")
+	}
+	l := &link{r: t.Reader, w: t.Writer}
+	var rOnce, wOnce sync.Once
+	l.closeRead = func() (err error) {
+		rOnce.Do(func() {
+			if c, ok := t.Reader.(io.Closer); ok {
+				err = c.Close()
+			}
+		})
+		return err
+	}
+	l.closeWrite = func() (err error) {
+		wOnce.Do(func() {
+			if c, ok := t.Writer.(io.Closer); ok {
+				err = c.Close()
+			}
+		})
+		return err
+	}
+	return l, nil
+}
+
+// stderrRingSize bounds what is kept of the agent's stderr.
+const stderrRingSize = 64 << 10
+
+func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error) {
+	cmd := t.Command
+	if cmd == nil {
+		return nil, errors.New("acp: CommandTransport.Command is nil")
+	}
+	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
+		return nil, errors.New("acp: CommandTransport owns the command's stdin, stdout and stderr; leave them nil")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Our own pipes rather than cmd.StdoutPipe: exec.Cmd.Wait closes the
+	// pipes it made, which would cut off the last stderr bytes of a dying
+	// agent — exactly the ones worth reporting.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	setProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("acp: starting the agent: %w", err)
+	}
+	closeAll(inR, outW, errW) // the child has its copies
+
+	p := &process{
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		grace:      orDefault(t.ShutdownGrace, 5*time.Second),
+		termGrace:  orDefault(t.TerminateGrace, 2*time.Second),
+	}
+	go p.drainStderr(errR, t.Stderr, h.stderrLine)
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.state, p.waitErr = cmd.ProcessState, err
+		p.mu.Unlock()
+		close(p.exited)
+	}()
+
+	var rOnce, wOnce sync.Once
+	return &link{
+		r:          outR,
+		w:          inW,
+		closeRead:  func() (err error) { rOnce.Do(func() { err = outR.Close() }); return err },
+		closeWrite: func() (err error) { wOnce.Do(func() { err = inW.Close() }); return err },
+		proc:       p,
+	}, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// process supervises a started agent.
+type process struct {
+	cmd        *exec.Cmd
+	pid        int
+	exited     chan struct{}
+	stderrDone chan struct{}
+	grace      time.Duration
+	termGrace  time.Duration
+
+	mu      sync.Mutex
+	state   *os.ProcessState
+	waitErr error
+	ring    []byte // the last stderrRingSize bytes of stderr
+}
+
+func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
+	defer close(p.stderrDone)
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	var partial []byte
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			p.mu.Lock()
+			p.ring = append(p.ring, chunk...)
+			if over := len(p.ring) - stderrRingSize; over > 0 {
+				p.ring = append(p.ring[:0], p.ring[over:]...)
+			}
+			p.mu.Unlock()
+			if w != nil || onLine != nil {
+				partial = emitLines(append(partial, chunk...), w, onLine)
+				if len(partial) > stderrRingSize {
+					// A line that never ends is still output: flush it.
+					emitLine(partial, w, onLine)
+					partial = partial[:0]
+				}
+			}
+		}
+		if err != nil {
+			if len(partial) > 0 {
+				emitLine(partial, w, onLine)
+			}
+			return
+		}
+	}
+}
+
+// emitLines hands every complete line of b on and returns the unfinished rest.
+func emitLines(b []byte, w io.Writer, onLine func([]byte)) []byte {
+	for {
+		i := indexByte(b, '\n')
+		if i < 0 {
+			return b
+		}
+		emitLine(b[:i+1], w, onLine)
+		b = b[i+1:]
+	}
+}
+
+func emitLine(line []byte, w io.Writer, onLine func([]byte)) {
+	if w != nil {
+		_, _ = w.Write(line)
+	}
+	if onLine != nil {
+		onLine(trimEOL(line))
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// stderrTail returns the kept end of the agent's stderr.
+func (p *process) stderrTail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return string(p.ring)
+}
+
+// exitError describes how the process ended, or nil if it is still running.
+func (p *process) exitError() *ExitError {
+	select {
+	case <-p.exited:
+	default:
+		return nil
+	}
+	p.mu.Lock()
+	st, werr := p.state, p.waitErr
+	p.mu.Unlock()
+	e := &ExitError{ExitCode: -1, StderrTail: p.stderrTail()}
+	switch {
+	case st != nil:
+		e.Status = st.String()
+		e.ExitCode = st.ExitCode()
+	case werr != nil:
+		e.Status = werr.Error()
+	default:
+		e.Status = "exited"
+	}
+	return e
+}
+
+// awaitExit waits up to d for the process to exit and for its stderr to
+// reach EOF, so an error about its death can carry its last words.
+func (p *process) awaitExit(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		return
+	}
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+}
+
+// shutdown ends the process in stages; closeStdin has already been called.
+// It returns once the process has exited and its group has been killed.
+func (p *process) shutdown() {
+	if !waitOrTimeout(p.exited, p.grace) {
+		_ = signalGroup(p.pid, syscall.SIGTERM)
+		if !waitOrTimeout(p.exited, p.termGrace) {
+			_ = signalGroup(p.pid, syscall.SIGKILL)
+			<-p.exited
+		}
+	}
+	// The leader is gone; its children (an npx wrapper's node process, a
+	// shell's jobs) may not be. They are ours to end.
+	_ = signalGroup(p.pid, syscall.SIGKILL)
+	// Grandchildren can hold the stderr pipe open; do not wait for them.
+	waitOrTimeout(p.stderrDone, 100*time.Millisecond)
+}
+
+func waitOrTimeout(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}

@@ -1,0 +1,483 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"time"
+)
+
+// Turn is one prompt turn, like an exec.Cmd: [Session.Prompt] starts it,
+// [Turn.Wait] ends it. Its updates are folded as they arrive, in wire order,
+// whoever watches; Updates replays and follows them, State snapshots the
+// fold. All methods are safe for concurrent use.
+type Turn struct {
+	s  *Session
+	id string // the session/prompt request id, as JSON text
+
+	// Guarded by s.mu.
+	fold      fold
+	updates   []Update
+	waitCh    chan struct{} // closed at the next update or at the end; nil when nobody waits
+	ended     bool
+	cancelled bool
+	stop      StopReason
+	usage     *Usage
+	agentStop StopReason
+	agentErr  *Error
+	err       error
+	grace     *time.Timer
+	stopCtx   func() bool // stops the AfterFunc watching the Prompt context
+
+	done chan struct{}
+}
+
+// TurnState is a snapshot of a turn's folded state. Snapshots are values:
+// safe to keep and to compare with cmp.Diff (text shares memory with the
+// live fold but never changes).
+type TurnState struct {
+	// StopReason is why the turn ended; empty while it runs or if it failed.
+	// A cancelled turn says cancelled whatever the agent answered.
+	StopReason StopReason `json:"stopReason,omitempty"`
+	// Usage is the prompt response's token usage, if the agent sent one.
+	Usage *Usage `json:"usage,omitempty"`
+
+	Messages     []Message       `json:"messages"`
+	Thoughts     []Message       `json:"thoughts"`
+	UserMessages []Message       `json:"userMessages,omitempty"`
+	ToolCalls    []ToolCallState `json:"toolCalls"`
+	Plan         []PlanEntry     `json:"plan"`
+
+	// Cancelled: the client cancelled the turn. AgentStopReason and
+	// AgentError keep what the agent answered when that was not
+	// "cancelled" (real agents answer end_turn, or an error).
+	Cancelled       bool       `json:"cancelled,omitempty"`
+	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
+	AgentError      *Error     `json:"agentError,omitempty"`
+
+	// Updates is every update the turn saw, in wire order, unknown kinds
+	// included.
+	Updates []Update `json:"-"`
+}
+
+func (f *fold) state() TurnState {
+	return TurnState{
+		Messages:     snapshotMessages(f.messages),
+		Thoughts:     snapshotMessages(f.thoughts),
+		UserMessages: snapshotMessages(f.user),
+		ToolCalls:    f.tools.snapshot(),
+		Plan:         f.plan[:len(f.plan):len(f.plan)],
+	}
+}
+
+// Prompt sends session/prompt and returns the running turn once the request
+// is on the wire. blocks may mix any content; image, audio and embedded
+// resources fail locally, before anything is sent, unless the agent
+// advertised them in promptCapabilities.
+//
+// One turn runs at a time per session: Prompt returns ErrTurnInProgress
+// while one runs (turns are not queued). A ctx that is already done sends
+// nothing. When ctx ends while the turn runs, the turn is cancelled exactly
+// as by [Turn.Cancel] — the call is never simply abandoned.
+func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, callError("session/prompt", err)
+	}
+	if len(blocks) == 0 {
+		return nil, callError("session/prompt", errors.New("empty prompt"))
+	}
+	if err := s.c.checkPrompt(blocks); err != nil {
+		return nil, err
+	}
+	params, err := json.Marshal(&PromptRequest{SessionID: s.id, Prompt: blocks})
+	if err != nil {
+		return nil, callError("session/prompt", err)
+	}
+
+	c := s.c
+	s.mu.Lock()
+	if s.turn != nil {
+		s.mu.Unlock()
+		return nil, callError("session/prompt", ErrTurnInProgress)
+	}
+	c.mu.Lock()
+	c.nextPrompt++
+	id := strconv.FormatInt(promptIDBase+c.nextPrompt, 10)
+	t := &Turn{s: s, id: id, done: make(chan struct{})}
+	select {
+	case <-c.done:
+		c.mu.Unlock()
+		s.mu.Unlock()
+		return nil, callError("session/prompt", c.endErr)
+	default:
+	}
+	c.prompts[id] = t
+	c.mu.Unlock()
+	s.turn = t
+	s.turns = append(s.turns, t)
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	frame := make([]byte, 0, len(params)+80)
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id...)
+	frame = append(frame, `,"method":"session/prompt","params":`...)
+	frame = append(frame, params...)
+	frame = append(frame, '}')
+	written, err := c.wire.sendWait(frame)
+	if err != nil {
+		t.fail(callError("session/prompt", err))
+		return nil, callError("session/prompt", c.mapSendErr(err))
+	}
+	select {
+	case err := <-written:
+		if err != nil {
+			t.fail(callError("session/prompt", c.mapSendErr(err)))
+			return nil, t.err
+		}
+	case <-ctx.Done():
+		// The frame may still go out; cancelling covers both cases.
+		t.Cancel()
+		return t, nil
+	}
+	stop := context.AfterFunc(ctx, t.Cancel)
+	s.mu.Lock()
+	if t.ended {
+		stop()
+	} else {
+		t.stopCtx = stop
+	}
+	s.mu.Unlock()
+	return t, nil
+}
+
+// promptIDBase keeps prompt request ids apart from jrpc2's, which count up
+// from 1: the two id spaces must never meet.
+const promptIDBase = 1 << 40
+
+func (c *Client) mapSendErr(err error) error {
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+		return err
+	}
+}
+
+// checkPrompt enforces promptCapabilities (spec: the client MUST restrict
+// prompt content to what the agent advertised).
+func (c *Client) checkPrompt(blocks []ContentBlock) error {
+	pc := c.init.AgentCapabilities.PromptCapabilities
+	for i, b := range blocks {
+		var need string
+		switch b.(type) {
+		case *ImageContent:
+			if !pc.Image {
+				need = "promptCapabilities.image"
+			}
+		case *AudioContent:
+			if !pc.Audio {
+				need = "promptCapabilities.audio"
+			}
+		case *EmbeddedResource:
+			if !pc.EmbeddedContext {
+				need = "promptCapabilities.embeddedContext"
+			}
+		case nil:
+			return callError("session/prompt", fmt.Errorf("prompt block %d is nil", i))
+		}
+		if need != "" {
+			return notSupported(fmt.Sprintf("session/prompt block %d (%T)", i, b), need)
+		}
+	}
+	return nil
+}
+
+// ID returns the session/prompt request id (as JSON text).
+func (t *Turn) ID() string { return t.id }
+
+// Session returns the turn's session.
+func (t *Turn) Session() *Session { return t.s }
+
+// Done is closed when the turn has ended.
+func (t *Turn) Done() <-chan struct{} { return t.done }
+
+// Wait blocks until the turn has ended: the agent answered session/prompt
+// and every update it wrote before the answer is folded (I2), or the turn
+// failed (connection lost, agent error, cancel grace expired). A cancelled
+// turn returns StopReasonCancelled — with a nil error when the agent
+// answered, with an error wrapping ErrCancelGrace when it did not in time.
+func (t *Turn) Wait() (StopReason, error) {
+	<-t.done
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	return t.stop, t.err
+}
+
+// Err returns the turn's error once it has ended, nil before.
+func (t *Turn) Err() error {
+	select {
+	case <-t.done:
+		_, err := t.Wait()
+		return err
+	default:
+		return nil
+	}
+}
+
+// State returns a snapshot of the turn's folded state.
+func (t *Turn) State() TurnState {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	st := t.fold.state()
+	st.StopReason = t.stop
+	st.Usage = t.usage
+	st.Cancelled = t.cancelled
+	st.AgentStopReason = t.agentStop
+	st.AgentError = t.agentErr
+	st.Updates = t.updates[:len(t.updates):len(t.updates)]
+	return st
+}
+
+// Updates returns an iterator over the turn's updates: it replays those
+// already received, then follows new ones as they are folded, and stops when
+// the turn has ended and all were yielded. Any number of goroutines may range
+// over it at once; each reads the turn's log at its own pace, so a slow
+// consumer never slows the connection or the other consumers (I4).
+func (t *Turn) Updates() iter.Seq[Update] {
+	return func(yield func(Update) bool) {
+		i := 0
+		for {
+			t.s.mu.Lock()
+			batch := t.updates[i:len(t.updates):len(t.updates)]
+			ended := t.ended
+			var wait chan struct{}
+			if len(batch) == 0 && !ended {
+				if t.waitCh == nil {
+					t.waitCh = make(chan struct{})
+				}
+				wait = t.waitCh
+			}
+			t.s.mu.Unlock()
+			for _, u := range batch {
+				if !yield(u) {
+					return
+				}
+				i++
+			}
+			if len(batch) == 0 {
+				if ended {
+					return
+				}
+				<-wait
+			}
+		}
+	}
+}
+
+// applyLocked folds one update into the turn. s.mu is held.
+func (t *Turn) applyLocked(u Update) {
+	t.updates = append(t.updates, u)
+	t.fold.apply(u)
+	if t.cancelled {
+		if _, ok := u.(*ToolCall); ok {
+			// A tool call announced after the cancel will not run either.
+			t.fold.tools.cancelUnfinished()
+		}
+	}
+	t.wakeLocked()
+}
+
+func (t *Turn) wakeLocked() {
+	if t.waitCh != nil {
+		close(t.waitCh)
+		t.waitCh = nil
+	}
+}
+
+// Cancel cancels the turn the way the spec demands, at once:
+//  1. session/cancel is sent ahead of any queued traffic;
+//  2. the turn's unfinished tool calls are marked cancelled (a local status,
+//     ToolCallStatusCancelled);
+//  3. every pending permission request of the session is answered
+//     {"outcome":"cancelled"} and its handler's context cancelled (a later
+//     answer from the handler is dropped);
+//  4. the turn keeps folding what the agent still sends until the agent
+//     answers session/prompt; Wait then reports StopReasonCancelled, whatever
+//     the agent answered (its answer is kept in State);
+//  5. if the agent does not answer within ClientOptions.CancelGrace, the turn
+//     ends locally with an error wrapping ErrCancelGrace, and a late answer is
+//     ignored.
+//
+// Cancel returns without waiting. Cancelling an ended or already cancelled
+// turn does nothing.
+func (t *Turn) Cancel() {
+	s, c := t.s, t.s.c
+	s.mu.Lock()
+	if t.ended || t.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	t.cancelled = true
+	t.fold.tools.cancelUnfinished()
+	perms := make([]*inbound, 0, len(s.perms))
+	for _, in := range s.perms {
+		perms = append(perms, in)
+	}
+	grace := c.opts.CancelGrace
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	t.grace = time.AfterFunc(grace, t.expire)
+	t.wakeLocked()
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	frame, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "session/cancel",
+		"params":  &CancelNotification{SessionID: s.id},
+	})
+	_ = c.wire.sendRaw(frame, true)
+	for _, in := range perms {
+		in.cancel(errTurnCancelled)
+	}
+}
+
+// errTurnCancelled is the cancellation cause of a permission handler whose
+// turn was cancelled: its request is answered with the cancelled outcome.
+var errTurnCancelled = errors.New("acp: the turn was cancelled")
+
+// expire ends a cancelled turn whose agent did not answer in time.
+func (t *Turn) expire() {
+	c := t.s.c
+	c.mu.Lock()
+	if c.prompts[t.id] == t {
+		delete(c.prompts, t.id)
+		if c.deadPrompts == nil {
+			c.deadPrompts = map[string]bool{}
+		}
+		c.deadPrompts[t.id] = true
+	}
+	c.mu.Unlock()
+	t.finish(func() {
+		t.stop = StopReasonCancelled
+		t.err = callError("session/prompt", ErrCancelGrace)
+	})
+}
+
+// fail ends the turn with err (connection lost, write failed, line too long).
+func (t *Turn) fail(err error) {
+	t.finish(func() {
+		if t.cancelled {
+			t.stop = StopReasonCancelled
+		}
+		t.err = err
+	})
+}
+
+// finish ends the turn once; set runs under s.mu to record the outcome.
+// From here on, updates for the session are kept outside any turn.
+func (t *Turn) finish(set func()) {
+	s := t.s
+	s.mu.Lock()
+	if t.ended {
+		s.mu.Unlock()
+		return
+	}
+	t.ended = true
+	set()
+	if s.turn == t {
+		s.turn = nil
+	}
+	if t.grace != nil {
+		t.grace.Stop()
+	}
+	stop := t.stopCtx
+	t.wakeLocked()
+	s.notifyLocked()
+	close(t.done)
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// onResponse is the wire's hook for every response, on the reader
+// goroutine. It completes prompt turns here, in wire order, and lets jrpc2
+// have the rest.
+func (c *Client) onResponse(id []byte, raw []byte) bool {
+	key := string(id)
+	c.mu.Lock()
+	t := c.prompts[key]
+	if t != nil {
+		delete(c.prompts, key)
+	} else if c.deadPrompts[key] {
+		delete(c.deadPrompts, key)
+		c.mu.Unlock()
+		c.diag("late_response", "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
+		return true
+	}
+	c.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		t.fail(callError("session/prompt", err))
+		return true
+	}
+	var res PromptResponse
+	var decodeErr error
+	if msg.Error == nil {
+		decodeErr = json.Unmarshal(msg.Result, &res)
+	}
+	t.finish(func() {
+		t.usage = res.Usage
+		switch {
+		case t.cancelled:
+			// The spec says the agent answers a cancelled turn with
+			// "cancelled"; real agents answer end_turn or an error. It is
+			// cancelled either way; keep what they said.
+			t.stop = StopReasonCancelled
+			if msg.Error != nil {
+				t.agentErr = msg.Error
+			} else if res.StopReason != StopReasonCancelled {
+				t.agentStop = res.StopReason
+			}
+		case msg.Error != nil:
+			t.err = callError("session/prompt", msg.Error)
+		case decodeErr != nil:
+			t.err = callError("session/prompt", fmt.Errorf("decoding the result: %w", decodeErr))
+		default:
+			t.stop = res.StopReason
+		}
+	})
+	return true
+}
+
+// MarshalJSON writes the state with empty lists as [] rather than null, so
+// scripts reading `acp --json` can index them without a null check.
+func (st TurnState) MarshalJSON() ([]byte, error) {
+	type plain TurnState
+	p := plain(st)
+	if p.Messages == nil {
+		p.Messages = []Message{}
+	}
+	if p.Thoughts == nil {
+		p.Thoughts = []Message{}
+	}
+	if p.ToolCalls == nil {
+		p.ToolCalls = []ToolCallState{}
+	}
+	if p.Plan == nil {
+		p.Plan = []PlanEntry{}
+	}
+	return json.Marshal(p)
+}

@@ -1,0 +1,332 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// I2 under load: 100 000 updates, then the response; when Wait returns all
+// of them are folded, in order (I1).
+func TestTurnBarrierUnderLoad(t *testing.T) {
+	const n = 100_000
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt")
+	go func() {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d,"}}}}`+"\n", i)
+			if b.Len() > 64<<10 {
+				a.write(b.String())
+				b.Reset()
+			}
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}`+"\n", p.ID)
+		a.write(b.String())
+	}()
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	st := turn.State()
+	if len(st.Updates) != n {
+		t.Fatalf("folded %d updates, want %d", len(st.Updates), n)
+	}
+	if len(st.Messages) != 1 {
+		t.Fatalf("%d messages", len(st.Messages))
+	}
+	parts := strings.Split(strings.TrimSuffix(st.Messages[0].Text, ","), ",")
+	for i, p := range parts {
+		if p != fmt.Sprint(i) {
+			t.Fatalf("chunk %d is %q: order lost", i, p)
+		}
+	}
+}
+
+// A consumer of Updates that takes 1 ms per update neither slows the turn
+// nor misses anything, and other consumers see everything too (I4).
+func TestSlowUpdatesConsumer(t *testing.T) {
+	const n = 300
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slowSeen atomic.Int64
+	var wg sync.WaitGroup
+	counts := make([]int, 3)
+	for i := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range turn.Updates() {
+				counts[i]++
+				if i == 0 {
+					slowSeen.Add(1)
+					time.Sleep(time.Millisecond) // the consumer is slow; that is the point
+				}
+			}
+		}()
+	}
+	p := a.expect("session/prompt")
+	for i := range n {
+		a.update("s1", chunk(fmt.Sprint(i)))
+	}
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := slowSeen.Load(); got == n {
+		t.Logf("the slow consumer had already seen everything when Wait returned")
+	}
+	if got := len(turn.State().Updates); got != n {
+		t.Fatalf("Wait returned with %d of %d updates folded", got, n)
+	}
+	wg.Wait()
+	for i, got := range counts {
+		if got != n {
+			t.Errorf("consumer %d saw %d updates, want %d", i, got, n)
+		}
+	}
+}
+
+// Updates that arrive before the session/new response (agents send
+// available_commands_update first) are applied to the session.
+func TestUpdatesBeforeSessionNewResponse(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	ch := make(chan *Session, 1)
+	go func() {
+		s, err := c.NewSession(context.Background(), nil)
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- s
+	}()
+	m := a.expect("session/new")
+	a.update("s9", map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": "web", "description": "Search"}}})
+	a.update("s9", map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "welcome"}})
+	a.reply(m, map[string]any{"sessionId": "s9", "modes": map[string]any{"currentModeId": "ask", "availableModes": []any{map[string]any{"id": "ask", "name": "Ask"}}}})
+	s := <-ch
+	st := s.State()
+	if len(st.Commands) != 1 || st.Commands[0].Name != "web" {
+		t.Errorf("commands = %+v", st.Commands)
+	}
+	if st.Modes == nil || st.Modes.CurrentModeID != "ask" {
+		t.Errorf("modes = %+v", st.Modes)
+	}
+	if len(st.History.Messages) != 1 || st.History.Messages[0].Text != "welcome" {
+		t.Errorf("history = %+v", st.History.Messages)
+	}
+}
+
+// Updates after the turn's response are kept on the session, marked late,
+// and never reach the next turn.
+func TestLateUpdatesStayOutOfNextTurn(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	turn, _ := s.Prompt(context.Background(), Text("one"))
+	p := a.expect("session/prompt")
+	a.update("s1", chunk("in turn"))
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	a.update("s1", chunk("late"))
+	turn.Wait()
+	turn2, err := s.Prompt(context.Background(), Text("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2 := a.expect("session/prompt")
+	a.update("s1", chunk("second"))
+	a.reply(p2, map[string]any{"stopReason": "end_turn"})
+	turn2.Wait()
+	if got := textOf(turn.State()); got != "in turn" {
+		t.Errorf("first turn text %q", got)
+	}
+	if got := textOf(turn2.State()); got != "second" {
+		t.Errorf("second turn text %q", got)
+	}
+	out := s.State().Outside
+	if len(out) != 1 || !out[0].Late || out[0].Replay {
+		t.Fatalf("outside = %+v", out)
+	}
+}
+
+func textOf(st TurnState) string {
+	var b strings.Builder
+	for _, m := range st.Messages {
+		b.WriteString(m.Text)
+	}
+	return b.String()
+}
+
+// session/load replay is folded into the session's history before
+// LoadSession returns.
+func TestLoadReplay(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	ch := make(chan *Session, 1)
+	go func() {
+		s, err := c.LoadSession(context.Background(), &LoadSessionRequest{SessionID: "old", Cwd: "/tmp"})
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- s
+	}()
+	m := a.expect("session/load")
+	a.update("old", map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": "hi"}})
+	a.update("old", chunk("hello"))
+	a.update("old", map[string]any{"sessionUpdate": "tool_call", "toolCallId": "x", "title": "Read", "status": "completed"})
+	a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil}) // the stable docs' null result
+	s := <-ch
+	if s == nil {
+		t.FailNow()
+	}
+	st := s.State()
+	want := TurnState{
+		Messages:     []Message{{Text: "hello"}},
+		UserMessages: []Message{{Text: "hi"}},
+		ToolCalls:    []ToolCallState{{ToolCallID: "x", Title: "Read", Kind: ToolKindOther, Status: ToolCallStatusCompleted}},
+	}
+	if diff := cmp.Diff(want, st.History); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	for _, o := range st.Outside {
+		if !o.Replay {
+			t.Errorf("replayed update not marked: %+v", o)
+		}
+	}
+}
+
+// Calls the agent did not advertise fail locally and send nothing.
+func TestCapabilityGating(t *testing.T) {
+	c, a := connectRaw(t, nil, map[string]any{"protocolVersion": 1})
+	ctx := context.Background()
+	checks := map[string]error{}
+	_, checks["load"] = c.LoadSession(ctx, &LoadSessionRequest{SessionID: "x", Cwd: "/tmp"})
+	_, checks["resume"] = c.ResumeSession(ctx, &ResumeSessionRequest{SessionID: "x", Cwd: "/tmp"})
+	_, checks["delete"] = c.DeleteSession(ctx, &DeleteSessionRequest{SessionID: "x"})
+	_, checks["logout"] = c.Logout(ctx, nil)
+	for _, err := range c.ListSessions(ctx, nil) {
+		checks["list"] = err
+	}
+	_, checks["addDirs"] = c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: []string{"/x"}})
+	for name, err := range checks {
+		if !errors.Is(err, ErrNotSupported) {
+			t.Errorf("%s: error %v, want ErrNotSupported", name, err)
+		}
+	}
+	s := newSessionRaw(t, c, a) // the first thing the agent sees after initialize
+	for _, b := range []ContentBlock{Image("aGk=", "image/png"), &AudioContent{Data: "aGk=", MimeType: "audio/wav"}, &EmbeddedResource{Resource: &TextResourceContents{URI: "file:///x", Text: "x"}}} {
+		if _, err := s.Prompt(ctx, Text("look"), b); !errors.Is(err, ErrNotSupported) {
+			t.Errorf("prompt with %T: %v, want ErrNotSupported", b, err)
+		}
+	}
+	turn, err := s.Prompt(ctx, Text("plain"), Link("file:///x", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.expect("session/prompt")
+	if !strings.Contains(m.line, `"plain"`) {
+		t.Errorf("the first prompt on the wire is %s", m.line)
+	}
+	if _, err := s.Prompt(ctx, Text("again")); !errors.Is(err, ErrTurnInProgress) {
+		t.Errorf("second prompt: %v, want ErrTurnInProgress", err)
+	}
+	a.reply(m, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+}
+
+// The capabilities sent in initialize come from the handlers set (I10).
+func TestCapabilitiesFromHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts *ClientOptions
+		want string
+	}{
+		{"none", nil, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
+		{"fs", &ClientOptions{FileSystem: &WorkspaceFS{}}, `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":false,"auth":{"terminal":false}}`},
+		{"readonly", &ClientOptions{FileSystem: readOnlyFS{}}, `{"fs":{"readTextFile":true,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
+		{"terminal", &ClientOptions{Terminals: &TerminalManager{}}, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":true,"auth":{"terminal":false}}`},
+		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandler{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
+			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, tr := newRawAgent(t)
+			done := make(chan *Client, 1)
+			go func() {
+				c, _ := Connect(context.Background(), tr, tc.opts)
+				done <- c
+			}()
+			m := a.expect("initialize")
+			var p struct {
+				ProtocolVersion    int             `json:"protocolVersion"`
+				ClientCapabilities json.RawMessage `json:"clientCapabilities"`
+				ClientInfo         *Implementation `json:"clientInfo"`
+			}
+			json.Unmarshal(m.Params, &p)
+			compareJSON(t, "clientCapabilities", []byte(tc.want), p.ClientCapabilities)
+			if p.ProtocolVersion != 1 || p.ClientInfo == nil || p.ClientInfo.Name == "" {
+				t.Errorf("initialize params %s", m.Params)
+			}
+			a.reply(m, defaultInit)
+			if c := <-done; c != nil {
+				c.Close()
+			}
+		})
+	}
+}
+
+type readOnlyFS struct{}
+
+func (readOnlyFS) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	return &ReadTextFileResponse{Content: "x"}, nil
+}
+
+// Unknown agent methods are answered -32601; a panicking handler becomes a
+// -32603 reply and the connection lives on (I9); handler errors keep their
+// code and data.
+func TestAgentRequestErrors(t *testing.T) {
+	opts := &ClientOptions{
+		ExtMethod: func(_ context.Context, method string, params json.RawMessage) (any, error) {
+			switch method {
+			case "_panic":
+				panic("boom")
+			case "_err":
+				return nil, fmt.Errorf("wrapped: %w", &Error{Code: -32042, Message: "custom", Data: json.RawMessage(`{"why":"because"}`)})
+			}
+			return map[string]any{"echo": params}, nil
+		},
+	}
+	_, a := connectRaw(t, opts, nil)
+	for _, tc := range []struct {
+		method string
+		code   int64
+		data   string
+	}{
+		{"no/such_method", CodeMethodNotFound, ""},
+		{"_panic", CodeInternalError, ""},
+		{"fs/read_text_file", CodeMethodNotFound, ""}, // no FileSystem: not advertised, not served
+		{"_err", -32042, `{"why":"because"}`},
+	} {
+		a.send(map[string]any{"jsonrpc": "2.0", "id": tc.method, "method": tc.method, "params": map[string]any{}})
+		m := a.next()
+		if m.Error == nil || m.Error.Code != tc.code || string(m.Error.Data) != tc.data {
+			t.Errorf("%s: reply %s", tc.method, m.line)
+		}
+	}
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "_echo", "params": map[string]any{"x": 1}})
+	if m := a.next(); string(m.ID) != "77" || !strings.Contains(string(m.Result), `"x":1`) {
+		t.Errorf("after the panic the connection answers %s", m.line)
+	}
+}

@@ -1,0 +1,550 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// wire is the channel.Channel that sits between the agent's byte stream and
+// jrpc2. It exists because jrpc2's own line channel loses data in ways ACP
+// agents trigger every day (see ARCHITECTURE.md §2):
+//
+//   - jrpc2 dispatches notifications on racing goroutines, so session/update
+//     never reaches jrpc2: Recv folds each update into the session state
+//     itself, in wire order, before it reads the next line. Every response
+//     and agent request that jrpc2 sees afterwards therefore comes after the
+//     updates the agent wrote before it (invariants I1–I3) with no barrier.
+//   - one junk line stops a jrpc2 client for good, so Recv hands jrpc2 only
+//     lines that parse, and reports the rest.
+//   - lines are bounded; an oversized one is skipped to its newline while a
+//     tiny scanner recovers its id, so a pending call fails instead of
+//     hanging and the connection lives on.
+//   - Send never blocks jrpc2 (which calls it under its client lock): frames
+//     go to a writer goroutine, with an urgent lane for session/cancel.
+//
+// session/prompt does not go through jrpc2 either: its response must end the
+// turn in wire order (updates after it belong to the session, not the turn),
+// so prompts use ids from their own range and Recv completes them.
+type wire struct {
+	br      *bufio.Reader
+	maxLine int
+	hooks   wireHooks
+
+	// Reader-goroutine state: only Recv touches these.
+	buf      []byte
+	lastScan idScanner
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	normal   [][]byte
+	urgent   [][]byte
+	waiters  map[int]chan error // frame sequence → written signal
+	seq      int                // sequence number of the last queued frame
+	written  int                // sequence number of the last written frame (urgent frames excluded)
+	wclosed  bool               // no more frames accepted
+	wdone    chan struct{}      // writer goroutine exited
+	werr     error              // first write error
+	rclosed  bool
+	closeRd  func() error
+	closeWr  func() error
+	w        io.Writer
+	inflight map[string]*inbound // agent requests not yet answered, by raw id
+}
+
+// wireHooks connect the wire to the client. They run on the reader goroutine
+// and must be quick and never call user code.
+type wireHooks struct {
+	update       func(params []byte)                // a session/update notification
+	notification func(method string, params []byte) // any other notification
+	response     func(id []byte, line []byte) bool  // true: consumed (a prompt response)
+	request      func(id []byte, method string, params []byte) *inbound
+	eof          func(err error) // the agent's output ended; called once, before Recv returns io.EOF
+	oversized    func(id []byte, isRequest bool, size int64) (handled bool)
+	diag         func(kind, msg string, line []byte)
+	trace        func(dir byte, line []byte)
+}
+
+// inbound tracks one agent→client request from the moment Recv sees it, so a
+// $/cancel_request that arrives before jrpc2 has started the handler still
+// finds something to cancel.
+type inbound struct {
+	id     string
+	method string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// session is the session a permission request belongs to (set on the
+	// reader goroutine before jrpc2 sees the request).
+	session *Session
+}
+
+func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, maxLine int, hooks wireHooks) *wire {
+	wr := &wire{
+		br:       bufio.NewReaderSize(r, 64<<10),
+		maxLine:  maxLine,
+		hooks:    hooks,
+		w:        w,
+		closeRd:  closeRd,
+		closeWr:  closeWr,
+		wdone:    make(chan struct{}),
+		waiters:  map[int]chan error{},
+		inflight: map[string]*inbound{},
+	}
+	wr.cond = sync.NewCond(&wr.mu)
+	go wr.writeLoop()
+	return wr
+}
+
+// Recv implements channel.Channel. It returns the next line jrpc2 must see:
+// a response to one of jrpc2's calls or an agent request. Everything else is
+// consumed here.
+func (w *wire) Recv() ([]byte, error) {
+	for {
+		line, size, err := w.readLine()
+		if err != nil {
+			if w.hooks.eof != nil {
+				w.hooks.eof(err)
+			}
+			// jrpc2 treats io.EOF as an orderly stop; the real reason is
+			// recorded by the eof hook, which callers get instead of the
+			// context.Canceled jrpc2 would report.
+			return nil, io.EOF
+		}
+		if size > int64(w.maxLine) {
+			if out := w.oversized(line, size); out != nil {
+				return out, nil
+			}
+			continue
+		}
+		if w.hooks.trace != nil {
+			w.hooks.trace('<', line)
+		}
+		if out := w.dispatch(line); out != nil {
+			return out, nil
+		}
+	}
+}
+
+// envelope is the part of a JSON-RPC message needed to route it.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// dispatch routes one complete, in-bounds line. It returns the bytes to hand
+// to jrpc2, or nil when the line was consumed.
+func (w *wire) dispatch(line []byte) []byte {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		w.diag("blank_line", "skipped a blank line on the agent's stdout", nil)
+		return nil
+	}
+	switch trimmed[0] {
+	case '{':
+	case '[':
+		return w.dispatchBatch(trimmed)
+	default:
+		w.diag("junk_line", "skipped a non-JSON line on the agent's stdout", trimmed)
+		return nil
+	}
+	var env envelope
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), trimmed)
+		return nil
+	}
+	if !w.route(&env, trimmed) {
+		return nil
+	}
+	return bytes.Clone(trimmed)
+}
+
+// route handles env and reports whether jrpc2 must see the message.
+func (w *wire) route(env *envelope, raw []byte) bool {
+	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	switch {
+	case env.Method != "" && !hasID:
+		if env.Method == "session/update" {
+			w.hooks.update(env.Params)
+			return false
+		}
+		if env.Method == "$/cancel_request" {
+			w.cancelInbound(env.Params)
+			return false
+		}
+		w.hooks.notification(env.Method, env.Params)
+		return false
+	case env.Method != "":
+		if !validID(env.ID) {
+			w.diag("bad_request", "skipped an agent request with an invalid id", raw)
+			return false
+		}
+		in := w.hooks.request(env.ID, env.Method, env.Params)
+		w.mu.Lock()
+		w.inflight[string(env.ID)] = in
+		w.mu.Unlock()
+		return true
+	case hasID || len(env.Result) > 0 || len(env.Error) > 0:
+		if !hasID {
+			// A response with a null id answers something the agent could
+			// not parse; jrpc2 cannot match it to anything.
+			w.diag("orphan_error", "the agent reported an error for an unidentifiable message", raw)
+			return false
+		}
+		if w.hooks.response(env.ID, raw) {
+			return false
+		}
+		return true
+	default:
+		w.diag("junk_line", "skipped a JSON value that is not a JSON-RPC message", raw)
+		return false
+	}
+}
+
+// dispatchBatch handles a JSON array of messages (JSON-RPC batch). ACP v1
+// agents do not send batches, but accepting one costs little: updates are
+// applied in array order and the rest goes on to jrpc2 as a smaller batch.
+func (w *wire) dispatchBatch(raw []byte) []byte {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), raw)
+		return nil
+	}
+	var keep []json.RawMessage
+	for _, it := range items {
+		var env envelope
+		if err := json.Unmarshal(it, &env); err != nil {
+			w.diag("junk_line", "skipped a batch item that is not a JSON-RPC message", it)
+			continue
+		}
+		if w.route(&env, it) {
+			keep = append(keep, it)
+		}
+	}
+	switch len(keep) {
+	case 0:
+		return nil
+	case 1:
+		return bytes.Clone(keep[0])
+	}
+	out, _ := json.Marshal(keep)
+	return out
+}
+
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	c := id[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+}
+
+// readLine returns the next line without its terminator, and the line's full
+// size. A line over the cap is consumed to its end but only its first bytes
+// are returned (the scanner in oversized needs the whole thing, so it sees it
+// while discarding; see readOversized). The returned slice is valid until the
+// next call.
+func (w *wire) readLine() ([]byte, int64, error) {
+	w.buf = w.buf[:0]
+	for {
+		frag, err := w.br.ReadSlice('\n')
+		if len(w.buf)+len(frag) > w.maxLine {
+			return w.readOversized(frag, err)
+		}
+		switch {
+		case err == nil:
+			if len(w.buf) == 0 {
+				return trimEOL(frag), int64(len(frag)), nil
+			}
+			w.buf = append(w.buf, frag...)
+			return trimEOL(w.buf), int64(len(w.buf)), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			w.buf = append(w.buf, frag...)
+		case errors.Is(err, io.EOF):
+			// jrpc2's line channel drops a final line without a newline; a
+			// crashing agent's last words are exactly such a line.
+			w.buf = append(w.buf, frag...)
+			if len(w.buf) > 0 {
+				return trimEOL(w.buf), int64(len(w.buf)), nil
+			}
+			return nil, 0, io.EOF
+		default:
+			return nil, 0, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// readOversized discards the rest of a line that broke the cap, feeding every
+// byte through an idScanner so the message's id and method can still be
+// reported. It returns a summary line (not JSON) whose scan result is kept in
+// w.lastScan.
+func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
+	var sc idScanner
+	sc.feed(w.buf)
+	size := int64(len(w.buf))
+	for {
+		sc.feed(frag)
+		size += int64(len(frag))
+		if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		frag, err = w.br.ReadSlice('\n')
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	w.lastScan = sc
+	w.buf = w.buf[:0]
+	return nil, size, nil
+}
+
+// oversized reports a discarded line and, when it was a response to a call of
+// ours, returns a synthetic error response for jrpc2 so that call fails with
+// ErrLineTooLong instead of waiting forever.
+func (w *wire) oversized(_ []byte, size int64) []byte {
+	sc := w.lastScan
+	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.maxLine)
+	if sc.method != "" {
+		msg += " carrying " + strconv.Quote(sc.method)
+	}
+	w.diag("line_too_long", msg, nil)
+	id := sc.id
+	if len(id) == 0 || !validID(id) {
+		return nil
+	}
+	isRequest := sc.method != ""
+	if w.hooks.oversized != nil && w.hooks.oversized(id, isRequest, size) {
+		return nil
+	}
+	if isRequest {
+		// The agent is waiting for an answer to a request we cannot read.
+		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.maxLine), nil), false)
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{localMarker: "line_too_long", "size": size, "limit": w.maxLine})
+	return errorFrame(id, CodeParseError, "response exceeds the line limit", data)
+}
+
+// localMarker tags error data the client synthesized itself, so the call
+// wrapper can turn it back into the right sentinel.
+const localMarker = "_acpLocal"
+
+func errorFrame(id []byte, code int64, msg string, data json.RawMessage) []byte {
+	e := Error{Code: code, Message: msg, Data: data}
+	eb, _ := json.Marshal(e)
+	out := make([]byte, 0, len(eb)+len(id)+40)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"error":`...)
+	out = append(out, eb...)
+	out = append(out, '}')
+	return out
+}
+
+func (w *wire) diag(kind, msg string, line []byte) {
+	if w.hooks.diag != nil {
+		w.hooks.diag(kind, msg, line)
+	}
+}
+
+// cancelInbound handles the agent's $/cancel_request for one of its requests.
+func (w *wire) cancelInbound(params []byte) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || len(p.RequestID) == 0 {
+		w.diag("bad_notification", "ignored a $/cancel_request without a requestId", params)
+		return
+	}
+	w.mu.Lock()
+	in := w.inflight[string(bytes.TrimSpace(p.RequestID))]
+	w.mu.Unlock()
+	if in == nil {
+		return // already answered: the spec says to ignore it
+	}
+	in.cancel(errWithdrawn)
+}
+
+// errWithdrawn is the cancellation cause of a handler whose request the agent
+// withdrew with $/cancel_request.
+var errWithdrawn = errors.New("acp: the agent withdrew the request")
+
+// takeInbound returns and forgets the tracking entry of an agent request.
+func (w *wire) inboundFor(id string) *inbound {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inflight[id]
+}
+
+func (w *wire) forgetInbound(id string) {
+	w.mu.Lock()
+	delete(w.inflight, id)
+	w.mu.Unlock()
+}
+
+// Send implements channel.Channel. jrpc2 calls it with its client lock held,
+// so it only queues the frame.
+func (w *wire) Send(frame []byte) error {
+	return w.sendRaw(frame, false)
+}
+
+// sendRaw queues one frame. urgent frames (session/cancel) overtake queued
+// normal frames, but never cut into a frame already being written.
+func (w *wire) sendRaw(frame []byte, urgent bool) error {
+	_, err := w.enqueue(frame, urgent, false)
+	return err
+}
+
+// sendWait queues frame and returns a channel that yields the write's result.
+func (w *wire) sendWait(frame []byte) (<-chan error, error) {
+	return w.enqueue(frame, false, true)
+}
+
+func (w *wire) enqueue(frame []byte, urgent, wait bool) (<-chan error, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.wclosed {
+		return nil, ErrConnClosed
+	}
+	if w.werr != nil {
+		return nil, w.werr
+	}
+	if urgent {
+		w.urgent = append(w.urgent, frame)
+		w.cond.Signal()
+		return nil, nil
+	}
+	w.normal = append(w.normal, frame)
+	w.seq++
+	var ch chan error
+	if wait {
+		ch = make(chan error, 1)
+		w.waiters[w.seq] = ch
+	}
+	w.cond.Signal()
+	return ch, nil
+}
+
+func (w *wire) writeLoop() {
+	defer close(w.wdone)
+	bw := bufio.NewWriterSize(w.w, 64<<10)
+	for {
+		w.mu.Lock()
+		for len(w.urgent) == 0 && len(w.normal) == 0 && !w.wclosed {
+			w.cond.Wait()
+		}
+		if len(w.urgent) == 0 && len(w.normal) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		var frames [][]byte
+		var last int
+		if len(w.urgent) > 0 {
+			frames, w.urgent = w.urgent, nil
+			last = -1
+		} else {
+			frames, w.normal = w.normal, nil
+			last = w.seq
+		}
+		w.mu.Unlock()
+
+		var err error
+		for _, f := range frames {
+			if w.hooks.trace != nil {
+				w.hooks.trace('>', f)
+			}
+			if _, err = bw.Write(f); err != nil {
+				break
+			}
+			if err = bw.WriteByte('\n'); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+
+		w.mu.Lock()
+		if err != nil && w.werr == nil {
+			w.werr = fmt.Errorf("%w: writing to the agent: %w", ErrConnClosed, err)
+		}
+		if last >= 0 {
+			for seq, ch := range w.waiters {
+				if seq <= last {
+					ch <- w.werr
+					delete(w.waiters, seq)
+				}
+			}
+			w.written = last
+		}
+		failed := w.werr != nil
+		w.mu.Unlock()
+		if failed {
+			w.failWaiters()
+			return
+		}
+	}
+}
+
+func (w *wire) failWaiters() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.werr
+	if err == nil {
+		err = ErrConnClosed
+	}
+	for seq, ch := range w.waiters {
+		ch <- err
+		delete(w.waiters, seq)
+	}
+	w.normal, w.urgent = nil, nil
+}
+
+// closeWrite stops accepting frames, lets the writer drain what is queued
+// (the agent may be waiting for a reply among them), then closes the write
+// side. If the writer has not finished within grace (an agent that stopped
+// reading), the write side is closed under it to unblock it.
+func (w *wire) closeWrite(grace time.Duration) {
+	w.mu.Lock()
+	w.wclosed = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	waitOrTimeout(w.wdone, grace)
+	if w.closeWr != nil {
+		_ = w.closeWr()
+	}
+	<-w.wdone
+	w.failWaiters()
+}
+
+// Close implements channel.Channel; jrpc2 calls it when it stops. It closes
+// the read side so a Recv blocked on a silent agent returns.
+func (w *wire) Close() error {
+	w.mu.Lock()
+	already := w.rclosed
+	w.rclosed = true
+	w.mu.Unlock()
+	if already || w.closeRd == nil {
+		return nil
+	}
+	return w.closeRd()
+}

@@ -1,0 +1,197 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// diagRecorder collects diagnostics.
+type diagRecorder struct {
+	mu sync.Mutex
+	ds []Diagnostic
+	ch chan Diagnostic
+}
+
+func newDiagRecorder() *diagRecorder { return &diagRecorder{ch: make(chan Diagnostic, 100)} }
+
+func (r *diagRecorder) record(d Diagnostic) {
+	r.mu.Lock()
+	r.ds = append(r.ds, d)
+	r.mu.Unlock()
+	select {
+	case r.ch <- d:
+	default:
+	}
+}
+
+func (r *diagRecorder) kinds() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, d := range r.ds {
+		out = append(out, d.Kind)
+	}
+	return out
+}
+
+// A prompt turn whose frames are separated by junk, blank lines and CRLF
+// endings, and whose last frame has no newline, folds as if the wire were
+// clean (I5), and each skipped line is reported.
+func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
+	rec := newDiagRecorder()
+	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record}, nil)
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(), Text("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt")
+	a.write("npm WARN deprecated something\n")
+	a.write("\n")
+	a.write("   \r\n")
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "s1", "update": chunk("one ")}})
+	a.write(string(b) + "\r\n")
+	a.write("{not json at all\n")
+	a.write("[1,2\n")
+	a.update("s1", chunk("two"))
+	b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.ID, "result": map[string]any{"stopReason": "end_turn"}})
+	a.write(string(b)) // no newline: the agent then closes its output
+	a.out.Close()
+	stop, err := turn.Wait()
+	if err != nil || stop != StopReasonEndTurn {
+		t.Fatalf("Wait = %q, %v; want end_turn", stop, err)
+	}
+	if got := turn.State().Messages; len(got) != 1 || got[0].Text != "one two" {
+		t.Errorf("messages = %+v", got)
+	}
+	c.Close() // delivers queued diagnostics
+	want := []string{"junk_line", "blank_line", "blank_line", "junk_line", "junk_line"}
+	if diff := cmp.Diff(want, rec.kinds()); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}
+
+// A line over the cap is skipped to its newline, a pending call whose
+// response it was fails with ErrLineTooLong, and the connection lives on.
+func TestOversizedResponseFailsOnlyItsCall(t *testing.T) {
+	rec := newDiagRecorder()
+	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record, MaxLineBytes: 1 << 10}, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		errc <- err
+	}()
+	m := a.expect("session/new")
+	big := strings.Repeat("x", 4<<10)
+	a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "s1", "pad": big}})
+	err := <-errc
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("NewSession error = %v, want ErrLineTooLong", err)
+	}
+	// The connection still works.
+	s := newSessionRaw(t, c, a)
+	if s.ID() != "s1" {
+		t.Fatal("second session/new failed")
+	}
+	if c.Err() != nil {
+		t.Fatalf("connection ended: %v", c.Err())
+	}
+}
+
+// The id of an oversized line is recovered even when it comes after the
+// huge field, and an oversized prompt response fails the turn.
+func TestOversizedPromptResponseIDAfterPayload(t *testing.T) {
+	c, a := connectRaw(t, &ClientOptions{MaxLineBytes: 1 << 10}, nil)
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(), Text("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt")
+	a.write(`{"jsonrpc":"2.0","result":{"stopReason":"end_turn","_meta":{"pad":"` + strings.Repeat(`\"y`, 2<<10) + `"}},"id":` + string(p.ID) + "}\n")
+	if _, err := turn.Wait(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("Wait error = %v, want ErrLineTooLong", err)
+	}
+	// The next turn works.
+	turn2, err := s.Prompt(context.Background(), Text("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.reply(a.expect("session/prompt"), map[string]any{"stopReason": "end_turn"})
+	if stop, err := turn2.Wait(); err != nil || stop != StopReasonEndTurn {
+		t.Fatalf("second turn: %q, %v", stop, err)
+	}
+}
+
+// An oversized request from the agent is answered with an error so the
+// agent does not wait forever.
+func TestOversizedAgentRequestAnswered(t *testing.T) {
+	c, a := connectRaw(t, &ClientOptions{MaxLineBytes: 1 << 10}, nil)
+	_ = c
+	a.write(`{"jsonrpc":"2.0","id":"big-1","method":"fs/read_text_file","params":{"pad":"` + strings.Repeat("z", 4<<10) + `"}}` + "\n")
+	m := a.next()
+	if string(m.ID) != `"big-1"` || m.Error == nil || m.Error.Code != CodeInvalidRequest {
+		t.Fatalf("reply = %s", m.line)
+	}
+}
+
+func TestIDScanner(t *testing.T) {
+	for _, tc := range []struct {
+		in, id, method string
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{}}`, `7`, ""},
+		{`{"result":{"id":99,"x":"}"},"id":"abc"}`, `"abc"`, ""},
+		{`{"method":"session/update","params":{"id":1}}`, ``, "session/update"},
+		{`{"id" : -12 , "method":"x\"y"}`, `-12`, `x\"y`},
+		{`{"id":null,"error":{}}`, ``, ""},
+		{`[{"id":1}]`, ``, ""},
+		{`{"params":["id",{"id":2}],"id":3}`, `3`, ""},
+	} {
+		var s idScanner
+		for i := range len(tc.in) { // byte by byte: chunk boundaries anywhere
+			s.feed([]byte{tc.in[i]})
+		}
+		if string(s.id) != tc.id || s.method != tc.method {
+			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.id, s.method, tc.id, tc.method)
+		}
+	}
+}
+
+func FuzzFrameReader(f *testing.F) {
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\njunk\n\n"), 64)
+	f.Add([]byte("{\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"plan\",\"entries\":[]}}}\r\n"), 16)
+	f.Add([]byte("[{\"id\":1,\"result\":{}},{\"method\":\"x\"}]"), 1024)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		if max < 1 || max > 1<<20 {
+			max = 1 << 20
+		}
+		w := newWire(strings.NewReader(string(data)), discard{}, nil, nil, max, wireHooks{
+			update:       func([]byte) {},
+			notification: func(string, []byte) {},
+			response:     func([]byte, []byte) bool { return false },
+			request:      func([]byte, string, []byte) *inbound { return &inbound{} },
+			diag:         func(string, string, []byte) {},
+		})
+		defer w.closeWrite(time.Second)
+		for {
+			line, err := w.Recv()
+			if err != nil {
+				return
+			}
+			if !json.Valid(line) {
+				t.Fatalf("Recv handed on invalid JSON %q", line)
+			}
+		}
+	})
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
