@@ -445,7 +445,11 @@ func rawCopy(b []byte) json.RawMessage {
 }
 
 // marshalRaw re-sends a kept raw value unchanged, or fallback when there is
-// none (an Unknown variant built by hand).
+// none (an Unknown variant built by hand). The MarshalJSON methods built on it
+// return Raw byte for byte; note that encoding/json then compacts what a
+// MarshalJSON returns and, unless the Encoder has SetEscapeHTML(false),
+// escapes <, > and & in it, so the bytes on the wire are only identical when
+// Raw is compact and HTML-free or the encoder is told not to escape.
 func marshalRaw(raw json.RawMessage, fallback func() ([]byte, error)) ([]byte, error) {
 	if len(raw) == 0 {
 		return fallback()

@@ -348,14 +348,14 @@ func BenchmarkDecodeAgentMessageChunk(b *testing.B) {
 }
 
 func FuzzDecodeUpdate(f *testing.F) {
-	files, _ := filepath.Glob("testdata/golden/update*.json")
+	files, _ := filepath.Glob("testdata/golden/*.json")
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
 		}
 		var g goldenFile
-		if err := json.Unmarshal(data, &g); err == nil {
+		if err := json.Unmarshal(data, &g); err == nil && g.Type == "Update" {
 			f.Add([]byte(g.Input))
 		}
 	}
