@@ -143,6 +143,14 @@ func TestLateUpdatesStayOutOfNextTurn(t *testing.T) {
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	a.update("s1", chunk("late"))
 	turn.Wait()
+	// v1 has no acknowledgement of a prompt, so an update written after an
+	// answer can only be told from the next turn's once it has been read:
+	// wait for it, as a UI would have shown it by then.
+	for range s.Changes(context.Background()) {
+		if len(s.State().Outside) == 1 {
+			break
+		}
+	}
 	turn2, err := s.Prompt(context.Background(), Text("two"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,590 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// startTurn creates session s1 and starts a turn, returning the agent's view
+// of the prompt request.
+func startTurn(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *Session, *Turn, rawMsg) {
+	t.Helper()
+	c, a := connectRaw(t, opts, nil)
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, a, s, turn, a.expect("session/prompt")
+}
+
+func toolCall(id, status string) map[string]any {
+	return map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "Run " + id, "kind": "execute", "status": status}
+}
+
+// Cancel during streaming: session/cancel goes out, updates the agent still
+// sends are folded into this turn, unfinished tool calls are marked
+// cancelled, finished ones keep their status, and Wait reports cancelled.
+func TestCancelDuringStreaming(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	a.update("s1", chunk("partial "))
+	a.update("s1", toolCall("done", "completed"))
+	a.update("s1", toolCall("running", "in_progress"))
+	a.update("s1", toolCall("failed", "failed"))
+	waitUpdates(t, turn, 4)
+	turn.Cancel()
+	m := a.expect("session/cancel")
+	if m.ID != nil || !strings.Contains(string(m.Params), `"sessionId":"s1"`) {
+		t.Fatalf("session/cancel frame %s", m.line)
+	}
+	st := turn.State()
+	if !st.Cancelled || st.ToolCalls[1].Status != ToolCallStatusCancelled {
+		t.Fatalf("after Cancel: cancelled=%v tool calls %+v", st.Cancelled, st.ToolCalls)
+	}
+	// The agent winds down: a last chunk and a final status, then its answer.
+	a.update("s1", chunk("stopped"))
+	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "running", "status": "in_progress"})
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	stop, err := turn.Wait()
+	if err != nil || stop != StopReasonCancelled {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	st = turn.State()
+	if got := textOf(st); got != "partial stopped" {
+		t.Errorf("text %q: updates after the cancel must fold into the turn", got)
+	}
+	got := map[string]ToolCallStatus{}
+	for _, tc := range st.ToolCalls {
+		got[tc.ToolCallID] = tc.Status
+	}
+	want := map[string]ToolCallStatus{"done": ToolCallStatusCompleted, "running": ToolCallStatusCancelled, "failed": ToolCallStatusFailed}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if st.AgentStopReason != "" || st.AgentError != nil {
+		t.Errorf("agent answered cancelled, state keeps %q %v", st.AgentStopReason, st.AgentError)
+	}
+}
+
+func waitUpdates(t *testing.T, turn *Turn, n int) {
+	t.Helper()
+	i := 0
+	for range turn.Updates() {
+		if i++; i == n {
+			return
+		}
+	}
+	t.Fatalf("turn ended after %d of %d updates", i, n)
+}
+
+// Cancel while a permission request is pending: the agent gets
+// {"outcome":"cancelled"}, the handler's ctx ends, and what the handler
+// returns afterwards is never sent.
+func TestCancelDuringPermission(t *testing.T) {
+	handlerCtx := make(chan context.Context, 1)
+	release := make(chan struct{})
+	handlerDone := make(chan struct{})
+	opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+		defer close(handlerDone)
+		handlerCtx <- ctx
+		<-release
+		return Select("allow"), nil // too late: must be dropped
+	}}
+	_, a, _, turn, p := startTurn(t, opts)
+	a.update("s1", toolCall("t1", "pending"))
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "session/request_permission", "params": map[string]any{
+		"sessionId": "s1", "toolCall": map[string]any{"toolCallId": "t1"},
+		"options": []any{map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"}, map[string]any{"optionId": "deny", "name": "Deny", "kind": "reject_once"}},
+	}})
+	ctx := <-handlerCtx
+	turn.Cancel()
+	// Both frames arrive; their order is the writer's, not guaranteed.
+	var sawCancel, sawOutcome bool
+	for range 2 {
+		m := a.next()
+		switch {
+		case m.Method == "session/cancel":
+			sawCancel = true
+		case string(m.ID) == "5":
+			sawOutcome = true
+			if diff := cmp.Diff(`{"outcome":{"outcome":"cancelled"}}`, string(m.Result)); diff != "" {
+				t.Errorf("permission reply (-want +got):\n%s", diff)
+			}
+		default:
+			t.Errorf("unexpected %s", m.line)
+		}
+	}
+	if !sawCancel || !sawOutcome {
+		t.Fatalf("cancel %v outcome %v", sawCancel, sawOutcome)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Error("the handler's ctx is not done")
+	}
+	close(release)
+	<-handlerDone
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	if stop, _ := turn.Wait(); stop != StopReasonCancelled {
+		t.Errorf("stop %q", stop)
+	}
+	// Nothing else was sent: the next frame is the next thing we do.
+	a.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "no/such", "params": map[string]any{}})
+	if m := a.next(); string(m.ID) != `"probe"` {
+		t.Errorf("a late handler answer leaked: %s", m.line)
+	}
+}
+
+// A permission request that arrives after the cancel is answered cancelled
+// at once, without asking the handler.
+func TestPermissionAfterCancel(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	opts := &ClientOptions{Permission: func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+		asked <- struct{}{}
+		return Select("allow"), nil
+	}}
+	_, a, _, turn, p := startTurn(t, opts)
+	turn.Cancel()
+	a.expect("session/cancel")
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 6, "method": "session/request_permission", "params": map[string]any{
+		"sessionId": "s1", "toolCall": map[string]any{"toolCallId": "late", "title": "Late"},
+		"options": []any{map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"}},
+	}})
+	if m := a.next(); string(m.Result) != `{"outcome":{"outcome":"cancelled"}}` {
+		t.Errorf("reply %s", m.line)
+	}
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	turn.Wait()
+	if st := turn.State(); len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != ToolCallStatusCancelled {
+		t.Errorf("tool calls %+v", st.ToolCalls)
+	}
+}
+
+// Cancel before the first update, and twice: one session/cancel only.
+func TestCancelBeforeFirstUpdateAndTwice(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	turn.Cancel()
+	turn.Cancel()
+	a.expect("session/cancel")
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	turn.Cancel() // after the end: harmless
+	a.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "no/such", "params": map[string]any{}})
+	if m := a.next(); string(m.ID) != `"probe"` {
+		t.Errorf("a second session/cancel was sent: %s", m.line)
+	}
+}
+
+// Real agents answer a cancelled turn with end_turn or with an error; the
+// turn is cancelled either way and the agent's answer is kept.
+func TestCancelAnsweredOtherwise(t *testing.T) {
+	t.Run("end_turn", func(t *testing.T) {
+		_, a, _, turn, p := startTurn(t, nil)
+		turn.Cancel()
+		a.expect("session/cancel")
+		a.reply(p, map[string]any{"stopReason": "end_turn"})
+		stop, err := turn.Wait()
+		if stop != StopReasonCancelled || err != nil {
+			t.Fatalf("Wait = %q, %v", stop, err)
+		}
+		if st := turn.State(); st.AgentStopReason != StopReasonEndTurn {
+			t.Errorf("AgentStopReason %q", st.AgentStopReason)
+		}
+	})
+	t.Run("error", func(t *testing.T) {
+		_, a, _, turn, p := startTurn(t, nil)
+		turn.Cancel()
+		a.expect("session/cancel")
+		a.replyError(p, CodeInternalError, "aborted", map[string]any{"why": "AbortError"})
+		stop, err := turn.Wait()
+		if stop != StopReasonCancelled || err != nil {
+			t.Fatalf("Wait = %q, %v", stop, err)
+		}
+		if st := turn.State(); st.AgentError == nil || st.AgentError.Code != CodeInternalError {
+			t.Errorf("AgentError %+v", st.AgentError)
+		}
+	})
+}
+
+// An agent that never answers the cancelled prompt: the turn ends locally
+// after the grace period; the late answer and late updates never reach the
+// next turn. synctest makes the 10 s grace instant.
+func TestCancelGraceExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newDiagRecorder()
+		c, a, s, turn, p := startTurn(t, &ClientOptions{OnDiagnostic: rec.record})
+		start := time.Now()
+		turn.Cancel()
+		a.expect("session/cancel")
+		stop, err := turn.Wait()
+		if stop != StopReasonCancelled || !errors.Is(err, ErrCancelGrace) {
+			t.Fatalf("Wait = %q, %v", stop, err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("grace was %v, want the default 10s", d)
+		}
+		// Next turn; then the old turn's stragglers arrive.
+		turn2, err := s.Prompt(context.Background(), Text("next"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2 := a.expect("session/prompt")
+		a.reply(p, map[string]any{"stopReason": "cancelled"}) // late answer to the old prompt
+		a.update("s1", chunk("new"))
+		a.reply(p2, map[string]any{"stopReason": "end_turn"})
+		if stop, err := turn2.Wait(); stop != StopReasonEndTurn || err != nil {
+			t.Fatalf("next turn: %q, %v", stop, err)
+		}
+		if got := textOf(turn2.State()); got != "new" {
+			t.Errorf("next turn text %q", got)
+		}
+		c.Close()
+		if !contains(rec.kinds(), "late_response") {
+			t.Errorf("late answer not reported: %v", rec.kinds())
+		}
+	})
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Updates after a cancelled turn ended are kept on the session, marked late.
+func TestLateUpdatesAfterCancelledTurn(t *testing.T) {
+	_, a, s, turn, p := startTurn(t, nil)
+	turn.Cancel()
+	a.expect("session/cancel")
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	turn.Wait()
+	a.update("s1", chunk("straggler"))
+	for range s.Changes(context.Background()) {
+		if out := s.State().Outside; len(out) == 1 {
+			if !out[0].Late {
+				t.Errorf("not marked late: %+v", out[0])
+			}
+			return
+		}
+	}
+}
+
+// The end of the Prompt context cancels the turn exactly like Cancel; a
+// context already done sends nothing.
+func TestPromptContext(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Prompt(done, Text("x")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Prompt with a done ctx: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	turn, err := s.Prompt(ctx, Text("y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt") // the first frame: nothing went out for "x"
+	if !strings.Contains(string(p.Params), `"y"`) {
+		t.Fatalf("first prompt on the wire %s", p.line)
+	}
+	cancel()
+	a.expect("session/cancel")
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+}
+
+func permParams(toolCallID string, kinds ...string) map[string]any {
+	var opts []any
+	for _, k := range kinds {
+		opts = append(opts, map[string]any{"optionId": "opt-" + k, "name": k, "kind": k})
+	}
+	return map[string]any{"sessionId": "s1", "toolCall": map[string]any{"toolCallId": toolCallID}, "options": opts}
+}
+
+func askPermission(t *testing.T, a *rawAgent, id int, params map[string]any) rawMsg {
+	t.Helper()
+	a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": params})
+	for {
+		m := a.next()
+		if string(m.ID) == jsonInt(id) {
+			return m
+		}
+	}
+}
+
+func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func outcomeOf(t *testing.T, m rawMsg) string {
+	t.Helper()
+	if m.Error != nil {
+		return "error:" + m.Error.Message
+	}
+	var r RequestPermissionResponse
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome.Outcome == OutcomeCancelled {
+		return "cancelled"
+	}
+	return r.Outcome.OptionID
+}
+
+func TestPermissionPolicies(t *testing.T) {
+	all := []string{"allow_once", "allow_always", "reject_once", "reject_always"}
+	for _, tc := range []struct {
+		name   string
+		h      PermissionHandler
+		offers []string
+		want   string
+	}{
+		{"default rejects", nil, all, "opt-reject_once"},
+		{"default never allows", nil, []string{"allow_once", "allow_always"}, "cancelled"},
+		{"reject falls back to always", RejectAll, []string{"allow_once", "reject_always"}, "opt-reject_always"},
+		{"allow once", AllowOnce, all, "opt-allow_once"},
+		{"allow once falls back", AllowOnce, []string{"allow_always", "reject_once"}, "opt-allow_always"},
+		{"cancel", CancelAll, all, "cancelled"},
+		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) { return Select(r.Options[2].OptionID), nil }, all, "opt-reject_once"},
+		{"invalid option", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { return Select("made-up"), nil }, all, `error:acp: the permission handler chose "made-up", which is not an offered option`},
+		{"panic", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { panic("oops") }, all, "error:acp: handler for session/request_permission panicked: oops"},
+		{"error", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+			return PermissionOutcome{}, &Error{Code: -32050, Message: "no ui"}
+		}, all, "error:no ui"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, a := connectRaw(t, &ClientOptions{Permission: tc.h}, nil)
+			newSessionRaw(t, c, a)
+			if got := outcomeOf(t, askPermission(t, a, 1, permParams("t", tc.offers...))); got != tc.want {
+				t.Errorf("outcome %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The handler sees the tool call as folded, including the request's own
+// toolCall fields (I3).
+func TestPermissionSeesFoldedToolCall(t *testing.T) {
+	got := make(chan ToolCallState, 1)
+	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+		got <- r.ToolCall
+		return Select("opt-allow_once"), nil
+	}}
+	_, a, _, turn, p := startTurn(t, opts)
+	a.update("s1", map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit", "kind": "edit",
+		"content": []any{map[string]any{"type": "diff", "path": "/w/a", "newText": "x"}}})
+	params := permParams("t1", "allow_once")
+	params["toolCall"] = map[string]any{"toolCallId": "t1", "title": "Allow editing /w/a?"}
+	askPermission(t, a, 9, params)
+	tc := <-got
+	if tc.Title != "Allow editing /w/a?" || tc.Kind != ToolKindEdit || len(tc.Content) != 1 {
+		t.Errorf("handler saw %+v", tc)
+	}
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+}
+
+// 20 requests pending at once all get their own answers; OneAtATime
+// serializes them per session; RememberAlways answers later requests of
+// the same kind without asking.
+func TestPermissionConcurrencyAndRemember(t *testing.T) {
+	t.Run("concurrent", func(t *testing.T) {
+		release := make(chan struct{})
+		started := make(chan struct{}, 20)
+		opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+			started <- struct{}{}
+			<-release
+			return Select(r.Options[0].OptionID), nil
+		}}
+		c, a := connectRaw(t, opts, nil)
+		newSessionRaw(t, c, a)
+		for i := range 20 {
+			a.send(map[string]any{"jsonrpc": "2.0", "id": 100 + i, "method": "session/request_permission", "params": map[string]any{
+				"sessionId": "s1", "toolCall": map[string]any{"toolCallId": "t"},
+				"options": []any{map[string]any{"optionId": "o" + jsonInt(i), "name": "x", "kind": "allow_once"}}}})
+		}
+		for range 20 {
+			<-started // all 20 handlers run at once
+		}
+		close(release)
+		seen := map[string]string{}
+		for range 20 {
+			m := a.next()
+			seen[string(m.ID)] = outcomeOf(t, m)
+		}
+		for i := range 20 {
+			if seen[jsonInt(100+i)] != "o"+jsonInt(i) {
+				t.Errorf("request %d answered %q", 100+i, seen[jsonInt(100+i)])
+			}
+		}
+	})
+	t.Run("one at a time", func(t *testing.T) {
+		inside := make(chan struct{}, 3)
+		release := make(chan struct{})
+		opts := &ClientOptions{Permission: OneAtATime(func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+			inside <- struct{}{}
+			<-release
+			return Select("opt-allow_once"), nil
+		})}
+		c, a := connectRaw(t, opts, nil)
+		newSessionRaw(t, c, a)
+		for i := range 3 {
+			a.send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "session/request_permission", "params": permParams("t", "allow_once")})
+		}
+		for range 3 {
+			<-inside
+			select {
+			case <-inside:
+				t.Fatal("two dialogs at once")
+			case release <- struct{}{}:
+			}
+			a.next()
+		}
+	})
+	t.Run("remember always", func(t *testing.T) {
+		asked := 0
+		opts := &ClientOptions{Permission: RememberAlways(func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+			asked++
+			if r.ToolCall.Kind == ToolKindEdit {
+				return Select("opt-allow_always"), nil
+			}
+			return Select("opt-reject_once"), nil
+		})}
+		c, a := connectRaw(t, opts, nil)
+		newSessionRaw(t, c, a)
+		edit := func(id int) map[string]any {
+			p := permParams("e"+jsonInt(id), "allow_once", "allow_always", "reject_once", "reject_always")
+			p["toolCall"] = map[string]any{"toolCallId": "e" + jsonInt(id), "kind": "edit"}
+			return p
+		}
+		if got := outcomeOf(t, askPermission(t, a, 1, edit(1))); got != "opt-allow_always" {
+			t.Fatalf("first edit: %q", got)
+		}
+		if got := outcomeOf(t, askPermission(t, a, 2, edit(2))); got != "opt-allow_always" {
+			t.Errorf("second edit: %q", got)
+		}
+		p := permParams("x", "allow_once", "reject_once")
+		p["toolCall"] = map[string]any{"toolCallId": "x", "kind": "execute"}
+		if got := outcomeOf(t, askPermission(t, a, 3, p)); got != "opt-reject_once" {
+			t.Errorf("execute: %q", got)
+		}
+		if asked != 2 {
+			t.Errorf("asked %d times, want 2 (the second edit is remembered)", asked)
+		}
+	})
+}
+
+// The agent withdraws its request with $/cancel_request: the handler's ctx
+// ends and the request is answered -32800.
+func TestAgentCancelRequest(t *testing.T) {
+	entered := make(chan struct{})
+	var handlerErr error
+	done := make(chan struct{})
+	opts := &ClientOptions{FileSystem: fsFunc(func(ctx context.Context, _ *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+		defer close(done)
+		close(entered)
+		<-ctx.Done()
+		handlerErr = context.Cause(ctx)
+		return nil, ctx.Err()
+	})}
+	c, a := connectRaw(t, opts, nil)
+	newSessionRaw(t, c, a)
+	a.send(map[string]any{"jsonrpc": "2.0", "id": "r1", "method": "fs/read_text_file", "params": map[string]any{"sessionId": "s1", "path": "/tmp/x"}})
+	<-entered
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": "r1"}})
+	m := a.next()
+	if string(m.ID) != `"r1"` || m.Error == nil || m.Error.Code != CodeRequestCancelled {
+		t.Fatalf("reply %s", m.line)
+	}
+	<-done
+	if !errors.Is(handlerErr, errWithdrawn) {
+		t.Errorf("handler ctx cause %v", handlerErr)
+	}
+	// A cancel for an id already answered (or never seen) is ignored.
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": "r1"}})
+	a.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "no/such", "params": map[string]any{}})
+	if m := a.next(); string(m.ID) != `"probe"` {
+		t.Errorf("unexpected %s", m.line)
+	}
+}
+
+type fsFunc func(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error)
+
+func (f fsFunc) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	return f(ctx, r)
+}
+
+// A call of ours abandoned by its context sends $/cancel_request with its
+// id, and the call returns the context's error.
+func TestClientCancelRequest(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.NewSession(ctx, nil)
+		errc <- err
+	}()
+	m := a.expect("session/new")
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("NewSession: %v", err)
+	}
+	cr := a.expect("$/cancel_request")
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	json.Unmarshal(cr.Params, &p)
+	if string(p.RequestID) != string(m.ID) || cr.ID != nil {
+		t.Errorf("$/cancel_request %s for request %s", cr.line, m.ID)
+	}
+}
+
+func TestElicitation(t *testing.T) {
+	t.Run("without handler", func(t *testing.T) {
+		_, a := connectRaw(t, nil, nil)
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "mode": "form", "message": "Name?", "requestedSchema": map[string]any{"type": "object"}}})
+		if m := a.next(); m.Error == nil || m.Error.Code != CodeMethodNotFound {
+			t.Errorf("reply %s", m.line)
+		}
+	})
+	t.Run("with handler", func(t *testing.T) {
+		completed := make(chan string, 1)
+		opts := &ClientOptions{Elicitation: &ElicitationHandler{
+			Form: true,
+			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				if !strings.Contains(string(r.RequestedSchema), `"name"`) {
+					t.Errorf("schema %s", r.RequestedSchema)
+				}
+				return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
+			},
+			Complete: func(id string) { completed <- id },
+		}}
+		_, a := connectRaw(t, opts, nil)
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "mode": "form", "message": "Name?",
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}})
+		if m := a.next(); !strings.Contains(string(m.Result), `"action":"accept"`) || !strings.Contains(string(m.Result), "Ada") {
+			t.Errorf("reply %s", m.line)
+		}
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": map[string]any{"mode": "url", "message": "Log in", "elicitationId": "e1", "url": "https://example.com", "requestId": 3}})
+		if m := a.next(); m.Error == nil || m.Error.Code != CodeInvalidParams {
+			t.Errorf("url mode not advertised, reply %s", m.line)
+		}
+		a.send(map[string]any{"jsonrpc": "2.0", "method": "elicitation/complete", "params": map[string]any{"elicitationId": "e9"}})
+		if id := <-completed; id != "e9" {
+			t.Errorf("complete %q", id)
+		}
+	})
+}
