@@ -358,7 +358,9 @@ func TestPermissionPolicies(t *testing.T) {
 		{"allow once", AllowOnce, all, "opt-allow_once"},
 		{"allow once falls back", AllowOnce, []string{"allow_always", "reject_once"}, "opt-allow_always"},
 		{"cancel", CancelAll, all, "cancelled"},
-		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) { return Select(r.Options[2].OptionID), nil }, all, "opt-reject_once"},
+		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+			return Select(r.Options[2].OptionID), nil
+		}, all, "opt-reject_once"},
 		{"invalid option", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { return Select("made-up"), nil }, all, `error:acp: the permission handler chose "made-up", which is not an offered option`},
 		{"panic", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { panic("oops") }, all, "error:acp: handler for session/request_permission panicked: oops"},
 		{"error", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
