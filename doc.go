@@ -1,0 +1,84 @@
+// Package acp is a client for the Agent Client Protocol (ACP): it lets an
+// editor, an IDE plugin or a test harness drive an AI coding agent that
+// speaks ACP over its stdin and stdout.
+//
+// A [Client] starts the agent ([CommandTransport]) or uses any byte stream
+// ([StreamTransport]), performs the initialize handshake in [Connect], and
+// manages sessions ([Client.NewSession], [Client.LoadSession],
+// [Client.ResumeSession], [Client.ListSessions]). [Session.Prompt] starts a
+// [Turn]; every session/update the agent sends is folded, as it arrives, into
+// the turn's [TurnState] (messages by messageId, thoughts, the tool-call
+// table, the plan) and the session's [SessionState] (commands, mode, config
+// options, session info, usage). The agent's requests are answered by the
+// handlers in [ClientOptions]: permission (with ready policies such as
+// [RejectAll] and [RememberAlways]), a workspace-confined file system
+// ([WorkspaceFS]), terminals ([TerminalManager]), elicitation and extension
+// methods. Capabilities are advertised only for the handlers that are set.
+//
+//	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("my-agent", "--acp")}, nil)
+//	if err != nil { ... }
+//	defer c.Close()
+//	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
+//	turn, err := s.Prompt(ctx, acp.Text("Fix the failing test"))
+//	for u := range turn.Updates() { ... }       // stream as it happens
+//	stop, err := turn.Wait()                    // or just wait
+//	fmt.Println(stop, turn.State().Messages)
+//
+// # Ordering
+//
+// Updates are applied in the order the agent wrote them (one goroutine reads
+// the agent's output and folds each update before it reads the next line).
+// When [Turn.Wait] returns, every update written before the agent's answer
+// is in [Turn.State]; the same holds for every other call (a session/load
+// replay is folded before [Client.LoadSession] returns). An agent request —
+// a permission prompt, a file read — reaches its handler only after every
+// update written before it has been applied, so a permission handler always
+// sees the tool call it is about. Updates that arrive outside a turn (before
+// session/new answers, between turns, during a load replay) are kept on the
+// session, never dropped; updates for a session id not registered yet are
+// applied when it is.
+//
+// # Cancellation
+//
+// [Turn.Cancel], or the end of the context given to [Session.Prompt], does
+// what the spec asks of a client: it sends session/cancel at once, marks the
+// turn's unfinished tool calls [ToolCallStatusCancelled], answers every
+// pending permission request of the session with the cancelled outcome
+// (cancelling its handler's context), and keeps folding what the agent still
+// sends into the same turn until the agent answers. The turn then ends with
+// [StopReasonCancelled], also when the agent answers end_turn or an error (its
+// answer is kept in [TurnState]). If the agent does not answer within
+// [ClientOptions.CancelGrace] the turn ends with an error wrapping
+// [ErrCancelGrace], and the late answer is ignored. For other calls, the end
+// of the call's context abandons it and sends $/cancel_request; when the
+// agent withdraws one of its own requests, the handler's context ends and the
+// request is answered -32800.
+//
+// A call never reports [context.Canceled] because the agent died: the agent's
+// death fails every pending call, promptly, with an error wrapping
+// [ErrConnClosed] and an [*ExitError] carrying the exit status and the tail
+// of the agent's stderr.
+//
+// # Concurrency
+//
+// A Client, its Sessions and Turns are safe for concurrent use. One turn
+// runs at a time per session; [Session.Prompt] returns [ErrTurnInProgress]
+// while one runs. Handlers run on goroutines of their own, never on the
+// reader, so a handler may block for minutes and may call back into the
+// client; several may run at once ([OneAtATime] serializes permission
+// dialogs per session). [Turn.Updates] may be ranged over by any number of
+// goroutines, each at its own pace; a slow consumer never slows the
+// connection. Diagnostics and extension notifications are delivered in order
+// on one goroutine of the client's. [Client.Close] waits for the client's
+// goroutines and ends the agent's whole process group.
+//
+// # Robustness
+//
+// Blank lines, non-JSON lines, unknown methods, unknown update kinds,
+// content types and enum values, and unknown fields never break the
+// connection: unknown variants are kept with their raw JSON (and re-encode
+// unchanged), and what is skipped is reported to [ClientOptions.Logger] or
+// [ClientOptions.OnDiagnostic]. A line longer than
+// [ClientOptions.MaxLineBytes] is skipped; only the call it answered fails,
+// with [ErrLineTooLong]. A panicking handler becomes a -32603 reply.
+package acp

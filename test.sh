@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README documents it: every package with the
+# race detector. The interop tests run `npm ci` in interop/tsagent on first
+# use. The benchmark module under bench/ is separate (see bench/README.md).
+set -euo pipefail
+cd "$(dirname "$0")"
+go test -race -count=1 ./... "$@"
