@@ -16,6 +16,7 @@ type lineClient struct {
 	w      io.WriteCloser
 	lines  chan []byte // raw lines from the agent, line ending included
 	nextID int
+	junk   []string // non-JSON lines skipped by next
 	// onRequest answers agent→client requests met while waiting in call;
 	// nil fails the test.
 	onRequest func(m wireMsg) (result any, err *Error)
@@ -92,15 +93,18 @@ func (c *lineClient) rawLine() (line []byte, ok bool) {
 
 func (c *lineClient) next() wireMsg {
 	c.t.Helper()
-	line, ok := c.rawLine()
-	if !ok {
-		c.t.Fatal("agent closed its stdout")
+	for {
+		line, ok := c.rawLine()
+		if !ok {
+			c.t.Fatal("agent closed its stdout")
+		}
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			c.junk = append(c.junk, string(line)) // a tolerant client skips junk
+			continue
+		}
+		return wireMsg{m, bytes.TrimRight(line, "\r\n")}
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		c.t.Fatalf("agent sent invalid JSON %q: %v", line, err)
-	}
-	return wireMsg{m, bytes.TrimRight(line, "\r\n")}
 }
 
 // expectEOF asserts that the agent closes its stdout next.
