@@ -284,6 +284,10 @@ func (c *Conn) handleRequest(m message) {
 		// The turn is registered here, on the read goroutine, so that a
 		// session/cancel read right after the prompt always finds it.
 		turn, h = c.startTurn(m)
+	case m.Method == "session/new":
+		// Likewise the session exists before the next line is read, so a
+		// client that pipelines session/prompt after it is not refused.
+		h = c.newSession(m.Params)
 	default:
 		h = c.builtin(m.Method, m.Params)
 	}

@@ -19,8 +19,6 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 		f = c.authenticate
 	case "logout":
 		f = func(json.RawMessage) (any, error) { c.a.SetAuthenticated(false); return nil, nil }
-	case "session/new":
-		f = c.newSession
 	case "session/load":
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, true) }
 	case "session/resume":
@@ -139,21 +137,28 @@ type sessionParams struct {
 	Cwd       string `json:"cwd"`
 }
 
-func (c *Conn) newSession(params json.RawMessage) (any, error) {
+// newSession creates the session at once (it runs on the read goroutine)
+// and returns the handler that runs OnNewSession and answers.
+func (c *Conn) newSession(params json.RawMessage) func(context.Context) (any, error) {
+	fail := func(err error) func(context.Context) (any, error) {
+		return func(context.Context) (any, error) { return nil, err }
+	}
 	if err := c.checkAuth(); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	var p sessionParams
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, invalidParams(err.Error())
+		return fail(invalidParams(err.Error()))
 	}
 	s := &Session{Conn: c, st: c.a.newSession(p.Cwd), params: params}
-	if f := c.a.opts.OnNewSession; f != nil {
-		f(s)
+	return func(context.Context) (any, error) {
+		if f := c.a.opts.OnNewSession; f != nil {
+			f(s)
+		}
+		res := s.stateResult()
+		res["sessionId"] = s.st.id
+		return res, nil
 	}
-	res := s.stateResult()
-	res["sessionId"] = s.st.id
-	return res, nil
 }
 
 func (c *Conn) loadSession(params json.RawMessage, replay bool) (any, error) {
