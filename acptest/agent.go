@@ -1,0 +1,279 @@
+package acptest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// Options configures an [Agent]. The zero value is a usable agent that needs
+// no authentication, has no modes or config options, and answers every
+// prompt with stopReason "end_turn" and no updates.
+type Options struct {
+	// AgentInfo is sent as agentInfo in the initialize result. Nil means
+	// {"name":"acptest","version":"0.0.0"}.
+	AgentInfo any
+	// Capabilities is sent as agentCapabilities. Nil means loadSession,
+	// session list/resume/close/delete, and image, audio and embedded-context
+	// prompts (plus auth.logout when AuthMethods is set).
+	Capabilities any
+	// ProtocolVersion is answered to initialize whatever the client asked
+	// for, so that a mismatch can be tested. Zero means 1.
+	ProtocolVersion int
+	// NoInitializeCheck lets requests through before initialize; by default
+	// they fail with -32600, as in the reference TypeScript agent.
+	NoInitializeCheck bool
+
+	// AuthMethods is sent as authMethods (raw objects, any shape).
+	AuthMethods []any
+	// RequireAuth makes every session/* request fail with -32000 until the
+	// client calls authenticate with an accepted method id. The state is
+	// kept by the Agent across connections; see [Agent.SetAuthenticated].
+	RequireAuth bool
+	// AcceptAuth decides authenticate requests. Nil accepts the id of any
+	// entry of AuthMethods whose type is absent or "agent" and rejects other
+	// ids with -32602. A returned *Error is sent as is.
+	AcceptAuth func(methodID string) error
+
+	// Modes is the SessionModeState ({currentModeId, availableModes})
+	// returned by session/new, load and resume. Each session keeps its own
+	// copy, changed by session/set_mode and [Session.Mode].
+	Modes any
+	// ConfigOptions is the SessionConfigOption list returned by session/new,
+	// load and resume. Each session keeps its own copy, changed by
+	// session/set_config_option (which answers the full list) and
+	// [Session.ConfigOptions].
+	ConfigOptions any
+
+	// Sessions are SessionInfo objects listed by session/list (before the
+	// sessions created on this agent) and accepted by session/load and
+	// session/resume.
+	Sessions []any
+	// PageSize limits session/list pages; further pages are reached with
+	// nextCursor. Zero means one page.
+	PageSize int
+	// History maps a session id to the updates session/load replays before
+	// answering. A session listed here can be loaded. Sessions created on
+	// this agent also record their conversation (prompts as
+	// user_message_chunk, and message, thought, tool-call and plan updates)
+	// and replay it on load.
+	History map[string][]any
+
+	// OnNewSession, if set, runs in the request's goroutine after the
+	// session exists and before the session/new response is written; updates
+	// it sends therefore precede the response, as with some real agents.
+	OnNewSession func(s *Session)
+	// OnLoadSession, if set, runs for session/load (after the history
+	// replay) and session/resume, before the response.
+	OnLoadSession func(s *Session)
+	// OnPrompt is the turn script. It runs in its own goroutine per
+	// session/prompt and may block; the agent keeps serving other requests
+	// and notifications meanwhile. Its stopReason is sent as the result;
+	// "" means "cancelled" if the turn was cancelled and "end_turn"
+	// otherwise. A non-nil error is sent as an error reply instead. Nil
+	// OnPrompt ends every turn at once with "end_turn".
+	OnPrompt func(t *Turn) (stopReason string, err error)
+	// OnExtMethod answers requests the agent does not implement (extension
+	// methods starting with "_", and any other unknown method). It runs in
+	// its own goroutine; ctx is cancelled by a $/cancel_request for the
+	// request or when the connection ends. Nil answers -32601.
+	OnExtMethod func(ctx context.Context, c *Conn, method string, params json.RawMessage) (result any, err error)
+	// OnNotification receives notifications the agent does not handle
+	// itself (anything but session/cancel and $/cancel_request). It runs on
+	// the connection's read goroutine, in arrival order, and must not block.
+	OnNotification func(c *Conn, method string, params json.RawMessage)
+	// Methods overrides built-in handling of any client→agent request by
+	// method name (e.g. to make session/new fail or never answer; see
+	// [NeverAnswer]). The function runs in its own goroutine.
+	Methods map[string]MethodFunc
+
+	// StringIDs makes the agent's own requests use string ids ("req-0",
+	// "req-1", …) instead of numbers counted from 0.
+	StringIDs bool
+	// CRLF ends every frame the agent writes with "\r\n" instead of "\n".
+	CRLF bool
+	// Stderr receives the agent's log output in-process (nil discards it).
+	// In subprocess mode the agent writes to the process's stderr.
+	Stderr io.Writer
+	// StderrFlood writes this many bytes of log lines to stderr when a
+	// connection starts, before reading anything: a client that does not
+	// drain stderr then stalls the agent, as with a real chatty agent.
+	StderrFlood int
+	// IgnoreStdinEOF (subprocess mode) keeps the process running after
+	// stdin closes, like agents that must be killed.
+	IgnoreStdinEOF bool
+	// SpawnGrandchild (subprocess mode) starts a child process that shares
+	// the agent's stdout and stderr and sleeps until killed, like an npx
+	// wrapper's agent. Its pid is logged to stderr as
+	// "acptest: grandchild pid=N" and sent in the initialize result's
+	// _meta.acptest.grandchildPid.
+	SpawnGrandchild bool
+	// DisableTranscript stops recording frames (for benchmarks and floods).
+	DisableTranscript bool
+}
+
+// MethodFunc answers one client request. A nil result is sent as {}.
+type MethodFunc func(ctx context.Context, c *Conn, params json.RawMessage) (result any, err error)
+
+// NeverAnswer is a [MethodFunc] that never replies: it blocks until the
+// connection ends. Use it in [Options.Methods] to simulate a hung agent.
+func NeverAnswer(ctx context.Context, c *Conn, params json.RawMessage) (any, error) {
+	c.Hang()
+	return nil, nil
+}
+
+// Agent is a scriptable ACP agent for tests of ACP clients, the way
+// net/http/httptest.Server is a server for tests of HTTP clients. It speaks
+// newline-delimited JSON-RPC 2.0 over any byte stream ([Agent.Serve]), over
+// in-process pipes ([Agent.Pipe]) or as a real subprocess ([Command]).
+//
+// An Agent may serve several connections, one after another or at once;
+// sessions, authentication state and the transcript belong to the Agent and
+// outlive a connection, as they would for a real agent's on-disk state.
+//
+// All methods are safe for concurrent use.
+type Agent struct {
+	opts Options
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	errMu sync.Mutex // serialises stderr writes
+
+	mu          sync.Mutex
+	rec         recorder
+	conns       map[*Conn]struct{}
+	sessions    map[string]*sessionState
+	order       []string // session ids in creation order, for session/list
+	deleted     map[string]bool
+	nextSession int
+	authed      bool
+	closed      bool
+
+	replay        []Frame // set by Replay
+	subprocess    bool
+	grandchildPID int
+}
+
+// New returns an agent configured by opts; nil opts is the zero Options.
+// The agent does nothing until it is served.
+func New(opts *Options) *Agent {
+	a := &Agent{
+		conns:    make(map[*Conn]struct{}),
+		sessions: make(map[string]*sessionState),
+		deleted:  make(map[string]bool),
+	}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.RequireAuth && a.opts.AuthMethods == nil && a.opts.AcceptAuth == nil {
+		a.opts.AuthMethods = []any{map[string]any{"id": "acptest-login", "name": "Log in (acptest)"}}
+	}
+	a.rec = recorder{start: time.Now(), off: a.opts.DisableTranscript}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	return a
+}
+
+// Serve speaks ACP on r (client→agent) and w (agent→client) until r reaches
+// EOF or fails, ctx is done, or the agent is closed. It then waits for every
+// request handler and script of the connection to return. If ctx is done or
+// the agent is closed while reading, Serve closes r and w when they are
+// io.Closers, to unblock them. It returns nil after EOF or Close.
+//
+// Serve reads on the calling goroutine; each request is answered on its own
+// goroutine, so a blocked turn script never stops the agent from answering
+// session/set_mode or noticing session/cancel. Serve never writes on the
+// reading goroutine, so a client that writes without reading cannot
+// deadlock it.
+func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return ErrClosed
+	}
+	a.wg.Add(1)
+	c := newConn(a, r, w)
+	a.conns[c] = struct{}{}
+	a.mu.Unlock()
+	defer a.wg.Done()
+	defer func() {
+		a.mu.Lock()
+		delete(a.conns, c)
+		a.mu.Unlock()
+	}()
+
+	stop := context.AfterFunc(ctx, c.abort)
+	defer stop()
+	err := c.serve()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// Pipe starts serving a new connection in-process over a pair of io.Pipes
+// and returns the client's ends: read the agent's stdout from fromAgent and
+// write its stdin to toAgent. Closing toAgent is stdin EOF: the agent
+// finishes its handlers and then closes fromAgent. [Agent.Close] tears the
+// connection down at once.
+func (a *Agent) Pipe() (fromAgent io.ReadCloser, toAgent io.WriteCloser) {
+	inR, inW := io.Pipe()   // client → agent
+	outR, outW := io.Pipe() // agent → client
+	a.mu.Lock()
+	closed := a.closed
+	if !closed {
+		a.wg.Add(1)
+	}
+	a.mu.Unlock()
+	if closed {
+		inR.Close()
+		outW.Close()
+		return outR, inW
+	}
+	go func() {
+		defer a.wg.Done()
+		_ = a.Serve(a.ctx, inR, outW)
+		outW.Close()
+		inR.Close()
+	}()
+	return outR, inW
+}
+
+// Close stops every connection at once (closing the streams it can),
+// fails the agent's pending requests, and waits for all handler and script
+// goroutines to return. Scripts should watch [Conn.Context] so that they
+// return. Close must not be called from a script. It is idempotent.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	conns := make([]*Conn, 0, len(a.conns))
+	for c := range a.conns {
+		conns = append(conns, c)
+	}
+	a.mu.Unlock()
+	a.cancel()
+	for _, c := range conns {
+		c.abort()
+	}
+	a.wg.Wait()
+	return nil
+}
+
+// Authenticated reports whether a client has authenticated (see
+// [Options.RequireAuth]).
+func (a *Agent) Authenticated() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.authed
+}
+
+// SetAuthenticated sets the authentication state, for example to simulate a
+// terminal login that happened out of band before the client reconnects.
+func (a *Agent) SetAuthenticated(ok bool) {
+	a.mu.Lock()
+	a.authed = ok
+	a.mu.Unlock()
+}

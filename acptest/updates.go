@@ -1,0 +1,263 @@
+package acptest
+
+import "encoding/json"
+
+// This file holds the session/update senders of a Session and the
+// builders of update objects (also usable in Options.History).
+
+// Update sends a session/update notification for the session with the
+// given update object (any value that encodes to a SessionUpdate — or to
+// something that is not one: unknown sessionUpdate kinds, unknown enum
+// values and unknown tool-call ids are sent as given). Conversation
+// updates are remembered for replay on session/load.
+func (s *Session) Update(update any) error {
+	b, err := marshal(update)
+	if err != nil {
+		return err
+	}
+	return s.send(b, true)
+}
+
+func (s *Session) send(update []byte, remember bool) error {
+	params := struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}{s.st.id, update}
+	if err := s.Notify("session/update", params); err != nil {
+		return err
+	}
+	if remember {
+		s.remember(update)
+	}
+	return nil
+}
+
+// Say sends one agent_message_chunk with a text block.
+func (s *Session) Say(text string) error { return s.Update(AgentMessage("", text)) }
+
+// SayID sends one agent_message_chunk with a text block and a messageId.
+func (s *Session) SayID(messageID, text string) error {
+	return s.Update(AgentMessage(messageID, text))
+}
+
+// Think sends one agent_thought_chunk with a text block.
+func (s *Session) Think(text string) error { return s.Update(AgentThought("", text)) }
+
+// ThinkID sends one agent_thought_chunk with a text block and a messageId.
+func (s *Session) ThinkID(messageID, text string) error {
+	return s.Update(AgentThought(messageID, text))
+}
+
+// Stream sends n agent_message_chunk updates of the same text chunk, as
+// fast as the client reads them. The frame is encoded once.
+func (s *Session) Stream(n int, chunk string) error {
+	b, err := marshal(AgentMessage("", chunk))
+	if err != nil {
+		return err
+	}
+	for range n {
+		if err := s.send(b, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ToolCall sends a tool_call update creating tc. Kind and Status default
+// to the spec's defaults ("other", "pending") when empty, by omission.
+func (s *Session) ToolCall(tc ToolCall) error {
+	return s.Update(tc.object("tool_call"))
+}
+
+// UpdateToolCall sends a tool_call_update with the fields of tc that are
+// set (ID is required). Content and Locations, when non-nil, replace the
+// client's lists.
+func (s *Session) UpdateToolCall(tc ToolCall) error {
+	return s.Update(tc.object("tool_call_update"))
+}
+
+// Plan sends a plan update with the complete list of entries.
+func (s *Session) Plan(entries ...PlanEntry) error {
+	list := make([]map[string]any, 0, len(entries))
+	for _, e := range entries {
+		list = append(list, e.object())
+	}
+	return s.Update(map[string]any{"sessionUpdate": "plan", "entries": list})
+}
+
+// Commands sends an available_commands_update with the complete list.
+func (s *Session) Commands(cmds ...SlashCommand) error {
+	list := make([]map[string]any, 0, len(cmds))
+	for _, c := range cmds {
+		m := map[string]any{"name": c.Name, "description": c.Description}
+		if c.Hint != "" {
+			m["input"] = map[string]any{"hint": c.Hint}
+		}
+		list = append(list, m)
+	}
+	return s.Update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": list})
+}
+
+// Mode sends a current_mode_update and makes modeID the session's current
+// mode.
+func (s *Session) Mode(modeID string) error {
+	s.a.mu.Lock()
+	if s.st.modes != nil {
+		s.st.modes["currentModeId"] = modeID
+	}
+	s.a.mu.Unlock()
+	return s.Update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": modeID})
+}
+
+// ConfigOptions sends a config_option_update with the complete option
+// list. A non-nil options list first replaces the session's options; nil
+// sends the current ones.
+func (s *Session) ConfigOptions(options any) error {
+	s.a.mu.Lock()
+	if options != nil {
+		s.st.config = cloneJSON[[]any](options)
+	}
+	list := cloneJSON[[]any](s.st.config)
+	s.a.mu.Unlock()
+	if list == nil {
+		list = []any{}
+	}
+	return s.Update(map[string]any{"sessionUpdate": "config_option_update", "configOptions": list})
+}
+
+// Usage sends a usage_update (tokens in context, context window size).
+func (s *Session) Usage(used, size uint64) error {
+	return s.Update(map[string]any{"sessionUpdate": "usage_update", "used": used, "size": size})
+}
+
+// SessionInfo sends a session_info_update with a title, which
+// session/list reports from then on.
+func (s *Session) SessionInfo(title string) error {
+	s.a.mu.Lock()
+	s.st.title = title
+	s.a.mu.Unlock()
+	return s.Update(map[string]any{"sessionUpdate": "session_info_update", "title": title})
+}
+
+// AgentMessage returns an agent_message_chunk update with a text block;
+// messageID "" omits the id.
+func AgentMessage(messageID, text string) map[string]any {
+	return chunk("agent_message_chunk", messageID, text)
+}
+
+// AgentThought returns an agent_thought_chunk update with a text block.
+func AgentThought(messageID, text string) map[string]any {
+	return chunk("agent_thought_chunk", messageID, text)
+}
+
+// UserMessage returns a user_message_chunk update with a text block, as
+// replayed by session/load.
+func UserMessage(messageID, text string) map[string]any {
+	return chunk("user_message_chunk", messageID, text)
+}
+
+func chunk(kind, messageID, text string) map[string]any {
+	m := map[string]any{"sessionUpdate": kind, "content": TextBlock(text)}
+	if messageID != "" {
+		m["messageId"] = messageID
+	}
+	return m
+}
+
+// TextBlock returns a text ContentBlock.
+func TextBlock(text string) map[string]any {
+	return map[string]any{"type": "text", "text": text}
+}
+
+// ToolCall describes a tool call for [Session.ToolCall],
+// [Session.UpdateToolCall] and [Session.RequestPermission]. Empty fields
+// are omitted from the wire.
+type ToolCall struct {
+	ID        string // toolCallId, required
+	Title     string
+	Kind      string // read, edit, delete, move, search, execute, think, fetch, switch_mode, other
+	Status    string // pending, in_progress, completed, failed
+	Content   []any  // ToolCallContent items: see TextContent, DiffContent, TerminalContent
+	Locations []any  // see Location
+	RawInput  any
+	RawOutput any
+	Meta      any // _meta
+}
+
+func (tc ToolCall) object(kind string) map[string]any {
+	m := map[string]any{"toolCallId": tc.ID}
+	if kind != "" {
+		m["sessionUpdate"] = kind
+	}
+	set := func(k string, v any, ok bool) {
+		if ok {
+			m[k] = v
+		}
+	}
+	set("title", tc.Title, tc.Title != "")
+	set("kind", tc.Kind, tc.Kind != "")
+	set("status", tc.Status, tc.Status != "")
+	set("content", tc.Content, tc.Content != nil)
+	set("locations", tc.Locations, tc.Locations != nil)
+	set("rawInput", tc.RawInput, tc.RawInput != nil)
+	set("rawOutput", tc.RawOutput, tc.RawOutput != nil)
+	set("_meta", tc.Meta, tc.Meta != nil)
+	return m
+}
+
+// TextContent returns tool-call content holding a text block (note the
+// spec's double nesting: {"type":"content","content":{"type":"text",…}}).
+func TextContent(text string) map[string]any {
+	return map[string]any{"type": "content", "content": TextBlock(text)}
+}
+
+// DiffContent returns diff tool-call content. oldText nil means a new
+// file.
+func DiffContent(path string, oldText *string, newText string) map[string]any {
+	m := map[string]any{"type": "diff", "path": path, "newText": newText}
+	if oldText != nil {
+		m["oldText"] = *oldText
+	}
+	return m
+}
+
+// TerminalContent returns tool-call content embedding a client terminal.
+func TerminalContent(terminalID string) map[string]any {
+	return map[string]any{"type": "terminal", "terminalId": terminalID}
+}
+
+// Location returns a ToolCallLocation; line 0 omits the line.
+func Location(path string, line int) map[string]any {
+	m := map[string]any{"path": path}
+	if line > 0 {
+		m["line"] = line
+	}
+	return m
+}
+
+// PlanEntry is one entry of a plan. Priority defaults to "medium" and
+// Status to "pending".
+type PlanEntry struct {
+	Content  string
+	Priority string // high, medium, low
+	Status   string // pending, in_progress, completed
+}
+
+func (e PlanEntry) object() map[string]any {
+	p, st := e.Priority, e.Status
+	if p == "" {
+		p = "medium"
+	}
+	if st == "" {
+		st = "pending"
+	}
+	return map[string]any{"content": e.Content, "priority": p, "status": st}
+}
+
+// SlashCommand is an available slash command; Hint, if set, becomes its input
+// hint.
+type SlashCommand struct {
+	Name        string // without the leading "/"
+	Description string
+	Hint        string
+}
