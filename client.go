@@ -397,7 +397,7 @@ func (c *Client) mapCallErr(ctx context.Context, err error) error {
 		if isLocal(e.Data, "line_too_long") {
 			return fmt.Errorf("%w: %s", ErrLineTooLong, e.Data)
 		}
-		return e
+		return c.authError(e)
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return context.Cause(ctx)

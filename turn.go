@@ -452,7 +452,7 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 				t.agentStop = res.StopReason
 			}
 		case msg.Error != nil:
-			t.err = callError("session/prompt", msg.Error)
+			t.err = callError("session/prompt", c.authError(msg.Error))
 		case decodeErr != nil:
 			t.err = callError("session/prompt", fmt.Errorf("decoding the result: %w", decodeErr))
 		default:

@@ -1,0 +1,145 @@
+// Command acp runs prompt turns against an ACP agent: the demo agent that
+// ships with this module (the default, so it works offline), or any agent
+// named after "--".
+//
+//	go run ./examples/acp -p "hello"                       # the demo agent
+//	go run ./examples/acp -p "hello" -- codex-acp          # a real agent
+//	go run ./examples/acp --json -p "a" -p "b" -- my-agent # NDJSON for scripts
+//	go run ./examples/acp -- my-agent                      # interactive
+//
+// With --json it prints one JSON object per line: {"event":"session",...}
+// first, then {"event":"update","sessionId":...,"update":{...}} for each
+// update as received, {"event":"permission",...} for each permission
+// request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
+// per turn; a failure prints {"event":"error","message":...} and exits 1.
+// The exit status is 0 when the last turn ended, whatever its stop reason.
+// These flags and this output are a stable contract.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/acpclient/acp/examples/internal/demo"
+)
+
+// demoEnv makes the binary serve the demo agent on stdin/stdout instead of
+// running the command: `acp` with no agent re-executes itself this way, so
+// no second binary needs building.
+const demoEnv = "ACP_DEMO_AGENT"
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+type config struct {
+	prompts     multiFlag
+	cwd         string
+	json        bool
+	permission  string
+	cancelAfter time.Duration
+	fs          bool
+	terminal    bool
+	auth        string
+	list        bool
+	session     string
+	mode        string
+	configs     multiFlag
+	trace       string
+	stderr      bool
+	agent       []string
+}
+
+func main() {
+	if os.Getenv(demoEnv) != "" {
+		if err := demo.Agent().Serve(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
+			fmt.Fprintln(os.Stderr, "demo agent:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	cfg := &config{}
+	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&cfg.prompts, "p", "a prompt; repeat for several turns in one session (shorthand for --prompt)")
+	fs.Var(&cfg.prompts, "prompt", "a prompt; repeat for several turns in one session")
+	fs.StringVar(&cfg.cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	fs.BoolVar(&cfg.json, "json", false, "print NDJSON events instead of text")
+	fs.StringVar(&cfg.permission, "permission", "", "answer permission requests: allow, reject, ask or cancel (default: ask on a terminal, else reject)")
+	fs.DurationVar(&cfg.cancelAfter, "cancel-after", 0, "cancel each turn this long after it starts")
+	fs.BoolVar(&cfg.fs, "fs", false, "serve fs/* requests inside --cwd")
+	fs.BoolVar(&cfg.terminal, "terminal", false, "serve terminal/* requests (commands run inside --cwd)")
+	fs.StringVar(&cfg.auth, "auth", "", "authenticate with this method id before the session")
+	fs.BoolVar(&cfg.list, "list", false, "list the agent's sessions and exit")
+	fs.StringVar(&cfg.session, "session", "", "continue this session (resume when offered, else load)")
+	fs.StringVar(&cfg.mode, "mode", "", "set this session mode before the first prompt")
+	fs.Var(&cfg.configs, "config", "set a config option before the first prompt, as ID=VALUE (repeatable)")
+	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
+	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: acp [flags] [-- AGENT_COMMAND [ARGS...]]\n\nWith no agent command, acp runs the demo agent built into it.\nWith no -p, it reads prompts interactively.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg.agent = fs.Args()
+	switch cfg.permission {
+	case "", "allow", "reject", "ask", "cancel":
+	default:
+		return nil, fmt.Errorf("--permission must be allow, reject, ask or cancel, not %q", cfg.permission)
+	}
+	for _, c := range cfg.configs {
+		if !strings.Contains(c, "=") {
+			return nil, fmt.Errorf("--config wants ID=VALUE, got %q", c)
+		}
+	}
+	return cfg, nil
+}
+
+// agentCommand builds the agent's command: the one named after "--", or
+// this binary re-executed as the demo agent.
+func agentCommand(cfg *config) (*exec.Cmd, error) {
+	if len(cfg.agent) > 0 {
+		return exec.Command(cfg.agent[0], cfg.agent[1:]...), nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this binary to run the demo agent: %w", err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), demoEnv+"=1")
+	return cmd, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "acp:", err)
+		return 2
+	}
+	out := newOutput(cfg, stdout, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := session(ctx, cfg, stdin, out); err != nil {
+		out.fail(err)
+		return 1
+	}
+	return 0
+}

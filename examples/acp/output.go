@@ -1,0 +1,541 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpclient/acp"
+)
+
+// output renders events as text for people or as NDJSON for scripts. Its
+// methods are called from the turn's renderer goroutine and from permission
+// handlers at once, so every write takes mu.
+type output struct {
+	json   bool
+	tty    bool // stdout is a terminal: spinner, colours of nothing fancy
+	stdout io.Writer
+	stderr io.Writer
+	client *acp.Client
+
+	mu       sync.Mutex
+	last     string // kind of the last thing printed, for line breaks
+	lastDraw time.Time
+	spinning bool
+	lines    chan string // stdin lines, shared by the prompt loop and permission dialogs
+	lineOnce sync.Once
+
+	// rendered counts the updates of the current turn printed so far, so a
+	// permission request is shown after the updates that preceded it on the
+	// wire (the SDK has folded them; the renderer may still be behind).
+	rendered     int
+	renderedCond *sync.Cond
+}
+
+func newOutput(cfg *config, stdout, stderr io.Writer) *output {
+	o := &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr}
+	o.renderedCond = sync.NewCond(&o.mu)
+	return o
+}
+
+// turnStarted resets the renderer's position for a new turn.
+func (o *output) turnStarted() {
+	o.mu.Lock()
+	o.rendered = 0
+	o.mu.Unlock()
+}
+
+// catchUp waits (holding o.mu on return) until the renderer has printed the
+// first n updates of the turn, or the turn has ended.
+func (o *output) catchUp(n int, done <-chan struct{}) {
+	o.mu.Lock()
+	for o.rendered < n {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		o.renderedCond.Wait()
+	}
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// emit writes one NDJSON event.
+func (o *output) emit(v map[string]any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+	}
+	o.stdout.Write(append(b, '\n'))
+}
+
+// textf writes human output of a given kind, starting a new line when the
+// kind changes.
+func (o *output) textf(kind, format string, args ...any) {
+	if o.spinning {
+		fmt.Fprint(o.stderr, "\r\033[K")
+		o.spinning = false
+	}
+	if o.last != "" && o.last != kind {
+		fmt.Fprintln(o.stdout)
+	}
+	fmt.Fprintf(o.stdout, format, args...)
+	o.last = kind
+	o.lastDraw = time.Now()
+}
+
+func (o *output) note(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msg := fmt.Sprintf(format, args...)
+	if o.json {
+		o.emit(map[string]any{"event": "note", "message": msg})
+		return
+	}
+	if o.last != "" {
+		fmt.Fprintln(o.stdout)
+		o.last = ""
+	}
+	fmt.Fprintln(o.stderr, "acp: "+msg)
+}
+
+func (o *output) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msg := err.Error()
+	var ee *acp.ExitError
+	if !errors.As(err, &ee) && o.client != nil {
+		if tail := lastLines(o.client.StderrTail(), 10); tail != "" {
+			msg += "\nagent stderr (last lines):\n" + tail
+		}
+	}
+	if o.json {
+		o.emit(map[string]any{"event": "error", "message": msg})
+		return
+	}
+	if o.last != "" {
+		fmt.Fprintln(o.stdout)
+	}
+	fmt.Fprintln(o.stderr, "acp: "+msg)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func (o *output) sessionStarted(s *acp.Session) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	info := o.client.Initialize().AgentInfo
+	if o.json {
+		ev := map[string]any{"event": "session", "sessionId": s.ID()}
+		if info != nil {
+			ev["agent"] = info
+		}
+		o.emit(ev)
+		return
+	}
+	name := "agent"
+	if info != nil {
+		name = info.Name
+		if info.Title != "" {
+			name = info.Title
+		}
+	}
+	fmt.Fprintf(o.stderr, "acp: %s, session %s\n", name, s.ID())
+}
+
+// history prints what a session/load replayed.
+func (o *output) history(s *acp.Session) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := s.State()
+	if o.json {
+		for _, u := range st.Outside {
+			o.emit(map[string]any{"event": "update", "sessionId": s.ID(), "replay": true, "update": u.Update})
+		}
+		return
+	}
+	for _, u := range st.Outside {
+		switch u := u.Update.(type) {
+		case *acp.UserMessageChunk:
+			if t, ok := u.Content.(*acp.TextContent); ok {
+				o.textf("user", "%s", prefixFirst("> ", t.Text, o.last == "user"))
+			}
+		case *acp.AgentMessageChunk:
+			if t, ok := u.Content.(*acp.TextContent); ok {
+				o.textf("agent", "%s", t.Text)
+			}
+		}
+	}
+	if o.last != "" {
+		fmt.Fprintln(o.stdout)
+		o.last = ""
+	}
+	fmt.Fprintln(o.stderr, "acp: (history above)")
+}
+
+func prefixFirst(prefix, s string, continuing bool) string {
+	if continuing {
+		return s
+	}
+	return prefix + s
+}
+
+func (o *output) sessionInfo(info acp.SessionInfo) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.json {
+		o.emit(map[string]any{"event": "session_info", "session": info})
+		return
+	}
+	title, updated := "", ""
+	if info.Title != nil {
+		title = *info.Title
+	}
+	if info.UpdatedAt != nil {
+		updated = *info.UpdatedAt
+	}
+	fmt.Fprintf(o.stdout, "%s\t%s\t%s\t%s\n", info.SessionID, updated, info.Cwd, title)
+}
+
+// update renders one update as it arrives.
+func (o *output) update(s *acp.Session, turn *acp.Turn, u acp.Update) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	defer func() {
+		o.rendered++
+		o.renderedCond.Broadcast()
+	}()
+	if o.json {
+		o.emit(map[string]any{"event": "update", "sessionId": s.ID(), "update": u})
+		return
+	}
+	switch u := u.(type) {
+	case *acp.AgentMessageChunk:
+		o.textf("agent", "%s", blockText(u.Content))
+	case *acp.AgentThoughtChunk:
+		o.textf("thought", "%s", prefixFirst("(thinking) ", blockText(u.Content), o.last == "thought"))
+	case *acp.ToolCall:
+		o.textf("tool", "[tool] %s (%s) %s\n", u.Title, orDash(string(u.Kind)), orDash(string(u.Status)))
+		o.last = ""
+	case *acp.ToolCallUpdate:
+		if u.Status == nil {
+			return
+		}
+		title := u.ToolCallID
+		for _, tc := range turn.State().ToolCalls {
+			if tc.ToolCallID == u.ToolCallID {
+				title = tc.Title
+			}
+		}
+		o.textf("tool", "[tool] %s: %s\n", title, *u.Status)
+		o.last = ""
+	case *acp.Plan:
+		var b strings.Builder
+		b.WriteString("[plan]\n")
+		for _, e := range u.Entries {
+			mark := " "
+			switch e.Status {
+			case acp.PlanEntryStatusCompleted:
+				mark = "x"
+			case acp.PlanEntryStatusInProgress:
+				mark = ">"
+			}
+			fmt.Fprintf(&b, "  [%s] %s\n", mark, e.Content)
+		}
+		o.textf("plan", "%s", b.String())
+		o.last = ""
+	case *acp.CurrentModeUpdate:
+		o.textf("info", "[mode] %s\n", u.CurrentModeID)
+		o.last = ""
+	}
+}
+
+func blockText(b acp.ContentBlock) string {
+	switch b := b.(type) {
+	case *acp.TextContent:
+		return b.Text
+	case *acp.ResourceLink:
+		return "[" + b.Name + "](" + b.URI + ")"
+	case *acp.ImageContent:
+		return "[image " + b.MimeType + "]"
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// turnEnd prints the turn's end: the stop reason (and for --json the
+// folded state).
+func (o *output) turnEnd(turn *acp.Turn, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := turn.State()
+	stop, _ := turn.Wait()
+	if o.json {
+		ev := map[string]any{"event": "turn_end", "stopReason": stop, "state": st}
+		if err != nil {
+			ev["error"] = err.Error()
+		}
+		o.emit(ev)
+		return
+	}
+	if o.last != "" {
+		fmt.Fprintln(o.stdout)
+		o.last = ""
+	}
+	msg := "[" + string(stop) + "]"
+	if err != nil {
+		msg += " " + err.Error()
+	}
+	fmt.Fprintln(o.stderr, msg)
+}
+
+// spin shows a working indicator on a terminal while the agent is silent.
+func (o *output) spin(turn *acp.Turn) (stop func()) {
+	if o.json || !o.tty {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		frames := `|/-\`
+		tick := time.NewTicker(120 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-turn.Done():
+				return
+			case <-tick.C:
+			}
+			o.mu.Lock()
+			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" {
+				fmt.Fprintf(o.stderr, "\r%c working", frames[i%len(frames)])
+				o.spinning = true
+			}
+			o.mu.Unlock()
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		o.mu.Lock()
+		if o.spinning {
+			fmt.Fprint(o.stderr, "\r\033[K")
+			o.spinning = false
+		}
+		o.mu.Unlock()
+	}
+}
+
+func (o *output) prompt() {
+	if o.json {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fmt.Fprint(o.stderr, "> ")
+}
+
+func (o *output) help(s *acp.Session) {
+	o.note("commands: /mode [ID], /config [ID=VALUE], /help, /quit; Ctrl-C cancels a turn")
+	if cmds := s.State().Commands; len(cmds) > 0 {
+		var names []string
+		for _, c := range cmds {
+			names = append(names, "/"+c.Name)
+		}
+		o.note("agent commands: %s", strings.Join(names, " "))
+	}
+}
+
+func (o *output) modes(s *acp.Session) {
+	m := s.State().Modes
+	if m == nil {
+		o.note("the agent offers no modes")
+		return
+	}
+	var ids []string
+	for _, md := range m.AvailableModes {
+		ids = append(ids, md.ID)
+	}
+	o.note("mode %s (available: %s)", m.CurrentModeID, strings.Join(ids, ", "))
+}
+
+func (o *output) configs(s *acp.Session) {
+	opts := s.State().ConfigOptions
+	if len(opts) == 0 {
+		o.note("the agent offers no config options")
+		return
+	}
+	for _, opt := range opts {
+		switch opt := opt.(type) {
+		case *acp.SelectConfigOption:
+			var vals []string
+			for _, v := range opt.Values() {
+				vals = append(vals, v.Value)
+			}
+			o.note("%s = %s (values: %s)", opt.ID, opt.CurrentValue, strings.Join(vals, ", "))
+		case *acp.BooleanConfigOption:
+			o.note("%s = %v", opt.ID, opt.CurrentValue)
+		default:
+			o.note("%s (unsupported kind)", opt.OptionID())
+		}
+	}
+}
+
+// stdinLines starts (once) the goroutine that reads stdin line by line, so
+// the prompt loop and permission dialogs share one reader.
+func (o *output) stdinLines(stdin io.Reader) <-chan string {
+	o.lineOnce.Do(func() {
+		o.lines = make(chan string)
+		go func() {
+			defer close(o.lines)
+			in := bufio.NewScanner(stdin)
+			in.Buffer(nil, 1<<20)
+			for in.Scan() {
+				o.lines <- in.Text()
+			}
+		}()
+	})
+	return o.lines
+}
+
+// permissionHandler returns the handler --permission asks for. Every
+// request (and its outcome) is printed; in --json mode as a "permission"
+// event.
+func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionHandler {
+	mode := cfg.permission
+	if mode == "" {
+		mode = "reject"
+		if !cfg.json && isTerminal(stdin) && o.tty {
+			mode = "ask"
+		}
+	}
+	var h acp.PermissionHandler
+	switch mode {
+	case "allow":
+		h = acp.AllowOnce
+	case "cancel":
+		h = acp.CancelAll
+	case "ask":
+		h = acp.OneAtATime(func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+			return o.ask(ctx, req, stdin)
+		})
+	default:
+		h = acp.RejectAll
+	}
+	return func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		out, err := h(ctx, req)
+		o.permission(req, out, err, ctx.Err() != nil)
+		return out, err
+	}
+}
+
+func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcome, err error, cancelled bool) {
+	if cancelled {
+		out = acp.CancelledOutcome()
+	}
+	o.lockAfterPreceding(req)
+	defer o.mu.Unlock()
+	if o.json {
+		ev := map[string]any{"event": "permission", "toolCallId": req.ToolCall.ToolCallID, "options": req.Options, "outcome": out}
+		if err != nil && !cancelled {
+			ev["error"] = err.Error()
+		}
+		o.emit(ev)
+		return
+	}
+	what := out.Outcome
+	if out.Outcome == acp.OutcomeSelected {
+		what = out.OptionID
+	}
+	o.textf("perm", "[permission] %s: %s\n", req.ToolCall.Title, what)
+	o.last = ""
+}
+
+// ask shows the request and reads the user's choice.
+func (o *output) ask(ctx context.Context, req *acp.PermissionRequest, stdin io.Reader) (acp.PermissionOutcome, error) {
+	o.lockAfterPreceding(req)
+	tc := req.ToolCall
+	o.textf("perm", "\n[permission] %s (%s)\n", tc.Title, orDash(string(tc.Kind)))
+	for _, c := range tc.Content {
+		if d, ok := c.(*acp.DiffContent); ok {
+			fmt.Fprintf(o.stdout, "  --- %s\n", d.Path)
+			if d.OldText != nil {
+				for _, l := range strings.Split(*d.OldText, "\n") {
+					fmt.Fprintf(o.stdout, "  - %s\n", l)
+				}
+			}
+			for _, l := range strings.Split(d.NewText, "\n") {
+				fmt.Fprintf(o.stdout, "  + %s\n", l)
+			}
+		}
+	}
+	for i, opt := range req.Options {
+		fmt.Fprintf(o.stdout, "  %d) %s [%s]\n", i+1, opt.Name, opt.Kind)
+	}
+	fmt.Fprint(o.stdout, "choose: ")
+	o.last = ""
+	o.mu.Unlock()
+	lines := o.stdinLines(stdin)
+	for {
+		select {
+		case <-ctx.Done():
+			return acp.CancelledOutcome(), nil
+		case line, ok := <-lines:
+			if !ok {
+				return acp.RejectAll(ctx, req)
+			}
+			var n int
+			if _, err := fmt.Sscan(line, &n); err == nil && n >= 1 && n <= len(req.Options) {
+				return acp.Select(req.Options[n-1].OptionID), nil
+			}
+			o.mu.Lock()
+			fmt.Fprintf(o.stdout, "choose 1-%d: ", len(req.Options))
+			o.mu.Unlock()
+		}
+	}
+}
+
+// lockAfterPreceding takes o.mu once the renderer has printed every update
+// of the request's turn that was folded before the request arrived.
+func (o *output) lockAfterPreceding(req *acp.PermissionRequest) {
+	if req.Session == nil {
+		o.mu.Lock()
+		return
+	}
+	turns := req.Session.Turns()
+	if len(turns) == 0 {
+		o.mu.Lock()
+		return
+	}
+	t := turns[len(turns)-1]
+	o.catchUp(len(t.State().Updates), t.Done())
+}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acpclient/acp"
+)
+
+// session connects, sets the session up as the flags say, and runs the
+// turns: one per -p, or interactively when there is none.
+func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) error {
+	cwd, err := filepath.Abs(cfg.cwd)
+	if cfg.cwd == "" {
+		cwd, err = os.Getwd()
+	}
+	if err != nil {
+		return err
+	}
+	cmd, err := agentCommand(cfg)
+	if err != nil {
+		return err
+	}
+	tr := &acp.CommandTransport{Command: cmd}
+	if cfg.stderr {
+		tr.Stderr = out.stderr
+	}
+	opts := &acp.ClientOptions{
+		ClientInfo: &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
+		Permission: out.permissionHandler(cfg, stdin),
+	}
+	if cfg.fs {
+		opts.FileSystem = &acp.WorkspaceFS{}
+	}
+	if cfg.terminal {
+		opts.Terminals = &acp.TerminalManager{}
+	}
+	if cfg.trace != "" {
+		f, err := os.Create(cfg.trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		opts.Trace = acp.NewTraceWriter(f)
+	}
+	c, err := acp.Connect(ctx, tr, opts)
+	if err != nil {
+		return err
+	}
+	out.client = c
+	defer c.Close()
+
+	if cfg.auth != "" {
+		if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: cfg.auth}); err != nil {
+			return err
+		}
+	}
+	if cfg.list {
+		return listSessions(ctx, c, cwd, out)
+	}
+	s, err := openSession(ctx, c, cfg, cwd, out)
+	if err != nil {
+		return err
+	}
+	out.sessionStarted(s)
+	if err := applySettings(ctx, s, cfg); err != nil {
+		return err
+	}
+
+	interrupts := make(chan os.Signal, 2)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	if len(cfg.prompts) > 0 {
+		for _, p := range cfg.prompts {
+			if err := runTurn(ctx, s, p, cfg, out, interrupts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return interactive(ctx, s, cfg, stdin, out, interrupts)
+}
+
+// openSession continues --session (resume when the agent offers it, else
+// load with its replay) or creates a session. If the agent demands
+// authentication and no --auth was given, a usable env_var method is picked
+// by itself; otherwise the error lists what each method needs.
+func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, out *output) (*acp.Session, error) {
+	open := func() (*acp.Session, error) {
+		if cfg.session == "" {
+			return c.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd})
+		}
+		if c.Capabilities().SessionCapabilities.Resume != nil {
+			return c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: cfg.session, Cwd: cwd})
+		}
+		s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: cfg.session, Cwd: cwd})
+		if err == nil {
+			out.history(s)
+		}
+		return s, err
+	}
+	s, err := open()
+	if err == nil || !errors.Is(err, acp.ErrAuthRequired) || cfg.auth != "" {
+		return s, err
+	}
+	for _, m := range c.UsableAuthMethods(nil) {
+		if _, ok := m.(*acp.EnvVarAuthMethod); !ok {
+			continue
+		}
+		out.note("authenticating with %s", m.MethodID())
+		if _, aerr := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: m.MethodID()}); aerr != nil {
+			return nil, fmt.Errorf("%w\n(tried %s: %v)", err, m.MethodID(), aerr)
+		}
+		return open()
+	}
+	return nil, authHelp(err, c, cfg)
+}
+
+// authHelp explains how to authenticate: each method and what it needs; for
+// a terminal method, the exact command to run.
+func authHelp(err error, c *acp.Client, cfg *config) error {
+	var b strings.Builder
+	b.WriteString("the agent requires authentication. Rerun with --auth METHOD_ID, or set what a method needs:")
+	for _, m := range c.Initialize().AuthMethods {
+		b.WriteString("\n  ")
+		b.WriteString(acp.DescribeAuthMethod(m))
+		if tm, ok := m.(*acp.TerminalAuthMethod); ok {
+			cmd, cerr := agentCommand(cfg)
+			if cerr == nil {
+				login := acp.TerminalLoginCommand(tm, cmd)
+				b.WriteString("\n      login: ")
+				b.WriteString(shellQuote(login.Args))
+				for k, v := range tm.Env {
+					b.WriteString(" [" + k + "=" + v + "]")
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%s\n(%w)", b.String(), err)
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// applySettings sets --mode and each --config, checked against what the
+// agent offered (the SDK names the valid ids and values on a mismatch).
+func applySettings(ctx context.Context, s *acp.Session, cfg *config) error {
+	if cfg.mode != "" {
+		if err := s.SetMode(ctx, cfg.mode); err != nil {
+			return err
+		}
+	}
+	for _, kv := range cfg.configs {
+		id, val, _ := strings.Cut(kv, "=")
+		var err error
+		if isBoolOption(s, id) && (val == "true" || val == "false") {
+			_, err = s.SetConfigBool(ctx, id, val == "true")
+		} else {
+			_, err = s.SetConfigOption(ctx, id, val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isBoolOption(s *acp.Session, id string) bool {
+	for _, o := range s.State().ConfigOptions {
+		if _, ok := o.(*acp.BooleanConfigOption); ok && o.OptionID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+func listSessions(ctx context.Context, c *acp.Client, cwd string, out *output) error {
+	_ = cwd // every session is listed; --cwd only sets where a new one would start
+	for page, err := range c.ListSessions(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		for _, info := range page.Sessions {
+			out.sessionInfo(info)
+		}
+	}
+	return nil
+}
+
+// runTurn runs one prompt. The first interrupt cancels the turn; a second
+// one exits at once.
+func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, interrupts <-chan os.Signal) error {
+	out.turnStarted()
+	turn, err := s.Prompt(ctx, acp.Text(prompt))
+	if err != nil {
+		return err
+	}
+	if cfg.cancelAfter > 0 {
+		t := time.AfterFunc(cfg.cancelAfter, turn.Cancel)
+		defer t.Stop()
+	}
+	stopSpin := out.spin(turn)
+	rendered := make(chan struct{})
+	go func() {
+		defer close(rendered)
+		for u := range turn.Updates() {
+			out.update(s, turn, u)
+		}
+	}()
+	for waiting := true; waiting; {
+		select {
+		case <-turn.Done():
+			waiting = false
+		case <-interrupts:
+			select {
+			case <-turn.Done():
+			default:
+				if turn.State().Cancelled {
+					out.note("interrupted again: exiting")
+					s.Client().Close()
+					os.Exit(130)
+				}
+				out.note("cancelling (Ctrl-C again to exit)")
+				turn.Cancel()
+			}
+		}
+	}
+	<-rendered
+	stopSpin()
+	stop, err := turn.Wait()
+	if err != nil && stop != acp.StopReasonCancelled {
+		return err
+	}
+	out.turnEnd(turn, err)
+	return nil
+}
+
+// interactive reads prompts line by line until EOF or /quit. Lines starting
+// with / are the client's commands (/mode, /config, /help, /quit) or, when
+// the agent offers a command of that name, sent to the agent as they are.
+func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, interrupts <-chan os.Signal) error {
+	lines := out.stdinLines(stdin)
+	out.prompt()
+	for raw := range lines {
+		line := strings.TrimSpace(raw)
+		switch {
+		case line == "":
+		case line == "/quit" || line == "/exit":
+			return nil
+		case line == "/help":
+			out.help(s)
+		case strings.HasPrefix(line, "/mode"):
+			id := strings.TrimSpace(strings.TrimPrefix(line, "/mode"))
+			if id == "" {
+				out.modes(s)
+			} else if err := s.SetMode(ctx, id); err != nil {
+				out.note("%v", err)
+			} else {
+				out.note("mode: %s", id)
+			}
+		case strings.HasPrefix(line, "/config"):
+			arg := strings.TrimSpace(strings.TrimPrefix(line, "/config"))
+			if arg == "" {
+				out.configs(s)
+			} else if err := applySettings(ctx, s, &config{configs: multiFlag{arg}}); err != nil {
+				out.note("%v", err)
+			} else {
+				out.note("config: %s", arg)
+			}
+		case strings.HasPrefix(line, "/") && !isAgentCommand(s, line):
+			out.note("unknown command %s (try /help)", strings.Fields(line)[0])
+		default:
+			if err := runTurn(ctx, s, line, cfg, out, interrupts); err != nil {
+				out.note("%v", err)
+			}
+		}
+		out.prompt()
+	}
+	return nil
+}
+
+func isAgentCommand(s *acp.Session, line string) bool {
+	name := strings.TrimPrefix(strings.Fields(line)[0], "/")
+	return slices.ContainsFunc(s.State().Commands, func(c acp.AvailableCommand) bool { return c.Name == name })
+}
