@@ -93,7 +93,8 @@ func runTestAgent(mode string) {
 // An agent that dies mid-call fails the call promptly with ErrConnClosed —
 // never context.Canceled — carrying the exit status and the stderr tail (I7).
 func TestAgentDeathMidCall(t *testing.T) {
-	c, err := Connect(context.Background(), &CommandTransport{Command: agentCommand("die")}, nil)
+	var trace syncBuffer
+	c, err := Connect(context.Background(), &CommandTransport{Command: agentCommand("die")}, &ClientOptions{Trace: NewTraceWriter(&trace)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +128,10 @@ func TestAgentDeathMidCall(t *testing.T) {
 	}
 	if _, err := c.NewSession(context.Background(), nil); !errors.Is(err, ErrConnClosed) {
 		t.Errorf("call after death = %v, want ErrConnClosed", err)
+	}
+	c.Close()
+	if !strings.Contains(trace.String(), `"dir":"!","note":"stderr: fatal: model quota exceeded"`) {
+		t.Errorf("the trace lacks the stderr line:\n%s", trace.String())
 	}
 }
 

@@ -13,10 +13,10 @@ import (
 // line the agent writes to stderr, one JSON object per line, in the shape
 // of the recordings acptest replays:
 //
-//	{"t":12.5,"dir":">","msg":{...}}    a frame to the agent
-//	{"t":13.1,"dir":"<","msg":{...}}    a frame from the agent
-//	{"t":13.2,"dir":"<","raw":"..."}    a line from the agent that is not JSON
-//	{"t":14.0,"dir":"!","stderr":"..."} a line of the agent's stderr
+//	{"t":12.5,"dir":">","msg":{...}}                    a frame to the agent
+//	{"t":13.1,"dir":"<","msg":{...}}                    a frame from the agent
+//	{"t":13.2,"dir":"!","note":"stdout (not JSON): ..."} a line from the agent that is not JSON
+//	{"t":14.0,"dir":"!","note":"stderr: ..."}           a line of the agent's stderr
 //
 // t is milliseconds since the trace began. Frames are written from the
 // client's reader and writer goroutines as they pass, so a slow writer
@@ -69,14 +69,16 @@ func (t *TraceWriter) frame(dir string, data []byte) {
 	b = append(b, dir...)
 	switch {
 	case dir == "!":
-		b = append(b, `","stderr":`...)
-		b = appendJSONString(b, data)
+		b = append(b, `","note":`...)
+		b = appendJSONString(b, append([]byte("stderr: "), data...))
 	case json.Valid(data):
 		b = append(b, `","msg":`...)
 		b = append(b, data...)
 	default:
-		b = append(b, `","raw":`...)
-		b = appendJSONString(b, data)
+		// Notes, like the recordings, keep every trace line valid JSON.
+		b = append(b[:len(b)-len(dir)], '!')
+		b = append(b, `","note":`...)
+		b = appendJSONString(b, append([]byte("stdout (not JSON): "), data...))
 	}
 	b = append(b, "}\n"...)
 	if _, err := t.w.Write(b); err != nil {

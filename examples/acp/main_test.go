@@ -201,3 +201,18 @@ func TestInteractive(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 }
+
+// roundTrip turns a value into its JSON form as decoded into any, the way
+// parseEvents sees the command's output.
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -29,7 +29,10 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) err
 	if err != nil {
 		return err
 	}
-	tr := &acp.CommandTransport{Command: cmd}
+	// A command line tool should not hang for long on an agent that ignores
+	// stdin EOF (codex-acp and claude-agent-acp do): 2 s, then SIGTERM,
+	// then 1 s, then SIGKILL.
+	tr := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
 	if cfg.stderr {
 		tr.Stderr = out.stderr
 	}
