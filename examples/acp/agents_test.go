@@ -252,5 +252,3 @@ func TestShutdownStubbornAgent(t *testing.T) {
 		t.Errorf("took %v; the graces total 3s", d)
 	}
 }
-
-
