@@ -129,7 +129,7 @@ type Client struct {
 	done      chan struct{} // closed when the connection has ended
 	endOnce   sync.Once
 	endErr    error       // why the connection ended (wraps ErrConnClosed)
-	calls     callCounter // calls in flight through jrpc2
+	handoff   handoff // responses handed to jrpc2 and not yet delivered
 	closeOnce sync.Once
 	closeErr  error
 	readEnded chan struct{}
@@ -346,7 +346,7 @@ func (c *Client) onEOF(err error) {
 		}
 	}
 	c.end(reason)
-	c.calls.waitIdle(deadline)
+	c.handoff.waitDelivered(deadline)
 }
 
 // watchProcess ends the connection when the agent exits even if something
@@ -371,9 +371,11 @@ func (c *Client) watchProcess() {
 // call performs one request through jrpc2 and decodes its result into
 // result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	c.calls.add(1)
 	rsp, err := c.rpc.Call(ctx, method, params)
-	c.calls.add(-1)
+	var je *jrpc2.Error
+	if err == nil || errors.As(err, &je) {
+		c.handoff.delivered()
+	}
 	if err != nil {
 		return callError(method, c.mapCallErr(ctx, err))
 	}
@@ -434,6 +436,7 @@ func isLocal(data json.RawMessage, kind string) bool {
 // onCallAbandoned is jrpc2's OnCancel: the caller's context ended before the
 // agent answered. Tell the agent it may stop working on it.
 func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
+	c.handoff.abandon(rsp.ID())
 	select {
 	case <-c.done:
 		return
@@ -702,35 +705,60 @@ func (q *eventQueue) close() {
 	<-q.done
 }
 
-// callCounter counts calls in flight so the reader can wait, briefly, for
-// the ones jrpc2 is still delivering when the agent's output ends.
-type callCounter struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed and replaced when n drops to zero
+// handoff counts responses the reader handed to jrpc2 against those
+// jrpc2 delivered to a waiting call, so that when the agent's output ends the
+// reader can wait for exactly the deliveries still in progress — and not for
+// calls that will never be answered.
+type handoff struct {
+	mu        sync.Mutex
+	handed    int
+	done      int
+	abandoned map[string]bool // ids of calls given up by their context
+	settled   chan struct{}   // closed when done catches up with handed
 }
 
-func (cc *callCounter) add(d int) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	cc.n += d
-	if cc.n == 0 && cc.idle != nil {
-		close(cc.idle)
-		cc.idle = nil
-	}
-}
-
-func (cc *callCounter) waitIdle(deadline time.Time) {
-	cc.mu.Lock()
-	if cc.n == 0 {
-		cc.mu.Unlock()
+// hand records a response line passed to jrpc2. A response to a call its
+// caller abandoned is not counted: jrpc2 drops it.
+func (h *handoff) hand(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.abandoned[id] {
+		delete(h.abandoned, id)
 		return
 	}
-	if cc.idle == nil {
-		cc.idle = make(chan struct{})
+	h.handed++
+}
+
+func (h *handoff) abandon(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.abandoned == nil {
+		h.abandoned = map[string]bool{}
 	}
-	ch := cc.idle
-	cc.mu.Unlock()
+	h.abandoned[id] = true
+}
+
+func (h *handoff) delivered() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done++
+	if h.done >= h.handed && h.settled != nil {
+		close(h.settled)
+		h.settled = nil
+	}
+}
+
+func (h *handoff) waitDelivered(deadline time.Time) {
+	h.mu.Lock()
+	if h.done >= h.handed {
+		h.mu.Unlock()
+		return
+	}
+	if h.settled == nil {
+		h.settled = make(chan struct{})
+	}
+	ch := h.settled
+	h.mu.Unlock()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {

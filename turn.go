@@ -423,6 +423,7 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 	}
 	c.mu.Unlock()
 	if t == nil {
+		c.handoff.hand(key)
 		return false
 	}
 	var msg struct {
