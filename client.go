@@ -128,7 +128,7 @@ type Client struct {
 
 	done      chan struct{} // closed when the connection has ended
 	endOnce   sync.Once
-	endErr    error       // why the connection ended (wraps ErrConnClosed)
+	endErr    error   // why the connection ended (wraps ErrConnClosed)
 	handoff   handoff // responses handed to jrpc2 and not yet delivered
 	closeOnce sync.Once
 	closeErr  error
