@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/acptest"
 	"go.uber.org/goleak"
 )
 
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 		runTestAgent(mode)
 		os.Exit(0)
 	}
+	acptest.MainIfAgent() // agents registered by the acp_test files' init
 	goleak.VerifyTestMain(m)
 }
 

@@ -1,0 +1,192 @@
+package acp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
+)
+
+// connect starts an in-process acptest agent and connects a client to it.
+func connect(opts *acptest.Options, copts *acp.ClientOptions) (*acp.Client, func()) {
+	agent := acptest.New(opts)
+	fromAgent, toAgent := agent.Pipe()
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, copts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c, func() { c.Close(); agent.Close() }
+}
+
+// A turn end to end: the agent thinks, runs a tool and answers in two
+// chunks of one message; Wait returns once all of it is folded.
+func Example() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (string, error) {
+			t.Think("Looking at the files.")
+			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
+			t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "completed"})
+			t.SayID("m1", "There are ")
+			t.SayID("m1", "3 files.")
+			return "end_turn", nil
+		},
+	}, nil)
+	defer done()
+
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, acp.Text("How many files?"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	stop, err := turn.Wait()
+	if err != nil {
+		log.Fatal(err)
+	}
+	st := turn.State()
+	fmt.Println("stop:", stop)
+	fmt.Println("thought:", st.Thoughts[0].Text)
+	fmt.Printf("tool: %s (%s) %s\n", st.ToolCalls[0].Title, st.ToolCalls[0].Kind, st.ToolCalls[0].Status)
+	fmt.Printf("message %s: %s\n", st.Messages[0].MessageID, st.Messages[0].Text)
+	// Output:
+	// stop: end_turn
+	// thought: Looking at the files.
+	// tool: List files (read) completed
+	// message m1: There are 3 files.
+}
+
+// Updates streams a turn as it happens, replaying what came before the
+// loop started; it ends when the turn does.
+func ExampleTurn_Updates() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (string, error) {
+			t.Plan(acptest.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
+			t.Say("Hello")
+			t.Say(", world")
+			return "end_turn", nil
+		},
+	}, nil)
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, nil)
+	turn, _ := s.Prompt(ctx, acp.Text("Hi"))
+	for u := range turn.Updates() {
+		switch u := u.(type) {
+		case *acp.AgentMessageChunk:
+			fmt.Printf("text %q\n", u.Content.(*acp.TextContent).Text)
+		default:
+			fmt.Println(u.UpdateKind())
+		}
+	}
+	// Output:
+	// plan
+	// text "Hello"
+	// text ", world"
+}
+
+// Cancel does the client's part of a cancellation: the pending permission
+// request is answered "cancelled", the running tool call is marked
+// cancelled, and the turn ends with the agent's stop reason "cancelled".
+func ExampleTurn_Cancel() {
+	asked := make(chan struct{})
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (string, error) {
+			t.ToolCall(acptest.ToolCall{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
+			outcome, _ := t.RequestPermission(map[string]any{"toolCallId": "rm"}, acptest.DefaultPermissionOptions)
+			_, cancelled, _ := acptest.ParseOutcome(outcome)
+			fmt.Println("agent saw cancelled outcome:", cancelled)
+			<-t.Cancelled()
+			return "cancelled", nil
+		},
+	}, &acp.ClientOptions{Permission: func(ctx context.Context, _ *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		close(asked) // a dialog opens...
+		<-ctx.Done() // ...and is dismissed by the cancel
+		return acp.CancelledOutcome(), nil
+	}})
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, nil)
+	turn, _ := s.Prompt(ctx, acp.Text("Clean up"))
+	<-asked
+	turn.Cancel()
+	stop, err := turn.Wait()
+	fmt.Println("stop:", stop, err)
+	fmt.Println("tool call:", turn.State().ToolCalls[0].Status)
+	// Output:
+	// agent saw cancelled outcome: true
+	// stop: cancelled <nil>
+	// tool call: cancelled
+}
+
+// RememberAlways turns an "always allow" answer into a standing rule for
+// tool calls of that kind in that session.
+func ExampleRememberAlways() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (string, error) {
+			for i := range 3 {
+				id := fmt.Sprint("edit-", i)
+				t.ToolCall(acptest.ToolCall{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
+				out, _ := t.RequestPermission(map[string]any{"toolCallId": id}, []acptest.PermissionOption{
+					{OptionID: "yes", Name: "Allow", Kind: "allow_once"},
+					{OptionID: "always", Name: "Always allow", Kind: "allow_always"},
+					{OptionID: "no", Name: "Reject", Kind: "reject_once"},
+				})
+				choice, _, _ := acptest.ParseOutcome(out)
+				fmt.Println(id, "->", choice)
+			}
+			return "end_turn", nil
+		},
+	}, &acp.ClientOptions{Permission: acp.RememberAlways(func(_ context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		fmt.Println("asking about", req.ToolCall.Title)
+		return acp.Select(req.Option(acp.PermissionAllowAlways).OptionID), nil
+	})})
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, nil)
+	turn, _ := s.Prompt(ctx, acp.Text("Refactor"))
+	turn.Wait()
+	// Output:
+	// asking about Edit file 0
+	// edit-0 -> always
+	// edit-1 -> always
+	// edit-2 -> always
+}
+
+// WorkspaceFS serves the agent's file requests inside the session's
+// directory, and refuses anything outside it.
+func ExampleWorkspaceFS() {
+	dir, _ := os.MkdirTemp("", "acp-example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (string, error) {
+			text, err := t.ReadTextFile(filepath.Join(t.Cwd(), "notes.txt"), 2, 1)
+			fmt.Printf("line 2: %q %v\n", text, err)
+			_, err = t.ReadTextFile("/etc/passwd", 0, 0)
+			fmt.Println("outside:", err != nil)
+			err = t.WriteTextFile(filepath.Join(t.Cwd(), "out", "answer.txt"), "42\n")
+			fmt.Println("write:", err)
+			return "end_turn", nil
+		},
+	}, &acp.ClientOptions{FileSystem: &acp.WorkspaceFS{}})
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
+	turn, _ := s.Prompt(ctx, acp.Text("Read my notes"))
+	turn.Wait()
+	b, _ := os.ReadFile(filepath.Join(dir, "out", "answer.txt"))
+	fmt.Printf("file: %q\n", b)
+	// Output:
+	// line 2: "two\n" <nil>
+	// outside: true
+	// write: <nil>
+	// file: "42\n"
+}
