@@ -109,43 +109,48 @@ func promptResponseLine(t *Turn) []byte {
 // the running turn). Turns are rotated every 64k updates so the retained
 // update log does not grow without bound.
 func BenchmarkDecodeFoldChunk(b *testing.B) {
-	c, s, _ := startPipeAgent(b)
-	newTurn := func() *Turn {
-		t, err := s.Prompt(context.Background(), Text("go"))
-		if err != nil {
+	var c *Client
+	var t *Turn
+	// Each round runs on a fresh connection: a session keeps all its turns,
+	// and a heap that grows with b.N would make the GC's share grow too.
+	newRound := func() {
+		if c != nil {
+			if out := c.wire.dispatch(promptResponseLine(t)); out != nil {
+				b.Fatalf("the prompt response went to jrpc2: %s", out)
+			}
+			if _, err := t.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+		}
+		var s *Session
+		c, s, _ = startPipeAgent(b)
+		var err error
+		if t, err = s.Prompt(context.Background(), Text("go")); err != nil {
 			b.Fatal(err)
 		}
-		return t
+		runtime.GC()
 	}
-	endTurn := func(t *Turn) {
-		if out := c.wire.dispatch(promptResponseLine(t)); out != nil {
-			b.Fatalf("the prompt response went to jrpc2: %s", out)
-		}
-		if _, err := t.Wait(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	t := newTurn()
+	newRound()
 	line := bytes.Clone(benchChunkLine)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(line)))
+	const round = 64 << 10
 	n := 0
 	for b.Loop() {
 		if out := c.wire.dispatch(line); out != nil {
 			b.Fatalf("a session/update went to jrpc2: %s", out)
 		}
-		if n++; n%(64<<10) == 0 {
+		if n++; n%round == 0 {
 			b.StopTimer()
-			endTurn(t)
-			t = newTurn()
+			newRound()
 			b.StartTimer()
 		}
 	}
 	b.StopTimer()
-	if got := len(t.State().Updates); got != n%(64<<10) {
-		b.Fatalf("the turn folded %d updates, want %d", got, n%(64<<10))
+	if got := len(t.State().Updates); got != n%round {
+		b.Fatalf("the turn folded %d updates, want %d", got, n%round)
 	}
-	endTurn(t)
 }
 
 // renderChunks renders n agent_message_chunk lines whose texts are
