@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -241,31 +240,6 @@ func (c *Client) onUpdate(params []byte) {
 	}
 	c.mu.Unlock()
 	s.apply(u)
-}
-
-// decodeNotification decodes session/update params. An update that does not
-// decode is kept as *UnknownUpdate (never mis-decoded into another kind) and
-// the error is returned for the diagnostics.
-func decodeNotification(params []byte) (string, Update, error) {
-	var n struct {
-		SessionID string          `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
-	}
-	if err := json.Unmarshal(params, &n); err != nil {
-		return "", nil, err
-	}
-	if len(n.Update) == 0 {
-		return n.SessionID, nil, errors.New("no update")
-	}
-	u, err := decodeUpdate(n.Update)
-	if err != nil {
-		var probe struct {
-			Kind string `json:"sessionUpdate"`
-		}
-		_ = json.Unmarshal(n.Update, &probe)
-		return n.SessionID, &UnknownUpdate{Kind: probe.Kind, Raw: n.Update}, err
-	}
-	return n.SessionID, u, nil
 }
 
 // register makes a session known, applying updates that arrived for its id

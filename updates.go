@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -675,4 +676,215 @@ func (n *SessionNotification) UnmarshalJSON(b []byte) error {
 		return errMissing("session notification", "update")
 	}
 	return w.Update.err
+}
+
+// decodeNotification decodes the params of a session/update. An update that
+// does not decode is kept as *UnknownUpdate (never mis-decoded into another
+// kind) and the error is returned for the diagnostics. params must be valid
+// JSON (the wire hands over only validated lines) and may alias a read
+// buffer: nothing returned refers to it.
+//
+// Text chunks, the bulk of any turn, take a one-pass path; every other
+// update is decoded once by decodeUpdate; anything irregular falls back to
+// the encoding/json path, which is the reference for results and errors.
+func decodeNotification(params []byte) (string, Update, error) {
+	if sid, upd, ok := splitNotification(params); ok {
+		if u, ok := decodeTextChunk(upd); ok {
+			return sid, u, nil
+		}
+		if u, err := decodeUpdate(upd); err == nil {
+			return sid, u, nil
+		}
+	}
+	return decodeNotificationSlow(params)
+}
+
+func decodeNotificationSlow(params []byte) (string, Update, error) {
+	var n struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}
+	if err := json.Unmarshal(params, &n); err != nil {
+		return "", nil, err
+	}
+	if len(n.Update) == 0 {
+		return n.SessionID, nil, errors.New("no update")
+	}
+	u, err := decodeUpdate(n.Update)
+	if err != nil {
+		var probe struct {
+			Kind string `json:"sessionUpdate"`
+		}
+		_ = json.Unmarshal(n.Update, &probe)
+		return n.SessionID, &UnknownUpdate{Kind: probe.Kind, Raw: n.Update}, err
+	}
+	return n.SessionID, u, nil
+}
+
+// splitNotification finds sessionId (a plain string) and update in
+// validated params; ok is false for any shape it does not handle exactly.
+func splitNotification(params []byte) (sid string, update []byte, ok bool) {
+	s := newObjScan(params, false)
+	var sidRaw []byte
+	for {
+		key, plain, val, more := s.next()
+		if !more {
+			break
+		}
+		if !plain {
+			return "", nil, false
+		}
+		switch string(key) {
+		case "sessionId":
+			if sidRaw != nil {
+				return "", nil, false
+			}
+			sidRaw = val
+		case "update":
+			if update != nil {
+				return "", nil, false
+			}
+			update = val
+		default:
+			if foldsLike(key, "sessionId") || foldsLike(key, "update") {
+				return "", nil, false
+			}
+		}
+	}
+	if s.bad || sidRaw == nil || len(update) == 0 || update[0] != '{' {
+		return "", nil, false
+	}
+	in, ok := jsonSimpleString(sidRaw)
+	if !ok {
+		return "", nil, false
+	}
+	return string(in), update, true
+}
+
+// Chunks with a text block are allocated in one piece with their block.
+type (
+	agentTextChunk struct {
+		u AgentMessageChunk
+		t TextContent
+	}
+	thoughtTextChunk struct {
+		u AgentThoughtChunk
+		t TextContent
+	}
+	userTextChunk struct {
+		u UserMessageChunk
+		t TextContent
+	}
+)
+
+// decodeTextChunk decodes a validated message, thought or user chunk whose
+// content is a bare text block ({"type":"text","text":...}, no annotations
+// or _meta), in one pass. ok is false for anything else, which then takes
+// the general path; the result is the same as decodeUpdate's.
+func decodeTextChunk(data []byte) (Update, bool) {
+	s := newObjScan(data, false)
+	var kind, content, msgID []byte
+	for {
+		key, plain, val, more := s.next()
+		if !more {
+			break
+		}
+		if !plain {
+			return nil, false
+		}
+		var slot *[]byte
+		switch string(key) {
+		case "sessionUpdate":
+			slot = &kind
+		case "content":
+			slot = &content
+		case "messageId":
+			slot = &msgID
+		default:
+			for _, k := range [...]string{"sessionUpdate", "content", "messageId", "_meta"} {
+				if string(key) == "_meta" || foldsLike(key, k) {
+					return nil, false
+				}
+			}
+			continue
+		}
+		if *slot != nil {
+			return nil, false
+		}
+		*slot = val
+	}
+	if s.bad || kind == nil || content == nil {
+		return nil, false
+	}
+	k, ok := jsonSimpleString(kind)
+	if !ok {
+		return nil, false
+	}
+	switch string(k) {
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+	default:
+		return nil, false
+	}
+	text, ok := decodeBareText(content)
+	if !ok {
+		return nil, false
+	}
+	var id string
+	if len(msgID) > 0 && msgID[0] == '"' {
+		if id, ok = jsonUnquote(msgID); !ok {
+			return nil, false
+		}
+	}
+	switch string(k) {
+	case "agent_message_chunk":
+		c := &agentTextChunk{t: TextContent{Text: text}}
+		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
+		return &c.u, true
+	case "agent_thought_chunk":
+		c := &thoughtTextChunk{t: TextContent{Text: text}}
+		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
+		return &c.u, true
+	default:
+		c := &userTextChunk{t: TextContent{Text: text}}
+		c.u = UserMessageChunk{Content: &c.t, MessageID: id}
+		return &c.u, true
+	}
+}
+
+// decodeBareText returns the text of a validated {"type":"text","text":...}
+// block with no other known member.
+func decodeBareText(data []byte) (string, bool) {
+	s := newObjScan(data, false)
+	var typ, text []byte
+	for {
+		key, plain, val, more := s.next()
+		if !more {
+			break
+		}
+		if !plain {
+			return "", false
+		}
+		switch string(key) {
+		case "type":
+			if typ != nil {
+				return "", false
+			}
+			typ = val
+		case "text":
+			if text != nil {
+				return "", false
+			}
+			text = val
+		default:
+			for _, k := range [...]string{"type", "text", "annotations", "_meta"} {
+				if string(key) == k || foldsLike(key, k) {
+					return "", false
+				}
+			}
+		}
+	}
+	if s.bad || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
+		return "", false
+	}
+	return jsonUnquote(text)
 }

@@ -132,7 +132,9 @@ func (w *wire) Recv() ([]byte, error) {
 	}
 }
 
-// envelope is the part of a JSON-RPC message needed to route it.
+// envelope is the part of a JSON-RPC message needed to route it. Decoded
+// by scanEnvelope, the raw fields alias the line (valid until the next
+// read); decoded by encoding/json, they are copies.
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -157,15 +159,99 @@ func (w *wire) dispatch(line []byte) []byte {
 		w.diag("junk_line", "skipped a non-JSON line on the agent's stdout", trimmed)
 		return nil
 	}
-	var env envelope
-	if err := json.Unmarshal(trimmed, &env); err != nil {
-		w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), trimmed)
-		return nil
+	env, ok := scanEnvelope(trimmed)
+	if !ok {
+		// Anything the one-pass scanner does not handle exactly (invalid
+		// JSON, case-folded or duplicate keys, escaped method names) goes
+		// through encoding/json, whose result and errors are the reference.
+		var err error
+		if env, err = decodeEnvelope(trimmed); err != nil {
+			w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), trimmed)
+			return nil
+		}
 	}
 	if !w.route(&env, trimmed) {
 		return nil
 	}
 	return bytes.Clone(trimmed)
+}
+
+// decodeEnvelope is the encoding/json path. (A separate function, so the
+// envelope of the fast path stays on the stack.)
+func decodeEnvelope(line []byte) (envelope, error) {
+	var env envelope
+	err := json.Unmarshal(line, &env)
+	return env, err
+}
+
+// scanEnvelope reads the routing fields of a JSON-RPC message in one pass
+// that also validates the whole line. The fields alias line. ok is false
+// when the line is not valid JSON or has a shape only encoding/json decodes
+// exactly (a key differing from a known one by case, a duplicate known key,
+// an escaped key, a method that is not a plain string); the caller then
+// decodes it with encoding/json.
+func scanEnvelope(line []byte) (env envelope, ok bool) {
+	s := newObjScan(line, true)
+	var seen uint8
+	for {
+		key, plain, val, more := s.next()
+		if !more {
+			break
+		}
+		if !plain {
+			return envelope{}, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "jsonrpc":
+			continue
+		case "id":
+			bit, env.ID = 1, val
+		case "method":
+			m, ok := jsonSimpleString(val)
+			if !ok {
+				return envelope{}, false
+			}
+			bit, env.Method = 2, internMethod(m)
+		case "params":
+			bit, env.Params = 4, val
+		case "result":
+			bit, env.Result = 8, val
+		case "error":
+			bit, env.Error = 16, val
+		default:
+			for _, k := range [...]string{"id", "method", "params", "result", "error"} {
+				if foldsLike(key, k) {
+					return envelope{}, false
+				}
+			}
+			continue
+		}
+		if seen&bit != 0 {
+			return envelope{}, false
+		}
+		seen |= bit
+	}
+	if !s.rest() {
+		return envelope{}, false
+	}
+	return env, true
+}
+
+// internMethod returns the method name without allocating for the methods
+// agents send most.
+func internMethod(m []byte) string {
+	switch string(m) {
+	case "session/update":
+		return "session/update"
+	case "session/request_permission":
+		return "session/request_permission"
+	case "fs/read_text_file":
+		return "fs/read_text_file"
+	case "fs/write_text_file":
+		return "fs/write_text_file"
+	}
+	return string(m)
 }
 
 // route handles env and reports whether jrpc2 must see the message.
@@ -174,6 +260,8 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 	switch {
 	case env.Method != "" && !hasID:
 		if env.Method == "session/update" {
+			// The update hook decodes params before it returns and keeps
+			// no reference to them.
 			w.hooks.update(env.Params)
 			return false
 		}
@@ -181,14 +269,14 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.cancelInbound(env.Params)
 			return false
 		}
-		w.hooks.notification(env.Method, env.Params)
+		w.hooks.notification(env.Method, bytesClone(env.Params))
 		return false
 	case env.Method != "":
 		if !validID(env.ID) {
 			w.diag("bad_request", "skipped an agent request with an invalid id", raw)
 			return false
 		}
-		in := w.hooks.request(env.ID, env.Method, env.Params)
+		in := w.hooks.request(bytesClone(env.ID), env.Method, bytesClone(env.Params))
 		w.mu.Lock()
 		w.inflight[string(env.ID)] = in
 		w.mu.Unlock()

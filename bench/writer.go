@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// The writer is this binary re-executed as an agent (ACP_BENCH_WRITER set).
+// It answers initialize, session/new, session/prompt and session/load, and
+// answers a prompt (or a load) by writing its pre-rendered bytes into the
+// pipe and then the response. Every client under test reads the very same
+// bytes.
+
+const (
+	envMode = "ACP_BENCH_WRITER"
+	envN    = "ACP_BENCH_N"
+	envPer  = "ACP_BENCH_PER"
+
+	// groupSize is the number of updates per prompt in the cut-up modes:
+	// below coder/acp-go-sdk's 1024-notification queue.
+	groupSize = 1000
+)
+
+// writerCmd returns the command that runs this binary as a writer.
+func writerCmd(mode string, n int) *exec.Cmd {
+	self, err := os.Executable()
+	if err != nil {
+		self = os.Args[0]
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), envMode+"="+mode, envN+"="+strconv.Itoa(n), envPer+"="+strconv.Itoa(groupSize))
+	return cmd
+}
+
+// runWriter runs the writer; mode:
+//
+//	exit:      exits at once (the bare exec baseline)
+//	handshake: answers the handshake only
+//	turn:      a prompt is answered by n text chunks and n/100 tool calls
+//	           (tool_call + tool_call_update each), pre-rendered
+//	chunks:    a prompt is answered by n text chunks, pre-rendered
+//	burst:     session/load replays n chunks before its response
+//	stream:    a prompt is answered by n chunks of 1000 bytes, rendered
+//	           on the fly (n=100 000: a 100 MB message)
+//	turns, streamturns: the bytes of turn or stream, cut into prompts of
+//	           ACP_BENCH_PER updates each (one group per prompt, in order):
+//	           how coder/acp-go-sdk, which drops the connection when more
+//	           than 1024 updates queue up, can be fed the same data
+func runWriter(mode string) {
+	if mode == "exit" {
+		os.Exit(0)
+	}
+	n, _ := strconv.Atoi(os.Getenv(envN))
+	per, _ := strconv.Atoi(os.Getenv(envPer))
+	var prompt, load []byte
+	var groups [][]byte
+	next := 0
+	switch mode {
+	case "turns":
+		groups = splitLines(renderTurn(n, n/100), per)
+	case "turn":
+		prompt = renderTurn(n, n/100)
+	case "chunks":
+		prompt = renderTurn(n, 0)
+	case "burst":
+		load = renderTurn(n, 0)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	reply := func(id json.RawMessage, result string) {
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+		out.Flush()
+	}
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			reply(m.ID, `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[]}`)
+		case "session/new":
+			reply(m.ID, `{"sessionId":"s1"}`)
+		case "session/load":
+			out.Write(load)
+			reply(m.ID, `{}`)
+		case "session/prompt":
+			switch mode {
+			case "stream":
+				writeStream(out, 0, n, 1000)
+			case "streamturns":
+				writeStream(out, next*per, min(per, n-next*per), 1000)
+				next++
+			case "turns":
+				out.Write(groups[next%len(groups)])
+				next++
+			default:
+				out.Write(prompt)
+			}
+			reply(m.ID, `{"stopReason":"end_turn"}`)
+		default:
+			reply(m.ID, `null`)
+		}
+	}
+}
+
+// renderTurn renders n agent_message_chunk lines with tools tool calls
+// spread evenly among them. One chunk in ten carries a newline (escaped on
+// the wire, as Markdown output does).
+func renderTurn(n, tools int) []byte {
+	var b []byte
+	every := n + 1
+	if tools > 0 {
+		every = n / tools
+	}
+	tool := 0
+	for i := range n {
+		b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`...)
+		b = append(b, "tok"...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		if i%10 == 9 {
+			b = append(b, ` end of line\n`...)
+		} else {
+			b = append(b, " and a word"...)
+		}
+		b = append(b, "\"}}}}\n"...)
+		if tools > 0 && i%every == every-1 && tool < tools {
+			id := "call_" + strconv.Itoa(tool)
+			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"`+id+`","title":"Read src/file`+strconv.Itoa(tool)+`.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"},"locations":[{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"}]}}}`+"\n"...)
+			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"`+id+`","status":"completed","content":[{"type":"content","content":{"type":"text","text":"package main\n\nfunc main() {}\n"}}],"rawOutput":{"bytes":31}}}}`+"\n"...)
+			tool++
+		}
+	}
+	return b
+}
+
+// writeStream writes n chunks of size text bytes each, rendered one at a
+// time so the writer's own memory stays small.
+func writeStream(out *bufio.Writer, from, n, size int) {
+	var line []byte
+	for i := from; i < from+n; i++ {
+		line = append(line[:0], `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`...)
+		start := len(line)
+		line = strconv.AppendInt(line, int64(i), 10)
+		line = append(line, ',')
+		for len(line)-start < size {
+			line = append(line, 'x')
+		}
+		line = append(line, "\"}}}}\n"...)
+		out.Write(line)
+	}
+}
+
+// splitLines cuts b into groups of per lines.
+func splitLines(b []byte, per int) [][]byte {
+	var groups [][]byte
+	for len(b) > 0 {
+		end, lines := 0, 0
+		for lines < per && end < len(b) {
+			end += bytes.IndexByte(b[end:], '\n') + 1
+			lines++
+		}
+		groups = append(groups, b[:end])
+		b = b[end:]
+	}
+	return groups
+}

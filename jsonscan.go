@@ -1,0 +1,478 @@
+package acp
+
+import (
+	"bytes"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// This file holds the one-pass JSON scanning used on the reader's hot path
+// (wire envelope, session/update params, text chunks). encoding/json costs
+// a full validation pass plus a reflective decode per Unmarshal, and the
+// nested decoders call it once per level; here a line is validated once and
+// its parts are taken as slices of it.
+//
+// The scanners are deliberately conservative: they recognise a narrow set of
+// exact shapes, and anything else — a key that differs from a known one only
+// by case (encoding/json matches those), a duplicate key, an escaped key, an
+// unexpected member — makes them report "not handled", and the caller falls
+// back to the encoding/json path. So the fast path can only ever produce what
+// the general path would have produced.
+
+// jsonMaxDepth matches encoding/json's nesting limit: deeper input is left
+// to the general path, which rejects it the same way.
+const jsonMaxDepth = 10000
+
+// jsonValidValue returns the index just past the valid JSON value that
+// starts at data[i] (no leading whitespace), or -1 when the value is not
+// valid JSON as encoding/json's scanner defines it.
+func jsonValidValue(data []byte, i, depth int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch c := data[i]; c {
+	case '"':
+		return jsonValidString(data, i)
+	case '{':
+		if depth >= jsonMaxDepth {
+			return -1
+		}
+		i = jsonSkipWS(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return -1
+			}
+			if i = jsonValidString(data, i); i < 0 {
+				return -1
+			}
+			i = jsonSkipWS(data, i)
+			if i >= len(data) || data[i] != ':' {
+				return -1
+			}
+			i = jsonSkipWS(data, i+1)
+			if i = jsonValidValue(data, i, depth+1); i < 0 {
+				return -1
+			}
+			i = jsonSkipWS(data, i)
+			if i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = jsonSkipWS(data, i+1)
+			case '}':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case '[':
+		if depth >= jsonMaxDepth {
+			return -1
+		}
+		i = jsonSkipWS(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = jsonValidValue(data, i, depth+1); i < 0 {
+				return -1
+			}
+			i = jsonSkipWS(data, i)
+			if i >= len(data) {
+				return -1
+			}
+			switch data[i] {
+			case ',':
+				i = jsonSkipWS(data, i+1)
+			case ']':
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case 't':
+		return jsonLiteral(data, i, "true")
+	case 'f':
+		return jsonLiteral(data, i, "false")
+	case 'n':
+		return jsonLiteral(data, i, "null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return jsonValidNumber(data, i)
+		}
+		return -1
+	}
+}
+
+func jsonLiteral(data []byte, i int, lit string) int {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
+		return i + len(lit)
+	}
+	return -1
+}
+
+// jsonValidNumber: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonValidNumber(data []byte, i int) int {
+	if data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		i = jsonDigits(data, i+1)
+	default:
+		return -1
+	}
+	if i < len(data) && data[i] == '.' {
+		j := jsonDigits(data, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		j := jsonDigits(data, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func jsonDigits(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// jsonValidString returns the index just past the valid string starting at
+// data[i] (a '"'), or -1. Like encoding/json's scanner it accepts any byte
+// from 0x20 up, invalid UTF-8 included (decoding coerces it later).
+func jsonValidString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\':
+			j++
+			if j >= len(data) {
+				return -1
+			}
+			switch data[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(data)-j < 5 {
+					return -1
+				}
+				for _, h := range data[j+1 : j+5] {
+					if !isHex(h) {
+						return -1
+					}
+				}
+				j += 4
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// jsonSkipTrusted returns the index just past the value starting at data[i]
+// in input already validated; strings are skipped with IndexByte.
+func jsonSkipTrusted(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return jsonSkipStringTrusted(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				end := jsonSkipStringTrusted(data, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	return jsonSkipValue(data, i)
+}
+
+func jsonSkipStringTrusted(data []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for p := j - 1; p > i && data[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+}
+
+// objScan walks the members of one JSON object. With validate set, every
+// value is checked as it is skipped; otherwise the input must already have
+// been validated. Keys are returned raw (with quotes); keyPlain reports a key
+// without escapes.
+type objScan struct {
+	data     []byte
+	i        int
+	validate bool
+	first    bool
+	bad      bool // not an object, or invalid JSON
+	done     bool
+}
+
+func newObjScan(data []byte, validate bool) objScan {
+	s := objScan{data: data, validate: validate, first: true}
+	s.i = jsonSkipWS(data, 0)
+	if s.i >= len(data) || data[s.i] != '{' {
+		s.bad = true
+		return s
+	}
+	s.i = jsonSkipWS(data, s.i+1)
+	if s.i < len(data) && data[s.i] == '}' {
+		s.i++
+		s.done = true
+	}
+	return s
+}
+
+// next returns the next member. ok is false at the end of the object or on
+// error (then s.bad is set).
+func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
+	if s.bad || s.done {
+		return nil, false, nil, false
+	}
+	d, i := s.data, s.i
+	if !s.first {
+		if i >= len(d) {
+			s.bad = true
+			return nil, false, nil, false
+		}
+		switch d[i] {
+		case ',':
+			i = jsonSkipWS(d, i+1)
+		case '}':
+			s.i, s.done = i+1, true
+			return nil, false, nil, false
+		default:
+			s.bad = true
+			return nil, false, nil, false
+		}
+	}
+	s.first = false
+	if i >= len(d) || d[i] != '"' {
+		s.bad = true
+		return nil, false, nil, false
+	}
+	var kend int
+	if s.validate {
+		kend = jsonValidString(d, i)
+	} else {
+		kend = jsonSkipStringTrusted(d, i)
+	}
+	if kend < 0 {
+		s.bad = true
+		return nil, false, nil, false
+	}
+	key = d[i+1 : kend-1]
+	keyPlain = bytes.IndexByte(key, '\\') < 0
+	i = jsonSkipWS(d, kend)
+	if i >= len(d) || d[i] != ':' {
+		s.bad = true
+		return nil, false, nil, false
+	}
+	i = jsonSkipWS(d, i+1)
+	var vend int
+	if s.validate {
+		vend = jsonValidValue(d, i, 1)
+	} else {
+		vend = jsonSkipTrusted(d, i)
+	}
+	if vend < 0 {
+		s.bad = true
+		return nil, false, nil, false
+	}
+	val = d[i:vend]
+	s.i = jsonSkipWS(d, vend)
+	return key, keyPlain, val, true
+}
+
+// rest reports whether only whitespace follows the object (after next has
+// returned false without error).
+func (s *objScan) rest() bool {
+	return !s.bad && s.done && jsonSkipWS(s.data, s.i) == len(s.data)
+}
+
+// foldsLike reports whether key matches name the way encoding/json matches
+// a struct field (case-insensitively) without being name itself: such a
+// key sends the fast path back to encoding/json.
+func foldsLike(key []byte, name string) bool {
+	return len(key) == len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
+}
+
+// jsonUnquote decodes a JSON string literal (quotes included) exactly as
+// encoding/json does: invalid UTF-8 and lone surrogates become U+FFFD. The
+// result is a new string. ok is false when s is not a valid literal.
+func jsonUnquote(s []byte) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	s = s[1 : len(s)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
+	}
+	if r == len(s) {
+		return string(s), true
+	}
+	b := make([]byte, len(s)+2*utf8.UTFMax)
+	w := copy(b, s[:r])
+	for r < len(s) {
+		if w >= len(b)-2*utf8.UTFMax {
+			nb := make([]byte, (len(b)+utf8.UTFMax)*2)
+			copy(nb, b[:w])
+			b = nb
+		}
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			default:
+				return "", false
+			case '"', '\\', '/', '\'':
+				b[w] = s[r]
+				r++
+				w++
+			case 'b':
+				b[w] = '\b'
+				r++
+				w++
+			case 'f':
+				b[w] = '\f'
+				r++
+				w++
+			case 'n':
+				b[w] = '\n'
+				r++
+				w++
+			case 'r':
+				b[w] = '\r'
+				r++
+				w++
+			case 't':
+				b[w] = '\t'
+				r++
+				w++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						w += utf8.EncodeRune(b[w:], dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				w += utf8.EncodeRune(b[w:], rr)
+			}
+		case c == '"', c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b[w] = c
+			r++
+			w++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			w += utf8.EncodeRune(b[w:], rr)
+		}
+	}
+	if w == 0 {
+		return "", true
+	}
+	// b is ours alone and never written again: no second copy.
+	return unsafe.String(&b[0], w), true
+}
+
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}

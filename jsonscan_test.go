@@ -1,0 +1,170 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The one-pass scanners of the hot path must never disagree with the
+// encoding/json path they short-cut: every input they accept must decode to
+// exactly what encoding/json gives, and everything else must fall back.
+
+var scanSeeds = []string{
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"a\nb \"q\" \u00e9 \ud83d\ude00 \ud800 x"},"messageId":"m\u0031"}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"bad ` + "\xff" + ` utf8"},"messageId":42}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x","annotations":{"priority":1}}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x","_meta":{"a":1}},"_meta":{"b":2}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","Text":"case"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a","text":"b"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","Content":{"type":"text","text":"x"}}}}`,
+	`{"method":"session/update","params":{"SessionId":"s2","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s\u0031","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":5}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"AA==","mimeType":"image/png"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"no type"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":null}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","status":"pending"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"notice","x":[1,2,{"y":null}]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","sessionUpdate":"plan","content":{"type":"text","text":"x"}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"messageId":null,"extra":{"k":[true,false,-1.5e3]}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1"}}`,
+	`{"method":"session/update","params":{"sessionId":5,"update":{"sessionUpdate":"plan","entries":[]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":"str"}}`,
+	`{"method":"session/update","params":[1]}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}},"params":{"sessionId":"s2"}}`,
+	`{"Method":"session/update","params":{}}`,
+	`{"method":"session\/update","params":{}}`,
+	`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`,
+	`{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
+	`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s1"}}`,
+	`{"id":1,"ID":2}`,
+	`{"\u0069d":1}`,
+	`{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":tru}`, `{"a":[1,]}`, `{"a":{"b":1,}}`,
+	`{"a":"` + "\t" + `"}`, `{"a":1}x`, `{"a":1} `, `{"a":[]}`, `{}`, `{`, `{"a"}`, `{"a":1,"b"}`, `[]`, `"x"`, `nul`,
+}
+
+func TestScanEnvelopeMatchesEncodingJSON(t *testing.T) {
+	for _, in := range scanSeeds {
+		checkEnvelope(t, []byte(in))
+	}
+}
+
+func checkEnvelope(t *testing.T, line []byte) {
+	t.Helper()
+	env, ok := scanEnvelope(line)
+	var ref envelope
+	err := json.Unmarshal(line, &ref)
+	if !ok {
+		return // falls back to encoding/json, whatever it says
+	}
+	if err != nil {
+		t.Fatalf("scanEnvelope accepted %q, which encoding/json rejects: %v", line, err)
+	}
+	if !bytes.Equal(env.ID, ref.ID) || env.Method != ref.Method || !bytes.Equal(env.Params, ref.Params) ||
+		!bytes.Equal(env.Result, ref.Result) || !bytes.Equal(env.Error, ref.Error) {
+		t.Fatalf("scanEnvelope(%q) = %+v, encoding/json gives %+v", line, env, ref)
+	}
+}
+
+func TestDecodeNotificationMatchesSlowPath(t *testing.T) {
+	fast := 0
+	for _, in := range scanSeeds {
+		var env envelope
+		if json.Unmarshal([]byte(in), &env) != nil || env.Method != "session/update" || len(env.Params) == 0 {
+			continue
+		}
+		if checkNotification(t, env.Params) {
+			fast++
+		}
+	}
+	if fast < 4 {
+		t.Errorf("only %d seeds took the text-chunk fast path", fast)
+	}
+}
+
+// checkNotification compares the two paths and reports whether the text
+// chunk fast path handled params.
+func checkNotification(t *testing.T, params []byte) bool {
+	t.Helper()
+	sid, u, err := decodeNotification(params)
+	sid2, u2, err2 := decodeNotificationSlow(params)
+	if sid != sid2 || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+		t.Fatalf("decodeNotification(%s) = %q, %v; slow path %q, %v", params, sid, err, sid2, err2)
+	}
+	if d := cmp.Diff(u2, u, rawCmp); d != "" {
+		t.Fatalf("decodeNotification(%s) differs from the slow path (-slow +fast):\n%s", params, d)
+	}
+	if _, upd, ok := splitNotification(params); ok {
+		_, ok = decodeTextChunk(upd)
+		return ok
+	}
+	return false
+}
+
+// The text of a fast-path chunk must not alias the line: the reader reuses
+// its buffer.
+func TestTextChunkDoesNotAliasInput(t *testing.T) {
+	params := []byte(`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"},"messageId":"m"}}`)
+	sid, u, err := decodeNotification(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range params {
+		params[i] = 'X'
+	}
+	c := u.(*AgentMessageChunk)
+	if sid != "s1" || c.MessageID != "m" || c.Content.(*TextContent).Text != "hello" {
+		t.Fatalf("decoded values changed with the input buffer: %q %+v %+v", sid, c, c.Content)
+	}
+}
+
+func TestJSONValidValueMatchesValid(t *testing.T) {
+	for _, in := range scanSeeds {
+		checkValid(t, []byte(in))
+	}
+}
+
+func checkValid(t *testing.T, b []byte) {
+	t.Helper()
+	end := jsonValidValue(b, 0, 0)
+	got := end == len(b)
+	if end >= 0 && end < len(b) {
+		got = jsonSkipWS(b, end) == len(b)
+	}
+	if want := json.Valid(b) && len(b) > 0 && b[0] > ' '; got != want {
+		t.Fatalf("jsonValidValue(%q) = %d, json.Valid = %v", b, end, want)
+	}
+}
+
+func FuzzScanEnvelope(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkEnvelope(t, line)
+		checkValid(t, line)
+		var env envelope
+		if json.Unmarshal(line, &env) == nil && len(env.Params) > 0 {
+			checkNotification(t, env.Params)
+		}
+	})
+}
+
+func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{`""`, `"a"`, `"\n\t\\\/\""`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, `"\udc00\ud800x"`, "\"\xff\xfe\"", "\"é\"", `"\u0000"`} {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := jsonUnquote([]byte(in))
+		if !ok || got != want {
+			t.Errorf("jsonUnquote(%s) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
