@@ -5,7 +5,10 @@ go 1.26.0
 require (
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/google/go-cmp v0.7.0
+	golang.org/x/term v0.48.0
 )
+
+require golang.org/x/sys v0.50.0 // indirect
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect

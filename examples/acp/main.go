@@ -24,7 +24,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -135,9 +134,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out := newOutput(cfg, stdout, stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := session(ctx, cfg, stdin, out); err != nil {
+	// Interrupts are handled per turn (see runTurn): the first cancels the
+	// turn, the second exits. Until the session is up, Ctrl-C keeps its
+	// default meaning.
+	if err := session(context.Background(), cfg, stdin, out); err != nil {
 		out.fail(err)
 		return 1
 	}

@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	if os.Getenv(cliMainEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	registerTestAgents()
 	acptest.MainIfAgent()
 	os.Exit(m.Run())

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,8 +28,7 @@ type output struct {
 	last     string // kind of the last thing printed, for line breaks
 	lastDraw time.Time
 	spinning bool
-	lines    chan string // stdin lines, shared by the prompt loop and permission dialogs
-	lineOnce sync.Once
+	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
 
 	// rendered counts the updates of the current turn printed so far, so a
 	// permission request is shown after the updates that preceded it on the
@@ -355,15 +353,6 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 	}
 }
 
-func (o *output) prompt() {
-	if o.json {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	fmt.Fprint(o.stderr, "> ")
-}
-
 func (o *output) help(s *acp.Session) {
 	o.note("commands: /mode [ID], /config [ID=VALUE], /help, /quit; Ctrl-C cancels a turn")
 	if cmds := s.State().Commands; len(cmds) > 0 {
@@ -410,27 +399,11 @@ func (o *output) configs(s *acp.Session) {
 	}
 }
 
-// stdinLines starts (once) the goroutine that reads stdin line by line, so
-// the prompt loop and permission dialogs share one reader.
-func (o *output) stdinLines(stdin io.Reader) <-chan string {
-	o.lineOnce.Do(func() {
-		o.lines = make(chan string)
-		go func() {
-			defer close(o.lines)
-			in := bufio.NewScanner(stdin)
-			in.Buffer(nil, 1<<20)
-			for in.Scan() {
-				o.lines <- in.Text()
-			}
-		}()
-	})
-	return o.lines
-}
-
 // permissionHandler returns the handler --permission asks for. Every
 // request (and its outcome) is printed; in --json mode as a "permission"
 // event.
 func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionHandler {
+	_ = stdin
 	mode := cfg.permission
 	if mode == "" {
 		mode = "reject"
@@ -446,7 +419,7 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 		h = acp.CancelAll
 	case "ask":
 		h = acp.OneAtATime(func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
-			return o.ask(ctx, req, stdin)
+			return o.ask(ctx, req)
 		})
 	default:
 		h = acp.RejectAll
@@ -481,7 +454,7 @@ func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcom
 }
 
 // ask shows the request and reads the user's choice.
-func (o *output) ask(ctx context.Context, req *acp.PermissionRequest, stdin io.Reader) (acp.PermissionOutcome, error) {
+func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 	o.lockAfterPreceding(req)
 	tc := req.ToolCall
 	o.textf("perm", "\n[permission] %s (%s)\n", tc.Title, orDash(string(tc.Kind)))
@@ -501,26 +474,22 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest, stdin io.R
 	for i, opt := range req.Options {
 		fmt.Fprintf(o.stdout, "  %d) %s [%s]\n", i+1, opt.Name, opt.Kind)
 	}
-	fmt.Fprint(o.stdout, "choose: ")
 	o.last = ""
 	o.mu.Unlock()
-	lines := o.stdinLines(stdin)
+	prompt := "choose: "
 	for {
-		select {
-		case <-ctx.Done():
+		line, err := o.lines.ReadLine(ctx, prompt)
+		if ctx.Err() != nil {
 			return acp.CancelledOutcome(), nil
-		case line, ok := <-lines:
-			if !ok {
-				return acp.RejectAll(ctx, req)
-			}
-			var n int
-			if _, err := fmt.Sscan(line, &n); err == nil && n >= 1 && n <= len(req.Options) {
-				return acp.Select(req.Options[n-1].OptionID), nil
-			}
-			o.mu.Lock()
-			fmt.Fprintf(o.stdout, "choose 1-%d: ", len(req.Options))
-			o.mu.Unlock()
 		}
+		if err != nil {
+			return acp.RejectAll(ctx, req)
+		}
+		var n int
+		if _, err := fmt.Sscan(line, &n); err == nil && n >= 1 && n <= len(req.Options) {
+			return acp.Select(req.Options[n-1].OptionID), nil
+		}
+		prompt = fmt.Sprintf("choose 1-%d: ", len(req.Options))
 	}
 }
 

@@ -54,6 +54,8 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) err
 		defer f.Close()
 		opts.Trace = acp.NewTraceWriter(f)
 	}
+	var current *acp.Session
+	out.lines = newLineReader(stdin, out.stdout, func(string) []string { return slashCommands(current) })
 	c, err := acp.Connect(ctx, tr, opts)
 	if err != nil {
 		return err
@@ -73,6 +75,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) err
 	if err != nil {
 		return err
 	}
+	current = s
 	out.sessionStarted(s)
 	if err := applySettings(ctx, s, cfg); err != nil {
 		return err
@@ -260,9 +263,18 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 // with / are the client's commands (/mode, /config, /help, /quit) or, when
 // the agent offers a command of that name, sent to the agent as they are.
 func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, interrupts <-chan os.Signal) error {
-	lines := out.stdinLines(stdin)
-	out.prompt()
-	for raw := range lines {
+	prompt := "> "
+	if out.json {
+		prompt = ""
+	}
+	for {
+		raw, err := out.lines.ReadLine(ctx, prompt)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
 		line := strings.TrimSpace(raw)
 		switch {
 		case line == "":
@@ -295,9 +307,19 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 				out.note("%v", err)
 			}
 		}
-		out.prompt()
 	}
-	return nil
+}
+
+// slashCommands are the completions for "/": the client's commands and the
+// agent's, from its latest available_commands_update.
+func slashCommands(s *acp.Session) []string {
+	out := []string{"/mode ", "/config ", "/help", "/quit"}
+	if s != nil {
+		for _, c := range s.State().Commands {
+			out = append(out, "/"+c.Name)
+		}
+	}
+	return out
 }
 
 func isAgentCommand(s *acp.Session, line string) bool {

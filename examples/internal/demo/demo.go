@@ -51,6 +51,7 @@ var configOptions = []any{
 var commands = []acptest.SlashCommand{
 	{Name: "help", Description: "Show what the demo agent can do"},
 	{Name: "echo", Description: "Repeat the text back", Hint: "text to echo"},
+	{Name: "slow", Description: "Stream slowly, to try cancelling"},
 }
 
 const helpText = "I am the ACP demo agent. Send any text and I will think, plan, read the workspace, " +

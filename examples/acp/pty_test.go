@@ -1,0 +1,159 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// cliMainEnv makes the test binary run the command itself (TestMain), so
+// the pseudo-terminal test runs the real main loop in a real process.
+const cliMainEnv = "ACP_CLI_MAIN"
+
+// openPTY returns a pseudo-terminal's master and slave ends.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatalf("unlockpt: %v", e)
+	}
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatalf("ptsname: %v", e)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
+
+// screen collects what the program writes to the terminal.
+type screen struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	buf  strings.Builder
+	seen int // bytes consumed by expect
+	eof  bool
+}
+
+func (s *screen) read(f *os.File) {
+	b := make([]byte, 4096)
+	for {
+		n, err := f.Read(b)
+		s.mu.Lock()
+		s.buf.Write(b[:n])
+		if err != nil {
+			s.eof = true
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// expect waits until want appears after what was already matched. The
+// deadline only turns a hang into a failure.
+func (s *screen) expect(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.AfterFunc(20*time.Second, func() {
+		s.mu.Lock()
+		s.eof = true
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer deadline.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if i := strings.Index(s.buf.String()[s.seen:], want); i >= 0 {
+			s.seen += i + len(want)
+			return
+		}
+		if s.eof {
+			t.Fatalf("never saw %q; the screen after the last match:\n%s", want, s.buf.String()[s.seen:])
+		}
+		s.cond.Wait()
+	}
+}
+
+// The interactive mode under a pseudo-terminal: Tab completes the client's
+// and the agent's slash commands, a permission request opens a dialog (ask
+// is the default on a terminal), Ctrl-C cancels the running turn and
+// /quit ends the program.
+func TestInteractiveTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	defer master.Close()
+	cmd := exec.Command(os.Args[0], "--cwd", t.TempDir())
+	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	sc := &screen{}
+	sc.cond = sync.NewCond(&sc.mu)
+	go sc.read(master)
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	typ := func(s string) {
+		if _, err := master.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	sc.expect(t, "> ")
+	typ("/he\t") // the client's command
+	sc.expect(t, "/help ")
+	typ("\r")
+	sc.expect(t, "commands: /mode")
+	sc.expect(t, "agent commands: /help /echo /slow")
+	sc.expect(t, "> ")
+	typ("/ec\t") // the agent's command, from available_commands_update
+	sc.expect(t, "/echo ")
+	typ("over and out\r")
+	sc.expect(t, "over and out")
+	sc.expect(t, "[end_turn]")
+
+	sc.expect(t, "> ")
+	typ("hello\r")
+	sc.expect(t, "[permission] Write acp-demo.txt? (edit)")
+	sc.expect(t, "2) Reject [reject_once]")
+	sc.expect(t, "choose: ")
+	typ("2\r")
+	sc.expect(t, "I did not write acp-demo.txt")
+	sc.expect(t, `You said: "hello"`)
+	sc.expect(t, "[end_turn]")
+
+	sc.expect(t, "> ")
+	typ("/slow\r")
+	sc.expect(t, "chunk 1 ")
+	typ("\x03") // Ctrl-C: SIGINT to the foreground process group
+	sc.expect(t, "cancelling (Ctrl-C again to exit)")
+	sc.expect(t, "[cancelled]")
+
+	sc.expect(t, "> ")
+	typ("/quit\r")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
