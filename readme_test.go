@@ -1,0 +1,43 @@
+package acp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os/exec"
+
+	"github.com/acpclient/acp"
+)
+
+// readmeExample is the README's example, kept here so that it compiles
+// against the current API. It is never run (it needs a real agent).
+func readmeExample(askUser acp.PermissionHandler) {
+	ctx := context.Background()
+	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("codex-acp")}, &acp.ClientOptions{
+		Permission: acp.RememberAlways(askUser), // or acp.AllowOnce, acp.RejectAll (the default)
+		FileSystem: &acp.WorkspaceFS{},          // fs/* confined to the session's directories
+		Terminals:  &acp.TerminalManager{},      // terminal/* in process groups, bounded output
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close() // stdin EOF, SIGTERM, SIGKILL: no process survives
+
+	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/path/to/project"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, acp.Text("Why does TestParse fail?"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for u := range turn.Updates() { // replays, then follows, until the turn ends
+		if m, ok := u.(*acp.AgentMessageChunk); ok {
+			fmt.Print(m.Content.(*acp.TextContent).Text)
+		}
+	}
+	stop, err := turn.Wait() // everything before the answer is folded
+	fmt.Println(stop, len(turn.State().ToolCalls), err)
+}
+
+var _ = readmeExample
