@@ -33,7 +33,9 @@ func readmeExample(askUser acp.PermissionHandler) {
 	}
 	for u := range turn.Updates() { // replays, then follows, until the turn ends
 		if m, ok := u.(*acp.AgentMessageChunk); ok {
-			fmt.Print(m.Content.(*acp.TextContent).Text)
+			if t, ok := m.Content.(*acp.TextContent); ok {
+				fmt.Print(t.Text)
+			}
 		}
 	}
 	stop, err := turn.Wait() // everything before the answer is folded
