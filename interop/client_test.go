@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -346,11 +347,12 @@ func TestInteropPermission(t *testing.T) {
 	}
 }
 
-// TestInteropCancel: Turn.Cancel while the permission request is pending
-// marks the tool call cancelled locally at once, cancels the handler's ctx,
-// and the TS side sees session/cancel and the {"outcome":"cancelled"} answer
-// (the handler's later "allow" is dropped); the turn ends cancelled and the
-// session takes the next prompt.
+// TestInteropCancel: cancelling a turn while its permission request is
+// pending — by Turn.Cancel, or by ending the Prompt ctx — marks the tool call
+// cancelled locally, cancels the handler's ctx, and the TS side sees
+// session/cancel and the {"outcome":"cancelled"} answer (the handler's later
+// "allow" is dropped); the turn ends cancelled and the session takes the
+// next prompt.
 func TestInteropCancel(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
@@ -365,49 +367,98 @@ func TestInteropCancel(t *testing.T) {
 		},
 	})
 	s := newSession(t, ctx, c, t.TempDir())
+
+	for i, via := range []string{"Turn.Cancel", "Prompt ctx"} {
+		promptCtx, cancelPrompt := context.WithCancel(ctx)
+		turn, err := s.Prompt(promptCtx, acp.Text("cancel"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := recv(t, asked, "the permission request")
+
+		// I3: the request's toolCall is only {"toolCallId":"cancel-1"}; the
+		// handler sees the folded tool call.
+		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}
+		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
+			t.Errorf("%s: the handler's ToolCall (-want +got):\n%s", via, diff)
+		}
+		wantMsg := []acp.Message{{MessageID: fmt.Sprintf("t%d-w1", 2*i+1), Text: "working"}}
+		if diff := cmp.Diff(wantMsg, turn.State().Messages); diff != "" {
+			t.Errorf("%s: messages before the cancel (-want +got):\n%s", via, diff)
+		}
+
+		if via == "Turn.Cancel" {
+			turn.Cancel()
+			// Cancel marks the tool calls before it returns.
+			if st := turn.State(); !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusCancelled {
+				t.Errorf("%s: right after Cancel: cancelled %v, tool calls %+v; want cancel-1 %s", via, st.Cancelled, st.ToolCalls, acp.ToolCallStatusCancelled)
+			}
+		} else {
+			cancelPrompt()
+		}
+		if cause := recv(t, handlerCause, "the handler's ctx to end"); cause == nil {
+			t.Errorf("%s: the handler's ctx ended without a cause", via)
+		}
+		if st := turn.State(); !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusCancelled {
+			t.Errorf("%s: once the handler is cancelled: cancelled %v, tool calls %+v; want cancel-1 %s", via, st.Cancelled, st.ToolCalls, acp.ToolCallStatusCancelled)
+		}
+
+		stop, err := turn.Wait()
+		cancelPrompt()
+		if err != nil || stop != acp.StopReasonCancelled {
+			t.Fatalf("%s: Wait: %q, %v; want cancelled, nil", via, stop, err)
+		}
+		st := turn.State()
+		checkReports(t, via, reports(st), "permission:cancelled", "session/cancel:received")
+		if st.StopReason != acp.StopReasonCancelled || !st.Cancelled || st.AgentStopReason != "" || st.AgentError != nil {
+			t.Errorf("%s: final state: stop %q cancelled %v agentStop %q agentErr %v; want cancelled as answered by the agent",
+				via, st.StopReason, st.Cancelled, st.AgentStopReason, st.AgentError)
+		}
+		// After the cancel the agent reported its own final status, which a
+		// final status from the agent may do (only non-final ones are ignored).
+		if len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusFailed {
+			t.Errorf("%s: final tool calls %+v; want cancel-1 failed (the agent's final word)", via, st.ToolCalls)
+		}
+
+		checkReports(t, via+": prompt after the cancel", mustRun(t, ctx, s, "again"), "echo:again")
+	}
+}
+
+// TestInteropCloseCancelsTurn: Session.Close while a turn waits for a
+// permission answer cancels the turn locally, as session/close does on the
+// agent's side: the pending request is answered {"outcome":"cancelled"} at
+// once (not left to the agent's own $/cancel_request, which the TS agent
+// sends only 3 s later and many agents never send), and the turn ends
+// cancelled.
+func TestInteropCloseCancelsTurn(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	asked := make(chan struct{}, 1)
+	c := connectTS(t, &acp.ClientOptions{
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+			asked <- struct{}{}
+			<-ctx.Done()
+			return acp.Select("allow-once"), nil
+		},
+	})
+	s := newSession(t, ctx, c, t.TempDir())
 	turn, err := s.Prompt(ctx, acp.Text("cancel"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := recv(t, asked, "the permission request")
-
-	// I3: the request's toolCall is only {"toolCallId":"cancel-1"}; the
-	// handler sees the folded tool call.
-	wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}
-	if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
-		t.Errorf("the handler's ToolCall (-want +got):\n%s", diff)
+	recv(t, asked, "the permission request")
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Session.Close: %v", err)
 	}
-	before := turn.State()
-	if diff := cmp.Diff([]acp.Message{{MessageID: "t1-w1", Text: "working"}}, before.Messages); diff != "" {
-		t.Errorf("messages before the cancel (-want +got):\n%s", diff)
-	}
-
-	turn.Cancel()
-	st := turn.State()
-	if !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusCancelled {
-		t.Errorf("right after Cancel: cancelled %v, tool calls %+v; want cancel-1 %s", st.Cancelled, st.ToolCalls, acp.ToolCallStatusCancelled)
-	}
-	if cause := recv(t, handlerCause, "the handler's ctx to end"); cause == nil {
-		t.Errorf("the handler's ctx ended without a cause")
-	}
-
 	stop, err := turn.Wait()
 	if err != nil || stop != acp.StopReasonCancelled {
-		t.Fatalf("Wait: %q, %v; want cancelled, nil", stop, err)
+		t.Fatalf("Wait: %q, %v; want cancelled", stop, err)
 	}
-	st = turn.State()
-	checkReports(t, "cancel", reports(st), "permission:cancelled", "session/cancel:received")
-	if st.StopReason != acp.StopReasonCancelled || !st.Cancelled || st.AgentStopReason != "" || st.AgentError != nil {
-		t.Errorf("final state: stop %q cancelled %v agentStop %q agentErr %v; want cancelled as answered by the agent",
-			st.StopReason, st.Cancelled, st.AgentStopReason, st.AgentError)
+	st := turn.State()
+	checkReports(t, "close during a turn", reports(st), "permission:cancelled", "session/cancel:received")
+	if !st.Cancelled {
+		t.Errorf("the turn is not marked cancelled after Session.Close")
 	}
-	// After the cancel the agent reported its own final status, which a
-	// final status from the agent may do (only non-final ones are ignored).
-	if len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusFailed {
-		t.Errorf("final tool calls %+v; want cancel-1 failed (the agent's final word)", st.ToolCalls)
-	}
-
-	checkReports(t, "prompt after the cancel", mustRun(t, ctx, s, "again"), "echo:again")
 }
 
 // readOnlyFS hides WorkspaceFS's WriteTextFile: the client then advertises
