@@ -632,11 +632,15 @@ func runHandler[T any](ctx context.Context, method string, f func(context.Contex
 	}()
 	select {
 	case r := <-ch:
-		return r.v, r.err
+		if ctx.Err() == nil {
+			return r.v, r.err
+		}
+		// Both were ready: the cancellation wins, so a withdrawn request
+		// never gets a late result and a cancelled turn never a late allow.
 	case <-ctx.Done():
-		var zero T
-		return zero, context.Cause(ctx)
 	}
+	var zero T
+	return zero, context.Cause(ctx)
 }
 
 // methodNotFound is the reply to a method the client does not serve.

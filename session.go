@@ -579,10 +579,18 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 
 // Close closes the session on the agent's side (session/close; needs
 // sessionCapabilities.close), which cancels its running turn, and ends the
-// session's terminals.
+// session's terminals. The running turn is cancelled locally first, exactly
+// as by [Turn.Cancel]: its pending permission requests are answered
+// cancelled, which an agent may be waiting for before it can stop.
 func (s *Session) Close(ctx context.Context) error {
 	if s.c.init.AgentCapabilities.SessionCapabilities.Close == nil {
 		return notSupported("session/close", "sessionCapabilities.close")
+	}
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.Cancel()
 	}
 	err := s.c.call(ctx, "session/close", &CloseSessionRequest{SessionID: s.id}, nil)
 	s.c.closeSessionResources(s.id)

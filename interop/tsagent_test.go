@@ -386,7 +386,7 @@ func TestTSAgentUpdates(t *testing.T) {
 	want := []string{
 		"user_message_chunk", "agent_message_chunk", "agent_message_chunk", "agent_thought_chunk",
 		"tool_call", "tool_call_update", "plan", "available_commands_update", "current_mode_update",
-		"config_option_update", "session_info_update", "usage_update",
+		"config_option_update", "session_info_update", "usage_update", "agent_message_chunk",
 	}
 	if got := kinds(tr.updates); !slices.Equal(got, want) {
 		t.Fatalf("update kinds before the response:\n got %v\nwant %v", got, want)

@@ -212,6 +212,9 @@ const scenarios = {
     await t.update({ sessionUpdate: "config_option_update", configOptions: configOptions(s) });
     await t.update({ sessionUpdate: "session_info_update", title: "Interop session", updatedAt: "2026-02-03T04:05:06Z" });
     await t.update({ sessionUpdate: "usage_update", used: 1234, size: 200000, cost: { amount: 0.5, currency: "USD" } });
+    // A late chunk of the first message: it belongs to t<turn>-m1 by its
+    // messageId although ten updates of other kinds came in between.
+    await t.update({ sessionUpdate: "agent_message_chunk", messageId: t.id("m1"), content: { type: "text", text: "!" } });
     return { stopReason: "end_turn" };
   },
 
@@ -219,7 +222,17 @@ const scenarios = {
   // then tool_call_update (completed on allow, failed otherwise) and a report
   // "outcome:selected:<optionId>" or "outcome:cancelled".
   async permission(t) {
-    await t.update({ sessionUpdate: "tool_call", toolCallId: "perm-1", title: "Write /tmp/acp-interop/b.txt", kind: "edit", status: "pending" });
+    // locations and rawInput are only in the tool_call, not in the request's
+    // toolCall: a client that shows the folded tool call has them.
+    await t.update({
+      sessionUpdate: "tool_call",
+      toolCallId: "perm-1",
+      title: "Write /tmp/acp-interop/b.txt",
+      kind: "edit",
+      status: "pending",
+      locations: [{ path: "/tmp/acp-interop/b.txt" }],
+      rawInput: { path: "/tmp/acp-interop/b.txt", content: "b" },
+    });
     let res;
     try {
       res = await t.request(methods.client.session.requestPermission, {
