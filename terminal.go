@@ -1,9 +1,10 @@
+//go:build unix
+
 package acp
 
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // defaultOutputLimit is the retained-output cap when neither the request nor
@@ -449,37 +449,6 @@ func (s exitStatus) wire() *WaitForTerminalExitResponse {
 	return &WaitForTerminalExitResponse{ExitCode: &code}
 }
 
-// waitNoReap blocks until process pid exits and reports how, leaving it a
-// zombie (waitid with WNOWAIT).
-func waitNoReap(pid int) (exitStatus, error) {
-	// siginfo_t is 128 bytes; for SIGCHLD its union (at offset 16 on 64-bit
-	// platforms, 12 on 32-bit ones) starts with si_pid, si_uid, si_status.
-	var info [128]byte
-	const pPID = 1
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		if errno == syscall.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return exitStatus{}, errno
-		}
-		break
-	}
-	union := 12
-	if unsafe.Sizeof(uintptr(0)) == 8 {
-		union = 16
-	}
-	code := int32(binary.NativeEndian.Uint32(info[8:]))
-	status := int32(binary.NativeEndian.Uint32(info[union+8:]))
-	const cldExited = 1
-	if code == cldExited {
-		return exitStatus{code: uint32(status)}, nil
-	}
-	return exitStatus{signaled: true, signal: signalName(syscall.Signal(status))}, nil
-}
-
 func statusOf(ps *os.ProcessState) exitStatus {
 	if ps == nil {
 		return exitStatus{signaled: true, signal: "unknown"}
@@ -497,8 +466,8 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGCHLD: "SIGCHLD", syscall.SIGCONT: "SIGCONT", syscall.SIGFPE: "SIGFPE",
 	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
 	syscall.SIGIO: "SIGIO", syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGPROF: "SIGPROF", syscall.SIGPWR: "SIGPWR", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTKFLT: "SIGSTKFLT", syscall.SIGSTOP: "SIGSTOP",
+	syscall.SIGPROF: "SIGPROF", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTOP: "SIGSTOP",
 	syscall.SIGSYS: "SIGSYS", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
 	syscall.SIGTSTP: "SIGTSTP", syscall.SIGTTIN: "SIGTTIN", syscall.SIGTTOU: "SIGTTOU",
 	syscall.SIGURG: "SIGURG", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",

@@ -313,8 +313,12 @@ func (p *process) shutdown() {
 		}
 	}
 	// The leader is gone; its children (an npx wrapper's node process, a
-	// shell's jobs) may not be. They are ours to end.
+	// shell's jobs) may not be. They are ours to end, and Close promises
+	// they are gone when it returns, so wait for the kill to land.
 	_ = signalGroup(p.pid, syscall.SIGKILL)
+	for wait := time.Millisecond; groupAlive(p.pid) && wait < time.Second; wait *= 2 {
+		time.Sleep(wait)
+	}
 	// Grandchildren can hold the stderr pipe open; do not wait for them.
 	waitOrTimeout(p.stderrDone, 100*time.Millisecond)
 }

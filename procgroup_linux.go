@@ -1,0 +1,43 @@
+//go:build linux
+
+package acp
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// groupAlive reports whether any process of group pgid is still running.
+// Zombies do not count: in a container whose init does not reap, a killed
+// grandchild stays a zombie forever although it runs nothing.
+func groupAlive(pgid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return signalGroup(pgid, 0) == nil
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name may hold spaces; the fields after it do not.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g == pgid && pid > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package acp
+
+import "errors"
+
+// waitNoReap needs waitid's Linux siginfo layout; elsewhere the terminal's
+// watcher falls back to reaping the process with exec.Cmd.Wait.
+func waitNoReap(int) (exitStatus, error) {
+	return exitStatus{}, errors.ErrUnsupported
+}
