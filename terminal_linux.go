@@ -43,4 +43,3 @@ func waitNoReap(pid int) (exitStatus, error) {
 	}
 	return exitStatus{signaled: true, signal: signalName(syscall.Signal(status))}, nil
 }
-
