@@ -124,6 +124,7 @@ type Client struct {
 	orphans     map[string][]orphanUpdate // updates for session ids not registered yet
 	prompts     map[string]*Turn          // in-flight session/prompt by request id
 	deadPrompts map[string]bool           // prompts ended locally; their late answers are ignored
+	ended       bool                      // end ran: no prompt may register any more
 	nextPrompt  int64
 
 	done      chan struct{} // closed when the connection has ended
@@ -310,6 +311,7 @@ func (c *Client) end(reason error) {
 	c.endOnce.Do(func() {
 		c.endErr = reason
 		c.mu.Lock()
+		c.ended = true // no prompt registers after this
 		turns := make([]*Turn, 0, len(c.prompts))
 		for id, t := range c.prompts {
 			turns = append(turns, t)
@@ -544,6 +546,7 @@ func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
 	delete(c.prompts, string(id))
 	c.mu.Unlock()
 	if t == nil {
+		c.handoff.hand(string(id)) // the synthetic error reply goes to jrpc2
 		return false
 	}
 	t.fail(callError("session/prompt", fmt.Errorf("%w: the %d-byte response was discarded", ErrLineTooLong, size)))

@@ -246,22 +246,27 @@ func (c *Client) onUpdate(params []byte) {
 // before it was (in their order, before any later update).
 func (c *Client) register(s *Session) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.sessions[s.id]; old != nil && old != s {
-		// Loading a session again replaces the old handle's future updates.
-		old.mu.Lock()
-		old.notifyLocked()
-		old.mu.Unlock()
-	}
+	old := c.sessions[s.id]
 	c.sessions[s.id] = s
 	orphans := c.orphans[s.id]
 	delete(c.orphans, s.id)
 	if len(orphans) > 0 {
+		// s is not visible to anyone yet, so taking its lock under c.mu
+		// cannot invert the c.mu-before-s.mu order. Holding c.mu keeps
+		// onUpdate from applying a newer update first.
 		s.mu.Lock()
 		for _, o := range orphans {
 			s.applyLocked(o.u)
 		}
 		s.mu.Unlock()
+	}
+	c.mu.Unlock()
+	if old != nil && old != s {
+		// Loading a session again: the old handle gets no more updates;
+		// wake whoever watches it.
+		old.mu.Lock()
+		old.notifyLocked()
+		old.mu.Unlock()
 	}
 }
 

@@ -97,29 +97,32 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 		return nil, callError("session/prompt", err)
 	}
 
+	// Lock order is c.mu before s.mu (see Client.register), so the id is
+	// taken and the turn registered with the client outside s.mu.
 	c := s.c
+	c.mu.Lock()
+	c.nextPrompt++
+	id := strconv.FormatInt(promptIDBase+c.nextPrompt, 10)
+	c.mu.Unlock()
+	t := &Turn{s: s, id: id, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.turn != nil {
 		s.mu.Unlock()
 		return nil, callError("session/prompt", ErrTurnInProgress)
 	}
-	c.mu.Lock()
-	c.nextPrompt++
-	id := strconv.FormatInt(promptIDBase+c.nextPrompt, 10)
-	t := &Turn{s: s, id: id, done: make(chan struct{})}
-	select {
-	case <-c.done:
-		c.mu.Unlock()
-		s.mu.Unlock()
-		return nil, callError("session/prompt", c.endErr)
-	default:
-	}
-	c.prompts[id] = t
-	c.mu.Unlock()
 	s.turn = t
 	s.turns = append(s.turns, t)
 	s.notifyLocked()
 	s.mu.Unlock()
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		<-c.done
+		t.fail(callError("session/prompt", c.endErr))
+		return nil, callError("session/prompt", c.endErr)
+	}
+	c.prompts[id] = t
+	c.mu.Unlock()
 
 	frame := make([]byte, 0, len(params)+80)
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
