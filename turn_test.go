@@ -338,3 +338,32 @@ func TestAgentRequestErrors(t *testing.T) {
 		t.Errorf("after the panic the connection answers %s", m.line)
 	}
 }
+
+// A prompt may mix every content type the agent advertises; each block goes
+// on the wire in order and in the schema's shape.
+func TestPromptMixedContent(t *testing.T) {
+	c, a := connectRaw(t, nil, nil) // defaultInit advertises image, audio, embeddedContext
+	s := newSessionRaw(t, c, a)
+	turn, err := s.Prompt(context.Background(),
+		Text("look at these"),
+		Image("aGk=", "image/png"),
+		&AudioContent{Data: "UklG", MimeType: "audio/wav"},
+		Link("file:///w/main.go", "main.go"),
+		&EmbeddedResource{Resource: &TextResourceContents{URI: "file:///w/a.txt", Text: "alpha", MimeType: "text/plain"}},
+		&EmbeddedResource{Resource: &BlobResourceContents{URI: "file:///w/b.bin", Blob: "AAE="}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt")
+	want := `{"sessionId":"s1","prompt":[
+		{"type":"text","text":"look at these"},
+		{"type":"image","data":"aGk=","mimeType":"image/png"},
+		{"type":"audio","data":"UklG","mimeType":"audio/wav"},
+		{"type":"resource_link","uri":"file:///w/main.go","name":"main.go"},
+		{"type":"resource","resource":{"uri":"file:///w/a.txt","text":"alpha","mimeType":"text/plain"}},
+		{"type":"resource","resource":{"uri":"file:///w/b.bin","blob":"AAE="}}]}`
+	compareJSON(t, "prompt params", []byte(want), p.Params)
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+}
