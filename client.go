@@ -121,10 +121,10 @@ type Client struct {
 
 	mu          sync.Mutex
 	sessions    map[string]*Session
-	orphans     map[string][]orphanUpdate // updates for session ids not registered yet
-	prompts     map[string]*Turn          // in-flight session/prompt by request id
-	deadPrompts map[string]bool           // prompts ended locally; their late answers are ignored
-	ended       bool                      // end ran: no prompt may register any more
+	orphans     map[string][]Update // updates for session ids not registered yet
+	prompts     map[string]*Turn    // in-flight session/prompt by request id
+	deadPrompts map[string]bool     // prompts ended locally; their late answers are ignored
+	ended       bool                // end ran: no prompt may register any more
 	nextPrompt  int64
 
 	done      chan struct{} // closed when the connection has ended
@@ -145,7 +145,7 @@ type Client struct {
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
 		sessions:  map[string]*Session{},
-		orphans:   map[string][]orphanUpdate{},
+		orphans:   map[string][]Update{},
 		prompts:   map[string]*Turn{},
 		done:      make(chan struct{}),
 		readEnded: make(chan struct{}),
@@ -276,7 +276,6 @@ func (c *Client) StderrTail() string {
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))
-		c.closeSessions()
 		grace := 2 * time.Second
 		if p := c.link.proc; p != nil {
 			grace = p.grace
@@ -415,14 +414,12 @@ func (c *Client) mapCallErr(ctx context.Context, err error) error {
 		// jrpc2 maps its own reserved codes to context errors; the agent sent one.
 		return &Error{Code: int64(jrpc2.ErrorCode(err)), Message: err.Error()}
 	}
-	if errors.Is(err, io.EOF) || jrpc2IsStopped(c.rpc) {
+	if errors.Is(err, io.EOF) || c.rpc.IsStopped() {
 		<-c.done
 		return c.endErr
 	}
 	return err
 }
-
-func jrpc2IsStopped(r *jrpc2.Client) bool { return r.IsStopped() }
 
 func isLocal(data json.RawMessage, kind string) bool {
 	if len(data) == 0 {
@@ -520,19 +517,12 @@ func (c *Client) onNotification(method string, params []byte) {
 		}
 	case len(method) > 1 && method[0] == '_':
 		if h := c.opts.ExtNotification; h != nil {
-			p := json.RawMessage(bytesClone(params))
-			c.events.push(func() { h(method, p) })
+			// The wire hands notification params over as a copy already.
+			c.events.push(func() { h(method, json.RawMessage(params)) })
 		}
 	default:
 		c.diag("unknown_notification", "ignored the notification "+method, nil)
 	}
-}
-
-func bytesClone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte(nil), b...)
 }
 
 // onOversized: a discarded line carried id. If it answered a prompt, the

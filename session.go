@@ -205,11 +205,8 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
 	s.notifyLocked()
 }
 
-// orphanUpdate is an update for a session id not registered yet: agents send
-// available_commands_update before they answer session/new.
-type orphanUpdate struct {
-	u Update
-}
+// Updates for a session id not registered yet are kept in Client.orphans:
+// agents send available_commands_update before they answer session/new.
 
 // maxOrphans bounds what is kept for a session id that is never registered
 // (an agent talking about a session from session/list, say).
@@ -231,7 +228,7 @@ func (c *Client) onUpdate(params []byte) {
 	s := c.sessions[sid]
 	if s == nil {
 		if len(c.orphans[sid]) < maxOrphans {
-			c.orphans[sid] = append(c.orphans[sid], orphanUpdate{u})
+			c.orphans[sid] = append(c.orphans[sid], u)
 		} else {
 			c.diag("dropped_update", "dropped an update for unknown session "+sid+": too many buffered", nil)
 		}
@@ -256,7 +253,7 @@ func (c *Client) register(s *Session) {
 		// onUpdate from applying a newer update first.
 		s.mu.Lock()
 		for _, o := range orphans {
-			s.applyLocked(o.u)
+			s.applyLocked(o)
 		}
 		s.mu.Unlock()
 	}
@@ -606,20 +603,5 @@ func (s *Session) Close(ctx context.Context) error {
 func (c *Client) closeSessionResources(id string) {
 	if t, ok := c.opts.Terminals.(interface{ CloseSession(string) }); ok {
 		t.CloseSession(id)
-	}
-}
-
-// closeSessions is called by Close: it fails the turns still running.
-func (c *Client) closeSessions() {
-	c.mu.Lock()
-	ss := make([]*Session, 0, len(c.sessions))
-	for _, s := range c.sessions {
-		ss = append(ss, s)
-	}
-	c.mu.Unlock()
-	for _, s := range ss {
-		s.mu.Lock()
-		s.notifyLocked()
-		s.mu.Unlock()
 	}
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -229,7 +230,7 @@ func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 // emitLines hands every complete line of b on and returns the unfinished rest.
 func emitLines(b []byte, w io.Writer, onLine func([]byte)) []byte {
 	for {
-		i := indexByte(b, '\n')
+		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			return b
 		}
@@ -245,15 +246,6 @@ func emitLine(line []byte, w io.Writer, onLine func([]byte)) {
 	if onLine != nil {
 		onLine(trimEOL(line))
 	}
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // stderrTail returns the kept end of the agent's stderr.

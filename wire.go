@@ -48,7 +48,6 @@ type wire struct {
 	urgent   [][]byte
 	waiters  map[int]chan error // frame sequence → written signal
 	seq      int                // sequence number of the last queued frame
-	written  int                // sequence number of the last written frame (urgent frames excluded)
 	wclosed  bool               // no more frames accepted
 	wdone    chan struct{}      // writer goroutine exited
 	werr     error              // first write error
@@ -118,7 +117,7 @@ func (w *wire) Recv() ([]byte, error) {
 			return nil, io.EOF
 		}
 		if size > int64(w.maxLine) {
-			if out := w.oversized(line, size); out != nil {
+			if out := w.oversized(size); out != nil {
 				return out, nil
 			}
 			continue
@@ -269,14 +268,14 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.cancelInbound(env.Params)
 			return false
 		}
-		w.hooks.notification(env.Method, bytesClone(env.Params))
+		w.hooks.notification(env.Method, bytes.Clone(env.Params))
 		return false
 	case env.Method != "":
 		if !validID(env.ID) {
 			w.diag("bad_request", "skipped an agent request with an invalid id", raw)
 			return false
 		}
-		in := w.hooks.request(bytesClone(env.ID), env.Method, bytesClone(env.Params))
+		in := w.hooks.request(bytes.Clone(env.ID), env.Method, bytes.Clone(env.Params))
 		w.mu.Lock()
 		w.inflight[string(env.ID)] = in
 		w.mu.Unlock()
@@ -408,7 +407,7 @@ func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
 // oversized reports a discarded line and, when it was a response to a call of
 // ours, returns a synthetic error response for jrpc2 so that call fails with
 // ErrLineTooLong instead of waiting forever.
-func (w *wire) oversized(_ []byte, size int64) []byte {
+func (w *wire) oversized(size int64) []byte {
 	sc := w.lastScan
 	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.maxLine)
 	if sc.method != "" {
@@ -476,7 +475,7 @@ func (w *wire) cancelInbound(params []byte) {
 // withdrew with $/cancel_request.
 var errWithdrawn = errors.New("acp: the agent withdrew the request")
 
-// takeInbound returns and forgets the tracking entry of an agent request.
+// inboundFor returns the tracking entry of an agent request, or nil.
 func (w *wire) inboundFor(id string) *inbound {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -582,7 +581,6 @@ func (w *wire) writeLoop() {
 					delete(w.waiters, seq)
 				}
 			}
-			w.written = last
 		}
 		failed := w.werr != nil
 		w.mu.Unlock()

@@ -195,3 +195,27 @@ func FuzzFrameReader(f *testing.F) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Extension notification params reach the handler intact even after the
+// reader has reused its buffer for later lines: the wire hands over a copy.
+func TestExtNotificationParamsDoNotAliasReadBuffer(t *testing.T) {
+	got := make(chan json.RawMessage, 1)
+	release := make(chan struct{})
+	_, a := connectRaw(t, &ClientOptions{ExtNotification: func(method string, params json.RawMessage) {
+		if method == "_note" {
+			<-release // hold the params while the reader reads on
+			got <- params
+		}
+	}}, nil)
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "_note", "params": map[string]any{"text": "original"}})
+	for range 50 {
+		a.send(map[string]any{"jsonrpc": "2.0", "method": "_other", "params": map[string]any{"text": "XXXXXXXXXXXXXXXXXXXXXXX"}})
+	}
+	// A request round trip proves the reader has consumed every line above.
+	a.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "no/such", "params": map[string]any{}})
+	a.next()
+	close(release)
+	if p := <-got; string(p) != `{"text":"original"}` {
+		t.Fatalf("params %s", p)
+	}
+}
