@@ -367,3 +367,28 @@ func TestPromptMixedContent(t *testing.T) {
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()
 }
+
+// Changes ends when the connection closes, without any change to report.
+func TestChangesEndsOnClose(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	ended := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for range s.Changes(context.Background()) {
+			select {
+			case <-started:
+			default:
+				close(started)
+			}
+		}
+	}()
+	<-started
+	c.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Changes did not end when the client closed")
+	}
+}
