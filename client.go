@@ -73,9 +73,14 @@ type ClientOptions struct {
 	// capabilities).
 	CapabilitiesMeta json.RawMessage
 
-	// MaxLineBytes caps one line of the agent's output. Zero means 64 MiB.
-	// A longer line is skipped and reported; a call whose response it was
-	// fails with ErrLineTooLong; the connection lives on.
+	// Limits bound everything the agent controls; the zero value selects
+	// safe defaults. See [Limits].
+	Limits Limits
+
+	// MaxLineBytes is the old spelling of Limits.MaxLineBytes, honoured
+	// when that is zero.
+	//
+	// Deprecated: set Limits.MaxLineBytes.
 	MaxLineBytes int
 
 	// CancelGrace is how long a cancelled turn waits for the agent's answer
@@ -153,9 +158,10 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.MaxLineBytes <= 0 {
-		c.opts.MaxLineBytes = 64 << 20
+	if c.opts.Limits.MaxLineBytes <= 0 {
+		c.opts.Limits.MaxLineBytes = c.opts.MaxLineBytes
 	}
+	c.opts.Limits = c.opts.Limits.withDefaults()
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
 	c.events = newEventQueue()
 
@@ -166,7 +172,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		return nil, err
 	}
 	c.link = l
-	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, c.opts.MaxLineBytes, wireHooks{
+	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, c.opts.Limits.MaxLineBytes, wireHooks{
 		update:       c.onUpdate,
 		notification: c.onNotification,
 		response:     c.onResponse,

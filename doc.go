@@ -79,6 +79,6 @@
 // connection: unknown variants are kept with their raw JSON (and re-encode
 // unchanged), and what is skipped is reported to [ClientOptions.Logger] or
 // [ClientOptions.OnDiagnostic]. A line longer than
-// [ClientOptions.MaxLineBytes] is skipped; only the call it answered fails,
+// [Limits.MaxLineBytes] is skipped; only the call it answered fails,
 // with [ErrLineTooLong]. A panicking handler becomes a -32603 reply.
 package acp

@@ -126,6 +126,12 @@ var (
 	// ErrMethodNotFound matches a -32601 reply.
 	ErrMethodNotFound = errors.New("acp: method not found")
 
+	// ErrLimitExceeded: something the agent sent or asked for went over one
+	// of the client's [Limits] (or a handler's own limit). The agent is
+	// answered with an error naming the limit; locally, a [Diagnostic] of
+	// kind "limit_exceeded" reports it.
+	ErrLimitExceeded = errors.New("acp: limit exceeded")
+
 	// ErrCancelGrace: a cancelled turn was ended locally because the agent
 	// did not answer session/prompt within the cancel grace period.
 	ErrCancelGrace = errors.New("acp: agent did not answer the cancelled prompt in time")
