@@ -26,7 +26,7 @@ func connect(opts *acptest.Options, copts *acp.ClientOptions) (*acp.Client, func
 // chunks of one message; Wait returns once all of it is folded.
 func Example() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.Think("Looking at the files.")
 			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
 			t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "completed"})
@@ -66,7 +66,7 @@ func Example() {
 // loop started; it ends when the turn does.
 func ExampleTurn_Updates() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.Plan(acptest.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
 			t.Say("Hello")
 			t.Say(", world")
@@ -97,7 +97,7 @@ func ExampleTurn_Updates() {
 func ExampleTurn_Cancel() {
 	asked := make(chan struct{})
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.ToolCall(acptest.ToolCall{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
 			outcome, _ := t.RequestPermission(map[string]any{"toolCallId": "rm"}, acptest.DefaultPermissionOptions)
 			_, cancelled, _ := acptest.ParseOutcome(outcome)
@@ -129,7 +129,7 @@ func ExampleTurn_Cancel() {
 // tool calls of that kind in that session.
 func ExampleRememberAlways() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			for i := range 3 {
 				id := fmt.Sprint("edit-", i)
 				t.ToolCall(acptest.ToolCall{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
@@ -167,7 +167,7 @@ func ExampleWorkspaceFS() {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			text, err := t.ReadTextFile(filepath.Join(t.Cwd(), "notes.txt"), 2, 1)
 			fmt.Printf("line 2: %q %v\n", text, err)
 			_, err = t.ReadTextFile("/etc/passwd", 0, 0)

@@ -14,22 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/acpclient/acp/acptest"
-	"go.uber.org/goleak"
 )
-
-// TestMain lets the test binary act as an agent subprocess: with
-// ACP_TEST_AGENT set it runs that agent instead of the tests, so process
-// tests need no other binary.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("ACP_TEST_AGENT"); mode != "" {
-		runTestAgent(mode)
-		os.Exit(0)
-	}
-	acptest.MainIfAgent() // agents registered by the acp_test files' init
-	goleak.VerifyTestMain(m)
-}
 
 // agentCommand returns a command that runs this test binary as the agent.
 func agentCommand(mode string) *exec.Cmd {

@@ -18,7 +18,7 @@ import (
 // it.
 func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	pids := make(chan int, 2)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "sh", Args: []string{"-c", "echo $$; exec sleep 300"}})
 		if err != nil {
 			return "", err

@@ -123,7 +123,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 	a := New(&Options{
 		Modes: map[string]any{"currentModeId": "ask", "availableModes": []any{
 			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}},
-		OnPrompt: func(t *Turn) (string, error) {
+		OnPrompt: func(t *Turn) (StopReason, error) {
 			t.Say("a")
 			t.SayID("m1", "b")
 			t.Think("c")
@@ -202,7 +202,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 }
 
 func TestPromptErrors(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		switch t.PromptText() {
 		case "refuse":
 			return "", Errorf(CodeInvalidParams, "no %s", "way")

@@ -71,7 +71,7 @@ func Agent() *acptest.Agent {
 	})
 }
 
-func turn(t *acptest.Turn) (string, error) {
+func turn(t *acptest.Turn) (acptest.StopReason, error) {
 	text := strings.TrimSpace(t.PromptText())
 	msgID := fmt.Sprintf("msg-%d", t.Number())
 	switch {
@@ -86,7 +86,7 @@ func turn(t *acptest.Turn) (string, error) {
 }
 
 // slow streams 50 chunks 20 ms apart, stopping at a cancel.
-func slow(t *acptest.Turn, msgID string) (string, error) {
+func slow(t *acptest.Turn, msgID string) (acptest.StopReason, error) {
 	for i := range 50 {
 		if !t.Pause(20 * time.Millisecond) {
 			return "cancelled", nil
@@ -98,7 +98,7 @@ func slow(t *acptest.Turn, msgID string) (string, error) {
 	return "end_turn", nil
 }
 
-func work(t *acptest.Turn, text, msgID string) (string, error) {
+func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
 	n := t.Number()
 	readID, editID := fmt.Sprintf("read-%d", n), fmt.Sprintf("edit-%d", n)
 	cwd := t.Cwd()
@@ -121,7 +121,7 @@ func work(t *acptest.Turn, text, msgID string) (string, error) {
 	}
 	// cancelled ends the turn the way the spec asks: open tool calls are
 	// marked finished and the stop reason is "cancelled", not an error.
-	cancelled := func(open ...string) (string, error) {
+	cancelled := func(open ...string) (acptest.StopReason, error) {
 		for _, id := range open {
 			t.UpdateToolCall(acptest.ToolCall{ID: id, Status: "failed",
 				Content: []any{acptest.TextContent("Cancelled.")}})
