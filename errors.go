@@ -3,8 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Error is an error reply received from, or sent to, the peer: a JSON-RPC 2.0
@@ -158,7 +158,20 @@ func (e *ExitError) Error() string {
 	return s
 }
 
-// callError wraps err with the method it failed.
+// callError wraps err with the method it failed. The message has one "acp:"
+// prefix: the sentinels and *Error carry their own, so that they read well
+// alone, and it is dropped here rather than repeated.
 func callError(method string, err error) error {
-	return fmt.Errorf("acp: %s: %w", method, err)
+	return &methodError{method: method, err: err}
 }
+
+type methodError struct {
+	method string
+	err    error
+}
+
+func (e *methodError) Error() string {
+	return "acp: " + e.method + ": " + strings.TrimPrefix(e.err.Error(), "acp: ")
+}
+
+func (e *methodError) Unwrap() error { return e.err }
