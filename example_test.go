@@ -190,3 +190,39 @@ func ExampleWorkspaceFS() {
 	// write: <nil>
 	// file: "42\n"
 }
+
+// The text of whatever block a message chunk carries.
+func ExampleTextOf() {
+	for _, b := range []acp.ContentBlock{
+		acp.Text("See "),
+		acp.Link("file:///w/main.go", "main.go"),
+		acp.TextResource("file:///w/go.mod", "module w", "text/plain"),
+		acp.Image("iVBORw0KGgo=", "image/png"),
+	} {
+		fmt.Printf("%q\n", acp.TextOf(b))
+	}
+	// Output:
+	// "See "
+	// "[main.go](file:///w/main.go)"
+	// "module w"
+	// ""
+}
+
+// A tool call's diff content rendered for review.
+func ExampleDiffContent_Unified() {
+	old := "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+	d := &acp.DiffContent{
+		Path:    "/w/main.go",
+		OldText: &old,
+		NewText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
+	}
+	fmt.Print(d.Unified(1))
+	// Output:
+	// --- a/w/main.go
+	// +++ b/w/main.go
+	// @@ -3,3 +3,3 @@
+	//  func main() {
+	// -	println("hi")
+	// +	println("hello")
+	//  }
+}

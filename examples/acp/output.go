@@ -270,15 +270,10 @@ func (o *output) update(s *acp.Session, turn *acp.Turn, u acp.Update) {
 }
 
 func blockText(b acp.ContentBlock) string {
-	switch b := b.(type) {
-	case *acp.TextContent:
-		return b.Text
-	case *acp.ResourceLink:
-		return "[" + b.Name + "](" + b.URI + ")"
-	case *acp.ImageContent:
-		return "[image " + b.MimeType + "]"
+	if img, ok := b.(*acp.ImageContent); ok {
+		return "[image " + img.MimeType + "]"
 	}
-	return ""
+	return acp.TextOf(b)
 }
 
 func orDash(s string) string {
