@@ -235,12 +235,24 @@ func (c *Client) capabilities() ClientCapabilities {
 	return caps
 }
 
-// Initialize returns the agent's answer to initialize: its capabilities,
-// auth methods and info. The result must not be modified.
+// InitializeResponse returns the agent's answer to initialize: its
+// capabilities, auth methods and info. The result must not be modified.
+func (c *Client) InitializeResponse() *InitializeResponse { return &c.init }
+
+// Initialize returns the agent's answer to initialize.
+//
+// Deprecated: Use [Client.InitializeResponse]; Initialize does not
+// initialize anything ([Connect] does).
 func (c *Client) Initialize() *InitializeResponse { return &c.init }
 
-// Capabilities returns the agent's capabilities (shorthand for
-// Initialize().AgentCapabilities).
+// AgentCapabilities returns the agent's capabilities (shorthand for
+// InitializeResponse().AgentCapabilities).
+func (c *Client) AgentCapabilities() AgentCapabilities { return c.init.AgentCapabilities }
+
+// Capabilities returns the agent's capabilities.
+//
+// Deprecated: Use [Client.AgentCapabilities]; these are the agent's, not
+// the ones this client advertises.
 func (c *Client) Capabilities() AgentCapabilities { return c.init.AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed

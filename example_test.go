@@ -145,7 +145,7 @@ func ExampleRememberAlways() {
 		},
 	}, &acp.ClientOptions{Permission: acp.RememberAlways(func(_ context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 		fmt.Println("asking about", req.ToolCall.Title)
-		return acp.Select(req.Option(acp.PermissionAllowAlways).OptionID), nil
+		return acp.SelectedOutcome(req.Option(acp.PermissionAllowAlways).OptionID), nil
 	})})
 	defer done()
 	ctx := context.Background()

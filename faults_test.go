@@ -242,7 +242,7 @@ func TestFaultStringAndNumericRequestIDs(t *testing.T) {
 			id, _, _ := acptest.ParseOutcome(out)
 			t.Say(id)
 			return "end_turn", nil
-		}}, &acp.ClientOptions{Permission: acp.AllowOnce})
+		}}, &acp.ClientOptions{Permission: acp.AllowAll})
 		if _, err := turn.Wait(); err != nil {
 			t.Fatal(err)
 		}

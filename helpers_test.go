@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
 )
 
 func TestTextOf(t *testing.T) {
@@ -85,5 +86,16 @@ func TestDiffContentUnified(t *testing.T) {
 				t.Errorf("through a pointer: %q", got)
 			}
 		})
+	}
+}
+
+// The renamed getters and their deprecated names return the same answer.
+func TestClientInitializeGetters(t *testing.T) {
+	c, _ := acptest.Connect(t, &acptest.Options{AgentInfo: map[string]any{"name": "x", "version": "1"}}, nil)
+	if got := c.InitializeResponse(); got.AgentInfo == nil || got.AgentInfo.Name != "x" || got != c.Initialize() {
+		t.Errorf("InitializeResponse() = %+v, Initialize() = %+v", got, c.Initialize())
+	}
+	if !c.AgentCapabilities().LoadSession || !c.Capabilities().LoadSession {
+		t.Errorf("AgentCapabilities() = %+v, Capabilities() = %+v; want loadSession", c.AgentCapabilities(), c.Capabilities())
 	}
 }

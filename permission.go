@@ -48,10 +48,16 @@ func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption 
 // never as a silent allow. A handler error is sent as an error reply.
 type PermissionHandler func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error)
 
-// Select returns the outcome that picks optionID.
-func Select(optionID string) PermissionOutcome {
+// SelectedOutcome returns the outcome that picks optionID.
+func SelectedOutcome(optionID string) PermissionOutcome {
 	return PermissionOutcome{Outcome: OutcomeSelected, OptionID: optionID}
 }
+
+// Select returns the outcome that picks optionID.
+//
+// Deprecated: Use [SelectedOutcome]; the name read like the config-option
+// selectors.
+func Select(optionID string) PermissionOutcome { return SelectedOutcome(optionID) }
 
 // CancelledOutcome is the outcome that answers "cancelled".
 func CancelledOutcome() PermissionOutcome {
@@ -63,7 +69,7 @@ func CancelledOutcome() PermissionOutcome {
 func pick(req *PermissionRequest, kinds ...PermissionOptionKind) PermissionOutcome {
 	for _, k := range kinds {
 		if o := req.Option(k); o != nil {
-			return Select(o.OptionID)
+			return SelectedOutcome(o.OptionID)
 		}
 	}
 	return CancelledOutcome()
@@ -76,10 +82,18 @@ func RejectAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, er
 	return pick(req, PermissionRejectOnce, PermissionRejectAlways), nil
 }
 
-// AllowOnce answers every request with allow_once, or, when the agent offers
+// AllowAll answers every request with allow_once, or, when the agent offers
 // no allow_once, with allow_always; if neither is offered, it rejects.
-func AllowOnce(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+func AllowAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
 	return pick(req, PermissionAllowOnce, PermissionAllowAlways, PermissionRejectOnce, PermissionRejectAlways), nil
+}
+
+// AllowOnce is [AllowAll].
+//
+// Deprecated: Use [AllowAll]; this policy also picks allow_always, unlike
+// the option kind [PermissionAllowOnce] its name suggests.
+func AllowOnce(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	return AllowAll(ctx, req)
 }
 
 // CancelAll answers every request with the cancelled outcome.

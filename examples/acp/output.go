@@ -143,7 +143,7 @@ func lastLines(s string, n int) string {
 func (o *output) sessionStarted(s *acp.Session) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	info := o.client.Initialize().AgentInfo
+	info := o.client.InitializeResponse().AgentInfo
 	if o.json {
 		ev := map[string]any{"event": "session", "sessionId": s.ID()}
 		if info != nil {
@@ -409,7 +409,7 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 	var h acp.PermissionHandler
 	switch mode {
 	case "allow":
-		h = acp.AllowOnce
+		h = acp.AllowAll
 	case "cancel":
 		h = acp.CancelAll
 	case "ask":
@@ -482,7 +482,7 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 		}
 		var n int
 		if _, err := fmt.Sscan(line, &n); err == nil && n >= 1 && n <= len(req.Options) {
-			return acp.Select(req.Options[n-1].OptionID), nil
+			return acp.SelectedOutcome(req.Options[n-1].OptionID), nil
 		}
 		prompt = fmt.Sprintf("choose 1-%d: ", len(req.Options))
 	}
