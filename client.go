@@ -103,7 +103,7 @@ type ClientOptions struct {
 // Diagnostic reports something the client tolerated: input it skipped or
 // could not fully decode, or an answer that came too late to use.
 type Diagnostic struct {
-	Kind    string // e.g. "junk_line", "line_too_long", "unknown_update", "late_response"
+	Kind    DiagnosticKind // one of the Diag* constants
 	Message string
 	Line    string // the offending input, cut to 512 bytes; may be empty
 }
@@ -511,7 +511,7 @@ func (c *Client) diag(kind, msg string, line []byte) {
 	if len(line) > 512 {
 		line = line[:512]
 	}
-	d := Diagnostic{Kind: kind, Message: msg, Line: string(line)}
+	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line)}
 	c.events.push(func() {
 		if c.opts.Logger != nil {
 			c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)

@@ -49,7 +49,7 @@ func (d *diags) kinds() []string {
 	defer d.mu.Unlock()
 	var out []string
 	for _, x := range d.ds {
-		out = append(out, x.Kind)
+		out = append(out, string(x.Kind))
 	}
 	return out
 }

@@ -249,10 +249,18 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 				return &RequestPermissionResponse{Outcome: out}, nil
 			}
 		}
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler chose %q, which is not an offered option", out.OptionID)}
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %q, which is not an offered option", out.OptionID))
 	default:
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler returned outcome %q", out.Outcome)}
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %q", out.Outcome))
 	}
+}
+
+// invalidPermissionAnswer is the -32603 sent to the agent for a handler's
+// answer that is not an offered option. The integrator's bug would be
+// visible only to the agent, so it is reported locally too.
+func (c *Client) invalidPermissionAnswer(msg string) error {
+	c.diag(string(DiagInvalidPermissionAnswer), msg, nil)
+	return &Error{Code: CodeInternalError, Message: "acp: " + msg}
 }
 
 func invalidParams(err error) error {

@@ -36,7 +36,7 @@ func (r *diagRecorder) kinds() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, d := range r.ds {
-		out = append(out, d.Kind)
+		out = append(out, string(d.Kind))
 	}
 	return out
 }
