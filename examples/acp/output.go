@@ -440,7 +440,7 @@ func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcom
 		o.emit(ev)
 		return
 	}
-	what := out.Outcome
+	what := string(out.Outcome)
 	if out.Outcome == acp.OutcomeSelected {
 		what = out.OptionID
 	}
