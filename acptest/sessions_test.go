@@ -112,7 +112,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 	_, before = c2.call("session/load", map[string]any{"sessionId": sid, "cwd": "/work", "mcpServers": []any{}})
 	<-loaded
 	want = []any{
-		map[string]any{"sessionUpdate": "user_message_chunk", "content": TextBlock("q")},
+		map[string]any{"sessionUpdate": "user_message_chunk", "content": Text("q")},
 		AgentMessage("r1", "answer to q"),
 	}
 	if d := cmp.Diff(decode(t, mustJSON(want)), updates(t, before)); d != "" {
