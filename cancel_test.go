@@ -384,7 +384,7 @@ func TestPermissionPolicies(t *testing.T) {
 }
 
 // The handler sees the tool call as folded, including the request's own
-// toolCall fields (I3).
+// toolCall fields.
 func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	got := make(chan ToolCallState, 1)
 	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {

@@ -37,8 +37,9 @@ type ClientOptions struct {
 	ClientInfo *Implementation
 
 	// Permission answers session/request_permission. Nil means
-	// [RejectAll]: a reject option is chosen, never an allow one. See
-	// permission.go for ready policies.
+	// [RejectAll]: a reject option is chosen, never an allow one. Ready
+	// policies: [RejectAll], [AllowAll], [CancelAll], [RememberAlways],
+	// [OneAtATime].
 	Permission PermissionHandler
 
 	// FileSystem serves fs/read_text_file, advertised as fs.readTextFile.
@@ -210,7 +211,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 }
 
 // capabilities derives what the client advertises from the handlers that are
-// set (invariant I10): an unset handler is never advertised.
+// set: an unset handler is never advertised.
 func (c *Client) capabilities() ClientCapabilities {
 	var caps ClientCapabilities
 	if c.opts.FileSystem != nil {
@@ -345,7 +346,7 @@ func (c *Client) end(reason error) {
 
 // onEOF runs on the reader goroutine when the agent's output has ended,
 // before jrpc2 learns of it. It records why the connection ended, so that
-// calls fail with that reason rather than jrpc2's context.Canceled (I7), and
+// calls fail with that reason rather than jrpc2's context.Canceled, and
 // gives jrpc2 a moment to deliver responses it was already handed: jrpc2
 // delivers each response on a goroutine of its own, and one that loses the
 // race against the stop would be dropped although the agent did answer.
@@ -562,7 +563,7 @@ func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
 }
 
 // serveRequest is jrpc2's OnCallback: one agent request, on its own
-// goroutine. It recovers panics (I9) and turns handler errors into error
+// goroutine. It recovers panics and turns handler errors into error
 // replies that keep their code and data.
 func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any, err error) {
 	id := req.ID()

@@ -17,7 +17,7 @@ type PermissionRequest struct {
 	// ToolCall is the tool call the request is about, as folded so far —
 	// including the fields of this request's own toolCall (agents put the
 	// question's wording there). Every update the agent wrote before the
-	// request is in it (invariant I3).
+	// request is in it.
 	ToolCall ToolCallState
 	// Options are the choices offered; the answer must name one of them.
 	Options []PermissionOption
@@ -44,8 +44,9 @@ func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption 
 // the request, and when the connection closes.
 //
 // The answer must select one of the offered option ids, or be
-// [CancelledOutcome]; anything else is answered to the agent as an error,
-// never as a silent allow. A handler error is sent as an error reply.
+// [CancelledOutcome]; anything else is answered to the agent as an error
+// (-32603), never as a silent allow, and reported as a [Diagnostic] of kind
+// [DiagInvalidPermissionAnswer]. A handler error is sent as an error reply.
 type PermissionHandler func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error)
 
 // SelectedOutcome returns the outcome that picks optionID.

@@ -14,7 +14,7 @@ import (
 )
 
 // Terminals the agent never releases are ended when their session closes
-// and when the client closes (I8): no process the client started outlives
+// and when the client closes: no process the client started outlives
 // it.
 func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	pids := make(chan int, 2)

@@ -260,7 +260,7 @@ func TestInteropUpdates(t *testing.T) {
 }
 
 // TestInteropPermission: the handler sees the request with the tool call as
-// folded so far (I3: the tool_call's locations and rawInput, which the
+// folded so far (the tool_call's locations and rawInput, which the
 // request's toolCall lacks) and the four offered options; every answer —
 // each option kind, the ready policies, cancelled, and an option the agent
 // did not offer — reaches the TS side as it should.
@@ -376,7 +376,7 @@ func TestInteropCancel(t *testing.T) {
 		}
 		req := recv(t, asked, "the permission request")
 
-		// I3: the request's toolCall is only {"toolCallId":"cancel-1"}; the
+		// The request's toolCall is only {"toolCallId":"cancel-1"}; the
 		// handler sees the folded tool call.
 		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}
 		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
