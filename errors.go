@@ -159,8 +159,8 @@ func (e *ExitError) Error() string {
 }
 
 // callError wraps err with the method it failed. The message has one "acp:"
-// prefix: the sentinels and *Error carry their own, so that they read well
-// alone, and it is dropped here rather than repeated.
+// prefix: the sentinels, *Error and the decoding errors carry their own, so
+// that they read well alone, and it is dropped here rather than repeated.
 func callError(method string, err error) error {
 	return &methodError{method: method, err: err}
 }
@@ -171,7 +171,16 @@ type methodError struct {
 }
 
 func (e *methodError) Error() string {
-	return "acp: " + e.method + ": " + strings.TrimPrefix(e.err.Error(), "acp: ")
+	msg := strings.TrimPrefix(e.err.Error(), "acp: ")
+	// A cause wrapped further in ("decoding the result: acp: ...") loses
+	// its prefix too, unless the message holds the agent's own words (an
+	// error reply, its stderr), which are shown as sent.
+	var agentErr *Error
+	var exitErr *ExitError
+	if !errors.As(e.err, &agentErr) && !errors.As(e.err, &exitErr) {
+		msg = strings.ReplaceAll(msg, ": acp: ", ": ")
+	}
+	return "acp: " + e.method + ": " + msg
 }
 
 func (e *methodError) Unwrap() error { return e.err }

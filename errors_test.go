@@ -83,6 +83,28 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 		}
 	})
 
+	t.Run("undecodable result", func(t *testing.T) {
+		c, _ := acptest.Connect(t, &acptest.Options{Methods: map[string]acptest.MethodFunc{
+			"session/new": func(context.Context, *acptest.Conn, json.RawMessage) (any, error) {
+				return map[string]any{"sessionId": 5}, nil
+			},
+		}}, nil)
+		_, err := c.NewSession(ctx, nil)
+		check(t, err, nil)
+	})
+
+	t.Run("agent's words kept", func(t *testing.T) {
+		c, _ := acptest.Connect(t, &acptest.Options{Methods: map[string]acptest.MethodFunc{
+			"session/new": func(context.Context, *acptest.Conn, json.RawMessage) (any, error) {
+				return nil, acptest.Errorf(acptest.CodeInternalError, "tool: acp: x")
+			},
+		}}, nil)
+		_, err := c.NewSession(ctx, nil)
+		if err == nil || !strings.HasSuffix(err.Error(), "tool: acp: x") {
+			t.Errorf("error %q does not end with the agent's message as sent", err)
+		}
+	})
+
 	t.Run("auth required", func(t *testing.T) {
 		c, _ := acptest.Connect(t, &acptest.Options{RequireAuth: true}, nil)
 		_, err := c.NewSession(ctx, nil)
