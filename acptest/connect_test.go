@@ -115,3 +115,47 @@ func TestConnectFailsTheTest(t *testing.T) {
 	}()
 	acptest.Connect(ft, &acptest.Options{ProtocolVersion: 99}, nil)
 }
+
+// A script with typed tool calls: acp's enum constants and content types,
+// and a typed permission request.
+func ExampleSession_AskPermission() {
+	t, cleanup := exampleT()
+	defer cleanup()
+
+	c, _ := acptest.Connect(t, &acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			edit := acptest.ToolCall{ID: "e1", Title: "Create notes.md", Kind: acp.ToolKindEdit,
+				Content: []any{acptest.Diff("/w/notes.md", nil, "# Notes\n")}}
+			t.ToolCall(edit)
+			out, err := t.AskPermission(edit)
+			if err != nil {
+				return "", err
+			}
+			fmt.Println("agent got:", out.Outcome, out.OptionID)
+			t.UpdateToolCall(acptest.ToolCall{ID: "e1", Status: acp.ToolCallStatusCompleted})
+			return acptest.StopReasonEndTurn, nil
+		},
+	}, &acp.ClientOptions{Permission: acp.AllowAll})
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, acp.Text("take notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	tc := turn.State().ToolCalls[0]
+	fmt.Println("client saw:", tc.Kind, tc.Status)
+	fmt.Print(tc.Content[0].(*acp.DiffContent).Unified(3))
+	// Output:
+	// agent got: selected allow
+	// client saw: edit completed
+	// --- /dev/null
+	// +++ b/w/notes.md
+	// @@ -0,0 +1 @@
+	// +# Notes
+}
