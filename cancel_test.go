@@ -95,7 +95,7 @@ func TestCancelDuringPermission(t *testing.T) {
 		defer close(handlerDone)
 		handlerCtx <- ctx
 		<-release
-		return Select("allow"), nil // too late: must be dropped
+		return SelectedOutcome("allow"), nil // too late: must be dropped
 	}}
 	_, a, _, turn, p := startTurn(t, opts)
 	a.update("s1", toolCall("t1", "pending"))
@@ -148,7 +148,7 @@ func TestPermissionAfterCancel(t *testing.T) {
 	asked := make(chan struct{}, 1)
 	opts := &ClientOptions{Permission: func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
 		asked <- struct{}{}
-		return Select("allow"), nil
+		return SelectedOutcome("allow"), nil
 	}}
 	_, a, _, turn, p := startTurn(t, opts)
 	turn.Cancel()
@@ -355,13 +355,19 @@ func TestPermissionPolicies(t *testing.T) {
 		{"default rejects", nil, all, "opt-reject_once"},
 		{"default never allows", nil, []string{"allow_once", "allow_always"}, "cancelled"},
 		{"reject falls back to always", RejectAll, []string{"allow_once", "reject_always"}, "opt-reject_always"},
-		{"allow once", AllowOnce, all, "opt-allow_once"},
-		{"allow once falls back", AllowOnce, []string{"allow_always", "reject_once"}, "opt-allow_always"},
-		{"cancel", CancelAll, all, "cancelled"},
-		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+		{"allow all", AllowAll, all, "opt-allow_once"},
+		{"allow all falls back", AllowAll, []string{"allow_always", "reject_once"}, "opt-allow_always"},
+		{"deprecated AllowOnce is AllowAll", AllowOnce, []string{"allow_always", "reject_once"}, "opt-allow_always"},
+		{"deprecated Select", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 			return Select(r.Options[2].OptionID), nil
 		}, all, "opt-reject_once"},
-		{"invalid option", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { return Select("made-up"), nil }, all, `error:acp: the permission handler chose "made-up", which is not an offered option`},
+		{"cancel", CancelAll, all, "cancelled"},
+		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+			return SelectedOutcome(r.Options[2].OptionID), nil
+		}, all, "opt-reject_once"},
+		{"invalid option", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+			return SelectedOutcome("made-up"), nil
+		}, all, `error:acp: the permission handler chose "made-up", which is not an offered option`},
 		{"panic", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { panic("oops") }, all, "error:acp: handler for session/request_permission panicked: oops"},
 		{"error", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
 			return PermissionOutcome{}, &Error{Code: -32050, Message: "no ui"}
@@ -378,12 +384,12 @@ func TestPermissionPolicies(t *testing.T) {
 }
 
 // The handler sees the tool call as folded, including the request's own
-// toolCall fields (I3).
+// toolCall fields.
 func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	got := make(chan ToolCallState, 1)
 	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 		got <- r.ToolCall
-		return Select("opt-allow_once"), nil
+		return SelectedOutcome("opt-allow_once"), nil
 	}}
 	_, a, _, turn, p := startTurn(t, opts)
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit", "kind": "edit",
@@ -409,7 +415,7 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 		opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 			started <- struct{}{}
 			<-release
-			return Select(r.Options[0].OptionID), nil
+			return SelectedOutcome(r.Options[0].OptionID), nil
 		}}
 		c, a := connectRaw(t, opts, nil)
 		newSessionRaw(t, c, a)
@@ -439,7 +445,7 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 		opts := &ClientOptions{Permission: OneAtATime(func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
 			inside <- struct{}{}
 			<-release
-			return Select("opt-allow_once"), nil
+			return SelectedOutcome("opt-allow_once"), nil
 		})}
 		c, a := connectRaw(t, opts, nil)
 		newSessionRaw(t, c, a)
@@ -461,9 +467,9 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 		opts := &ClientOptions{Permission: RememberAlways(func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 			asked++
 			if r.ToolCall.Kind == ToolKindEdit {
-				return Select("opt-allow_always"), nil
+				return SelectedOutcome("opt-allow_always"), nil
 			}
-			return Select("opt-reject_once"), nil
+			return SelectedOutcome("opt-reject_once"), nil
 		})}
 		c, a := connectRaw(t, opts, nil)
 		newSessionRaw(t, c, a)

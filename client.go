@@ -37,8 +37,9 @@ type ClientOptions struct {
 	ClientInfo *Implementation
 
 	// Permission answers session/request_permission. Nil means
-	// [RejectAll]: a reject option is chosen, never an allow one. See
-	// permission.go for ready policies.
+	// [RejectAll]: a reject option is chosen, never an allow one. Ready
+	// policies: [RejectAll], [AllowAll], [CancelAll], [RememberAlways],
+	// [OneAtATime].
 	Permission PermissionHandler
 
 	// FileSystem serves fs/read_text_file, advertised as fs.readTextFile.
@@ -103,7 +104,7 @@ type ClientOptions struct {
 // Diagnostic reports something the client tolerated: input it skipped or
 // could not fully decode, or an answer that came too late to use.
 type Diagnostic struct {
-	Kind    string // e.g. "junk_line", "line_too_long", "unknown_update", "late_response"
+	Kind    DiagnosticKind // one of the Diag* constants
 	Message string
 	Line    string // the offending input, cut to 512 bytes; may be empty
 }
@@ -210,7 +211,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 }
 
 // capabilities derives what the client advertises from the handlers that are
-// set (invariant I10): an unset handler is never advertised.
+// set: an unset handler is never advertised.
 func (c *Client) capabilities() ClientCapabilities {
 	var caps ClientCapabilities
 	if c.opts.FileSystem != nil {
@@ -235,12 +236,24 @@ func (c *Client) capabilities() ClientCapabilities {
 	return caps
 }
 
-// Initialize returns the agent's answer to initialize: its capabilities,
-// auth methods and info. The result must not be modified.
+// InitializeResponse returns the agent's answer to initialize: its
+// capabilities, auth methods and info. The result must not be modified.
+func (c *Client) InitializeResponse() *InitializeResponse { return &c.init }
+
+// Initialize returns the agent's answer to initialize.
+//
+// Deprecated: Use [Client.InitializeResponse]; Initialize does not
+// initialize anything ([Connect] does).
 func (c *Client) Initialize() *InitializeResponse { return &c.init }
 
-// Capabilities returns the agent's capabilities (shorthand for
-// Initialize().AgentCapabilities).
+// AgentCapabilities returns the agent's capabilities (shorthand for
+// InitializeResponse().AgentCapabilities).
+func (c *Client) AgentCapabilities() AgentCapabilities { return c.init.AgentCapabilities }
+
+// Capabilities returns the agent's capabilities.
+//
+// Deprecated: Use [Client.AgentCapabilities]; these are the agent's, not
+// the ones this client advertises.
 func (c *Client) Capabilities() AgentCapabilities { return c.init.AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
@@ -333,7 +346,7 @@ func (c *Client) end(reason error) {
 
 // onEOF runs on the reader goroutine when the agent's output has ended,
 // before jrpc2 learns of it. It records why the connection ended, so that
-// calls fail with that reason rather than jrpc2's context.Canceled (I7), and
+// calls fail with that reason rather than jrpc2's context.Canceled, and
 // gives jrpc2 a moment to deliver responses it was already handed: jrpc2
 // delivers each response on a goroutine of its own, and one that loses the
 // race against the stop would be dropped although the agent did answer.
@@ -499,7 +512,7 @@ func (c *Client) diag(kind, msg string, line []byte) {
 	if len(line) > 512 {
 		line = line[:512]
 	}
-	d := Diagnostic{Kind: kind, Message: msg, Line: string(line)}
+	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line)}
 	c.events.push(func() {
 		if c.opts.Logger != nil {
 			c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)
@@ -550,7 +563,7 @@ func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
 }
 
 // serveRequest is jrpc2's OnCallback: one agent request, on its own
-// goroutine. It recovers panics (I9) and turns handler errors into error
+// goroutine. It recovers panics and turns handler errors into error
 // replies that keep their code and data.
 func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any, err error) {
 	id := req.ID()

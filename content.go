@@ -162,6 +162,32 @@ func TextResource(uri, text, mimeType string) *EmbeddedResource {
 	return &EmbeddedResource{Resource: &TextResourceContents{URI: uri, Text: text, MimeType: mimeType}}
 }
 
+// TextOf returns the text a reader sees in b: a text block's text, the text
+// of an embedded text resource, and for a resource link a Markdown link
+// ("[name](uri)"; agents' text is Markdown). Images, audio, binary
+// resources, unknown blocks and nil (also a nil pointer) have no text and
+// give "".
+func TextOf(b ContentBlock) string {
+	switch b := b.(type) {
+	case *TextContent:
+		if b != nil {
+			return b.Text
+		}
+	case *EmbeddedResource:
+		if b == nil {
+			break
+		}
+		if r, ok := b.Resource.(*TextResourceContents); ok && r != nil {
+			return r.Text
+		}
+	case *ResourceLink:
+		if b != nil {
+			return "[" + b.Name + "](" + b.URI + ")"
+		}
+	}
+	return ""
+}
+
 // ---- encoding ----
 
 // The MarshalJSON methods have value receivers so a variant encodes the same

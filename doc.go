@@ -2,18 +2,11 @@
 // editor, an IDE plugin or a test harness drive an AI coding agent that
 // speaks ACP over its stdin and stdout.
 //
-// A [Client] starts the agent ([CommandTransport]) or uses any byte stream
-// ([StreamTransport]), performs the initialize handshake in [Connect], and
-// manages sessions ([Client.NewSession], [Client.LoadSession],
-// [Client.ResumeSession], [Client.ListSessions]). [Session.Prompt] starts a
-// [Turn]; every session/update the agent sends is folded, as it arrives, into
-// the turn's [TurnState] (messages by messageId, thoughts, the tool-call
-// table, the plan) and the session's [SessionState] (commands, mode, config
-// options, session info, usage). The agent's requests are answered by the
-// handlers in [ClientOptions]: permission (with ready policies such as
-// [RejectAll] and [RememberAlways]), a workspace-confined file system
-// ([WorkspaceFS]), terminals ([TerminalManager]), elicitation and extension
-// methods. Capabilities are advertised only for the handlers that are set.
+// # Getting started
+//
+// [Connect] starts the agent ([CommandTransport]; any byte stream works
+// with [StreamTransport]) and performs the initialize handshake. A session
+// holds a conversation; [Session.Prompt] starts a [Turn]:
 //
 //	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("my-agent", "--acp")}, nil)
 //	if err != nil { ... }
@@ -23,6 +16,36 @@
 //	for u := range turn.Updates() { ... }       // stream as it happens
 //	stop, err := turn.Wait()                    // or just wait
 //	fmt.Println(stop, turn.State().Messages)
+//
+// Nil [ClientOptions] is a safe client: every permission request is
+// rejected (never allowed), no files are served and no terminals are run
+// (the fs and terminal capabilities are not advertised). Set
+// [ClientOptions.Permission] (ready policies: [RejectAll], [AllowAll],
+// [RememberAlways], [OneAtATime]), [ClientOptions.FileSystem]
+// ([WorkspaceFS] confines it to a directory), [ClientOptions.Terminals]
+// ([TerminalManager]) and [ClientOptions.Elicitation] to offer more;
+// capabilities are advertised only for the handlers that are set.
+//
+// # Testing
+//
+// Package acptest is a scriptable agent, in-process or as a subprocess.
+// acptest.Connect(t, agentOpts, clientOpts) returns a *Client connected to
+// it in memory and closes both when the test ends. To try a client by hand
+// without a real agent, run the demo agent: go run ./examples/demoagent
+// (it speaks ACP on stdin and stdout; the acp command in examples/acp runs
+// it when given no agent command).
+//
+// # Sessions and state
+//
+// Sessions come from [Client.NewSession], [Client.LoadSession],
+// [Client.ResumeSession] and [Client.ListSessions]. Every session/update
+// the agent sends is folded, as it arrives, into the turn's [TurnState]
+// (messages by messageId, thoughts, the tool-call table, the plan) and the
+// session's [SessionState] (commands, mode, config options, session info,
+// usage). [TextOf] gives the text of a content block and
+// [DiffContent.Unified] renders a tool call's diff. The agent's requests
+// are answered by the handlers in [ClientOptions]; extension methods go to
+// [ClientOptions.ExtMethod].
 //
 // # Ordering
 //

@@ -32,7 +32,7 @@ func (c *Client) serveElicitation(ctx context.Context, params []byte) (any, erro
 		return nil, err
 	}
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
-		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + req.Mode + " is not supported by this client"}
+		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
 	return runHandler(ctx, "elicitation/create", func(ctx context.Context) (*CreateElicitationResponse, error) {
 		return h.Create(ctx, &req)

@@ -3,8 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Error is an error reply received from, or sent to, the peer: a JSON-RPC 2.0
@@ -158,7 +158,29 @@ func (e *ExitError) Error() string {
 	return s
 }
 
-// callError wraps err with the method it failed.
+// callError wraps err with the method it failed. The message has one "acp:"
+// prefix: the sentinels, *Error and the decoding errors carry their own, so
+// that they read well alone, and it is dropped here rather than repeated.
 func callError(method string, err error) error {
-	return fmt.Errorf("acp: %s: %w", method, err)
+	return &methodError{method: method, err: err}
 }
+
+type methodError struct {
+	method string
+	err    error
+}
+
+func (e *methodError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "acp: ")
+	// A cause wrapped further in ("decoding the result: acp: ...") loses
+	// its prefix too, unless the message holds the agent's own words (an
+	// error reply, its stderr), which are shown as sent.
+	var agentErr *Error
+	var exitErr *ExitError
+	if !errors.As(e.err, &agentErr) && !errors.As(e.err, &exitErr) {
+		msg = strings.ReplaceAll(msg, ": acp: ", ": ")
+	}
+	return "acp: " + e.method + ": " + msg
+}
+
+func (e *methodError) Unwrap() error { return e.err }

@@ -26,7 +26,7 @@ func connect(opts *acptest.Options, copts *acp.ClientOptions) (*acp.Client, func
 // chunks of one message; Wait returns once all of it is folded.
 func Example() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.Think("Looking at the files.")
 			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
 			t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "completed"})
@@ -66,7 +66,7 @@ func Example() {
 // loop started; it ends when the turn does.
 func ExampleTurn_Updates() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.Plan(acptest.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
 			t.Say("Hello")
 			t.Say(", world")
@@ -97,7 +97,7 @@ func ExampleTurn_Updates() {
 func ExampleTurn_Cancel() {
 	asked := make(chan struct{})
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.ToolCall(acptest.ToolCall{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
 			outcome, _ := t.RequestPermission(map[string]any{"toolCallId": "rm"}, acptest.DefaultPermissionOptions)
 			_, cancelled, _ := acptest.ParseOutcome(outcome)
@@ -129,7 +129,7 @@ func ExampleTurn_Cancel() {
 // tool calls of that kind in that session.
 func ExampleRememberAlways() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			for i := range 3 {
 				id := fmt.Sprint("edit-", i)
 				t.ToolCall(acptest.ToolCall{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
@@ -145,7 +145,7 @@ func ExampleRememberAlways() {
 		},
 	}, &acp.ClientOptions{Permission: acp.RememberAlways(func(_ context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 		fmt.Println("asking about", req.ToolCall.Title)
-		return acp.Select(req.Option(acp.PermissionAllowAlways).OptionID), nil
+		return acp.SelectedOutcome(req.Option(acp.PermissionAllowAlways).OptionID), nil
 	})})
 	defer done()
 	ctx := context.Background()
@@ -167,7 +167,7 @@ func ExampleWorkspaceFS() {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			text, err := t.ReadTextFile(filepath.Join(t.Cwd(), "notes.txt"), 2, 1)
 			fmt.Printf("line 2: %q %v\n", text, err)
 			_, err = t.ReadTextFile("/etc/passwd", 0, 0)
@@ -189,4 +189,40 @@ func ExampleWorkspaceFS() {
 	// outside: true
 	// write: <nil>
 	// file: "42\n"
+}
+
+// The text of whatever block a message chunk carries.
+func ExampleTextOf() {
+	for _, b := range []acp.ContentBlock{
+		acp.Text("See "),
+		acp.Link("file:///w/main.go", "main.go"),
+		acp.TextResource("file:///w/go.mod", "module w", "text/plain"),
+		acp.Image("iVBORw0KGgo=", "image/png"),
+	} {
+		fmt.Printf("%q\n", acp.TextOf(b))
+	}
+	// Output:
+	// "See "
+	// "[main.go](file:///w/main.go)"
+	// "module w"
+	// ""
+}
+
+// A tool call's diff content rendered for review.
+func ExampleDiffContent_Unified() {
+	old := "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+	d := &acp.DiffContent{
+		Path:    "/w/main.go",
+		OldText: &old,
+		NewText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
+	}
+	fmt.Print(d.Unified(1))
+	// Output:
+	// --- a/w/main.go
+	// +++ b/w/main.go
+	// @@ -3,3 +3,3 @@
+	//  func main() {
+	// -	println("hi")
+	// +	println("hello")
+	//  }
 }

@@ -3,6 +3,7 @@ module github.com/acpclient/acp
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/google/go-cmp v0.7.0
 	golang.org/x/term v0.48.0

@@ -17,7 +17,7 @@ type PermissionRequest struct {
 	// ToolCall is the tool call the request is about, as folded so far —
 	// including the fields of this request's own toolCall (agents put the
 	// question's wording there). Every update the agent wrote before the
-	// request is in it (invariant I3).
+	// request is in it.
 	ToolCall ToolCallState
 	// Options are the choices offered; the answer must name one of them.
 	Options []PermissionOption
@@ -44,14 +44,21 @@ func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption 
 // the request, and when the connection closes.
 //
 // The answer must select one of the offered option ids, or be
-// [CancelledOutcome]; anything else is answered to the agent as an error,
-// never as a silent allow. A handler error is sent as an error reply.
+// [CancelledOutcome]; anything else is answered to the agent as an error
+// (-32603), never as a silent allow, and reported as a [Diagnostic] of kind
+// [DiagInvalidPermissionAnswer]. A handler error is sent as an error reply.
 type PermissionHandler func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error)
 
-// Select returns the outcome that picks optionID.
-func Select(optionID string) PermissionOutcome {
+// SelectedOutcome returns the outcome that picks optionID.
+func SelectedOutcome(optionID string) PermissionOutcome {
 	return PermissionOutcome{Outcome: OutcomeSelected, OptionID: optionID}
 }
+
+// Select returns the outcome that picks optionID.
+//
+// Deprecated: Use [SelectedOutcome]; the name read like the config-option
+// selectors.
+func Select(optionID string) PermissionOutcome { return SelectedOutcome(optionID) }
 
 // CancelledOutcome is the outcome that answers "cancelled".
 func CancelledOutcome() PermissionOutcome {
@@ -63,7 +70,7 @@ func CancelledOutcome() PermissionOutcome {
 func pick(req *PermissionRequest, kinds ...PermissionOptionKind) PermissionOutcome {
 	for _, k := range kinds {
 		if o := req.Option(k); o != nil {
-			return Select(o.OptionID)
+			return SelectedOutcome(o.OptionID)
 		}
 	}
 	return CancelledOutcome()
@@ -76,10 +83,18 @@ func RejectAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, er
 	return pick(req, PermissionRejectOnce, PermissionRejectAlways), nil
 }
 
-// AllowOnce answers every request with allow_once, or, when the agent offers
+// AllowAll answers every request with allow_once, or, when the agent offers
 // no allow_once, with allow_always; if neither is offered, it rejects.
-func AllowOnce(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+func AllowAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
 	return pick(req, PermissionAllowOnce, PermissionAllowAlways, PermissionRejectOnce, PermissionRejectAlways), nil
+}
+
+// AllowOnce is [AllowAll].
+//
+// Deprecated: Use [AllowAll]; this policy also picks allow_always, unlike
+// the option kind [PermissionAllowOnce] its name suggests.
+func AllowOnce(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	return AllowAll(ctx, req)
 }
 
 // CancelAll answers every request with the cancelled outcome.
@@ -235,10 +250,18 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 				return &RequestPermissionResponse{Outcome: out}, nil
 			}
 		}
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler chose %q, which is not an offered option", out.OptionID)}
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %q, which is not an offered option", out.OptionID))
 	default:
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: the permission handler returned outcome %q", out.Outcome)}
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %q", out.Outcome))
 	}
+}
+
+// invalidPermissionAnswer is the -32603 sent to the agent for a handler's
+// answer that is not an offered option. The integrator's bug would be
+// visible only to the agent, so it is reported locally too.
+func (c *Client) invalidPermissionAnswer(msg string) error {
+	c.diag(string(DiagInvalidPermissionAnswer), msg, nil)
+	return &Error{Code: CodeInternalError, Message: "acp: " + msg}
 }
 
 func invalidParams(err error) error {

@@ -14,22 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/acpclient/acp/acptest"
-	"go.uber.org/goleak"
 )
-
-// TestMain lets the test binary act as an agent subprocess: with
-// ACP_TEST_AGENT set it runs that agent instead of the tests, so process
-// tests need no other binary.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("ACP_TEST_AGENT"); mode != "" {
-		runTestAgent(mode)
-		os.Exit(0)
-	}
-	acptest.MainIfAgent() // agents registered by the acp_test files' init
-	goleak.VerifyTestMain(m)
-}
 
 // agentCommand returns a command that runs this test binary as the agent.
 func agentCommand(mode string) *exec.Cmd {
@@ -93,7 +78,7 @@ func runTestAgent(mode string) {
 }
 
 // An agent that dies mid-call fails the call promptly with ErrConnClosed —
-// never context.Canceled — carrying the exit status and the stderr tail (I7).
+// never context.Canceled — carrying the exit status and the stderr tail.
 func TestAgentDeathMidCall(t *testing.T) {
 	var trace syncBuffer
 	c, err := Connect(context.Background(), &CommandTransport{Command: agentCommand("die")}, &ClientOptions{Trace: NewTraceWriter(&trace)})
@@ -121,7 +106,7 @@ func TestAgentDeathMidCall(t *testing.T) {
 		t.Errorf("error %q does not name the method", err)
 	}
 	// The agent exits right after its stderr line; the call must fail
-	// within 100 ms of that (the spec of I7), and takes a few ms here.
+	// within 100 ms of that, and takes a few ms here.
 	t.Logf("the call failed %v after it was sent", elapsed)
 	if elapsed > 100*time.Millisecond {
 		t.Errorf("call failed after %v", elapsed)
@@ -139,7 +124,7 @@ func TestAgentDeathMidCall(t *testing.T) {
 }
 
 // An agent that ignores stdin EOF and SIGTERM and has a grandchild is still
-// gone, with its grandchild, when Close returns within its grace periods (I8).
+// gone, with its grandchild, when Close returns within its grace periods.
 func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
 	pids := make(chan []int, 1)
 	pr, pw, _ := os.Pipe()

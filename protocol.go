@@ -725,28 +725,36 @@ type RequestPermissionResponse struct {
 	Meta    json.RawMessage   `json:"_meta,omitempty"`
 }
 
-// Permission outcomes (PermissionOutcome.Outcome).
+// PermissionOutcomeKind is the kind of a permission answer
+// (PermissionOutcome.Outcome). Unknown values are kept.
+type PermissionOutcomeKind string
+
+// Permission outcomes.
 const (
-	OutcomeSelected  = "selected"
-	OutcomeCancelled = "cancelled"
+	OutcomeSelected  PermissionOutcomeKind = "selected"  // an offered option was chosen
+	OutcomeCancelled PermissionOutcomeKind = "cancelled" // the turn was cancelled
 )
 
 // PermissionOutcome is the user's answer. OptionID is set only for
 // OutcomeSelected. Unknown outcomes are kept, and must never be taken for
 // approval.
 type PermissionOutcome struct {
-	Outcome  string          `json:"outcome"`
-	OptionID string          `json:"optionId,omitempty"`
-	Meta     json.RawMessage `json:"_meta,omitempty"`
+	Outcome  PermissionOutcomeKind `json:"outcome"`
+	OptionID string                `json:"optionId,omitempty"`
+	Meta     json.RawMessage       `json:"_meta,omitempty"`
 }
 
 // ---- elicitation ----
 
-// Elicitation modes (CreateElicitationRequest.Mode); others are custom or
-// future modes and must not be rendered as a known one.
+// ElicitationMode is how an elicitation asks (CreateElicitationRequest.Mode);
+// other values are custom or future modes and must not be rendered as a
+// known one.
+type ElicitationMode string
+
+// Elicitation modes.
 const (
-	ElicitationModeForm = "form"
-	ElicitationModeURL  = "url"
+	ElicitationModeForm ElicitationMode = "form" // a form from RequestedSchema
+	ElicitationModeURL  ElicitationMode = "url"  // a URL for the user to open
 )
 
 // CreateElicitationRequest is the params of elicitation/create. It is scoped
@@ -756,7 +764,7 @@ const (
 // are the fields of the form and url modes; other modes are kept as sent.
 type CreateElicitationRequest struct {
 	Message         string          `json:"message"`
-	Mode            string          `json:"mode"`
+	Mode            ElicitationMode `json:"mode"`
 	SessionID       string          `json:"sessionId,omitempty"`
 	ToolCallID      string          `json:"toolCallId,omitempty"`
 	RequestID       json.RawMessage `json:"requestId,omitempty"`
@@ -766,20 +774,24 @@ type CreateElicitationRequest struct {
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
 
-// Elicitation actions (CreateElicitationResponse.Action).
+// ElicitationAction is the user's answer to an elicitation
+// (CreateElicitationResponse.Action). Unknown values are kept.
+type ElicitationAction string
+
+// Elicitation actions.
 const (
-	ElicitationAccept  = "accept"
-	ElicitationDecline = "decline"
-	ElicitationCancel  = "cancel"
+	ElicitationAccept  ElicitationAction = "accept"  // the user submitted Content
+	ElicitationDecline ElicitationAction = "decline" // the user said no
+	ElicitationCancel  ElicitationAction = "cancel"  // the user dismissed it
 )
 
 // CreateElicitationResponse is the result of elicitation/create. Content (an
 // object of field values, kept raw) is only meaningful with
 // ElicitationAccept.
 type CreateElicitationResponse struct {
-	Action  string          `json:"action"`
-	Content json.RawMessage `json:"content,omitempty"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
+	Action  ElicitationAction `json:"action"`
+	Content json.RawMessage   `json:"content,omitempty"`
+	Meta    json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // CompleteElicitationNotification is the params of elicitation/complete.
@@ -2365,10 +2377,10 @@ func (o *PermissionOutcome) UnmarshalJSON(b []byte) error {
 	if !w.Outcome.ok {
 		return errMissing("permission outcome", "outcome")
 	}
-	if w.Outcome.v == OutcomeSelected && !w.OptionID.ok {
+	if w.Outcome.v == string(OutcomeSelected) && !w.OptionID.ok {
 		return errMissing("permission outcome", "optionId")
 	}
-	*o = PermissionOutcome{Outcome: w.Outcome.v, OptionID: w.OptionID.v, Meta: w.Meta.raw()}
+	*o = PermissionOutcome{Outcome: PermissionOutcomeKind(w.Outcome.v), OptionID: w.OptionID.v, Meta: w.Meta.raw()}
 	return nil
 }
 
@@ -2394,14 +2406,14 @@ func (r *CreateElicitationRequest) UnmarshalJSON(b []byte) error {
 		return errMissing(typ, "message")
 	case !w.Mode.ok:
 		return errMissing(typ, "mode")
-	case w.Mode.v == ElicitationModeForm && (len(w.RequestedSchema.v) == 0 || w.RequestedSchema.v[0] != '{'):
+	case w.Mode.v == string(ElicitationModeForm) && (len(w.RequestedSchema.v) == 0 || w.RequestedSchema.v[0] != '{'):
 		return errMissing(typ, "requestedSchema")
-	case w.Mode.v == ElicitationModeURL && !w.ElicitationID.ok:
+	case w.Mode.v == string(ElicitationModeURL) && !w.ElicitationID.ok:
 		return errMissing(typ, "elicitationId")
-	case w.Mode.v == ElicitationModeURL && !w.URL.ok:
+	case w.Mode.v == string(ElicitationModeURL) && !w.URL.ok:
 		return errMissing(typ, "url")
 	}
-	*r = CreateElicitationRequest{Message: w.Message.v, Mode: w.Mode.v, SessionID: w.SessionID.v,
+	*r = CreateElicitationRequest{Message: w.Message.v, Mode: ElicitationMode(w.Mode.v), SessionID: w.SessionID.v,
 		ToolCallID: w.ToolCallID.v, RequestID: w.RequestID.v, RequestedSchema: w.RequestedSchema.v,
 		ElicitationID: w.ElicitationID.v, URL: w.URL.v, Meta: w.Meta.raw()}
 	return nil
@@ -2421,7 +2433,7 @@ func (r *CreateElicitationResponse) UnmarshalJSON(b []byte) error {
 	if !w.Action.ok {
 		return errMissing("create elicitation response", "action")
 	}
-	*r = CreateElicitationResponse{Action: w.Action.v, Content: w.Content.raw(), Meta: w.Meta.raw()}
+	*r = CreateElicitationResponse{Action: ElicitationAction(w.Action.v), Content: w.Content.raw(), Meta: w.Meta.raw()}
 	return nil
 }
 

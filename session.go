@@ -392,7 +392,7 @@ func (c *Client) checkAddDirs(method string, dirs []string) error {
 }
 
 func notSupported(what, capability string) error {
-	return fmt.Errorf("acp: %s: %w (the agent did not advertise %s)", what, ErrNotSupported, capability)
+	return callError(what, fmt.Errorf("%w (the agent did not advertise %s)", ErrNotSupported, capability))
 }
 
 // ListSessions lists the agent's sessions (session/list; needs

@@ -14,11 +14,11 @@ import (
 )
 
 // Terminals the agent never releases are ended when their session closes
-// and when the client closes (I8): no process the client started outlives
+// and when the client closes: no process the client started outlives
 // it.
 func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	pids := make(chan int, 2)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "sh", Args: []string{"-c", "echo $$; exec sleep 300"}})
 		if err != nil {
 			return "", err

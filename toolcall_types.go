@@ -3,6 +3,9 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
 )
 
 // ToolKind is the category of a tool call, a presentation hint (icons).
@@ -105,6 +108,28 @@ type ToolCallLocation struct {
 	Path string          `json:"path"`
 	Line *uint32         `json:"line,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Unified returns the change as a unified diff (the format of diff -u and
+// git diff) with context unchanged lines around each change (negative means
+// 3), headed "--- a/<path>" and "+++ b/<path>". A new file (OldText nil) is
+// headed "--- /dev/null". Equal texts give "". The texts come from the
+// agent: the work grows with their size (the diff is linear-space, and gives
+// up on an optimal diff for very different texts rather than take long).
+func (d DiffContent) Unified(context int) string {
+	path := strings.TrimPrefix(d.Path, "/")
+	old, from := "", "/dev/null"
+	if d.OldText != nil {
+		old, from = *d.OldText, "a/"+path
+	}
+	if context < 0 {
+		context = udiff.DefaultContextLines
+	}
+	s, err := udiff.ToUnified(from, "b/"+path, old, udiff.Lines(old, d.NewText), context)
+	if err != nil {
+		return "" // not reached: the edits are computed from old itself
+	}
+	return s
 }
 
 func (c ToolContent) MarshalJSON() ([]byte, error) {

@@ -139,7 +139,7 @@ func driveLikeRecording(t *testing.T, agent *acptest.Agent, frames []acptest.Fra
 		t.Fatalf("Connect: %v", err)
 	}
 	defer c.Close()
-	res := replayResult{Agent: c.Initialize()}
+	res := replayResult{Agent: c.InitializeResponse()}
 	driven := map[string][]json.RawMessage{"initialize": {client[0].params}}
 	var s *acp.Session
 	var turn *acp.Turn

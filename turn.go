@@ -209,7 +209,7 @@ func (t *Turn) Session() *Session { return t.s }
 func (t *Turn) Done() <-chan struct{} { return t.done }
 
 // Wait blocks until the turn has ended: the agent answered session/prompt
-// and every update it wrote before the answer is folded (I2), or the turn
+// and every update it wrote before the answer is folded, or the turn
 // failed (connection lost, agent error, cancel grace expired). A cancelled
 // turn returns StopReasonCancelled — with a nil error when the agent
 // answered, with an error wrapping ErrCancelGrace when it did not in time.
@@ -249,7 +249,7 @@ func (t *Turn) State() TurnState {
 // already received, then follows new ones as they are folded, and stops when
 // the turn has ended and all were yielded. Any number of goroutines may range
 // over it at once; each reads the turn's log at its own pace, so a slow
-// consumer never slows the connection or the other consumers (I4).
+// consumer never slows the connection or the other consumers.
 func (t *Turn) Updates() iter.Seq[Update] {
 	return func(yield func(Update) bool) {
 		i := 0

@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// I2 under load: 100 000 updates, then the response; when Wait returns all
-// of them are folded, in order (I1).
+// Under load: 100 000 updates, then the response; when Wait returns all of
+// them are folded, in order.
 func TestTurnBarrierUnderLoad(t *testing.T) {
 	const n = 100_000
 	c, a := connectRaw(t, nil, nil)
@@ -56,7 +56,7 @@ func TestTurnBarrierUnderLoad(t *testing.T) {
 }
 
 // A consumer of Updates that takes 1 ms per update neither slows the turn
-// nor misses anything, and other consumers see everything too (I4).
+// nor misses anything, and other consumers see everything too.
 func TestSlowUpdatesConsumer(t *testing.T) {
 	const n = 300
 	c, a := connectRaw(t, nil, nil)
@@ -255,7 +255,7 @@ func TestCapabilityGating(t *testing.T) {
 	turn.Wait()
 }
 
-// The capabilities sent in initialize come from the handlers set (I10).
+// The capabilities sent in initialize come from the handlers set.
 func TestCapabilitiesFromHandlers(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -302,7 +302,7 @@ func (readOnlyFS) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadText
 }
 
 // Unknown agent methods are answered -32601; a panicking handler becomes a
-// -32603 reply and the connection lives on (I9); handler errors keep their
+// -32603 reply and the connection lives on; handler errors keep their
 // code and data.
 func TestAgentRequestErrors(t *testing.T) {
 	opts := &ClientOptions{

@@ -15,13 +15,13 @@ import (
 
 // wire is the channel.Channel that sits between the agent's byte stream and
 // jrpc2. It exists because jrpc2's own line channel loses data in ways ACP
-// agents trigger every day (see ARCHITECTURE.md §2):
+// agents trigger every day:
 //
 //   - jrpc2 dispatches notifications on racing goroutines, so session/update
 //     never reaches jrpc2: Recv folds each update into the session state
 //     itself, in wire order, before it reads the next line. Every response
 //     and agent request that jrpc2 sees afterwards therefore comes after the
-//     updates the agent wrote before it (invariants I1–I3) with no barrier.
+//     updates the agent wrote before it, with no barrier.
 //   - one junk line stops a jrpc2 client for good, so Recv hands jrpc2 only
 //     lines that parse, and reports the rest.
 //   - lines are bounded; an oversized one is skipped to its newline while a

@@ -36,14 +36,14 @@ func (r *diagRecorder) kinds() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, d := range r.ds {
-		out = append(out, d.Kind)
+		out = append(out, string(d.Kind))
 	}
 	return out
 }
 
 // A prompt turn whose frames are separated by junk, blank lines and CRLF
 // endings, and whose last frame has no newline, folds as if the wire were
-// clean (I5), and each skipped line is reported.
+// clean, and each skipped line is reported.
 func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 	rec := newDiagRecorder()
 	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record}, nil)

@@ -70,11 +70,12 @@ type Options struct {
 	OnLoadSession func(s *Session)
 	// OnPrompt is the turn script. It runs in its own goroutine per
 	// session/prompt and may block; the agent keeps serving other requests
-	// and notifications meanwhile. Its stopReason is sent as the result;
-	// "" means "cancelled" if the turn was cancelled and "end_turn"
-	// otherwise. A non-nil error is sent as an error reply instead. Nil
-	// OnPrompt ends every turn at once with "end_turn".
-	OnPrompt func(t *Turn) (stopReason string, err error)
+	// and notifications meanwhile. Its stopReason is sent as the result
+	// (any string goes out as given, so unknown reasons can be tested);
+	// "" means [StopReasonCancelled] if the turn was cancelled and
+	// [StopReasonEndTurn] otherwise. A non-nil error is sent as an error
+	// reply instead. Nil OnPrompt ends every turn at once with "end_turn".
+	OnPrompt func(t *Turn) (stopReason StopReason, err error)
 	// OnExtMethod answers requests the agent does not implement (extension
 	// methods starting with "_", and any other unknown method). It runs in
 	// its own goroutine; ctx is cancelled by a $/cancel_request for the

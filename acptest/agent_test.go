@@ -123,7 +123,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 	a := New(&Options{
 		Modes: map[string]any{"currentModeId": "ask", "availableModes": []any{
 			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}},
-		OnPrompt: func(t *Turn) (string, error) {
+		OnPrompt: func(t *Turn) (StopReason, error) {
 			t.Say("a")
 			t.SayID("m1", "b")
 			t.Think("c")
@@ -132,7 +132,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 			t.ToolCall(ToolCall{ID: "tc1", Title: "Read", Kind: "read", Status: "pending",
 				Locations: []any{Location("/w/f.go", 3)}, RawInput: map[string]any{"path": "/w/f.go"}})
 			t.UpdateToolCall(ToolCall{ID: "tc1", Status: "completed", Content: []any{
-				TextContent("done"), DiffContent("/w/f.go", &old, "new"), DiffContent("/w/n.go", nil, "x"), TerminalContent("term-1")}})
+				ToolContent(Text("done")), Diff("/w/f.go", &old, "new"), Diff("/w/n.go", nil, "x"), TerminalContent("term-1")}})
 			t.Plan(PlanEntry{Content: "one", Priority: "high", Status: "completed"}, PlanEntry{Content: "two"})
 			t.Commands()
 			t.Mode("code")
@@ -202,7 +202,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 }
 
 func TestPromptErrors(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		switch t.PromptText() {
 		case "refuse":
 			return "", Errorf(CodeInvalidParams, "no %s", "way")

@@ -3,8 +3,11 @@ package acptest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/acpclient/acp"
 )
 
 // This file holds the agent→client requests a script makes through a
@@ -15,9 +18,9 @@ import (
 
 // PermissionOption is one choice offered by [Session.RequestPermission].
 type PermissionOption struct {
-	OptionID string `json:"optionId"`
-	Name     string `json:"name"`
-	Kind     string `json:"kind"` // allow_once, allow_always, reject_once, reject_always
+	OptionID string                   `json:"optionId"`
+	Name     string                   `json:"name"`
+	Kind     acp.PermissionOptionKind `json:"kind"`
 }
 
 // DefaultPermissionOptions are offered when RequestPermission gets nil
@@ -29,7 +32,8 @@ var DefaultPermissionOptions = []PermissionOption{
 
 // RequestPermission sends session/request_permission and returns the
 // client's outcome object, e.g. {"outcome":"selected","optionId":"allow"}
-// or {"outcome":"cancelled"} (see [ParseOutcome]). toolCall is a
+// or {"outcome":"cancelled"} (see [ParseOutcome], or [Session.AskPermission]
+// for the typed form). toolCall is a
 // [ToolCall] (sent as a ToolCallUpdate with its set fields), a string
 // (just the toolCallId) or any raw object; options is a
 // []PermissionOption, any raw list, or nil for
@@ -59,6 +63,28 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 		return nil, errors.New("acptest: permission reply without outcome: " + string(res))
 	}
 	return r.Outcome, nil
+}
+
+// AskPermission is the typed form of [Session.RequestPermission]: it sends
+// session/request_permission about tc, offering options (none means
+// [DefaultPermissionOptions]), and returns the client's outcome decoded as
+// the acp package decodes it, so that an outcome without "outcome", or
+// "selected" without an optionId, is an error. Use RequestPermission to
+// send malformed requests.
+func (s *Session) AskPermission(tc ToolCall, options ...PermissionOption) (acp.PermissionOutcome, error) {
+	var opts any = DefaultPermissionOptions
+	if len(options) > 0 {
+		opts = options
+	}
+	raw, err := s.RequestPermission(tc, opts)
+	if err != nil {
+		return acp.PermissionOutcome{}, err
+	}
+	var out acp.PermissionOutcome
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return acp.PermissionOutcome{}, fmt.Errorf("acptest: the client's permission outcome %s: %w", raw, err)
+	}
+	return out, nil
 }
 
 // ParseOutcome reads a permission outcome: the selected option id, or

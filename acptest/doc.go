@@ -6,16 +6,22 @@
 // 2.0) as an agent: it answers initialize, authenticate, the session/*
 // methods and extension methods, runs a turn script for each
 // session/prompt, and makes the agent's own requests to the client
-// (permission, fs, terminal, anything). It speaks raw JSON and depends on
-// nothing but the standard library, so it can test any client, including
-// one that gets the protocol wrong.
+// (permission, fs, terminal, anything). It sends what a script gives it as
+// is — acp's typed values, acptest's builders or raw objects — so it can
+// test any client, including one that gets the protocol wrong.
 //
-//	a := acptest.New(&acptest.Options{
-//		OnPrompt: func(t *acptest.Turn) (string, error) {
+// [Connect] gives a test a connected [acp.Client] and the agent in one call:
+//
+//	c, agent := acptest.Connect(t, &acptest.Options{
+//		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 //			t.Say("you said: " + t.PromptText())
-//			return "end_turn", nil
+//			return acptest.StopReasonEndTurn, nil
 //		},
-//	})
+//	}, nil) // the test's cleanup closes both
+//
+// For any other client, serve the agent over pipes:
+//
+//	a := acptest.New(opts)
 //	defer a.Close()
 //	fromAgent, toAgent := a.Pipe() // the client's ends of the agent's stdout and stdin
 //

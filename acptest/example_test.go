@@ -11,7 +11,7 @@ import (
 // A scripted turn, driven with raw JSON lines over in-process pipes.
 func Example() {
 	a := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (string, error) {
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
 			return "end_turn", nil
 		},

@@ -10,7 +10,7 @@ import (
 )
 
 func TestFaultBytes(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Junk("npm WARN deprecated")
 		t.Junk("")
 		t.Raw([]byte(`{"jsonrpc":"2.0","method":"session/upd`))
@@ -59,7 +59,7 @@ func TestCRLF(t *testing.T) {
 }
 
 func TestExitMidTurnWithUnterminatedFrame(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Say("partial")
 		t.Raw([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{}}`))
 		t.Exit(0)
@@ -87,7 +87,7 @@ func TestExitMidTurnWithUnterminatedFrame(t *testing.T) {
 }
 
 func TestAfterTurn(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.AfterTurn(func() { t.Say("late") })
 		return "", nil
 	}})
@@ -101,7 +101,7 @@ func TestAfterTurn(t *testing.T) {
 }
 
 func TestNeverAnswerAndClose(t *testing.T) {
-	a := New(&Options{Methods: map[string]MethodFunc{"session/new": NeverAnswer}, OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{Methods: map[string]MethodFunc{"session/new": NeverAnswer}, OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Hang()
 		return "", nil
 	}})
@@ -117,7 +117,7 @@ func TestNeverAnswerAndClose(t *testing.T) {
 }
 
 func TestStdinEOFEndsConnection(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		<-t.Context().Done() // stdin EOF ends the connection context
 		t.Say("bye")         // writing is still allowed while finishing
 		return "", nil
@@ -159,7 +159,7 @@ func TestStderrFlood(t *testing.T) {
 }
 
 func TestTranscript(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Say("hi")
 		t.Junk("junk")
 		return "", nil

@@ -80,7 +80,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 		Modes:         testModes,
 		History:       map[string][]any{"old-1": {UserMessage("", "hello"), AgentMessage("m1", "hi there")}},
 		OnLoadSession: func(s *Session) { loaded <- s.SessionID() + " " + s.Cwd() },
-		OnPrompt: func(t *Turn) (string, error) {
+		OnPrompt: func(t *Turn) (StopReason, error) {
 			t.SayID("r1", "answer to "+t.PromptText())
 			t.Usage(1, 2) // not history
 			return "", nil
@@ -112,7 +112,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 	_, before = c2.call("session/load", map[string]any{"sessionId": sid, "cwd": "/work", "mcpServers": []any{}})
 	<-loaded
 	want = []any{
-		map[string]any{"sessionUpdate": "user_message_chunk", "content": TextBlock("q")},
+		map[string]any{"sessionUpdate": "user_message_chunk", "content": Text("q")},
 		AgentMessage("r1", "answer to q"),
 	}
 	if d := cmp.Diff(decode(t, mustJSON(want)), updates(t, before)); d != "" {
@@ -127,7 +127,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 
 func TestModesAndConfigOptions(t *testing.T) {
 	seen := make(chan string, 1)
-	a := New(&Options{Modes: testModes, ConfigOptions: testConfig, OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{Modes: testModes, ConfigOptions: testConfig, OnPrompt: func(t *Turn) (StopReason, error) {
 		seen <- fmt.Sprint(t.CurrentMode(), " ", t.ConfigValue("model"), " ", t.ConfigValue("web"))
 		return "", nil
 	}})
@@ -168,7 +168,7 @@ func TestModesAndConfigOptions(t *testing.T) {
 }
 
 func TestSetModeWhileTurnBlocks(t *testing.T) {
-	a := New(&Options{Modes: testModes, OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{Modes: testModes, OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Say("waiting")
 		<-t.Cancelled()
 		return "", nil

@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) {
 	Register("crasher", func() *Agent {
-		return New(&Options{OnPrompt: func(t *Turn) (string, error) {
+		return New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 			t.Say("about to crash")
 			t.Crash()
 			return "", nil

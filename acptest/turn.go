@@ -72,7 +72,7 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 		for _, b := range blocks {
 			t.remember(mustJSON(map[string]any{"sessionUpdate": "user_message_chunk", "content": b}))
 		}
-		stop := ""
+		var stop StopReason
 		if f := a.opts.OnPrompt; f != nil {
 			var err error
 			if stop, err = f(t); err != nil {
@@ -80,9 +80,9 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 			}
 		}
 		if stop == "" {
-			stop = "end_turn"
+			stop = StopReasonEndTurn
 			if t.IsCancelled() {
-				stop = "cancelled"
+				stop = StopReasonCancelled
 			}
 		}
 		res := map[string]any{"stopReason": stop}

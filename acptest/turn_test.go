@@ -11,7 +11,7 @@ import (
 )
 
 func TestPermissionRoundTrip(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		out, err := t.RequestPermission(ToolCall{ID: "tc1", Title: "Edit", Kind: "edit"}, nil)
 		if err != nil {
 			return "", err
@@ -55,7 +55,7 @@ func TestPermissionRoundTrip(t *testing.T) {
 }
 
 func TestStringIDs(t *testing.T) {
-	a := New(&Options{StringIDs: true, OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{StringIDs: true, OnPrompt: func(t *Turn) (StopReason, error) {
 		_, err := t.Call(t.Context(), "_x/ping", nil)
 		return "", err
 	}})
@@ -72,7 +72,7 @@ func TestStringIDs(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Say("started")
 		select {
 		case <-t.Cancelled():
@@ -103,7 +103,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestCancelWithPendingPermission(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		out, err := t.RequestPermission("tc1", []PermissionOption{{OptionID: "ok", Name: "OK", Kind: "allow_always"}})
 		if err != nil {
 			return "", err
@@ -130,7 +130,7 @@ func TestCancelWithPendingPermission(t *testing.T) {
 }
 
 func TestCancelRequestForPrompt(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		t.Say("started")
 		<-t.Cancelled()
 		return "", nil
@@ -164,7 +164,7 @@ func TestCancelRequestForExtMethod(t *testing.T) {
 
 func TestAgentCancelsItsRequest(t *testing.T) {
 	done := make(chan error, 1)
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		r, err := t.Start("terminal/wait_for_exit", map[string]any{"sessionId": t.SessionID(), "terminalId": "t1"})
 		if err != nil {
 			return "", err
@@ -202,7 +202,7 @@ func TestAgentCancelsItsRequest(t *testing.T) {
 
 func TestFSAndTerminalRoundTrip(t *testing.T) {
 	got := make(chan string, 8)
-	a := New(&Options{OnPrompt: func(t *Turn) (string, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
 		s, err := t.ReadTextFile("/w/a.txt", 2, 5)
 		got <- fmt.Sprintf("%v %v", s, err)
 		got <- fmt.Sprint(t.WriteTextFile("/w/b.txt", "hello"))

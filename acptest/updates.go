@@ -1,15 +1,20 @@
 package acptest
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/acpclient/acp"
+)
 
 // This file holds the session/update senders of a Session and the
 // builders of update objects (also usable in Options.History).
 
 // Update sends a session/update notification for the session with the
-// given update object (any value that encodes to a SessionUpdate — or to
-// something that is not one: unknown sessionUpdate kinds, unknown enum
-// values and unknown tool-call ids are sent as given). Conversation
-// updates are remembered for replay on session/load.
+// given update: a typed acp update (&acp.AgentMessageChunk{...},
+// &acp.ToolCallUpdate{...}, ...), or any value that encodes to a JSON
+// object — including what is not a valid update: unknown sessionUpdate
+// kinds, unknown enum values and unknown tool-call ids are sent as given.
+// Conversation updates are remembered for replay on session/load.
 func (s *Session) Update(update any) error {
 	b, err := marshal(update)
 	if err != nil {
@@ -157,17 +162,22 @@ func UserMessage(messageID, text string) map[string]any {
 }
 
 func chunk(kind, messageID, text string) map[string]any {
-	m := map[string]any{"sessionUpdate": kind, "content": TextBlock(text)}
+	m := map[string]any{"sessionUpdate": kind, "content": Text(text)}
 	if messageID != "" {
 		m["messageId"] = messageID
 	}
 	return m
 }
 
-// TextBlock returns a text ContentBlock.
-func TextBlock(text string) map[string]any {
+// Text returns a text content block, like [acp.Text].
+func Text(text string) map[string]any {
 	return map[string]any{"type": "text", "text": text}
 }
+
+// TextBlock returns a text content block.
+//
+// Deprecated: Use [Text], named like [acp.Text].
+func TextBlock(text string) map[string]any { return Text(text) }
 
 // ToolCall describes a tool call for [Session.ToolCall],
 // [Session.UpdateToolCall] and [Session.RequestPermission]. Empty fields
@@ -175,10 +185,10 @@ func TextBlock(text string) map[string]any {
 type ToolCall struct {
 	ID        string // toolCallId, required
 	Title     string
-	Kind      string // read, edit, delete, move, search, execute, think, fetch, switch_mode, other
-	Status    string // pending, in_progress, completed, failed
-	Content   []any  // ToolCallContent items: see TextContent, DiffContent, TerminalContent
-	Locations []any  // see Location
+	Kind      acp.ToolKind       // "" omits it; any string is sent as given
+	Status    acp.ToolCallStatus // "" omits it; any string is sent as given
+	Content   []any              // ToolCallContent items: ToolContent, Diff, TerminalContent, acp types (&acp.DiffContent{...}) or raw objects
+	Locations []any              // Location, acp.ToolCallLocation or raw objects
 	RawInput  any
 	RawOutput any
 	Meta      any // _meta
@@ -205,15 +215,24 @@ func (tc ToolCall) object(kind string) map[string]any {
 	return m
 }
 
-// TextContent returns tool-call content holding a text block (note the
-// spec's double nesting: {"type":"content","content":{"type":"text",…}}).
-func TextContent(text string) map[string]any {
-	return map[string]any{"type": "content", "content": TextBlock(text)}
+// ToolContent returns tool-call content holding a content block, like
+// [acp.ToolContent] (note the spec's double nesting:
+// {"type":"content","content":{"type":"text",…}}). block is any value that
+// encodes to a content block: [Text], an acp block such as acp.Text(s), or
+// a raw object.
+func ToolContent(block any) map[string]any {
+	return map[string]any{"type": "content", "content": block}
 }
 
-// DiffContent returns diff tool-call content. oldText nil means a new
-// file.
-func DiffContent(path string, oldText *string, newText string) map[string]any {
+// TextContent returns tool-call content holding a text block.
+//
+// Deprecated: Use ToolContent(Text(text)); acp.TextContent is a text block,
+// not tool-call content.
+func TextContent(text string) map[string]any { return ToolContent(Text(text)) }
+
+// Diff returns diff tool-call content, like [acp.DiffContent]. oldText nil
+// means a new file.
+func Diff(path string, oldText *string, newText string) map[string]any {
 	m := map[string]any{"type": "diff", "path": path, "newText": newText}
 	if oldText != nil {
 		m["oldText"] = *oldText
@@ -221,7 +240,15 @@ func DiffContent(path string, oldText *string, newText string) map[string]any {
 	return m
 }
 
-// TerminalContent returns tool-call content embedding a client terminal.
+// DiffContent returns diff tool-call content.
+//
+// Deprecated: Use [Diff]; acp.DiffContent is a type.
+func DiffContent(path string, oldText *string, newText string) map[string]any {
+	return Diff(path, oldText, newText)
+}
+
+// TerminalContent returns tool-call content embedding a client terminal,
+// like [acp.TerminalContent].
 func TerminalContent(terminalID string) map[string]any {
 	return map[string]any{"type": "terminal", "terminalId": terminalID}
 }
@@ -239,8 +266,8 @@ func Location(path string, line int) map[string]any {
 // Status to "pending".
 type PlanEntry struct {
 	Content  string
-	Priority string // high, medium, low
-	Status   string // pending, in_progress, completed
+	Priority acp.PlanEntryPriority
+	Status   acp.PlanEntryStatus
 }
 
 func (e PlanEntry) object() map[string]any {

@@ -260,7 +260,7 @@ func TestInteropUpdates(t *testing.T) {
 }
 
 // TestInteropPermission: the handler sees the request with the tool call as
-// folded so far (I3: the tool_call's locations and rawInput, which the
+// folded so far (the tool_call's locations and rawInput, which the
 // request's toolCall lacks) and the four offered options; every answer —
 // each option kind, the ready policies, cancelled, and an option the agent
 // did not offer — reaches the TS side as it should.
@@ -284,7 +284,7 @@ func TestInteropPermission(t *testing.T) {
 
 	selectID := func(id string) acp.PermissionHandler {
 		return func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {
-			return acp.Select(id), nil
+			return acp.SelectedOutcome(id), nil
 		}
 	}
 	cases := []struct {
@@ -298,7 +298,7 @@ func TestInteropPermission(t *testing.T) {
 		{"allow_always", selectID("allow-always"), "outcome:selected:allow-always", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
 		{"reject_once", selectID("reject-once"), "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
 		{"reject_always", selectID("reject-always"), "outcome:selected:reject-always", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"AllowOnce policy", acp.AllowOnce, "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
+		{"AllowAll policy", acp.AllowAll, "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
 		{"RejectAll policy", acp.RejectAll, "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
 		{"CancelAll policy", acp.CancelAll, "outcome:cancelled", acp.StopReasonCancelled, acp.ToolCallStatusFailed},
 		// Never a silent allow: an option that was not offered is an error reply.
@@ -363,7 +363,7 @@ func TestInteropCancel(t *testing.T) {
 			asked <- req
 			<-ctx.Done()
 			handlerCause <- context.Cause(ctx)
-			return acp.Select("allow-once"), nil // too late: must be dropped
+			return acp.SelectedOutcome("allow-once"), nil // too late: must be dropped
 		},
 	})
 	s := newSession(t, ctx, c, t.TempDir())
@@ -376,7 +376,7 @@ func TestInteropCancel(t *testing.T) {
 		}
 		req := recv(t, asked, "the permission request")
 
-		// I3: the request's toolCall is only {"toolCallId":"cancel-1"}; the
+		// The request's toolCall is only {"toolCallId":"cancel-1"}; the
 		// handler sees the folded tool call.
 		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}
 		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
@@ -450,7 +450,7 @@ func TestInteropCloseCancelsTurn(t *testing.T) {
 		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 			asked <- struct{}{}
 			<-ctx.Done()
-			return acp.Select("allow-once"), nil
+			return acp.SelectedOutcome("allow-once"), nil
 		},
 	})
 	s := newSession(t, ctx, c, t.TempDir())
@@ -529,7 +529,7 @@ func TestInteropFS(t *testing.T) {
 		t.Parallel()
 		// The zero WorkspaceFS confines the agent to the session's cwd.
 		c := connectTS(t, &acp.ClientOptions{FileSystem: readOnlyFS{&acp.WorkspaceFS{}}})
-		if caps := c.Capabilities(); caps.LoadSession != true {
+		if caps := c.AgentCapabilities(); caps.LoadSession != true {
 			t.Errorf("agent capabilities %+v", caps)
 		}
 		s := newSession(t, ctx, c, root)
@@ -608,7 +608,7 @@ func TestInteropAuth(t *testing.T) {
 	ctx := testCtx(t)
 	c := connectTS(t, nil, "TSAGENT_REQUIRE_AUTH=1")
 
-	init := c.Initialize()
+	init := c.InitializeResponse()
 	wantMethods := []acp.AuthMethod{&acp.AgentAuthMethod{ID: "token", Name: "Token", Description: "Authenticate with a token (always accepted)"}}
 	if diff := cmp.Diff(wantMethods, init.AuthMethods); diff != "" {
 		t.Errorf("auth methods (-want +got):\n%s", diff)

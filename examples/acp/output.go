@@ -143,7 +143,7 @@ func lastLines(s string, n int) string {
 func (o *output) sessionStarted(s *acp.Session) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	info := o.client.Initialize().AgentInfo
+	info := o.client.InitializeResponse().AgentInfo
 	if o.json {
 		ev := map[string]any{"event": "session", "sessionId": s.ID()}
 		if info != nil {
@@ -270,15 +270,10 @@ func (o *output) update(s *acp.Session, turn *acp.Turn, u acp.Update) {
 }
 
 func blockText(b acp.ContentBlock) string {
-	switch b := b.(type) {
-	case *acp.TextContent:
-		return b.Text
-	case *acp.ResourceLink:
-		return "[" + b.Name + "](" + b.URI + ")"
-	case *acp.ImageContent:
-		return "[image " + b.MimeType + "]"
+	if img, ok := b.(*acp.ImageContent); ok {
+		return "[image " + img.MimeType + "]"
 	}
-	return ""
+	return acp.TextOf(b)
 }
 
 func orDash(s string) string {
@@ -414,7 +409,7 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 	var h acp.PermissionHandler
 	switch mode {
 	case "allow":
-		h = acp.AllowOnce
+		h = acp.AllowAll
 	case "cancel":
 		h = acp.CancelAll
 	case "ask":
@@ -445,7 +440,7 @@ func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcom
 		o.emit(ev)
 		return
 	}
-	what := out.Outcome
+	what := string(out.Outcome)
 	if out.Outcome == acp.OutcomeSelected {
 		what = out.OptionID
 	}
@@ -487,7 +482,7 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 		}
 		var n int
 		if _, err := fmt.Sscan(line, &n); err == nil && n >= 1 && n <= len(req.Options) {
-			return acp.Select(req.Options[n-1].OptionID), nil
+			return acp.SelectedOutcome(req.Options[n-1].OptionID), nil
 		}
 		prompt = fmt.Sprintf("choose 1-%d: ", len(req.Options))
 	}

@@ -105,7 +105,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 		if cfg.session == "" {
 			return c.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd})
 		}
-		if c.Capabilities().SessionCapabilities.Resume != nil {
+		if c.AgentCapabilities().SessionCapabilities.Resume != nil {
 			return c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: cfg.session, Cwd: cwd})
 		}
 		s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: cfg.session, Cwd: cwd})
@@ -136,7 +136,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 func authHelp(err error, c *acp.Client, cfg *config) error {
 	var b strings.Builder
 	b.WriteString("the agent requires authentication. Rerun with --auth METHOD_ID, or set what a method needs:")
-	for _, m := range c.Initialize().AuthMethods {
+	for _, m := range c.InitializeResponse().AuthMethods {
 		b.WriteString("\n  ")
 		b.WriteString(acp.DescribeAuthMethod(m))
 		if tm, ok := m.(*acp.TerminalAuthMethod); ok {

@@ -71,7 +71,7 @@ func Agent() *acptest.Agent {
 	})
 }
 
-func turn(t *acptest.Turn) (string, error) {
+func turn(t *acptest.Turn) (acptest.StopReason, error) {
 	text := strings.TrimSpace(t.PromptText())
 	msgID := fmt.Sprintf("msg-%d", t.Number())
 	switch {
@@ -86,7 +86,7 @@ func turn(t *acptest.Turn) (string, error) {
 }
 
 // slow streams 50 chunks 20 ms apart, stopping at a cancel.
-func slow(t *acptest.Turn, msgID string) (string, error) {
+func slow(t *acptest.Turn, msgID string) (acptest.StopReason, error) {
 	for i := range 50 {
 		if !t.Pause(20 * time.Millisecond) {
 			return "cancelled", nil
@@ -98,7 +98,7 @@ func slow(t *acptest.Turn, msgID string) (string, error) {
 	return "end_turn", nil
 }
 
-func work(t *acptest.Turn, text, msgID string) (string, error) {
+func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
 	n := t.Number()
 	readID, editID := fmt.Sprintf("read-%d", n), fmt.Sprintf("edit-%d", n)
 	cwd := t.Cwd()
@@ -121,10 +121,10 @@ func work(t *acptest.Turn, text, msgID string) (string, error) {
 	}
 	// cancelled ends the turn the way the spec asks: open tool calls are
 	// marked finished and the stop reason is "cancelled", not an error.
-	cancelled := func(open ...string) (string, error) {
+	cancelled := func(open ...string) (acptest.StopReason, error) {
 		for _, id := range open {
 			t.UpdateToolCall(acptest.ToolCall{ID: id, Status: "failed",
-				Content: []any{acptest.TextContent("Cancelled.")}})
+				Content: []any{acptest.ToolContent(acptest.Text("Cancelled."))}})
 		}
 		return "cancelled", nil
 	}
@@ -142,12 +142,12 @@ func work(t *acptest.Turn, text, msgID string) (string, error) {
 		return cancelled(readID)
 	}
 	t.UpdateToolCall(acptest.ToolCall{ID: readID, Status: "completed",
-		Content: []any{acptest.TextContent("The workspace at " + cwd + " is ready for " + FileName + ".")}})
+		Content: []any{acptest.ToolContent(acptest.Text("The workspace at " + cwd + " is ready for " + FileName + "."))}})
 	t.Plan(steps(1)...)
 
 	content := "Hello from the ACP demo agent.\nYou said: " + text + "\n"
 	t.ToolCall(acptest.ToolCall{ID: editID, Title: "Write " + FileName, Kind: "edit", Status: "pending",
-		Content: []any{acptest.DiffContent(path, nil, content)}, Locations: []any{acptest.Location(path, 1)}})
+		Content: []any{acptest.Diff(path, nil, content)}, Locations: []any{acptest.Location(path, 1)}})
 	if t.IsCancelled() {
 		return cancelled(editID)
 	}
@@ -165,7 +165,7 @@ func work(t *acptest.Turn, text, msgID string) (string, error) {
 		}
 		if err != nil || choice != "allow" {
 			t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
-				Content: []any{acptest.TextContent("Rejected by the user.")}})
+				Content: []any{acptest.ToolContent(acptest.Text("Rejected by the user."))}})
 			t.SayID(msgID+"-rejected", "Understood: I did not write "+FileName+". ")
 			goto answer
 		}
@@ -174,15 +174,15 @@ func work(t *acptest.Turn, text, msgID string) (string, error) {
 	switch {
 	case !t.ClientCan("fs", "writeTextFile"):
 		t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
-			Content: []any{acptest.TextContent("Skipped: the client does not offer fs/write_text_file.")}})
+			Content: []any{acptest.ToolContent(acptest.Text("Skipped: the client does not offer fs/write_text_file."))}})
 	default:
 		if err := t.WriteTextFile(path, content); err != nil {
 			t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
-				Content: []any{acptest.TextContent("Write failed: " + err.Error())}})
+				Content: []any{acptest.ToolContent(acptest.Text("Write failed: " + err.Error()))}})
 			break
 		}
 		t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "completed",
-			Content: []any{acptest.DiffContent(path, nil, content)}})
+			Content: []any{acptest.Diff(path, nil, content)}})
 	}
 
 answer:

@@ -1,0 +1,50 @@
+package acp
+
+// DiagnosticKind says what a [Diagnostic] is about. The set grows: a
+// consumer should treat an unknown kind as a warning worth logging.
+type DiagnosticKind string
+
+// The kinds of [Diagnostic] the client reports. None of them ends the
+// connection.
+const (
+	// DiagBlankLine: a blank line on the agent's stdout was skipped.
+	DiagBlankLine DiagnosticKind = "blank_line"
+	// DiagJunkLine: a line (or batch item) that is not JSON, or not a
+	// JSON-RPC message, was skipped; Line holds it.
+	DiagJunkLine DiagnosticKind = "junk_line"
+	// DiagLineTooLong: a line over [Limits.MaxLineBytes] was discarded; a
+	// call it answered fails with [ErrLineTooLong].
+	DiagLineTooLong DiagnosticKind = "line_too_long"
+	// DiagBadRequest: an agent request with an invalid id was skipped
+	// (there is no id to answer).
+	DiagBadRequest DiagnosticKind = "bad_request"
+	// DiagOrphanError: the agent sent an error response with a null id,
+	// which answers nothing the client sent.
+	DiagOrphanError DiagnosticKind = "orphan_error"
+	// DiagBadNotification: a known notification with malformed params was
+	// ignored (e.g. $/cancel_request without a requestId).
+	DiagBadNotification DiagnosticKind = "bad_notification"
+	// DiagUnknownNotification: a notification of a method the client does
+	// not know was ignored (extension notifications go to their handler).
+	DiagUnknownNotification DiagnosticKind = "unknown_notification"
+	// DiagBadUpdate: a session/update that did not decode was kept as an
+	// [UnknownUpdate].
+	DiagBadUpdate DiagnosticKind = "bad_update"
+	// DiagUnknownUpdate: an update of a kind this package does not know was
+	// kept as an [UnknownUpdate].
+	DiagUnknownUpdate DiagnosticKind = "unknown_update"
+	// DiagDroppedUpdate: an update for a session id not registered yet was
+	// dropped because too many such updates were already buffered.
+	DiagDroppedUpdate DiagnosticKind = "dropped_update"
+	// DiagLateResponse: the agent answered a cancelled prompt after the
+	// cancel grace period had ended the turn; the answer was ignored.
+	DiagLateResponse DiagnosticKind = "late_response"
+	// DiagLimitExceeded: something the agent sent or asked for went over
+	// one of the client's [Limits] or a handler's limit; the agent was
+	// answered with an error wrapping [ErrLimitExceeded].
+	DiagLimitExceeded DiagnosticKind = "limit_exceeded"
+	// DiagInvalidPermissionAnswer: the permission handler chose an option
+	// the agent did not offer, or an outcome other than selected or
+	// cancelled. The agent was answered -32603 (never an allow).
+	DiagInvalidPermissionAnswer DiagnosticKind = "invalid_permission_answer"
+)
