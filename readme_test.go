@@ -14,7 +14,7 @@ import (
 func readmeExample(askUser acp.PermissionHandler) {
 	ctx := context.Background()
 	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("codex-acp")}, &acp.ClientOptions{
-		Permission: acp.RememberAlways(askUser), // or acp.AllowOnce, acp.RejectAll (the default)
+		Permission: acp.RememberAlways(askUser), // or acp.AllowAll, acp.RejectAll (the default)
 		FileSystem: &acp.WorkspaceFS{},          // fs/* confined to the session's directories
 		Terminals:  &acp.TerminalManager{},      // terminal/* in process groups, bounded output
 	})
@@ -33,9 +33,7 @@ func readmeExample(askUser acp.PermissionHandler) {
 	}
 	for u := range turn.Updates() { // replays, then follows, until the turn ends
 		if m, ok := u.(*acp.AgentMessageChunk); ok {
-			if t, ok := m.Content.(*acp.TextContent); ok {
-				fmt.Print(t.Text)
-			}
+			fmt.Print(acp.TextOf(m.Content))
 		}
 	}
 	stop, err := turn.Wait() // everything before the answer is folded
