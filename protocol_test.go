@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -317,5 +318,31 @@ func TestElicitationDecode(t *testing.T) {
 	}
 	if string(r.RequestID) != `"r-1"` || r.URL != "https://x" || r.ElicitationID != "e" {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// A field with no x-deserialize-default-on-error mark is strict even when it
+// is optional: a value of the wrong type fails the decode, null reads as
+// unset. ListSessionsRequest's cwd and cursor carry no mark in the schema.
+func TestUnmarkedOptionalFieldsAreStrict(t *testing.T) {
+	var r ListSessionsRequest
+	if err := json.Unmarshal([]byte(`{"cwd":"/p","cursor":null}`), &r); err != nil || r.Cwd != "/p" || r.Cursor != "" {
+		t.Errorf("got %+v, %v", r, err)
+	}
+	for _, in := range []string{`{"cwd":5}`, `{"cursor":{}}`} {
+		err := json.Unmarshal([]byte(in), new(ListSessionsRequest))
+		if err == nil || !strings.Contains(err.Error(), "list sessions request") {
+			t.Errorf("%s: got error %v, want one naming the type", in, err)
+		}
+	}
+}
+
+// A required field whose value is malformed is reported with the field's
+// name and the value's own error.
+func TestRequiredFieldErrorNamesField(t *testing.T) {
+	err := json.Unmarshal([]byte(`{"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"o","name":"n"}]}`),
+		new(RequestPermissionRequest))
+	if err == nil || !strings.Contains(err.Error(), `"options"`) || !strings.Contains(err.Error(), `"kind"`) {
+		t.Errorf("got %v, want an error naming options and kind", err)
 	}
 }
