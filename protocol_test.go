@@ -346,3 +346,37 @@ func TestRequiredFieldErrorNamesField(t *testing.T) {
 		t.Errorf("got %v, want an error naming options and kind", err)
 	}
 }
+
+// BenchmarkDecodeInitializeResponse decodes a full initialize result: nested
+// capabilities, a list of auth methods (a union) and agent info.
+func BenchmarkDecodeInitializeResponse(b *testing.B) {
+	in := []byte(`{"protocolVersion":1,"agentCapabilities":{"loadSession":true,` +
+		`"promptCapabilities":{"image":true,"audio":false,"embeddedContext":true},"mcpCapabilities":{"http":true,"sse":false},` +
+		`"sessionCapabilities":{"list":{},"resume":{},"close":{}},"auth":{"logout":{}}},` +
+		`"authMethods":[{"id":"a","name":"Agent","description":"log in"},{"type":"terminal","id":"t","name":"T","args":["--login"],"env":{"K":"V"}}],` +
+		`"agentInfo":{"name":"agent","title":"Agent","version":"1.0.0"}}`)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r InitializeResponse
+		if err := json.Unmarshal(in, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeNewSessionResponse decodes a session/new result with modes
+// and config options.
+func BenchmarkDecodeNewSessionResponse(b *testing.B) {
+	in := []byte(`{"sessionId":"sess-1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code","description":"writes"}]},` +
+		`"configOptions":[{"type":"select","id":"model","name":"Model","currentValue":"a","options":[{"value":"a","name":"A"},{"value":"b","name":"B"}]},` +
+		`{"type":"boolean","id":"fast","name":"Fast","currentValue":true}]}`)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r NewSessionResponse
+		if err := json.Unmarshal(in, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
