@@ -41,9 +41,10 @@ func (v *PermissionOptionKind) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's Implementation. Required: name,
-// version. Read as their default when malformed: title. Unknown fields are
-// ignored.
+// UnmarshalJSON decodes the schema's Implementation. Required, an error
+// when absent or malformed: name, version. Read as their default when
+// malformed: title. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *Implementation) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr  `json:"name"`
@@ -74,7 +75,7 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // SessionAdditionalDirectoriesCapabilities, SessionResumeCapabilities,
 // SessionCloseCapabilities, ElicitationFormCapabilities,
 // ElicitationUrlCapabilities, BooleanConfigOptionCapabilities. Unknown
-// fields are ignored.
+// fields are ignored; _meta is kept when it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Meta wireMeta `json:"_meta"`
@@ -90,7 +91,7 @@ func (x *Capability) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ClientCapabilities. Read as their
 // default when malformed: fs, terminal, session, auth, elicitation. Unknown
-// fields are ignored.
+// fields are ignored; _meta is kept when it is an object.
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		FS          wireOpt[FileSystemCapabilities]    `json:"fs"`
@@ -116,7 +117,7 @@ func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's FileSystemCapabilities. Read as their
 // default when malformed: readTextFile, writeTextFile. Unknown fields are
-// ignored.
+// ignored; _meta is kept when it is an object.
 func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ReadTextFile  wireOpt[bool] `json:"readTextFile"`
@@ -135,7 +136,8 @@ func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's AuthCapabilities. Read as their
-// default when malformed: terminal. Unknown fields are ignored.
+// default when malformed: terminal. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *AuthCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Terminal wireOpt[bool] `json:"terminal"`
@@ -152,7 +154,8 @@ func (x *AuthCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ElicitationCapabilities. Read as their
-// default when malformed: form, url. Unknown fields are ignored.
+// default when malformed: form, url. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Form wireOpt[Capability] `json:"form"`
@@ -171,7 +174,8 @@ func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ClientSessionCapabilities. Read as
-// their default when malformed: configOptions. Unknown fields are ignored.
+// their default when malformed: configOptions. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ConfigOptions wireOpt[SessionConfigOptionsCapabilities] `json:"configOptions"`
@@ -188,7 +192,8 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's SessionConfigOptionsCapabilities. Read
-// as their default when malformed: boolean. Unknown fields are ignored.
+// as their default when malformed: boolean. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Boolean wireOpt[Capability] `json:"boolean"`
@@ -206,7 +211,8 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's AgentCapabilities. Read as their
 // default when malformed: loadSession, promptCapabilities, mcpCapabilities,
-// sessionCapabilities, auth. Unknown fields are ignored.
+// sessionCapabilities, auth. Unknown fields are ignored; _meta is kept when
+// it is an object.
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		LoadSession         wireOpt[bool]                  `json:"loadSession"`
@@ -232,7 +238,7 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's PromptCapabilities. Read as their
 // default when malformed: image, audio, embeddedContext. Unknown fields are
-// ignored.
+// ignored; _meta is kept when it is an object.
 func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Image           wireOpt[bool] `json:"image"`
@@ -253,7 +259,8 @@ func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's McpCapabilities. Read as their default
-// when malformed: http, sse. Unknown fields are ignored.
+// when malformed: http, sse. Unknown fields are ignored; _meta is kept when
+// it is an object.
 func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		HTTP wireOpt[bool] `json:"http"`
@@ -273,7 +280,7 @@ func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's SessionCapabilities. Read as their
 // default when malformed: list, delete, additionalDirectories, resume,
-// close. Unknown fields are ignored.
+// close. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		List                  wireOpt[Capability] `json:"list"`
@@ -298,7 +305,8 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's AgentAuthCapabilities. Read as their
-// default when malformed: logout. Unknown fields are ignored.
+// default when malformed: logout. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Logout wireOpt[Capability] `json:"logout"`
@@ -314,9 +322,10 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's InitializeRequest. Required:
-// protocolVersion. Read as their default when malformed:
-// clientCapabilities, clientInfo. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's InitializeRequest. Required, an error
+// when absent or malformed: protocolVersion. Read as their default when
+// malformed: clientCapabilities, clientInfo. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *InitializeRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ProtocolVersion    wireStrict[int]             `json:"protocolVersion"`
@@ -345,10 +354,11 @@ func (x *InitializeRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's InitializeResponse. Required:
-// protocolVersion. Read as their default when malformed: agentCapabilities,
-// agentInfo. Invalid items dropped from: authMethods. Unknown fields are
-// ignored.
+// UnmarshalJSON decodes the schema's InitializeResponse. Required, an error
+// when absent or malformed: protocolVersion. Read as their default when
+// malformed: agentCapabilities, agentInfo. Invalid items dropped from:
+// authMethods. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *InitializeResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ProtocolVersion   wireStrict[int]            `json:"protocolVersion"`
@@ -386,9 +396,10 @@ func (x *InitializeResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's AuthMethodAgent. Required: id, name.
-// Read as their default when malformed: description. Unknown fields are
-// ignored.
+// UnmarshalJSON decodes the schema's AuthMethodAgent. Required, an error
+// when absent or malformed: id, name. Read as their default when malformed:
+// description. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *AgentAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID          wireStr  `json:"id"`
@@ -414,9 +425,10 @@ func (x *AgentAuthMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's AuthMethodTerminal. Required: id,
-// name. Read as their default when malformed: description, env. Invalid
-// items dropped from: args. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's AuthMethodTerminal. Required, an error
+// when absent or malformed: id, name. Read as their default when malformed:
+// description, env. Invalid items dropped from: args. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID          wireStr                    `json:"id"`
@@ -446,8 +458,9 @@ func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's AuthenticateRequest. Required:
-// methodId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's AuthenticateRequest. Required, an
+// error when absent or malformed: methodId. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		MethodID wireStr  `json:"methodId"`
@@ -490,8 +503,9 @@ func (v *LogoutResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's McpServerStdio. Required: name,
-// command, args, env. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's McpServerStdio. Required, an error
+// when absent or malformed: name, command, args, env. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                   `json:"name"`
@@ -531,8 +545,9 @@ func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's McpServerHttp. Required: name, url,
-// headers. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's McpServerHttp. Required, an error when
+// absent or malformed: name, url, headers. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
@@ -564,8 +579,9 @@ func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's McpServerSse. Required: name, url,
-// headers. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's McpServerSse. Required, an error when
+// absent or malformed: name, url, headers. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
@@ -597,8 +613,9 @@ func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's EnvVariable. Required: name, value.
-// Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's EnvVariable. Required, an error when
+// absent or malformed: name, value. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *EnvVariable) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name  wireStr  `json:"name"`
@@ -622,8 +639,9 @@ func (x *EnvVariable) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's HttpHeader. Required: name, value.
-// Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's HttpHeader. Required, an error when
+// absent or malformed: name, value. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *HTTPHeader) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name  wireStr  `json:"name"`
@@ -647,9 +665,10 @@ func (x *HTTPHeader) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's NewSessionRequest. Required: cwd,
-// mcpServers. Invalid items dropped from: mcpServers,
-// additionalDirectories. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's NewSessionRequest. Required, an error
+// when absent or malformed: cwd. Required to be present: mcpServers.
+// Invalid items dropped from: mcpServers, additionalDirectories. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Cwd                   wireStr                  `json:"cwd"`
@@ -682,9 +701,10 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's NewSessionResponse. Required:
-// sessionId. Read as their default when malformed: modes. Invalid items
-// dropped from: configOptions. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's NewSessionResponse. Required, an error
+// when absent or malformed: sessionId. Read as their default when
+// malformed: modes. Invalid items dropped from: configOptions. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID     wireStr                     `json:"sessionId"`
@@ -714,9 +734,11 @@ func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's LoadSessionRequest. Required:
-// sessionId, cwd, mcpServers. Invalid items dropped from: mcpServers,
-// additionalDirectories. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's LoadSessionRequest. Required, an error
+// when absent or malformed: sessionId, cwd. Required to be present:
+// mcpServers. Invalid items dropped from: mcpServers,
+// additionalDirectories. Unknown fields are ignored; _meta is kept when it
+// is an object.
 func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr                  `json:"sessionId"`
@@ -756,7 +778,7 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's LoadSessionResponse. Read as their
 // default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored.
+// Unknown fields are ignored; _meta is kept when it is an object.
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
@@ -781,9 +803,10 @@ func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's ResumeSessionRequest. Required:
-// sessionId, cwd. Invalid items dropped from: mcpServers,
-// additionalDirectories. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's ResumeSessionRequest. Required, an
+// error when absent or malformed: sessionId, cwd. Invalid items dropped
+// from: mcpServers, additionalDirectories. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr                  `json:"sessionId"`
@@ -820,7 +843,7 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ResumeSessionResponse. Read as their
 // default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored.
+// Unknown fields are ignored; _meta is kept when it is an object.
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
@@ -845,8 +868,9 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's CloseSessionRequest. Required:
-// sessionId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's CloseSessionRequest. Required, an
+// error when absent or malformed: sessionId. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr  `json:"sessionId"`
@@ -874,7 +898,8 @@ func (v *CloseSessionResponse) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ListSessionsRequest. Optional but an
-// error when malformed: cwd, cursor. Unknown fields are ignored.
+// error when malformed: cwd, cursor. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Cwd    wireStrict[string] `json:"cwd"`
@@ -898,9 +923,10 @@ func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's ListSessionsResponse. Required:
-// sessions. Read as their default when malformed: nextCursor. Invalid items
-// dropped from: sessions. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's ListSessionsResponse. Required to be
+// present: sessions. Read as their default when malformed: nextCursor.
+// Invalid items dropped from: sessions. Unknown fields are ignored; _meta
+// is kept when it is an object.
 func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Sessions   wireList[SessionInfo] `json:"sessions"`
@@ -921,9 +947,11 @@ func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SessionInfo. Required: sessionId, cwd.
-// Read as their default when malformed: title, updatedAt. Invalid items
-// dropped from: additionalDirectories. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's SessionInfo. Required, an error when
+// absent or malformed: sessionId, cwd. Read as their default when
+// malformed: title, updatedAt. Invalid items dropped from:
+// additionalDirectories. Unknown fields are ignored; _meta is kept when it
+// is an object.
 func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr          `json:"sessionId"`
@@ -953,8 +981,9 @@ func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's DeleteSessionRequest. Required:
-// sessionId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's DeleteSessionRequest. Required, an
+// error when absent or malformed: sessionId. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr  `json:"sessionId"`
@@ -981,9 +1010,10 @@ func (v *DeleteSessionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SessionModeState. Required:
-// currentModeId, availableModes. Invalid items dropped from:
-// availableModes. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's SessionModeState. Required, an error
+// when absent or malformed: currentModeId. Required to be present:
+// availableModes. Invalid items dropped from: availableModes. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *SessionModeState) UnmarshalJSON(b []byte) error {
 	var w struct {
 		CurrentModeID  wireStr               `json:"currentModeId"`
@@ -1007,8 +1037,10 @@ func (x *SessionModeState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SessionMode. Required: id, name. Read
-// as their default when malformed: description. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's SessionMode. Required, an error when
+// absent or malformed: id, name. Read as their default when malformed:
+// description. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *SessionMode) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID          wireStr  `json:"id"`
@@ -1034,8 +1066,9 @@ func (x *SessionMode) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SetSessionModeRequest. Required:
-// sessionId, modeId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's SetSessionModeRequest. Required, an
+// error when absent or malformed: sessionId, modeId. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr  `json:"sessionId"`
@@ -1067,9 +1100,10 @@ func (v *SetSessionModeResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SessionConfigSelectOption. Required:
-// value, name. Read as their default when malformed: description. Unknown
-// fields are ignored.
+// UnmarshalJSON decodes the schema's SessionConfigSelectOption. Required,
+// an error when absent or malformed: value, name. Read as their default
+// when malformed: description. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *SelectOption) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Value       wireStr  `json:"value"`
@@ -1095,9 +1129,10 @@ func (x *SelectOption) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's SessionConfigSelectGroup. Required:
-// group, name, options. Invalid items dropped from: options. Unknown fields
-// are ignored.
+// UnmarshalJSON decodes the schema's SessionConfigSelectGroup. Required, an
+// error when absent or malformed: group, name. Required to be present:
+// options. Invalid items dropped from: options. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *SelectGroup) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Group   wireStr                `json:"group"`
@@ -1127,9 +1162,9 @@ func (x *SelectGroup) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's SessionConfigOption,
-// SessionConfigBoolean. Required: id, name, currentValue. Read as their
-// default when malformed: description, category. Unknown fields are
-// ignored.
+// SessionConfigBoolean. Required, an error when absent or malformed: id,
+// name, currentValue. Read as their default when malformed: description,
+// category. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *BooleanConfigOption) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID           wireStr          `json:"id"`
@@ -1166,8 +1201,9 @@ func (x *BooleanConfigOption) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's SetSessionConfigOptionResponse.
-// Required: configOptions. Invalid items dropped from: configOptions.
-// Unknown fields are ignored.
+// Required to be present: configOptions. Invalid items dropped from:
+// configOptions. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
@@ -1193,9 +1229,10 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's AvailableCommand. Required: name,
-// description. Read as their default when malformed: input. Unknown fields
-// are ignored.
+// UnmarshalJSON decodes the schema's AvailableCommand. Required, an error
+// when absent or malformed: name, description. Read as their default when
+// malformed: input. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *AvailableCommand) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name        wireStr                        `json:"name"`
@@ -1221,8 +1258,9 @@ func (x *AvailableCommand) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's UnstructuredCommandInput. Required:
-// hint. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's UnstructuredCommandInput. Required, an
+// error when absent or malformed: hint. Unknown fields are ignored; _meta
+// is kept when it is an object.
 func (x *AvailableCommandInput) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Hint wireStr  `json:"hint"`
@@ -1241,8 +1279,9 @@ func (x *AvailableCommandInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's PlanEntry. Required: content,
-// priority, status. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's PlanEntry. Required, an error when
+// absent or malformed: content, priority, status. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *PlanEntry) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Content  wireStr  `json:"content"`
@@ -1271,8 +1310,9 @@ func (x *PlanEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's PromptRequest. Required: sessionId,
-// prompt. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's PromptRequest. Required, an error when
+// absent or malformed: sessionId, prompt. Unknown fields are ignored; _meta
+// is kept when it is an object.
 func (x *PromptRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr                         `json:"sessionId"`
@@ -1306,8 +1346,10 @@ func (x *PromptRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's PromptResponse. Required: stopReason.
-// Read as their default when malformed: usage. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's PromptResponse. Required, an error
+// when absent or malformed: stopReason. Read as their default when
+// malformed: usage. From the unstable schema: usage. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *PromptResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		StopReason wireStr        `json:"stopReason"`
@@ -1328,10 +1370,11 @@ func (x *PromptResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's Usage. Required: totalTokens,
-// inputTokens, outputTokens. Read as their default when malformed:
-// thoughtTokens, cachedReadTokens, cachedWriteTokens. Unknown fields are
-// ignored.
+// UnmarshalJSON decodes the unstable schema's Usage. Required, an error
+// when absent or malformed: totalTokens, inputTokens, outputTokens. Read as
+// their default when malformed: thoughtTokens, cachedReadTokens,
+// cachedWriteTokens. Unknown fields are ignored; _meta is kept when it is
+// an object.
 func (x *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
 		TotalTokens       wireStrict[uint64] `json:"totalTokens"`
@@ -1375,8 +1418,9 @@ func (x *Usage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's CancelNotification. Required:
-// sessionId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's CancelNotification. Required, an error
+// when absent or malformed: sessionId. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *CancelNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr  `json:"sessionId"`
@@ -1395,8 +1439,9 @@ func (x *CancelNotification) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's CancelRequestNotification. Required:
-// requestId. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's CancelRequestNotification. Required,
+// an error when absent or malformed: requestId. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
 		RequestID wireAny  `json:"requestId"`
@@ -1415,8 +1460,9 @@ func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's RequestPermissionRequest. Required:
-// sessionId, toolCall, options. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's RequestPermissionRequest. Required, an
+// error when absent or malformed: sessionId, toolCall, options. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr                        `json:"sessionId"`
@@ -1451,8 +1497,9 @@ func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's PermissionOption. Required: optionId,
-// name, kind. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's PermissionOption. Required, an error
+// when absent or malformed: optionId, name, kind. Unknown fields are
+// ignored; _meta is kept when it is an object.
 func (x *PermissionOption) UnmarshalJSON(b []byte) error {
 	var w struct {
 		OptionID wireStr  `json:"optionId"`
@@ -1481,8 +1528,9 @@ func (x *PermissionOption) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's RequestPermissionResponse. Required:
-// outcome. Unknown fields are ignored.
+// UnmarshalJSON decodes the schema's RequestPermissionResponse. Required,
+// an error when absent or malformed: outcome. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Outcome wireStrict[PermissionOutcome] `json:"outcome"`
@@ -1505,7 +1553,8 @@ func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's CompleteElicitationNotification.
-// Required: elicitationId. Unknown fields are ignored.
+// Required, an error when absent or malformed: elicitationId. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ElicitationID wireStr  `json:"elicitationId"`

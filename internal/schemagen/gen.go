@@ -178,7 +178,7 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 
 	label := words(t.Go)
 	var shadow, checks, pre, values []string
-	var docRequired, docLenient, docSkip, docStrict []string
+	var docRequired, docPresent, docLenient, docSkip, docStrict, docUnstable []string
 	for _, f := range fields {
 		m, ok := g.member(t, f.json)
 		if !ok {
@@ -203,7 +203,12 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 		if f.json == "_meta" {
 			continue
 		}
+		if m.unstable {
+			docUnstable = append(docUnstable, name)
+		}
 		switch {
+		case m.required && m.n.DefaultOnError:
+			docPresent = append(docPresent, name)
 		case m.required:
 			docRequired = append(docRequired, name)
 		case !m.n.DefaultOnError:
@@ -217,9 +222,16 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 	}
 
 	var doc []string
-	doc = append(doc, fmt.Sprintf("UnmarshalJSON decodes the schema's %s.", strings.Join(t.Defs, ", ")))
+	which := "the schema's"
+	if !slices.ContainsFunc(t.Defs, func(d string) bool { return g.s.stable.Defs[d] != nil }) {
+		which, docUnstable = "the unstable schema's", nil
+	}
+	doc = append(doc, fmt.Sprintf("UnmarshalJSON decodes %s %s.", which, strings.Join(t.Defs, ", ")))
 	if len(docRequired) > 0 {
-		doc = append(doc, "Required: "+strings.Join(docRequired, ", ")+".")
+		doc = append(doc, "Required, an error when absent or malformed: "+strings.Join(docRequired, ", ")+".")
+	}
+	if len(docPresent) > 0 {
+		doc = append(doc, "Required to be present: "+strings.Join(docPresent, ", ")+".")
 	}
 	if len(docStrict) > 0 {
 		doc = append(doc, "Optional but an error when malformed: "+strings.Join(docStrict, ", ")+".")
@@ -230,7 +242,10 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 	if len(docSkip) > 0 {
 		doc = append(doc, "Invalid items dropped from: "+strings.Join(docSkip, ", ")+".")
 	}
-	doc = append(doc, "Unknown fields are ignored.")
+	if len(docUnstable) > 0 {
+		doc = append(doc, "From the unstable schema: "+strings.Join(docUnstable, ", ")+".")
+	}
+	doc = append(doc, "Unknown fields are ignored; _meta is kept when it is an object.")
 
 	g.b.WriteString("\n")
 	g.b.WriteString(wrapComment(strings.Join(doc, " ")))

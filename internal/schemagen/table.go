@@ -102,12 +102,17 @@ type skip struct {
 	Why      string
 }
 
-func hand(file, goType, why string) skip { return skip{File: file, Go: goType, Why: why} }
+func hand(file, goType, why string) skip {
+	if why == whyLater {
+		why += ": " + file
+	}
+	return skip{File: file, Go: goType, Why: why}
+}
 
 const (
 	whyID       = "an identifier: fields hold it as a plain string"
 	whyEnvelope = "a JSON-RPC envelope or method union: jrpc2 and the dispatcher route by method name"
-	whyLater    = "hand-written for now"
+	whyLater    = "hand-written for now" // the file is appended
 )
 
 // notGenerated is every stable $defs entry that is not in generated.
