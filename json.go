@@ -471,3 +471,30 @@ func enumString(b []byte) string {
 	s, _ := jsonString(b)
 	return s
 }
+
+// wireStrict is a field without x-deserialize-default-on-error: it records
+// the error of a malformed value for the enclosing decoder to report,
+// instead of failing mid-object. null reads as absent (ok false, no error).
+type wireStrict[T any] struct {
+	v        T
+	ok, seen bool
+	err      error
+}
+
+func (w *wireStrict[T]) UnmarshalJSON(b []byte) error {
+	var v T
+	w.seen = true
+	w.v, w.ok, w.err = v, false, nil
+	if jsonIsNull(b) {
+		return nil
+	}
+	if w.err = json.Unmarshal(b, &v); w.err == nil {
+		w.v, w.ok = v, true
+	}
+	return nil
+}
+
+// errField reports a field whose value is malformed.
+func errField(typ, field string, err error) error {
+	return fmt.Errorf("acp: %s: field %q: %w", typ, field, err)
+}

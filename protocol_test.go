@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -317,5 +318,65 @@ func TestElicitationDecode(t *testing.T) {
 	}
 	if string(r.RequestID) != `"r-1"` || r.URL != "https://x" || r.ElicitationID != "e" {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// A field with no x-deserialize-default-on-error mark is strict even when it
+// is optional: a value of the wrong type fails the decode, null reads as
+// unset. ListSessionsRequest's cwd and cursor carry no mark in the schema.
+func TestUnmarkedOptionalFieldsAreStrict(t *testing.T) {
+	var r ListSessionsRequest
+	if err := json.Unmarshal([]byte(`{"cwd":"/p","cursor":null}`), &r); err != nil || r.Cwd != "/p" || r.Cursor != "" {
+		t.Errorf("got %+v, %v", r, err)
+	}
+	for _, in := range []string{`{"cwd":5}`, `{"cursor":{}}`} {
+		err := json.Unmarshal([]byte(in), new(ListSessionsRequest))
+		if err == nil || !strings.Contains(err.Error(), "list sessions request") {
+			t.Errorf("%s: got error %v, want one naming the type", in, err)
+		}
+	}
+}
+
+// A required field whose value is malformed is reported with the field's
+// name and the value's own error.
+func TestRequiredFieldErrorNamesField(t *testing.T) {
+	err := json.Unmarshal([]byte(`{"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"o","name":"n"}]}`),
+		new(RequestPermissionRequest))
+	if err == nil || !strings.Contains(err.Error(), `"options"`) || !strings.Contains(err.Error(), `"kind"`) {
+		t.Errorf("got %v, want an error naming options and kind", err)
+	}
+}
+
+// BenchmarkDecodeInitializeResponse decodes a full initialize result: nested
+// capabilities, a list of auth methods (a union) and agent info.
+func BenchmarkDecodeInitializeResponse(b *testing.B) {
+	in := []byte(`{"protocolVersion":1,"agentCapabilities":{"loadSession":true,` +
+		`"promptCapabilities":{"image":true,"audio":false,"embeddedContext":true},"mcpCapabilities":{"http":true,"sse":false},` +
+		`"sessionCapabilities":{"list":{},"resume":{},"close":{}},"auth":{"logout":{}}},` +
+		`"authMethods":[{"id":"a","name":"Agent","description":"log in"},{"type":"terminal","id":"t","name":"T","args":["--login"],"env":{"K":"V"}}],` +
+		`"agentInfo":{"name":"agent","title":"Agent","version":"1.0.0"}}`)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r InitializeResponse
+		if err := json.Unmarshal(in, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeNewSessionResponse decodes a session/new result with modes
+// and config options.
+func BenchmarkDecodeNewSessionResponse(b *testing.B) {
+	in := []byte(`{"sessionId":"sess-1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code","description":"writes"}]},` +
+		`"configOptions":[{"type":"select","id":"model","name":"Model","currentValue":"a","options":[{"value":"a","name":"A"},{"value":"b","name":"B"}]},` +
+		`{"type":"boolean","id":"fast","name":"Fast","currentValue":true}]}`)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r NewSessionResponse
+		if err := json.Unmarshal(in, &r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

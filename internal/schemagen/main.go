@@ -1,0 +1,34 @@
+// Command schemagen writes protocol_gen.go: the lenient JSON decoders of the
+// wire types of package acp, generated from the pinned ACP schema in
+// schema/. Run it through `go generate ./...` from the repository root.
+//
+// The Go types stay hand-written (with their doc comments); the generator
+// reads them from source and matches each field, by its json key, to a
+// property of the schema's $defs. How a field decodes follows from the
+// schema's marks: x-deserialize-default-on-error makes a malformed value
+// read as its default, x-deserialize-skip-invalid-items drops the list
+// items that do not decode, and required fields without a mark are strict.
+// The generator fails on a Go field the schema does not have, a schema
+// property with no Go field, and a Go type that cannot hold the property.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	root := flag.String("root", ".", "the directory of package acp")
+	flag.Parse()
+	out, err := generate(*root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "schemagen:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(filepath.Join(*root, outFile), out, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "schemagen:", err)
+		os.Exit(1)
+	}
+}
