@@ -98,7 +98,7 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // gone already when the rename succeeded
-	if err := unpack(archive, archiveFormat(t.Archive, head[:n]), filepath.Base(cmdPath), tmp, o); err != nil {
+	if err := unpack(archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), tmp, o); err != nil {
 		return "", err
 	}
 	exe, err := findCmd(tmp, cmdPath)

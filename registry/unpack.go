@@ -187,6 +187,9 @@ func (u *unpacker) finish() error {
 				return err
 			}
 		}
+		if _, err := u.root.Lstat(l[0]); err == nil {
+			return unsafeEntry(filepath.ToSlash(l[0]), "is a link where the archive also has a file or directory")
+		}
 		if err := u.root.Symlink(l[1], l[0]); err != nil {
 			return err
 		}
@@ -208,7 +211,7 @@ func (u *unpacker) finish() error {
 }
 
 // unpack unpacks the archive in f (format as archiveFormat says) into dir.
-// A bare executable is written as rawName.
+// A bare executable is written as rawName (slash-separated).
 func unpack(f *os.File, format, rawName, dir string, o *Options) error {
 	u, err := newUnpacker(dir, o)
 	if err != nil {
