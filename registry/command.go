@@ -34,8 +34,8 @@ func withPrefix(err error) error {
 }
 
 func (r *Registry) options() *Options {
-	if r.opts == nil {
-		r.opts = (*Options)(nil).withDefaults()
+	if r.opts == nil { // from Parse
+		return (*Options)(nil).withDefaults()
 	}
 	return r.opts
 }

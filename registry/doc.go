@@ -27,4 +27,6 @@
 //		return err
 //	}
 //	client, err := acp.Connect(ctx, &acp.CommandTransport{Command: cmd}, nil)
+//
+// [Options.Registry] names another registry, a URL or a local file.
 package registry

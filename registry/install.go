@@ -28,8 +28,8 @@ import (
 // others use its result.
 //
 // The cache is per agent version and platform:
-// <CacheDir>/agents/<id>/<version>/<platform>-<hash of the archive URL and
-// sha256>/.
+// <CacheDir>/agents/<id>/<version>/<platform>-<hash of the archive URL,
+// sha256 and cmd>/. Installs of other versions are left in place.
 func (r *Registry) Install(ctx context.Context, a *Agent) (string, error) {
 	o := r.options()
 	t, ok := a.Distribution.Binary[o.Platform]
@@ -62,7 +62,7 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(t.Archive + "\n" + strings.ToLower(t.SHA256)))
+	key := sha256.Sum256([]byte(t.Archive + "\n" + strings.ToLower(t.SHA256) + "\n" + t.Cmd))
 	final := filepath.Join(cache, "agents", a.ID, a.Version, o.Platform+"-"+hex.EncodeToString(key[:6]))
 	if exe, err := findCmd(final, cmdPath); err == nil {
 		return exe, nil
@@ -98,7 +98,7 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // gone already when the rename succeeded
-	if err := unpack(archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), tmp, o); err != nil {
+	if err := unpack(ctx, archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), tmp, o); err != nil {
 		return "", err
 	}
 	exe, err := findCmd(tmp, cmdPath)

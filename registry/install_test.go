@@ -187,10 +187,6 @@ func TestCommandCachedWithoutNetwork(t *testing.T) {
 // Resolvers racing on the first install all get a complete install.
 func TestCommandConcurrentInstall(t *testing.T) {
 	_, opts := fixture(t, true, "tool.tar.gz", tarGz(t, entry{name: "bin/tool", body: "racy", mode: 0o755}), nil)
-	r, err := Load(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	paths := make([]string, 8)
 	errs := make([]error, 8)
@@ -217,7 +213,6 @@ func TestCommandConcurrentInstall(t *testing.T) {
 		}
 		checkInstalled(t, paths[i], "racy")
 	}
-	_ = r
 	entries, _ := os.ReadDir(filepath.Join(opts.CacheDir, "agents", "tool", "1.2.3"))
 	if len(entries) != 1 {
 		t.Errorf("leftovers next to the install: %v", entries)

@@ -17,7 +17,8 @@ const (
 	KindUVX    = "uvx"
 )
 
-// Registry is a parsed registry index.
+// Registry is a parsed registry index. Its methods are safe for concurrent
+// use; its fields are not to be changed while they run.
 type Registry struct {
 	// Version is the registry format's version, e.g. "1.0.0".
 	Version    string  `json:"version"`

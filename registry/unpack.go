@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,7 @@ func archiveFormat(archiveURL string, head []byte) string {
 // write can go through one, and each must then resolve to an existing path
 // inside dir.
 type unpacker struct {
+	ctx        context.Context // checked between entries
 	dir        string
 	root       *os.Root
 	maxBytes   int64
@@ -70,12 +72,12 @@ type unpacker struct {
 	links      [][2]string // name, target
 }
 
-func newUnpacker(dir string, o *Options) (*unpacker, error) {
+func newUnpacker(ctx context.Context, dir string, o *Options) (*unpacker, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &unpacker{dir: dir, root: root, maxBytes: o.MaxUnpackedBytes, maxEntries: o.MaxArchiveEntries}, nil
+	return &unpacker{ctx: ctx, dir: dir, root: root, maxBytes: o.MaxUnpackedBytes, maxEntries: o.MaxArchiveEntries}, nil
 }
 
 func (u *unpacker) close() { u.root.Close() }
@@ -97,6 +99,9 @@ func local(name string) (string, error) {
 }
 
 func (u *unpacker) count() error {
+	if err := u.ctx.Err(); err != nil {
+		return err
+	}
 	u.entries++
 	if u.entries > u.maxEntries {
 		return fmt.Errorf("%w: archive has more than %d entries", acp.ErrLimitExceeded, u.maxEntries)
@@ -212,8 +217,8 @@ func (u *unpacker) finish() error {
 
 // unpack unpacks the archive in f (format as archiveFormat says) into dir.
 // A bare executable is written as rawName (slash-separated).
-func unpack(f *os.File, format, rawName, dir string, o *Options) error {
-	u, err := newUnpacker(dir, o)
+func unpack(ctx context.Context, f *os.File, format, rawName, dir string, o *Options) error {
+	u, err := newUnpacker(ctx, dir, o)
 	if err != nil {
 		return err
 	}
