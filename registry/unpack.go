@@ -282,7 +282,8 @@ func (u *unpacker) tar(r io.Reader) error {
 	}
 }
 
-// maxLinkTarget bounds a zip symlink's target, which is the entry's content.
+// maxLinkTarget bounds a zip symlink's target, which is the entry's
+// content; a longer one is refused as unsafe (no real link needs it).
 const maxLinkTarget = 4096
 
 func (u *unpacker) zip(f *os.File) error {

@@ -67,6 +67,9 @@ func TestUnsafeArchivesRefused(t *testing.T) {
 		"zip absolute": {"a.zip", func(t *testing.T) []byte {
 			return zipOf(t, tool, entry{name: "/tmp/escaped", body: "x"})
 		}, false},
+		"zip symlink overlong": {"a.zip", func(t *testing.T) []byte {
+			return zipOf(t, tool, entry{name: "bin/long", typ: tar.TypeSymlink, link: strings.Repeat("a/", 3000)})
+		}, false},
 		"zip symlink out": {"a.zip", func(t *testing.T) []byte {
 			return zipOf(t, tool, entry{name: "bin/out", typ: tar.TypeSymlink, link: "../../../escaped"})
 		}, true},
