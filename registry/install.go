@@ -80,6 +80,9 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 		archive.Close()
 		os.Remove(archive.Name())
 	}()
+	if o.OnDownload != nil {
+		o.OnDownload(a, t.Archive)
+	}
 	sum := sha256.New()
 	if err := download(ctx, o, u, io.MultiWriter(archive, sum)); err != nil {
 		return "", err

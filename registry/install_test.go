@@ -160,6 +160,8 @@ func TestCommandTarBz2(t *testing.T) {
 // its cache, the binary from its install directory.
 func TestCommandCachedWithoutNetwork(t *testing.T) {
 	s, opts := fixture(t, true, "tool.tar.gz", tarGz(t, entry{name: "bin/tool", body: "v1", mode: 0o755}), nil)
+	var told []string
+	opts.OnDownload = func(a *Agent, u string) { told = append(told, a.ID+" "+u) }
 	first, _, err := resolve(t, opts, "tool")
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +183,9 @@ func TestCommandCachedWithoutNetwork(t *testing.T) {
 	}
 	if cmd.Path != first {
 		t.Errorf("second resolve %s, first %s", cmd.Path, first)
+	}
+	if len(told) != 1 || told[0] != "tool "+s.URL+"/dl/tool.tar.gz" {
+		t.Errorf("OnDownload calls: %q, want one for the first resolve", told)
 	}
 }
 

@@ -47,6 +47,11 @@ type Options struct {
 	// "linux-x86_64". Default: this machine's (see [Platform]).
 	Platform string
 
+	// OnDownload, when set, is called before an agent's archive is
+	// downloaded (not when the install is cached), so that a program can say
+	// why it is waiting. It may be called from several goroutines at once.
+	OnDownload func(a *Agent, archiveURL string)
+
 	// LookPath finds npx and uvx. Default: [exec.LookPath].
 	LookPath func(file string) (string, error)
 

@@ -46,7 +46,12 @@ func (r *registryFlags) validate(cfg *config) error {
 }
 
 func (r *registryFlags) load(ctx context.Context) (*registry.Registry, error) {
-	reg, err := registry.Load(ctx, &registry.Options{Registry: r.source})
+	reg, err := registry.Load(ctx, &registry.Options{
+		Registry: r.source,
+		OnDownload: func(a *registry.Agent, url string) {
+			fmt.Fprintf(r.stderr, "acp: installing %s %s from %s\n", a.ID, a.Version, url)
+		},
+	})
 	if err != nil {
 		return nil, cliError{err}
 	}

@@ -179,11 +179,14 @@ func TestAgentFromRegistry(t *testing.T) {
 			Cmd: "./demo/" + exe, Env: map[string]string{demoEnv: "1"},
 		}}}})
 
-	turn := func() {
+	turn := func(install bool) {
 		t.Helper()
 		out, errOut, code := runCLI(t, "", "--json", "--cwd", t.TempDir(), "-p", "hello", "--agent", "demo", "--registry", file)
 		if code != 0 {
 			t.Fatalf("exit %d; stderr %s", code, errOut)
+		}
+		if said := strings.Contains(errOut, "acp: installing demo 1.0.0 from "+srv.URL+"/demo.zip"); said != install {
+			t.Errorf("stderr %q (installing: %v)", errOut, install)
 		}
 		evs := parseEvents(t, out)
 		end := evs[len(evs)-1]
@@ -194,7 +197,7 @@ func TestAgentFromRegistry(t *testing.T) {
 			t.Errorf("the demo agent's answer is missing:\n%s", out)
 		}
 	}
-	turn()
+	turn(true)
 	if n := downloads.Load(); n != 1 {
 		t.Fatalf("%d downloads", n)
 	}
@@ -206,7 +209,7 @@ func TestAgentFromRegistry(t *testing.T) {
 		t.Errorf("installed copies under %s: %v", cache, installed)
 	}
 	srv.Close()
-	turn()
+	turn(false)
 	if n := downloads.Load(); n != 1 {
 		t.Errorf("%d downloads after the second run", n)
 	}
