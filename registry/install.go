@@ -18,8 +18,9 @@ import (
 	"github.com/acpclient/acp"
 )
 
-// Install makes the agent's binary for the platform in opts available
-// locally and returns the path of its executable. The first call downloads
+// Install makes the agent's binary for the registry's platform
+// ([Options.Platform]) available locally and returns the path of its
+// executable. The first call downloads
 // the archive, checks it (its sha256 when the registry gives one, and the
 // size limits), unpacks it into a temporary directory and renames that into
 // place, so a cached install is always complete. Later calls, in this
