@@ -1,9 +1,11 @@
 // Command acp runs prompt turns against an ACP agent: the demo agent that
-// ships with this module (the default, so it works offline), or any agent
-// named after "--".
+// ships with this module (the default, so it works offline), any agent
+// named after "--", or one from the ACP agent registry (--agent ID).
 //
 //	go run ./examples/acp -p "hello"                       # the demo agent
 //	go run ./examples/acp -p "hello" -- codex-acp          # a real agent
+//	go run ./examples/acp -p "hello" --agent codex-acp     # from the registry
+//	go run ./examples/acp --list-agents                    # the registry's agents
 //	go run ./examples/acp --json -p "a" -p "b" -- my-agent # NDJSON for scripts
 //	go run ./examples/acp -- my-agent                      # interactive
 //
@@ -13,6 +15,10 @@
 // request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
 // per turn; a failure prints {"event":"error","message":...} and exits 1.
 // The exit status is 0 when the last turn ended, whatever its stop reason.
+// --list-agents --json prints one object per agent and line:
+// {"id":...,"name":...,"version":...,"description":...,"distribution":
+// ["binary","npx","uvx"],"platforms":[...]} ("platforms", the binary
+// distribution's, only when there is one).
 // These flags and this output are a stable contract.
 package main
 
@@ -56,6 +62,7 @@ type config struct {
 	trace       string
 	stderr      bool
 	agent       []string
+	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
 }
 
 func main() {
@@ -88,14 +95,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.configs, "config", "set a config option before the first prompt, as ID=VALUE (repeatable)")
 	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
 	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")
+	cfg.registry.register(fs, stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: acp [flags] [-- AGENT_COMMAND [ARGS...]]\n\nWith no agent command, acp runs the demo agent built into it.\nWith no -p, it reads prompts interactively.\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: acp [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]\n\nWith no agent command, acp runs the demo agent built into it.\nWith no -p, it reads prompts interactively.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	cfg.agent = fs.Args()
+	if err := cfg.registry.validate(cfg); err != nil {
+		return nil, err
+	}
 	switch cfg.permission {
 	case "", "allow", "reject", "ask", "cancel":
 	default:
@@ -112,6 +123,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // agentCommand builds the agent's command: the one named after "--", or
 // this binary re-executed as the demo agent.
 func agentCommand(cfg *config) (*exec.Cmd, error) {
+	if cfg.registry.agentID != "" {
+		return cfg.registry.command(context.Background())
+	}
 	if len(cfg.agent) > 0 {
 		return exec.Command(cfg.agent[0], cfg.agent[1:]...), nil
 	}
@@ -134,6 +148,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out := newOutput(cfg, stdout, stderr)
+	if cfg.registry.listAgents {
+		return cfg.registry.list(context.Background(), cfg, out)
+	}
 	// Interrupts are handled per turn (see runTurn): the first cancels the
 	// turn, the second exits. Until the session is up, Ctrl-C keeps its
 	// default meaning.

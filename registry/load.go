@@ -1,0 +1,187 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/acpclient/acp"
+)
+
+// Load reads the registry that opts name (nil: the official one).
+//
+// A local file is read as is. A URL is fetched with a conditional request
+// (If-None-Match and If-Modified-Since from the cached copy's ETag and
+// Last-Modified) and the response cached under the cache directory; a
+// "304 Not Modified" reuses the cached copy. When the fetch fails (no
+// network, a server error, a document that does not parse) and a cached
+// copy exists, Load returns it with [Registry.Stale] set to the failure;
+// without a cached copy it returns the failure. A response is cached only
+// after it parses.
+//
+// Load is safe to call concurrently, also from several processes: the cache
+// files are replaced atomically.
+func Load(ctx context.Context, opts *Options) (*Registry, error) {
+	o := opts.withDefaults()
+	u, err := url.Parse(o.Registry)
+	if err != nil || len(u.Scheme) < 2 { // "C:\..." parses with scheme "c"
+		return loadFile(o.Registry, o)
+	}
+	if u.Scheme == "file" {
+		p := u.Path
+		if runtime.GOOS == "windows" && len(p) > 2 && p[0] == '/' && p[2] == ':' {
+			p = p[1:] // file:///C:/x
+		}
+		return loadFile(filepath.FromSlash(p), o)
+	}
+	if err := checkURL(u); err != nil {
+		return nil, err
+	}
+	return loadURL(ctx, u, o)
+}
+
+func loadFile(path string, o *Options) (*Registry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("acp: reading the registry: %w", err)
+	}
+	defer f.Close()
+	data, err := readLimited(f, o.MaxRegistryBytes, "registry")
+	if err != nil {
+		return nil, err
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	r.opts = o
+	return r, nil
+}
+
+// readLimited reads r whole, or fails wrapping [acp.ErrLimitExceeded] when
+// it holds more than max bytes.
+func readLimited(r io.Reader, max int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: %s larger than %d bytes", acp.ErrLimitExceeded, what, max)
+	}
+	return data, nil
+}
+
+// cacheEntry is a cached registry document with what a conditional request
+// needs; one file, so that the validators and the body always match.
+type cacheEntry struct {
+	URL          string          `json:"url"`
+	ETag         string          `json:"etag,omitempty"`
+	LastModified string          `json:"lastModified,omitempty"`
+	Body         json.RawMessage `json:"body"`
+}
+
+func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
+	dir, err := o.cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(u.String()))
+	path := filepath.Join(dir, "registry", hex.EncodeToString(sum[:8])+".json")
+
+	var entry cacheEntry
+	cacheErr := errNoCache
+	if b, err := os.ReadFile(path); err == nil {
+		if cacheErr = json.Unmarshal(b, &entry); cacheErr == nil && entry.URL != u.String() {
+			cacheErr = errNoCache
+		}
+	}
+	fromCache := func(fetchErr error) (*Registry, error) {
+		if cacheErr != nil {
+			return nil, fetchErr
+		}
+		r, err := Parse(entry.Body)
+		if err != nil {
+			return nil, fmt.Errorf("%w (and the cached copy: %v)", fetchErr, err)
+		}
+		r.opts, r.Stale = o, fetchErr
+		return r, nil
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if cacheErr == nil {
+		if entry.ETag != "" {
+			req.Header.Set("If-None-Match", entry.ETag)
+		}
+		if entry.LastModified != "" {
+			req.Header.Set("If-Modified-Since", entry.LastModified)
+		}
+	}
+	resp, err := o.httpClient().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return fromCache(withPrefix(fetchError(u, err)))
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotModified && cacheErr == nil:
+		r, err := Parse(entry.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.opts = o
+		return r, nil
+	case resp.StatusCode != http.StatusOK:
+		return fromCache(fmt.Errorf("acp: fetching %s: %s", u.Redacted(), resp.Status))
+	}
+	data, err := readLimited(resp.Body, o.MaxRegistryBytes, "registry")
+	if err != nil {
+		return fromCache(err)
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return fromCache(err)
+	}
+	r.opts = o
+	b, err := json.Marshal(cacheEntry{URL: u.String(), ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"), Body: data})
+	if err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		// A failed write only costs the next run a full download.
+		_ = writeFileAtomic(path, b)
+	}
+	return r, nil
+}
+
+// writeFileAtomic replaces path with data so that readers see the old or
+// the new content, never a part.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+var errNoCache = errors.New("acp: no cached registry")

@@ -1,0 +1,171 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultURL is the official registry index, the one editors resolve
+// agents from.
+const DefaultURL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+
+// Default limits. The registry server and the archive hosts are untrusted:
+// these bound what they can make a client download and write.
+const (
+	DefaultMaxRegistryBytes  = 16 << 20 // 16 MiB
+	DefaultMaxArchiveBytes   = 1 << 30  // 1 GiB
+	DefaultMaxUnpackedBytes  = 4 << 30  // 4 GiB
+	DefaultMaxArchiveEntries = 100_000
+)
+
+// Options configure [Load] and command resolution. The zero value (or nil)
+// uses the official registry, [http.DefaultClient], the user's cache
+// directory and this machine's platform.
+type Options struct {
+	// Registry is where the index comes from: an https:// URL (http:// only
+	// for a loopback host), a file:// URL or a local file path. Default:
+	// [DefaultURL].
+	Registry string
+
+	// HTTPClient fetches the registry and archives. Default:
+	// [http.DefaultClient]. Redirects to anything but https (or loopback
+	// http) are refused whatever the client's own redirect policy.
+	HTTPClient *http.Client
+
+	// CacheDir holds the cached registry and the installed binaries.
+	// Default: "acp" under [os.UserCacheDir].
+	CacheDir string
+
+	// Platform is the registry's platform name to pick binaries for, e.g.
+	// "linux-x86_64". Default: this machine's (see [Platform]).
+	Platform string
+
+	// OnDownload, when set, is called before an agent's archive is
+	// downloaded (not when the install is cached), so that a program can say
+	// why it is waiting. It may be called from several goroutines at once.
+	OnDownload func(a *Agent, archiveURL string)
+
+	// LookPath finds npx and uvx. Default: [exec.LookPath].
+	LookPath func(file string) (string, error)
+
+	// MaxRegistryBytes bounds the registry document (default
+	// DefaultMaxRegistryBytes). A larger one is refused.
+	MaxRegistryBytes int64
+	// MaxArchiveBytes bounds a downloaded archive (default
+	// DefaultMaxArchiveBytes). The download stops at the limit and nothing is
+	// installed.
+	MaxArchiveBytes int64
+	// MaxUnpackedBytes bounds the total size of the files unpacked from one
+	// archive (default DefaultMaxUnpackedBytes), which bounds decompression
+	// bombs. Unpacking stops at the limit and nothing is installed.
+	MaxUnpackedBytes int64
+	// MaxArchiveEntries bounds the number of entries in one archive (default
+	// DefaultMaxArchiveEntries).
+	MaxArchiveEntries int
+}
+
+// Errors wrapped by the failures they name.
+var (
+	// ErrInsecureURL: a registry or archive URL (or a redirect) that is
+	// neither https nor http to a loopback address.
+	ErrInsecureURL = errors.New("acp: registry URLs must be https (or http on loopback)")
+	// ErrChecksum: a downloaded archive does not match its sha256.
+	ErrChecksum = errors.New("acp: archive checksum mismatch")
+	// ErrUnsafeArchive: an archive entry would land outside the install
+	// directory (a ".." or absolute path, a link pointing out, a hard link to
+	// outside) or is of a kind that has no business in an agent archive.
+	ErrUnsafeArchive = errors.New("acp: unsafe archive")
+)
+
+func (o *Options) withDefaults() *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Registry == "" {
+		c.Registry = DefaultURL
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = http.DefaultClient
+	}
+	if c.Platform == "" {
+		c.Platform = currentPlatform()
+	}
+	if c.LookPath == nil {
+		c.LookPath = exec.LookPath
+	}
+	if c.MaxRegistryBytes <= 0 {
+		c.MaxRegistryBytes = DefaultMaxRegistryBytes
+	}
+	if c.MaxArchiveBytes <= 0 {
+		c.MaxArchiveBytes = DefaultMaxArchiveBytes
+	}
+	if c.MaxUnpackedBytes <= 0 {
+		c.MaxUnpackedBytes = DefaultMaxUnpackedBytes
+	}
+	if c.MaxArchiveEntries <= 0 {
+		c.MaxArchiveEntries = DefaultMaxArchiveEntries
+	}
+	return &c
+}
+
+// cacheDir returns the cache directory, creating nothing.
+func (o *Options) cacheDir() (string, error) {
+	if o.CacheDir != "" {
+		return o.CacheDir, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("acp: no cache directory (set Options.CacheDir): %w", err)
+	}
+	return filepath.Join(d, "acp"), nil
+}
+
+// httpClient is the configured client with a redirect policy that keeps to
+// allowed URLs.
+func (o *Options) httpClient() *http.Client {
+	c := *o.HTTPClient
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkURL(req.URL); err != nil {
+			return err
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("acp: stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// checkURL allows https, and http only to a loopback host (which is how
+// tests and local mirrors serve).
+func checkURL(u *url.URL) error {
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrInsecureURL, u.Redacted())
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
