@@ -294,14 +294,25 @@ func (p *process) awaitExit(d time.Duration) {
 	}
 }
 
+// kill ends the agent and its process group at once, skipping the staged
+// shutdown, and returns when the agent has exited. It is for an agent that
+// never became usable (Connect failed): it has no session to save, and the
+// caller's deadline must hold. The shutdown that follows finds it gone.
+func (p *process) kill() {
+	// The agent leads its group, so it cannot setsid; it could still move to
+	// another group of the session, which the group kill would miss.
+	_ = p.cmd.Process.Kill()
+	_ = signalGroup(p.pid, syscall.SIGKILL)
+	<-p.exited
+}
+
 // shutdown ends the process in stages; closeStdin has already been called.
 // It returns once the process has exited and its group has been killed.
 func (p *process) shutdown() {
 	if !waitOrTimeout(p.exited, p.grace) {
 		_ = signalGroup(p.pid, syscall.SIGTERM)
 		if !waitOrTimeout(p.exited, p.termGrace) {
-			_ = signalGroup(p.pid, syscall.SIGKILL)
-			<-p.exited
+			p.kill()
 		}
 	}
 	// The leader is gone; its children (an npx wrapper's node process, a
