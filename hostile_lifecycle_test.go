@@ -1,12 +1,15 @@
-//go:build linux
-
 package acp
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -92,4 +95,58 @@ func TestConnectContextEndKillsHungAgent(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("the agent ended with %v, want SIGKILL", cmd.ProcessState)
 	}
+}
+
+// testHostEnv makes the test binary a host: a client process that connects
+// to the test agent named by its value, prints the agent's "pids" line on
+// stdout and then waits to be killed.
+const testHostEnv = "ACP_TEST_HOST"
+
+func runTestHost(mode string) {
+	reported := make(chan struct{})
+	var once sync.Once
+	tr := &CommandTransport{Command: agentCommand(mode), Stderr: lineFunc(func(line string) {
+		if _, _, ok := pidsLine(line); ok {
+			fmt.Println(line)
+			once.Do(func() { close(reported) })
+		}
+	})}
+	if _, err := Connect(context.Background(), tr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "host:", err)
+		os.Exit(1)
+	}
+	<-reported
+	select {} // until killed
+}
+
+// A client process killed by SIGKILL cannot close anything, yet the agent
+// it started — which ignores stdin EOF and SIGTERM — and the agent's own
+// child do not outlive it.
+func TestHostKilledAgentGroupDies(t *testing.T) {
+	host := exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), testHostEnv+"=stubborn")
+	host.Stderr = os.Stderr
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		host.Process.Kill()
+		host.Wait()
+		t.Fatal("the host reported no pids")
+	}
+	agent, grandchild, ok := pidsLine(sc.Text())
+	if !ok {
+		t.Fatalf("host said %q", sc.Text())
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-agent, syscall.SIGKILL) })
+	if err := host.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = host.Wait()
+	waitGroupGone(t, agent, agent, grandchild)
 }

@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 		runTestAgent(mode)
 		os.Exit(0)
 	}
+	if mode := os.Getenv(testHostEnv); mode != "" {
+		runTestHost(mode)
+		os.Exit(0)
+	}
 	acptest.MainIfAgent() // agents registered by the acp_test files' init
 	goleak.VerifyTestMain(m)
 }
