@@ -13,7 +13,14 @@
 // request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
 // per turn; a failure prints {"event":"error","message":...} and exits 1.
 // The exit status is 0 when the last turn ended, whatever its stop reason.
-// These flags and this output are a stable contract.
+//
+// Ctrl-C (SIGINT) during a turn cancels the turn; a second one exits with
+// status 130. SIGTERM, SIGHUP, and SIGINT outside a turn shut the agent
+// down in stages (stdin closed, 2 s, SIGTERM, 1 s, SIGKILL to its process
+// group), print an error event, and exit with 128 plus the signal's number
+// (143, 129, 130): no agent process outlives the command.
+//
+// These flags, this output and these exit statuses are a stable contract.
 package main
 
 import (
@@ -134,10 +141,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out := newOutput(cfg, stdout, stderr)
-	// Interrupts are handled per turn (see runTurn): the first cancels the
-	// turn, the second exits. Until the session is up, Ctrl-C keeps its
-	// default meaning.
-	if err := session(context.Background(), cfg, stdin, out); err != nil {
+	// During a turn, the first interrupt cancels the turn and the second
+	// exits (see runTurn). Any other interrupt, SIGTERM or SIGHUP shuts the
+	// agent down and exits with 128+signal.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := catchSignals(cancel)
+	err = session(ctx, cfg, stdin, out, sigs)
+	if sig := sigs.stop(); sig != nil {
+		out.fail(fmt.Errorf("%v: the agent was shut down", sig))
+		return signalStatus(sig)
+	}
+	if err != nil {
 		out.fail(err)
 		return 1
 	}

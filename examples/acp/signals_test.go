@@ -1,0 +1,187 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp/acptest"
+)
+
+// markEnv names the file the "sigterm-marker" agent creates when it gets
+// SIGTERM.
+const markEnv = "ACP_CLI_TEST_SIGTERM_MARK"
+
+func init() {
+	// An agent like claude-agent-acp: it ignores stdin EOF, has a child
+	// that shares its stdout, and never ends the turn by itself. It exits
+	// on SIGTERM, first leaving a mark that the staged shutdown reached it.
+	acptest.Register("sigterm-marker", func() *acptest.Agent {
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		go func() {
+			<-term
+			_ = os.WriteFile(os.Getenv(markEnv), []byte("SIGTERM\n"), 0o644)
+			os.Exit(0)
+		}()
+		return acptest.New(&acptest.Options{
+			IgnoreStdinEOF:  true,
+			SpawnGrandchild: true,
+			OnPrompt: func(t *acptest.Turn) (string, error) {
+				t.Say("working")
+				select {}
+			},
+		})
+	})
+}
+
+// The command killed mid-turn by SIGTERM (as timeout does) or SIGHUP (a
+// closed terminal), or interrupted while it waits for the next prompt,
+// shuts the agent down in stages, so the agent gets its SIGTERM, and exits
+// 128+signal with neither the agent nor its child left.
+func TestSignalShutsAgentDown(t *testing.T) {
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		prompt bool // -p (mid-turn); else interactive, between turns
+	}{
+		{syscall.SIGTERM, true},
+		{syscall.SIGHUP, true},
+		{syscall.SIGINT, false},
+	} {
+		sig := tc.sig
+		t.Run(sig.String(), func(t *testing.T) {
+			mark := filepath.Join(t.TempDir(), "mark")
+			t.Setenv(markEnv, mark)
+			// env keeps the agent from inheriting cliMainEnv, which would
+			// make it run the command rather than the agent.
+			agent := agentArgs(t, "sigterm-marker")
+			agent = append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+			args := []string{"--json", "--stderr"}
+			ready := `"working"` // the turn is under way
+			if tc.prompt {
+				args = append(args, "-p", "work")
+			} else {
+				ready = `"event":"session"` // next, it reads a prompt
+			}
+			cmd := exec.Command(os.Args[0], append(args, agent...)...)
+			cmd.Env = append(os.Environ(), cliMainEnv+"=1")
+			stdin, err := cmd.StdinPipe() // open, so no EOF ends the command
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Turns a command that ignores the signal into a failure.
+			hung := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
+			defer hung.Stop()
+			grandchild := make(chan int, 1)
+			var errOut bytes.Buffer
+			stderrDone := make(chan struct{})
+			go func() {
+				defer close(stderrDone)
+				defer close(grandchild)
+				sc := bufio.NewScanner(stderr)
+				for sc.Scan() {
+					errOut.WriteString(sc.Text() + "\n")
+					if pid, ok := strings.CutPrefix(sc.Text(), "acptest: grandchild pid="); ok {
+						n, _ := strconv.Atoi(pid)
+						grandchild <- n
+					}
+				}
+			}()
+			var out bytes.Buffer
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				out.WriteString(sc.Text() + "\n")
+				if strings.Contains(sc.Text(), ready) {
+					break
+				}
+			}
+			gc, ok := <-grandchild
+			if !ok {
+				t.Fatalf("the agent never reported its child\nstdout:\n%s", out.String())
+			}
+			_, pgid, ok := procStat(gc)
+			if !ok {
+				t.Fatalf("grandchild %d is not running", gc)
+			}
+			t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			for sc.Scan() {
+				out.WriteString(sc.Text() + "\n")
+			}
+			<-stderrDone
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+				t.Errorf("the command ended with %v, want exit status %d\nstdout:\n%s\nstderr:\n%s", err, 128+int(sig), out.String(), errOut.String())
+			}
+			if _, err := os.Stat(mark); err != nil {
+				t.Errorf("the agent never got SIGTERM: %v", err)
+			}
+			if !strings.Contains(out.String(), `{"event":"error","message":"`+sig.String()+`: the agent was shut down`) {
+				t.Errorf("no error event for the signal:\n%s", out.String())
+			}
+			// The command has exited: nothing of the agent's may be left.
+			if m := liveMembers(pgid); len(m) > 0 {
+				t.Errorf("the agent's process group still has %v", m)
+			}
+		})
+	}
+}
+
+// procStat returns the state letter and process group of pid from /proc.
+func procStat(pid int) (state byte, pgrp int, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	pgrp, _ = strconv.Atoi(f[2])
+	return f[0][0], pgrp, true
+}
+
+// liveMembers lists the processes of group pgid that are not zombies (an
+// orphan that nothing reaps stays a zombie, but runs nothing).
+func liveMembers(pgid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, g, ok := procStat(pid); ok && g == pgid && st != 'Z' && st != 'X' {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
