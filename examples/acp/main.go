@@ -146,7 +146,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// agent down and exits with 128+signal.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := catchSignals(cancel)
+	sigs := catchSignals(cancel, stdin)
 	err = session(ctx, cfg, stdin, out, sigs)
 	if sig := sigs.stop(); sig != nil {
 		out.fail(fmt.Errorf("%v: the agent was shut down", sig))

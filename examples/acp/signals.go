@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
 	"github.com/acpclient/acp"
+	"golang.org/x/term"
 )
 
 // signals turns the signals that end a command line tool into a clean
@@ -21,6 +23,8 @@ type signals struct {
 	ch     chan os.Signal
 	cancel context.CancelFunc
 	done   chan struct{} // the dispatcher has ended
+	tty    int           // stdin's descriptor if it is a terminal
+	cooked *term.State   // the terminal's state at the start
 
 	mu     sync.Mutex
 	turn   chan os.Signal // set while a turn takes interrupts
@@ -29,8 +33,12 @@ type signals struct {
 }
 
 // catchSignals starts routing signals; cancel is the command's context's.
-func catchSignals(cancel context.CancelFunc) *signals {
+func catchSignals(cancel context.CancelFunc, stdin io.Reader) *signals {
 	s := &signals{ch: make(chan os.Signal, 4), cancel: cancel, done: make(chan struct{})}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		s.tty = int(f.Fd())
+		s.cooked, _ = term.GetState(s.tty)
+	}
 	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go s.dispatch()
 	return s
@@ -96,13 +104,17 @@ func (s *signals) duringTurn() (interrupts <-chan os.Signal, release func()) {
 }
 
 // stop ends the routing and returns the signal that ended the command, if
-// any.
+// any. A signal can come while a line is read with the terminal in raw
+// mode; the reader never gets to restore it, so stop does.
 func (s *signals) stop() os.Signal {
 	signal.Stop(s.ch)
 	close(s.ch)
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.caught != nil && s.cooked != nil {
+		_ = term.Restore(s.tty, s.cooked)
+	}
 	return s.caught
 }
 

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/acpclient/acp/acptest"
 )
@@ -184,4 +186,51 @@ func liveMembers(pgid int) []int {
 		}
 	}
 	return pids
+}
+
+// SIGTERM while the command waits at its prompt on a terminal, where the
+// line editor has put the terminal in raw mode: the command exits 143 and
+// leaves the terminal as it found it (echo, line editing), not raw.
+func TestSignalAtPromptRestoresTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	defer master.Close()
+	defer slave.Close()
+	cmd := exec.Command(os.Args[0], "--cwd", t.TempDir())
+	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hung := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
+	defer hung.Stop()
+	sc := &screen{}
+	sc.cond = sync.NewCond(&sc.mu)
+	go sc.read(master)
+
+	const cooked = syscall.ECHO | syscall.ICANON
+	sc.expect(t, "> ") // written by the line editor, after it made the terminal raw
+	if lflag(t, slave)&cooked != 0 {
+		t.Fatal("the terminal is not raw at the prompt")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("the command ended with %v, want exit status 143", err)
+	}
+	if lflag(t, slave)&cooked != cooked {
+		t.Error("the command left the terminal raw")
+	}
+}
+
+// lflag returns the terminal's local mode flags.
+func lflag(t *testing.T, f *os.File) uint32 {
+	t.Helper()
+	var tio syscall.Termios
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&tio))); e != 0 {
+		t.Fatalf("TCGETS: %v", e)
+	}
+	return tio.Lflag
 }
