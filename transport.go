@@ -48,9 +48,9 @@ type linkHooks struct {
 // after ShutdownGrace the group gets SIGTERM, then after TerminateGrace
 // SIGKILL. Whatever is left of the group when the agent has exited is killed
 // too, so no process the agent started outlives the connection. A Connect
-// that fails (its context ended, the agent hung or spoke another protocol
-// version) skips the stages: it SIGKILLs the group and returns as soon as
-// the agent is gone.
+// that fails (its context ended before initialize was answered, or the
+// agent answered with an error or another protocol version) skips the
+// stages: it SIGKILLs the group and returns as soon as the agent is gone.
 //
 // The agent also dies with its host, even when the host is killed by
 // SIGKILL and closes nothing. On Unix a watchdog joins the agent's process
@@ -70,8 +70,9 @@ type linkHooks struct {
 // left to the caller. An agent running as the host's user can always
 // escape on purpose (setsid, or killing its watchdog); these guarantees
 // hold for agents that are careless, not for ones bent on staying. Without
-// /bin/sh the agent runs without a watchdog; then, on Linux, only the agent
-// itself dies with its host. On Windows there are no process groups: Close
+// /bin/sh, or when SysProcAttr puts the agent in a session of its own
+// (Setsid), the agent runs without a watchdog; then, on Linux, only the
+// agent itself dies with its host. On Windows there are no process groups: Close
 // kills the agent process only, and nothing kills it if the host dies.
 type CommandTransport struct {
 	Command *exec.Cmd
