@@ -70,9 +70,8 @@ type linkHooks struct {
 // left to the caller. An agent running as the host's user can always
 // escape on purpose (setsid, or killing its watchdog); these guarantees
 // hold for agents that are careless, not for ones bent on staying. Without
-// /bin/sh, or when SysProcAttr puts the agent in a session of its own
-// (Setsid), the agent runs without a watchdog; then, on Linux, only the
-// agent itself dies with its host. On Windows there are no process groups: Close
+// /bin/sh the agent runs without a watchdog; then, on Linux, only the agent
+// itself dies with its host. On Windows there are no process groups: Close
 // kills the agent process only, and nothing kills it if the host dies.
 type CommandTransport struct {
 	Command *exec.Cmd
