@@ -39,7 +39,13 @@ func catchSignals(cancel context.CancelFunc, stdin io.Reader) *signals {
 		s.tty = int(f.Fd())
 		s.cooked, _ = term.GetState(s.tty)
 	}
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		// Under nohup, or started in the background by a shell, a signal
+		// arrives ignored; catching it would undo that.
+		if !signal.Ignored(sig) {
+			signal.Notify(s.ch, sig)
+		}
+	}
 	go s.dispatch()
 	return s
 }

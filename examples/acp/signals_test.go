@@ -234,3 +234,65 @@ func lflag(t *testing.T, f *os.File) uint32 {
 	}
 	return tio.Lflag
 }
+
+// Under nohup SIGHUP arrives ignored, and the command must keep it so:
+// catching it to shut down would undo nohup.
+func TestNohupKeepsSIGHUPIgnored(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup here")
+	}
+	cmd := exec.Command(nohup, os.Args[0], "--json", "--cwd", t.TempDir())
+	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
+	stdin, err := cmd.StdinPipe() // open, so no EOF ends the command
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hung := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
+	defer hung.Stop()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), `"event":"session"`) {
+	}
+	ignored, caught := signalMasks(t, cmd.Process.Pid)
+	const hup = 1 << (syscall.SIGHUP - 1)
+	if ignored&hup == 0 || caught&hup != 0 {
+		t.Errorf("SIGHUP is not ignored (SigIgn %x, SigCgt %x)", ignored, caught)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("the command ended with %v, want exit status 143", err)
+	}
+}
+
+// signalMasks returns the ignored and caught signal masks of pid.
+func signalMasks(t *testing.T, pid int) (ignored, caught uint64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		switch k {
+		case "SigIgn":
+			ignored = n
+		case "SigCgt":
+			caught = n
+		}
+	}
+	return ignored, caught
+}
