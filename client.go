@@ -200,14 +200,25 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		req.ClientInfo = &Implementation{Name: "acp-go", Version: Version}
 	}
 	if err := c.call(ctx, "initialize", req, &c.init); err != nil {
-		c.Close()
+		c.abort()
 		return nil, err
 	}
 	if c.init.ProtocolVersion != ProtocolVersion {
-		c.Close()
+		c.abort()
 		return nil, fmt.Errorf("%w: the agent answered version %d; this client speaks %d", ErrUnsupportedVersion, c.init.ProtocolVersion, ProtocolVersion)
 	}
 	return c, nil
+}
+
+// abort closes a connection that never became usable. An agent subprocess
+// is killed at once rather than shut down in stages: it holds no session
+// worth a grace period, and the staged shutdown would keep Connect's caller
+// waiting for seconds past its deadline.
+func (c *Client) abort() {
+	if p := c.link.proc; p != nil {
+		p.kill()
+	}
+	c.Close()
 }
 
 // capabilities derives what the client advertises from the handlers that are

@@ -18,6 +18,10 @@ func TestMain(m *testing.M) {
 		acp.RunTestAgent(mode)
 		os.Exit(0)
 	}
+	if mode := os.Getenv(acp.TestHostEnv); mode != "" {
+		acp.RunTestHost(mode)
+		os.Exit(0)
+	}
 	acptest.MainIfAgent() // agents registered by the acp_test files' init
 	goleak.VerifyTestMain(m)
 }

@@ -28,10 +28,11 @@ func agentCommand(mode string) *exec.Cmd {
 //	die:      answers initialize; on session/new writes to stderr and exits 3.
 //	stubborn: ignores stdin EOF and SIGTERM, starts a grandchild (sleep),
 //	          reports both pids on stderr, and keeps answering.
+//	hang:     like stubborn, but never answers initialize.
 //	version2: answers initialize with protocol version 2.
 //	echo:     answers session/new and session/prompt (end_turn after one chunk).
 func runTestAgent(mode string) {
-	if mode == "stubborn" {
+	if mode == "stubborn" || mode == "hang" {
 		signal.Ignore(syscall.SIGTERM)
 		gc := exec.Command("sleep", "300")
 		if err := gc.Start(); err != nil {
@@ -56,6 +57,9 @@ func runTestAgent(mode string) {
 		}
 		switch m.Method {
 		case "initialize":
+			if mode == "hang" {
+				continue
+			}
 			v := 1
 			if mode == "version2" {
 				v = 2
@@ -72,7 +76,7 @@ func runTestAgent(mode string) {
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"stopReason": "end_turn"}})
 		}
 	}
-	if mode == "stubborn" {
+	if mode == "stubborn" || mode == "hang" {
 		select {} // stdin closed: keep running until killed
 	}
 }

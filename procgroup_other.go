@@ -3,6 +3,7 @@
 package acp
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -21,3 +22,17 @@ func signalGroup(pid int, _ syscall.Signal) error {
 }
 
 func groupAlive(int) bool { return false }
+
+func startAgent(cmd *exec.Cmd) (done func(), err error) {
+	return func() {}, cmd.Start()
+}
+
+// Without process groups there is no watchdog: an agent outlives a client
+// that dies without closing it.
+type watchdog struct{}
+
+func startWatchdog(int) (*watchdog, error) {
+	return nil, errors.New("acp: no process groups on this system")
+}
+
+func (*watchdog) stop() {}

@@ -47,7 +47,32 @@ type linkHooks struct {
 // Closing the client shuts the agent down in stages: stdin is closed, then
 // after ShutdownGrace the group gets SIGTERM, then after TerminateGrace
 // SIGKILL. Whatever is left of the group when the agent has exited is killed
-// too, so no process the agent started outlives the connection.
+// too, so no process the agent started outlives the connection. A Connect
+// that fails (its context ended before initialize was answered, or the
+// agent answered with an error or another protocol version) skips the
+// stages: it SIGKILLs the group and returns as soon as the agent is gone.
+//
+// The agent also dies with its host, even when the host is killed by
+// SIGKILL and closes nothing. On Unix a watchdog joins the agent's process
+// group: a /bin/sh (under 2 MB resident, mostly shared; no CPU) that blocks
+// reading a pipe whose write end only the host holds; when the host dies
+// the kernel closes that end and the watchdog SIGKILLs the whole group.
+// On Linux the agent itself also gets SIGKILL from the kernel when the host
+// dies (SysProcAttr.Pdeathsig, unless the caller set another signal); the
+// agent is started from a dedicated thread, because the kernel sends that
+// signal when the thread that started the child exits, and the Go runtime
+// retires threads of goroutines that exit while locked to them.
+//
+// What escapes: a descendant that leaves the agent's process group (setsid,
+// setpgid — daemons, or a terminal multiplexer the agent starts) is neither
+// reached by Close nor by the watchdog; only the kernel could track it, by
+// making the host a subreaper, which would change the host process and is
+// left to the caller. An agent running as the host's user can always
+// escape on purpose (setsid, or killing its watchdog); these guarantees
+// hold for agents that are careless, not for ones bent on staying. Without
+// /bin/sh the agent runs without a watchdog; then, on Linux, only the agent
+// itself dies with its host. On Windows there are no process groups: Close
+// kills the agent process only, and nothing kills it if the host dies.
 type CommandTransport struct {
 	Command *exec.Cmd
 
@@ -132,14 +157,18 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	reaped, err := startAgent(cmd)
+	if err != nil {
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("acp: starting the agent: %w", err)
 	}
 	closeAll(inR, outW, errW) // the child has its copies
+	// Best effort: without /bin/sh the agent still runs, unwatched.
+	wd, _ := startWatchdog(cmd.Process.Pid)
 
 	p := &process{
+		wd:         wd,
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
 		exited:     make(chan struct{}),
@@ -150,6 +179,7 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 	go p.drainStderr(errR, t.Stderr, h.stderrLine)
 	go func() {
 		err := cmd.Wait()
+		reaped()
 		p.mu.Lock()
 		p.state, p.waitErr = cmd.ProcessState, err
 		p.mu.Unlock()
@@ -187,6 +217,7 @@ type process struct {
 	stderrDone chan struct{}
 	grace      time.Duration
 	termGrace  time.Duration
+	wd         *watchdog // nil if it could not be started
 
 	mu      sync.Mutex
 	state   *os.ProcessState
@@ -294,14 +325,25 @@ func (p *process) awaitExit(d time.Duration) {
 	}
 }
 
+// kill ends the agent and its process group at once, skipping the staged
+// shutdown, and returns when the agent has exited. It is for an agent that
+// never became usable (Connect failed): it has no session to save, and the
+// caller's deadline must hold. The shutdown that follows finds it gone.
+func (p *process) kill() {
+	// The agent leads its group, so it cannot setsid; it could still move to
+	// another group of the session, which the group kill would miss.
+	_ = p.cmd.Process.Kill()
+	_ = signalGroup(p.pid, syscall.SIGKILL)
+	<-p.exited
+}
+
 // shutdown ends the process in stages; closeStdin has already been called.
 // It returns once the process has exited and its group has been killed.
 func (p *process) shutdown() {
 	if !waitOrTimeout(p.exited, p.grace) {
 		_ = signalGroup(p.pid, syscall.SIGTERM)
 		if !waitOrTimeout(p.exited, p.termGrace) {
-			_ = signalGroup(p.pid, syscall.SIGKILL)
-			<-p.exited
+			p.kill()
 		}
 	}
 	// The leader is gone; its children (an npx wrapper's node process, a
@@ -311,6 +353,7 @@ func (p *process) shutdown() {
 	for wait := time.Millisecond; groupAlive(p.pid) && wait < time.Second; wait *= 2 {
 		time.Sleep(wait)
 	}
+	p.wd.stop()
 	// Grandchildren can hold the stderr pipe open; do not wait for them.
 	waitOrTimeout(p.stderrDone, 100*time.Millisecond)
 }

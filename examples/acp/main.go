@@ -19,7 +19,14 @@
 // {"id":...,"name":...,"version":...,"description":...,"distribution":
 // ["binary","npx","uvx"],"platforms":[...]} ("platforms", the binary
 // distribution's, only when there is one).
-// These flags and this output are a stable contract.
+//
+// Ctrl-C (SIGINT) during a turn cancels the turn; a second one exits with
+// status 130. SIGTERM, SIGHUP, and SIGINT outside a turn shut the agent
+// down in stages (stdin closed, 2 s, SIGTERM, 1 s, SIGKILL to its process
+// group), print an error event, and exit with 128 plus the signal's number
+// (143, 129, 130): no agent process outlives the command.
+//
+// These flags, this output and these exit statuses are a stable contract.
 package main
 
 import (
@@ -151,10 +158,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cfg.registry.listAgents {
 		return cfg.registry.list(context.Background(), cfg, out)
 	}
-	// Interrupts are handled per turn (see runTurn): the first cancels the
-	// turn, the second exits. Until the session is up, Ctrl-C keeps its
-	// default meaning.
-	if err := session(context.Background(), cfg, stdin, out); err != nil {
+	// During a turn, the first interrupt cancels the turn and the second
+	// exits (see runTurn). Any other interrupt, SIGTERM or SIGHUP shuts the
+	// agent down and exits with 128+signal.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := catchSignals(cancel, stdin)
+	err = session(ctx, cfg, stdin, out, sigs)
+	if sig := sigs.stop(); sig != nil {
+		out.fail(fmt.Errorf("%v: the agent was shut down", sig))
+		return signalStatus(sig)
+	}
+	if err != nil {
 		out.fail(err)
 		return 1
 	}

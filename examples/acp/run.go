@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,7 +16,7 @@ import (
 
 // session connects, sets the session up as the flags say, and runs the
 // turns: one per -p, or interactively when there is none.
-func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) error {
+func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sigs *signals) error {
 	cwd, err := filepath.Abs(cfg.cwd)
 	if cfg.cwd == "" {
 		cwd, err = os.Getwd()
@@ -62,6 +61,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) err
 	}
 	out.client = c
 	defer c.Close()
+	sigs.setClient(c)
 
 	if cfg.auth != "" {
 		if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: cfg.auth}); err != nil {
@@ -81,19 +81,15 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output) err
 		return err
 	}
 
-	interrupts := make(chan os.Signal, 2)
-	signal.Notify(interrupts, os.Interrupt)
-	defer signal.Stop(interrupts)
-
 	if len(cfg.prompts) > 0 {
 		for _, p := range cfg.prompts {
-			if err := runTurn(ctx, s, p, cfg, out, interrupts); err != nil {
+			if err := runTurn(ctx, s, p, cfg, out, sigs); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return interactive(ctx, s, cfg, stdin, out, interrupts)
+	return interactive(ctx, s, cfg, stdin, out, sigs)
 }
 
 // openSession continues --session (resume when the agent offers it, else
@@ -213,7 +209,9 @@ func listSessions(ctx context.Context, c *acp.Client, cwd string, out *output) e
 
 // runTurn runs one prompt. The first interrupt cancels the turn; a second
 // one exits at once.
-func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, interrupts <-chan os.Signal) error {
+func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, sigs *signals) error {
+	interrupts, release := sigs.duringTurn()
+	defer release()
 	out.turnStarted()
 	turn, err := s.Prompt(ctx, acp.Text(prompt))
 	if err != nil {
@@ -262,7 +260,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 // interactive reads prompts line by line until EOF or /quit. Lines starting
 // with / are the client's commands (/mode, /config, /help, /quit) or, when
 // the agent offers a command of that name, sent to the agent as they are.
-func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, interrupts <-chan os.Signal) error {
+func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, sigs *signals) error {
 	prompt := "> "
 	if out.json {
 		prompt = ""
@@ -303,7 +301,7 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 		case strings.HasPrefix(line, "/") && !isAgentCommand(s, line):
 			out.note("unknown command %s (try /help)", strings.Fields(line)[0])
 		default:
-			if err := runTurn(ctx, s, line, cfg, out, interrupts); err != nil {
+			if err := runTurn(ctx, s, line, cfg, out, sigs); err != nil {
 				out.note("%v", err)
 			}
 		}
