@@ -535,6 +535,18 @@ func tooLarge(rp *resolvedPath, size, max int64) error {
 	return pathError(CodeInvalidParams, rp.agent, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
 }
 
+// limitExceeded is a handler's refusal at one of its own limits: the agent
+// is answered with code, the message (which names the limit) and data, and
+// locally errors.Is(err, ErrLimitExceeded) holds.
+func limitExceeded(code int64, data any, format string, args ...any) error {
+	return &handlerLimitError{&Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
+}
+
+type handlerLimitError struct{ e *Error }
+
+func (l *handlerLimitError) Error() string   { return l.e.Message }
+func (l *handlerLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
+
 func pathError(code int64, path, format string, args ...any) *Error {
 	return &Error{
 		Code:    code,
