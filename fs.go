@@ -297,20 +297,33 @@ func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileReque
 
 // writeAtomic replaces rel with content so that a reader sees either the old
 // or the new file, never a partial one, and a crash leaves no torn file.
+//
+// Every step after locating the directory goes through one handle on it:
+// if a parent directory is renamed or replaced by a symlink meanwhile, the
+// temporary file is still renamed into, or removed from, the directory it
+// was created in, instead of being looked up again by a path that now
+// leads elsewhere (or out of the root) and left behind.
 func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	dir, base := splitRel(rel)
-	tmp := dir + "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
+	dirName, base := splitRel(rel)
+	tmp := "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
 
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dir := root
+	if dirName != "" {
+		if dir, err = root.OpenRoot(dirName); err != nil {
+			return err
+		}
+		defer dir.Close()
+	}
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			root.Remove(tmp)
+			dir.Remove(tmp)
 		}
 	}()
 	// Chmod on the descriptor, not through the root: it cannot be redirected
@@ -331,12 +344,12 @@ func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.Fi
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = root.Rename(tmp, rel); err != nil {
+	if err = dir.Rename(tmp, base); err != nil {
 		return err
 	}
 	// Make the rename itself durable; failing to is not worth failing a
 	// write that already took effect.
-	if d, derr := root.Open(dir + "."); derr == nil {
+	if d, derr := dir.Open("."); derr == nil {
 		_ = d.Sync()
 		d.Close()
 	}
