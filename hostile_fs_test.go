@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,5 +83,87 @@ func TestWriteTextFileParentSwappedMidWrite(t *testing.T) {
 				t.Errorf("outside the root changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// sparseFile makes a file that starts with text lines and continues, with
+// no further newline, up to size bytes of a hole (NUL bytes that take no
+// disk space).
+func sparseFile(t *testing.T, p string, size int64) string {
+	t.Helper()
+	head := strings.Repeat("a line of text\n", 1000) // past the binary sniff
+	mustWrite(t, p, head)
+	if err := os.Truncate(p, size); err != nil {
+		t.Fatal(err)
+	}
+	return head
+}
+
+// cancelAfter is a context that reports cancellation from the (after+1)-th
+// call of Err on, so a test can cancel a read while it scans without a
+// timing race.
+type cancelAfter struct {
+	context.Context
+	calls, after int32
+	mu           sync.Mutex
+}
+
+func (c *cancelAfter) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	if c.calls > c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A read scanning for a far line stops when its request is withdrawn,
+// even in the middle of one enormous line.
+func TestReadTextFileStopsOnCancel(t *testing.T) {
+	e := newFSEnv(t)
+	p := filepath.Join(e.root, "sparse.txt")
+	sparseFile(t, p, 1<<30)
+	w := &WorkspaceFS{Roots: []string{e.root}, MaxScanBytes: 1 << 40}
+	// The read checks once before it starts scanning; cancel right after.
+	ctx := &cancelAfter{Context: context.Background(), after: 1}
+	_, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: p, Line: u32(1 << 30)})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("read of a withdrawn request = %v, want context.Canceled", err)
+	}
+	if ctx.calls > 3 {
+		t.Errorf("the read went on checking the context %d times after it was cancelled", ctx.calls-ctx.after)
+	}
+}
+
+// A read scans at most MaxScanBytes (64 MiB by default) looking for its
+// lines; the start of a bigger file stays readable.
+func TestReadTextFileScanLimit(t *testing.T) {
+	e := newFSEnv(t)
+	p := filepath.Join(e.root, "sparse.txt")
+	head := sparseFile(t, p, 1<<30)
+	w := &WorkspaceFS{Roots: []string{e.root}}
+	_, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(1002)})
+	if !errors.Is(err, ErrLimitExceeded) {
+		t.Fatalf("read past the scan limit = %v, want ErrLimitExceeded", err)
+	}
+	if got := wantCode(t, err, CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
+		t.Errorf("message %q does not name the limit", got.Message)
+	}
+	resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(1), Limit: u32(1000)})
+	if err != nil {
+		t.Errorf("head of a huge file: %v", err)
+	} else if resp.Content != head {
+		t.Errorf("head of a huge file: %d bytes, want %d", len(resp.Content), len(head))
+	}
+
+	// The same over many short lines, with a small limit.
+	mustWrite(t, p, strings.Repeat("line\n", 10000))
+	w.MaxScanBytes = 1000
+	if _, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, ErrLimitExceeded) {
+		t.Errorf("far line past a 1000-byte scan limit = %v, want ErrLimitExceeded", err)
+	}
+	if resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
+		t.Errorf("near line = %+v, %v", resp, err)
 	}
 }
