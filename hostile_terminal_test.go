@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -243,5 +244,32 @@ func TestTerminalCloseFromOnOutput(t *testing.T) {
 				t.Errorf("%d OnOutput calls after %s returned", n, how)
 			}
 		})
+	}
+}
+
+// A root with ".." means the same directory to both handlers: cleaned
+// lexically, as a session's cwd is, before symlinks are evaluated.
+func TestHandlersCleanRootsAlike(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(base, "deep", "x", "y"))
+	mustMkdir(t, filepath.Join(base, "ws"))
+	mustSymlink(t, filepath.Join(base, "deep", "x", "y"), filepath.Join(base, "ws", "a"))
+	mustWrite(t, filepath.Join(base, "top.txt"), "top\n")
+	root := filepath.Join(base, "ws", "a") + "/../.." // lexically base; through the link, base/deep
+
+	fsys := &WorkspaceFS{Roots: []string{root}}
+	_, fsErr := fsys.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: filepath.Join(base, "top.txt")})
+
+	m := &TerminalManager{Roots: []string{root}}
+	t.Cleanup(func() { closeAndCheck(t, m) })
+	id := startTerm(t, m, "s", "pwd", "-P")
+	waitTerm(t, m, "s", id)
+	dir := strings.TrimSpace(outputOf(t, m, "s", id).Output)
+
+	if fsErr != nil || dir != base {
+		t.Errorf("root %s: WorkspaceFS read of %s/top.txt: %v; TerminalManager ran in %s; want both to take the root as %s", root, base, fsErr, dir, base)
 	}
 }

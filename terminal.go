@@ -617,8 +617,9 @@ func checkCommand(req *CreateTerminalRequest) error {
 func workDir(roots []string, cwd string) (string, error) {
 	var real []string
 	for _, r := range roots {
-		if !filepath.IsAbs(r) {
-			continue
+		r, err := cleanRoot(r)
+		if err != nil {
+			continue // a relative root has no meaning
 		}
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
 			real = append(real, rr)
