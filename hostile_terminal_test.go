@@ -215,7 +215,9 @@ func TestTerminalCloseFromOnOutput(t *testing.T) {
 			var once sync.Once
 			var after atomic.Int32
 			var closed atomic.Bool
+			created := make(chan struct{})
 			m.OnOutput = func(id string, _ []byte) {
+				<-created // else Close may run before the create finished
 				if closed.Load() {
 					after.Add(1)
 				}
@@ -234,6 +236,7 @@ func TestTerminalCloseFromOnOutput(t *testing.T) {
 			}
 			id := startTerm(t, m, "s", "yes")
 			pgid := pgidOf(t, m, id)
+			close(created)
 			select {
 			case <-returned:
 			case <-time.After(30 * time.Second):
