@@ -134,19 +134,17 @@ type terminal struct {
 	pgid          int
 	pipe          *os.File // read end of the stdout+stderr pipe
 
-	readerDone chan struct{} // reader saw EOF or out was closed
+	readerDone chan struct{} // reader saw EOF or pipe was closed
 	exited     chan struct{} // status is set
 	stop       chan struct{} // destroy has begun
 	destroyed  chan struct{} // killed, reaped, readers finished
 	destroy1   sync.Once
 
 	mu         sync.Mutex
-	quiet      sync.Cond // on mu: signalled when inCallback turns false or the reader ends
 	out        tailBuffer
 	status     exitStatus
 	released   bool // no OnOutput call starts once set
 	inCallback bool // the reader is in an OnOutput call
-	readerGone bool
 }
 
 type exitStatus struct {
@@ -241,7 +239,6 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		stop:       make(chan struct{}),
 		destroyed:  make(chan struct{}),
 	}
-	t.quiet.L = &t.mu
 	go t.read(m.OnOutput)
 	go t.watch()
 
@@ -423,12 +420,6 @@ func destroyAll(ts []*terminal) {
 // the pipe is closed on either end.
 func (t *terminal) read(onOutput func(string, []byte)) {
 	defer close(t.readerDone)
-	defer func() {
-		t.mu.Lock()
-		t.readerGone = true
-		t.quiet.Broadcast()
-		t.mu.Unlock()
-	}()
 	defer t.pipe.Close()
 	b := make([]byte, 32<<10)
 	for {
@@ -443,7 +434,6 @@ func (t *terminal) read(onOutput func(string, []byte)) {
 				onOutput(t.id, append([]byte(nil), b[:n]...))
 				t.mu.Lock()
 				t.inCallback = false
-				t.quiet.Broadcast()
 				t.mu.Unlock()
 			}
 		}
@@ -494,6 +484,7 @@ func (t *terminal) destroy() {
 		_ = t.kill()
 		t.mu.Lock()
 		t.released = true
+		inCallback := t.inCallback
 		t.mu.Unlock()
 		close(t.stop)
 		// Closing our end stops the reader even if a process that escaped
@@ -503,13 +494,11 @@ func (t *terminal) destroy() {
 		// Wait for the reader to stop, but not for an OnOutput call in
 		// progress: that call may be the one destroying the terminal
 		// (OnOutput calling Close), and waiting for it would deadlock.
-		// No new call starts now that released is set, and the reader
-		// ends when the call returns, since the pipe is closed.
-		t.mu.Lock()
-		for !t.readerGone && !t.inCallback {
-			t.quiet.Wait()
+		// Now that released is set no new call starts, so a reader not in
+		// a call ends promptly, and one in a call ends when it returns.
+		if !inCallback {
+			<-t.readerDone
 		}
-		t.mu.Unlock()
 		_ = t.cmd.Wait() // reap; after this the group id may be reused
 		close(t.destroyed)
 	})
