@@ -109,8 +109,11 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 	}})
 	defer agent.Close()
 	r, w := agent.Pipe()
-	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w},
-		&acp.ClientOptions{Terminals: &acp.TerminalManager{MaxTerminals: 1}})
+	diags := make(chan acp.Diagnostic, 10)
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
+		Terminals:    &acp.TerminalManager{MaxTerminals: 1},
+		OnDiagnostic: func(d acp.Diagnostic) { diags <- d },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +129,14 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 	e := <-refusal
 	if e == nil || !strings.Contains(e.Message, "limit exceeded") || !strings.Contains(e.Message, "MaxTerminals") {
 		t.Errorf("second terminal/create: %v, want an error naming MaxTerminals", e)
+	}
+	select {
+	case d := <-diags:
+		if d.Kind != "limit_exceeded" || !strings.Contains(d.Message, "terminal/create") || !strings.Contains(d.Message, "MaxTerminals") {
+			t.Errorf("diagnostic = %+v, want limit_exceeded naming terminal/create and MaxTerminals", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("no diagnostic for the refused terminal/create")
 	}
 }
 
