@@ -42,6 +42,7 @@ func TestTerminalOutputCeiling(t *testing.T) {
 		t.Fatalf("yes wrote only %d bytes", total.Load())
 	}
 	out := outputOf(t, m, "s", resp.TerminalID)
+	t.Logf("yes wrote %d bytes; terminal/output returned %d", total.Load(), len(out.Output))
 	if len(out.Output) > defaultOutputLimit || len(out.Output) < defaultOutputLimit-utf8Max {
 		t.Errorf("retained %d bytes after %d written; want the 1 MiB ceiling", len(out.Output), total.Load())
 	}
@@ -168,7 +169,9 @@ func TestTerminalWaitHoldsNoThread(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if grew := osThreads(t) - before; grew > n/4 {
+	grew := osThreads(t) - before
+	t.Logf("%d running terminals added %d OS threads", n, grew)
+	if grew > n/4 {
 		t.Errorf("%d running terminals added %d OS threads", n, grew)
 	}
 }
