@@ -596,6 +596,11 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	}
 	res, herr := c.dispatch(ctx, in, req.Method(), raw)
 	if herr != nil {
+		if errors.Is(herr, ErrLimitExceeded) {
+			// A handler refused the request at one of its limits: the
+			// agent gets the error, the user hears of it too.
+			c.diag("limit_exceeded", req.Method()+": "+herr.Error(), nil)
+		}
 		return nil, c.toWireError(ctx, herr)
 	}
 	return res, nil

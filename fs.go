@@ -24,6 +24,14 @@ import (
 // client build a huge JSON line.
 const defaultMaxReadBytes = 10 << 20
 
+// defaultMaxScanBytes is WorkspaceFS's scan cap when MaxScanBytes is 0:
+// far beyond any source file, and scanned in a fraction of a second.
+const defaultMaxScanBytes = 64 << 20
+
+// cancelCheckBytes is how much a read scans between checks that its
+// request is still wanted.
+const cancelCheckBytes = 1 << 20
+
 // maxLinkHops bounds the final-component symlink chains WorkspaceFS follows
 // itself (Linux's own limit is 40).
 const maxLinkHops = 40
@@ -52,16 +60,20 @@ const maxLinkHops = 40
 // missing final newline stays missing. Files that contain a NUL byte in
 // their first 8 KiB or whose returned text is not valid UTF-8 are refused
 // with [CodeInvalidParams] ("not a text file"), as is content over
-// MaxReadBytes.
+// MaxReadBytes and a window that ends more than MaxScanBytes into the file;
+// those two wrap [ErrLimitExceeded].
 //
 // Writes create the file, and any missing parent directories inside the
 // root (mode 0755). They are atomic: the content goes to a temporary file in
 // the same directory, is fsynced, and is renamed over the target, so a
 // failed or refused write leaves the old content in place and no temporary
-// file behind. An existing file keeps its permission bits; a new file gets
-// 0644. Writing through a symlink replaces the file the link points to (if
-// that is inside the root), not the link. Ownership and extended attributes
-// are not preserved, and a hard-linked target is split from its other names.
+// file behind, even when a parent directory is renamed or replaced while
+// the write runs (the write then completes in the directory it began in,
+// which was inside the root). An existing file keeps its permission bits;
+// a new file gets 0644. Writing through a symlink replaces the file the
+// link points to (if that is inside the root), not the link. Ownership and
+// extended attributes are not preserved, and a hard-linked target is split
+// from its other names.
 //
 // Methods may be called concurrently. They do not keep files or directory
 // handles open between calls. The hooks are called on the request's
@@ -75,8 +87,18 @@ type WorkspaceFS struct {
 
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
-	// given in full). 0 means 10 MiB.
+	// given in full). 0 means 10 MiB. A read over it is refused with
+	// CodeInvalidParams, wrapping [ErrLimitExceeded].
 	MaxReadBytes int64
+
+	// MaxScanBytes caps how far into a file a read goes to find the lines
+	// it was asked for. 0 means 64 MiB. The start of a larger file can
+	// still be read; a window that ends past the cap (a far line of a huge
+	// log, or one enormous line) is refused with CodeInvalidParams,
+	// wrapping [ErrLimitExceeded], after at most MaxScanBytes were read.
+	// A read also stops, with the context's error, within about a MiB of
+	// scanning after the agent withdraws the request.
+	MaxScanBytes int64
 
 	// PathMapper, if set, maps each path the agent sends to a local path
 	// before anything else happens, e.g. from a dev container's view to the
@@ -134,7 +156,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 			return nil, fsError(rp, "read", err)
 		}
 		if content, ok := w.Overlay(rp.local); ok {
-			text, err := selectLines(ctx, strings.NewReader(content), req.Line, req.Limit, limit, rp)
+			text, err := selectLines(ctx, strings.NewReader(content), req.Line, req.Limit, limit, w.maxScan(), rp)
 			if err != nil {
 				return nil, err
 			}
@@ -168,7 +190,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	text, err := selectLines(ctx, f, req.Line, req.Limit, limit, rp)
+	text, err := selectLines(ctx, f, req.Line, req.Limit, limit, w.maxScan(), rp)
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +198,25 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 }
 
 // selectLines returns the requested window of r's lines, each with its own
-// terminator, refusing binary data and output over max bytes.
-func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max int64, rp *resolvedPath) (string, error) {
+// terminator, refusing binary data, output over max bytes and windows that
+// end more than maxScan bytes in.
+func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, maxScan int64, rp *resolvedPath) (string, error) {
+	var scanned, nextCheck int64
+	// scan accounts for k more bytes read. Skipping to a far line can take
+	// a while: stop if the agent gave up or the scan goes too far.
+	scan := func(k int) error {
+		scanned += int64(k)
+		if scanned > maxScan {
+			return limitExceeded(CodeInvalidParams,
+				map[string]any{"path": rp.agent, "limit": "WorkspaceFS.MaxScanBytes", "max": maxScan},
+				"acp: limit exceeded: %s: the requested lines end more than %d bytes into the file (WorkspaceFS.MaxScanBytes)", rp.agent, maxScan)
+		}
+		if scanned >= nextCheck {
+			nextCheck = scanned + cancelCheckBytes
+			return ctx.Err()
+		}
+		return nil
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	// Binary files are told by a NUL byte near the start, as git and most
 	// editors do; the UTF-8 check below catches the rest.
@@ -198,12 +237,10 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max int6
 
 	var out bytes.Buffer
 	for n := uint64(1); ; n++ {
-		// Skipping to a far line of a big file can take a while; stop if
-		// the agent gave up.
-		if n%4096 == 0 && ctx.Err() != nil {
-			return "", ctx.Err()
-		}
 		chunk, err := br.ReadSlice('\n')
+		if serr := scan(len(chunk)); serr != nil {
+			return "", serr
+		}
 		for errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: keep it only if it is in the
 			// window, and keep reading it either way.
@@ -214,6 +251,9 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max int6
 				out.Write(chunk)
 			}
 			chunk, err = br.ReadSlice('\n')
+			if serr := scan(len(chunk)); serr != nil {
+				return "", serr
+			}
 		}
 		if n >= start {
 			if int64(out.Len()+len(chunk)) > max {
@@ -297,20 +337,33 @@ func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileReque
 
 // writeAtomic replaces rel with content so that a reader sees either the old
 // or the new file, never a partial one, and a crash leaves no torn file.
+//
+// Every step after locating the directory goes through one handle on it:
+// if a parent directory is renamed or replaced by a symlink meanwhile, the
+// temporary file is still renamed into, or removed from, the directory it
+// was created in, instead of being looked up again by a path that now
+// leads elsewhere (or out of the root) and left behind.
 func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	dir, base := splitRel(rel)
-	tmp := dir + "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
+	dirName, base := splitRel(rel)
+	tmp := "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
 
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dir := root
+	if dirName != "" {
+		if dir, err = root.OpenRoot(dirName); err != nil {
+			return err
+		}
+		defer dir.Close()
+	}
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			root.Remove(tmp)
+			dir.Remove(tmp)
 		}
 	}()
 	// Chmod on the descriptor, not through the root: it cannot be redirected
@@ -331,16 +384,23 @@ func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.Fi
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = root.Rename(tmp, rel); err != nil {
+	if err = dir.Rename(tmp, base); err != nil {
 		return err
 	}
 	// Make the rename itself durable; failing to is not worth failing a
 	// write that already took effect.
-	if d, derr := root.Open(dir + "."); derr == nil {
+	if d, derr := dir.Open("."); derr == nil {
 		_ = d.Sync()
 		d.Close()
 	}
 	return nil
+}
+
+func (w *WorkspaceFS) maxScan() int64 {
+	if w.MaxScanBytes > 0 {
+		return w.MaxScanBytes
+	}
+	return defaultMaxScanBytes
 }
 
 func (w *WorkspaceFS) maxRead() int64 {
@@ -403,6 +463,21 @@ func checkPath(agentPath, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
+// cleanRoot validates a workspace root (absolute, no NUL byte) and cleans
+// it lexically, as filepath.Abs does for a session's cwd. Sessions and both
+// handlers derive roots with it, so that the agent is told, and confined
+// to, the same directory: "/ws/a/../.." is "/", never something under
+// /ws/a.
+func cleanRoot(dir string) (string, error) {
+	switch {
+	case strings.IndexByte(dir, 0) >= 0:
+		return "", fmt.Errorf("%q contains a NUL byte", dir)
+	case !filepath.IsAbs(dir):
+		return "", fmt.Errorf("%q is not absolute", dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
 // pickRoot chooses the innermost root that lexically contains p, under the
 // root's name as given or with its symlinks evaluated, and returns the real
 // root directory and p relative to it. The choice is only lexical; os.Root
@@ -410,10 +485,10 @@ func checkPath(agentPath, p string) (string, error) {
 func pickRoot(roots []string, p string) (rootReal, rel string, ok bool) {
 	best := -1
 	for _, r := range roots {
-		if r == "" || !filepath.IsAbs(r) {
+		r, err := cleanRoot(r)
+		if err != nil {
 			continue // a relative root has no meaning for absolute paths
 		}
-		r = filepath.Clean(r)
 		real, err := filepath.EvalSymlinks(r)
 		if err != nil {
 			continue // a missing root holds nothing
@@ -529,11 +604,24 @@ func notText(rp *resolvedPath) error {
 }
 
 func tooLarge(rp *resolvedPath, size, max int64) error {
+	data := map[string]any{"path": rp.agent, "limit": "WorkspaceFS.MaxReadBytes", "max": max}
 	if size >= 0 {
-		return pathError(CodeInvalidParams, rp.agent, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
+		return limitExceeded(CodeInvalidParams, data, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
 	}
-	return pathError(CodeInvalidParams, rp.agent, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
+	return limitExceeded(CodeInvalidParams, data, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
 }
+
+// limitExceeded is a handler's refusal at one of its own limits: the agent
+// is answered with code, the message (which names the limit) and data, and
+// locally errors.Is(err, ErrLimitExceeded) holds.
+func limitExceeded(code int64, data any, format string, args ...any) error {
+	return &handlerLimitError{&Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
+}
+
+type handlerLimitError struct{ e *Error }
+
+func (l *handlerLimitError) Error() string   { return l.e.Message }
+func (l *handlerLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
 
 func pathError(code int64, path, format string, args ...any) *Error {
 	return &Error{

@@ -527,6 +527,9 @@ func TestReadTextFileErrors(t *testing.T) {
 			if !strings.Contains(got.Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", got.Message, tt.msg)
 			}
+			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, ErrLimitExceeded) != overCap {
+				t.Errorf("errors.Is(err, ErrLimitExceeded) = %v, want %v", !overCap, overCap)
+			}
 		})
 	}
 

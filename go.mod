@@ -9,7 +9,7 @@ require (
 	golang.org/x/term v0.48.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require golang.org/x/sys v0.50.0
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect

@@ -287,7 +287,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, callError("session/new", err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/new", r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs("session/new", &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	var res NewSessionResponse
@@ -321,7 +321,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 		return nil, callError("session/load", err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/load", r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs("session/load", &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	// Register first: the replay arrives before the answer and must land in
@@ -357,7 +357,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 		return nil, callError("session/resume", err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/resume", r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs("session/resume", &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
@@ -379,15 +379,26 @@ func (c *Client) unregister(s *Session) {
 	c.mu.Unlock()
 }
 
-func (c *Client) checkAddDirs(method string, dirs []string) error {
-	if len(dirs) > 0 && c.init.AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
+// checkAddDirs validates a request's additional directories and replaces
+// *dirs with a cleaned copy (the caller's slice is left alone), as absCwd
+// does for cwd. Cleaning makes what the agent is told and what the
+// handlers confine to the same directory: "/ws/a/../.." is "/", which
+// must not pass for something under /ws/a.
+func (c *Client) checkAddDirs(method string, dirs *[]string) error {
+	if len(*dirs) > 0 && c.init.AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
 		return notSupported(method+" with additionalDirectories", "sessionCapabilities.additionalDirectories")
 	}
-	for _, d := range dirs {
-		if !isAbs(d) {
-			return callError(method, fmt.Errorf("additional directory %q is not absolute", d))
+	if len(*dirs) == 0 {
+		return nil
+	}
+	clean := make([]string, len(*dirs))
+	for i, d := range *dirs {
+		var err error
+		if clean[i], err = cleanRoot(d); err != nil {
+			return callError(method, fmt.Errorf("additional directory: %w", err))
 		}
 	}
+	*dirs = clean
 	return nil
 }
 

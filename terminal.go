@@ -20,9 +20,16 @@ import (
 	"unicode/utf8"
 )
 
-// defaultOutputLimit is the retained-output cap when neither the request nor
-// TerminalManager.DefaultOutputLimit gives one.
+// defaultOutputLimit is both the default retained-output cap and the
+// default ceiling on it. A MiB is some twenty thousand lines, more than a
+// model can usefully read back, and with defaultMaxTerminals it bounds what
+// one manager retains at 64 MiB.
 const defaultOutputLimit = 1 << 20
+
+// defaultMaxTerminals is TerminalManager.MaxTerminals when it is 0: agents
+// run a handful of commands at a time and release them, so 64 leaves room
+// for servers and watchers left running while refusing a flood.
+const defaultMaxTerminals = 64
 
 // drainGrace is how long, after a command exits, its exit is held back so the
 // reader can collect the last output. It is bounded because a background
@@ -52,8 +59,16 @@ const drainGrace = 500 * time.Millisecond
 // KillTerminal and ReleaseTerminal work while WaitForTerminalExit blocks on
 // the same terminal. Only WaitForTerminalExit blocks for long (until the
 // command exits or ctx is done). ReleaseTerminal, CloseSession and Close wait
-// for the killed processes to be reaped and their output readers to finish,
+// for the killed processes to be reaped and their output readers to stop,
 // which takes moments; ReleaseTerminal stops waiting when its ctx is done.
+//
+// What one agent can make the client hold is bounded: at most MaxTerminals
+// terminals (64) with at most MaxOutputBytes (1 MiB) of output each. A
+// running command costs a process, two descriptors and two parked
+// goroutines; on Linux (5.4 or later) it holds no OS thread, as the exit is
+// awaited through a pidfd in Go's network poller. On other systems, and on
+// older Linux kernels, each running command holds a thread blocked in wait
+// until it exits.
 //
 // An exited command's process stays a zombie until its terminal is released:
 // that keeps its process-group id from being reused, so a late kill cannot
@@ -68,6 +83,23 @@ type TerminalManager struct {
 	// without outputByteLimit. 0 means 1 MiB.
 	DefaultOutputLimit int64
 
+	// MaxOutputBytes is the most output one terminal retains, whatever
+	// the agent's outputByteLimit (or DefaultOutputLimit) says: a larger
+	// request is lowered to it. 0 means 1 MiB. Past the cap the oldest
+	// output is dropped, at a character boundary, and terminal/output
+	// reports truncated: true, as the protocol specifies for
+	// outputByteLimit. Memory for a terminal's output grows with what it
+	// retains, up to this cap.
+	MaxOutputBytes int64
+
+	// MaxTerminals caps the terminals that exist at once (created and not
+	// yet released, whether or not their command still runs). 0 means 64.
+	// At the cap terminal/create is refused with an error that wraps
+	// [ErrLimitExceeded] and names the limit; releasing a terminal frees
+	// its slot. Together with MaxOutputBytes it bounds the memory, the
+	// processes and the descriptors one agent can make the client hold.
+	MaxTerminals int
+
 	// Env is the environment commands start from, in os.Environ form; the
 	// request's variables are set over it. nil means os.Environ().
 	Env []string
@@ -77,15 +109,20 @@ type TerminalManager struct {
 	// goroutine, one call at a time per terminal, concurrently for different
 	// terminals. chunk is the callee's to keep, but it may end in the middle
 	// of a UTF-8 character. A slow OnOutput stalls the command once the pipe
-	// fills, and ReleaseTerminal waits for a call in progress, so hand the
-	// chunk off instead of doing slow work. No call for a terminal starts
-	// after ReleaseTerminal, CloseSession or Close has returned for it.
+	// fills, so hand the chunk off instead of doing slow work.
+	//
+	// No call for a terminal starts after ReleaseTerminal, CloseSession or
+	// Close has returned for it. They do not wait for a call already in
+	// progress to return, so OnOutput may itself call them (or the
+	// Client's Close) for any terminal, including its own, without
+	// deadlocking.
 	OnOutput func(terminalID string, chunk []byte)
 
-	mu      sync.Mutex
-	terms   map[string]*terminal
-	closed  bool
-	closing chan struct{} // closed when the first Close has finished
+	mu       sync.Mutex
+	terms    map[string]*terminal
+	starting int // creates that passed the MaxTerminals check, not yet in terms
+	closed   bool
+	closing  chan struct{} // closed when the first Close has finished
 }
 
 var _ Terminals = (*TerminalManager)(nil)
@@ -95,18 +132,19 @@ type terminal struct {
 	id, sessionID string
 	cmd           *exec.Cmd
 	pgid          int
-	out           *os.File // read end of the stdout+stderr pipe
+	pipe          *os.File // read end of the stdout+stderr pipe
 
-	readerDone chan struct{} // reader saw EOF or out was closed
+	readerDone chan struct{} // reader saw EOF or pipe was closed
 	exited     chan struct{} // status is set
+	stop       chan struct{} // destroy has begun
 	destroyed  chan struct{} // killed, reaped, readers finished
 	destroy1   sync.Once
 
-	mu        sync.Mutex
-	buf       []byte
-	limit     int
-	truncated bool
-	status    exitStatus
+	mu         sync.Mutex
+	out        tailBuffer
+	status     exitStatus
+	released   bool // no OnOutput call starts once set
+	inCallback bool // the reader is in an OnOutput call
 }
 
 type exitStatus struct {
@@ -127,6 +165,17 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 	if err := checkCommand(req); err != nil {
 		return nil, err
 	}
+	if err := m.reserve(); err != nil {
+		return nil, err
+	}
+	registered := false
+	defer func() {
+		if !registered {
+			m.mu.Lock()
+			m.starting--
+			m.mu.Unlock()
+		}
+	}()
 	roots := m.Roots
 	if len(roots) == 0 {
 		roots = RootsFromContext(ctx)
@@ -145,13 +194,18 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		}
 	}
 
-	limit := defaultOutputLimit
+	ceiling := int64(defaultOutputLimit)
+	if m.MaxOutputBytes > 0 {
+		ceiling = m.MaxOutputBytes
+	}
+	limit := int64(defaultOutputLimit)
 	if m.DefaultOutputLimit > 0 {
-		limit = int(min(m.DefaultOutputLimit, math.MaxInt))
+		limit = m.DefaultOutputLimit
 	}
 	if req.OutputByteLimit != nil {
-		limit = int(min(*req.OutputByteLimit, uint64(math.MaxInt)))
+		limit = int64(min(*req.OutputByteLimit, uint64(math.MaxInt64)))
 	}
+	limit = min(limit, ceiling, math.MaxInt)
 
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -178,16 +232,19 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		sessionID:  req.SessionID,
 		cmd:        cmd,
 		pgid:       cmd.Process.Pid,
-		out:        r,
-		limit:      limit,
+		pipe:       r,
+		out:        tailBuffer{limit: int(limit)},
 		readerDone: make(chan struct{}),
 		exited:     make(chan struct{}),
+		stop:       make(chan struct{}),
 		destroyed:  make(chan struct{}),
 	}
 	go t.read(m.OnOutput)
 	go t.watch()
 
 	m.mu.Lock()
+	m.starting--
+	registered = true
 	if m.closed {
 		// Close ran while the process was starting and could not see it.
 		m.mu.Unlock()
@@ -212,11 +269,7 @@ func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutpu
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	exited := isClosed(t.exited)
-	b := t.buf
-	if !exited {
-		b = trimPartialRune(b)
-	}
-	resp := &TerminalOutputResponse{Output: string(b), Truncated: t.truncated}
+	resp := &TerminalOutputResponse{Output: t.out.String(exited), Truncated: t.out.truncated}
 	if exited {
 		st := t.status.wire()
 		resp.ExitStatus = &TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
@@ -314,6 +367,25 @@ func (m *TerminalManager) Close() error {
 	return nil
 }
 
+// reserve takes a slot for a terminal about to start, or refuses it at
+// MaxTerminals. Slots of creates still starting count, so concurrent
+// creates cannot overshoot.
+func (m *TerminalManager) reserve() error {
+	max := m.MaxTerminals
+	if max <= 0 {
+		max = defaultMaxTerminals
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.terms)+m.starting >= max {
+		return limitExceeded(CodeInternalError,
+			map[string]any{"limit": "TerminalManager.MaxTerminals", "max": max},
+			"acp: limit exceeded: %d terminals exist, the most TerminalManager.MaxTerminals allows; release one first", max)
+	}
+	m.starting++
+	return nil
+}
+
 func (m *TerminalManager) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -344,18 +416,25 @@ func destroyAll(ts []*terminal) {
 	wg.Wait()
 }
 
-// read copies the command's output into the buffer until the pipe is closed
-// on either end.
+// read copies the command's output into the buffer, and to onOutput, until
+// the pipe is closed on either end.
 func (t *terminal) read(onOutput func(string, []byte)) {
 	defer close(t.readerDone)
-	defer t.out.Close()
+	defer t.pipe.Close()
 	b := make([]byte, 32<<10)
 	for {
-		n, err := t.out.Read(b)
+		n, err := t.pipe.Read(b)
 		if n > 0 {
-			t.append(b[:n])
-			if onOutput != nil {
+			t.mu.Lock()
+			t.out.Write(b[:n])
+			call := onOutput != nil && !t.released
+			t.inCallback = call
+			t.mu.Unlock()
+			if call {
 				onOutput(t.id, append([]byte(nil), b[:n]...))
+				t.mu.Lock()
+				t.inCallback = false
+				t.mu.Unlock()
 			}
 		}
 		if err != nil {
@@ -364,36 +443,9 @@ func (t *terminal) read(onOutput func(string, []byte)) {
 	}
 }
 
-// append adds output, dropping the oldest bytes past the limit. Once
-// anything was dropped, the retained text must begin at a character start:
-// continuation bytes at the front belong to a character whose first byte is
-// gone, whether it was cut just now or in an earlier call (with a limit
-// under 4 bytes, a character can be cut before its last bytes arrive). At
-// most three are skipped, so output that is not UTF-8 at all cannot make
-// everything drop.
-func (t *terminal) append(p []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.limit {
-		// Reslicing forward wastes the dropped capacity, but append copies
-		// just the retained bytes when it next grows, so copying stays
-		// amortized.
-		t.buf = t.buf[len(t.buf)-t.limit:]
-		t.truncated = true
-	}
-	if t.truncated {
-		i := 0
-		for i < utf8.UTFMax-1 && i < len(t.buf) && !utf8.RuneStart(t.buf[i]) {
-			i++
-		}
-		t.buf = t.buf[i:]
-	}
-}
-
 // watch records the command's exit, without reaping it (see
-// TerminalManager's doc), once the output has been drained or drainGrace
-// has passed.
+// TerminalManager's doc), once the output has been drained, drainGrace has
+// passed or the terminal is being destroyed.
 func (t *terminal) watch() {
 	st, err := waitNoReap(t.pgid)
 	if err != nil {
@@ -404,6 +456,7 @@ func (t *terminal) watch() {
 	timer := time.NewTimer(drainGrace)
 	select {
 	case <-t.readerDone:
+	case <-t.stop:
 	case <-timer.C:
 	}
 	timer.Stop()
@@ -429,11 +482,23 @@ func (t *terminal) kill() error {
 func (t *terminal) destroy() {
 	t.destroy1.Do(func() {
 		_ = t.kill()
+		t.mu.Lock()
+		t.released = true
+		inCallback := t.inCallback
+		t.mu.Unlock()
+		close(t.stop)
 		// Closing our end stops the reader even if a process that escaped
 		// the group still holds the pipe.
-		t.out.Close()
+		t.pipe.Close()
 		<-t.exited
-		<-t.readerDone
+		// Wait for the reader to stop, but not for an OnOutput call in
+		// progress: that call may be the one destroying the terminal
+		// (OnOutput calling Close), and waiting for it would deadlock.
+		// Now that released is set no new call starts, so a reader not in
+		// a call ends promptly, and one in a call ends when it returns.
+		if !inCallback {
+			<-t.readerDone
+		}
 		_ = t.cmd.Wait() // reap; after this the group id may be reused
 		close(t.destroyed)
 	})
@@ -541,8 +606,9 @@ func checkCommand(req *CreateTerminalRequest) error {
 func workDir(roots []string, cwd string) (string, error) {
 	var real []string
 	for _, r := range roots {
-		if !filepath.IsAbs(r) {
-			continue
+		r, err := cleanRoot(r)
+		if err != nil {
+			continue // a relative root has no meaning
 		}
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
 			real = append(real, rr)

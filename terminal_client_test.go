@@ -3,11 +3,14 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
@@ -88,4 +91,94 @@ func running(pid int) bool {
 	}
 	f := strings.Fields(string(b))
 	return len(f) > 2 && f[2] != "Z"
+}
+
+// An agent past MaxTerminals is answered with an error that names the
+// limit, and the client lives on.
+func TestTerminalLimitReachesAgent(t *testing.T) {
+	refusal := make(chan *acptest.Error, 1)
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+		if _, err := t.CreateTerminal(acptest.Terminal{Command: "sleep", Args: []string{"300"}}); err != nil {
+			return "", err
+		}
+		_, err := t.CreateTerminal(acptest.Terminal{Command: "true"})
+		var e *acptest.Error
+		errors.As(err, &e)
+		refusal <- e
+		return "end_turn", nil
+	}})
+	defer agent.Close()
+	r, w := agent.Pipe()
+	diags := make(chan acp.Diagnostic, 10)
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
+		Terminals:    &acp.TerminalManager{MaxTerminals: 1},
+		OnDiagnostic: func(d acp.Diagnostic) { diags <- d },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, _ := s.Prompt(context.Background(), acp.Text("run two"))
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	e := <-refusal
+	if e == nil || !strings.Contains(e.Message, "limit exceeded") || !strings.Contains(e.Message, "MaxTerminals") {
+		t.Errorf("second terminal/create: %v, want an error naming MaxTerminals", e)
+	}
+	select {
+	case d := <-diags:
+		if d.Kind != "limit_exceeded" || !strings.Contains(d.Message, "terminal/create") || !strings.Contains(d.Message, "MaxTerminals") {
+			t.Errorf("diagnostic = %+v, want limit_exceeded naming terminal/create and MaxTerminals", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("no diagnostic for the refused terminal/create")
+	}
+}
+
+// The client's Close may be called from TerminalManager.OnOutput.
+func TestClientCloseFromOnOutput(t *testing.T) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+		id, err := t.CreateTerminal(acptest.Terminal{Command: "yes"})
+		if err != nil {
+			return "", err
+		}
+		_, err = t.WaitForTerminalExit(id)
+		return "end_turn", err
+	}})
+	defer agent.Close()
+	r, w := agent.Pipe()
+	var c *acp.Client
+	connected := make(chan struct{})
+	closed := make(chan struct{})
+	var once sync.Once
+	tm := &acp.TerminalManager{OnOutput: func(string, []byte) {
+		<-connected
+		once.Do(func() {
+			c.Close()
+			close(closed)
+		})
+	}}
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Terminals: tm})
+	close(connected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, _ := s.Prompt(context.Background(), acp.Text("run yes"))
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Client.Close called from OnOutput did not return")
+	}
+	if _, err := turn.Wait(); !errors.Is(err, acp.ErrConnClosed) {
+		t.Errorf("turn ended with %v, want ErrConnClosed", err)
+	}
 }

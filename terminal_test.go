@@ -307,25 +307,26 @@ func TestTerminalBufferChunkings(t *testing.T) {
 	full := strings.Repeat("x€😀é", 50)
 	for _, limit := range []int{0, 1, 3, 4, 6, 13, 64} {
 		for _, chunk := range []int{1, 2, 3, 5, 7, 64} {
-			tm := &terminal{limit: limit}
+			b := &tailBuffer{limit: limit}
 			for i := 0; i < len(full); i += chunk {
 				end := min(i+chunk, len(full))
-				tm.append([]byte(full[i:end]))
+				b.Write([]byte(full[i:end]))
 				written := full[:end]
-				got := string(trimPartialRune(tm.buf))
-				if !utf8.ValidString(got) || len(tm.buf) > limit || !strings.HasSuffix(written, string(tm.buf)) {
-					t.Fatalf("limit %d chunk %d after %d bytes: buf %q", limit, chunk, end, tm.buf)
+				got := b.String(false)
+				complete := string(trimPartialRune([]byte(written)))
+				if !utf8.ValidString(got) || len(b.ring) > limit || !strings.HasSuffix(complete, got) {
+					t.Fatalf("limit %d chunk %d after %d bytes: got %q", limit, chunk, end, got)
 				}
 				// Only the cut's partial character and the unread partial
 				// tail may be missing.
-				if len(tm.buf) < min(limit, len(written))-(utf8.UTFMax-1) {
-					t.Fatalf("limit %d chunk %d after %d bytes: only %d bytes kept", limit, chunk, end, len(tm.buf))
+				if len(got) < min(limit, len(written))-2*(utf8.UTFMax-1) {
+					t.Fatalf("limit %d chunk %d after %d bytes: only %d bytes kept", limit, chunk, end, len(got))
 				}
-				if tm.truncated != (len(written) > limit) {
-					t.Fatalf("limit %d chunk %d after %d bytes: truncated = %v", limit, chunk, end, tm.truncated)
+				if b.truncated != (len(written) > limit) {
+					t.Fatalf("limit %d chunk %d after %d bytes: truncated = %v", limit, chunk, end, b.truncated)
 				}
 			}
-			checkTail(t, full, string(tm.buf), tm.truncated, limit)
+			checkTail(t, full, b.String(true), b.truncated, limit)
 		}
 	}
 }
