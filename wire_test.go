@@ -172,7 +172,7 @@ func FuzzFrameReader(f *testing.F) {
 		if max < 1 || max > 1<<20 {
 			max = 1 << 20
 		}
-		w := newWire(strings.NewReader(string(data)), discard{}, nil, nil, max, wireHooks{
+		w := newWire(strings.NewReader(string(data)), discard{}, nil, nil, wireLimits{maxLine: max, maxPending: 4, maxBatch: 4, maxQueued: 1 << 20}, wireHooks{
 			update:       func([]byte) {},
 			notification: func(string, []byte) {},
 			response:     func([]byte, []byte) bool { return false },
