@@ -291,6 +291,13 @@ func (c *Client) StderrTail() string {
 // [CommandTransport]). Close is idempotent and safe to call concurrently; it
 // returns when no goroutine of the client is left and no process it started
 // is running. It returns nil unless shutting down itself failed.
+//
+// Close may be called from any callback. Called while a callback that runs
+// on the client's callback goroutine (OnDiagnostic, the Logger,
+// ExtNotification, Elicitation.Complete) is running — from that callback
+// itself, typically — Close waits for everything except that goroutine: it
+// returns while the callback is still running, and the goroutine delivers
+// what was already queued and exits as soon as the callback returns.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))

@@ -18,7 +18,11 @@ type Limits struct {
 	// MaxLineBytes caps one line of the agent's output. Zero means 64 MiB.
 	// A longer line is skipped and reported; a call whose response it was
 	// fails with ErrLineTooLong; a request on it is answered with an
-	// error; the connection lives on.
+	// error; the connection lives on. The line's id is recovered by a
+	// small scanner; if it is not a valid JSON-RPC id exactly as written
+	// (a number such as 01 or 1., a string over 256 bytes), nothing is
+	// answered or failed for the line — no call of the client has such an
+	// id — and only the diagnostic reports it.
 	MaxLineBytes int
 
 	// MaxPendingRequests caps the agent requests being served at once
