@@ -137,3 +137,38 @@ func budgetSettled(w *wire) bool {
 	defer w.mu.Unlock()
 	return w.queued > 0 && w.queued+w.admitted+w.limits.maxQueued/bulkyShare > w.limits.maxQueued
 }
+
+// Every reply's reservation in the write budget is released once written:
+// a long-lived connection does not leak budget.
+func TestWriteBudgetReleasedAfterReplies(t *testing.T) {
+	fs := &countingFile{content: strings.Repeat("b", 10<<10)}
+	c, a := connectRaw(t, &ClientOptions{FileSystem: fs, Permission: AllowOnce, Limits: Limits{MaxQueuedWriteBytes: 64 << 10}}, nil)
+	newSessionRaw(t, c, a)
+	const n = 50
+	go func() {
+		for i := range n {
+			a.send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "fs/read_text_file", "params": map[string]any{"sessionId": "s1", "path": "/f"}})
+			a.send(map[string]any{"jsonrpc": "2.0", "id": "p" + string(rune('a'+i%26)) + string(rune('0'+i/26)), "method": "session/request_permission", "params": hostilePermParams("t")})
+		}
+	}()
+	for range 2 * n {
+		if m := a.next(); m.Error != nil {
+			t.Fatalf("error reply %s", m.line)
+		}
+	}
+	deadline := time.Now().Add(hostileTimeout)
+	for !budgetEmpty(c.wire) && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	c.wire.mu.Lock()
+	defer c.wire.mu.Unlock()
+	if c.wire.queued != 0 || c.wire.admitted != 0 || len(c.wire.reserved) != 0 {
+		t.Errorf("after every reply was written: queued %d, admitted %d, reservations %v", c.wire.queued, c.wire.admitted, c.wire.reserved)
+	}
+}
+
+func budgetEmpty(w *wire) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queued == 0 && w.admitted == 0 && len(w.reserved) == 0
+}

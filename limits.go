@@ -40,8 +40,10 @@ type Limits struct {
 	// agent that stops reading stops being served rather than growing the
 	// client's memory. The client's own calls and session/cancel never
 	// wait for it: they are queued at once (session/cancel ahead of
-	// everything else). A single reply larger than the cap is still sent
-	// when nothing else is queued.
+	// everything else). The reader waits before it queues a refusal of its
+	// own (see MaxPendingRequests) while the cap is reached, so an agent
+	// that floods requests and reads nothing stops being read. A single
+	// reply larger than the cap is still sent when nothing else is queued.
 	MaxQueuedWriteBytes int64
 
 	// MaxBatchItems caps the items of one JSON-RPC batch line. Zero means

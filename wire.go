@@ -446,7 +446,12 @@ func validID(id []byte) bool {
 
 // reply queues an error response to an agent request the wire answers
 // itself. id must have passed validID.
+// The reader waits first while the write budget is spent: an agent that
+// floods requests while it reads nothing must not make the client queue
+// refusals without end, and it is not reading what the client would say
+// anyway.
 func (w *wire) reply(id []byte, code int64, msg string, data json.RawMessage) {
+	w.awaitRoom()
 	_ = w.sendRaw(errorFrame(id, code, msg, data), false)
 }
 

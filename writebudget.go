@@ -20,10 +20,11 @@ import (
 //     in the budget and reserves its size; Send later turns the reservation
 //     into the queued frame, and the writer releases it once written.
 //
-// Frames the client sends on its own behalf (calls, session/cancel, replies
-// the reader makes up for requests it refuses) never wait: they are counted,
-// so replies wait behind them, but the user's calls are not held up by the
-// agent's requests, and session/cancel still overtakes everything.
+// Frames the client sends on its own behalf (calls, session/cancel) never
+// wait: they are counted, so replies wait behind them, but the user's calls
+// are not held up by the agent's requests, and session/cancel still
+// overtakes everything. The reader, before it queues a refusal of its own
+// (a request over a limit, a duplicate id), waits while the budget is spent.
 
 // bulkyShare is the fraction of the budget a bulky handler holds while it
 // produces its reply: at most this many run at once while the queue is
@@ -105,6 +106,21 @@ func (w *wire) reserveReply(ctx context.Context, id string, n int64) bool {
 	w.queued += n
 	w.reserved[id] = append(w.reserved[id], n)
 	return true
+}
+
+// awaitRoom blocks the reader while the queue is over budget, until the
+// writer makes progress or the wire closes.
+func (w *wire) awaitRoom() {
+	if w.limits.maxQueued <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.queued >= w.limits.maxQueued {
+		if !w.waitRoomLocked(context.Background()) {
+			return
+		}
+	}
 }
 
 // replyID returns the id of a response frame as jrpc2 writes it, or nil for
