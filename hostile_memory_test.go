@@ -172,3 +172,78 @@ func budgetEmpty(w *wire) bool {
 	defer w.mu.Unlock()
 	return w.queued == 0 && w.admitted == 0 && len(w.reserved) == 0
 }
+
+// An agent that floods requests past MaxPendingRequests and reads nothing
+// makes the reader stop reading once the write budget is spent, rather than
+// queue refusals without end.
+func TestRefusalsWaitForAnAgentThatStopsReading(t *testing.T) {
+	const budget, flood = 4 << 10, 2000
+	cr, aw := io.Pipe()
+	ar, cw := io.Pipe()
+	ch := make(chan *Client, 1)
+	release := make(chan struct{})
+	go func() {
+		c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, &ClientOptions{
+			Limits: Limits{MaxPendingRequests: 1, MaxQueuedWriteBytes: budget},
+			Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return RejectAll(ctx, req)
+			},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- c
+	}()
+	br := bufio.NewReader(ar)
+	var init rawMsg
+	line, _ := br.ReadBytes('\n')
+	if err := json.Unmarshal(line, &init); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": init.ID, "result": defaultInit})
+	aw.Write(append(b, '\n'))
+	c := <-ch
+	if c == nil {
+		t.FailNow()
+	}
+	defer func() {
+		close(release)
+		ar.Close()
+		c.Close()
+		aw.Close()
+	}()
+	sent := make(chan int, 1)
+	go func() {
+		i := 0
+		for ; i < flood; i++ {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "session/request_permission", "params": hostilePermParams("t")})
+			if _, err := aw.Write(append(b, '\n')); err != nil {
+				break
+			}
+		}
+		sent <- i
+	}()
+	// Either the reader ends up waiting for room (someone waits on room,
+	// and only the reader can: the one handler waits on the user), or the
+	// agent got all its requests in.
+	deadline := time.Now().Add(hostileTimeout)
+	for !readerWaiting(c.wire) && len(sent) == 0 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	c.wire.mu.Lock()
+	queued := c.wire.queued
+	c.wire.mu.Unlock()
+	if queued > budget+1<<10 {
+		t.Errorf("%d bytes of refusals queued with a budget of %d", queued, budget)
+	}
+}
+
+func readerWaiting(w *wire) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.room != nil
+}
