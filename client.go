@@ -60,6 +60,8 @@ type ClientOptions struct {
 
 	// ExtNotification receives the agent's extension notifications, one at a
 	// time in wire order, on a goroutine of the client's (not the reader).
+	// While it is slow, at most Limits.MaxQueuedEvents callbacks wait; the
+	// rest are dropped and counted in a "limit_exceeded" diagnostic.
 	ExtNotification func(method string, params json.RawMessage)
 
 	// BooleanConfigOptions advertises session.configOptions.boolean: the
@@ -93,7 +95,10 @@ type ClientOptions struct {
 	Logger *slog.Logger
 
 	// OnDiagnostic receives the same diagnostics as values, in order, on a
-	// goroutine of the client's (never the reader). For tests and UIs.
+	// goroutine of the client's (never the reader). For tests and UIs. It
+	// shares a bounded queue with ExtNotification (Limits.MaxQueuedEvents):
+	// diagnostics dropped while it was full are counted in one
+	// "limit_exceeded" diagnostic once it has drained.
 	OnDiagnostic func(Diagnostic)
 
 	// Trace, if set, receives every frame in and out and every stderr line
