@@ -674,9 +674,12 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 const smallReply = 4 << 10
 
 // bulkyReply reports whether method's reply may be large: such handlers
-// take a share of the write budget before they run.
+// take a share of the write budget before they run, so at most a few run at
+// once. Extension methods are not among them: they are the user's own code
+// and may wait on a person for minutes, which would starve file reads; their
+// replies still wait for room before they are queued.
 func bulkyReply(method string) bool {
-	return method == "fs/read_text_file" || method == "terminal/output" || strings.HasPrefix(method, "_")
+	return method == "fs/read_text_file" || method == "terminal/output"
 }
 
 // toWireError converts a handler's error into the reply the agent gets.

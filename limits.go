@@ -36,7 +36,8 @@ type Limits struct {
 	// that is slow to read its input. Zero means 32 MiB. When the queue
 	// is full, the goroutine serving an agent request waits before it
 	// hands its reply over (and handlers with large replies — file reads,
-	// terminal output, extension methods — wait before they start), so an
+	// terminal output — wait before they start: at most 8 run at once,
+	// fewer while replies are queued), so an
 	// agent that stops reading stops being served rather than growing the
 	// client's memory. The client's own calls and session/cancel never
 	// wait for it: they are queued at once (session/cancel ahead of

@@ -13,9 +13,9 @@ import (
 // Waiting happens earlier, on the goroutine that serves the request, before
 // it hands its result to jrpc2:
 //
-//   - a handler whose reply may be large (file reads, terminal output,
-//     extension methods) first takes a share of the budget, so only a few
-//     of them produce their replies at once;
+//   - a handler whose reply may be large (file reads, terminal output)
+//     first takes a share of the budget, so only a few of them produce
+//     their replies at once;
 //   - every handler, once its reply is encoded, waits until the reply fits
 //     in the budget and reserves its size; Send later turns the reservation
 //     into the queued frame, and the writer releases it once written.
