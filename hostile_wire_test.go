@@ -281,3 +281,23 @@ func TestMaxBatchItems(t *testing.T) {
 		t.Errorf("diagnostics = %v", k)
 	}
 }
+
+// Only ids that are a JSON string or number exactly as written may be
+// echoed into a frame; the scanner for oversized lines flags a cut-off id.
+func TestValidIDIsTheJSONGrammar(t *testing.T) {
+	for _, id := range []string{`1`, `-1`, `0`, `1.5`, `1e3`, `-0.5E-2`, `"a"`, `"\u00e9\n"`, `""`} {
+		if !validID([]byte(id)) {
+			t.Errorf("validID(%s) = false", id)
+		}
+	}
+	for _, id := range []string{``, `01`, `-`, `1.`, `1.2.3`, `0000000`, `"abc`, `"a"b"`, `"\x"`, `true`, `null`, `{}`, `[1]`, `1 `, `+1`} {
+		if validID([]byte(id)) {
+			t.Errorf("validID(%s) = true", id)
+		}
+	}
+	var sc idScanner
+	sc.feed([]byte(`{"id":"` + strings.Repeat("i", 300) + `","result":1}`))
+	if !sc.idCut {
+		t.Errorf("a 300-byte id was not flagged as cut: %q", sc.id)
+	}
+}
