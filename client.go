@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +61,8 @@ type ClientOptions struct {
 
 	// ExtNotification receives the agent's extension notifications, one at a
 	// time in wire order, on a goroutine of the client's (not the reader).
+	// While it is slow, at most Limits.MaxQueuedEvents callbacks wait; the
+	// rest are dropped and counted in a "limit_exceeded" diagnostic.
 	ExtNotification func(method string, params json.RawMessage)
 
 	// BooleanConfigOptions advertises session.configOptions.boolean: the
@@ -93,7 +96,10 @@ type ClientOptions struct {
 	Logger *slog.Logger
 
 	// OnDiagnostic receives the same diagnostics as values, in order, on a
-	// goroutine of the client's (never the reader). For tests and UIs.
+	// goroutine of the client's (never the reader). For tests and UIs. It
+	// shares a bounded queue with ExtNotification (Limits.MaxQueuedEvents):
+	// diagnostics dropped while it was full are counted in one
+	// "limit_exceeded" diagnostic once it has drained.
 	OnDiagnostic func(Diagnostic)
 
 	// Trace, if set, receives every frame in and out and every stderr line
@@ -140,6 +146,9 @@ type Client struct {
 	closeOnce sync.Once
 	closeErr  error
 	readEnded chan struct{}
+
+	rpcStopped chan struct{} // closed when jrpc2's client has stopped
+	rpcStopErr error         // why it stopped; set before rpcStopped closes
 }
 
 // Connect opens the transport, performs the initialize handshake and
@@ -150,11 +159,12 @@ type Client struct {
 // is closed too.
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
-		sessions:  map[string]*Session{},
-		orphans:   map[string][]Update{},
-		prompts:   map[string]*Turn{},
-		done:      make(chan struct{}),
-		readEnded: make(chan struct{}),
+		sessions:   map[string]*Session{},
+		orphans:    map[string][]Update{},
+		prompts:    map[string]*Turn{},
+		done:       make(chan struct{}),
+		readEnded:  make(chan struct{}),
+		rpcStopped: make(chan struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -164,7 +174,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	}
 	c.opts.Limits = c.opts.Limits.withDefaults()
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
-	c.events = newEventQueue()
+	c.events = newEventQueue(c.opts.Limits.MaxQueuedEvents, c.reportDropped)
 
 	l, err := t.open(ctx, linkHooks{stderrLine: c.traceStderr})
 	if err != nil {
@@ -173,7 +183,13 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		return nil, err
 	}
 	c.link = l
-	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, c.opts.Limits.MaxLineBytes, wireHooks{
+	lim := c.opts.Limits
+	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, wireLimits{
+		maxLine:    lim.MaxLineBytes,
+		maxPending: lim.MaxPendingRequests,
+		maxBatch:   lim.MaxBatchItems,
+		maxQueued:  lim.MaxQueuedWriteBytes,
+	}, wireHooks{
 		update:       c.onUpdate,
 		notification: c.onNotification,
 		response:     c.onResponse,
@@ -186,6 +202,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	c.rpc = jrpc2.NewClient(c.wire, &jrpc2.ClientOptions{
 		OnCallback: c.serveRequest,
 		OnCancel:   c.onCallAbandoned,
+		OnStop:     c.onRPCStop,
 	})
 	if l.proc != nil {
 		go c.watchProcess()
@@ -303,6 +320,13 @@ func (c *Client) StderrTail() string {
 // [CommandTransport]). Close is idempotent and safe to call concurrently; it
 // returns when no goroutine of the client is left and no process it started
 // is running. It returns nil unless shutting down itself failed.
+//
+// Close may be called from any callback. Called while a callback that runs
+// on the client's callback goroutine (OnDiagnostic, the Logger,
+// ExtNotification, Elicitation.Complete) is running — from that callback
+// itself, typically — Close waits for everything except that goroutine: it
+// returns while the callback is still running, and the goroutine delivers
+// what was already queued and exits as soon as the callback returns.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))
@@ -399,6 +423,17 @@ func (c *Client) watchProcess() {
 	_ = c.wire.Close()
 }
 
+// onRPCStop is jrpc2's OnStop: its reader has stopped and will deliver
+// nothing more. Usually that is because the connection is ending anyway
+// (the agent's output ended, or Close); if jrpc2 stopped for any other
+// reason, the connection ends here and now, so that Done closes, Err says
+// why, and every pending call and turn fails instead of waiting forever.
+func (c *Client) onRPCStop(_ *jrpc2.Client, err error) {
+	c.rpcStopErr = err
+	close(c.rpcStopped)
+	c.end(fmt.Errorf("%w: the JSON-RPC engine stopped reading: %v", ErrConnClosed, err))
+}
+
 // call performs one request through jrpc2 and decodes its result into
 // result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
@@ -425,7 +460,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 // the caller's own cancellation stays a context error.
 func (c *Client) mapCallErr(ctx context.Context, err error) error {
 	var je *jrpc2.Error
-	if errors.As(err, &je) {
+	if errors.As(err, &je) && !c.failedByStop(je) {
 		e := &Error{Code: int64(je.Code), Message: je.Message, Data: je.Data}
 		if isLocal(e.Data, "line_too_long") {
 			return fmt.Errorf("%w: %s", ErrLineTooLong, e.Data)
@@ -434,6 +469,12 @@ func (c *Client) mapCallErr(ctx context.Context, err error) error {
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return context.Cause(ctx)
+	}
+	if c.rpc.IsStopped() {
+		// jrpc2 failed the call because it stopped; OnStop ends the
+		// connection (if nothing else did first) with the real reason.
+		<-c.done
+		return c.endErr
 	}
 	select {
 	case <-c.done:
@@ -449,6 +490,17 @@ func (c *Client) mapCallErr(ctx context.Context, err error) error {
 		return c.endErr
 	}
 	return err
+}
+
+// failedByStop reports whether je is the error jrpc2 gives pending calls
+// when its reader stops for a reason it finds noteworthy (an internal error
+// carrying the stop reason), rather than an agent's reply.
+func (c *Client) failedByStop(je *jrpc2.Error) bool {
+	if je.Code != jrpc2.InternalError || !c.rpc.IsStopped() {
+		return false
+	}
+	<-c.rpcStopped // OnStop follows the stop at once
+	return c.rpcStopErr != nil && je.Message == c.rpcStopErr.Error()
 }
 
 func isLocal(data json.RawMessage, kind string) bool {
@@ -524,13 +576,34 @@ func (c *Client) diag(kind, msg string, line []byte) {
 		line = line[:512]
 	}
 	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line)}
-	c.events.push(func() {
-		if c.opts.Logger != nil {
-			c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)
+	c.events.push(eventDiagnostic, int64(len(d.Line)+len(d.Message)), func() { c.deliverDiag(d) })
+}
+
+// deliverDiag runs on the callback goroutine.
+func (c *Client) deliverDiag(d Diagnostic) {
+	if c.opts.Logger != nil {
+		c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)
+	}
+	if c.opts.OnDiagnostic != nil {
+		c.opts.OnDiagnostic(d)
+	}
+}
+
+// reportDropped runs on the callback goroutine once the queue has room
+// again after callbacks were dropped.
+func (c *Client) reportDropped(dropped [eventKinds]int) {
+	if c.opts.Logger == nil && c.opts.OnDiagnostic == nil {
+		return
+	}
+	var parts []string
+	for k, n := range dropped {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, eventKindNames[k]))
 		}
-		if c.opts.OnDiagnostic != nil {
-			c.opts.OnDiagnostic(d)
-		}
+	}
+	c.deliverDiag(Diagnostic{
+		Kind:    "limit_exceeded",
+		Message: fmt.Sprintf("%s: the callback queue was full (Limits.MaxQueuedEvents is %d); dropped %s", ErrLimitExceeded.Error(), c.opts.Limits.MaxQueuedEvents, strings.Join(parts, ", ")),
 	})
 }
 
@@ -543,12 +616,12 @@ func (c *Client) onNotification(method string, params []byte) {
 				c.diag("bad_notification", "ignored a malformed elicitation/complete", params)
 				return
 			}
-			c.events.push(func() { h.Complete(n.ElicitationID) })
+			c.events.push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
 		}
 	case len(method) > 1 && method[0] == '_':
 		if h := c.opts.ExtNotification; h != nil {
 			// The wire hands notification params over as a copy already.
-			c.events.push(func() { h(method, json.RawMessage(params)) })
+			c.events.push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}
 	default:
 		c.diag("unknown_notification", "ignored the notification "+method, nil)
@@ -594,6 +667,14 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	if req.HasParams() {
 		_ = req.UnmarshalParams(&raw)
 	}
+	var share int64
+	if bulkyReply(req.Method()) {
+		ok := false
+		if share, ok = c.wire.admitBulky(ctx); !ok {
+			return nil, c.toWireError(ctx, context.Cause(ctx))
+		}
+		defer c.wire.releaseBulky(share)
+	}
 	res, herr := c.dispatch(ctx, in, req.Method(), raw)
 	if herr != nil {
 		if errors.Is(herr, ErrLimitExceeded) {
@@ -603,7 +684,31 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 		}
 		return nil, c.toWireError(ctx, herr)
 	}
-	return res, nil
+	// Encode the reply here, not in jrpc2, to know its size: the goroutine
+	// waits for room in the write budget before jrpc2 queues it.
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: "acp: encoding the reply: " + err.Error()}
+	}
+	if !c.wire.reserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
+		// The request was withdrawn or its turn cancelled while the reply
+		// waited; a short error goes out instead.
+		return nil, c.toWireError(ctx, context.Cause(ctx))
+	}
+	return json.RawMessage(b), nil
+}
+
+// smallReply is the size under which a reply that could not wait for room
+// (its request was withdrawn meanwhile) is sent anyway.
+const smallReply = 4 << 10
+
+// bulkyReply reports whether method's reply may be large: such handlers
+// take a share of the write budget before they run, so at most a few run at
+// once. Extension methods are not among them: they are the user's own code
+// and may wait on a person for minutes, which would starve file reads; their
+// replies still wait for room before they are queued.
+func bulkyReply(method string) bool {
+	return method == "fs/read_text_file" || method == "terminal/output"
 }
 
 // toWireError converts a handler's error into the reply the agent gets.
@@ -674,67 +779,6 @@ func runHandler[T any](ctx context.Context, method string, f func(context.Contex
 // methodNotFound is the reply to a method the client does not serve.
 func methodNotFound(method string) error {
 	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
-}
-
-// eventQueue runs callbacks one at a time, in order, on one goroutine, so
-// the reader can hand work to user code without ever waiting for it.
-type eventQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []func()
-	closed bool
-	done   chan struct{}
-}
-
-func newEventQueue() *eventQueue {
-	q := &eventQueue{done: make(chan struct{})}
-	q.cond = sync.NewCond(&q.mu)
-	go q.run()
-	return q
-}
-
-func (q *eventQueue) push(f func()) {
-	q.mu.Lock()
-	if !q.closed {
-		q.items = append(q.items, f)
-		q.cond.Signal()
-	}
-	q.mu.Unlock()
-}
-
-func (q *eventQueue) run() {
-	defer close(q.done)
-	for {
-		q.mu.Lock()
-		for len(q.items) == 0 && !q.closed {
-			q.cond.Wait()
-		}
-		items := q.items
-		q.items = nil
-		closed := q.closed
-		q.mu.Unlock()
-		for _, f := range items {
-			runQuietly(f)
-		}
-		if closed && len(items) == 0 {
-			return
-		}
-	}
-}
-
-// runQuietly keeps a panicking callback from taking the client down.
-func runQuietly(f func()) {
-	defer func() { _ = recover() }()
-	f()
-}
-
-// close delivers what is queued, then stops the goroutine.
-func (q *eventQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Signal()
-	q.mu.Unlock()
-	<-q.done
 }
 
 // handoff counts responses the reader handed to jrpc2 against those

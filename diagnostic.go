@@ -43,6 +43,10 @@ const (
 	// one of the client's [Limits] or a handler's limit; the agent was
 	// answered with an error wrapping [ErrLimitExceeded].
 	DiagLimitExceeded DiagnosticKind = "limit_exceeded"
+	// DiagDuplicateID: an agent request reused the id of one of its
+	// requests that is still pending; it was answered -32600 and not served,
+	// so the pending one stays answerable (and cancellable) under its id.
+	DiagDuplicateID DiagnosticKind = "duplicate_id"
 	// DiagInvalidPermissionAnswer: the permission handler chose an option
 	// the agent did not offer, or an outcome other than selected or
 	// cancelled. The agent was answered -32603 (never an allow).

@@ -92,8 +92,10 @@
 // dialogs per session). [Turn.Updates] may be ranged over by any number of
 // goroutines, each at its own pace; a slow consumer never slows the
 // connection. Diagnostics and extension notifications are delivered in order
-// on one goroutine of the client's. [Client.Close] waits for the client's
-// goroutines and ends the agent's whole process group.
+// on one goroutine of the client's, through a bounded queue
+// ([Limits.MaxQueuedEvents]). [Client.Close] waits for the client's
+// goroutines (all but that one when called from its callbacks) and ends the
+// agent's whole process group.
 //
 // # Robustness
 //

@@ -18,8 +18,47 @@ type Limits struct {
 	// MaxLineBytes caps one line of the agent's output. Zero means 64 MiB.
 	// A longer line is skipped and reported; a call whose response it was
 	// fails with ErrLineTooLong; a request on it is answered with an
-	// error; the connection lives on.
+	// error; the connection lives on. The line's id is recovered by a
+	// small scanner; if it is not a valid JSON-RPC id exactly as written
+	// (a number such as 01 or 1., a string over 256 bytes), nothing is
+	// answered or failed for the line — no call of the client has such an
+	// id — and only the diagnostic reports it.
 	MaxLineBytes int
+
+	// MaxPendingRequests caps the agent requests being served at once
+	// (permission prompts, file reads, terminal calls, extension methods:
+	// each holds a goroutine or two until it is answered). Zero means 1024.
+	// A request over the cap is answered at once, by the reader, with an
+	// error naming the limit; no handler runs for it.
+	MaxPendingRequests int
+
+	// MaxQueuedWriteBytes caps the bytes of replies queued for an agent
+	// that is slow to read its input. Zero means 32 MiB. When the queue
+	// is full, the goroutine serving an agent request waits before it
+	// hands its reply over (and handlers with large replies — file reads,
+	// terminal output — wait before they start: at most 8 run at once,
+	// fewer while replies are queued), so an
+	// agent that stops reading stops being served rather than growing the
+	// client's memory. The client's own calls and session/cancel never
+	// wait for it: they are queued at once (session/cancel ahead of
+	// everything else). The reader waits before it queues a refusal of its
+	// own (see MaxPendingRequests) while the cap is reached, so an agent
+	// that floods requests and reads nothing stops being read. A single
+	// reply larger than the cap is still sent when nothing else is queued.
+	MaxQueuedWriteBytes int64
+
+	// MaxBatchItems caps the items of one JSON-RPC batch line. Zero means
+	// 128. Items past the cap are not processed: requests among them are
+	// answered with an error, and one diagnostic counts the rest.
+	MaxBatchItems int
+
+	// MaxQueuedEvents caps the callbacks (OnDiagnostic and Logger
+	// diagnostics, ExtNotification, Elicitation.Complete) queued for the
+	// client's callback goroutine while a callback is slow. Zero means
+	// 4096. Past the cap, new ones are dropped and counted; once the
+	// queue has room again, a diagnostic of kind "limit_exceeded" says how
+	// many of each were dropped.
+	MaxQueuedEvents int
 
 	// ---- folded state and memory ----
 }
@@ -28,6 +67,18 @@ type Limits struct {
 func (l Limits) withDefaults() Limits {
 	if l.MaxLineBytes <= 0 {
 		l.MaxLineBytes = 64 << 20
+	}
+	if l.MaxPendingRequests <= 0 {
+		l.MaxPendingRequests = 1024
+	}
+	if l.MaxQueuedWriteBytes <= 0 {
+		l.MaxQueuedWriteBytes = 32 << 20
+	}
+	if l.MaxBatchItems <= 0 {
+		l.MaxBatchItems = 128
+	}
+	if l.MaxQueuedEvents <= 0 {
+		l.MaxQueuedEvents = 4096
 	}
 	return l
 }

@@ -12,11 +12,13 @@ type idScanner struct {
 	keyPos bool // at depth 1, the next string is a key
 	valPos bool // at depth 1, after the key's colon
 
-	mode int // 0: nothing, 1: reading a key, 2: capturing a string value, 3: capturing a scalar
-	cur  []byte
-	key  string
+	mode   int // 0: nothing, 1: reading a key, 2: capturing a string value, 3: capturing a scalar
+	cur    []byte
+	curCut bool // cur reached scanCap and lost bytes
+	key    string
 
 	id     []byte
+	idCut  bool // id is a cut-off prefix, not the id as written
 	method string
 }
 
@@ -25,8 +27,12 @@ const scanCap = 256 // longer ids or methods are not worth recovering
 func (s *idScanner) feed(b []byte) {
 	for _, c := range b {
 		if s.inStr {
-			if s.mode != 0 && len(s.cur) < scanCap {
-				s.cur = append(s.cur, c)
+			if s.mode != 0 {
+				if len(s.cur) < scanCap {
+					s.cur = append(s.cur, c)
+				} else {
+					s.curCut = true
+				}
 			}
 			if s.esc {
 				s.esc = false
@@ -48,6 +54,8 @@ func (s *idScanner) feed(b []byte) {
 			default:
 				if len(s.cur) < scanCap {
 					s.cur = append(s.cur, c)
+				} else {
+					s.curCut = true
 				}
 				continue
 			}
@@ -56,9 +64,9 @@ func (s *idScanner) feed(b []byte) {
 		case '"':
 			s.inStr = true
 			if s.depth == 1 && s.keyPos {
-				s.mode, s.cur = 1, s.cur[:0]
+				s.mode, s.cur, s.curCut = 1, s.cur[:0], false
 			} else if s.depth == 1 && s.valPos && (s.key == "id" || s.key == "method") {
-				s.mode, s.cur = 2, append(s.cur[:0], '"')
+				s.mode, s.cur, s.curCut = 2, append(s.cur[:0], '"'), false
 			}
 		case '{', '[':
 			s.valPos = false
@@ -77,7 +85,7 @@ func (s *idScanner) feed(b []byte) {
 		case ' ', '\t', '\r', '\n':
 		default:
 			if s.depth == 1 && s.valPos && s.key == "id" {
-				s.mode, s.cur = 3, append(s.cur[:0], c)
+				s.mode, s.cur, s.curCut = 3, append(s.cur[:0], c), false
 			}
 		}
 	}
@@ -91,7 +99,7 @@ func (s *idScanner) endString() {
 		}
 	case 2:
 		if s.key == "id" {
-			s.id = append([]byte(nil), s.cur...)
+			s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
 		} else if n := len(s.cur); n >= 2 {
 			s.method = string(s.cur[1 : n-1])
 		}
@@ -102,7 +110,7 @@ func (s *idScanner) endString() {
 
 func (s *idScanner) endScalar() {
 	if v := string(s.cur); v != "null" && v != "true" && v != "false" {
-		s.id = append([]byte(nil), s.cur...)
+		s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
 	}
 	s.mode = 0
 	s.valPos = false

@@ -97,7 +97,7 @@ func running(pid int) bool {
 // limit, and the client lives on.
 func TestTerminalLimitReachesAgent(t *testing.T) {
 	refusal := make(chan *acptest.Error, 1)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 		if _, err := t.CreateTerminal(acptest.Terminal{Command: "sleep", Args: []string{"300"}}); err != nil {
 			return "", err
 		}
@@ -142,7 +142,7 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 
 // The client's Close may be called from TerminalManager.OnOutput.
 func TestClientCloseFromOnOutput(t *testing.T) {
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (string, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "yes"})
 		if err != nil {
 			return "", err

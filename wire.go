@@ -34,9 +34,9 @@ import (
 // turn in wire order (updates after it belong to the session, not the turn),
 // so prompts use ids from their own range and Recv completes them.
 type wire struct {
-	br      *bufio.Reader
-	maxLine int
-	hooks   wireHooks
+	br     *bufio.Reader
+	limits wireLimits
+	hooks  wireHooks
 
 	// Reader-goroutine state: only Recv touches these.
 	buf      []byte
@@ -44,7 +44,7 @@ type wire struct {
 
 	mu       sync.Mutex
 	cond     *sync.Cond
-	normal   [][]byte
+	normal   []outFrame
 	urgent   [][]byte
 	waiters  map[int]chan error // frame sequence → written signal
 	seq      int                // sequence number of the last queued frame
@@ -56,6 +56,31 @@ type wire struct {
 	closeWr  func() error
 	w        io.Writer
 	inflight map[string]*inbound // agent requests not yet answered, by raw id
+
+	// The write budget (see wireLimits.maxQueued). queued counts the bytes
+	// of normal frames not yet written plus replies reserved and not yet
+	// handed to Send; admitted counts what bulky handlers hold before they
+	// know their reply's size. room is closed (and replaced) whenever bytes
+	// are released.
+	queued   int64
+	admitted int64
+	reserved map[string][]int64 // reply id → reservations not yet sent
+	room     chan struct{}
+}
+
+// wireLimits are the limits the wire enforces itself (see [Limits]).
+type wireLimits struct {
+	maxLine    int
+	maxPending int   // agent requests being served at once
+	maxBatch   int   // items in one batch line
+	maxQueued  int64 // bytes queued for writing before replies wait
+}
+
+// outFrame is a queued normal frame and the bytes it holds against the
+// write budget until it is written.
+type outFrame struct {
+	b []byte
+	n int64
 }
 
 // wireHooks connect the wire to the client. They run on the reader goroutine
@@ -84,10 +109,11 @@ type inbound struct {
 	session *Session
 }
 
-func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, maxLine int, hooks wireHooks) *wire {
+func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wireLimits, hooks wireHooks) *wire {
 	wr := &wire{
 		br:       bufio.NewReaderSize(r, 64<<10),
-		maxLine:  maxLine,
+		limits:   limits,
+		reserved: map[string][]int64{},
 		hooks:    hooks,
 		w:        w,
 		closeRd:  closeRd,
@@ -116,7 +142,7 @@ func (w *wire) Recv() ([]byte, error) {
 			// context.Canceled jrpc2 would report.
 			return nil, io.EOF
 		}
-		if size > int64(w.maxLine) {
+		if size > int64(w.limits.maxLine) {
 			if out := w.oversized(size); out != nil {
 				return out, nil
 			}
@@ -275,9 +301,32 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.diag("bad_request", "skipped an agent request with an invalid id", raw)
 			return false
 		}
+		// The slot is taken before the request hook runs, so that a second
+		// request with the same id can never replace the first in the
+		// tables keyed by id (where cancelling a turn finds its permission
+		// requests).
+		id := string(env.ID)
+		w.mu.Lock()
+		_, dup := w.inflight[id]
+		full := !dup && len(w.inflight) >= w.limits.maxPending
+		if !dup && !full {
+			w.inflight[id] = nil
+		}
+		w.mu.Unlock()
+		switch {
+		case dup:
+			w.diag("duplicate_id", "rejected an agent request whose id is already pending", raw)
+			w.reply(env.ID, CodeInvalidRequest, "acp: a request with this id is already pending", nil)
+			return false
+		case full:
+			msg := fmt.Sprintf("%s: %d agent requests are already being served (Limits.MaxPendingRequests)", ErrLimitExceeded.Error(), w.limits.maxPending)
+			w.diag("limit_exceeded", "rejected "+strconv.Quote(env.Method)+": "+msg, nil)
+			w.reply(env.ID, CodeInternalError, msg, limitData("MaxPendingRequests", int64(w.limits.maxPending)))
+			return false
+		}
 		in := w.hooks.request(bytes.Clone(env.ID), env.Method, bytes.Clone(env.Params))
 		w.mu.Lock()
-		w.inflight[string(env.ID)] = in
+		w.inflight[id] = in
 		w.mu.Unlock()
 		return true
 	case hasID || len(env.Result) > 0 || len(env.Error) > 0:
@@ -300,16 +349,48 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 // dispatchBatch handles a JSON array of messages (JSON-RPC batch). ACP v1
 // agents do not send batches, but accepting one costs little: updates are
 // applied in array order and the rest goes on to jrpc2 as a smaller batch.
+// The items are walked in place, so a batch of many tiny items costs no
+// more than its line; items past Limits.MaxBatchItems are not routed: a
+// request among them is answered with an error, everything else is counted
+// in one diagnostic.
 func (w *wire) dispatchBatch(raw []byte) []byte {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+	if jsonValidValue(raw, 0, 0) != len(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v) // for its error message
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
 		w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), raw)
 		return nil
 	}
-	var keep []json.RawMessage
-	for _, it := range items {
+	var keep [][]byte
+	n, skipped := 0, 0
+	for i := jsonSkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
+		end := jsonSkipTrusted(raw, i)
+		it := raw[i:end]
+		i = jsonSkipWS(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = jsonSkipWS(raw, i+1)
+		}
+		n++
 		var env envelope
-		if err := json.Unmarshal(it, &env); err != nil {
+		ok := false
+		if len(it) > 0 && it[0] == '{' {
+			if env, ok = scanEnvelope(it); !ok {
+				var err error
+				env, err = decodeEnvelope(it)
+				ok = err == nil
+			}
+		}
+		if n > w.limits.maxBatch {
+			skipped++
+			if ok && env.Method != "" && validID(env.ID) {
+				msg := fmt.Sprintf("%s: a batch may hold %d items (Limits.MaxBatchItems)", ErrLimitExceeded.Error(), w.limits.maxBatch)
+				w.reply(env.ID, CodeInternalError, msg, limitData("MaxBatchItems", int64(w.limits.maxBatch)))
+			}
+			continue
+		}
+		if !ok {
 			w.diag("junk_line", "skipped a batch item that is not a JSON-RPC message", it)
 			continue
 		}
@@ -317,22 +398,67 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 			keep = append(keep, it)
 		}
 	}
+	if skipped > 0 {
+		w.diag("limit_exceeded", fmt.Sprintf("%s: skipped %d of the %d items of a batch (Limits.MaxBatchItems is %d); requests among them were answered with an error", ErrLimitExceeded.Error(), skipped, n, w.limits.maxBatch), nil)
+	}
 	switch len(keep) {
 	case 0:
 		return nil
 	case 1:
 		return bytes.Clone(keep[0])
 	}
-	out, _ := json.Marshal(keep)
-	return out
+	size := 1
+	for _, it := range keep {
+		size += len(it) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for k, it := range keep {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']')
 }
 
-func validID(id json.RawMessage) bool {
+// maxIDBytes caps the ids the client writes back in frames it makes up
+// itself (errors for lines it could not read). Real ids are short; the
+// scanner that recovers them from oversized lines keeps no more than this.
+const maxIDBytes = scanCap
+
+// validID reports whether id is, exactly as written, a JSON string or a
+// JSON number: only then may it be echoed into a frame. A frame built
+// around anything else ("01", "1.", a cut-off string) would be invalid
+// JSON, and one invalid frame stops jrpc2's reader for good.
+func validID(id []byte) bool {
 	if len(id) == 0 {
 		return false
 	}
-	c := id[0]
-	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+	switch c := id[0]; {
+	case c == '"':
+		return jsonValidString(id, 0) == len(id)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return jsonValidNumber(id, 0) == len(id)
+	}
+	return false
+}
+
+// reply queues an error response to an agent request the wire answers
+// itself. id must have passed validID.
+// The reader waits first while the write budget is spent: an agent that
+// floods requests while it reads nothing must not make the client queue
+// refusals without end, and it is not reading what the client would say
+// anyway.
+func (w *wire) reply(id []byte, code int64, msg string, data json.RawMessage) {
+	w.awaitRoom()
+	_ = w.sendRaw(errorFrame(id, code, msg, data), false)
+}
+
+// limitData is the error data of a reply for a request over a limit.
+func limitData(limit string, value int64) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"limit": limit, "value": value})
+	return b
 }
 
 // readLine returns the next line without its terminator, and the line's full
@@ -341,10 +467,14 @@ func validID(id json.RawMessage) bool {
 // while discarding; see readOversized). The returned slice is valid until the
 // next call.
 func (w *wire) readLine() ([]byte, int64, error) {
+	if cap(w.buf) > keepBufBytes {
+		// One huge line must not pin its buffer for the connection's life.
+		w.buf = nil
+	}
 	w.buf = w.buf[:0]
 	for {
 		frag, err := w.br.ReadSlice('\n')
-		if len(w.buf)+len(frag) > w.maxLine {
+		if len(w.buf)+len(frag) > w.limits.maxLine {
 			return w.readOversized(frag, err)
 		}
 		switch {
@@ -369,6 +499,9 @@ func (w *wire) readLine() ([]byte, int64, error) {
 		}
 	}
 }
+
+// keepBufBytes is the largest line buffer the reader keeps between lines.
+const keepBufBytes = 1 << 20
 
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
@@ -400,7 +533,7 @@ func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	w.lastScan = sc
-	w.buf = w.buf[:0]
+	w.buf = nil
 	return nil, size, nil
 }
 
@@ -409,13 +542,21 @@ func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
 // ErrLineTooLong instead of waiting forever.
 func (w *wire) oversized(size int64) []byte {
 	sc := w.lastScan
-	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.maxLine)
+	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.maxLine)
 	if sc.method != "" {
 		msg += " carrying " + strconv.Quote(sc.method)
 	}
-	w.diag("line_too_long", msg, nil)
 	id := sc.id
-	if len(id) == 0 || !validID(id) {
+	if len(id) > 0 && (len(id) > maxIDBytes || sc.idCut || !validID(id)) {
+		// Echoing an id we cannot reproduce exactly would make an invalid
+		// frame. No call of ours can be owed this line anyway: our ids are
+		// short, valid numbers, and a normal-sized line with such an id
+		// would be junk too.
+		msg += "; its id is not a valid JSON-RPC id, so nothing is answered or failed for it"
+		id = nil
+	}
+	w.diag("line_too_long", msg, nil)
+	if len(id) == 0 {
 		return nil
 	}
 	isRequest := sc.method != ""
@@ -424,10 +565,10 @@ func (w *wire) oversized(size int64) []byte {
 	}
 	if isRequest {
 		// The agent is waiting for an answer to a request we cannot read.
-		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.maxLine), nil), false)
+		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.maxLine), nil), false)
 		return nil
 	}
-	data, _ := json.Marshal(map[string]any{localMarker: "line_too_long", "size": size, "limit": w.maxLine})
+	data, _ := json.Marshal(map[string]any{localMarker: "line_too_long", "size": size, "limit": w.limits.maxLine})
 	return errorFrame(id, CodeParseError, "response exceeds the line limit", data)
 }
 
@@ -491,22 +632,23 @@ func (w *wire) forgetInbound(id string) {
 // Send implements channel.Channel. jrpc2 calls it with its client lock held,
 // so it only queues the frame.
 func (w *wire) Send(frame []byte) error {
-	return w.sendRaw(frame, false)
+	_, err := w.enqueue(frame, false, false, true)
+	return err
 }
 
 // sendRaw queues one frame. urgent frames (session/cancel) overtake queued
 // normal frames, but never cut into a frame already being written.
 func (w *wire) sendRaw(frame []byte, urgent bool) error {
-	_, err := w.enqueue(frame, urgent, false)
+	_, err := w.enqueue(frame, urgent, false, false)
 	return err
 }
 
 // sendWait queues frame and returns a channel that yields the write's result.
 func (w *wire) sendWait(frame []byte) (<-chan error, error) {
-	return w.enqueue(frame, false, true)
+	return w.enqueue(frame, false, true, false)
 }
 
-func (w *wire) enqueue(frame []byte, urgent, wait bool) (<-chan error, error) {
+func (w *wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.wclosed {
@@ -520,7 +662,22 @@ func (w *wire) enqueue(frame []byte, urgent, wait bool) (<-chan error, error) {
 		w.cond.Signal()
 		return nil, nil
 	}
-	w.normal = append(w.normal, frame)
+	n := int64(len(frame))
+	if jrpc2 {
+		if id := replyID(frame); id != nil {
+			if rs := w.reserved[string(id)]; len(rs) > 0 {
+				n = rs[0]
+				w.queued -= n // counted again below, now as a queued frame
+				if len(rs) == 1 {
+					delete(w.reserved, string(id))
+				} else {
+					w.reserved[string(id)] = rs[1:]
+				}
+			}
+		}
+	}
+	w.queued += n
+	w.normal = append(w.normal, outFrame{frame, n})
 	w.seq++
 	var ch chan error
 	if wait {
@@ -544,12 +701,17 @@ func (w *wire) writeLoop() {
 			return
 		}
 		var frames [][]byte
+		var normal []outFrame
 		var last int
 		if len(w.urgent) > 0 {
 			frames, w.urgent = w.urgent, nil
 			last = -1
 		} else {
-			frames, w.normal = w.normal, nil
+			normal, w.normal = w.normal, nil
+			frames = make([][]byte, len(normal))
+			for i := range normal {
+				frames[i] = normal[i].b
+			}
 			last = w.seq
 		}
 		w.mu.Unlock()
@@ -573,6 +735,12 @@ func (w *wire) writeLoop() {
 		w.mu.Lock()
 		if err != nil && w.werr == nil {
 			w.werr = fmt.Errorf("%w: writing to the agent: %w", ErrConnClosed, err)
+		}
+		for _, f := range normal {
+			w.queued -= f.n
+		}
+		if len(normal) > 0 {
+			w.freedLocked()
 		}
 		if last >= 0 {
 			for seq, ch := range w.waiters {
@@ -603,6 +771,9 @@ func (w *wire) failWaiters() {
 		delete(w.waiters, seq)
 	}
 	w.normal, w.urgent = nil, nil
+	w.queued, w.admitted = 0, 0
+	clear(w.reserved)
+	w.freedLocked()
 }
 
 // closeWrite stops accepting frames, lets the writer drain what is queued
@@ -613,6 +784,7 @@ func (w *wire) closeWrite(grace time.Duration) {
 	w.mu.Lock()
 	w.wclosed = true
 	w.cond.Broadcast()
+	w.freedLocked() // replies waiting for room go ahead and fail in Send
 	w.mu.Unlock()
 	waitOrTimeout(w.wdone, grace)
 	if w.closeWr != nil {
