@@ -21,7 +21,7 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 			SessionID string `json:"sessionId"`
 		}
 		if json.Unmarshal(params, &p) == nil {
-			if s := c.Session(p.SessionID); s != nil {
+			if s := c.lookup(p.SessionID); s != nil {
 				in.ctx = withRoots(ctx, s.roots)
 			}
 		}

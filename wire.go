@@ -82,6 +82,8 @@ type inbound struct {
 	// session is the session a permission request belongs to (set on the
 	// reader goroutine before jrpc2 sees the request).
 	session *Session
+	// perm is a permission request as placed in its turn by the reader.
+	perm *PermissionRequest
 }
 
 func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, maxLine int, hooks wireHooks) *wire {

@@ -449,15 +449,23 @@ func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcom
 	if out.Outcome == acp.OutcomeSelected {
 		what = out.OptionID
 	}
-	o.textf("perm", "[permission] %s: %s\n", req.ToolCall.Title, what)
+	o.textf("perm", "[permission] %s: %s\n", question(req), what)
 	o.last = ""
+}
+
+// question is what the request asks: its own wording, else the tool's title.
+func question(req *acp.PermissionRequest) string {
+	if req.Title != "" {
+		return req.Title
+	}
+	return req.ToolCall.Title
 }
 
 // ask shows the request and reads the user's choice.
 func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 	o.lockAfterPreceding(req)
 	tc := req.ToolCall
-	o.textf("perm", "\n[permission] %s (%s)\n", tc.Title, orDash(string(tc.Kind)))
+	o.textf("perm", "\n[permission] %s (%s)\n", question(req), orDash(string(tc.Kind)))
 	for _, c := range tc.Content {
 		if d, ok := c.(*acp.DiffContent); ok {
 			fmt.Fprintf(o.stdout, "  --- %s\n", d.Path)
