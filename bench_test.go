@@ -38,6 +38,11 @@ type pipeAgent struct {
 
 func startPipeAgent(tb testing.TB) (*Client, *Session, *pipeAgent) {
 	tb.Helper()
+	return startPipeAgentOpts(tb, nil)
+}
+
+func startPipeAgentOpts(tb testing.TB, opts *ClientOptions) (*Client, *Session, *pipeAgent) {
+	tb.Helper()
 	cr, aw, err := os.Pipe() // agent → client
 	if err != nil {
 		tb.Fatal(err)
@@ -48,7 +53,7 @@ func startPipeAgent(tb testing.TB) (*Client, *Session, *pipeAgent) {
 	}
 	a := &pipeAgent{in: ar, out: aw, done: make(chan struct{})}
 	go a.run()
-	c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, nil)
+	c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -305,4 +310,48 @@ func BenchmarkStream100MB(b *testing.B) {
 		runtime.KeepAlive(st)
 	}
 	b.ReportMetric(ratio, "peak-heap/text")
+}
+
+// BenchmarkFoldDistinctMessageIDs folds agent_message_chunks that each
+// start a new message (a hostile agent's pattern): the cost per chunk must
+// not grow with the number of messages.
+func BenchmarkFoldDistinctMessageIDs(b *testing.B) {
+	var f fold
+	ids := make([]string, 1<<20)
+	for i := range ids {
+		ids[i] = "m" + strconv.Itoa(i)
+	}
+	text := Text("x")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(ids) {
+			f, i = fold{}, 0
+		}
+		f.apply(&AgentMessageChunk{MessageID: ids[i], Content: text})
+		i++
+	}
+	b.ReportMetric(float64(f.visits)/float64(i), "visits/op")
+}
+
+// BenchmarkSessionRetention runs a 500-turn session of 2 000 chunks a turn
+// (64 bytes of text each) and reports the live heap it retains after GC,
+// per byte of text the agent sent: with the default options (the folded
+// text of every turn, the log of the last) and when the caller releases
+// each turn. Run it with -benchtime=1x.
+func BenchmarkSessionRetention(b *testing.B) {
+	for _, release := range []bool{false, true} {
+		name := "default"
+		if release {
+			name = "released"
+		}
+		b.Run(name, func(b *testing.B) {
+			var heap, text uint64
+			for b.Loop() {
+				heap, text = retainedHeap(b, nil, 500, 2000, 64, release)
+			}
+			b.ReportMetric(float64(heap), "retained-B")
+			b.ReportMetric(float64(heap)/float64(text), "retained/text")
+		})
+	}
 }
