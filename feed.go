@@ -162,12 +162,17 @@ func (t *Turn) patchLocked(p *ToolCallUpdate) uint64 {
 // or when the consumer stops. Any number of goroutines may range over it at
 // once, each at its own pace: the reader goroutine never waits for them.
 //
-// If the events asked for were released (Limits.TurnLogs, [Turn.Release]),
-// it yields a single EventReleased whose State is the turn's state as of its
-// Seq, and stops.
+// A turn's log is not released (Limits.TurnLogs, [Turn.Release]) while an
+// iteration reads it, so a reader that started never misses an event. One
+// that starts later and asks for released events gets a single
+// EventReleased, whose State is the turn's state as of its Seq, and stops.
 func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		s := t.s
+		s.mu.Lock()
+		t.enterLocked()
+		s.mu.Unlock()
+		defer t.leave()
 		next := after + 1
 		for {
 			s.mu.Lock()

@@ -27,11 +27,30 @@ func (s *Session) retainLocked(t *Turn) {
 	}
 }
 
-// releaseLogLocked drops the turn's log; its fold stays, compacted.
+// releaseLogLocked drops the turn's log; its fold stays, compacted. While
+// an iterator reads the log, the release waits for the last one to stop:
+// a reader that started never loses an event.
 func (t *Turn) releaseLogLocked() {
+	if t.readers > 0 {
+		t.releasePending = true
+		return
+	}
 	t.released = true
 	t.log, t.updates = nil, nil
 	t.fold.compact()
+}
+
+// enterLocked and leaveLocked bracket an iterator's reading of the log.
+func (t *Turn) enterLocked() { t.readers++ }
+
+func (t *Turn) leave() {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	t.readers--
+	if t.readers == 0 && t.releasePending {
+		t.releasePending = false
+		t.releaseLogLocked()
+	}
 }
 
 // forgetLocked drops the turn's log and fold and removes it from its

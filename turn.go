@@ -20,21 +20,24 @@ type Turn struct {
 
 	// Guarded by s.mu.
 	fold      fold
-	updates   []Update      // the agent's, for Updates and TurnState.Updates
-	log       []entry       // every event; log[i] has sequence number i+1
-	seq       uint64        // events applied so far
-	released  bool          // log and updates were released (the turn has ended)
-	forgotten bool          // Release was called: the fold goes too, at the end
-	waitCh    chan struct{} // closed at the next update or at the end; nil when nobody waits
-	ended     bool
-	cancelled bool
-	stop      StopReason
-	usage     *Usage
-	agentStop StopReason
-	agentErr  *Error
-	err       error
-	grace     *time.Timer
-	stopCtx   func() bool // stops the AfterFunc watching the Prompt context
+	updates   []Update // the agent's, for Updates and TurnState.Updates
+	log       []entry  // every event; log[i] has sequence number i+1
+	seq       uint64   // events applied so far
+	released  bool     // log and updates were released (the turn has ended)
+	forgotten bool     // Release was called: the fold goes too, at the end
+	readers   int      // iterators reading the log
+	// releasePending: release the log when the last reader stops.
+	releasePending bool
+	waitCh         chan struct{} // closed at the next update or at the end; nil when nobody waits
+	ended          bool
+	cancelled      bool
+	stop           StopReason
+	usage          *Usage
+	agentStop      StopReason
+	agentErr       *Error
+	err            error
+	grace          *time.Timer
+	stopCtx        func() bool // stops the AfterFunc watching the Prompt context
 
 	done chan struct{}
 }
@@ -297,10 +300,14 @@ func (t *Turn) stateLocked() TurnState {
 // over it at once; each reads the turn's log at its own pace, so a slow
 // consumer never slows the connection or the other consumers. It yields only
 // the agent's updates; [Turn.Events] yields every change to the turn's
-// state. If the turn's log is released while a consumer is behind (see
-// Limits.TurnLogs), the iteration stops early.
+// state. The turn's log is not released (see Limits.TurnLogs) while an
+// iteration runs; one started after the release yields nothing.
 func (t *Turn) Updates() iter.Seq[Update] {
 	return func(yield func(Update) bool) {
+		t.s.mu.Lock()
+		t.enterLocked()
+		t.s.mu.Unlock()
+		defer t.leave()
 		i := 0
 		for {
 			t.s.mu.Lock()
