@@ -14,7 +14,9 @@ import (
 // randomStep returns one random thing an agent does in a turn, over a small
 // set of ids so that messages continue and tool calls are updated.
 func randomStep(r *rand.Rand) map[string]any {
-	text := func() map[string]any { return map[string]any{"type": "text", "text": fmt.Sprint("w", r.IntN(100), " ")} }
+	text := func() map[string]any {
+		return map[string]any{"type": "text", "text": fmt.Sprint("w", r.IntN(100), " ")}
+	}
 	id := func(prefix string, n int) string { return fmt.Sprint(prefix, r.IntN(n)) }
 	statuses := []string{"pending", "in_progress", "completed", "failed"}
 	switch r.IntN(9) {
