@@ -355,3 +355,101 @@ func BenchmarkSessionRetention(b *testing.B) {
 		})
 	}
 }
+
+// renderToolTurn renders n updates of a tool-heavy turn: every tenth a new
+// tool_call, the others a tool_call_update of the latest with new content.
+func renderToolTurn(n int) []byte {
+	var buf bytes.Buffer
+	for i := range n {
+		id := "t" + strconv.Itoa(i/10)
+		buf.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`)
+		if i%10 == 0 {
+			fmt.Fprintf(&buf, `{"sessionUpdate":"tool_call","toolCallId":%q,"title":"Run step %d","kind":"execute","status":"pending"}`, id, i)
+		} else {
+			fmt.Fprintf(&buf, `{"sessionUpdate":"tool_call_update","toolCallId":%q,"status":"in_progress","content":[{"type":"content","content":{"type":"text","text":"progress %d"}}]}`, id, i)
+		}
+		buf.WriteString("}}\n")
+	}
+	return buf.Bytes()
+}
+
+// uiLoops are ways a UI follows a turn, each "rendering" every tool-call
+// change (reading the card's fields).
+var uiLoops = map[string]func(t *Turn) int{
+	// baseline: the updates alone, no tool call state at all.
+	"updates": func(t *Turn) int {
+		n := 0
+		for range t.Updates() {
+			n++
+		}
+		return n
+	},
+	// feed: each event carries the tool call as merged.
+	"events": func(t *Turn) int {
+		n := 0
+		for ev := range t.Events(context.Background(), 0) {
+			if tc := ev.ToolCall; tc != nil {
+				n += len(tc.Title) + len(tc.Status) + len(tc.Content)
+			}
+		}
+		return n
+	},
+	// snapshot: what a UI had to do before — a State per update.
+	"snapshot": func(t *Turn) int {
+		n := 0
+		for u := range t.Updates() {
+			var id string
+			switch u := u.(type) {
+			case *ToolCall:
+				id = u.ToolCallID
+			case *ToolCallUpdate:
+				id = u.ToolCallID
+			}
+			for _, tc := range t.State().ToolCalls {
+				if tc.ToolCallID == id {
+					n += len(tc.Title) + len(tc.Status) + len(tc.Content)
+				}
+			}
+		}
+		return n
+	},
+}
+
+// uiLoopAlloc runs one turn of n tool updates with loop following it and
+// returns the bytes allocated meanwhile, by the client and the loop.
+func uiLoopAlloc(tb testing.TB, n int, loop func(*Turn) int) uint64 {
+	tb.Helper()
+	_, s, a := startPipeAgent(tb)
+	wire := renderToolTurn(n)
+	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
+	a.turn.Store(&f)
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	t, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	loop(t)
+	if _, err := t.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms1)
+	return ms1.TotalAlloc - ms0.TotalAlloc
+}
+
+// BenchmarkUILoop20k follows a 20 000-update tool-heavy turn the three ways
+// of uiLoops and reports the bytes allocated per turn.
+func BenchmarkUILoop20k(b *testing.B) {
+	for _, name := range []string{"updates", "events", "snapshot"} {
+		b.Run(name, func(b *testing.B) {
+			var total uint64
+			turns := 0
+			for b.Loop() {
+				total += uiLoopAlloc(b, 20_000, uiLoops[name])
+				turns++
+			}
+			b.ReportMetric(float64(total)/float64(turns), "B/turn")
+		})
+	}
+}

@@ -353,3 +353,15 @@ func TestWaitFor(t *testing.T) {
 		t.Error("CurrentTurn after the end")
 	}
 }
+
+// A UI that renders every tool-call change from the events allocates no
+// more than twice what following the bare updates does (a State per update
+// allocated over 20× that).
+func TestUILoopAllocations(t *testing.T) {
+	base := uiLoopAlloc(t, 20_000, uiLoops["updates"])
+	feed := uiLoopAlloc(t, 20_000, uiLoops["events"])
+	t.Logf("20 000 tool updates: %d bytes following Updates, %d following Events", base, feed)
+	if feed > 2*base {
+		t.Errorf("rendering from Events allocated %d bytes, over 2× the %d of the bare updates", feed, base)
+	}
+}
