@@ -214,7 +214,6 @@ func listSessions(ctx context.Context, c *acp.Client, cwd string, out *output) e
 // runTurn runs one prompt. The first interrupt cancels the turn; a second
 // one exits at once.
 func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, interrupts <-chan os.Signal) error {
-	out.turnStarted()
 	turn, err := s.Prompt(ctx, acp.Text(prompt))
 	if err != nil {
 		return err
@@ -227,8 +226,8 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	rendered := make(chan struct{})
 	go func() {
 		defer close(rendered)
-		for u := range turn.Updates() {
-			out.update(s, turn, u)
+		for ev := range turn.Events(context.Background(), 0) {
+			out.event(s, turn, ev)
 		}
 	}()
 	for waiting := true; waiting; {
