@@ -365,3 +365,24 @@ func TestUILoopAllocations(t *testing.T) {
 		t.Errorf("rendering from Events allocated %d bytes, over 2× the %d of the bare updates", feed, base)
 	}
 }
+
+// An elicitation request with a session says which turn it came in and
+// after which event.
+func TestElicitationPlacedInStream(t *testing.T) {
+	got := make(chan *CreateElicitationRequest, 1)
+	opts := &ClientOptions{Elicitation: &ElicitationHandler{Form: true,
+		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			got <- r
+			return &CreateElicitationResponse{Action: ElicitationDecline}, nil
+		}}}
+	_, a, _, turn, p := startTurn(t, opts)
+	a.update("s1", chunk("let me ask"))
+	a.update("s1", toolCall("x", "in_progress"))
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "toolCallId": "x", "mode": "form", "message": "Name?", "requestedSchema": map[string]any{"type": "object"}}})
+	r := <-got
+	if r.Turn != turn || r.Seq != 2 {
+		t.Errorf("placed in turn %p (want %p) after event %d (want 2)", r.Turn, turn, r.Seq)
+	}
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+}

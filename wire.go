@@ -84,6 +84,9 @@ type inbound struct {
 	session *Session
 	// perm is a permission request as placed in its turn by the reader.
 	perm *PermissionRequest
+	// turn and seq place an elicitation request in its session's stream.
+	turn *Turn
+	seq  uint64
 }
 
 func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, maxLine int, hooks wireHooks) *wire {
