@@ -734,8 +734,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	if err := resumed.Close(ctx); err != nil {
 		t.Fatalf("Session.Close: %v", err)
 	}
-	_, _, _, err = run(t, ctx, resumed, "after close")
-	if !errors.Is(err, acp.ErrSessionClosed) {
+	if _, err := resumed.Prompt(ctx, acp.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
 		t.Errorf("prompt to the closed session: %v; want ErrSessionClosed", err)
 	}
 
