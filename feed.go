@@ -26,10 +26,19 @@ type Event struct {
 	ToolCall *ToolCallState `json:"toolCall,omitempty"`
 	// End is the outcome of the turn, for EventEnd.
 	End *TurnEnd `json:"end,omitempty"`
-	// State is, for EventReleased, the turn's state as of Seq.
+	// State is, for EventReleased in a turn's feed, the turn's state as of
+	// Seq.
 	State *TurnState `json:"state,omitempty"`
-	// Turn is the turn the event belongs to (nil in events made by hand
-	// or decoded).
+	// Session is, for EventReleased in a session's feed, the session's
+	// state as of Seq.
+	Session *SessionState `json:"session,omitempty"`
+	// Setup is what an EventSetup set.
+	Setup *SessionSetup `json:"setup,omitempty"`
+	// Replay: in a session's feed, the update was replayed by session/load.
+	Replay bool `json:"replay,omitempty"`
+	// Turn is the turn the event belongs to: in a session's feed, the turn
+	// that was running when it was applied (nil outside turns). Nil in
+	// events made by hand or decoded.
 	Turn *Turn `json:"-"`
 }
 
@@ -46,10 +55,17 @@ const (
 	// EventEnd: the turn ended; End says how. It is the turn's last event.
 	EventEnd EventKind = "end"
 	// EventReleased: the events a reader asked for were released (see
-	// Limits.TurnLogs and [Turn.Release]); State holds the turn's state as
-	// of Seq, which replaces whatever the reader folded. It happens only to
-	// turns that have ended, and no event follows it.
+	// Limits.TurnLogs, [Turn.Release], Limits.SessionLog); State (in a
+	// turn's feed) or Session (in a session's) holds the state as of Seq,
+	// which replaces whatever the reader folded. In a turn's feed it
+	// happens only once the turn has ended, and no event follows it.
 	EventReleased EventKind = "released"
+	// EventSetup (a session's feed): the session was created, or a
+	// session/new, load or resume result set its modes and config options;
+	// Setup says what.
+	EventSetup EventKind = "setup"
+	// EventTurnStart (a session's feed): Turn started.
+	EventTurnStart EventKind = "turn_start"
 )
 
 // EventOrigin says who made an [EventUpdate].
@@ -63,8 +79,10 @@ const (
 	// tool call that already has one (it is the question, not the tool's
 	// name; see PermissionRequest.Title).
 	OriginPermission EventOrigin = "permission"
-	// OriginLocal: a mark the client made itself — a tool call set to
-	// ToolCallStatusCancelled because the turn was cancelled.
+	// OriginLocal: a change the client made itself — a tool call set to
+	// ToolCallStatusCancelled because the turn was cancelled (a turn's
+	// feed), the mode or config options SetMode and SetConfigOption set
+	// (a session's feed).
 	OriginLocal EventOrigin = "local"
 )
 

@@ -32,6 +32,12 @@ type Limits struct {
 	// events gets an EventReleased holding the turn's state.
 	TurnLogs int
 
+	// SessionLog is how many of a session's most recent events
+	// (Session.Events) are kept. Zero means 4096. A reader that asks for
+	// older ones gets an EventReleased holding the session's state, then
+	// the events after it.
+	SessionLog int
+
 	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for
 	// session ids this client does not know yet (agents announce a session
 	// before session/new answers): at most that many ids, and that many
@@ -49,6 +55,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.TurnLogs == 0 {
 		l.TurnLogs = 1
+	}
+	if l.SessionLog <= 0 {
+		l.SessionLog = 4096
 	}
 	if l.MaxOrphanSessions <= 0 {
 		l.MaxOrphanSessions = 64

@@ -196,7 +196,10 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 		tc, _ := t.fold.tools.get(p.ToolCall.ToolCallID)
 		req.ToolCall = *tc
 	} else {
-		req.ToolCall = *s.history.tools.update(keepTitle(&s.history.tools, &p.ToolCall))
+		patch := keepTitle(&s.history.tools, &p.ToolCall)
+		tc := s.history.tools.update(patch)
+		s.logLocked(sentry{kind: entPermission, u: patch, tc: tc})
+		req.ToolCall = *tc
 	}
 	s.perms[in.id] = in
 	s.notifyLocked()

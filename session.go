@@ -29,6 +29,12 @@ type Session struct {
 	loading bool    // a session/load replay is in progress
 	changed chan struct{}
 	perms   map[string]*inbound // pending permission requests by request id
+
+	// The session's events (Session.Events): slog[i] has sequence number
+	// slogBase+i+1; sseq counts them all.
+	slog     []sentry
+	slogBase uint64
+	sseq     uint64
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
@@ -73,6 +79,7 @@ func newSession(c *Client, id, cwd string, addDirs []string) *Session {
 	s.state.SessionID = id
 	s.state.Cwd = cwd
 	s.state.AdditionalDirectories = addDirs
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{SessionID: id, Cwd: cwd, AdditionalDirectories: addDirs}})
 	return s
 }
 
@@ -82,11 +89,26 @@ func (s *Session) ID() string { return s.id }
 // Client returns the connection the session belongs to.
 func (s *Session) Client() *Client { return s.c }
 
-// State returns a snapshot of the session's folded state.
+// State returns a snapshot of the session's folded state. Its cost is
+// O(the session's lists and its history's messages and tool calls); it
+// copies no text.
 func (s *Session) State() SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.stateLocked()
+}
+
+func (s *Session) stateLocked() SessionState {
 	st := s.state
+	clipSessionState(&st)
+	st.Turns = s.started
+	st.History = s.history.state()
+	return st
+}
+
+// clipSessionState makes st's lists and mode its own: appending to a
+// snapshot's slices never writes into the live state.
+func clipSessionState(st *SessionState) {
 	st.AdditionalDirectories = slices.Clip(st.AdditionalDirectories)
 	if st.Modes != nil {
 		m := *st.Modes
@@ -95,10 +117,7 @@ func (s *Session) State() SessionState {
 	st.ConfigOptions = slices.Clip(st.ConfigOptions)
 	st.Commands = slices.Clip(st.Commands)
 	st.Plan = slices.Clip(st.Plan)
-	st.Turns = s.started
-	st.History = s.history.state()
 	st.Outside = slices.Clip(st.Outside)
-	return st
 }
 
 // Turns returns the session's turns, oldest first, except those released.
@@ -155,38 +174,52 @@ func (s *Session) apply(u Update) {
 }
 
 func (s *Session) applyLocked(u Update) {
-	switch u := u.(type) {
-	case *AvailableCommandsUpdate:
-		s.state.Commands = u.AvailableCommands
-	case *CurrentModeUpdate:
-		if s.state.Modes == nil {
-			s.state.Modes = &SessionModeState{}
-		} else {
-			m := *s.state.Modes
-			s.state.Modes = &m
-		}
-		s.state.Modes.CurrentModeID = u.CurrentModeID
-	case *ConfigOptionUpdate:
-		s.state.ConfigOptions = u.ConfigOptions
-	case *SessionInfoUpdate:
-		if u.Title.Present {
-			s.state.Title = derefOr(u.Title.Value)
-		}
-		if u.UpdatedAt.Present {
-			s.state.UpdatedAt = derefOr(u.UpdatedAt.Value)
-		}
-	case *UsageUpdate:
-		s.state.Usage = u
-	case *Plan:
-		s.state.Plan = u.Entries
-	}
+	session := foldSessionUpdate(&s.state, u)
 	if t := s.turn; t != nil {
 		t.applyLocked(u)
+		if session {
+			s.logLocked(sentry{kind: entAgent, u: u, turn: t})
+		}
 	} else {
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
-		s.history.apply(u)
+		tc := s.history.apply(u)
+		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading})
 	}
 	s.notifyLocked()
+}
+
+// foldSessionUpdate folds the session-level kinds (commands, mode, config
+// options, session info, usage, plan) into st and reports whether u was
+// one.
+func foldSessionUpdate(st *SessionState, u Update) bool {
+	switch u := u.(type) {
+	case *AvailableCommandsUpdate:
+		st.Commands = u.AvailableCommands
+	case *CurrentModeUpdate:
+		if st.Modes == nil {
+			st.Modes = &SessionModeState{}
+		} else {
+			m := *st.Modes
+			st.Modes = &m
+		}
+		st.Modes.CurrentModeID = u.CurrentModeID
+	case *ConfigOptionUpdate:
+		st.ConfigOptions = u.ConfigOptions
+	case *SessionInfoUpdate:
+		if u.Title.Present {
+			st.Title = derefOr(u.Title.Value)
+		}
+		if u.UpdatedAt.Present {
+			st.UpdatedAt = derefOr(u.UpdatedAt.Value)
+		}
+	case *UsageUpdate:
+		st.Usage = u
+	case *Plan:
+		st.Plan = u.Entries
+	default:
+		return false
+	}
+	return true
 }
 
 func derefOr(p *string) string {
@@ -206,6 +239,7 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
 	if opts != nil {
 		s.state.ConfigOptions = opts
 	}
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts}})
 	s.notifyLocked()
 }
 
@@ -547,9 +581,9 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 		return err
 	}
 	s.mu.Lock()
-	m := *s.state.Modes
-	m.CurrentModeID = modeID
-	s.state.Modes = &m
+	mark := &CurrentModeUpdate{CurrentModeID: modeID}
+	foldSessionUpdate(&s.state, mark)
+	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
 	s.mu.Unlock()
 	return nil
@@ -591,7 +625,9 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 		return nil, err
 	}
 	s.mu.Lock()
-	s.state.ConfigOptions = res.ConfigOptions
+	mark := &ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
+	foldSessionUpdate(&s.state, mark)
+	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
 	s.mu.Unlock()
 	return res.ConfigOptions, nil

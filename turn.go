@@ -125,6 +125,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	s.turn = t
 	s.turns = append(s.turns, t)
 	s.started++
+	s.logLocked(sentry{kind: entTurnStart, turn: t})
 	s.notifyLocked()
 	s.mu.Unlock()
 	c.mu.Lock()
