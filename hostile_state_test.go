@@ -225,3 +225,32 @@ func TestCloseForgetsSession(t *testing.T) {
 		t.Errorf("SetMode after Close: %v, want ErrSessionClosed", err)
 	}
 }
+
+// Updates outside turns (a load replay, an agent talking between turns)
+// are kept raw in Outside until ReleaseHistory; the folded History stays.
+func TestReleaseHistory(t *testing.T) {
+	c, a := connectRaw(t, nil, nil)
+	s := newSessionRaw(t, c, a)
+	const n = 20_000
+	var b strings.Builder
+	for range n {
+		b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("x", 64) + `"}}}}` + "\n")
+	}
+	a.write(b.String())
+	for range s.Changes(context.Background()) {
+		if len(s.State().Outside) == n {
+			break
+		}
+	}
+	before := liveHeap()
+	s.ReleaseHistory()
+	after := liveHeap()
+	st := s.State()
+	if len(st.Outside) != 0 || len(st.History.Messages) != 1 || len(st.History.Messages[0].Text) != 64*n {
+		t.Fatalf("after ReleaseHistory: %d outside, history %d messages", len(st.Outside), len(st.History.Messages))
+	}
+	t.Logf("ReleaseHistory freed %d bytes of %d updates", int64(before)-int64(after), n)
+	if before < after || before-after < 64*n {
+		t.Errorf("ReleaseHistory freed %d bytes; the raw updates alone took over %d", int64(before)-int64(after), 64*n)
+	}
+}

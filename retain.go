@@ -115,3 +115,15 @@ func (s *Session) Release() {
 		s.c.unregister(s)
 	} // else the turn's end unregisters it
 }
+
+// ReleaseHistory drops the raw log of what arrived outside turns
+// (SessionState.Outside: a session/load replay, updates between turns); the
+// folded History stays, compacted. Later updates outside turns are logged
+// again from there. A UI that has rendered a long replay calls it to keep
+// only the folded conversation.
+func (s *Session) ReleaseHistory() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.Outside = nil
+	s.history.compact()
+}

@@ -59,7 +59,8 @@ type SessionState struct {
 	// session/load replay, and updates an agent sent between turns.
 	History TurnState `json:"history"`
 	// Outside lists those updates in wire order, each marked as replayed
-	// (during session/load) or late (after a turn had ended).
+	// (during session/load) or late (after a turn had ended), since the
+	// session started or Session.ReleaseHistory was last called.
 	Outside []OutsideUpdate `json:"-"`
 }
 
