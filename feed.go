@@ -106,6 +106,10 @@ const (
 	entEnd
 )
 
+// logChunk is the size of the chunks a turn's log grows by: appending
+// never copies the log, whatever its length, and costs 32 bytes an event.
+const logChunk = 256
+
 type entry struct {
 	u    Update
 	tc   *ToolCallState
@@ -117,7 +121,12 @@ type entry struct {
 func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 	t.seq++
 	if !t.released {
-		t.log = append(t.log, entry{u: u, tc: tc, kind: kind})
+		n := len(t.log)
+		if n == 0 || len(t.log[n-1]) == logChunk {
+			t.log = append(t.log, make([]entry, 0, logChunk))
+			n++
+		}
+		t.log[n-1] = append(t.log[n-1], entry{u: u, tc: tc, kind: kind})
 	}
 	t.wakeLocked()
 }
@@ -203,7 +212,9 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 			}
 			var batch []entry
 			if next <= t.seq {
-				batch = t.log[next-1 : len(t.log) : len(t.log)]
+				i := next - 1
+				c := t.log[i/logChunk]
+				batch = c[i%logChunk : len(c) : len(c)]
 			}
 			ended := t.ended
 			var wait chan struct{}

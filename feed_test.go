@@ -386,3 +386,40 @@ func TestElicitationPlacedInStream(t *testing.T) {
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()
 }
+
+// A turn longer than several log chunks reads back whole and in order, live
+// and replayed, and from any resume point.
+func TestEventsAcrossLogChunks(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	live := make(chan []Event, 1)
+	go func() {
+		var evs []Event
+		for ev := range turn.Events(context.Background(), 0) {
+			evs = append(evs, ev)
+		}
+		live <- evs
+	}()
+	const n = 5*logChunk + 7
+	r := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		a.update("s1", randomStep(r))
+	}
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+	want := turn.State()
+	if diff := cmp.Diff(want, foldEvents(t, <-live)); diff != "" {
+		t.Errorf("live (-State +fold):\n%s", diff)
+	}
+	for _, from := range []uint64{0, logChunk - 1, logChunk, logChunk + 1, 3*logChunk + 5, n} {
+		seq := from
+		for ev := range turn.Events(context.Background(), from) {
+			if ev.Seq != seq+1 {
+				t.Fatalf("from %d: event %d after %d", from, ev.Seq, seq)
+			}
+			seq = ev.Seq
+		}
+		if seq != n+1 {
+			t.Errorf("from %d: ended at %d, want %d", from, seq, n+1)
+		}
+	}
+}

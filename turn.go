@@ -20,12 +20,12 @@ type Turn struct {
 
 	// Guarded by s.mu.
 	fold      fold
-	updates   []Update // the agent's, for Updates and TurnState.Updates
-	log       []entry  // every event; log[i] has sequence number i+1
-	seq       uint64   // events applied so far
-	released  bool     // log and updates were released (the turn has ended)
-	forgotten bool     // Release was called: the fold goes too, at the end
-	readers   int      // iterators reading the log
+	updates   []Update  // the agent's, for Updates and TurnState.Updates
+	log       [][]entry // every event, in chunks of logChunk: seq n is at (n-1)/logChunk, (n-1)%logChunk
+	seq       uint64    // events applied so far
+	released  bool      // log and updates were released (the turn has ended)
+	forgotten bool      // Release was called: the fold goes too, at the end
+	readers   int       // iterators reading the log
 	// releasePending: release the log when the last reader stops.
 	releasePending bool
 	waitCh         chan struct{} // closed at the next update or at the end; nil when nobody waits
