@@ -73,9 +73,15 @@ func (o *output) advanceLocked(turn *acp.Turn, seq uint64) {
 // req's turn up to the request's own (its tool call's card), or once that
 // cannot happen any more (the turn is over, ctx ended).
 func (o *output) lockAfterShown(ctx context.Context, req *acp.PermissionRequest) {
+	target := req.Seq
+	if o.json {
+		// The renderer stops at the request's own event until it is
+		// decided (see event): what precedes it is what must be out.
+		target--
+	}
 	for {
 		o.mu.Lock()
-		if req.Turn == nil || (o.shownTurn == req.Turn && o.shown >= req.Seq) {
+		if req.Turn == nil || (o.shownTurn == req.Turn && o.shown >= target) {
 			return
 		}
 		progress := o.progress
