@@ -283,7 +283,9 @@ type TurnFold struct {
 	released *TurnState
 }
 
-// Apply folds one event.
+// Apply folds one event. An EventUpdate without an Origin counts as the
+// agent's; events of the session's feed only (EventSetup,
+// EventTurnStart) are ignored.
 func (tf *TurnFold) Apply(ev Event) {
 	tf.seq = ev.Seq
 	switch ev.Kind {
