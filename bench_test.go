@@ -38,6 +38,11 @@ type pipeAgent struct {
 
 func startPipeAgent(tb testing.TB) (*Client, *Session, *pipeAgent) {
 	tb.Helper()
+	return startPipeAgentOpts(tb, nil)
+}
+
+func startPipeAgentOpts(tb testing.TB, opts *ClientOptions) (*Client, *Session, *pipeAgent) {
+	tb.Helper()
 	cr, aw, err := os.Pipe() // agent → client
 	if err != nil {
 		tb.Fatal(err)
@@ -48,7 +53,7 @@ func startPipeAgent(tb testing.TB) (*Client, *Session, *pipeAgent) {
 	}
 	a := &pipeAgent{in: ar, out: aw, done: make(chan struct{})}
 	go a.run()
-	c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, nil)
+	c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -305,4 +310,146 @@ func BenchmarkStream100MB(b *testing.B) {
 		runtime.KeepAlive(st)
 	}
 	b.ReportMetric(ratio, "peak-heap/text")
+}
+
+// BenchmarkFoldDistinctMessageIDs folds agent_message_chunks that each
+// start a new message (a hostile agent's pattern): the cost per chunk must
+// not grow with the number of messages.
+func BenchmarkFoldDistinctMessageIDs(b *testing.B) {
+	var f fold
+	ids := make([]string, 1<<20)
+	for i := range ids {
+		ids[i] = "m" + strconv.Itoa(i)
+	}
+	text := Text("x")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(ids) {
+			f, i = fold{}, 0
+		}
+		f.apply(&AgentMessageChunk{MessageID: ids[i], Content: text})
+		i++
+	}
+	b.ReportMetric(float64(f.visits)/float64(i), "visits/op")
+}
+
+// BenchmarkSessionRetention runs a 500-turn session of 2 000 chunks a turn
+// (64 bytes of text each) and reports the live heap it retains after GC,
+// per byte of text the agent sent: with the default options (the folded
+// text of every turn, the log of the last) and when the caller releases
+// each turn. Run it with -benchtime=1x.
+func BenchmarkSessionRetention(b *testing.B) {
+	for _, release := range []bool{false, true} {
+		name := "default"
+		if release {
+			name = "released"
+		}
+		b.Run(name, func(b *testing.B) {
+			var heap, text uint64
+			for b.Loop() {
+				heap, text = retainedHeap(b, nil, 500, 2000, 64, release)
+			}
+			b.ReportMetric(float64(heap), "retained-B")
+			b.ReportMetric(float64(heap)/float64(text), "retained/text")
+		})
+	}
+}
+
+// renderToolTurn renders n updates of a tool-heavy turn: every tenth a new
+// tool_call, the others a tool_call_update of the latest with new content.
+func renderToolTurn(n int) []byte {
+	var buf bytes.Buffer
+	for i := range n {
+		id := "t" + strconv.Itoa(i/10)
+		buf.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`)
+		if i%10 == 0 {
+			fmt.Fprintf(&buf, `{"sessionUpdate":"tool_call","toolCallId":%q,"title":"Run step %d","kind":"execute","status":"pending"}`, id, i)
+		} else {
+			fmt.Fprintf(&buf, `{"sessionUpdate":"tool_call_update","toolCallId":%q,"status":"in_progress","content":[{"type":"content","content":{"type":"text","text":"progress %d"}}]}`, id, i)
+		}
+		buf.WriteString("}}\n")
+	}
+	return buf.Bytes()
+}
+
+// uiLoops are ways a UI follows a turn, each "rendering" every tool-call
+// change (reading the card's fields).
+var uiLoops = map[string]func(t *Turn) int{
+	// baseline: the updates alone, no tool call state at all.
+	"updates": func(t *Turn) int {
+		n := 0
+		for range t.Updates() {
+			n++
+		}
+		return n
+	},
+	// feed: each event carries the tool call as merged.
+	"events": func(t *Turn) int {
+		n := 0
+		for ev := range t.Events(context.Background(), 0) {
+			if tc := ev.ToolCall; tc != nil {
+				n += len(tc.Title) + len(tc.Status) + len(tc.Content)
+			}
+		}
+		return n
+	},
+	// snapshot: what a UI had to do before — a State per update.
+	"snapshot": func(t *Turn) int {
+		n := 0
+		for u := range t.Updates() {
+			var id string
+			switch u := u.(type) {
+			case *ToolCall:
+				id = u.ToolCallID
+			case *ToolCallUpdate:
+				id = u.ToolCallID
+			}
+			for _, tc := range t.State().ToolCalls {
+				if tc.ToolCallID == id {
+					n += len(tc.Title) + len(tc.Status) + len(tc.Content)
+				}
+			}
+		}
+		return n
+	},
+}
+
+// uiLoopAlloc runs one turn of n tool updates with loop following it and
+// returns the bytes allocated meanwhile, by the client and the loop.
+func uiLoopAlloc(tb testing.TB, n int, loop func(*Turn) int) uint64 {
+	tb.Helper()
+	_, s, a := startPipeAgent(tb)
+	wire := renderToolTurn(n)
+	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
+	a.turn.Store(&f)
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	t, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	loop(t)
+	if _, err := t.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms1)
+	return ms1.TotalAlloc - ms0.TotalAlloc
+}
+
+// BenchmarkUILoop20k follows a 20 000-update tool-heavy turn the three ways
+// of uiLoops and reports the bytes allocated per turn.
+func BenchmarkUILoop20k(b *testing.B) {
+	for _, name := range []string{"updates", "events", "snapshot"} {
+		b.Run(name, func(b *testing.B) {
+			var total uint64
+			turns := 0
+			for b.Loop() {
+				total += uiLoopAlloc(b, 20_000, uiLoops[name])
+				turns++
+			}
+			b.ReportMetric(float64(total)/float64(turns), "B/turn")
+		})
+	}
 }

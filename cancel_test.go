@@ -384,11 +384,14 @@ func TestPermissionPolicies(t *testing.T) {
 }
 
 // The handler sees the tool call as folded, including the request's own
-// toolCall fields.
+// toolCall fields — but the question the request words in its title stays
+// on the request, and the tool keeps its title.
 func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	got := make(chan ToolCallState, 1)
+	question := make(chan string, 1)
 	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 		got <- r.ToolCall
+		question <- r.Title
 		return SelectedOutcome("opt-allow_once"), nil
 	}}
 	_, a, _, turn, p := startTurn(t, opts)
@@ -398,8 +401,14 @@ func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	params["toolCall"] = map[string]any{"toolCallId": "t1", "title": "Allow editing /w/a?"}
 	askPermission(t, a, 9, params)
 	tc := <-got
-	if tc.Title != "Allow editing /w/a?" || tc.Kind != ToolKindEdit || len(tc.Content) != 1 {
+	if tc.Title != "Edit" || tc.Kind != ToolKindEdit || len(tc.Content) != 1 {
 		t.Errorf("handler saw %+v", tc)
+	}
+	if q := <-question; q != "Allow editing /w/a?" {
+		t.Errorf("request title %q", q)
+	}
+	if st := turn.State(); st.ToolCalls[0].Title != "Edit" {
+		t.Errorf("the question replaced the tool's title in State: %q", st.ToolCalls[0].Title)
 	}
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()

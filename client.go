@@ -133,7 +133,8 @@ type Client struct {
 
 	mu          sync.Mutex
 	sessions    map[string]*Session
-	orphans     map[string][]Update // updates for session ids not registered yet
+	orphans     map[string][]orphan // updates for session ids not registered yet
+	orphanBytes int                 // their notifications' total size
 	prompts     map[string]*Turn    // in-flight session/prompt by request id
 	deadPrompts map[string]bool     // prompts ended locally; their late answers are ignored
 	ended       bool                // end ran: no prompt may register any more
@@ -160,7 +161,7 @@ type Client struct {
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
 		sessions:   map[string]*Session{},
-		orphans:    map[string][]Update{},
+		orphans:    map[string][]orphan{},
 		prompts:    map[string]*Turn{},
 		done:       make(chan struct{}),
 		readEnded:  make(chan struct{}),

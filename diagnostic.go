@@ -33,9 +33,6 @@ const (
 	// DiagUnknownUpdate: an update of a kind this package does not know was
 	// kept as an [UnknownUpdate].
 	DiagUnknownUpdate DiagnosticKind = "unknown_update"
-	// DiagDroppedUpdate: an update for a session id not registered yet was
-	// dropped because too many such updates were already buffered.
-	DiagDroppedUpdate DiagnosticKind = "dropped_update"
 	// DiagLateResponse: the agent answered a cancelled prompt after the
 	// cancel grace period had ended the turn; the answer was ignored.
 	DiagLateResponse DiagnosticKind = "late_response"

@@ -16,12 +16,14 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 	switch {
 	case method == "session/request_permission":
 		c.onPermissionRequest(in, params)
+	case method == "elicitation/create":
+		c.placeElicitation(in, params)
 	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
 		if json.Unmarshal(params, &p) == nil {
-			if s := c.Session(p.SessionID); s != nil {
+			if s := c.lookup(p.SessionID); s != nil {
 				in.ctx = withRoots(ctx, s.roots)
 			}
 		}
@@ -63,7 +65,7 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 			return serve(ctx, method, params, t.ReleaseTerminal)
 		}
 	case "elicitation/create":
-		return c.serveElicitation(ctx, params)
+		return c.serveElicitation(ctx, in, params)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
 		h := c.opts.ExtMethod

@@ -1,6 +1,9 @@
 package acp
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // ElicitationHandler serves the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
@@ -13,7 +16,8 @@ type ElicitationHandler struct {
 	// Create answers elicitation/create. It runs on its own goroutine and may
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
-	// the request (RequestedSchema).
+	// the request (RequestedSchema). A request with a session is placed in
+	// its stream: req.Turn and req.Seq say after which event it came.
 	Create func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
 
 	// Complete, if set, receives elicitation/complete notifications (URL
@@ -22,7 +26,27 @@ type ElicitationHandler struct {
 	Complete func(elicitationID string)
 }
 
-func (c *Client) serveElicitation(ctx context.Context, params []byte) (any, error) {
+// placeElicitation runs on the reader goroutine: it notes which turn was
+// running, and how far its events went, when the request arrived.
+func (c *Client) placeElicitation(in *inbound, params []byte) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.SessionID == "" {
+		return
+	}
+	s := c.lookup(p.SessionID)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if t := s.turn; t != nil {
+		in.turn, in.seq = t, t.seq
+	}
+	s.mu.Unlock()
+}
+
+func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byte) (any, error) {
 	h := c.opts.Elicitation
 	if h == nil || h.Create == nil {
 		return nil, methodNotFound("elicitation/create")
@@ -30,6 +54,9 @@ func (c *Client) serveElicitation(ctx context.Context, params []byte) (any, erro
 	var req CreateElicitationRequest
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
+	}
+	if in != nil {
+		req.Turn, req.Seq = in.turn, in.seq
 	}
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}

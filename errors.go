@@ -132,6 +132,14 @@ var (
 	// kind "limit_exceeded" reports it.
 	ErrLimitExceeded = errors.New("acp: limit exceeded")
 
+	// ErrSessionClosed: the session was closed or released on this client
+	// (Session.Close, Session.Release); nothing was sent.
+	ErrSessionClosed = errors.New("acp: session closed")
+
+	// ErrTurnEnded: the turn ended before what was waited for happened
+	// (Turn.WaitFor).
+	ErrTurnEnded = errors.New("acp: the turn ended")
+
 	// ErrCancelGrace: a cancelled turn was ended locally because the agent
 	// did not answer session/prompt within the cancel grace period.
 	ErrCancelGrace = errors.New("acp: agent did not answer the cancelled prompt in time")

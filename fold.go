@@ -15,12 +15,13 @@ type Message struct {
 
 // fold accumulates the updates of one turn (or of the time outside turns)
 // into messages, thoughts, tool calls and the plan. It never calls user code
-// and does constant work per update, except for the first State after a
-// long stream, which joins the text once.
+// and does constant work per update (a map lookup by messageId or
+// toolCallId), except for the first State after a long stream, which joins
+// the text once.
 type fold struct {
-	messages []*msgAcc
-	thoughts []*msgAcc
-	user     []*msgAcc
+	messages msgList
+	thoughts msgList
+	user     msgList
 	tools    toolTable
 	plan     []PlanEntry
 	planSet  bool
@@ -28,6 +29,18 @@ type fold struct {
 	// lastKind is the kind of the previous update, the only message boundary
 	// an agent that sends no messageId gives (spec: prompt-turn.mdx).
 	lastKind string
+
+	// visits counts the entries lookups and marks have touched: the work
+	// the agent can make the reader do, which tests bound per update.
+	visits int
+}
+
+// msgList is one kind of message in order of first appearance, indexed by
+// messageId. The index holds every id ever seen: an agent that sends a
+// million distinct ids costs a million entries, never a million scans.
+type msgList struct {
+	l    []*msgAcc
+	byID map[string]*msgAcc
 }
 
 // msgAcc assembles one message. Text parts are kept as received — they are
@@ -70,6 +83,14 @@ func (m *msgAcc) text() string {
 	return unsafe.String(unsafe.SliceData(m.buf), len(m.buf))
 }
 
+// compact joins the text and drops the parts, which otherwise keep every
+// chunk's string (and its allocation overhead) alive after the update log
+// that shared them is released.
+func (m *msgAcc) compact() {
+	m.text()
+	m.parts, m.joined = nil, 0
+}
+
 func (m *msgAcc) snapshot() Message {
 	msg := Message{MessageID: m.id, Text: m.text()}
 	if len(m.content) > 0 {
@@ -82,31 +103,34 @@ func (m *msgAcc) snapshot() Message {
 // belong to one message wherever they arrive; a new id starts a new message;
 // without an id, the chunk continues the last message only if the previous
 // update was of the same kind.
-func (f *fold) chunk(list *[]*msgAcc, kind, id string, b ContentBlock) {
-	l := *list
+func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 	var m *msgAcc
+	f.visits++
 	if id != "" {
-		for i := len(l) - 1; i >= 0; i-- {
-			if l[i].id == id {
-				m = l[i]
-				break
-			}
-		}
-	} else if n := len(l); n > 0 && f.lastKind == kind && l[n-1].id == "" {
-		m = l[n-1]
+		m = list.byID[id]
+	} else if n := len(list.l); n > 0 && f.lastKind == kind && list.l[n-1].id == "" {
+		m = list.l[n-1]
 	}
 	if m == nil {
 		m = &msgAcc{id: id}
-		*list = append(l, m)
+		list.l = append(list.l, m)
+		if id != "" {
+			if list.byID == nil {
+				list.byID = map[string]*msgAcc{}
+			}
+			list.byID[id] = m
+		}
 	}
 	m.add(b)
 }
 
-// apply folds one update. Session-level kinds (commands, mode, config,
+// apply folds one update and returns the tool call it touched, as merged
+// (nil for other kinds). Session-level kinds (commands, mode, config,
 // session info, usage) are folded by the session; here they only end an
 // id-less message.
-func (f *fold) apply(u Update) {
+func (f *fold) apply(u Update) *ToolCallState {
 	kind := u.UpdateKind()
+	var tc *ToolCallState
 	switch u := u.(type) {
 	case *AgentMessageChunk:
 		f.chunk(&f.messages, kind, u.MessageID, u.Content)
@@ -115,23 +139,43 @@ func (f *fold) apply(u Update) {
 	case *UserMessageChunk:
 		f.chunk(&f.user, kind, u.MessageID, u.Content)
 	case *ToolCall:
-		f.tools.create(u)
+		f.visits++
+		tc = f.tools.create(u)
 	case *ToolCallUpdate:
-		f.tools.update(u)
+		f.visits++
+		tc = f.tools.update(u)
 	case *Plan:
 		f.plan = u.Entries
 		f.planSet = true
 	}
 	f.lastKind = kind
+	return tc
 }
 
-func snapshotMessages(l []*msgAcc) []Message {
-	if len(l) == 0 {
+// compact releases what only the update log needed: see msgAcc.compact.
+func (f *fold) compact() {
+	for _, l := range []*msgList{&f.messages, &f.thoughts, &f.user} {
+		for _, m := range l.l {
+			m.compact()
+		}
+	}
+}
+
+func (l *msgList) snapshot() []Message {
+	if len(l.l) == 0 {
 		return nil
 	}
-	out := make([]Message, len(l))
-	for i, m := range l {
+	out := make([]Message, len(l.l))
+	for i, m := range l.l {
 		out[i] = m.snapshot()
 	}
 	return out
+}
+
+// last returns the latest message of the list.
+func (l *msgList) last() (Message, bool) {
+	if len(l.l) == 0 {
+		return Message{}, false
+	}
+	return l.l[len(l.l)-1].snapshot(), true
 }

@@ -61,6 +61,30 @@ type Limits struct {
 	MaxQueuedEvents int
 
 	// ---- folded state and memory ----
+
+	// TurnLogs is how many ended turns of a session keep their log: their
+	// events (Turn.Events), their updates (Turn.Updates,
+	// TurnState.Updates). Zero means 1, the turn that ended last; a
+	// negative value keeps none; the running turn always keeps its log. A
+	// turn's folded state is kept whatever this says, until Turn.Release,
+	// Session.Release or Session.Close. A reader that asks for released
+	// events gets an EventReleased holding the turn's state.
+	TurnLogs int
+
+	// SessionLog is how many of a session's most recent events
+	// (Session.Events) are kept. Zero means 4096. A reader that asks for
+	// older ones gets an EventReleased holding the session's state, then
+	// the events after it.
+	SessionLog int
+
+	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for
+	// session ids this client does not know yet (agents announce a session
+	// before session/new answers): at most that many ids, and that many
+	// bytes of notifications in all. Zero means 64 ids and 4 MiB. An update
+	// over either limit is dropped and reported as a "limit_exceeded"
+	// Diagnostic naming the session id.
+	MaxOrphanSessions int
+	MaxOrphanBytes    int
 }
 
 // withDefaults returns l with every zero field set to its default.
@@ -79,6 +103,18 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxQueuedEvents <= 0 {
 		l.MaxQueuedEvents = 4096
+	}
+	if l.TurnLogs == 0 {
+		l.TurnLogs = 1
+	}
+	if l.SessionLog <= 0 {
+		l.SessionLog = 4096
+	}
+	if l.MaxOrphanSessions <= 0 {
+		l.MaxOrphanSessions = 64
+	}
+	if l.MaxOrphanBytes <= 0 {
+		l.MaxOrphanBytes = 4 << 20
 	}
 	return l
 }

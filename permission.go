@@ -14,11 +14,24 @@ type PermissionRequest struct {
 	// this connection does not know.
 	Session   *Session
 	SessionID string
-	// ToolCall is the tool call the request is about, as folded so far —
-	// including the fields of this request's own toolCall (agents put the
-	// question's wording there). Every update the agent wrote before the
-	// request is in it.
+	// Turn is the turn the request belongs to: the session's running turn
+	// when the request arrived, nil if none was running.
+	Turn *Turn
+	// Seq is the sequence number, in Turn's events, of the event that
+	// applied this request's toolCall: every event up to and including it
+	// was applied before the handler was called, so a UI that has rendered
+	// Turn's events up to Seq shows the tool call's card before the dialog.
+	// Zero when Turn is nil.
+	Seq uint64
+	// ToolCall is the tool call the request is about, as folded when the
+	// request arrived, this request's toolCall included — except its title
+	// when the tool call already had one (see Title). Every update the agent
+	// wrote before the request is in it.
 	ToolCall ToolCallState
+	// Title is the request's own toolCall.title, if it sent one: agents
+	// word the question there ("Allow editing a.go?"), so it is kept here
+	// rather than replacing the tool call's title.
+	Title string
 	// Options are the choices offered; the answer must name one of them.
 	Options []PermissionOption
 	// Raw is the request as received.
@@ -169,27 +182,39 @@ func OneAtATime(h PermissionHandler) PermissionHandler {
 
 // onPermissionRequest runs on the reader goroutine when a permission request
 // arrives: it folds the request's toolCall (so the handler, and State, see
-// it), and registers the request so that cancelling the turn can answer it.
+// it), places the request in its turn's events, and registers it so that
+// cancelling the turn can answer it.
 func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	var p RequestPermissionRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return // answered -32602 by the dispatcher
 	}
-	s := c.Session(p.SessionID)
+	req := &PermissionRequest{SessionID: p.SessionID, Options: p.Options, Raw: &p}
+	if p.ToolCall.Title != nil {
+		req.Title = *p.ToolCall.Title
+	}
+	in.perm = req
+	s := c.lookup(p.SessionID)
 	if s == nil {
+		var tt toolTable
+		req.ToolCall = *tt.update(&p.ToolCall)
 		return
 	}
 	in.session = s
+	req.Session = s
 	s.mu.Lock()
-	f := &s.history
 	cancelled := false
 	if t := s.turn; t != nil {
-		f = &t.fold
 		cancelled = t.cancelled
-	}
-	f.tools.update(&p.ToolCall)
-	if cancelled {
-		f.tools.cancelUnfinished()
+		req.Turn = t
+		req.Seq = t.patchLocked(&p.ToolCall)
+		tc, _ := t.fold.tools.get(p.ToolCall.ToolCallID)
+		req.ToolCall = *tc
+	} else {
+		patch := keepTitle(&s.history.tools, &p.ToolCall)
+		tc := s.history.tools.update(patch)
+		s.logLocked(sentry{kind: entPermission, u: patch, tc: tc})
+		req.ToolCall = *tc
 	}
 	s.perms[in.id] = in
 	s.notifyLocked()
@@ -200,33 +225,37 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	}
 }
 
+// keepTitle returns the request's toolCall without its title when the tool
+// call already has one: agents word the question there ("Allow editing
+// a.go?"), which is not the tool's name.
+func keepTitle(tt *toolTable, p *ToolCallUpdate) *ToolCallUpdate {
+	patch := *p
+	if patch.Title != nil {
+		if old, ok := tt.get(patch.ToolCallID); ok && old.Title != "" {
+			patch.Title = nil
+		}
+	}
+	return &patch
+}
+
 func (c *Client) servePermission(ctx context.Context, in *inbound, params json.RawMessage) (any, error) {
 	var p RequestPermissionRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err)
 	}
-	req := &PermissionRequest{SessionID: p.SessionID, Options: p.Options, Raw: &p}
-	if in != nil && in.session != nil {
-		s := in.session
-		req.Session = s
-		s.mu.Lock()
-		f := &s.history
-		if t := s.turn; t != nil {
-			f = &t.fold
-		}
-		if tc, ok := f.tools.get(p.ToolCall.ToolCallID); ok {
-			req.ToolCall = *tc
-		}
-		s.mu.Unlock()
+	req := in.perm
+	if req == nil {
+		// Not seen by the reader (a test calling dispatch directly).
+		req = &PermissionRequest{SessionID: p.SessionID, Options: p.Options, Raw: &p}
+		var tt toolTable
+		req.ToolCall = *tt.update(&p.ToolCall)
+	}
+	if s := in.session; s != nil {
 		defer func() {
 			s.mu.Lock()
 			delete(s.perms, in.id)
 			s.mu.Unlock()
 		}()
-	} else {
-		var tt toolTable
-		tt.update(&p.ToolCall)
-		req.ToolCall = *tt.calls[0]
 	}
 	h := c.opts.Permission
 	if h == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -21,10 +22,19 @@ type Session struct {
 	state   SessionState
 	history fold    // updates outside any turn
 	turn    *Turn   // the running turn, nil between turns
-	turns   []*Turn // every turn, in order
+	turns   []*Turn // the turns not released, in order
+	started int     // turns started
+	logged  []*Turn // ended turns whose log is kept, oldest first
+	closed  bool    // Release or Close: forgotten on this client
 	loading bool    // a session/load replay is in progress
 	changed chan struct{}
 	perms   map[string]*inbound // pending permission requests by request id
+
+	// The session's events (Session.Events): slog[i] has sequence number
+	// slogBase+i+1; sseq counts them all.
+	slog     []sentry
+	slogBase uint64
+	sseq     uint64
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
@@ -42,14 +52,15 @@ type SessionState struct {
 	Usage *UsageUpdate `json:"usage,omitempty"`
 	// Plan is the latest plan, whichever turn sent it.
 	Plan []PlanEntry `json:"plan,omitempty"`
-	// Turns counts the turns started in this session.
+	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
 
 	// History folds the updates that arrived outside any turn: a
 	// session/load replay, and updates an agent sent between turns.
 	History TurnState `json:"history"`
 	// Outside lists those updates in wire order, each marked as replayed
-	// (during session/load) or late (after a turn had ended).
+	// (during session/load) or late (after a turn had ended), since the
+	// session started or Session.ReleaseHistory was last called.
 	Outside []OutsideUpdate `json:"-"`
 }
 
@@ -69,6 +80,7 @@ func newSession(c *Client, id, cwd string, addDirs []string) *Session {
 	s.state.SessionID = id
 	s.state.Cwd = cwd
 	s.state.AdditionalDirectories = addDirs
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{SessionID: id, Cwd: cwd, AdditionalDirectories: addDirs}})
 	return s
 }
 
@@ -78,11 +90,26 @@ func (s *Session) ID() string { return s.id }
 // Client returns the connection the session belongs to.
 func (s *Session) Client() *Client { return s.c }
 
-// State returns a snapshot of the session's folded state.
+// State returns a snapshot of the session's folded state. Its cost is
+// O(the session's lists and its history's messages and tool calls); it
+// copies no text.
 func (s *Session) State() SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.stateLocked()
+}
+
+func (s *Session) stateLocked() SessionState {
 	st := s.state
+	clipSessionState(&st)
+	st.Turns = s.started
+	st.History = s.history.state()
+	return st
+}
+
+// clipSessionState makes st's lists and mode its own: appending to a
+// snapshot's slices never writes into the live state.
+func clipSessionState(st *SessionState) {
 	st.AdditionalDirectories = slices.Clip(st.AdditionalDirectories)
 	if st.Modes != nil {
 		m := *st.Modes
@@ -91,13 +118,10 @@ func (s *Session) State() SessionState {
 	st.ConfigOptions = slices.Clip(st.ConfigOptions)
 	st.Commands = slices.Clip(st.Commands)
 	st.Plan = slices.Clip(st.Plan)
-	st.Turns = len(s.turns)
-	st.History = s.history.state()
 	st.Outside = slices.Clip(st.Outside)
-	return st
 }
 
-// Turns returns the session's turns, oldest first.
+// Turns returns the session's turns, oldest first, except those released.
 func (s *Session) Turns() []*Turn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -151,38 +175,52 @@ func (s *Session) apply(u Update) {
 }
 
 func (s *Session) applyLocked(u Update) {
-	switch u := u.(type) {
-	case *AvailableCommandsUpdate:
-		s.state.Commands = u.AvailableCommands
-	case *CurrentModeUpdate:
-		if s.state.Modes == nil {
-			s.state.Modes = &SessionModeState{}
-		} else {
-			m := *s.state.Modes
-			s.state.Modes = &m
-		}
-		s.state.Modes.CurrentModeID = u.CurrentModeID
-	case *ConfigOptionUpdate:
-		s.state.ConfigOptions = u.ConfigOptions
-	case *SessionInfoUpdate:
-		if u.Title.Present {
-			s.state.Title = derefOr(u.Title.Value)
-		}
-		if u.UpdatedAt.Present {
-			s.state.UpdatedAt = derefOr(u.UpdatedAt.Value)
-		}
-	case *UsageUpdate:
-		s.state.Usage = u
-	case *Plan:
-		s.state.Plan = u.Entries
-	}
+	session := foldSessionUpdate(&s.state, u)
 	if t := s.turn; t != nil {
 		t.applyLocked(u)
+		if session {
+			s.logLocked(sentry{kind: entAgent, u: u, turn: t})
+		}
 	} else {
-		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && len(s.turns) > 0})
-		s.history.apply(u)
+		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
+		tc := s.history.apply(u)
+		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading})
 	}
 	s.notifyLocked()
+}
+
+// foldSessionUpdate folds the session-level kinds (commands, mode, config
+// options, session info, usage, plan) into st and reports whether u was
+// one.
+func foldSessionUpdate(st *SessionState, u Update) bool {
+	switch u := u.(type) {
+	case *AvailableCommandsUpdate:
+		st.Commands = u.AvailableCommands
+	case *CurrentModeUpdate:
+		if st.Modes == nil {
+			st.Modes = &SessionModeState{}
+		} else {
+			m := *st.Modes
+			st.Modes = &m
+		}
+		st.Modes.CurrentModeID = u.CurrentModeID
+	case *ConfigOptionUpdate:
+		st.ConfigOptions = u.ConfigOptions
+	case *SessionInfoUpdate:
+		if u.Title.Present {
+			st.Title = derefOr(u.Title.Value)
+		}
+		if u.UpdatedAt.Present {
+			st.UpdatedAt = derefOr(u.UpdatedAt.Value)
+		}
+	case *UsageUpdate:
+		st.Usage = u
+	case *Plan:
+		st.Plan = u.Entries
+	default:
+		return false
+	}
+	return true
 }
 
 func derefOr(p *string) string {
@@ -202,15 +240,24 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
 	if opts != nil {
 		s.state.ConfigOptions = opts
 	}
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts}})
 	s.notifyLocked()
 }
 
 // Updates for a session id not registered yet are kept in Client.orphans:
 // agents send available_commands_update before they answer session/new.
 
-// maxOrphans bounds what is kept for a session id that is never registered
-// (an agent talking about a session from session/list, say).
+// maxOrphans bounds what is kept for one session id that is never
+// registered (an agent talking about a session from session/list, say);
+// Limits.MaxOrphanSessions and MaxOrphanBytes bound the total.
 const maxOrphans = 10000
+
+// orphan is an update for a session id not registered yet, with the size of
+// its notification (what it costs to keep, roughly).
+type orphan struct {
+	u    Update
+	size int
+}
 
 // onUpdate is the wire's hook for session/update, on the reader goroutine.
 func (c *Client) onUpdate(params []byte) {
@@ -227,16 +274,33 @@ func (c *Client) onUpdate(params []byte) {
 	c.mu.Lock()
 	s := c.sessions[sid]
 	if s == nil {
-		if len(c.orphans[sid]) < maxOrphans {
-			c.orphans[sid] = append(c.orphans[sid], u)
-		} else {
-			c.diag("dropped_update", "dropped an update for unknown session "+sid+": too many buffered", nil)
-		}
+		reason := c.keepOrphanLocked(sid, u, len(params))
 		c.mu.Unlock()
+		if reason != "" {
+			c.diag("limit_exceeded", "dropped an update for unknown session "+strconv.Quote(sid)+": "+reason, nil)
+		}
 		return
 	}
 	c.mu.Unlock()
 	s.apply(u)
+}
+
+// keepOrphanLocked keeps an update for a session id not registered yet, or
+// says which limit it is over. c.mu is held.
+func (c *Client) keepOrphanLocked(sid string, u Update, size int) string {
+	l := c.opts.Limits
+	list, known := c.orphans[sid]
+	switch {
+	case !known && len(c.orphans) >= l.MaxOrphanSessions:
+		return fmt.Sprintf("updates are already kept for %d unknown session ids (Limits.MaxOrphanSessions)", l.MaxOrphanSessions)
+	case c.orphanBytes+size > l.MaxOrphanBytes:
+		return fmt.Sprintf("updates kept for unknown sessions would exceed %d bytes (Limits.MaxOrphanBytes)", l.MaxOrphanBytes)
+	case len(list) >= maxOrphans:
+		return fmt.Sprintf("%d updates are already kept for it", maxOrphans)
+	}
+	c.orphans[sid] = append(list, orphan{u, size})
+	c.orphanBytes += size
+	return ""
 }
 
 // register makes a session known, applying updates that arrived for its id
@@ -247,13 +311,16 @@ func (c *Client) register(s *Session) {
 	c.sessions[s.id] = s
 	orphans := c.orphans[s.id]
 	delete(c.orphans, s.id)
+	for _, o := range orphans {
+		c.orphanBytes -= o.size
+	}
 	if len(orphans) > 0 {
 		// s is not visible to anyone yet, so taking its lock under c.mu
 		// cannot invert the c.mu-before-s.mu order. Holding c.mu keeps
 		// onUpdate from applying a newer update first.
 		s.mu.Lock()
 		for _, o := range orphans {
-			s.applyLocked(o)
+			s.applyLocked(o.u)
 		}
 		s.mu.Unlock()
 	}
@@ -268,8 +335,25 @@ func (c *Client) register(s *Session) {
 }
 
 // Session returns the session with the given id created, loaded or resumed
-// on this connection, or nil.
+// on this connection, or nil — also once it was closed or released.
 func (c *Client) Session(id string) *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sessions[id]
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	return s
+}
+
+// lookup returns the session that gets the agent's traffic for id: a
+// released session keeps it until its cancelled turn ends.
+func (c *Client) lookup(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sessions[id]
@@ -493,6 +577,9 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 // SetMode switches the session's mode (session/set_mode). The mode must be
 // one the agent offered; the session state follows on success.
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
+	if err := s.checkOpen("session/set_mode"); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	modes := s.state.Modes
 	s.mu.Unlock()
@@ -506,9 +593,9 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 		return err
 	}
 	s.mu.Lock()
-	m := *s.state.Modes
-	m.CurrentModeID = modeID
-	s.state.Modes = &m
+	mark := &CurrentModeUpdate{CurrentModeID: modeID}
+	foldSessionUpdate(&s.state, mark)
+	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
 	s.mu.Unlock()
 	return nil
@@ -539,6 +626,9 @@ func (s *Session) SetConfigBool(ctx context.Context, configID string, value bool
 }
 
 func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequest) ([]SessionConfigOption, error) {
+	if err := s.checkOpen("session/set_config_option"); err != nil {
+		return nil, err
+	}
 	if err := s.checkConfig(req); err != nil {
 		return nil, callError("session/set_config_option", err)
 	}
@@ -547,7 +637,9 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 		return nil, err
 	}
 	s.mu.Lock()
-	s.state.ConfigOptions = res.ConfigOptions
+	mark := &ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
+	foldSessionUpdate(&s.state, mark)
+	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
 	s.mu.Unlock()
 	return res.ConfigOptions, nil
@@ -591,13 +683,19 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 }
 
 // Close closes the session on the agent's side (session/close; needs
-// sessionCapabilities.close), which cancels its running turn, and ends the
-// session's terminals. The running turn is cancelled locally first, exactly
-// as by [Turn.Cancel]: its pending permission requests are answered
-// cancelled, which an agent may be waiting for before it can stop.
+// sessionCapabilities.close, else ErrNotSupported and nothing changes),
+// which cancels its running turn, ends the session's terminals and forgets
+// the session on this client, as [Session.Release] does, whether or not the
+// agent answered. The running turn is cancelled locally first, exactly as by
+// [Turn.Cancel]: its pending permission requests are answered cancelled,
+// which an agent may be waiting for before it can stop. Closing a session
+// twice fails with ErrSessionClosed.
 func (s *Session) Close(ctx context.Context) error {
 	if s.c.init.AgentCapabilities.SessionCapabilities.Close == nil {
 		return notSupported("session/close", "sessionCapabilities.close")
+	}
+	if err := s.checkOpen("session/close"); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	t := s.turn
@@ -607,7 +705,18 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	err := s.c.call(ctx, "session/close", &CloseSessionRequest{SessionID: s.id}, nil)
 	s.c.closeSessionResources(s.id)
+	s.Release()
 	return err
+}
+
+// checkOpen fails with ErrSessionClosed once the session was released.
+func (s *Session) checkOpen(method string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return callError(method, ErrSessionClosed)
+	}
+	return nil
 }
 
 // closeSessionResources ends what the client's handlers hold for a session.

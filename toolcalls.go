@@ -63,8 +63,9 @@ func (tt *toolTable) put(tc *ToolCallState) {
 	tt.calls = append(tt.calls, tc)
 }
 
-// create applies a tool_call: a new entry, or a whole replacement.
-func (tt *toolTable) create(u *ToolCall) {
+// create applies a tool_call: a new entry, or a whole replacement. It
+// returns the entry as stored, never to be mutated.
+func (tt *toolTable) create(u *ToolCall) *ToolCallState {
 	status := u.Status
 	if status == "" {
 		status = ToolCallStatusPending
@@ -73,7 +74,7 @@ func (tt *toolTable) create(u *ToolCall) {
 	if kind == "" {
 		kind = ToolKindOther
 	}
-	tt.put(&ToolCallState{
+	tc := &ToolCallState{
 		ToolCallID: u.ToolCallID,
 		Title:      u.Title,
 		Kind:       kind,
@@ -83,13 +84,15 @@ func (tt *toolTable) create(u *ToolCall) {
 		RawInput:   u.RawInput,
 		RawOutput:  u.RawOutput,
 		Meta:       u.Meta,
-	})
+	}
+	tt.put(tc)
+	return tc
 }
 
-// update applies a tool_call_update (or a permission request's toolCall).
-// cancelled is whether the turn was cancelled: then only a final status from
-// the agent may replace the local cancelled one.
-func (tt *toolTable) update(u *ToolCallUpdate) {
+// update applies a tool_call_update (or a permission request's toolCall, or
+// a local cancelled mark) and returns the entry as stored. Once a tool call
+// is cancelled, only a final status (completed, failed) replaces that.
+func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	var tc ToolCallState
 	if old, ok := tt.get(u.ToolCallID); ok {
 		tc = *old
@@ -123,18 +126,19 @@ func (tt *toolTable) update(u *ToolCallUpdate) {
 		tc.RawOutput = u.RawOutput
 	}
 	tt.put(&tc)
+	return &tc
 }
 
-// cancelUnfinished marks every tool call that has not finished as cancelled,
-// the local status the v1 wire lacks (spec: prompt-turn.mdx, Cancellation).
-func (tt *toolTable) cancelUnfinished() {
-	for i, tc := range tt.calls {
+// unfinished returns the ids of the tool calls that have not finished, in
+// order of first appearance.
+func (tt *toolTable) unfinished() []string {
+	var ids []string
+	for _, tc := range tt.calls {
 		if !tc.Finished() {
-			c := *tc
-			c.Status = ToolCallStatusCancelled
-			tt.calls[i] = &c
+			ids = append(ids, tc.ToolCallID)
 		}
 	}
+	return ids
 }
 
 func (tt *toolTable) snapshot() []ToolCallState {

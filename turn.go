@@ -20,17 +20,24 @@ type Turn struct {
 
 	// Guarded by s.mu.
 	fold      fold
-	updates   []Update
-	waitCh    chan struct{} // closed at the next update or at the end; nil when nobody waits
-	ended     bool
-	cancelled bool
-	stop      StopReason
-	usage     *Usage
-	agentStop StopReason
-	agentErr  *Error
-	err       error
-	grace     *time.Timer
-	stopCtx   func() bool // stops the AfterFunc watching the Prompt context
+	updates   []Update  // the agent's, for Updates and TurnState.Updates
+	log       [][]entry // every event, in chunks of logChunk: seq n is at (n-1)/logChunk, (n-1)%logChunk
+	seq       uint64    // events applied so far
+	released  bool      // log and updates were released (the turn has ended)
+	forgotten bool      // Release was called: the fold goes too, at the end
+	readers   int       // iterators reading the log
+	// releasePending: release the log when the last reader stops.
+	releasePending bool
+	waitCh         chan struct{} // closed at the next update or at the end; nil when nobody waits
+	ended          bool
+	cancelled      bool
+	stop           StopReason
+	usage          *Usage
+	agentStop      StopReason
+	agentErr       *Error
+	err            error
+	grace          *time.Timer
+	stopCtx        func() bool // stops the AfterFunc watching the Prompt context
 
 	done chan struct{}
 }
@@ -58,16 +65,17 @@ type TurnState struct {
 	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
 	AgentError      *Error     `json:"agentError,omitempty"`
 
-	// Updates is every update the turn saw, in wire order, unknown kinds
-	// included.
+	// Updates is every update the agent sent in the turn, in wire order,
+	// unknown kinds included — nil once the turn's log was released (see
+	// Limits.TurnLogs).
 	Updates []Update `json:"-"`
 }
 
 func (f *fold) state() TurnState {
 	return TurnState{
-		Messages:     snapshotMessages(f.messages),
-		Thoughts:     snapshotMessages(f.thoughts),
-		UserMessages: snapshotMessages(f.user),
+		Messages:     f.messages.snapshot(),
+		Thoughts:     f.thoughts.snapshot(),
+		UserMessages: f.user.snapshot(),
 		ToolCalls:    f.tools.snapshot(),
 		Plan:         f.plan[:len(f.plan):len(f.plan)],
 	}
@@ -106,12 +114,18 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	c.mu.Unlock()
 	t := &Turn{s: s, id: id, done: make(chan struct{})}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, callError("session/prompt", ErrSessionClosed)
+	}
 	if s.turn != nil {
 		s.mu.Unlock()
 		return nil, callError("session/prompt", ErrTurnInProgress)
 	}
 	s.turn = t
 	s.turns = append(s.turns, t)
+	s.started++
+	s.logLocked(sentry{kind: entTurnStart, turn: t})
 	s.notifyLocked()
 	s.mu.Unlock()
 	c.mu.Lock()
@@ -231,10 +245,46 @@ func (t *Turn) Err() error {
 	}
 }
 
-// State returns a snapshot of the turn's folded state.
+// State returns a snapshot of the turn's folded state, as of the last event
+// applied. Its cost is O(messages + tool calls + plan entries) in time and
+// allocation — the text itself is shared, not copied — so a UI that redraws
+// on every event should use each event's ToolCall, [Turn.ToolCall] or
+// [Turn.LastMessage] instead.
 func (t *Turn) State() TurnState {
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
+	return t.stateLocked()
+}
+
+// Snapshot returns State together with the sequence number of the last
+// event folded into it: Events(ctx, seq) then yields exactly the events
+// that came after the snapshot.
+func (t *Turn) Snapshot() (TurnState, uint64) {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	return t.stateLocked(), t.seq
+}
+
+// ToolCall returns one tool call of the turn as merged so far, in O(1).
+func (t *Turn) ToolCall(id string) (ToolCallState, bool) {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	if tc, ok := t.fold.tools.get(id); ok {
+		return *tc, true
+	}
+	return ToolCallState{}, false
+}
+
+// LastMessage returns the agent message started last, with its text so far.
+// Its cost does not grow with the turn: the text is joined incrementally
+// and shared, not copied.
+func (t *Turn) LastMessage() (Message, bool) {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	return t.fold.messages.last()
+}
+
+func (t *Turn) stateLocked() TurnState {
 	st := t.fold.state()
 	st.StopReason = t.stop
 	st.Usage = t.usage
@@ -249,12 +299,23 @@ func (t *Turn) State() TurnState {
 // already received, then follows new ones as they are folded, and stops when
 // the turn has ended and all were yielded. Any number of goroutines may range
 // over it at once; each reads the turn's log at its own pace, so a slow
-// consumer never slows the connection or the other consumers.
+// consumer never slows the connection or the other consumers. It yields only
+// the agent's updates; [Turn.Events] yields every change to the turn's
+// state. The turn's log is not released (see Limits.TurnLogs) while an
+// iteration runs; one started after the release yields nothing.
 func (t *Turn) Updates() iter.Seq[Update] {
 	return func(yield func(Update) bool) {
+		t.s.mu.Lock()
+		t.enterLocked()
+		t.s.mu.Unlock()
+		defer t.leave()
 		i := 0
 		for {
 			t.s.mu.Lock()
+			if t.released {
+				t.s.mu.Unlock()
+				return
+			}
 			batch := t.updates[i:len(t.updates):len(t.updates)]
 			ended := t.ended
 			var wait chan struct{}
@@ -284,14 +345,9 @@ func (t *Turn) Updates() iter.Seq[Update] {
 // applyLocked folds one update into the turn. s.mu is held.
 func (t *Turn) applyLocked(u Update) {
 	t.updates = append(t.updates, u)
-	t.fold.apply(u)
-	if t.cancelled {
-		if _, ok := u.(*ToolCall); ok {
-			// A tool call announced after the cancel will not run either.
-			t.fold.tools.cancelUnfinished()
-		}
-	}
-	t.wakeLocked()
+	tc := t.fold.apply(u)
+	t.logLocked(entAgent, u, tc)
+	t.markIfCancelledLocked(tc)
 }
 
 func (t *Turn) wakeLocked() {
@@ -325,7 +381,10 @@ func (t *Turn) Cancel() {
 		return
 	}
 	t.cancelled = true
-	t.fold.tools.cancelUnfinished()
+	t.logLocked(entCancel, nil, nil)
+	for _, id := range t.fold.tools.unfinished() {
+		t.markLocked(id)
+	}
 	perms := make([]*inbound, 0, len(s.perms))
 	for _, in := range s.perms {
 		perms = append(perms, in)
@@ -335,7 +394,6 @@ func (t *Turn) Cancel() {
 		grace = 10 * time.Second
 	}
 	t.grace = time.AfterFunc(grace, t.expire)
-	t.wakeLocked()
 	s.notifyLocked()
 	s.mu.Unlock()
 
@@ -393,19 +451,24 @@ func (t *Turn) finish(set func()) {
 	}
 	t.ended = true
 	set()
+	t.logLocked(entEnd, nil, nil)
 	if s.turn == t {
 		s.turn = nil
 	}
 	if t.grace != nil {
 		t.grace.Stop()
 	}
+	s.retainLocked(t)
 	stop := t.stopCtx
-	t.wakeLocked()
+	unregister := s.closed && s.turn == nil
 	s.notifyLocked()
 	close(t.done)
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if unregister {
+		s.c.unregister(s)
 	}
 }
 

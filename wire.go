@@ -107,6 +107,11 @@ type inbound struct {
 	// session is the session a permission request belongs to (set on the
 	// reader goroutine before jrpc2 sees the request).
 	session *Session
+	// perm is a permission request as placed in its turn by the reader.
+	perm *PermissionRequest
+	// turn and seq place an elicitation request in its session's stream.
+	turn *Turn
+	seq  uint64
 }
 
 func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wireLimits, hooks wireHooks) *wire {

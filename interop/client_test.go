@@ -729,13 +729,13 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	}
 	checkReports(t, "prompt after resume", mustRun(t, ctx, resumed, "after resume"), "echo:after resume")
 
-	// Close: the agent forgets the session.
+	// Close: the agent forgets the session, and so does the client: a
+	// later prompt fails locally.
 	if err := resumed.Close(ctx); err != nil {
 		t.Fatalf("Session.Close: %v", err)
 	}
-	_, _, _, err = run(t, ctx, resumed, "after close")
-	if !errors.Is(err, acp.ErrResourceNotFound) {
-		t.Errorf("prompt to the closed session: %v; want the agent's -32002", err)
+	if _, err := resumed.Prompt(ctx, acp.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
+		t.Errorf("prompt to the closed session: %v; want ErrSessionClosed", err)
 	}
 
 	// Delete: no longer listed.

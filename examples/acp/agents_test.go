@@ -67,6 +67,18 @@ func registerTestAgents() {
 			Sessions:     sessions, History: history,
 		})
 	})
+	acptest.Register("toolcancel", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.SayID("m1", "editing ")
+			t.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit a.go", "kind": "edit", "status": "pending"})
+			t.RequestPermission(map[string]any{"toolCallId": "e1", "title": "Allow editing a.go?",
+				"content": []any{map[string]any{"type": "diff", "path": "/w/a.go", "newText": "package a\n"}}}, nil)
+			t.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "e2", "title": "Run tests", "kind": "execute", "status": "pending"})
+			<-t.Cancelled()
+			t.SayID("m1", "stopped")
+			return "cancelled", nil
+		}})
+	})
 	acptest.Register("stubborn", func() *acptest.Agent {
 		return acptest.New(&acptest.Options{IgnoreStdinEOF: true})
 	})

@@ -10,10 +10,16 @@
 //	go run ./examples/acp -- my-agent                      # interactive
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
-// first, then {"event":"update","sessionId":...,"update":{...}} for each
-// update as received, {"event":"permission",...} for each permission
+// first, then {"event":"update","sessionId":...,"seq":N,"update":{...}} for
+// each update as received, {"event":"permission",...} for each permission
 // request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
 // per turn; a failure prints {"event":"error","message":...} and exits 1.
+// The events of a turn are enough to rebuild its state: the client's own
+// changes appear as update events with "origin":"local" (a tool call marked
+// cancelled when the turn is cancelled), and a permission event stands where
+// the request arrived, carrying the patch it applied to its tool call
+// ("toolCall") and the request's wording ("title"); folding the update
+// events and the permission events' patches in order gives turn_end.state.
 // The exit status is 0 when the last turn ended, whatever its stop reason.
 // --list-agents --json prints one object per agent and line:
 // {"id":...,"name":...,"version":...,"description":...,"distribution":

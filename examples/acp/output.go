@@ -30,38 +30,85 @@ type output struct {
 	spinning bool
 	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
 
-	// rendered counts the updates of the current turn printed so far, so a
-	// permission request is shown after the updates that preceded it on the
-	// wire (the SDK has folded them; the renderer may still be behind).
-	rendered     int
-	renderedCond *sync.Cond
+	// Where the renderer is in the current turn's events: a permission
+	// dialog waits until its tool call's card is out (the request says
+	// which event that is). progress is closed, and replaced, whenever
+	// shown moves.
+	shownTurn *acp.Turn
+	shown     uint64
+	progress  chan struct{}
+	// decisions carries a --json permission's outcome from its handler to
+	// the renderer, which prints it at the request's place in the stream.
+	decisions map[placement]chan decision
+}
+
+// placement is where a permission request stands: its turn's event that
+// applied its toolCall.
+type placement struct {
+	turn *acp.Turn
+	seq  uint64
+}
+
+type decision struct {
+	req       *acp.PermissionRequest
+	out       acp.PermissionOutcome
+	err       error
+	cancelled bool
 }
 
 func newOutput(cfg *config, stdout, stderr io.Writer) *output {
-	o := &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr}
-	o.renderedCond = sync.NewCond(&o.mu)
-	return o
+	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr,
+		progress: make(chan struct{}), decisions: map[placement]chan decision{}}
 }
 
-// turnStarted resets the renderer's position for a new turn.
-func (o *output) turnStarted() {
-	o.mu.Lock()
-	o.rendered = 0
-	o.mu.Unlock()
+// advanceLocked records that the renderer has shown turn's events up to
+// seq. o.mu is held.
+func (o *output) advanceLocked(turn *acp.Turn, seq uint64) {
+	o.shownTurn, o.shown = turn, seq
+	close(o.progress)
+	o.progress = make(chan struct{})
 }
 
-// catchUp waits (holding o.mu on return) until the renderer has printed the
-// first n updates of the turn, or the turn has ended.
-func (o *output) catchUp(n int, done <-chan struct{}) {
-	o.mu.Lock()
-	for o.rendered < n {
-		select {
-		case <-done:
-			return
-		default:
-		}
-		o.renderedCond.Wait()
+// lockAfterShown takes o.mu once the renderer has shown the events of
+// req's turn up to the request's own (its tool call's card), or once that
+// cannot happen any more (the turn is over, ctx ended).
+func (o *output) lockAfterShown(ctx context.Context, req *acp.PermissionRequest) {
+	target := req.Seq
+	if o.json {
+		// The renderer stops at the request's own event until it is
+		// decided (see event): what precedes it is what must be out.
+		target--
 	}
+	for {
+		o.mu.Lock()
+		if req.Turn == nil || (o.shownTurn == req.Turn && o.shown >= target) {
+			return
+		}
+		progress := o.progress
+		o.mu.Unlock()
+		select {
+		case <-progress:
+		case <-req.Turn.Done():
+			o.mu.Lock()
+			return
+		case <-ctx.Done():
+			o.mu.Lock()
+			return
+		}
+	}
+}
+
+// decisionChan returns the channel that carries the decision on the
+// request placed at p, made by whichever side gets there first.
+func (o *output) decisionChan(p placement) chan decision {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ch, ok := o.decisions[p]
+	if !ok {
+		ch = make(chan decision, 1)
+		o.decisions[p] = ch
+	}
+	return ch
 }
 
 func isTerminal(w any) bool {
@@ -216,19 +263,48 @@ func (o *output) sessionInfo(info acp.SessionInfo) {
 	fmt.Fprintf(o.stdout, "%s\t%s\t%s\t%s\n", info.SessionID, updated, info.Cwd, title)
 }
 
-// update renders one update as it arrives.
-func (o *output) update(s *acp.Session, turn *acp.Turn, u acp.Update) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	defer func() {
-		o.rendered++
-		o.renderedCond.Broadcast()
-	}()
-	if o.json {
-		o.emit(map[string]any{"event": "update", "sessionId": s.ID(), "update": u})
+// event renders one event of a turn as it is applied. It is called from
+// the turn's renderer goroutine, in order.
+func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
+	if ev.Kind != acp.EventUpdate {
+		o.mu.Lock()
+		o.advanceLocked(turn, ev.Seq)
+		o.mu.Unlock()
 		return
 	}
-	switch u := u.(type) {
+	if ev.Origin == acp.OriginPermission && o.json {
+		// The permission event goes here, in order, once decided: folding
+		// the events then gives what State gives.
+		p := placement{turn, ev.Seq}
+		ch := o.decisionChan(p)
+		var d decision
+		select {
+		case d = <-ch:
+		case <-o.client.Done():
+			d.err = o.client.Err()
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		delete(o.decisions, p)
+		o.emitPermission(d, ev.Update, ev.Seq)
+		o.advanceLocked(turn, ev.Seq)
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	defer o.advanceLocked(turn, ev.Seq)
+	if o.json {
+		e := map[string]any{"event": "update", "sessionId": s.ID(), "seq": ev.Seq, "update": ev.Update}
+		if ev.Origin != acp.OriginAgent {
+			e["origin"] = ev.Origin
+		}
+		o.emit(e)
+		return
+	}
+	if ev.Origin == acp.OriginPermission {
+		return // the dialog shows it
+	}
+	switch u := ev.Update.(type) {
 	case *acp.AgentMessageChunk:
 		o.textf("agent", "%s", blockText(u.Content))
 	case *acp.AgentThoughtChunk:
@@ -240,13 +316,7 @@ func (o *output) update(s *acp.Session, turn *acp.Turn, u acp.Update) {
 		if u.Status == nil {
 			return
 		}
-		title := u.ToolCallID
-		for _, tc := range turn.State().ToolCalls {
-			if tc.ToolCallID == u.ToolCallID {
-				title = tc.Title
-			}
-		}
-		o.textf("tool", "[tool] %s: %s\n", title, *u.Status)
+		o.textf("tool", "[tool] %s: %s\n", ev.ToolCall.Title, *u.Status)
 		o.last = ""
 	case *acp.Plan:
 		var b strings.Builder
@@ -421,38 +491,82 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 	}
 	return func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 		out, err := h(ctx, req)
-		o.permission(req, out, err, ctx.Err() != nil)
+		d := decision{req: req, out: out, err: err, cancelled: ctx.Err() != nil}
+		if o.json && req.Turn != nil {
+			// The renderer prints it at the request's place.
+			o.decisionChan(placement{req.Turn, req.Seq}) <- d
+			return out, err
+		}
+		o.lockAfterShown(ctx, req)
+		defer o.mu.Unlock()
+		if o.json {
+			o.emitPermission(d, &req.Raw.ToolCall, 0)
+		} else {
+			o.printPermission(d)
+		}
 		return out, err
 	}
 }
 
-func (o *output) permission(req *acp.PermissionRequest, out acp.PermissionOutcome, err error, cancelled bool) {
-	if cancelled {
+// emitPermission writes a --json "permission" event: the request, the
+// toolCall patch it applied to the tool call (so that folding the events
+// rebuilds the state) and its outcome. o.mu is held.
+func (o *output) emitPermission(d decision, patch acp.Update, seq uint64) {
+	if d.req == nil {
+		o.emit(map[string]any{"event": "permission", "toolCall": patch, "seq": seq, "error": errString(d.err)})
+		return
+	}
+	out := d.out
+	if d.cancelled {
 		out = acp.CancelledOutcome()
 	}
-	o.lockAfterPreceding(req)
-	defer o.mu.Unlock()
-	if o.json {
-		ev := map[string]any{"event": "permission", "toolCallId": req.ToolCall.ToolCallID, "options": req.Options, "outcome": out}
-		if err != nil && !cancelled {
-			ev["error"] = err.Error()
-		}
-		o.emit(ev)
-		return
+	ev := map[string]any{"event": "permission", "toolCallId": d.req.ToolCall.ToolCallID, "options": d.req.Options, "outcome": out, "toolCall": patch}
+	if seq != 0 {
+		ev["seq"] = seq
+	}
+	if d.req.Title != "" {
+		ev["title"] = d.req.Title
+	}
+	if d.err != nil && !d.cancelled {
+		ev["error"] = d.err.Error()
+	}
+	o.emit(ev)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "the request was not decided"
+	}
+	return err.Error()
+}
+
+// printPermission prints a decided request. o.mu is held.
+func (o *output) printPermission(d decision) {
+	out := d.out
+	if d.cancelled {
+		out = acp.CancelledOutcome()
 	}
 	what := string(out.Outcome)
 	if out.Outcome == acp.OutcomeSelected {
 		what = out.OptionID
 	}
-	o.textf("perm", "[permission] %s: %s\n", req.ToolCall.Title, what)
+	o.textf("perm", "[permission] %s: %s\n", question(d.req), what)
 	o.last = ""
+}
+
+// question is what the request asks: its own wording, else the tool's title.
+func question(req *acp.PermissionRequest) string {
+	if req.Title != "" {
+		return req.Title
+	}
+	return req.ToolCall.Title
 }
 
 // ask shows the request and reads the user's choice.
 func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
-	o.lockAfterPreceding(req)
+	o.lockAfterShown(ctx, req)
 	tc := req.ToolCall
-	o.textf("perm", "\n[permission] %s (%s)\n", tc.Title, orDash(string(tc.Kind)))
+	o.textf("perm", "\n[permission] %s (%s)\n", question(req), orDash(string(tc.Kind)))
 	for _, c := range tc.Content {
 		if d, ok := c.(*acp.DiffContent); ok {
 			fmt.Fprintf(o.stdout, "  --- %s\n", d.Path)
@@ -486,20 +600,4 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 		}
 		prompt = fmt.Sprintf("choose 1-%d: ", len(req.Options))
 	}
-}
-
-// lockAfterPreceding takes o.mu once the renderer has printed every update
-// of the request's turn that was folded before the request arrived.
-func (o *output) lockAfterPreceding(req *acp.PermissionRequest) {
-	if req.Session == nil {
-		o.mu.Lock()
-		return
-	}
-	turns := req.Session.Turns()
-	if len(turns) == 0 {
-		o.mu.Lock()
-		return
-	}
-	t := turns[len(turns)-1]
-	o.catchUp(len(t.State().Updates), t.Done())
 }

@@ -212,7 +212,6 @@ func listSessions(ctx context.Context, c *acp.Client, cwd string, out *output) e
 func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, sigs *signals) error {
 	interrupts, release := sigs.duringTurn()
 	defer release()
-	out.turnStarted()
 	turn, err := s.Prompt(ctx, acp.Text(prompt))
 	if err != nil {
 		return err
@@ -225,8 +224,8 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	rendered := make(chan struct{})
 	go func() {
 		defer close(rendered)
-		for u := range turn.Updates() {
-			out.update(s, turn, u)
+		for ev := range turn.Events(context.Background(), 0) {
+			out.event(s, turn, ev)
 		}
 	}()
 	for waiting := true; waiting; {

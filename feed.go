@@ -1,0 +1,326 @@
+package acp
+
+import (
+	"context"
+	"iter"
+)
+
+// Event is one change to a turn's folded state. A turn's events are
+// numbered from 1 in the order they were applied, and they are the whole of
+// that state: folding them from the first with a [TurnFold] reproduces
+// [Turn.State] exactly. An Event and what it points to are read-only.
+type Event struct {
+	// Seq is the event's sequence number within its turn: 1, 2, 3...
+	Seq  uint64    `json:"seq"`
+	Kind EventKind `json:"kind"`
+	// Origin says who made an EventUpdate.
+	Origin EventOrigin `json:"origin,omitempty"`
+	// Update is what an EventUpdate applied. For OriginAgent it is the
+	// agent's update, the one Turn.Updates yields. For OriginPermission and
+	// OriginLocal it is a *ToolCallUpdate.
+	Update Update `json:"update,omitempty"`
+	// ToolCall is, when the event changed a tool call, that tool call as
+	// merged after the event: a UI updates one card from it without
+	// re-implementing the merge rules or copying the turn. It is shared and
+	// never changes afterwards.
+	ToolCall *ToolCallState `json:"toolCall,omitempty"`
+	// End is the outcome of the turn, for EventEnd.
+	End *TurnEnd `json:"end,omitempty"`
+	// State is, for EventReleased in a turn's feed, the turn's state as of
+	// Seq.
+	State *TurnState `json:"state,omitempty"`
+	// Session is, for EventReleased in a session's feed, the session's
+	// state as of Seq.
+	Session *SessionState `json:"session,omitempty"`
+	// Setup is what an EventSetup set.
+	Setup *SessionSetup `json:"setup,omitempty"`
+	// Replay: in a session's feed, the update was replayed by session/load.
+	Replay bool `json:"replay,omitempty"`
+	// Turn is the turn the event belongs to: in a session's feed, the turn
+	// that was running when it was applied (nil outside turns). Nil in
+	// events made by hand or decoded.
+	Turn *Turn `json:"-"`
+}
+
+// EventKind tells events apart.
+type EventKind string
+
+const (
+	// EventUpdate: Update was applied to the turn's state.
+	EventUpdate EventKind = "update"
+	// EventCancel: the client cancelled the turn ([Turn.Cancel]); the
+	// turn's Cancelled becomes true. Local marks of its unfinished tool
+	// calls follow as EventUpdate events of origin OriginLocal.
+	EventCancel EventKind = "cancel"
+	// EventEnd: the turn ended; End says how. It is the turn's last event.
+	EventEnd EventKind = "end"
+	// EventReleased: the events a reader asked for were released (see
+	// Limits.TurnLogs, [Turn.Release], Limits.SessionLog); State (in a
+	// turn's feed) or Session (in a session's) holds the state as of Seq,
+	// which replaces whatever the reader folded. In a turn's feed it
+	// happens only once the turn has ended, and no event follows it.
+	EventReleased EventKind = "released"
+	// EventSetup (a session's feed): the session was created, or a
+	// session/new, load or resume result set its modes and config options;
+	// Setup says what.
+	EventSetup EventKind = "setup"
+	// EventTurnStart (a session's feed): Turn started.
+	EventTurnStart EventKind = "turn_start"
+)
+
+// EventOrigin says who made an [EventUpdate].
+type EventOrigin string
+
+const (
+	// OriginAgent: a session/update notification from the agent.
+	OriginAgent EventOrigin = "agent"
+	// OriginPermission: the toolCall of a session/request_permission, as
+	// applied to the tool call. The request's title is not applied to a
+	// tool call that already has one (it is the question, not the tool's
+	// name; see PermissionRequest.Title).
+	OriginPermission EventOrigin = "permission"
+	// OriginLocal: a change the client made itself — a tool call set to
+	// ToolCallStatusCancelled because the turn was cancelled (a turn's
+	// feed), the mode or config options SetMode and SetConfigOption set
+	// (a session's feed).
+	OriginLocal EventOrigin = "local"
+)
+
+// TurnEnd is how a turn ended; the fields mean what TurnState's do.
+type TurnEnd struct {
+	StopReason      StopReason `json:"stopReason,omitempty"`
+	Usage           *Usage     `json:"usage,omitempty"`
+	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
+	AgentError      *Error     `json:"agentError,omitempty"`
+	// Err is the turn's error, as Wait returns it.
+	Err error `json:"-"`
+}
+
+// Kinds of logged entries: an Event without its sequence number (the
+// entry's index) and turn, 32 bytes an event.
+const (
+	entAgent uint8 = iota
+	entPermission
+	entLocal
+	entCancel
+	entEnd
+)
+
+// logChunk is the size of the chunks a turn's log grows by: appending
+// never copies the log, whatever its length, and costs 32 bytes an event.
+const logChunk = 256
+
+type entry struct {
+	u    Update
+	tc   *ToolCallState
+	kind uint8
+}
+
+// logLocked appends an event to the turn's log and wakes its readers.
+// s.mu is held.
+func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
+	t.seq++
+	if !t.released {
+		n := len(t.log)
+		if n == 0 || len(t.log[n-1]) == logChunk {
+			t.log = append(t.log, make([]entry, 0, logChunk))
+			n++
+		}
+		t.log[n-1] = append(t.log[n-1], entry{u: u, tc: tc, kind: kind})
+	}
+	t.wakeLocked()
+}
+
+// event makes the public form of the entry with sequence number seq. The
+// outcome fields of an end entry are final once it is logged.
+func (t *Turn) event(seq uint64, e entry) Event {
+	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
+	switch e.kind {
+	case entAgent:
+		ev.Kind, ev.Origin = EventUpdate, OriginAgent
+	case entPermission:
+		ev.Kind, ev.Origin = EventUpdate, OriginPermission
+	case entLocal:
+		ev.Kind, ev.Origin = EventUpdate, OriginLocal
+	case entCancel:
+		ev.Kind = EventCancel
+	case entEnd:
+		ev.Kind = EventEnd
+		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
+	}
+	return ev
+}
+
+// markLocked marks a tool call of a cancelled turn cancelled, as an event
+// of its own. s.mu is held.
+func (t *Turn) markLocked(id string) {
+	st := ToolCallStatusCancelled
+	mk := &ToolCallUpdate{ToolCallID: id, Status: &st}
+	t.fold.visits++
+	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
+}
+
+// markIfCancelledLocked keeps a cancelled turn free of unfinished tool
+// calls: one announced (or reopened) after the cancel will not run either.
+// It costs O(1) per tool call event.
+func (t *Turn) markIfCancelledLocked(tc *ToolCallState) {
+	if t.cancelled && tc != nil && !tc.Finished() {
+		t.markLocked(tc.ToolCallID)
+	}
+}
+
+// patchLocked applies a permission request's toolCall and returns the
+// sequence number of its event. s.mu is held.
+func (t *Turn) patchLocked(p *ToolCallUpdate) uint64 {
+	patch := keepTitle(&t.fold.tools, p)
+	t.fold.visits++
+	tc := t.fold.tools.update(patch)
+	t.logLocked(entPermission, patch, tc)
+	seq := t.seq
+	t.markIfCancelledLocked(tc)
+	return seq
+}
+
+// Events returns an iterator over the turn's events with a sequence number
+// greater than after: Events(ctx, 0) replays them all, Events(ctx, seq)
+// resumes after the last one a reader saw (or after the seq of a
+// [Turn.Snapshot]). It yields events already applied, then follows new ones
+// as they are applied, in order, and stops after the EventEnd, when ctx ends
+// or when the consumer stops. Any number of goroutines may range over it at
+// once, each at its own pace: the reader goroutine never waits for them.
+//
+// A turn's log is not released (Limits.TurnLogs, [Turn.Release]) while an
+// iteration reads it, so a reader that started never misses an event. One
+// that starts later and asks for released events gets a single
+// EventReleased, whose State is the turn's state as of its Seq, and stops.
+func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		s := t.s
+		s.mu.Lock()
+		t.enterLocked()
+		s.mu.Unlock()
+		defer t.leave()
+		next := after + 1
+		for {
+			s.mu.Lock()
+			if t.released && next <= t.seq {
+				st := t.stateLocked()
+				seq := t.seq
+				s.mu.Unlock()
+				yield(Event{Seq: seq, Kind: EventReleased, State: &st, Turn: t})
+				return
+			}
+			var batch []entry
+			if next <= t.seq {
+				i := next - 1
+				c := t.log[i/logChunk]
+				batch = c[i%logChunk : len(c) : len(c)]
+			}
+			ended := t.ended
+			var wait chan struct{}
+			if len(batch) == 0 && !ended {
+				if t.waitCh == nil {
+					t.waitCh = make(chan struct{})
+				}
+				wait = t.waitCh
+			}
+			s.mu.Unlock()
+			for _, e := range batch {
+				if !yield(t.event(next, e)) {
+					return
+				}
+				next++
+			}
+			if len(batch) == 0 {
+				if ended {
+					return
+				}
+				select {
+				case <-wait:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}
+}
+
+// WaitFor returns the first of the turn's events, replayed from the first
+// and then followed, for which match reports true. It returns an error
+// wrapping ErrTurnEnded if the turn ended with no match, and ctx's error if
+// ctx ended first. match runs on the caller's goroutine, without locks; it
+// sees each event's merged ToolCall, so waiting for a tool call to finish
+// costs no snapshot:
+//
+//	ev, err := turn.WaitFor(ctx, func(ev acp.Event) bool {
+//		return ev.ToolCall != nil && ev.ToolCall.ToolCallID == id && ev.ToolCall.Finished()
+//	})
+func (t *Turn) WaitFor(ctx context.Context, match func(Event) bool) (Event, error) {
+	for ev := range t.Events(ctx, 0) {
+		if match(ev) {
+			return ev, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Event{}, err
+	}
+	return Event{}, ErrTurnEnded
+}
+
+// TurnFold folds a turn's events into its state, with the client's merge
+// rules: a reader that applies every event from the first (or from an
+// EventReleased) in order gets exactly what [Turn.State] returns after the
+// last of them. It is for readers on the other side of a process boundary
+// (the events of `acp --json`) and for tests; in-process UIs usually need
+// only each event's ToolCall. The zero value is an empty turn. A TurnFold is
+// not safe for concurrent use.
+type TurnFold struct {
+	f        fold
+	updates  []Update
+	seq      uint64
+	cancel   bool
+	end      *TurnEnd
+	released *TurnState
+}
+
+// Apply folds one event. An EventUpdate without an Origin counts as the
+// agent's; events of the session's feed only (EventSetup,
+// EventTurnStart) are ignored.
+func (tf *TurnFold) Apply(ev Event) {
+	tf.seq = ev.Seq
+	switch ev.Kind {
+	case EventUpdate:
+		if ev.Update == nil {
+			return
+		}
+		if ev.Origin == OriginAgent || ev.Origin == "" {
+			tf.updates = append(tf.updates, ev.Update)
+			tf.f.apply(ev.Update)
+		} else if u, ok := ev.Update.(*ToolCallUpdate); ok {
+			tf.f.tools.update(u)
+		}
+	case EventCancel:
+		tf.cancel = true
+	case EventEnd:
+		tf.end = ev.End
+	case EventReleased:
+		tf.released = ev.State
+	}
+}
+
+// Seq returns the sequence number of the last event applied.
+func (tf *TurnFold) Seq() uint64 { return tf.seq }
+
+// State returns the folded state.
+func (tf *TurnFold) State() TurnState {
+	if tf.released != nil {
+		return *tf.released
+	}
+	st := tf.f.state()
+	st.Cancelled = tf.cancel
+	st.Updates = tf.updates[:len(tf.updates):len(tf.updates)]
+	if e := tf.end; e != nil {
+		st.StopReason, st.Usage, st.AgentStopReason, st.AgentError = e.StopReason, e.Usage, e.AgentStopReason, e.AgentError
+	}
+	return st
+}

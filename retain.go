@@ -1,0 +1,129 @@
+package acp
+
+import "slices"
+
+// What the client keeps, and for how long. A turn's folded state (messages,
+// tool calls, plan, outcome) is kept for as long as the turn is: until
+// Turn.Release, Session.Release or Session.Close. A turn's log — its events
+// and TurnState.Updates, which cost about as much again as the text the
+// agent sent plus ~50 bytes an update — is kept while the turn runs and
+// then only for the Limits.TurnLogs most recent ended turns.
+
+// retainLocked applies the retention policy when t ends. s.mu is held.
+func (s *Session) retainLocked(t *Turn) {
+	if t.forgotten {
+		t.forgetLocked()
+		return
+	}
+	s.logged = append(s.logged, t)
+	keep := s.c.opts.Limits.TurnLogs
+	if keep < 0 {
+		keep = 0
+	}
+	for len(s.logged) > keep {
+		s.logged[0].releaseLogLocked()
+		s.logged[0] = nil
+		s.logged = s.logged[1:]
+	}
+}
+
+// releaseLogLocked drops the turn's log; its fold stays, compacted. While
+// an iterator reads the log, the release waits for the last one to stop:
+// a reader that started never loses an event.
+func (t *Turn) releaseLogLocked() {
+	if t.readers > 0 {
+		t.releasePending = true
+		return
+	}
+	t.released = true
+	t.log, t.updates = nil, nil
+	t.fold.compact()
+}
+
+// enterLocked and leaveLocked bracket an iterator's reading of the log.
+func (t *Turn) enterLocked() { t.readers++ }
+
+func (t *Turn) leave() {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	t.readers--
+	if t.readers == 0 && t.releasePending {
+		t.releasePending = false
+		t.releaseLogLocked()
+	}
+}
+
+// forgetLocked drops the turn's log and fold and removes it from its
+// session's list. s.mu is held and the turn has ended.
+func (t *Turn) forgetLocked() {
+	s := t.s
+	t.releaseLogLocked()
+	t.fold = fold{}
+	if i := slices.Index(s.turns, t); i >= 0 {
+		s.turns = slices.Delete(s.turns, i, i+1)
+	}
+	if i := slices.Index(s.logged, t); i >= 0 {
+		s.logged = slices.Delete(s.logged, i, i+1)
+	}
+}
+
+// Release tells the client that nobody needs the turn's state any more: its
+// log and folded state are dropped and it leaves Session.Turns; its
+// outcome (Wait, Err, and the StopReason and Cancelled of State) stays.
+// Readers of Events then get an EventReleased. Releasing a running turn
+// takes effect when it ends, so its consumers see it to the end. Releasing
+// twice does nothing.
+func (t *Turn) Release() {
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.forgotten {
+		return
+	}
+	t.forgotten = true
+	if t.ended {
+		t.forgetLocked()
+	}
+}
+
+// CurrentTurn returns the running turn, or nil between turns.
+func (s *Session) CurrentTurn() *Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+// Release forgets the session on this client, without telling the agent
+// (Close does both): Client.Session no longer returns it, later calls that
+// need it (Prompt, SetMode, SetConfigOption, Close) fail locally with an
+// error wrapping ErrSessionClosed, and updates the agent still sends for its
+// id are treated as for an unknown session — except while a running turn
+// is cancelled: it is cancelled first, as by [Turn.Cancel], and what the
+// agent still sends for it is folded into it until it ends. The handle keeps what was folded (State,
+// Turns) and the client keeps nothing of it: memory goes when the caller
+// drops the handle. Releasing twice does nothing.
+func (s *Session) Release() {
+	if t := s.CurrentTurn(); t != nil {
+		t.Cancel()
+	}
+	s.mu.Lock()
+	s.closed = true
+	running := s.turn != nil
+	s.notifyLocked()
+	s.mu.Unlock()
+	if !running {
+		s.c.unregister(s)
+	} // else the turn's end unregisters it
+}
+
+// ReleaseHistory drops the raw log of what arrived outside turns
+// (SessionState.Outside: a session/load replay, updates between turns); the
+// folded History stays, compacted. Later updates outside turns are logged
+// again from there. A UI that has rendered a long replay calls it to keep
+// only the folded conversation.
+func (s *Session) ReleaseHistory() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.Outside = nil
+	s.history.compact()
+}

@@ -1,0 +1,240 @@
+package acp
+
+import (
+	"context"
+	"iter"
+	"slices"
+)
+
+// A session's events are the changes to its SessionState, numbered from 1
+// in the order applied: every update the agent sent outside a turn (with
+// Replay set during session/load), the session-level updates it sent
+// inside one (commands, mode, config options, session info, usage, plan;
+// Turn says which), a permission request's toolCall patch outside a turn,
+// the local results of SetMode and SetConfigOption (origin local), what a
+// session/new, load or resume result set (EventSetup), and the start of
+// each turn (EventTurnStart). Folding them with a [SessionFold] reproduces
+// [Session.State]. A turn's own changes (its messages, tool calls, cancel
+// marks, end) are on the turn's events; see [Turn.Events].
+
+// Kinds of session log entries, after the turn's.
+const (
+	entSetup uint8 = entEnd + 1 + iota
+	entTurnStart
+)
+
+// SessionSetup is what creating a session, or a session/new, load or
+// resume result, set in its state: the fields that are non-zero.
+type SessionSetup struct {
+	SessionID             string                `json:"sessionId,omitempty"`
+	Cwd                   string                `json:"cwd,omitempty"`
+	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
+	Modes                 *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
+}
+
+// sentry is one event of a session's log.
+type sentry struct {
+	u      Update
+	tc     *ToolCallState
+	turn   *Turn
+	setup  *SessionSetup
+	kind   uint8
+	replay bool
+}
+
+// logLocked appends an event to the session's log, dropping the oldest
+// beyond Limits.SessionLog (in batches, so the cost stays O(1) per event).
+// s.mu is held, or s is not visible yet.
+func (s *Session) logLocked(e sentry) {
+	s.sseq++
+	s.slog = append(s.slog, e)
+	if max := s.c.opts.Limits.SessionLog; len(s.slog) >= 2*max {
+		drop := len(s.slog) - max
+		s.slog = slices.Clone(s.slog[drop:])
+		s.slogBase += uint64(drop)
+	}
+	s.notifyLocked()
+}
+
+func (s *Session) event(seq uint64, e sentry) Event {
+	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay}
+	switch e.kind {
+	case entAgent:
+		ev.Kind, ev.Origin = EventUpdate, OriginAgent
+	case entPermission:
+		ev.Kind, ev.Origin = EventUpdate, OriginPermission
+	case entLocal:
+		ev.Kind, ev.Origin = EventUpdate, OriginLocal
+	case entSetup:
+		ev.Kind = EventSetup
+	case entTurnStart:
+		ev.Kind = EventTurnStart
+	}
+	return ev
+}
+
+// Events returns an iterator over the session's events with a sequence
+// number greater than after (see above for what they are): it yields those
+// already applied, then follows new ones, in order, until ctx ends, the
+// consumer stops, or the session is closed or its connection ends and every
+// event was yielded. Any number of goroutines may range over it at once,
+// each at its own pace; the reader goroutine never waits for them.
+//
+// The session keeps its last Limits.SessionLog events. A reader that asks
+// for older ones (it resumed from an old number, or fell that far behind)
+// gets an EventReleased whose Session is the state as of its Seq, and then
+// the events after it.
+func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		next := after + 1
+		for {
+			s.mu.Lock()
+			if next <= s.slogBase && next <= s.sseq {
+				st := s.stateLocked()
+				seq := s.sseq
+				s.mu.Unlock()
+				if !yield(Event{Seq: seq, Kind: EventReleased, Session: &st}) {
+					return
+				}
+				next = seq + 1
+				continue
+			}
+			var batch []sentry
+			if next <= s.sseq {
+				batch = s.slog[next-1-s.slogBase : len(s.slog) : len(s.slog)]
+			}
+			closed := s.closed
+			changed := s.changedLocked()
+			s.mu.Unlock()
+			for _, e := range batch {
+				if !yield(s.event(next, e)) {
+					return
+				}
+				next++
+			}
+			if len(batch) > 0 {
+				continue
+			}
+			if closed {
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			case <-s.c.done:
+				s.mu.Lock()
+				more := next <= s.sseq
+				s.mu.Unlock()
+				if !more {
+					return
+				}
+			}
+		}
+	}
+}
+
+// SessionFold folds a session's events into its state, with the client's
+// rules: applying every event from the first (or from an EventReleased) in
+// order gives what [Session.State] returns after the last of them. The zero
+// value is ready to use. A SessionFold is not safe for concurrent use.
+type SessionFold struct {
+	st   SessionState
+	hist fold
+	seq  uint64
+}
+
+// Apply folds one event.
+func (sf *SessionFold) Apply(ev Event) {
+	sf.seq = ev.Seq
+	st := &sf.st
+	switch ev.Kind {
+	case EventUpdate:
+		if ev.Update == nil {
+			return
+		}
+		switch ev.Origin {
+		case OriginAgent, "":
+			foldSessionUpdate(st, ev.Update)
+			if ev.Turn == nil {
+				st.Outside = append(st.Outside, OutsideUpdate{Update: ev.Update, Replay: ev.Replay, Late: !ev.Replay && st.Turns > 0})
+				sf.hist.apply(ev.Update)
+			}
+		case OriginPermission:
+			if u, ok := ev.Update.(*ToolCallUpdate); ok {
+				sf.hist.tools.update(u)
+			}
+		case OriginLocal:
+			foldSessionUpdate(st, ev.Update)
+		}
+	case EventSetup:
+		if su := ev.Setup; su != nil {
+			if su.SessionID != "" {
+				st.SessionID = su.SessionID
+			}
+			if su.Cwd != "" {
+				st.Cwd = su.Cwd
+			}
+			if su.AdditionalDirectories != nil {
+				st.AdditionalDirectories = su.AdditionalDirectories
+			}
+			if su.Modes != nil {
+				st.Modes = su.Modes
+			}
+			if su.ConfigOptions != nil {
+				st.ConfigOptions = su.ConfigOptions
+			}
+		}
+	case EventTurnStart:
+		st.Turns++
+	case EventReleased:
+		if ev.Session != nil {
+			sf.st = *ev.Session
+			sf.hist = foldFrom(ev.Session.History, ev.Session.Outside)
+		}
+	}
+}
+
+// Seq returns the sequence number of the last event applied.
+func (sf *SessionFold) Seq() uint64 { return sf.seq }
+
+// State returns the folded state.
+func (sf *SessionFold) State() SessionState {
+	st := sf.st
+	clipSessionState(&st)
+	st.History = sf.hist.state()
+	return st
+}
+
+// foldFrom rebuilds a fold from its snapshot. The only thing a snapshot
+// does not show is the kind of the last update, which decides whether an
+// id-less chunk continues the last message: it is that of the last update
+// outside a turn.
+func foldFrom(st TurnState, outside []OutsideUpdate) fold {
+	var f fold
+	restore := func(l *msgList, msgs []Message) {
+		for _, m := range msgs {
+			acc := &msgAcc{id: m.MessageID, buf: []byte(m.Text), size: len(m.Text), content: slices.Clone(m.Content)}
+			l.l = append(l.l, acc)
+			if m.MessageID != "" {
+				if l.byID == nil {
+					l.byID = map[string]*msgAcc{}
+				}
+				l.byID[m.MessageID] = acc
+			}
+		}
+	}
+	restore(&f.messages, st.Messages)
+	restore(&f.thoughts, st.Thoughts)
+	restore(&f.user, st.UserMessages)
+	for _, tc := range st.ToolCalls {
+		c := tc
+		f.tools.put(&c)
+	}
+	f.plan = st.Plan
+	if n := len(outside); n > 0 {
+		f.lastKind = outside[n-1].Update.UpdateKind()
+	}
+	return f
+}

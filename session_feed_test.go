@@ -1,0 +1,195 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// expectCall returns the client's next request or notification for method,
+// skipping its answers to the agent's requests.
+func expectCall(a *rawAgent, method string) rawMsg {
+	a.t.Helper()
+	for {
+		m := a.next()
+		if m.Method == method {
+			return m
+		}
+		if m.Method != "" {
+			a.t.Fatalf("client sent %q, want %q: %s", m.Method, method, m.line)
+		}
+	}
+}
+
+// sessionWithModes creates session s1 whose agent offers two modes and a
+// select config option.
+func sessionWithModes(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *Session) {
+	t.Helper()
+	c, a := connectRaw(t, opts, nil)
+	ch := make(chan *Session, 1)
+	go func() {
+		s, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- s
+	}()
+	a.reply(a.expect("session/new"), map[string]any{"sessionId": "s1",
+		"modes": map[string]any{"currentModeId": "mode0", "availableModes": []any{
+			map[string]any{"id": "mode0", "name": "Zero"}, map[string]any{"id": "mode1", "name": "One"}}},
+		"configOptions": []any{map[string]any{"id": "model", "name": "Model", "type": "select", "currentValue": "x",
+			"options": []any{map[string]any{"value": "x", "name": "X"}, map[string]any{"value": "y", "name": "Y"}}}}})
+	s := <-ch
+	if s == nil {
+		t.FailNow()
+	}
+	return c, a, s
+}
+
+// The session's feed is its state: for random scripts of updates outside
+// and inside turns, permission requests outside turns, SetMode and
+// SetConfigOption, folding the session's events — read live, replayed, or
+// replayed through a log window so small that the reader starts from an
+// EventReleased — reproduces Session.State.
+func TestSessionFeedReproducesState(t *testing.T) {
+	for seed := range 30 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 11))
+			_, a, s := sessionWithModes(t, &ClientOptions{Limits: Limits{SessionLog: 8}})
+			live := make(chan SessionState, 1)
+			var endSeq uint64
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			var liveFold SessionFold
+			go func() {
+				defer func() { endSeq = liveFold.Seq(); live <- liveFold.State() }()
+				for ev := range s.Events(ctx, 0) {
+					liveFold.Apply(ev)
+					// A reader that fell behind the window may see the
+					// end only in an EventReleased's state.
+					if out := liveFold.st.Outside; len(out) > 0 && out[len(out)-1].Update.UpdateKind() == "end_of_script" {
+						return
+					}
+				}
+			}()
+			var turn *Turn
+			var prompt rawMsg
+			for i := range 30 + r.IntN(40) {
+				switch k := r.IntN(10); {
+				case k == 0 && turn == nil:
+					var err error
+					if turn, err = s.Prompt(context.Background(), Text("go")); err != nil {
+						t.Fatal(err)
+					}
+					prompt = expectCall(a, "session/prompt")
+				case k == 1 && turn != nil:
+					a.reply(prompt, map[string]any{"stopReason": "end_turn"})
+					turn.Wait()
+					turn = nil
+				case k == 2:
+					done := make(chan error, 1)
+					mode := fmt.Sprint("mode", r.IntN(2))
+					go func() { done <- s.SetMode(context.Background(), mode) }()
+					a.reply(expectCall(a, "session/set_mode"), map[string]any{})
+					if err := <-done; err != nil {
+						t.Fatal(err)
+					}
+				case k == 3:
+					done := make(chan error, 1)
+					value := []string{"x", "y"}[r.IntN(2)]
+					go func() { _, err := s.SetConfigOption(context.Background(), "model", value); done <- err }()
+					a.reply(expectCall(a, "session/set_config_option"), map[string]any{"configOptions": []any{
+						map[string]any{"id": "model", "name": "Model", "type": "select", "currentValue": value,
+							"options": []any{map[string]any{"value": "x", "name": "X"}, map[string]any{"value": "y", "name": "Y"}}}}})
+					if err := <-done; err != nil {
+						t.Fatal(err)
+					}
+				case k == 4 && turn == nil:
+					params := permParams(fmt.Sprint("tc", r.IntN(5)), "allow_once", "reject_once")
+					params["toolCall"].(map[string]any)["title"] = "Allow?"
+					askPermission(t, a, 100+i, params)
+				case k == 5:
+					a.update("s1", map[string]any{"sessionUpdate": "session_info_update", "title": fmt.Sprint("title ", i)})
+				case k == 6:
+					a.update("s1", map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": fmt.Sprint("c", i), "description": "d"}}})
+				default:
+					a.update("s1", randomStep(r))
+				}
+			}
+			if turn != nil {
+				a.reply(prompt, map[string]any{"stopReason": "end_turn"})
+				turn.Wait()
+			}
+			a.update("s1", map[string]any{"sessionUpdate": "end_of_script"})
+			got := <-live
+			want := s.State()
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("live session events fold differently from State (-State +fold):\n%s", diff)
+			}
+			var replay SessionFold
+			released := false
+			var seq uint64
+			for ev := range s.Events(ctx, 0) {
+				if ev.Kind == EventReleased {
+					released = true
+				}
+				replay.Apply(ev)
+				if seq = ev.Seq; seq >= endSeq {
+					break
+				}
+			}
+			if !released {
+				t.Error("a replay from 0 through an 8-event window did not start with EventReleased")
+			}
+			if diff := cmp.Diff(want, replay.State()); diff != "" {
+				t.Errorf("replayed session events fold differently from State (-State +fold):\n%s", diff)
+			}
+			if seq != replay.Seq() {
+				t.Errorf("Seq %d after the last event %d", replay.Seq(), seq)
+			}
+		})
+	}
+}
+
+// SetMode and SetConfigOption are session events of origin local; a load
+// replay's updates are marked Replay; turns start in the session's feed.
+func TestSessionFeedKinds(t *testing.T) {
+	c, a, s := sessionWithModes(t, nil)
+	done := make(chan error, 1)
+	go func() { done <- s.SetMode(context.Background(), "mode1") }()
+	a.reply(a.expect("session/set_mode"), map[string]any{})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.expect("session/prompt")
+	a.update("s1", chunk("in the turn"))                                                             // not a session event
+	a.update("s1", map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "mode0"}) // is
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+	var kinds []string
+	for ev := range s.Events(context.Background(), 0) {
+		k := string(ev.Kind)
+		if ev.Origin != "" {
+			k += "/" + string(ev.Origin)
+		}
+		if ev.Turn != nil {
+			k += " in turn"
+		}
+		kinds = append(kinds, k)
+		if ev.Seq == 5 {
+			break
+		}
+	}
+	want := []string{"setup", "setup", "update/local", "turn_start in turn", "update/agent in turn"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("session events (-want +got):\n%s", diff)
+	}
+	_ = c
+}
