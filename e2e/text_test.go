@@ -1,0 +1,42 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acpclient/acp"
+)
+
+// TestText: streamed text is folded into one message, reasoning into one
+// thought, and the turn reports usage.
+func TestText(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, nil)
+			r.Model.Script(Reply{Thinking: []string{"Let me ", "think."}, Text: []string{"Hel", "lo ", "there!"}, InputTokens: 120, OutputTokens: 7})
+			turn, stop, err := r.prompt("say hello")
+			if err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("turn: %v, %v", stop, err)
+			}
+			st := turn.State()
+			if !slices.Contains(texts(st.Messages), "Hello there!") {
+				t.Errorf("messages %q, want one %q", texts(st.Messages), "Hello there!")
+			}
+			if got := strings.TrimSpace(strings.Join(texts(st.Thoughts), "|")); got != "Let me think." {
+				t.Errorf("thoughts %q, want %q", texts(st.Thoughts), "Let me think.")
+			}
+			u := r.S.State().Usage
+			if u == nil || u.Used == 0 || u.Size == 0 {
+				t.Errorf("session usage %+v, want a usage_update", u)
+			}
+			t.Logf("prompt usage %+v, session usage %+v", st.Usage, u)
+			reqs := r.Model.Requests(true)
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Raw), "say hello") {
+				t.Errorf("model saw %d scripted requests, want 1 carrying the prompt", len(reqs))
+			}
+			r.save(ag.name + "-text")
+		})
+	}
+}
