@@ -225,3 +225,28 @@ func texts(ms []acp.Message) []string {
 	}
 	return out
 }
+
+// frame is one traced message.
+type frame struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// frames returns the traced messages in direction dir (">" sent, "<"
+// received). Call it after the client has closed.
+func (r *run) frames(dir string) []frame {
+	var out []frame
+	for _, line := range bytes.Split(r.trace.Bytes(), []byte("\n")) {
+		var f struct {
+			Dir string `json:"dir"`
+			Msg frame  `json:"msg"`
+		}
+		if json.Unmarshal(line, &f) == nil && f.Dir == dir {
+			out = append(out, f.Msg)
+		}
+	}
+	return out
+}
