@@ -103,6 +103,11 @@ func (r *run) connect(opts *acp.ClientOptions) {
 		if alive := groupAlive(pgid); alive != "" {
 			t.Errorf("%s: processes left after Close: %s", r.ag.name, alive)
 		}
+		// Nor any that left the group (a command the agent ran) in the
+		// session's directory.
+		if alive := inDir(r.Dir); alive != "" {
+			t.Errorf("%s: processes left in the session's directory after Close: %s", r.ag.name, alive)
+		}
 		if t.Failed() {
 			t.Logf("%s stderr:\n%s", r.ag.name, r.stderrTail())
 		}
@@ -140,6 +145,21 @@ func groupAlive(pgid int) string {
 		if len(f) > 2 && f[2] == fmt.Sprint(pgid) && f[0] != "Z" {
 			out = append(out, e.Name()+" "+s[strings.IndexByte(s, '(')+1:i]+" "+f[0])
 		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// inDir lists the live processes whose working directory is dir.
+func inDir(dir string) string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || cwd != dir {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(string(b), "\x00", " "))
 	}
 	return strings.Join(out, ", ")
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,6 +153,58 @@ func TestSecondTurn(t *testing.T) {
 				t.Errorf("session counts %d turns, want 2", n)
 			}
 			r.save(ag.name + "-second-turn")
+		})
+	}
+}
+
+// TestCancelCommand: cancelling while an allowed command runs ends the turn
+// cancelled and marks the running tool call cancelled.
+func TestCancelCommand(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowOnce})
+			r.Model.Script(
+				Reply{Tool: shell(ag, "call_sleep", "echo started > started.fifo && sleep 600 && echo finished > late.txt")},
+				Reply{Text: []string{"Stopped."}},
+			)
+			// The command tells us it runs by opening a FIFO we read.
+			fifo := r.path("started.fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			started := make(chan string, 1)
+			t.Cleanup(func() {
+				// Unblocks the reader if the command never opened the FIFO.
+				if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+					f.Close()
+				}
+			})
+			go func() {
+				b, _ := os.ReadFile(fifo)
+				started <- string(b)
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			turn, err := r.S.Prompt(ctx, acp.Text("run the long job"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-started:
+			case <-turn.Done():
+				t.Fatalf("the turn ended before the command started: %v", turn.Err())
+			}
+			turn.Cancel()
+			stop, err := turn.Wait()
+			st := turn.State()
+			if err != nil || stop != acp.StopReasonCancelled {
+				t.Fatalf("turn: %v, %v; want cancelled", stop, err)
+			}
+			if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != acp.ToolCallStatusCancelled {
+				t.Errorf("tool call %+v, want cancelled", tc)
+			}
+			r.save(ag.name + "-cancel-command")
 		})
 	}
 }
