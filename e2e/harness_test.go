@@ -192,10 +192,16 @@ func (r *run) save(name string) {
 		r.t.Logf("not recording %s: the test failed", name)
 		return
 	}
-	out := sanitize(r.trace.Bytes(), map[string]string{r.Dir: "/tmp/e2e/work", r.home: "/tmp/e2e/home", r.Model.URL: "http://127.0.0.1:8000"})
+	saveTrace(r.t, name, r.trace.Bytes(), r.Dir, r.home, r.Model.URL)
+}
+
+// saveTrace writes a sanitized trace as ../testdata/transcripts/e2e-<name>.jsonl.
+func saveTrace(t *testing.T, name string, trace []byte, dir, home, url string) {
+	t.Helper()
+	out := sanitize(trace, map[string]string{dir: "/tmp/e2e/work", home: "/tmp/e2e/home", url: "http://127.0.0.1:8000"})
 	p := filepath.Join("..", "testdata", "transcripts", "e2e-"+name+".jsonl")
 	if err := os.WriteFile(p, out, 0o644); err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 }
 
