@@ -52,7 +52,9 @@ type buildError struct {
 	out []byte
 }
 
-func (e *buildError) Error() string { return "go build ../examples/acp: " + e.err.Error() + "\n" + string(e.out) }
+func (e *buildError) Error() string {
+	return "go build ../examples/acp: " + e.err.Error() + "\n" + string(e.out)
+}
 
 // event is one line of `acp --json`.
 type event map[string]any
