@@ -36,7 +36,7 @@ type run struct {
 	S      *acp.Session
 	argv   []string
 	env    []string
-	diags  chan acp.Diagnostic
+	pgid   int // the agent's process group
 	mu     sync.Mutex
 	stderr bytes.Buffer
 }
@@ -97,6 +97,7 @@ func (r *run) connect(opts *acp.ClientOptions) {
 	}
 	r.C = c
 	pgid := cmd.Process.Pid
+	r.pgid = pgid
 	t.Cleanup(func() {
 		c.Close()
 		// Close ends the agent's whole process group.

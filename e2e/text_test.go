@@ -31,7 +31,23 @@ func TestText(t *testing.T) {
 			if u == nil || u.Used == 0 || u.Size == 0 {
 				t.Errorf("session usage %+v, want a usage_update", u)
 			}
-			t.Logf("prompt usage %+v, session usage %+v", st.Usage, u)
+			// Claude Code answers the prompt with the model's token counts;
+			// codex sends only usage_update.
+			switch ag.name {
+			case "claude":
+				if st.Usage == nil || st.Usage.InputTokens != 120 || st.Usage.OutputTokens != 7 {
+					t.Errorf("prompt usage %+v, want 120 in, 7 out", st.Usage)
+				}
+			case "codex":
+				if st.Usage != nil {
+					t.Errorf("prompt usage %+v: codex-acp now reports it; check the values", st.Usage)
+				}
+			}
+			for _, q := range r.Model.Requests(false) {
+				if !q.Scripted {
+					t.Logf("side request: %s %s %.200s", q.Method, q.Path, q.Raw)
+				}
+			}
 			reqs := r.Model.Requests(true)
 			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Raw), "say hello") {
 				t.Errorf("model saw %d scripted requests, want 1 carrying the prompt", len(reqs))
