@@ -104,7 +104,7 @@ func TestCancelStall(t *testing.T) {
 }
 
 // TestModelError: an HTTP error from the model fails the prompt with a
-// clear error naming it.
+// clear error naming it, and the session goes on (as each agent manages).
 func TestModelError(t *testing.T) {
 	for _, ag := range agents {
 		t.Run(ag.name, func(t *testing.T) {
@@ -119,7 +119,29 @@ func TestModelError(t *testing.T) {
 			if turn.State().StopReason != "" {
 				t.Errorf("stop reason %q on a failed turn", turn.State().StopReason)
 			}
-			t.Logf("%s: %v", ag.name, err)
+			// The session goes on.
+			switch ag.name {
+			case "codex":
+				r.Model.Script(Reply{Text: []string{"Back again."}})
+				turn, stop, err := r.prompt("again")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || !strings.HasSuffix(m[len(m)-1], "Back again.") {
+					t.Errorf("the turn after the error: %v, %v, %q", stop, err, m)
+				}
+			case "claude":
+				// claude-agent-acp 0.23.1 answers the prompt after a failed
+				// turn at once, end_turn, without asking the model; the
+				// answer to it arrives in the turn after. The SDK folds
+				// exactly what is sent.
+				r.Model.Script(Reply{Text: []string{"Back again."}}, Reply{Text: []string{"Third."}})
+				turn, stop, err := r.prompt("again")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || len(m) != 0 || len(r.Model.Requests(true)) != 1 {
+					t.Errorf("the turn after the error: %v, %v, %q, %d model requests; claude-agent-acp changed (it used to answer at once with nothing)", stop, err, m, len(r.Model.Requests(true)))
+				}
+				turn, stop, err = r.prompt("third")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || strings.Join(m, "|") != "Back again.|Third." {
+					t.Errorf("the third turn: %v, %v, %q; want the second's answer and its own", stop, err, m)
+				}
+			}
 			r.save(ag.name + "-model-error")
 		})
 	}
