@@ -239,6 +239,8 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 				turn.Cancel()
 			}
 			finishTurn(turn, record(m.method, nil))
+		case "session/close":
+			record(m.method, s.Close(ctx))
 		case "session/cancel":
 			// Done with its prompt.
 		default:

@@ -37,6 +37,7 @@ type run struct {
 	argv   []string
 	env    []string
 	pgid   int // the agent's process group
+	diags  []acp.Diagnostic
 	mu     sync.Mutex
 	stderr bytes.Buffer
 }
@@ -68,6 +69,13 @@ func start(t *testing.T, ag agent, opts *acp.ClientOptions) *run {
 	}
 	r.tw = acp.NewTraceWriter(r.trace)
 	opts.Trace = r.tw
+	// Everything the client tolerated is logged: an unknown update kind or
+	// a junk line from a real agent is worth knowing about.
+	opts.OnDiagnostic = func(d acp.Diagnostic) {
+		r.mu.Lock()
+		r.diags = append(r.diags, d)
+		r.mu.Unlock()
+	}
 	r.connect(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -112,6 +120,11 @@ func (r *run) connect(opts *acp.ClientOptions) {
 		if t.Failed() {
 			t.Logf("%s stderr:\n%s", r.ag.name, r.stderrTail())
 		}
+		r.mu.Lock()
+		for _, d := range r.diags {
+			t.Errorf("%s: diagnostic %s: %s %.300s", r.ag.name, d.Kind, d.Message, d.Line)
+		}
+		r.mu.Unlock()
 	})
 }
 

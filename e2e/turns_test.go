@@ -148,7 +148,7 @@ func TestModelError(t *testing.T) {
 }
 
 // TestSecondTurn: a second turn in the same session carries the first
-// turn's conversation to the model.
+// turn's conversation to the model; then the session closes.
 func TestSecondTurn(t *testing.T) {
 	for _, ag := range agents {
 		t.Run(ag.name, func(t *testing.T) {
@@ -173,6 +173,12 @@ func TestSecondTurn(t *testing.T) {
 			}
 			if n := r.S.State().Turns; n != 2 {
 				t.Errorf("session counts %d turns, want 2", n)
+			}
+			// Both agents offer session/close.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := r.S.Close(ctx); err != nil {
+				t.Errorf("session/close: %v", err)
 			}
 			r.save(ag.name + "-second-turn")
 		})
