@@ -207,6 +207,10 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 			var err error
 			s, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
 			record(m.method, err)
+		case "session/load":
+			var err error
+			s, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			record(m.method, err)
 		case "session/list":
 			for page, err := range c.ListSessions(ctx, nil) {
 				st := record(m.method, err)
