@@ -197,3 +197,49 @@ func TestCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIPermissionRefused: `acp --permission reject` and `--permission
+// cancel` keep the command from running; the run still exits 0 with one
+// turn_end carrying the stop reason the agent gave.
+func TestCLIPermissionRefused(t *testing.T) {
+	for _, ag := range agents {
+		for _, mode := range []string{"reject", "cancel"} {
+			t.Run(ag.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				m := newModel(t)
+				argv, env := ag.setup(t, m)
+				dir := t.TempDir()
+				m.Script(Reply{Tool: shell(ag, "call_make", "echo made > made.txt")}, Reply{Text: []string{"Not made."}})
+				evs := runCLI(t, env, dir, append([]string{"--json", "--permission", mode, "--cwd", dir, "-p", "create made.txt", "--"}, argv...)...)
+				perms := eventsOf(evs, "permission")
+				if len(perms) != 1 {
+					t.Fatalf("%d permission events, want 1", len(perms))
+				}
+				out, _ := perms[0]["outcome"].(map[string]any)
+				switch mode {
+				case "reject":
+					if out["outcome"] != "selected" || !strings.Contains(out["optionId"].(string), map[string]string{"codex": "abort", "claude": "reject"}[ag.name]) {
+						t.Errorf("outcome %v, want the reject option", out)
+					}
+				case "cancel":
+					if out["outcome"] != "cancelled" {
+						t.Errorf("outcome %v, want cancelled", out)
+					}
+				}
+				ends := eventsOf(evs, "turn_end")
+				if len(ends) != 1 {
+					t.Fatalf("%d turn_end events, want 1", len(ends))
+				}
+				// codex ends the turn itself when refused; Claude Code tells
+				// the model and finishes the turn.
+				want := map[string]string{"codex": "cancelled", "claude": "end_turn"}[ag.name]
+				if ends[0]["stopReason"] != want {
+					t.Errorf("stopReason %v, want %s", ends[0]["stopReason"], want)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
+					t.Errorf("made.txt exists (%v): the refused command ran", err)
+				}
+			})
+		}
+	}
+}
