@@ -69,3 +69,40 @@ func TestClaudeClientFS(t *testing.T) {
 	}
 	r.save("claude-client-capabilities")
 }
+
+// TestCodexClientFS: codex-acp 0.16.0 applies patches and runs commands
+// itself too, whatever the client offers.
+func TestCodexClientFS(t *testing.T) {
+	t.Parallel()
+	terms := &acp.TerminalManager{}
+	r := start(t, codex, &acp.ClientOptions{
+		Permission: acp.AllowOnce,
+		FileSystem: &acp.WorkspaceFS{},
+		Terminals:  terms,
+	})
+	defer terms.Close()
+	if err := os.WriteFile(r.path("greet.txt"), []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Model.Script(
+		Reply{Tool: edit(codex, r, "call_edit")},
+		Reply{Tool: shell(codex, "call_sh", "echo from-shell > ran.txt")},
+		Reply{Text: []string{"All done."}},
+	)
+	if _, stop, err := r.prompt("edit, run"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("turn: %v, %v", stop, err)
+	}
+	if b, _ := os.ReadFile(r.path("greet.txt")); string(b) != "hello there\n" {
+		t.Errorf("greet.txt %q", b)
+	}
+	if b, _ := os.ReadFile(r.path("ran.txt")); string(b) != "from-shell\n" {
+		t.Errorf("ran.txt %q", b)
+	}
+	r.C.Close()
+	for _, f := range r.frames("<") {
+		if strings.HasPrefix(f.Method, "fs/") || strings.HasPrefix(f.Method, "terminal/") {
+			t.Errorf("codex-acp now sends %s %s: check it against WorkspaceFS/TerminalManager", f.Method, f.Params)
+		}
+	}
+	r.save("codex-client-capabilities")
+}
