@@ -1,0 +1,240 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// plan is the model's tool call that sets a two-step plan.
+func plan(ag agent, id string) *ToolUse {
+	if ag.name == "codex" {
+		return &ToolUse{ID: id, Name: "update_plan", Args: map[string]any{"plan": []any{
+			map[string]any{"step": "Write the test", "status": "completed"},
+			map[string]any{"step": "Fix the bug", "status": "in_progress"},
+		}}}
+	}
+	return &ToolUse{ID: id, Name: "TodoWrite", Args: map[string]any{"todos": []any{
+		map[string]any{"content": "Write the test", "status": "completed", "activeForm": "Writing the test"},
+		map[string]any{"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+	}}}
+}
+
+// TestPlan: the model's plan tool (codex update_plan, Claude Code
+// TodoWrite) is folded into the turn's and the session's plan.
+func TestPlan(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, nil)
+			r.Model.Script(Reply{Tool: plan(ag, "call_plan")}, Reply{Text: []string{"Planned."}})
+			turn, stop, err := r.prompt("plan it")
+			if err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("turn: %v, %v", stop, err)
+			}
+			want := []acp.PlanEntry{
+				{Content: "Write the test", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusCompleted},
+				{Content: "Fix the bug", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusInProgress},
+			}
+			if diff := cmp.Diff(want, turn.State().Plan, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("turn plan (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, r.S.State().Plan, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("session plan (-want +got):\n%s", diff)
+			}
+			r.save(ag.name + "-plan")
+		})
+	}
+}
+
+// TestCancelStall: cancelling while the model stalls mid-stream ends the
+// turn cancelled (the agent answers within the grace) and keeps the text
+// streamed so far.
+func TestCancelStall(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, nil)
+			release := make(chan struct{})
+			defer close(release)
+			r.Model.Script(Reply{Text: []string{"Working ", "on it"}, Stall: release})
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			turn, err := r.S.Prompt(ctx, acp.Text("take your time"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Cancel once the streamed text has arrived: the model is stalled.
+			var got string
+			for u := range turn.Updates() {
+				if c, ok := u.(*acp.AgentMessageChunk); ok {
+					if tc, ok := c.Content.(*acp.TextContent); ok {
+						got += tc.Text
+					}
+				}
+				if strings.HasSuffix(got, "Working on it") {
+					break
+				}
+			}
+			turn.Cancel()
+			stop, err := turn.Wait()
+			st := turn.State()
+			// An error would be ErrCancelGrace: the agent did not answer.
+			if err != nil || stop != acp.StopReasonCancelled || !st.Cancelled {
+				t.Fatalf("turn: %v, %v; want cancelled", stop, err)
+			}
+			if st.AgentStopReason != "" || st.AgentError != nil {
+				t.Errorf("agent answered %q / %v, want cancelled", st.AgentStopReason, st.AgentError)
+			}
+			if m := texts(st.Messages); len(m) == 0 || !strings.HasSuffix(m[len(m)-1], "Working on it") {
+				t.Errorf("messages %q, want the streamed text kept", m)
+			}
+			r.save(ag.name + "-cancel-stall")
+		})
+	}
+}
+
+// TestModelError: an HTTP error from the model fails the prompt with a
+// clear error naming it, and the session goes on (as each agent manages).
+func TestModelError(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, nil)
+			r.Model.Script(Reply{Status: 400, Error: "the model is on fire"})
+			turn, stop, err := r.prompt("fail")
+			var e *acp.Error
+			if !errors.As(err, &e) || !strings.Contains(err.Error(), "the model is on fire") {
+				t.Fatalf("turn: %v, %v; want an agent error carrying the model's message", stop, err)
+			}
+			if turn.State().StopReason != "" {
+				t.Errorf("stop reason %q on a failed turn", turn.State().StopReason)
+			}
+			// The session goes on.
+			switch ag.name {
+			case "codex":
+				r.Model.Script(Reply{Text: []string{"Back again."}})
+				turn, stop, err := r.prompt("again")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || !strings.HasSuffix(m[len(m)-1], "Back again.") {
+					t.Errorf("the turn after the error: %v, %v, %q", stop, err, m)
+				}
+			case "claude":
+				// claude-agent-acp 0.23.1 answers the prompt after a failed
+				// turn at once, end_turn, without asking the model; the
+				// answer to it arrives in the turn after. The SDK folds
+				// exactly what is sent.
+				r.Model.Script(Reply{Text: []string{"Back again."}}, Reply{Text: []string{"Third."}})
+				turn, stop, err := r.prompt("again")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || len(m) != 0 || len(r.Model.Requests(true)) != 1 {
+					t.Errorf("the turn after the error: %v, %v, %q, %d model requests; claude-agent-acp changed (it used to answer at once with nothing)", stop, err, m, len(r.Model.Requests(true)))
+				}
+				turn, stop, err = r.prompt("third")
+				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || strings.Join(m, "|") != "Back again.|Third." {
+					t.Errorf("the third turn: %v, %v, %q; want the second's answer and its own", stop, err, m)
+				}
+			}
+			r.save(ag.name + "-model-error")
+		})
+	}
+}
+
+// TestSecondTurn: a second turn in the same session carries the first
+// turn's conversation to the model; then the session closes.
+func TestSecondTurn(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, nil)
+			r.Model.Script(Reply{Text: []string{"First answer."}}, Reply{Text: []string{"Second answer."}})
+			for i, want := range []string{"First answer.", "Second answer."} {
+				turn, stop, err := r.prompt(fmt.Sprintf("question %d", i+1))
+				if err != nil || stop != acp.StopReasonEndTurn {
+					t.Fatalf("turn %d: %v, %v", i+1, stop, err)
+				}
+				if m := texts(turn.State().Messages); len(m) == 0 || !strings.HasSuffix(m[len(m)-1], want) {
+					t.Errorf("turn %d messages %q, want %q", i+1, m, want)
+				}
+			}
+			reqs := r.Model.Requests(true)
+			if len(reqs) != 2 {
+				t.Fatalf("%d model requests, want 2", len(reqs))
+			}
+			if body := string(reqs[1].Raw); !strings.Contains(body, "question 1") || !strings.Contains(body, "First answer.") || !strings.Contains(body, "question 2") {
+				t.Errorf("the second request lacks the first turn's conversation")
+			}
+			if n := r.S.State().Turns; n != 2 {
+				t.Errorf("session counts %d turns, want 2", n)
+			}
+			// Both agents offer session/close.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := r.S.Close(ctx); err != nil {
+				t.Errorf("session/close: %v", err)
+			}
+			r.save(ag.name + "-second-turn")
+		})
+	}
+}
+
+// TestCancelCommand: cancelling while an allowed command runs ends the turn
+// cancelled and marks the running tool call cancelled.
+func TestCancelCommand(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowOnce})
+			r.Model.Script(
+				Reply{Tool: shell(ag, "call_sleep", "echo started > started.fifo && sleep 600 && echo finished > late.txt")},
+				Reply{Text: []string{"Stopped."}},
+			)
+			// The command tells us it runs by opening a FIFO we read.
+			fifo := r.path("started.fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			started := make(chan string, 1)
+			t.Cleanup(func() {
+				// Unblocks the reader if the command never opened the FIFO.
+				if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+					f.Close()
+				}
+			})
+			go func() {
+				b, _ := os.ReadFile(fifo)
+				started <- string(b)
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			turn, err := r.S.Prompt(ctx, acp.Text("run the long job"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-started:
+			case <-turn.Done():
+				t.Fatalf("the turn ended before the command started: %v", turn.Err())
+			}
+			turn.Cancel()
+			stop, err := turn.Wait()
+			st := turn.State()
+			if err != nil || stop != acp.StopReasonCancelled {
+				t.Fatalf("turn: %v, %v; want cancelled", stop, err)
+			}
+			if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != acp.ToolCallStatusCancelled {
+				t.Errorf("tool call %+v, want cancelled", tc)
+			}
+			r.save(ag.name + "-cancel-command")
+		})
+	}
+}
