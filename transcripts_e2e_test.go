@@ -169,7 +169,11 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 	}
 
 	r, w := agent.Pipe()
-	c, err := acp.Connect(ctx, &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Permission: permission})
+	// Every turn keeps its update log: the driver counts the updates it saw.
+	c, err := acp.Connect(ctx, &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
+		Permission: permission,
+		Limits:     acp.Limits{TurnLogs: 1 << 20},
+	})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
