@@ -14,9 +14,6 @@ const (
 	RoleUser      Role = "user"
 )
 
-// UnmarshalJSON keeps any string; a non-string reads as "".
-func (r *Role) UnmarshalJSON(b []byte) error { *r = Role(enumString(b)); return nil }
-
 // ContentBlock is one piece of content in a prompt, a message chunk or a tool
 // call. It is a sealed union, told apart on the wire by "type":
 //
@@ -252,44 +249,6 @@ func (c UnknownResourceContents) MarshalJSON() ([]byte, error) {
 
 // ---- decoding ----
 
-// unmarshalContentBlock decodes one content block. A block that is not an
-// object, has no string "type", or is a known type with a bad required field
-// is an error; an unknown type is kept as *UnknownContent.
-func unmarshalContentBlock(data []byte) (ContentBlock, error) {
-	t, found, err := jsonDiscriminator(data, "type")
-	if err != nil {
-		return nil, errDecode("content block", err)
-	}
-	if !found {
-		return nil, errMissing("content block", "type")
-	}
-	var c interface {
-		ContentBlock
-		json.Unmarshaler
-	}
-	switch string(t) {
-	case "text":
-		c = new(TextContent)
-	case "image":
-		c = new(ImageContent)
-	case "audio":
-		c = new(AudioContent)
-	case "resource_link":
-		c = new(ResourceLink)
-	case "resource":
-		c = new(EmbeddedResource)
-	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("content block", err)
-		}
-		return &UnknownContent{Type: string(t), Raw: rawCopy(data)}, nil
-	}
-	if err := c.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // marshalContentBlock encodes a content block; nil is an error rather than a
 // null the agent would reject.
 func marshalContentBlock(c ContentBlock) ([]byte, error) {
@@ -297,149 +256,6 @@ func marshalContentBlock(c ContentBlock) ([]byte, error) {
 		return nil, fmt.Errorf("acp: content block is nil")
 	}
 	return json.Marshal(c)
-}
-
-// contentBlockField decodes a ContentBlock inside another wire struct.
-type contentBlockField struct{ v ContentBlock }
-
-func (f *contentBlockField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalContentBlock(b)
-	return err
-}
-
-// UnmarshalJSON decodes the body of a text block (the "type" key is not
-// checked). text is required; the rest is lenient.
-func (c *TextContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Text        wireStr              `json:"text"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("text content", err)
-	}
-	if !w.Text.ok {
-		return errMissing("text content", "text")
-	}
-	*c = TextContent{Text: w.Text.v, Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of an image block. data and mimeType are
-// required; the rest is lenient.
-func (c *ImageContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Data        wireStr              `json:"data"`
-		MimeType    wireStr              `json:"mimeType"`
-		URI         wireStr              `json:"uri"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("image content", err)
-	}
-	if !w.Data.ok {
-		return errMissing("image content", "data")
-	}
-	if !w.MimeType.ok {
-		return errMissing("image content", "mimeType")
-	}
-	*c = ImageContent{Data: w.Data.v, MimeType: w.MimeType.v, URI: w.URI.v,
-		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of an audio block. data and mimeType are
-// required; the rest is lenient.
-func (c *AudioContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Data        wireStr              `json:"data"`
-		MimeType    wireStr              `json:"mimeType"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("audio content", err)
-	}
-	if !w.Data.ok {
-		return errMissing("audio content", "data")
-	}
-	if !w.MimeType.ok {
-		return errMissing("audio content", "mimeType")
-	}
-	*c = AudioContent{Data: w.Data.v, MimeType: w.MimeType.v,
-		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of a resource link. uri and name are
-// required; the rest is lenient.
-func (c *ResourceLink) UnmarshalJSON(b []byte) error {
-	var w struct {
-		URI         wireStr              `json:"uri"`
-		Name        wireStr              `json:"name"`
-		MimeType    wireStr              `json:"mimeType"`
-		Title       wireStr              `json:"title"`
-		Description wireStr              `json:"description"`
-		Size        wireOpt[int64]       `json:"size"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("resource link", err)
-	}
-	if !w.URI.ok {
-		return errMissing("resource link", "uri")
-	}
-	if !w.Name.ok {
-		return errMissing("resource link", "name")
-	}
-	*c = ResourceLink{URI: w.URI.v, Name: w.Name.v, MimeType: w.MimeType.v,
-		Title: w.Title.v, Description: w.Description.v, Size: w.Size.ptr(),
-		Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of an embedded resource. resource is
-// required and strict.
-func (c *EmbeddedResource) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Resource    resourceContentsField `json:"resource"`
-		Annotations wireOpt[Annotations]  `json:"annotations"`
-		Meta        wireMeta              `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("embedded resource", err)
-	}
-	if w.Resource.v == nil {
-		return errMissing("embedded resource", "resource")
-	}
-	*c = EmbeddedResource{Resource: w.Resource.v, Annotations: w.Annotations.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes annotations leniently; only a non-object fails, so
-// that the containing block can drop the whole value.
-func (a *Annotations) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Audience     wireList[string] `json:"audience"`
-		LastModified wireStr          `json:"lastModified"`
-		Priority     wireOpt[float64] `json:"priority"`
-		Meta         wireMeta         `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("annotations", err)
-	}
-	var aud []Role
-	if w.Audience.ok {
-		aud = make([]Role, len(w.Audience.v))
-		for i, s := range w.Audience.v {
-			aud[i] = Role(s)
-		}
-	}
-	*a = Annotations{Audience: aud, LastModified: w.LastModified.ptr(),
-		Priority: w.Priority.ptr(), Meta: w.Meta.raw()}
-	return nil
 }
 
 // unmarshalResourceContents decodes an embedded resource body: text if it
@@ -480,64 +296,11 @@ func (f *resourceContentsField) UnmarshalJSON(b []byte) (err error) {
 	return err
 }
 
-// UnmarshalJSON decodes a text resource; uri and text are required.
-func (r *TextResourceContents) UnmarshalJSON(b []byte) error {
-	var w struct {
-		URI      wireStr  `json:"uri"`
-		Text     wireStr  `json:"text"`
-		MimeType wireStr  `json:"mimeType"`
-		Meta     wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("text resource", err)
-	}
-	if !w.URI.ok {
-		return errMissing("text resource", "uri")
-	}
-	if !w.Text.ok {
-		return errMissing("text resource", "text")
-	}
-	*r = TextResourceContents{URI: w.URI.v, Text: w.Text.v, MimeType: w.MimeType.v, Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes a blob resource; uri and blob are required.
-func (r *BlobResourceContents) UnmarshalJSON(b []byte) error {
-	var w struct {
-		URI      wireStr  `json:"uri"`
-		Blob     wireStr  `json:"blob"`
-		MimeType wireStr  `json:"mimeType"`
-		Meta     wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("blob resource", err)
-	}
-	if !w.URI.ok {
-		return errMissing("blob resource", "uri")
-	}
-	if !w.Blob.ok {
-		return errMissing("blob resource", "blob")
-	}
-	*r = BlobResourceContents{URI: w.URI.v, Blob: w.Blob.v, MimeType: w.MimeType.v, Meta: w.Meta.raw()}
-	return nil
-}
-
 // UnmarshalJSON keeps the raw JSON.
 func (r *UnknownResourceContents) UnmarshalJSON(b []byte) error {
 	if err := jsonObject(b); err != nil {
 		return errDecode("resource contents", err)
 	}
 	r.Raw = rawCopy(b)
-	return nil
-}
-
-// UnmarshalJSON decodes any content block as an unknown one, keeping the
-// raw JSON and its "type".
-func (c *UnknownContent) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("content block", err)
-	}
-	t, _, _ := jsonDiscriminator(b, "type")
-	*c = UnknownContent{Type: string(t), Raw: rawCopy(b)}
 	return nil
 }

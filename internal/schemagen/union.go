@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// genUnion is a $defs oneOf told apart by a string const property (the
+// schema's "discriminator"), decoded into a Go interface. The generator
+// writes its decoder function, the wrapper that decodes it as a field, and
+// the UnmarshalJSON of the variant that keeps unknown values.
+type genUnion struct {
+	Def   string // the $defs entry
+	Go    string // the Go interface
+	Func  string // the decoder: func(data []byte) (Go, error)
+	Label string // the type as errors name it
+	// Wrapper is the struct{ v Go } that decodes one value inside a wire
+	// struct ("" when the package writes its own).
+	Wrapper string
+	// Unknown is the variant holding any other discriminator value, with
+	// the value in its field UnknownKey and the whole object in Raw.
+	Unknown, UnknownKey string
+	// Fail is how the decoder returns an error %s for a value that is an
+	// object but not a valid variant: "nil, %s", or a call that pairs the
+	// error with the raw bytes.
+	Fail string
+}
+
+type unionPlan struct {
+	u        genUnion
+	key      string
+	consts   []string
+	variants []string // the Go type of each const
+}
+
+// planUnion reads the variants of u from the schema: each oneOf branch
+// fixes the discriminator to a const and refers to the $defs entry of its
+// body. The Go type of a variant is the generated type of that entry (or
+// the hand-written one notGenerated names), or, when several Go types share
+// the entry (the three content chunks), the const in CamelCase.
+func (g *gen) planUnion(u genUnion) (unionPlan, error) {
+	p := unionPlan{u: u}
+	d := g.s.stable.Defs[u.Def]
+	if d == nil {
+		return p, fmt.Errorf("no $defs entry")
+	}
+	if d.Discriminator == nil || d.Discriminator.PropertyName == "" || len(d.OneOf) == 0 {
+		return p, fmt.Errorf("not a oneOf with a discriminator")
+	}
+	p.key = d.Discriminator.PropertyName
+	for i, b := range d.OneOf {
+		prop := b.Properties[p.key]
+		if prop == nil || !slices.Contains(b.Required, p.key) {
+			return p, fmt.Errorf("variant %d does not require %q", i, p.key)
+		}
+		c, ok := prop.Const.(string)
+		if !ok {
+			return p, fmt.Errorf("variant %d: %q is not a string const", i, p.key)
+		}
+		if len(b.AllOf) != 1 || b.AllOf[0].Ref == "" {
+			return p, fmt.Errorf("variant %q does not refer to one $defs entry", c)
+		}
+		ref := refName(b.AllOf[0].Ref)
+		var goTypes []string
+		for _, t := range generated {
+			if len(t.Defs) == 1 && t.Defs[0] == ref {
+				goTypes = append(goTypes, t.Go)
+			}
+		}
+		if sk, ok := notGenerated[ref]; ok && sk.Go != "" && len(goTypes) == 0 {
+			goTypes = append(goTypes, sk.Go) // decoded by hand
+		}
+		goType := ""
+		switch {
+		case len(goTypes) == 1:
+			goType = goTypes[0]
+		case slices.Contains(goTypes, camel(c)):
+			goType = camel(c)
+		default:
+			return p, fmt.Errorf("variant %q: no Go type decodes $defs %s (candidates %v)", c, ref, goTypes)
+		}
+		if slices.Contains(p.consts, c) {
+			return p, fmt.Errorf("variant %q appears twice", c)
+		}
+		p.consts = append(p.consts, c)
+		p.variants = append(p.variants, goType)
+		g.variantOf[goType] = p.key
+	}
+	for _, name := range []string{u.Go, u.Unknown} {
+		if g.pkg.types[name] == nil {
+			return p, fmt.Errorf("no Go type %s", name)
+		}
+	}
+	return p, nil
+}
+
+func (g *gen) emitUnion(p unionPlan) {
+	u := p.u
+	fail := func(err string) string { return fmt.Sprintf(u.Fail, err) }
+	var list []string
+	for i, c := range p.consts {
+		list = append(list, fmt.Sprintf("%q (%s)", c, p.variants[i]))
+	}
+	g.b.WriteString("\n")
+	g.b.WriteString(wrapComment(fmt.Sprintf(
+		"%s decodes the schema's %s, told apart by %q: %s. Any other %q is kept as *%s, raw. "+
+			"A value that is not an object, has no string %q, or is a known variant that does not decode is an error.",
+		u.Func, u.Def, p.key, strings.Join(list, ", "), p.key, u.Unknown, p.key)))
+	fmt.Fprintf(&g.b, "func %s(data []byte) (%s, error) {\n", u.Func, u.Go)
+	fmt.Fprintf(&g.b, "\tkind, found, err := jsonDiscriminator(data, %q)\n", p.key)
+	fmt.Fprintf(&g.b, "\tif err != nil {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errDecode(%q, err)", u.Label)))
+	fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errMissing(%q, %q)", u.Label, p.key)))
+	fmt.Fprintf(&g.b, "\tvar v interface {\n\t\t%s\n\t\tjson.Unmarshaler\n\t}\n", u.Go)
+	fmt.Fprintf(&g.b, "\tswitch string(kind) {\n")
+	for i, c := range p.consts {
+		fmt.Fprintf(&g.b, "\tcase %q:\n\t\tv = new(%s)\n", c, p.variants[i])
+	}
+	fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := jsonObject(data); err != nil {\n\t\t\treturn nil, errDecode(%q, err)\n\t\t}\n", u.Label)
+	fmt.Fprintf(&g.b, "\t\treturn &%s{%s: string(kind), Raw: rawCopy(data)}, nil\n\t}\n", u.Unknown, u.UnknownKey)
+	fmt.Fprintf(&g.b, "\tif err := v.UnmarshalJSON(data); err != nil {\n\t\treturn %s\n\t}\n\treturn v, nil\n}\n", fail("err"))
+
+	if u.Wrapper != "" {
+		g.b.WriteString("\n")
+		g.b.WriteString(wrapComment(fmt.Sprintf(
+			"%s decodes a %s inside a wire struct; its error fails the enclosing decode.", u.Wrapper, u.Go)))
+		fmt.Fprintf(&g.b, `type %[1]s struct{ v %[2]s }
+
+func (f *%[1]s) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = %[3]s(b)
+	return err
+}
+`, u.Wrapper, u.Go, u.Func)
+	}
+
+	fmt.Fprintf(&g.b, `
+// UnmarshalJSON keeps any object as %[1]s, with its %[2]q.
+func (x *%[1]s) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode(%[3]q, err)
+	}
+	kind, _, _ := jsonDiscriminator(b, %[2]q)
+	*x = %[1]s{%[4]s: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+`, u.Unknown, p.key, u.Label, u.UnknownKey)
+}
+
+// camel turns a snake_case const into a Go name: "agent_message_chunk"
+// becomes "AgentMessageChunk".
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(s, "_") {
+		if w == "" {
+			continue
+		}
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	return b.String()
+}
