@@ -21,6 +21,25 @@ func BenchmarkDecodeNotificationTextChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeNotificationTextChunkPlain decodes the same notification
+// the way decodeNotification would without its text-chunk path: the
+// envelope is split, then the update takes the general decoder. It is the
+// baseline that path has to beat to stay.
+func BenchmarkDecodeNotificationTextChunkPlain(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchNotification)))
+	for b.Loop() {
+		_, upd, ok := splitNotification(benchNotification)
+		if !ok {
+			b.Fatal("not split")
+		}
+		u, err := decodeUpdate(upd)
+		if err != nil || u == nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 var benchToolCall = []byte(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Edit main.go","kind":"edit","status":"pending",` +
 	`"content":[{"type":"diff","path":"/p/main.go","oldText":"a\nb\n","newText":"a\nc\n"},{"type":"content","content":{"type":"text","text":"done"}}],` +
 	`"locations":[{"path":"/p/main.go","line":2}],"rawInput":{"path":"/p/main.go","edits":[{"old":"b","new":"c"}]}}`)

@@ -151,16 +151,16 @@ type skip struct {
 }
 
 func hand(file, goType, why string) skip {
-	if why == whyLater {
-		why += ": " + file
-	}
 	return skip{File: file, Go: goType, Why: why}
 }
 
 const (
 	whyID       = "an identifier: fields hold it as a plain string"
 	whyEnvelope = "a JSON-RPC envelope or method union: jrpc2 and the dispatcher route by method name"
-	whyLater    = "hand-written for now" // the file is appended
+	// The fs and terminal types have no decoder of their own.
+	whyFS = "decoded by encoding/json as declared: a generated decoder would refuse a request " +
+		"without its required fields and read a malformed line, limit, cwd, env or " +
+		"outputByteLimit as absent, which changes which agent requests are served"
 )
 
 // notGenerated is every stable $defs entry that is not in generated.
@@ -255,19 +255,19 @@ var notGenerated = map[string]skip{
 			"neither keeps it raw (unmarshalResourceContents)"),
 
 	// File system and terminals.
-	"ReadTextFileRequest":         hand("fs_types.go", "ReadTextFileRequest", whyLater),
-	"ReadTextFileResponse":        hand("fs_types.go", "ReadTextFileResponse", whyLater),
-	"WriteTextFileRequest":        hand("fs_types.go", "WriteTextFileRequest", whyLater),
-	"WriteTextFileResponse":       hand("fs_types.go", "WriteTextFileResponse", whyLater),
-	"CreateTerminalRequest":       hand("fs_types.go", "CreateTerminalRequest", whyLater),
-	"CreateTerminalResponse":      hand("fs_types.go", "CreateTerminalResponse", whyLater),
-	"TerminalOutputRequest":       hand("fs_types.go", "TerminalOutputRequest", whyLater),
-	"TerminalOutputResponse":      hand("fs_types.go", "TerminalOutputResponse", whyLater),
-	"TerminalExitStatus":          hand("fs_types.go", "TerminalExitStatus", whyLater),
-	"WaitForTerminalExitRequest":  hand("fs_types.go", "WaitForTerminalExitRequest", whyLater),
-	"WaitForTerminalExitResponse": hand("fs_types.go", "WaitForTerminalExitResponse", whyLater),
-	"KillTerminalRequest":         hand("fs_types.go", "KillTerminalRequest", whyLater),
-	"KillTerminalResponse":        hand("fs_types.go", "KillTerminalResponse", whyLater),
-	"ReleaseTerminalRequest":      hand("fs_types.go", "ReleaseTerminalRequest", whyLater),
-	"ReleaseTerminalResponse":     hand("fs_types.go", "ReleaseTerminalResponse", whyLater),
+	"ReadTextFileRequest":         hand("fs_types.go", "ReadTextFileRequest", whyFS),
+	"ReadTextFileResponse":        hand("fs_types.go", "ReadTextFileResponse", whyFS),
+	"WriteTextFileRequest":        hand("fs_types.go", "WriteTextFileRequest", whyFS),
+	"WriteTextFileResponse":       hand("fs_types.go", "WriteTextFileResponse", whyFS),
+	"CreateTerminalRequest":       hand("fs_types.go", "CreateTerminalRequest", whyFS),
+	"CreateTerminalResponse":      hand("fs_types.go", "CreateTerminalResponse", whyFS),
+	"TerminalOutputRequest":       hand("fs_types.go", "TerminalOutputRequest", whyFS),
+	"TerminalOutputResponse":      hand("fs_types.go", "TerminalOutputResponse", whyFS),
+	"TerminalExitStatus":          hand("fs_types.go", "TerminalExitStatus", whyFS),
+	"WaitForTerminalExitRequest":  hand("fs_types.go", "WaitForTerminalExitRequest", whyFS),
+	"WaitForTerminalExitResponse": hand("fs_types.go", "WaitForTerminalExitResponse", whyFS),
+	"KillTerminalRequest":         hand("fs_types.go", "KillTerminalRequest", whyFS),
+	"KillTerminalResponse":        hand("fs_types.go", "KillTerminalResponse", whyFS),
+	"ReleaseTerminalRequest":      hand("fs_types.go", "ReleaseTerminalRequest", whyFS),
+	"ReleaseTerminalResponse":     hand("fs_types.go", "ReleaseTerminalResponse", whyFS),
 }
