@@ -2437,3 +2437,49 @@ func (x *UnknownToolCallContent) UnmarshalJSON(b []byte) error {
 	*x = UnknownToolCallContent{Type: string(kind), Raw: rawCopy(b)}
 	return nil
 }
+
+// unmarshalResourceContents decodes the schema's EmbeddedResourceResource,
+// whose variants have no discriminator: the first of the keys "text"
+// (TextResourceContents), "blob" (BlobResourceContents) that the object has
+// picks the variant. An object with none is kept as
+// *UnknownResourceContents, raw. A value that is not an object, or a
+// variant that does not decode, is an error.
+func unmarshalResourceContents(data []byte) (ResourceContents, error) {
+	var v interface {
+		ResourceContents
+		json.Unmarshaler
+	}
+	switch {
+	case jsonHasKey(data, "text"):
+		v = new(TextResourceContents)
+	case jsonHasKey(data, "blob"):
+		v = new(BlobResourceContents)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("resource contents", err)
+		}
+		return &UnknownResourceContents{Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// resourceContentsField decodes a ResourceContents inside a wire struct;
+// its error fails the enclosing decode.
+type resourceContentsField struct{ v ResourceContents }
+
+func (f *resourceContentsField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalResourceContents(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownResourceContents.
+func (x *UnknownResourceContents) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("resource contents", err)
+	}
+	*x = UnknownResourceContents{Raw: rawCopy(b)}
+	return nil
+}

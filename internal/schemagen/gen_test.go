@@ -261,6 +261,29 @@ func TestUnionsFollowSchema(t *testing.T) {
 		t.Errorf("a variant without a Go type was not reported: %v", err)
 	}
 	d.OneOf = d.OneOf[:len(d.OneOf)-1]
+
+	// A union without a discriminator is told apart by the required key
+	// each variant has alone; without one, there is no dispatch to write.
+	var rc genUnion
+	for _, u := range unions {
+		if u.Def == "EmbeddedResourceResource" {
+			rc = u
+		}
+	}
+	out2, err := render(s, pkg, "", nil, []genUnion{rc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out2), "case jsonHasKey(data, \"blob\"):\n\t\tv = new(BlobResourceContents)") {
+		t.Errorf("no dispatch of blob:\n%s", out2)
+	}
+	blob := s.stable.Defs["BlobResourceContents"]
+	req := blob.Required
+	blob.Required = []string{"uri"}
+	if _, err := render(s, pkg, "", nil, []genUnion{rc}); err == nil || !strings.Contains(err.Error(), "BlobResourceContents") {
+		t.Errorf("a variant without a key of its own was not reported: %v", err)
+	}
+	blob.Required = req
 }
 
 // TestNewFieldShapes checks how the field shapes of the session updates

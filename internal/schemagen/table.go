@@ -140,6 +140,9 @@ var unions = []genUnion{
 		Wrapper: "contentBlockField", Unknown: "UnknownContent", UnknownKey: "Type", Fail: "nil, %s"},
 	{Def: "ToolCallContent", Go: "ToolCallContent", Func: "unmarshalToolCallContent", Label: "tool call content",
 		Wrapper: "toolCallContentField", Unknown: "UnknownToolCallContent", UnknownKey: "Type", Fail: "nil, %s"},
+	{Def: "EmbeddedResourceResource", Go: "ResourceContents", Func: "unmarshalResourceContents",
+		Label: "resource contents", Wrapper: "resourceContentsField", Unknown: "UnknownResourceContents",
+		Fail: "nil, %s"},
 }
 
 // skip says why a stable $defs entry has no generated decoder. File and Go,
@@ -248,11 +251,6 @@ var notGenerated = map[string]skip{
 		"a malformed update still fills in the notification, as *UnknownUpdate next to the error"),
 	"CurrentModeUpdate": hand("updates.go", "CurrentModeUpdate",
 		`"modeId", which a doc example shows, is accepted for currentModeId`),
-
-	// Content.
-	"EmbeddedResourceResource": hand("content.go", "ResourceContents",
-		`a union without a discriminator: a "text" key makes it text, a "blob" key binary, `+
-			"neither keeps it raw (unmarshalResourceContents)"),
 
 	// File system and terminals.
 	"ReadTextFileRequest":         hand("fs_types.go", "ReadTextFileRequest", whyFS),
