@@ -247,8 +247,6 @@ func (c UnknownResourceContents) MarshalJSON() ([]byte, error) {
 	return marshalRaw(c.Raw, func() ([]byte, error) { return []byte("{}"), nil })
 }
 
-// ---- decoding ----
-
 // marshalContentBlock encodes a content block; nil is an error rather than a
 // null the agent would reject.
 func marshalContentBlock(c ContentBlock) ([]byte, error) {
