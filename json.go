@@ -348,6 +348,13 @@ func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
 	}
 }
 
+// jsonHasKey reports whether the JSON object data has key at its top level;
+// false when data is not an object.
+func jsonHasKey(data []byte, key string) bool {
+	_, found, _ := jsonFindKey(data, key)
+	return found
+}
+
 func jsonSkipWS(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {

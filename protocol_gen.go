@@ -1572,3 +1572,914 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// UnmarshalJSON decodes the schema's ContentChunk. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: content. Read as their default when malformed: messageId.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *UserMessageChunk) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content   contentBlockField `json:"content"`
+		MessageID wireStr           `json:"messageId"`
+		Meta      wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("user_message_chunk", err)
+	}
+	if w.Content.v == nil {
+		return errMissing("user_message_chunk", "content")
+	}
+	*x = UserMessageChunk{
+		Content:   w.Content.v,
+		MessageID: w.MessageID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ContentChunk. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: content. Read as their default when malformed: messageId.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *AgentMessageChunk) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content   contentBlockField `json:"content"`
+		MessageID wireStr           `json:"messageId"`
+		Meta      wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("agent_message_chunk", err)
+	}
+	if w.Content.v == nil {
+		return errMissing("agent_message_chunk", "content")
+	}
+	*x = AgentMessageChunk{
+		Content:   w.Content.v,
+		MessageID: w.MessageID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ContentChunk. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: content. Read as their default when malformed: messageId.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content   contentBlockField `json:"content"`
+		MessageID wireStr           `json:"messageId"`
+		Meta      wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("agent_thought_chunk", err)
+	}
+	if w.Content.v == nil {
+		return errMissing("agent_thought_chunk", "content")
+	}
+	*x = AgentThoughtChunk{
+		Content:   w.Content.v,
+		MessageID: w.MessageID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ToolCall. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: toolCallId, title. Read as their default when malformed: kind,
+// status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *ToolCall) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ToolCallID wireStr                        `json:"toolCallId"`
+		Title      wireStr                        `json:"title"`
+		Kind       wireStr                        `json:"kind"`
+		Status     wireStr                        `json:"status"`
+		Content    wireList[toolCallContentField] `json:"content"`
+		Locations  wireList[ToolCallLocation]     `json:"locations"`
+		RawInput   wireRaw                        `json:"rawInput"`
+		RawOutput  wireRaw                        `json:"rawOutput"`
+		Meta       wireMeta                       `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool_call", err)
+	}
+	if !w.ToolCallID.ok {
+		return errMissing("tool_call", "toolCallId")
+	}
+	if !w.Title.ok {
+		return errMissing("tool_call", "title")
+	}
+	var content []ToolCallContent
+	if w.Content.ok {
+		content = make([]ToolCallContent, len(w.Content.v))
+		for i, e := range w.Content.v {
+			content[i] = e.v
+		}
+	}
+	*x = ToolCall{
+		ToolCallID: w.ToolCallID.v,
+		Title:      w.Title.v,
+		Kind:       ToolKind(w.Kind.v),
+		Status:     ToolCallStatus(w.Status.v),
+		Content:    content,
+		Locations:  w.Locations.v,
+		RawInput:   w.RawInput.v,
+		RawOutput:  w.RawOutput.v,
+		Meta:       w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ToolCallUpdate. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: toolCallId. Read as their default when malformed: title, kind,
+// status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ToolCallID wireStr                        `json:"toolCallId"`
+		Title      wireStr                        `json:"title"`
+		Kind       wireStr                        `json:"kind"`
+		Status     wireStr                        `json:"status"`
+		Content    wireList[toolCallContentField] `json:"content"`
+		Locations  wireList[ToolCallLocation]     `json:"locations"`
+		RawInput   wireRaw                        `json:"rawInput"`
+		RawOutput  wireRaw                        `json:"rawOutput"`
+		Meta       wireMeta                       `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool_call_update", err)
+	}
+	if !w.ToolCallID.ok {
+		return errMissing("tool_call_update", "toolCallId")
+	}
+	var kind *ToolKind
+	if w.Kind.ok {
+		v := ToolKind(w.Kind.v)
+		kind = &v
+	}
+	var status *ToolCallStatus
+	if w.Status.ok {
+		v := ToolCallStatus(w.Status.v)
+		status = &v
+	}
+	var content []ToolCallContent
+	if w.Content.ok {
+		content = make([]ToolCallContent, len(w.Content.v))
+		for i, e := range w.Content.v {
+			content[i] = e.v
+		}
+	}
+	*x = ToolCallUpdate{
+		ToolCallID: w.ToolCallID.v,
+		Title:      w.Title.ptr(),
+		Kind:       kind,
+		Status:     status,
+		Content:    content,
+		Locations:  w.Locations.v,
+		RawInput:   w.RawInput.v,
+		RawOutput:  w.RawOutput.v,
+		Meta:       w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Plan. It is a union variant;
+// "sessionUpdate" is not checked. Required to be present: entries. Invalid
+// items dropped from: entries. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *Plan) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Entries wireList[PlanEntry] `json:"entries"`
+		Meta    wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan", err)
+	}
+	if !w.Entries.seen {
+		return errMissing("plan", "entries")
+	}
+	*x = Plan{
+		Entries: orEmpty(w.Entries.v),
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's AvailableCommandsUpdate. It is a union
+// variant; "sessionUpdate" is not checked. Required to be present:
+// availableCommands. Invalid items dropped from: availableCommands. Unknown
+// fields are ignored; _meta is kept when it is an object.
+func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		AvailableCommands wireList[AvailableCommand] `json:"availableCommands"`
+		Meta              wireMeta                   `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("available_commands_update", err)
+	}
+	if !w.AvailableCommands.seen {
+		return errMissing("available_commands_update", "availableCommands")
+	}
+	*x = AvailableCommandsUpdate{
+		AvailableCommands: orEmpty(w.AvailableCommands.v),
+		Meta:              w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ConfigOptionUpdate. It is a union
+// variant; "sessionUpdate" is not checked. Required to be present:
+// configOptions. Invalid items dropped from: configOptions. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *ConfigOptionUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Meta          wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("config_option_update", err)
+	}
+	if !w.ConfigOptions.seen {
+		return errMissing("config_option_update", "configOptions")
+	}
+	var configOptions []SessionConfigOption
+	if w.ConfigOptions.ok {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
+		for i, e := range w.ConfigOptions.v {
+			configOptions[i] = e.v
+		}
+	}
+	*x = ConfigOptionUpdate{
+		ConfigOptions: orEmpty(configOptions),
+		Meta:          w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's SessionInfoUpdate. It is a union
+// variant; "sessionUpdate" is not checked. Read as their default when
+// malformed: title, updatedAt. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Title     wireField[string] `json:"title"`
+		UpdatedAt wireField[string] `json:"updatedAt"`
+		Meta      wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session_info_update", err)
+	}
+	*x = SessionInfoUpdate{
+		Title:     w.Title.f,
+		UpdatedAt: w.UpdatedAt.f,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's UsageUpdate. It is a union variant;
+// "sessionUpdate" is not checked. Required, an error when absent or
+// malformed: used, size. Read as their default when malformed: cost.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *UsageUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Used wireStrict[uint64] `json:"used"`
+		Size wireStrict[uint64] `json:"size"`
+		Cost wireOpt[Cost]      `json:"cost"`
+		Meta wireMeta           `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("usage_update", err)
+	}
+	if w.Used.err != nil {
+		return errField("usage_update", "used", w.Used.err)
+	}
+	if !w.Used.ok {
+		return errMissing("usage_update", "used")
+	}
+	if w.Size.err != nil {
+		return errField("usage_update", "size", w.Size.err)
+	}
+	if !w.Size.ok {
+		return errMissing("usage_update", "size")
+	}
+	*x = UsageUpdate{
+		Used: w.Used.v,
+		Size: w.Size.v,
+		Cost: w.Cost.ptr(),
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Cost. Required, an error when absent
+// or malformed: amount, currency. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *Cost) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Amount   wireStrict[float64] `json:"amount"`
+		Currency wireStr             `json:"currency"`
+		Meta     wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("cost", err)
+	}
+	if w.Amount.err != nil {
+		return errField("cost", "amount", w.Amount.err)
+	}
+	if !w.Amount.ok {
+		return errMissing("cost", "amount")
+	}
+	if !w.Currency.ok {
+		return errMissing("cost", "currency")
+	}
+	*x = Cost{
+		Amount:   w.Amount.v,
+		Currency: w.Currency.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *Role) UnmarshalJSON(b []byte) error {
+	*v = Role(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's TextContent. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: text.
+// Read as their default when malformed: annotations. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *TextContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Text        wireStr              `json:"text"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("text content", err)
+	}
+	if !w.Text.ok {
+		return errMissing("text content", "text")
+	}
+	*x = TextContent{
+		Text:        w.Text.v,
+		Annotations: w.Annotations.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ImageContent. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: data,
+// mimeType. Read as their default when malformed: uri, annotations. Unknown
+// fields are ignored; _meta is kept when it is an object.
+func (x *ImageContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Data        wireStr              `json:"data"`
+		MimeType    wireStr              `json:"mimeType"`
+		URI         wireStr              `json:"uri"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("image content", err)
+	}
+	if !w.Data.ok {
+		return errMissing("image content", "data")
+	}
+	if !w.MimeType.ok {
+		return errMissing("image content", "mimeType")
+	}
+	*x = ImageContent{
+		Data:        w.Data.v,
+		MimeType:    w.MimeType.v,
+		URI:         w.URI.v,
+		Annotations: w.Annotations.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's AudioContent. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: data,
+// mimeType. Read as their default when malformed: annotations. Unknown
+// fields are ignored; _meta is kept when it is an object.
+func (x *AudioContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Data        wireStr              `json:"data"`
+		MimeType    wireStr              `json:"mimeType"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("audio content", err)
+	}
+	if !w.Data.ok {
+		return errMissing("audio content", "data")
+	}
+	if !w.MimeType.ok {
+		return errMissing("audio content", "mimeType")
+	}
+	*x = AudioContent{
+		Data:        w.Data.v,
+		MimeType:    w.MimeType.v,
+		Annotations: w.Annotations.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ResourceLink. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: uri,
+// name. Read as their default when malformed: mimeType, title, description,
+// size, annotations. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *ResourceLink) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI         wireStr              `json:"uri"`
+		Name        wireStr              `json:"name"`
+		MimeType    wireStr              `json:"mimeType"`
+		Title       wireStr              `json:"title"`
+		Description wireStr              `json:"description"`
+		Size        wireOpt[int64]       `json:"size"`
+		Annotations wireOpt[Annotations] `json:"annotations"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("resource link", err)
+	}
+	if !w.URI.ok {
+		return errMissing("resource link", "uri")
+	}
+	if !w.Name.ok {
+		return errMissing("resource link", "name")
+	}
+	*x = ResourceLink{
+		URI:         w.URI.v,
+		Name:        w.Name.v,
+		MimeType:    w.MimeType.v,
+		Title:       w.Title.v,
+		Description: w.Description.v,
+		Size:        w.Size.ptr(),
+		Annotations: w.Annotations.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's EmbeddedResource. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: resource. Read as their default when malformed: annotations.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *EmbeddedResource) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Resource    resourceContentsField `json:"resource"`
+		Annotations wireOpt[Annotations]  `json:"annotations"`
+		Meta        wireMeta              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("embedded resource", err)
+	}
+	if w.Resource.v == nil {
+		return errMissing("embedded resource", "resource")
+	}
+	*x = EmbeddedResource{
+		Resource:    w.Resource.v,
+		Annotations: w.Annotations.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Annotations. Read as their default
+// when malformed: lastModified, priority. Invalid items dropped from:
+// audience. Unknown fields are ignored; _meta is kept when it is an object.
+func (x *Annotations) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Audience     wireList[string] `json:"audience"`
+		LastModified wireStr          `json:"lastModified"`
+		Priority     wireOpt[float64] `json:"priority"`
+		Meta         wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("annotations", err)
+	}
+	var audience []Role
+	if w.Audience.ok {
+		audience = make([]Role, len(w.Audience.v))
+		for i, e := range w.Audience.v {
+			audience[i] = Role(e)
+		}
+	}
+	*x = Annotations{
+		Audience:     audience,
+		LastModified: w.LastModified.ptr(),
+		Priority:     w.Priority.ptr(),
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's TextResourceContents. Required, an
+// error when absent or malformed: uri, text. Read as their default when
+// malformed: mimeType. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *TextResourceContents) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI      wireStr  `json:"uri"`
+		Text     wireStr  `json:"text"`
+		MimeType wireStr  `json:"mimeType"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("text resource", err)
+	}
+	if !w.URI.ok {
+		return errMissing("text resource", "uri")
+	}
+	if !w.Text.ok {
+		return errMissing("text resource", "text")
+	}
+	*x = TextResourceContents{
+		URI:      w.URI.v,
+		Text:     w.Text.v,
+		MimeType: w.MimeType.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's BlobResourceContents. Required, an
+// error when absent or malformed: uri, blob. Read as their default when
+// malformed: mimeType. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *BlobResourceContents) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI      wireStr  `json:"uri"`
+		Blob     wireStr  `json:"blob"`
+		MimeType wireStr  `json:"mimeType"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("blob resource", err)
+	}
+	if !w.URI.ok {
+		return errMissing("blob resource", "uri")
+	}
+	if !w.Blob.ok {
+		return errMissing("blob resource", "blob")
+	}
+	*x = BlobResourceContents{
+		URI:      w.URI.v,
+		Blob:     w.Blob.v,
+		MimeType: w.MimeType.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *ToolKind) UnmarshalJSON(b []byte) error {
+	*v = ToolKind(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *ToolCallStatus) UnmarshalJSON(b []byte) error {
+	*v = ToolCallStatus(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Content. It is a union variant; "type"
+// is not checked. Required, an error when absent or malformed: content.
+// Unknown fields are ignored; _meta is kept when it is an object.
+func (x *ToolContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content contentBlockField `json:"content"`
+		Meta    wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool content", err)
+	}
+	if w.Content.v == nil {
+		return errMissing("tool content", "content")
+	}
+	*x = ToolContent{
+		Content: w.Content.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Diff. It is a union variant; "type" is
+// not checked. Required, an error when absent or malformed: path, newText.
+// Read as their default when malformed: oldText. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *DiffContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Path    wireStr  `json:"path"`
+		OldText wireStr  `json:"oldText"`
+		NewText wireStr  `json:"newText"`
+		Meta    wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("diff", err)
+	}
+	if !w.Path.ok {
+		return errMissing("diff", "path")
+	}
+	if !w.NewText.ok {
+		return errMissing("diff", "newText")
+	}
+	*x = DiffContent{
+		Path:    w.Path.v,
+		OldText: w.OldText.ptr(),
+		NewText: w.NewText.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's Terminal. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed:
+// terminalId. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *TerminalContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		TerminalID wireStr  `json:"terminalId"`
+		Meta       wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("terminal content", err)
+	}
+	if !w.TerminalID.ok {
+		return errMissing("terminal content", "terminalId")
+	}
+	*x = TerminalContent{
+		TerminalID: w.TerminalID.v,
+		Meta:       w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the schema's ToolCallLocation. Required, an error
+// when absent or malformed: path. Read as their default when malformed:
+// line. Unknown fields are ignored; _meta is kept when it is an object.
+func (x *ToolCallLocation) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Path wireStr         `json:"path"`
+		Line wireOpt[uint32] `json:"line"`
+		Meta wireMeta        `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("tool call location", err)
+	}
+	if !w.Path.ok {
+		return errMissing("tool call location", "path")
+	}
+	*x = ToolCallLocation{
+		Path: w.Path.v,
+		Line: w.Line.ptr(),
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// decodeUpdate decodes the schema's SessionUpdate, told apart by
+// "sessionUpdate": "user_message_chunk" (UserMessageChunk),
+// "agent_message_chunk" (AgentMessageChunk), "agent_thought_chunk"
+// (AgentThoughtChunk), "tool_call" (ToolCall), "tool_call_update"
+// (ToolCallUpdate), "plan" (Plan), "available_commands_update"
+// (AvailableCommandsUpdate), "current_mode_update" (CurrentModeUpdate),
+// "config_option_update" (ConfigOptionUpdate), "session_info_update"
+// (SessionInfoUpdate), "usage_update" (UsageUpdate). Any other
+// "sessionUpdate" is kept as *UnknownUpdate, raw. A value that is not an
+// object, has no string "sessionUpdate", or is a known variant that does
+// not decode is an error.
+func decodeUpdate(data []byte) (Update, error) {
+	kind, found, err := jsonDiscriminator(data, "sessionUpdate")
+	if err != nil {
+		return malformedUpdate(data, errDecode("session update", err))
+	}
+	if !found {
+		return malformedUpdate(data, errMissing("session update", "sessionUpdate"))
+	}
+	var v interface {
+		Update
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "user_message_chunk":
+		v = new(UserMessageChunk)
+	case "agent_message_chunk":
+		v = new(AgentMessageChunk)
+	case "agent_thought_chunk":
+		v = new(AgentThoughtChunk)
+	case "tool_call":
+		v = new(ToolCall)
+	case "tool_call_update":
+		v = new(ToolCallUpdate)
+	case "plan":
+		v = new(Plan)
+	case "available_commands_update":
+		v = new(AvailableCommandsUpdate)
+	case "current_mode_update":
+		v = new(CurrentModeUpdate)
+	case "config_option_update":
+		v = new(ConfigOptionUpdate)
+	case "session_info_update":
+		v = new(SessionInfoUpdate)
+	case "usage_update":
+		v = new(UsageUpdate)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("session update", err)
+		}
+		return &UnknownUpdate{Kind: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return malformedUpdate(data, err)
+	}
+	return v, nil
+}
+
+// UnmarshalJSON keeps any object as UnknownUpdate, with its "sessionUpdate".
+func (x *UnknownUpdate) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("session update", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "sessionUpdate")
+	*x = UnknownUpdate{Kind: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalContentBlock decodes the schema's ContentBlock, told apart by
+// "type": "text" (TextContent), "image" (ImageContent), "audio"
+// (AudioContent), "resource_link" (ResourceLink), "resource"
+// (EmbeddedResource). Any other "type" is kept as *UnknownContent, raw. A
+// value that is not an object, has no string "type", or is a known variant
+// that does not decode is an error.
+func unmarshalContentBlock(data []byte) (ContentBlock, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("content block", err)
+	}
+	if !found {
+		return nil, errMissing("content block", "type")
+	}
+	var v interface {
+		ContentBlock
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "text":
+		v = new(TextContent)
+	case "image":
+		v = new(ImageContent)
+	case "audio":
+		v = new(AudioContent)
+	case "resource_link":
+		v = new(ResourceLink)
+	case "resource":
+		v = new(EmbeddedResource)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("content block", err)
+		}
+		return &UnknownContent{Type: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// contentBlockField decodes a ContentBlock inside a wire struct; its error
+// fails the enclosing decode.
+type contentBlockField struct{ v ContentBlock }
+
+func (f *contentBlockField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalContentBlock(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownContent, with its "type".
+func (x *UnknownContent) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("content block", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownContent{Type: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalToolCallContent decodes the schema's ToolCallContent, told apart
+// by "type": "content" (ToolContent), "diff" (DiffContent), "terminal"
+// (TerminalContent). Any other "type" is kept as *UnknownToolCallContent,
+// raw. A value that is not an object, has no string "type", or is a known
+// variant that does not decode is an error.
+func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("tool call content", err)
+	}
+	if !found {
+		return nil, errMissing("tool call content", "type")
+	}
+	var v interface {
+		ToolCallContent
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "content":
+		v = new(ToolContent)
+	case "diff":
+		v = new(DiffContent)
+	case "terminal":
+		v = new(TerminalContent)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("tool call content", err)
+		}
+		return &UnknownToolCallContent{Type: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// toolCallContentField decodes a ToolCallContent inside a wire struct; its
+// error fails the enclosing decode.
+type toolCallContentField struct{ v ToolCallContent }
+
+func (f *toolCallContentField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalToolCallContent(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownToolCallContent, with its "type".
+func (x *UnknownToolCallContent) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("tool call content", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownToolCallContent{Type: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalResourceContents decodes the schema's EmbeddedResourceResource,
+// whose variants have no discriminator: the first of the keys "text"
+// (TextResourceContents), "blob" (BlobResourceContents) that the object has
+// picks the variant. An object with none is kept as
+// *UnknownResourceContents, raw. A value that is not an object, or a
+// variant that does not decode, is an error.
+func unmarshalResourceContents(data []byte) (ResourceContents, error) {
+	var v interface {
+		ResourceContents
+		json.Unmarshaler
+	}
+	switch {
+	case jsonHasKey(data, "text"):
+		v = new(TextResourceContents)
+	case jsonHasKey(data, "blob"):
+		v = new(BlobResourceContents)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("resource contents", err)
+		}
+		return &UnknownResourceContents{Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// resourceContentsField decodes a ResourceContents inside a wire struct;
+// its error fails the enclosing decode.
+type resourceContentsField struct{ v ResourceContents }
+
+func (f *resourceContentsField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalResourceContents(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownResourceContents.
+func (x *UnknownResourceContents) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("resource contents", err)
+	}
+	*x = UnknownResourceContents{Raw: rawCopy(b)}
+	return nil
+}

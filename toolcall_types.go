@@ -26,9 +26,6 @@ const (
 	ToolKindOther      ToolKind = "other"
 )
 
-// UnmarshalJSON keeps any string; a non-string reads as "".
-func (k *ToolKind) UnmarshalJSON(b []byte) error { *k = ToolKind(enumString(b)); return nil }
-
 // ToolCallStatus is where a tool call stands. Unknown values are kept;
 // decoding never fails. On a [ToolCall] "" means the agent sent none; treat
 // it as ToolCallStatusPending.
@@ -45,12 +42,6 @@ const (
 	// after sending session/cancel, as the spec asks. Never send it to an agent.
 	ToolCallStatusCancelled ToolCallStatus = "cancelled"
 )
-
-// UnmarshalJSON keeps any string; a non-string reads as "".
-func (s *ToolCallStatus) UnmarshalJSON(b []byte) error {
-	*s = ToolCallStatus(enumString(b))
-	return nil
-}
 
 // ToolCallContent is one item of a tool call's content, told apart by
 // "type":
@@ -166,129 +157,4 @@ func (c UnknownToolCallContent) MarshalJSON() ([]byte, error) {
 			Type string `json:"type"`
 		}{c.Type})
 	})
-}
-
-// unmarshalToolCallContent decodes one tool call content item: strict for a
-// known type, *UnknownToolCallContent for any other.
-func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
-	t, found, err := jsonDiscriminator(data, "type")
-	if err != nil {
-		return nil, errDecode("tool call content", err)
-	}
-	if !found {
-		return nil, errMissing("tool call content", "type")
-	}
-	var c interface {
-		ToolCallContent
-		json.Unmarshaler
-	}
-	switch string(t) {
-	case "content":
-		c = new(ToolContent)
-	case "diff":
-		c = new(DiffContent)
-	case "terminal":
-		c = new(TerminalContent)
-	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("tool call content", err)
-		}
-		return &UnknownToolCallContent{Type: string(t), Raw: rawCopy(data)}, nil
-	}
-	if err := c.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-type toolCallContentField struct{ v ToolCallContent }
-
-func (f *toolCallContentField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalToolCallContent(b)
-	return err
-}
-
-// toolCallContents unwraps a decoded list, keeping nil for absent.
-func toolCallContents(l wireList[toolCallContentField]) []ToolCallContent {
-	if !l.ok {
-		return nil
-	}
-	out := make([]ToolCallContent, len(l.v))
-	for i, f := range l.v {
-		out[i] = f.v
-	}
-	return out
-}
-
-// UnmarshalJSON decodes the body of a "content" item; content is required.
-func (c *ToolContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Content contentBlockField `json:"content"`
-		Meta    wireMeta          `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool content", err)
-	}
-	if w.Content.v == nil {
-		return errMissing("tool content", "content")
-	}
-	*c = ToolContent{Content: w.Content.v, Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of a "diff" item; path and newText are
-// required, a malformed oldText reads as absent.
-func (c *DiffContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Path    wireStr  `json:"path"`
-		OldText wireStr  `json:"oldText"`
-		NewText wireStr  `json:"newText"`
-		Meta    wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("diff", err)
-	}
-	if !w.Path.ok {
-		return errMissing("diff", "path")
-	}
-	if !w.NewText.ok {
-		return errMissing("diff", "newText")
-	}
-	*c = DiffContent{Path: w.Path.v, OldText: w.OldText.ptr(), NewText: w.NewText.v, Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes the body of a "terminal" item; terminalId is
-// required.
-func (c *TerminalContent) UnmarshalJSON(b []byte) error {
-	var w struct {
-		TerminalID wireStr  `json:"terminalId"`
-		Meta       wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("terminal content", err)
-	}
-	if !w.TerminalID.ok {
-		return errMissing("terminal content", "terminalId")
-	}
-	*c = TerminalContent{TerminalID: w.TerminalID.v, Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON decodes a location; path is required, a malformed line reads
-// as absent.
-func (l *ToolCallLocation) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Path wireStr         `json:"path"`
-		Line wireOpt[uint32] `json:"line"`
-		Meta wireMeta        `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool call location", err)
-	}
-	if !w.Path.ok {
-		return errMissing("tool call location", "path")
-	}
-	*l = ToolCallLocation{Path: w.Path.v, Line: w.Line.ptr(), Meta: w.Meta.raw()}
-	return nil
 }

@@ -111,3 +111,23 @@ func TestToolCallDefaults(t *testing.T) {
 		t.Errorf("re-encoded %s", out)
 	}
 }
+
+// Every Unknown variant of a union decodes the same way on its own: any
+// object is kept, with its discriminator, and re-sent byte for byte; a value
+// that is not an object is an error. UnknownToolCallContent used to fall
+// back to encoding/json's field matching, which kept neither.
+func TestUnknownVariantsDecodeDirectly(t *testing.T) {
+	const in = `{"type":"video","url":"u","n":[1,2.50]}`
+	var c UnknownToolCallContent
+	if err := json.Unmarshal([]byte(in), &c); err != nil || c.Type != "video" || string(c.Raw) != in {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+	if out, err := json.Marshal(c); err != nil || string(out) != in {
+		t.Errorf("re-encoded as %s, %v", out, err)
+	}
+	for _, v := range []any{new(UnknownToolCallContent), new(UnknownContent), new(UnknownUpdate), new(UnknownResourceContents)} {
+		if err := json.Unmarshal([]byte(`[1]`), v); err == nil {
+			t.Errorf("%T: a non-object decoded", v)
+		}
+	}
+}

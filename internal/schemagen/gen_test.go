@@ -61,18 +61,36 @@ func TestEveryDefCovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	covered := map[string]string{}
+	shape := map[string]string{} // Go type → its defs
 	for _, g := range generated {
 		if pkg.types[g.Go] == nil {
 			t.Errorf("generated type %s is not declared in package acp", g.Go)
 		}
+		shape[g.Go] = strings.Join(g.Defs, ",")
 		for _, d := range g.Defs {
-			if prev, dup := covered[d]; dup {
+			// Several Go types may decode one def when it is all they
+			// decode (the three content chunks share ContentChunk).
+			if prev, dup := covered[d]; dup && !(len(g.Defs) == 1 && shape[prev] == d) {
 				t.Errorf("$defs %s is generated for both %s and %s", d, prev, g.Go)
 			}
 			covered[d] = g.Go
 			if s.stable.Defs[d] == nil && !(g.Unstable && s.unstable.Defs[d] != nil) {
 				t.Errorf("%s names $defs %s, which the schema does not have", g.Go, d)
 			}
+		}
+	}
+	for _, u := range unions {
+		if _, dup := covered[u.Def]; dup {
+			t.Errorf("$defs %s is both a generated type and a generated union", u.Def)
+		}
+		covered[u.Def] = u.Go
+		for _, name := range []string{u.Go, u.Unknown} {
+			if pkg.types[name] == nil {
+				t.Errorf("union %s: type %s is not declared in package acp", u.Def, name)
+			}
+		}
+		if u.Wrapper != "" && pkg.types[u.Wrapper] != nil {
+			t.Errorf("union %s: wrapper %s is generated but also declared by hand", u.Def, u.Wrapper)
 		}
 	}
 	for d, sk := range notGenerated {
@@ -126,7 +144,7 @@ func TestMarksDriveDecoding(t *testing.T) {
 		t.Helper()
 		for _, g := range generated {
 			if g.Go == typ {
-				out, err := render(s, pkg, "", []genType{g})
+				out, err := render(s, pkg, "", []genType{g}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,7 +188,7 @@ func TestMarksDriveDecoding(t *testing.T) {
 	impl.Properties["website"] = &node{Type: []byte(`"string"`)}
 	for _, g := range generated {
 		if g.Go == "Implementation" {
-			if _, err := render(s, pkg, "", []genType{g}); err == nil || !strings.Contains(err.Error(), "website") {
+			if _, err := render(s, pkg, "", []genType{g}, nil); err == nil || !strings.Contains(err.Error(), "website") {
 				t.Errorf("a schema property without a Go field was not reported: %v", err)
 			}
 		}
@@ -189,4 +207,133 @@ func TestWords(t *testing.T) {
 			t.Errorf("words(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestUnionsFollowSchema checks that a union's dispatch is read from the
+// schema's oneOf branches and their discriminator consts: a renamed const is
+// dispatched under its new name, and a branch no Go type decodes stops the
+// generator.
+func TestUnionsFollowSchema(t *testing.T) {
+	s, err := loadSchemas(filepath.Join(root, "schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := loadPackage(root, outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cb genUnion
+	for _, u := range unions {
+		if u.Def == "ContentBlock" {
+			cb = u
+		}
+	}
+	gen := func() (string, error) {
+		out, err := render(s, pkg, "", nil, []genUnion{cb})
+		return string(out), err
+	}
+	out, err := gen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "case \"resource_link\":\n\t\tv = new(ResourceLink)") {
+		t.Errorf("no dispatch of resource_link:\n%s", out)
+	}
+
+	link := s.stable.Defs["ContentBlock"].OneOf[3].Properties["type"]
+	link.Const = "link"
+	out, err = gen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "case \"link\":\n\t\tv = new(ResourceLink)") || strings.Contains(out, `"resource_link"`) {
+		t.Errorf("the renamed const is not what is dispatched:\n%s", out)
+	}
+	link.Const = "resource_link"
+
+	d := s.stable.Defs["ContentBlock"]
+	d.OneOf = append(d.OneOf, &node{
+		Properties: map[string]*node{"type": {Const: "video"}},
+		Required:   []string{"type"},
+		AllOf:      []*node{{Ref: "#/$defs/VideoContent"}},
+	})
+	if _, err := gen(); err == nil || !strings.Contains(err.Error(), "video") {
+		t.Errorf("a variant without a Go type was not reported: %v", err)
+	}
+	d.OneOf = d.OneOf[:len(d.OneOf)-1]
+
+	// A union without a discriminator is told apart by the required key
+	// each variant has alone; without one, there is no dispatch to write.
+	var rc genUnion
+	for _, u := range unions {
+		if u.Def == "EmbeddedResourceResource" {
+			rc = u
+		}
+	}
+	out2, err := render(s, pkg, "", nil, []genUnion{rc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out2), "case jsonHasKey(data, \"blob\"):\n\t\tv = new(BlobResourceContents)") {
+		t.Errorf("no dispatch of blob:\n%s", out2)
+	}
+	blob := s.stable.Defs["BlobResourceContents"]
+	req := blob.Required
+	blob.Required = []string{"uri"}
+	if _, err := render(s, pkg, "", nil, []genUnion{rc}); err == nil || !strings.Contains(err.Error(), "BlobResourceContents") {
+		t.Errorf("a variant without a key of its own was not reported: %v", err)
+	}
+	blob.Required = req
+}
+
+// TestNewFieldShapes checks how the field shapes of the session updates
+// are generated: a pointer to an enum, raw JSON, a patch Field, a list of
+// enum values (an item that is not a string is invalid, so it is dropped),
+// and a required union field, whose decoder's error fails the object.
+func TestNewFieldShapes(t *testing.T) {
+	s, err := loadSchemas(filepath.Join(root, "schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := loadPackage(root, outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := func(typ string) (string, error) {
+		t.Helper()
+		for _, g := range generated {
+			if g.Go == typ {
+				out, err := render(s, pkg, "", []genType{g}, nil)
+				return string(out), err
+			}
+		}
+		t.Fatalf("%s is not generated", typ)
+		return "", nil
+	}
+	for typ, wants := range map[string][]string{
+		"ToolCallUpdate":    {"var kind *ToolKind", "kind = &v", "RawInput   wireRaw"},
+		"SessionInfoUpdate": {"Title     wireField[string]", "Title:     w.Title.f"},
+		"Annotations":       {"Audience     wireList[string]", "audience[i] = Role(e)"},
+		"AgentMessageChunk": {"Content   contentBlockField", `errMissing("agent_message_chunk", "content")`},
+		"Cost":              {"Amount   wireStrict[float64]"},
+	} {
+		out, err := gen(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: generated code lacks %q:\n%s", typ, w, out)
+			}
+		}
+	}
+
+	// Raw JSON that the schema makes strict cannot be expressed: the
+	// generator says so instead of writing a decoder that is not strict.
+	raw := s.stable.Defs["ToolCall"].Properties["rawInput"]
+	raw.DefaultOnError = false
+	if _, err := gen("ToolCall"); err == nil || !strings.Contains(err.Error(), "RawInput") {
+		t.Errorf("a strict raw field was not refused: %v", err)
+	}
+	raw.DefaultOnError = true
 }

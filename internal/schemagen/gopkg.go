@@ -126,11 +126,15 @@ const (
 	kBool
 	kInt
 	kUint
+	kFloat
 	kStruct
 	kIface
 	kSlice
 	kMap
 	kRaw
+	// kField is Field[T], the three-state field of patch types: absent,
+	// null or a value.
+	kField
 )
 
 // goType is a field's Go type, classified for decoding.
@@ -139,7 +143,7 @@ type goType struct {
 	ptr   bool
 	text  string  // the type without a leading *, as written
 	named string  // a named string type ("" for plain string)
-	elem  *goType // of a slice
+	elem  *goType // of a slice, or the T of a Field[T]
 }
 
 func (p *goPkg) classify(e ast.Expr) (*goType, error) {
@@ -149,7 +153,7 @@ func (p *goPkg) classify(e ast.Expr) (*goType, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.ptr || t.kind == kSlice || t.kind == kMap || t.kind == kIface || t.kind == kRaw {
+		if t.ptr || t.kind == kSlice || t.kind == kMap || t.kind == kIface || t.kind == kRaw || t.kind == kField {
 			return nil, fmt.Errorf("unsupported pointer type *%s", t.text)
 		}
 		t.ptr = true
@@ -168,6 +172,17 @@ func (p *goPkg) classify(e ast.Expr) (*goType, error) {
 		return &goType{kind: kSlice, text: exprString(e), elem: el}, nil
 	case *ast.MapType:
 		return &goType{kind: kMap, text: exprString(e)}, nil
+	case *ast.IndexExpr:
+		if id, ok := e.X.(*ast.Ident); ok && id.Name == "Field" {
+			el, err := p.classify(e.Index)
+			if err != nil {
+				return nil, err
+			}
+			if el.ptr || el.kind == kSlice || el.kind == kField {
+				return nil, fmt.Errorf("unsupported Field type %s", exprString(e))
+			}
+			return &goType{kind: kField, text: exprString(e), elem: el}, nil
+		}
 	case *ast.SelectorExpr:
 		if exprString(e) == "json.RawMessage" {
 			return &goType{kind: kRaw, text: "json.RawMessage"}, nil
@@ -182,6 +197,8 @@ func (p *goPkg) classify(e ast.Expr) (*goType, error) {
 			return &goType{kind: kInt, text: e.Name}, nil
 		case "uint64", "uint32", "uint16":
 			return &goType{kind: kUint, text: e.Name}, nil
+		case "float64":
+			return &goType{kind: kFloat, text: e.Name}, nil
 		}
 		d := p.types[e.Name]
 		if d == nil {
@@ -213,6 +230,8 @@ func exprString(e ast.Expr) string {
 		return "[]" + exprString(e.Elt)
 	case *ast.MapType:
 		return "map[" + exprString(e.Key) + "]" + exprString(e.Value)
+	case *ast.IndexExpr:
+		return exprString(e.X) + "[" + exprString(e.Index) + "]"
 	}
 	return fmt.Sprintf("%T", e)
 }

@@ -10,6 +10,13 @@
 // items that do not decode, and required fields without a mark are strict.
 // The generator fails on a Go field the schema does not have, a schema
 // property with no Go field, and a Go type that cannot hold the property.
+//
+// Unions (session updates, content blocks, tool call content, resource
+// contents) get a decoder function whose dispatch is read from the schema:
+// the const of the discriminator in each oneOf branch, or, for a union
+// without one, the required key each variant has alone. Any other value is
+// kept raw in the union's Unknown variant, and a branch that no Go type
+// decodes stops the generator.
 package main
 
 import (

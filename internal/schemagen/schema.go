@@ -26,6 +26,9 @@ type node struct {
 	XMethod        string           `json:"x-method"`
 	DefaultOnError bool             `json:"x-deserialize-default-on-error"`
 	SkipInvalid    bool             `json:"x-deserialize-skip-invalid-items"`
+	Discriminator  *struct {
+		PropertyName string `json:"propertyName"`
+	} `json:"discriminator"`
 }
 
 type schema struct {

@@ -8,6 +8,9 @@ type genType struct {
 	// schema.unstable.json (the package decodes a few unstable fields that
 	// real agents send).
 	Unstable bool
+	// Label names the type in errors; "" means its Go name in words. The
+	// session update kinds keep their wire names ("tool_call").
+	Label string
 }
 
 // generated lists the types of protocol.go whose decoders are generated, in
@@ -92,6 +95,54 @@ var generated = []genType{
 	{Go: "RequestPermissionResponse", Defs: []string{"RequestPermissionResponse"}},
 
 	{Go: "CompleteElicitationNotification", Defs: []string{"CompleteElicitationNotification"}},
+
+	// Session updates. The three content chunks share ContentChunk.
+	{Go: "UserMessageChunk", Defs: []string{"ContentChunk"}, Label: "user_message_chunk"},
+	{Go: "AgentMessageChunk", Defs: []string{"ContentChunk"}, Label: "agent_message_chunk"},
+	{Go: "AgentThoughtChunk", Defs: []string{"ContentChunk"}, Label: "agent_thought_chunk"},
+	{Go: "ToolCall", Defs: []string{"ToolCall"}, Label: "tool_call"},
+	{Go: "ToolCallUpdate", Defs: []string{"ToolCallUpdate"}, Label: "tool_call_update"},
+	{Go: "Plan", Defs: []string{"Plan"}},
+	{Go: "AvailableCommandsUpdate", Defs: []string{"AvailableCommandsUpdate"}, Label: "available_commands_update"},
+	{Go: "ConfigOptionUpdate", Defs: []string{"ConfigOptionUpdate"}, Label: "config_option_update"},
+	{Go: "SessionInfoUpdate", Defs: []string{"SessionInfoUpdate"}, Label: "session_info_update"},
+	{Go: "UsageUpdate", Defs: []string{"UsageUpdate"}, Label: "usage_update"},
+	{Go: "Cost", Defs: []string{"Cost"}},
+
+	// Content.
+	{Go: "Role", Defs: []string{"Role"}},
+	{Go: "TextContent", Defs: []string{"TextContent"}},
+	{Go: "ImageContent", Defs: []string{"ImageContent"}},
+	{Go: "AudioContent", Defs: []string{"AudioContent"}},
+	{Go: "ResourceLink", Defs: []string{"ResourceLink"}, Unstable: true},
+	{Go: "EmbeddedResource", Defs: []string{"EmbeddedResource"}},
+	{Go: "Annotations", Defs: []string{"Annotations"}},
+	{Go: "TextResourceContents", Defs: []string{"TextResourceContents"}, Label: "text resource"},
+	{Go: "BlobResourceContents", Defs: []string{"BlobResourceContents"}, Label: "blob resource"},
+
+	// Tool calls.
+	{Go: "ToolKind", Defs: []string{"ToolKind"}},
+	{Go: "ToolCallStatus", Defs: []string{"ToolCallStatus"}},
+	{Go: "ToolContent", Defs: []string{"Content"}},
+	{Go: "DiffContent", Defs: []string{"Diff"}, Label: "diff"},
+	{Go: "TerminalContent", Defs: []string{"Terminal"}},
+	{Go: "ToolCallLocation", Defs: []string{"ToolCallLocation"}},
+}
+
+// unions lists the unions whose decoders are generated.
+var unions = []genUnion{
+	{Def: "SessionUpdate", Go: "Update", Func: "decodeUpdate", Label: "session update",
+		Unknown: "UnknownUpdate", UnknownKey: "Kind",
+		// A malformed known kind is kept as *UnknownUpdate next to its
+		// error, so the caller can report it and keep the update.
+		Fail: "malformedUpdate(data, %s)"},
+	{Def: "ContentBlock", Go: "ContentBlock", Func: "unmarshalContentBlock", Label: "content block",
+		Wrapper: "contentBlockField", Unknown: "UnknownContent", UnknownKey: "Type", Fail: "nil, %s"},
+	{Def: "ToolCallContent", Go: "ToolCallContent", Func: "unmarshalToolCallContent", Label: "tool call content",
+		Wrapper: "toolCallContentField", Unknown: "UnknownToolCallContent", UnknownKey: "Type", Fail: "nil, %s"},
+	{Def: "EmbeddedResourceResource", Go: "ResourceContents", Func: "unmarshalResourceContents",
+		Label: "resource contents", Wrapper: "resourceContentsField", Unknown: "UnknownResourceContents",
+		Fail: "nil, %s"},
 }
 
 // skip says why a stable $defs entry has no generated decoder. File and Go,
@@ -103,16 +154,16 @@ type skip struct {
 }
 
 func hand(file, goType, why string) skip {
-	if why == whyLater {
-		why += ": " + file
-	}
 	return skip{File: file, Go: goType, Why: why}
 }
 
 const (
 	whyID       = "an identifier: fields hold it as a plain string"
 	whyEnvelope = "a JSON-RPC envelope or method union: jrpc2 and the dispatcher route by method name"
-	whyLater    = "hand-written for now" // the file is appended
+	// The fs and terminal types have no decoder of their own.
+	whyFS = "decoded by encoding/json as declared: a generated decoder would refuse a request " +
+		"without its required fields and read a malformed line, limit, cwd, env or " +
+		"outputByteLimit as absent, which changes which agent requests are served"
 )
 
 // notGenerated is every stable $defs entry that is not in generated.
@@ -196,55 +247,25 @@ var notGenerated = map[string]skip{
 	"ElicitationContentValue":   {Why: "a value of CreateElicitationResponse.Content, kept raw"},
 
 	// Session updates.
-	"SessionNotification":     hand("updates.go", "SessionNotification", whyLater),
-	"SessionUpdate":           hand("updates.go", "Update", whyLater),
-	"ContentChunk":            hand("updates.go", "AgentMessageChunk", whyLater),
-	"ToolCall":                hand("updates.go", "ToolCall", whyLater),
-	"ToolCallUpdate":          hand("updates.go", "ToolCallUpdate", whyLater),
-	"Plan":                    hand("updates.go", "Plan", whyLater),
-	"AvailableCommandsUpdate": hand("updates.go", "AvailableCommandsUpdate", whyLater),
-	"CurrentModeUpdate":       hand("updates.go", "CurrentModeUpdate", whyLater),
-	"ConfigOptionUpdate":      hand("updates.go", "ConfigOptionUpdate", whyLater),
-	"SessionInfoUpdate":       hand("updates.go", "SessionInfoUpdate", whyLater),
-	"UsageUpdate":             hand("updates.go", "UsageUpdate", whyLater),
-	"Cost":                    hand("updates.go", "Cost", whyLater),
-
-	// Content.
-	"ContentBlock":             hand("content.go", "ContentBlock", whyLater),
-	"TextContent":              hand("content.go", "TextContent", whyLater),
-	"ImageContent":             hand("content.go", "ImageContent", whyLater),
-	"AudioContent":             hand("content.go", "AudioContent", whyLater),
-	"ResourceLink":             hand("content.go", "ResourceLink", whyLater),
-	"EmbeddedResource":         hand("content.go", "EmbeddedResource", whyLater),
-	"EmbeddedResourceResource": hand("content.go", "ResourceContents", whyLater),
-	"TextResourceContents":     hand("content.go", "TextResourceContents", whyLater),
-	"BlobResourceContents":     hand("content.go", "BlobResourceContents", whyLater),
-	"Annotations":              hand("content.go", "Annotations", whyLater),
-	"Role":                     hand("content.go", "Role", whyLater),
-
-	// Tool call content.
-	"ToolCallContent":  hand("toolcall_types.go", "ToolCallContent", whyLater),
-	"Content":          hand("toolcall_types.go", "ToolContent", whyLater),
-	"Diff":             hand("toolcall_types.go", "DiffContent", whyLater),
-	"Terminal":         hand("toolcall_types.go", "TerminalContent", whyLater),
-	"ToolCallLocation": hand("toolcall_types.go", "ToolCallLocation", whyLater),
-	"ToolCallStatus":   hand("toolcall_types.go", "ToolCallStatus", whyLater),
-	"ToolKind":         hand("toolcall_types.go", "ToolKind", whyLater),
+	"SessionNotification": hand("updates.go", "SessionNotification",
+		"a malformed update still fills in the notification, as *UnknownUpdate next to the error"),
+	"CurrentModeUpdate": hand("updates.go", "CurrentModeUpdate",
+		`"modeId", which a doc example shows, is accepted for currentModeId`),
 
 	// File system and terminals.
-	"ReadTextFileRequest":         hand("fs_types.go", "ReadTextFileRequest", whyLater),
-	"ReadTextFileResponse":        hand("fs_types.go", "ReadTextFileResponse", whyLater),
-	"WriteTextFileRequest":        hand("fs_types.go", "WriteTextFileRequest", whyLater),
-	"WriteTextFileResponse":       hand("fs_types.go", "WriteTextFileResponse", whyLater),
-	"CreateTerminalRequest":       hand("fs_types.go", "CreateTerminalRequest", whyLater),
-	"CreateTerminalResponse":      hand("fs_types.go", "CreateTerminalResponse", whyLater),
-	"TerminalOutputRequest":       hand("fs_types.go", "TerminalOutputRequest", whyLater),
-	"TerminalOutputResponse":      hand("fs_types.go", "TerminalOutputResponse", whyLater),
-	"TerminalExitStatus":          hand("fs_types.go", "TerminalExitStatus", whyLater),
-	"WaitForTerminalExitRequest":  hand("fs_types.go", "WaitForTerminalExitRequest", whyLater),
-	"WaitForTerminalExitResponse": hand("fs_types.go", "WaitForTerminalExitResponse", whyLater),
-	"KillTerminalRequest":         hand("fs_types.go", "KillTerminalRequest", whyLater),
-	"KillTerminalResponse":        hand("fs_types.go", "KillTerminalResponse", whyLater),
-	"ReleaseTerminalRequest":      hand("fs_types.go", "ReleaseTerminalRequest", whyLater),
-	"ReleaseTerminalResponse":     hand("fs_types.go", "ReleaseTerminalResponse", whyLater),
+	"ReadTextFileRequest":         hand("fs_types.go", "ReadTextFileRequest", whyFS),
+	"ReadTextFileResponse":        hand("fs_types.go", "ReadTextFileResponse", whyFS),
+	"WriteTextFileRequest":        hand("fs_types.go", "WriteTextFileRequest", whyFS),
+	"WriteTextFileResponse":       hand("fs_types.go", "WriteTextFileResponse", whyFS),
+	"CreateTerminalRequest":       hand("fs_types.go", "CreateTerminalRequest", whyFS),
+	"CreateTerminalResponse":      hand("fs_types.go", "CreateTerminalResponse", whyFS),
+	"TerminalOutputRequest":       hand("fs_types.go", "TerminalOutputRequest", whyFS),
+	"TerminalOutputResponse":      hand("fs_types.go", "TerminalOutputResponse", whyFS),
+	"TerminalExitStatus":          hand("fs_types.go", "TerminalExitStatus", whyFS),
+	"WaitForTerminalExitRequest":  hand("fs_types.go", "WaitForTerminalExitRequest", whyFS),
+	"WaitForTerminalExitResponse": hand("fs_types.go", "WaitForTerminalExitResponse", whyFS),
+	"KillTerminalRequest":         hand("fs_types.go", "KillTerminalRequest", whyFS),
+	"KillTerminalResponse":        hand("fs_types.go", "KillTerminalResponse", whyFS),
+	"ReleaseTerminalRequest":      hand("fs_types.go", "ReleaseTerminalRequest", whyFS),
+	"ReleaseTerminalResponse":     hand("fs_types.go", "ReleaseTerminalResponse", whyFS),
 }
