@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/registry"
 )
 
 // readmeExample is the README's example, kept here so that it compiles
@@ -41,3 +42,33 @@ func readmeExample(askUser acp.PermissionHandler) {
 }
 
 var _ = readmeExample
+
+// readmeFeed is the README's change-feed example.
+func readmeFeed(ctx context.Context, turn *acp.Turn, renderTurn func(acp.TurnState), renderCard func(*acp.ToolCallState)) {
+	st, seq := turn.Snapshot()
+	renderTurn(st) // once, then follow the events after seq
+	for ev := range turn.Events(ctx, seq) {
+		if tc := ev.ToolCall; tc != nil {
+			renderCard(tc) // the tool call after this event
+		}
+	}
+}
+
+// readmeRegistry is the README's registry example.
+func readmeRegistry(ctx context.Context, opts *acp.ClientOptions) error {
+	reg, err := registry.Load(ctx, nil) // the official registry, cached
+	if err != nil {
+		return err
+	}
+	cmd, err := reg.Command(ctx, "codex-acp") // downloaded once when it ships a binary
+	if err != nil {
+		return err
+	}
+	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: cmd}, opts)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+var _, _ = readmeFeed, readmeRegistry
