@@ -64,14 +64,23 @@ type SessionState struct {
 	Outside []OutsideUpdate `json:"-"`
 }
 
-// OutsideUpdate is an update that arrived while no turn was running.
+// OutsideUpdate is an update that arrived while no turn was running. There
+// are three kinds, told apart by the flags:
+//
+//   - Replay: it arrived during session/load, before the agent answered —
+//     the conversation being replayed.
+//   - Late: it arrived after one of the session's turns had ended (an agent
+//     still talking after its answer, or announcing something between
+//     turns).
+//   - neither: it arrived before the session's first turn and outside a
+//     load — typically while session/new (or resume) had not answered yet
+//     (agents announce their commands that early; such updates are held
+//     for the session id and applied, in order, when the session is
+//     registered), or between that answer and the first prompt.
 type OutsideUpdate struct {
 	Update Update
-	// Replay: it arrived during session/load.
 	Replay bool
-	// Late: it arrived after the session's last turn had ended (an agent
-	// still talking after its answer).
-	Late bool
+	Late   bool
 }
 
 func newSession(c *Client, id, cwd string, addDirs []string) *Session {
