@@ -1218,17 +1218,6 @@ func (f *configOptionField) UnmarshalJSON(b []byte) (err error) {
 	return err
 }
 
-func configOptions(l wireList[configOptionField]) []SessionConfigOption {
-	if !l.ok {
-		return nil
-	}
-	out := make([]SessionConfigOption, len(l.v))
-	for i, f := range l.v {
-		out[i] = f.v
-	}
-	return out
-}
-
 // UnmarshalJSON: id, name, currentValue and options (an array) are
 // required. Options are grouped when any element has a "group" key; invalid
 // options and groups are dropped.

@@ -31,5 +31,3 @@ func absCwd(dir string) (string, error) {
 	}
 	return filepath.Abs(dir)
 }
-
-func isAbs(p string) bool { return filepath.IsAbs(p) }

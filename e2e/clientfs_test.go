@@ -18,7 +18,7 @@ func TestClaudeClientFS(t *testing.T) {
 	var log permissionLog
 	terms := &acp.TerminalManager{}
 	r := start(t, claude, &acp.ClientOptions{
-		Permission: log.wrap(acp.AllowOnce),
+		Permission: log.wrap(acp.AllowAll),
 		FileSystem: &acp.WorkspaceFS{},
 		Terminals:  terms,
 	})
@@ -76,7 +76,7 @@ func TestCodexClientFS(t *testing.T) {
 	t.Parallel()
 	terms := &acp.TerminalManager{}
 	r := start(t, codex, &acp.ClientOptions{
-		Permission: acp.AllowOnce,
+		Permission: acp.AllowAll,
 		FileSystem: &acp.WorkspaceFS{},
 		Terminals:  terms,
 	})

@@ -35,7 +35,7 @@ func TestEditDiff(t *testing.T) {
 		t.Run(ag.name, func(t *testing.T) {
 			t.Parallel()
 			var log permissionLog
-			r := start(t, ag, &acp.ClientOptions{Permission: log.wrap(acp.AllowOnce)})
+			r := start(t, ag, &acp.ClientOptions{Permission: log.wrap(acp.AllowAll)})
 			if err := os.WriteFile(r.path("greet.txt"), []byte("hello world\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ func TestLoadSession(t *testing.T) {
 	for _, ag := range agents {
 		t.Run(ag.name, func(t *testing.T) {
 			t.Parallel()
-			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowOnce})
+			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowAll})
 			r.Model.Script(
 				Reply{Text: []string{"Making it."}, Tool: shell(ag, "call_make", "echo made > made.txt")},
 				Reply{Text: []string{"Made."}},

@@ -78,11 +78,6 @@ func findTool(st acp.TurnState, id string) *acp.ToolCallState {
 	return nil
 }
 
-func dump(t *testing.T, v any) {
-	b, _ := json.MarshalIndent(v, "", " ")
-	t.Logf("%s", b)
-}
-
 // outputOf is what a tool call shows of its output: its content's text,
 // else its rawOutput.
 func outputOf(tc *acp.ToolCallState) string {
@@ -108,7 +103,7 @@ func TestPermissionAllow(t *testing.T) {
 		t.Run(ag.name, func(t *testing.T) {
 			t.Parallel()
 			var log permissionLog
-			r := start(t, ag, &acp.ClientOptions{Permission: log.wrap(acp.AllowOnce)})
+			r := start(t, ag, &acp.ClientOptions{Permission: log.wrap(acp.AllowAll)})
 			r.Model.Script(
 				Reply{Text: []string{"I will create it."}, Tool: shell(ag, "call_make", "echo made > made.txt && echo created")},
 				Reply{Text: []string{"Done."}},
@@ -210,7 +205,7 @@ func TestPermissionCancel(t *testing.T) {
 				close(asked)
 				<-ctx.Done()
 				defer close(late)
-				return acp.Select(req.Option(acp.PermissionAllowOnce).OptionID), nil
+				return acp.SelectedOutcome(req.Option(acp.PermissionAllowOnce).OptionID), nil
 			}
 			r := start(t, ag, &acp.ClientOptions{Permission: handler})
 			r.Model.Script(

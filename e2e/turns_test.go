@@ -193,7 +193,7 @@ func TestCancelCommand(t *testing.T) {
 	for _, ag := range agents {
 		t.Run(ag.name, func(t *testing.T) {
 			t.Parallel()
-			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowOnce})
+			r := start(t, ag, &acp.ClientOptions{Permission: acp.AllowAll})
 			r.Model.Script(
 				Reply{Tool: shell(ag, "call_sleep", "echo started > started.fifo && sleep 600 && echo finished > late.txt")},
 				Reply{Text: []string{"Stopped."}},

@@ -264,7 +264,7 @@ func (u *unpacker) tar(r io.Reader) error {
 			return err
 		}
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
 			err = u.file(h.Name, fs.FileMode(h.Mode), tr)
 		case tar.TypeDir:
 			err = u.mkdir(h.Name)
