@@ -19,10 +19,17 @@ import (
 // trigger, to have been matched:
 //
 //   - a response waits for the request it answers (the latest recorded
-//     client request with its id before it). So a reply the agent sent
-//     late — after the client had already sent later requests, as cursor
-//     answers initialize after session/new has been sent — plays as soon
-//     as its own request has arrived, not only when the later one does;
+//     client request with its id before it) and for every client frame
+//     recorded between that request and the response that is not itself a
+//     request: a session/cancel, or the client's answer to a request of the
+//     agent's, may be what the response followed from. Later client
+//     requests are not waited for, since a live client may hold them back
+//     until this response arrives (ours never sends session/new before
+//     initialize is answered). So a reply the agent sent late — after the
+//     client had already sent later requests, as cursor answers initialize
+//     after session/new has been sent — plays as soon as its own request
+//     has arrived, while a session/prompt result recorded after a
+//     session/cancel still waits for the cancel;
 //   - any other agent frame (a notification, a request of the agent's, or a
 //     response whose request is not in the recording) waits for the client
 //     frame recorded just before it;
@@ -32,8 +39,8 @@ import (
 // between it and the client frame recorded just before it: within the run
 // of agent frames that follows one client frame, recorded order is kept, so
 // a late response never overtakes the updates the agent sent before it
-// (a session/prompt result recorded after a session/cancel still waits for
-// the cancel and the updates that followed it). Runs that follow different
+// (a response recorded after a later client request and an update still
+// waits for that request, since the update does). Runs that follow different
 // client frames play independently, each as soon as it may; frames that
 // become playable at the same moment play in recorded order.
 //
@@ -77,9 +84,9 @@ type recClient struct {
 // recAgent is a recorded agent frame after the first client frame.
 type recAgent struct {
 	b         []byte
-	trigger   int  // index in replayer.clients of the frame it waits for
-	prev      int  // the agent frame recorded before it after the same client frame, or -1
-	answers   bool // a response to trigger (its id is rewritten to trigger's live id)
+	trigger   int // index in replayer.clients of the frame it waits for
+	prev      int // the agent frame recorded before it after the same client frame, or -1
+	answers   int // for a response: index of the client request it answers, else -1
 	scheduled bool
 }
 
@@ -114,6 +121,7 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 	}
 	pre := &segment{}
 	requests := make(map[string]int) // recorded request id → latest client frame with it
+	lastOther := -1                  // the latest client frame that is not a request
 	last := -1                       // the agent frame recorded last after the current client frame
 	for _, f := range frames {
 		switch f.Dir {
@@ -134,6 +142,9 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 			} else {
 				key = "r:" + idKey(m.ID)
 			}
+			if m.Method == "" || m.ID == nil {
+				lastOther = i
+			}
 			rp.clients = append(rp.clients, rc)
 			rp.unmatched[key] = append(rp.unmatched[key], i)
 			last = -1
@@ -146,11 +157,11 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 				pre.out = append(pre.out, b.Bytes())
 				continue
 			}
-			ra := recAgent{b: b.Bytes(), trigger: len(rp.clients) - 1, prev: last}
+			ra := recAgent{b: b.Bytes(), trigger: len(rp.clients) - 1, prev: last, answers: -1}
 			var m message
 			if json.Unmarshal(ra.b, &m) == nil && m.Method == "" && m.ID != nil {
 				if q, ok := requests[idKey(m.ID)]; ok {
-					ra.trigger, ra.answers = q, true
+					ra.trigger, ra.answers = max(q, lastOther), q
 				}
 			}
 			last = len(rp.agent)
@@ -265,8 +276,8 @@ func (rp *replayer) playAgent(idx []int) {
 		rp.mu.Lock()
 		ra := rp.agent[i]
 		var live json.RawMessage
-		if ra.answers {
-			live = rp.clients[ra.trigger].liveID
+		if ra.answers >= 0 {
+			live = rp.clients[ra.answers].liveID
 		}
 		rp.mu.Unlock()
 		if rp.write(ra.b, live) != nil {

@@ -217,45 +217,105 @@ func TestReplayLateResponseSDKClient(t *testing.T) {
 	}
 }
 
-// TestReplayLateResponseKeepsUpdatesBefore checks that a response recorded
-// after a later client frame does not overtake the agent frames recorded
-// before it: the prompt result recorded after session/cancel and an update
-// still waits for the cancel, then plays after that update.
-func TestReplayLateResponseKeepsUpdatesBefore(t *testing.T) {
-	upd := func(text string) json.RawMessage {
-		return json.RawMessage(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`)
+func updateFrame(text string) json.RawMessage {
+	return json.RawMessage(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`)
+}
+
+func updateText(m wireMsg) string {
+	var p struct {
+		Update struct {
+			Content struct{ Text string }
+		}
 	}
+	_ = json.Unmarshal(m.Params, &p)
+	return p.Update.Content.Text
+}
+
+// expectProbe sends a request the recording has no reply for and checks
+// that its -32603 is the next frame: nothing else was playable.
+func expectProbe(t *testing.T, c *lineClient, why string) {
+	t.Helper()
+	c.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "_probe"})
+	if m := c.next(); string(m.ID) != `"probe"` {
+		t.Fatalf("got %s %s, want the probe's -32603", m.raw, why)
+	}
+}
+
+// TestReplayResponseWaitsForCancel: a prompt result recorded after a
+// session/cancel follows from the cancel, so it waits for it (the shape
+// of gemini-cancel).
+func TestReplayResponseWaitsForCancel(t *testing.T) {
 	frames := []Frame{
 		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`)},
-		{Dir: "<", Msg: upd("a")},
+		{Dir: "<", Msg: updateFrame("a")},
 		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`)},
-		{Dir: "<", Msg: upd("b")},
 		{Dir: "<", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`)},
 	}
 	c := dial(t, Replay(frames))
-	text := func(m wireMsg) string {
-		var p struct {
-			Update struct {
-				Content struct{ Text string }
-			}
-		}
-		_ = json.Unmarshal(m.Params, &p)
-		return p.Update.Content.Text
-	}
 	c.send(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "session/prompt", "params": map[string]any{"sessionId": "s", "prompt": []any{}}})
-	if m := c.next(); text(m) != "a" {
+	if m := c.next(); updateText(m) != "a" {
 		t.Fatalf("got %s, want update a", m.raw)
 	}
-	c.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "_probe"})
-	if m := c.next(); string(m.ID) != `"probe"` {
-		t.Fatalf("got %s before the cancel, want the probe's -32603", m.raw)
-	}
+	expectProbe(t, c, "before the cancel")
 	c.notify("session/cancel", map[string]any{"sessionId": "s"})
-	if m := c.next(); text(m) != "b" {
-		t.Fatalf("got %s, want update b", m.raw)
-	}
 	if m := c.next(); string(m.raw) != `{"jsonrpc":"2.0","id":9,"result":{"stopReason":"cancelled"}}` {
 		t.Fatalf("got %s, want the prompt result", m.raw)
+	}
+}
+
+// TestReplayResponseWaitsForAnswer: a prompt result recorded after the
+// client answered the agent's permission request waits for that answer.
+func TestReplayResponseWaitsForAnswer(t *testing.T) {
+	frames := []Frame{
+		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`)},
+		{Dir: "<", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s"}}`)},
+		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}`)},
+		{Dir: "<", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)},
+	}
+	c := dial(t, Replay(frames))
+	c.send(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": map[string]any{"sessionId": "s", "prompt": []any{}}})
+	req := c.next()
+	if req.Method != "session/request_permission" {
+		t.Fatalf("got %s, want the permission request", req.raw)
+	}
+	expectProbe(t, c, "before the permission answer")
+	c.reply(req.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
+	if m := c.next(); string(m.raw) != `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}` {
+		t.Fatalf("got %s, want the prompt result", m.raw)
+	}
+}
+
+// TestReplayLateResponseKeepsUpdatesBefore checks that a late response does
+// not overtake the agent frames recorded before it after the same client
+// frame: the prompt result recorded after an extension request and an
+// update waits for that request, because the update does.
+func TestReplayLateResponseKeepsUpdatesBefore(t *testing.T) {
+	frames := []Frame{
+		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`)},
+		{Dir: "<", Msg: updateFrame("a")},
+		{Dir: ">", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":4,"method":"_x/status","params":{}}`)},
+		{Dir: "<", Msg: updateFrame("b")},
+		{Dir: "<", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)},
+		{Dir: "<", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":4,"result":{}}`)},
+	}
+	c := dial(t, Replay(frames))
+	c.send(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "session/prompt", "params": map[string]any{"sessionId": "s", "prompt": []any{}}})
+	if m := c.next(); updateText(m) != "a" {
+		t.Fatalf("got %s, want update a", m.raw)
+	}
+	expectProbe(t, c, "before _x/status")
+	c.send(map[string]any{"jsonrpc": "2.0", "id": 10, "method": "_x/status", "params": map[string]any{}})
+	var got []string
+	for range 3 {
+		got = append(got, string(c.next().raw))
+	}
+	want := []string{
+		string(updateFrame("b")),
+		`{"jsonrpc":"2.0","id":9,"result":{"stopReason":"end_turn"}}`,
+		`{"jsonrpc":"2.0","id":10,"result":{}}`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }
 
@@ -272,10 +332,7 @@ func TestReplayNotificationBeforeLateResponse(t *testing.T) {
 	}
 	c := dial(t, Replay(frames))
 	c.send(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": map[string]any{"protocolVersion": 1}})
-	c.send(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "_probe"})
-	if m := c.next(); string(m.ID) != `"probe"` {
-		t.Fatalf("got %s, want the probe's -32603 first", m.raw)
-	}
+	expectProbe(t, c, "before session/new")
 	c.send(map[string]any{"jsonrpc": "2.0", "id": 6, "method": "session/new", "params": map[string]any{"cwd": "/", "mcpServers": []any{}}})
 	var got []string
 	for range 3 {
