@@ -18,17 +18,17 @@ import (
 // request. Each recorded agent frame waits for one client frame, its
 // trigger, to have been matched:
 //
-//   - a response waits for the request it answers (the latest recorded
-//     client request with its id before it) and for every client frame
-//     recorded between that request and the response that is not itself a
-//     request: a session/cancel, or the client's answer to a request of the
-//     agent's, may be what the response followed from. Later client
-//     requests are not waited for, since a live client may hold them back
-//     until this response arrives (ours never sends session/new before
+//   - a response's trigger is the latest of the request it answers (the
+//     latest recorded client request with its id before it) and the client
+//     frames recorded between that request and the response that are not
+//     requests: a session/cancel, or the client's answer to a request of
+//     the agent's, may be what the response followed from. Later client
+//     requests are skipped, since a live client may hold them back until
+//     this response arrives (the acp client never sends session/new before
 //     initialize is answered). So a reply the agent sent late — after the
-//     client had already sent later requests, as cursor answers initialize
-//     after session/new has been sent — plays as soon as its own request
-//     has arrived, while a session/prompt result recorded after a
+//     client had already sent later requests, as Cursor's agent answers
+//     initialize after session/new has been sent — plays as soon as its own
+//     request has arrived, while a session/prompt result recorded after a
 //     session/cancel still waits for the cancel;
 //   - any other agent frame (a notification, a request of the agent's, or a
 //     response whose request is not in the recording) waits for the client
