@@ -48,4 +48,8 @@ const (
 	// the agent did not offer, or an outcome other than selected or
 	// cancelled. The agent was answered -32603 (never an allow).
 	DiagInvalidPermissionAnswer DiagnosticKind = "invalid_permission_answer"
+	// DiagInvalidElicitationAnswer: the elicitation handler accepted a form
+	// with content that does not match the requested schema. The agent was
+	// answered -32603 instead; the message names the fields at fault.
+	DiagInvalidElicitationAnswer DiagnosticKind = "invalid_elicitation_answer"
 )

@@ -16,8 +16,16 @@ type ElicitationHandler struct {
 	// Create answers elicitation/create. It runs on its own goroutine and may
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
-	// the request (RequestedSchema). A request with a session is placed in
-	// its stream: req.Turn and req.Seq say after which event it came.
+	// the request (RequestedSchema); req.Schema() decodes it, and the
+	// schema's Accept builds a checked answer. A request with a session is
+	// placed in its stream: req.Turn and req.Seq say after which event it
+	// came.
+	//
+	// An accept answer to a form is checked against the requested schema
+	// (see [ElicitationSchema.Validate]) before it is sent: content that
+	// does not match is never sent; the agent is answered -32603 and a
+	// [Diagnostic] of kind [DiagInvalidElicitationAnswer] names the fields
+	// at fault (not their values).
 	Create func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
 
 	// Complete, if set, receives elicitation/complete notifications (URL
@@ -61,7 +69,24 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
-	return runHandler(ctx, "elicitation/create", func(ctx context.Context) (*CreateElicitationResponse, error) {
+	resp, err := runHandler(ctx, "elicitation/create", func(ctx context.Context) (*CreateElicitationResponse, error) {
 		return h.Create(ctx, &req)
 	})
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, &Error{Code: CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
+	}
+	if req.Mode == ElicitationModeForm && resp.Action == ElicitationAccept {
+		schema, serr := req.Schema()
+		if serr == nil {
+			serr = schema.ValidateContent(resp.Content)
+		}
+		if serr != nil {
+			c.diag(string(DiagInvalidElicitationAnswer), serr.Error(), nil)
+			return nil, &Error{Code: CodeInternalError, Message: serr.Error()}
+		}
+	}
+	return resp, nil
 }

@@ -1044,6 +1044,11 @@ func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
 		if err := m.UnmarshalJSON(data); err != nil {
 			return nil, err
 		}
+		// Copilot and Qwen announce terminal logins on agent methods, in
+		// _meta; they must never be passed to authenticate.
+		if t, ok := AsTerminalAuthMethod(&m); ok {
+			return t, nil
+		}
 		return &m, nil
 	case "terminal":
 		var m TerminalAuthMethod

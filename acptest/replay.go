@@ -12,19 +12,47 @@ import (
 // transcript (for example one of a real agent, recorded by a proxy or by
 // [Agent.WriteTranscript]).
 //
-// The recording is cut into segments: each client frame with the agent
-// frames that follow it up to the next client frame. When the live client
-// sends a request or notification, the next unused segment recorded for
-// the same method is played; when it answers one of the agent's requests,
-// the segment that followed the recorded answer to that request is played.
+// Live client frames are matched to recorded ones: a request or
+// notification to the next unmatched recorded frame of the same method, an
+// answer to one of the agent's requests to the recorded answer to that
+// request. Each recorded agent frame waits for one client frame, its
+// trigger, to have been matched:
+//
+//   - a response's trigger is the latest of the request it answers (the
+//     latest recorded client request with its id before it) and the client
+//     frames recorded between that request and the response that are not
+//     requests: a session/cancel, or the client's answer to a request of
+//     the agent's, may be what the response followed from. Later client
+//     requests are skipped, since a live client may hold them back until
+//     this response arrives (the acp client never sends session/new before
+//     initialize is answered). So a reply the agent sent late — after the
+//     client had already sent later requests, as Cursor's agent answers
+//     initialize after session/new has been sent — plays as soon as its own
+//     request has arrived, while a session/prompt result recorded after a
+//     session/cancel still waits for the cancel;
+//   - any other agent frame (a notification, a request of the agent's, or a
+//     response whose request is not in the recording) waits for the client
+//     frame recorded just before it;
+//   - frames recorded before the first client frame play at once.
+//
+// Besides its trigger, an agent frame waits for every agent frame recorded
+// between it and the client frame recorded just before it: within the run
+// of agent frames that follows one client frame, recorded order is kept, so
+// a late response never overtakes the updates the agent sent before it
+// (a response recorded after a later client request and an update still
+// waits for that request, since the update does). Runs that follow different
+// client frames play independently, each as soon as it may; frames that
+// become playable at the same moment play in recorded order.
+//
 // Ids are rewritten so the conversation stays consistent: a recorded
 // response carries the id of the live request matched to the recorded one,
 // and the agent's own requests get fresh ids of this connection. Frames
 // are otherwise written byte for byte, key order included. A request with
-// no segment left is answered with -32603. Notes ("!") are skipped.
+// no recorded frame left to match is answered with -32603. Notes ("!") are
+// skipped.
 //
-// Each connection replays the whole transcript from the start; segments are
-// played one at a time, in the order their triggers arrived.
+// Each connection replays the whole transcript from the start; frames are
+// written one at a time, in the order they became playable.
 func Replay(frames []Frame) *Agent {
 	a := New(&Options{NoInitializeCheck: true})
 	a.replay = frames
@@ -41,38 +69,60 @@ func NewReplay(r io.Reader) (*Agent, error) {
 	return Replay(frames), nil
 }
 
+// segment is a run of agent frames played together.
 type segment struct {
-	recID json.RawMessage // the recorded request's id, nil for notifications
-	out   [][]byte
+	out [][]byte
+}
+
+// recClient is a recorded client frame.
+type recClient struct {
+	recID   json.RawMessage // the recorded request id, nil for notifications and answers
+	liveID  json.RawMessage // the id of the live request matched to it
+	arrived bool
+}
+
+// recAgent is a recorded agent frame after the first client frame.
+type recAgent struct {
+	b         []byte
+	trigger   int // index in replayer.clients of the frame it waits for
+	prev      int // the agent frame recorded before it after the same client frame, or -1
+	answers   int // for a response: index of the client request it answers, else -1
+	scheduled bool
 }
 
 // replayer is one connection's replay state.
 type replayer struct {
 	c  *Conn
 	mu sync.Mutex
-	// byTrigger holds unplayed segments: "m:"+method for client requests
-	// and notifications, "r:"+recorded agent request id for responses.
-	byTrigger map[string][]*segment
-	// clientIDs maps a recorded client request id to the live one.
-	clientIDs map[string]json.RawMessage
+	// clients are the recorded client frames; agent the recorded agent
+	// frames after the first client frame, in recorded order.
+	clients []recClient
+	agent   []recAgent
+	// unmatched holds, by key, the indices of recorded client frames not
+	// yet matched, in recorded order: "m:"+method for requests and
+	// notifications, "r:"+recorded agent request id for answers.
+	unmatched map[string][]int
 	// agentIDs maps a live agent request id to the recorded one.
 	agentIDs map[string]string
+	// lo is the first agent frame not yet scheduled.
+	lo int
 
 	q       []func()
 	running bool
 }
 
-// newReplayer cuts frames into segments. It returns the replayer and the
-// agent frames recorded before the first client frame, to play at once.
+// newReplayer indexes frames. It returns the replayer and the agent frames
+// recorded before the first client frame, to play at once.
 func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 	rp := &replayer{
 		c:         c,
-		byTrigger: make(map[string][]*segment),
-		clientIDs: make(map[string]json.RawMessage),
+		unmatched: make(map[string][]int),
 		agentIDs:  make(map[string]string),
 	}
 	pre := &segment{}
-	cur := pre
+	requests := make(map[string]int) // recorded request id → latest client frame with it
+	lastOther := -1                  // the latest client frame that is not a request
+	last := -1                       // the agent frame recorded last after the current client frame
 	for _, f := range frames {
 		switch f.Dir {
 		case ">":
@@ -80,28 +130,50 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 			if json.Unmarshal(f.Msg, &m) != nil {
 				continue
 			}
-			seg := &segment{}
+			i := len(rp.clients)
+			rc := recClient{}
 			var key string
 			if m.Method != "" {
 				key = "m:" + m.Method
-				seg.recID = m.ID
+				if m.ID != nil {
+					rc.recID = m.ID
+					requests[idKey(m.ID)] = i
+				}
 			} else {
 				key = "r:" + idKey(m.ID)
 			}
-			rp.byTrigger[key] = append(rp.byTrigger[key], seg)
-			cur = seg
+			if m.Method == "" || m.ID == nil {
+				lastOther = i
+			}
+			rp.clients = append(rp.clients, rc)
+			rp.unmatched[key] = append(rp.unmatched[key], i)
+			last = -1
 		case "<":
 			var b bytes.Buffer
-			if json.Compact(&b, f.Msg) == nil {
-				cur.out = append(cur.out, b.Bytes())
+			if json.Compact(&b, f.Msg) != nil {
+				continue
 			}
+			if len(rp.clients) == 0 {
+				pre.out = append(pre.out, b.Bytes())
+				continue
+			}
+			ra := recAgent{b: b.Bytes(), trigger: len(rp.clients) - 1, prev: last, answers: -1}
+			var m message
+			if json.Unmarshal(ra.b, &m) == nil && m.Method == "" && m.ID != nil {
+				if q, ok := requests[idKey(m.ID)]; ok {
+					ra.trigger, ra.answers = max(q, lastOther), q
+				}
+			}
+			last = len(rp.agent)
+			rp.agent = append(rp.agent, ra)
 		}
 	}
 	return rp, pre
 }
 
 // trigger is called on the read goroutine for every client message in
-// replay mode. It queues the matching segment for the replay goroutine.
+// replay mode. It matches m to a recorded client frame and queues the agent
+// frames that this makes playable for the replay goroutine.
 func (rp *replayer) trigger(m message) {
 	var key string
 	if m.Method != "" {
@@ -116,25 +188,50 @@ func (rp *replayer) trigger(m message) {
 		key = "r:" + rec
 	}
 	rp.mu.Lock()
-	segs := rp.byTrigger[key]
-	var seg *segment
-	if len(segs) > 0 {
-		seg, rp.byTrigger[key] = segs[0], segs[1:]
-		if seg.recID != nil && m.ID != nil {
-			rp.clientIDs[idKey(seg.recID)] = m.ID
+	idx := rp.unmatched[key]
+	if len(idx) == 0 {
+		rp.mu.Unlock()
+		if m.Method != "" && m.ID != nil {
+			id, method := m.ID, m.Method
+			rp.enqueue(func() {
+				_ = rp.c.writeMsg(response{JSONRPC: "2.0", ID: id, Error: &Error{
+					Code: CodeInternalError, Message: "acptest: replay has no recorded reply for " + method}})
+			})
 		}
+		return
 	}
+	rp.unmatched[key] = idx[1:]
+	rc := &rp.clients[idx[0]]
+	rc.arrived = true
+	if rc.recID != nil && m.ID != nil {
+		rc.liveID = m.ID
+	}
+	seg := rp.schedule()
 	rp.mu.Unlock()
-	switch {
-	case seg != nil:
-		rp.enqueue(func() { rp.play(seg) })
-	case m.Method != "" && m.ID != nil:
-		id, method := m.ID, m.Method
-		rp.enqueue(func() {
-			_ = rp.c.writeMsg(response{JSONRPC: "2.0", ID: id, Error: &Error{
-				Code: CodeInternalError, Message: "acptest: replay has no recorded reply for " + method}})
-		})
+	if len(seg) > 0 {
+		rp.enqueue(func() { rp.playAgent(seg) })
 	}
+}
+
+// schedule marks and returns, in recorded order, every agent frame that
+// may now play: its trigger arrived and the frame before it after the same
+// client frame is scheduled. Frames are written in the order they are
+// scheduled, so a frame scheduled in this pass is as good as played for
+// the ones after it. Called with rp.mu held.
+func (rp *replayer) schedule() []int {
+	var out []int
+	for i := rp.lo; i < len(rp.agent); i++ {
+		ra := &rp.agent[i]
+		if ra.scheduled || !rp.clients[ra.trigger].arrived || (ra.prev >= 0 && !rp.agent[ra.prev].scheduled) {
+			continue
+		}
+		ra.scheduled = true
+		out = append(out, i)
+	}
+	for rp.lo < len(rp.agent) && rp.agent[rp.lo].scheduled {
+		rp.lo++
+	}
+	return out
 }
 
 // enqueue runs f after every previously queued function, on a goroutine
@@ -164,39 +261,56 @@ func (rp *replayer) enqueue(f func()) {
 	})
 }
 
+// play writes the frames recorded before the first client frame.
 func (rp *replayer) play(seg *segment) {
 	for _, b := range seg.out {
-		var m message
-		if json.Unmarshal(b, &m) != nil {
-			_ = rp.c.writeFrame(b, true, "")
-			continue
-		}
-		switch {
-		case m.Method != "" && m.ID != nil: // the agent's own request
-			rp.c.mu.Lock()
-			n := rp.c.nextID
-			rp.c.nextID++
-			rp.c.mu.Unlock()
-			id := json.RawMessage(strconv.FormatInt(n, 10))
-			if rp.c.a.opts.StringIDs {
-				id = json.RawMessage(strconv.Quote("req-" + strconv.FormatInt(n, 10)))
-			}
-			rp.mu.Lock()
-			rp.agentIDs[idKey(id)] = idKey(m.ID)
-			rp.mu.Unlock()
-			b = replaceID(b, id)
-		case m.Method == "" && m.ID != nil: // a response to the client
-			rp.mu.Lock()
-			live, ok := rp.clientIDs[idKey(m.ID)]
-			rp.mu.Unlock()
-			if ok {
-				b = replaceID(b, live)
-			}
-		}
-		if err := rp.c.writeFrame(b, true, ""); err != nil {
+		if rp.write(b, nil) != nil {
 			return
 		}
 	}
+}
+
+// playAgent writes the scheduled agent frames at the given indices.
+func (rp *replayer) playAgent(idx []int) {
+	for _, i := range idx {
+		rp.mu.Lock()
+		ra := rp.agent[i]
+		var live json.RawMessage
+		if ra.answers >= 0 {
+			live = rp.clients[ra.answers].liveID
+		}
+		rp.mu.Unlock()
+		if rp.write(ra.b, live) != nil {
+			return
+		}
+	}
+}
+
+// write writes one recorded agent frame: a request of the agent's gets a
+// fresh id, a response the live id (when non-nil).
+func (rp *replayer) write(b []byte, live json.RawMessage) error {
+	var m message
+	if json.Unmarshal(b, &m) != nil {
+		return rp.c.writeFrame(b, true, "")
+	}
+	switch {
+	case m.Method != "" && m.ID != nil: // the agent's own request
+		rp.c.mu.Lock()
+		n := rp.c.nextID
+		rp.c.nextID++
+		rp.c.mu.Unlock()
+		id := json.RawMessage(strconv.FormatInt(n, 10))
+		if rp.c.a.opts.StringIDs {
+			id = json.RawMessage(strconv.Quote("req-" + strconv.FormatInt(n, 10)))
+		}
+		rp.mu.Lock()
+		rp.agentIDs[idKey(id)] = idKey(m.ID)
+		rp.mu.Unlock()
+		b = replaceID(b, id)
+	case m.Method == "" && m.ID != nil && live != nil: // a response to the client
+		b = replaceID(b, live)
+	}
+	return rp.c.writeFrame(b, true, "")
 }
 
 // replaceID returns msg with the value of its top-level "id" replaced by

@@ -135,7 +135,7 @@ func authHelp(err error, c *acp.Client, cfg *config) error {
 	for _, m := range c.InitializeResponse().AuthMethods {
 		b.WriteString("\n  ")
 		b.WriteString(acp.DescribeAuthMethod(m))
-		if tm, ok := m.(*acp.TerminalAuthMethod); ok {
+		if tm, ok := acp.AsTerminalAuthMethod(m); ok {
 			cmd, cerr := agentCommand(cfg)
 			if cerr == nil {
 				login := acp.TerminalLoginCommand(tm, cmd)
