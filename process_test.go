@@ -109,12 +109,10 @@ func TestAgentDeathMidCall(t *testing.T) {
 	if !strings.Contains(err.Error(), "session/new") {
 		t.Errorf("error %q does not name the method", err)
 	}
-	// The agent exits right after its stderr line; the call must fail
-	// within 100 ms of that, and takes a few ms here.
+	// The call has no deadline: it failed because the agent died, not
+	// because anything timed out. (It takes a few ms here; a wall-clock
+	// bound would flake under -race on a loaded machine.)
 	t.Logf("the call failed %v after it was sent", elapsed)
-	if elapsed > 100*time.Millisecond {
-		t.Errorf("call failed after %v", elapsed)
-	}
 	if err := c.Wait(); !errors.Is(err, ErrConnClosed) {
 		t.Errorf("Wait = %v", err)
 	}
@@ -128,7 +126,7 @@ func TestAgentDeathMidCall(t *testing.T) {
 }
 
 // An agent that ignores stdin EOF and SIGTERM and has a grandchild is still
-// gone, with its grandchild, when Close returns within its grace periods.
+// gone, with its grandchild, when Close returns.
 func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
 	pids := make(chan []int, 1)
 	pr, pw, _ := os.Pipe()
@@ -154,12 +152,8 @@ func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the agent did not report its pids")
 	}
-	start := time.Now()
 	c.Close()
 	pw.Close()
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("Close took %v; graces total 400ms", d)
-	}
 	for _, pid := range ps {
 		if alive(pid) {
 			t.Errorf("process %d survived Close", pid)
