@@ -32,8 +32,8 @@ package acp_test
 //     TestCloseFromCallback → (must return; no limit).
 //   - A new messageId on every chunk → TestHostileDistinctMessageIDFlood,
 //     TestFoldDistinctMessageIDsIsLinear → linear folding (no limit needed).
-//   - Tool calls after a cancel → TestCancelledTurnMarksNewToolCallsInConstantWork
-//     → constant work per call.
+//   - Tool calls after a cancel → TestHostileToolCallsAfterCancel,
+//     TestCancelledTurnMarksNewToolCallsInConstantWork → constant work per call.
 //   - Updates for many unknown session ids → TestHostileOrphanUpdates,
 //     TestOrphanUpdatesBounded → Limits.MaxOrphanSessions, Limits.MaxOrphanBytes.
 //   - A long session of many updates → TestLongSessionRetainsAboutTheText,
@@ -205,14 +205,13 @@ func TestHostileDuplicateIDNoAllowAfterCancel(t *testing.T) {
 		}
 		return "", nil
 	}
-	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: script}, &acp.ClientOptions{
+	_, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: script}, &acp.ClientOptions{
 		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 			entered <- struct{}{}
 			<-release
 			return acp.AllowAll(ctx, req)
 		},
 	})
-	_ = c
 	turn, err := s.Prompt(context.Background(), acp.Text("go"))
 	if err != nil {
 		t.Fatal(err)
@@ -545,5 +544,48 @@ func TestHostileOrphanUpdates(t *testing.T) {
 	}
 	if n := drops.Load(); n < ids-maxIDs {
 		t.Errorf("%d drops reported, want at least %d", n, ids-maxIDs)
+	}
+}
+
+// Tool calls announced after the client cancelled the turn: every one is
+// folded as cancelled, none is lost, and the turn ends cancelled.
+func TestHostileToolCallsAfterCancel(t *testing.T) {
+	const n = 2000
+	_, s, _ := hostileConnect(t, &acptest.Options{
+		DisableTranscript: true,
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			select {
+			case <-t.Cancelled():
+			case <-t.Context().Done():
+				return "", nil
+			}
+			for i := range n {
+				if err := t.ToolCall(acptest.ToolCall{ID: fmt.Sprint("late-", i), Title: "rm -rf", Status: "pending"}); err != nil {
+					return "", err
+				}
+			}
+			return acptest.StopReasonEndTurn, nil // agents often say so
+		},
+	}, nil)
+	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.Cancel()
+	reason, err := turn.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := turn.State()
+	if reason != acp.StopReasonCancelled || !st.Cancelled {
+		t.Errorf("stop reason %q, cancelled %v", reason, st.Cancelled)
+	}
+	if len(st.ToolCalls) != n {
+		t.Fatalf("%d tool calls folded, want %d", len(st.ToolCalls), n)
+	}
+	for _, tc := range st.ToolCalls {
+		if tc.Status != acp.ToolCallStatusCancelled {
+			t.Fatalf("tool call %s announced after the cancel is %s", tc.ToolCallID, tc.Status)
+		}
 	}
 }
