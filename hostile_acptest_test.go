@@ -11,6 +11,7 @@ package acp_test
 //
 //   - Over-cap line whose id cannot be echoed (01, -, 1., 1.2.3, 0000000, a
 //     300-byte string) → TestHostileOversizedLinesDoNotWedge,
+//     TestHostileOversizedPromptResponse,
 //     TestOversizedLineWithUnreproducibleID, TestReaderBufferShrinksAfterHugeLine
 //     → Limits.MaxLineBytes.
 //   - Duplicate request id, then cancel → TestHostileDuplicateIDNoAllowAfterCancel,
@@ -106,6 +107,22 @@ func hostileConnect(t *testing.T, opts *acptest.Options, copts *acp.ClientOption
 	return c, s, <-ss
 }
 
+// waitTurn waits for the turn to end, failing the test if it never does.
+func waitTurn(t *testing.T, turn *acp.Turn) (acp.StopReason, error) {
+	t.Helper()
+	type result struct {
+		reason acp.StopReason
+		err    error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		r, err := turn.Wait()
+		ch <- result{r, err}
+	}()
+	r := hostileWait(t, ch, "the turn to end")
+	return r.reason, r.err
+}
+
 // probe makes a round trip from the agent: once it returns, the client's
 // reader has taken in every line the agent wrote before it.
 func probe(t *testing.T, a *acptest.Session) {
@@ -171,6 +188,26 @@ func TestHostileOversizedLinesDoNotWedge(t *testing.T) {
 	}
 }
 
+// An over-cap answer to a prompt fails that turn with ErrLineTooLong, and
+// only it: the connection keeps serving.
+func TestHostileOversizedPromptResponse(t *testing.T) {
+	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		t.OversizedLine(t.RequestID(), "", 4<<10)
+		t.Hang() // the oversized line was the answer
+		return "", nil
+	}}, &acp.ClientOptions{Limits: acp.Limits{MaxLineBytes: 1 << 10}})
+	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitTurn(t, turn); !errors.Is(err, acp.ErrLineTooLong) {
+		t.Errorf("turn ended with %v, want ErrLineTooLong", err)
+	}
+	if _, err := c.NewSession(context.Background(), nil); err != nil {
+		t.Fatalf("a call after the oversized answer: %v", err)
+	}
+}
+
 // Two permission requests with one id: the second is refused at once, and
 // once the turn is cancelled the first is answered "cancelled" even though
 // the user's handler said allow.
@@ -230,7 +267,7 @@ func TestHostileDuplicateIDNoAllowAfterCancel(t *testing.T) {
 	if strings.Contains(string(last.res), "selected") {
 		t.Errorf("the agent got an allow after the cancel: %s", last.res)
 	}
-	if _, err := turn.Wait(); err != nil {
+	if _, err := waitTurn(t, turn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -497,7 +534,7 @@ func TestHostileDistinctMessageIDFlood(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := turn.Wait(); err != nil {
+		if _, err := waitTurn(t, turn); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&ms)
@@ -572,7 +609,7 @@ func TestHostileToolCallsAfterCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	turn.Cancel()
-	reason, err := turn.Wait()
+	reason, err := waitTurn(t, turn)
 	if err != nil {
 		t.Fatal(err)
 	}
