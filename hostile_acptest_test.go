@@ -338,7 +338,7 @@ func TestHostileBatchFlood(t *testing.T) {
 	for b := range batches {
 		var msgs []any
 		for i := range items {
-			msgs = append(msgs, acptest.Message(json.RawMessage(fmt.Sprint(b*items+i+1000)), "no/such", nil))
+			msgs = append(msgs, acptest.BatchItem(json.RawMessage(fmt.Sprint(b*items+i+1000)), "no/such", nil))
 		}
 		if err := a.Batch(msgs...); err != nil {
 			t.Fatal(err)

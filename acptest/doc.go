@@ -61,7 +61,7 @@
 // A hostile agent attacks the client's resources; these faults let a test
 // check that a client stays usable and bounded: [Conn.StartWithID] and
 // [Conn.RequestWithID] (requests with any id, even invalid or shared with
-// a pending request), [Conn.Batch] (JSON-RPC batch lines; see [Message]),
+// a pending request), [Conn.Batch] (JSON-RPC batch lines; see [BatchItem]),
 // [Conn.OversizedLine] (a line of any size carrying any id),
 // [Conn.FloodUpdates] (optionally a new messageId per chunk),
 // [Conn.OrphanUpdates] (updates for sessions nobody opened),

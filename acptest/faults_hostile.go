@@ -16,10 +16,11 @@ import (
 // and floods past any sensible size, an input it stops reading). They are
 // for tests that a client stays usable and bounded under attack.
 
-// StartWithID sends a request with exactly the given id — any JSON text,
+// StartWithID sends a request with exactly the given id — any text,
 // including what is not a valid JSON-RPC id (01, 1., a 300-byte string,
-// true) or the id of a request still pending — and returns at once with a
-// handle, like [Conn.Start].
+// true) or the id of a request still pending; empty means null — and
+// returns at once with a handle, like [Conn.Start]. A frame that is not
+// JSON is recorded as a note.
 //
 // Answers are matched to requests by their id, compacted. While several
 // requests of the connection share an id, the answers with that id resolve
@@ -37,6 +38,9 @@ import (
 func (c *Conn) StartWithID(id json.RawMessage, method string, params any) (*Request, error) {
 	if c.ctx.Err() != nil {
 		return nil, ErrClosed
+	}
+	if len(id) == 0 {
+		id = json.RawMessage("null")
 	}
 	id = append(json.RawMessage(nil), id...)
 	r := &Request{c: c, id: id, method: method, done: make(chan struct{})}
@@ -77,7 +81,12 @@ func (c *Conn) StartWithID(id json.RawMessage, method string, params any) (*Requ
 	frame := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	frame = append(frame, ',')
 	frame = append(frame, b[len(`{"jsonrpc":"2.0",`):]...)
-	if err := c.writeFrame(frame, true, ""); err != nil {
+	note := ""
+	if !json.Valid(frame) {
+		// The transcript holds JSON messages; this one is not.
+		note = fmt.Sprintf("request %s with id %s (not JSON)", strconv.Quote(method), clip(string(id), 40))
+	}
+	if err := c.writeFrame(frame, true, note); err != nil {
 		if q == nil {
 			r.forget()
 		}
@@ -155,9 +164,9 @@ func (q *idQueue) serve(c *Conn, key string, cur, proxy *Request) {
 	}
 }
 
-// Message returns a JSON-RPC message for [Conn.Batch]: a request when id
+// BatchItem returns a JSON-RPC message for [Conn.Batch]: a request when id
 // is non-nil, else a notification. id is sent exactly as given.
-func Message(id json.RawMessage, method string, params any) json.RawMessage {
+func BatchItem(id json.RawMessage, method string, params any) json.RawMessage {
 	b, err := marshal(request{JSONRPC: "2.0", ID: id, Method: method, Params: params})
 	if err != nil {
 		panic("acptest: encoding message: " + err.Error())
@@ -165,7 +174,7 @@ func Message(id json.RawMessage, method string, params any) json.RawMessage {
 	return b
 }
 
-// Batch writes items (see [Message]; any value that encodes to JSON goes)
+// Batch writes items (see [BatchItem]; any value that encodes to JSON goes)
 // as one JSON-RPC batch line: a JSON array. ACP agents do not send
 // batches; a client must bound what one costs. Answers to the requests
 // among the items are not matched to anything: the agent records them in

@@ -47,6 +47,10 @@ func TestStartWithIDWritesTheIDAsGiven(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", line, want)
 		}
 	}
+	// Frames that are not JSON are notes: the transcript stays writable.
+	if err := s.a.WriteTranscript(io.Discard); err != nil {
+		t.Errorf("WriteTranscript: %v", err)
+	}
 }
 
 // Requests sharing an id are resolved in the order sent, by the answers in
@@ -119,7 +123,7 @@ func TestStartWithIDSharedIDConnectionEnds(t *testing.T) {
 
 func TestBatch(t *testing.T) {
 	c, s := hostileConn(t)
-	if err := s.Batch(Message(json.RawMessage(`1`), "m", nil), Message(nil, "n", map[string]any{"a": 1}), json.RawMessage(`{}`)); err != nil {
+	if err := s.Batch(BatchItem(json.RawMessage(`1`), "m", nil), BatchItem(nil, "n", map[string]any{"a": 1}), json.RawMessage(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	line, _ := c.rawLine()
