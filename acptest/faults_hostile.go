@@ -42,6 +42,10 @@ func (c *Conn) StartWithID(id json.RawMessage, method string, params any) (*Requ
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
+	b, err := marshal(request{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return nil, fmt.Errorf("acptest: encoding message: %w", err)
+	}
 	id = append(json.RawMessage(nil), id...)
 	r := &Request{c: c, id: id, method: method, done: make(chan struct{})}
 	key := idKey(id)
@@ -71,11 +75,6 @@ func (c *Conn) StartWithID(id json.RawMessage, method string, params any) (*Requ
 	shared.mu.Unlock()
 	c.mu.Unlock()
 
-	b, err := marshal(request{JSONRPC: "2.0", Method: method, Params: params})
-	if err != nil {
-		r.resolve(nil, fmt.Errorf("acptest: encoding message: %w", err))
-		return r, nil
-	}
 	// Splice the id in as written: encoding/json would reject or rewrite
 	// an invalid one.
 	frame := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
