@@ -47,7 +47,8 @@ package acp_test
 //     TerminalManager.MaxTerminals.
 //   - Close from inside terminal OnOutput → TestTerminalCloseFromOnOutput.
 //   - Reads of huge files, or far lines → TestReadTextFileScanLimit,
-//     TestReadTextFileStopsOnCancel → WorkspaceFS.MaxScanBytes, MaxReadBytes.
+//     TestReadTextFileStopsOnCancel, TestReadTextFileErrors (fs_test.go) →
+//     WorkspaceFS.MaxScanBytes, WorkspaceFS.MaxReadBytes.
 //   - Paths escaping the root (symlink swapped mid-write, "..", extra
 //     directories) → TestWriteTextFileParentSwappedMidWrite,
 //     TestHandlersCleanRootsAlike, TestAdditionalDirectoriesCleaned → the
