@@ -58,6 +58,16 @@
 // (unknown update kinds, enum values, tool-call ids), [Conn.FloodStderr],
 // and Options.CRLF, StderrFlood, IgnoreStdinEOF and SpawnGrandchild.
 //
+// A hostile agent attacks the client's resources; these faults let a test
+// check that a client stays usable and bounded: [Conn.StartWithID] and
+// [Conn.RequestWithID] (requests with any id, even invalid or shared with
+// a pending request), [Conn.Batch] (JSON-RPC batch lines; see [BatchItem]),
+// [Conn.OversizedLine] (a line of any size carrying any id),
+// [Conn.FloodUpdates] (optionally a new messageId per chunk),
+// [Conn.OrphanUpdates] (updates for sessions nobody opened),
+// [Conn.FloodRequests] (requests never cancelled), and [Stall] (the agent
+// stops reading its input, so the client's writes back up).
+//
 // # Transcript
 //
 // Every frame in and out is recorded in the format of the real-agent
