@@ -2,11 +2,19 @@ package acp
 
 import "context"
 
-// ElicitationHandler serves the agent's elicitation requests: structured
+// CreateElicitationHandler serves elicitation/create.
+type CreateElicitationHandler func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+
+// ElicitationHandler is the old name of [ElicitationHandlers].
+//
+// Deprecated: Use ElicitationHandlers.
+type ElicitationHandler = ElicitationHandlers
+
+// ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
 // (URL mode). Only the modes with Form or URL set are advertised; a request
 // in another mode is answered -32602.
-type ElicitationHandler struct {
+type ElicitationHandlers struct {
 	Form bool // advertise and serve mode "form"
 	URL  bool // advertise and serve mode "url"
 
@@ -14,7 +22,7 @@ type ElicitationHandler struct {
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
 	// the request (RequestedSchema).
-	Create func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+	Create CreateElicitationHandler
 
 	// Complete, if set, receives elicitation/complete notifications (URL
 	// mode), in order, on a goroutine of the client's. Unknown ids are the

@@ -36,7 +36,8 @@ const cancelCheckBytes = 1 << 20
 // itself (Linux's own limit is 40).
 const maxLinkHops = 40
 
-// WorkspaceFS is a ready [FileReader] and [FileWriter] that confines the agent
+// WorkspaceFS serves fs/read_text_file and fs/write_text_file (see
+// [WorkspaceFS.Handlers]) and confines the agent
 // to a set of workspace roots. The zero value is usable: it confines the agent
 // to the roots of the request's session ([RootsFromContext]).
 //
@@ -139,7 +140,13 @@ type resolvedPath struct {
 	agent    string   // the path exactly as the agent sent it
 }
 
-// ReadTextFile implements [FileReader].
+// Handlers returns the handlers to set as [ClientOptions.FS]: reading and
+// writing, both bound to w.
+func (w *WorkspaceFS) Handlers() FileSystemHandlers {
+	return FileSystemHandlers{ReadTextFile: w.ReadTextFile, WriteTextFile: w.WriteTextFile}
+}
+
+// ReadTextFile serves fs/read_text_file.
 func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {
@@ -277,7 +284,7 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 	return out.String(), nil
 }
 
-// WriteTextFile implements [FileWriter].
+// WriteTextFile serves fs/write_text_file.
 func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {

@@ -36,8 +36,8 @@ const defaultMaxTerminals = 64
 // process the command left behind may keep the output pipe open for good.
 const drainGrace = 500 * time.Millisecond
 
-// TerminalManager is a ready [Terminals] implementation that runs each
-// command as a local process. The zero value is usable.
+// TerminalManager serves terminal/* (see [TerminalManager.Handlers]) by
+// running each command as a local process. The zero value is usable.
 //
 // Commands run directly (no shell) with stdin from /dev/null and stdout and
 // stderr merged into one bounded buffer, in their own process group, so that
@@ -125,7 +125,20 @@ type TerminalManager struct {
 	closing  chan struct{} // closed when the first Close has finished
 }
 
-var _ Terminals = (*TerminalManager)(nil)
+// Handlers returns the handlers to set as [ClientOptions.Terminal]: the five
+// requests, CloseSession when a session closes and Close when the client
+// closes, all bound to m.
+func (m *TerminalManager) Handlers() TerminalHandlers {
+	return TerminalHandlers{
+		Create:       m.CreateTerminal,
+		Output:       m.TerminalOutput,
+		WaitForExit:  m.WaitForTerminalExit,
+		Kill:         m.KillTerminal,
+		Release:      m.ReleaseTerminal,
+		CloseSession: m.CloseSession,
+		Close:        m.Close,
+	}
+}
 
 // terminal is one command and its captured output.
 type terminal struct {
@@ -153,7 +166,7 @@ type exitStatus struct {
 	signaled bool
 }
 
-// CreateTerminal implements [Terminals]. It returns as soon as the process
+// CreateTerminal serves terminal/create. It returns as soon as the process
 // has started.
 func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error) {
 	if m.isClosed() {
@@ -259,7 +272,7 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 	return &CreateTerminalResponse{TerminalID: t.id}, nil
 }
 
-// TerminalOutput implements [Terminals]. While the command runs, a trailing
+// TerminalOutput serves terminal/output. While the command runs, a trailing
 // incomplete UTF-8 character is held back until the rest of it arrives.
 func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
@@ -277,7 +290,7 @@ func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutpu
 	return resp, nil
 }
 
-// WaitForTerminalExit implements [Terminals]. It blocks until the command
+// WaitForTerminalExit serves terminal/wait_for_exit. It blocks until the command
 // exits or ctx is done, in which case it returns ctx's error.
 func (m *TerminalManager) WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
@@ -294,7 +307,7 @@ func (m *TerminalManager) WaitForTerminalExit(ctx context.Context, req *WaitForT
 	return t.status.wire(), nil
 }
 
-// KillTerminal implements [Terminals]: it sends SIGKILL to the command's
+// KillTerminal serves terminal/kill: it sends SIGKILL to the command's
 // process group. The terminal stays valid for output and wait_for_exit.
 func (m *TerminalManager) KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
@@ -307,7 +320,7 @@ func (m *TerminalManager) KillTerminal(ctx context.Context, req *KillTerminalReq
 	return &KillTerminalResponse{}, nil
 }
 
-// ReleaseTerminal implements [Terminals]: it kills the command's process
+// ReleaseTerminal serves terminal/release: it kills the command's process
 // group if anything in it still runs and frees the terminal; its id is
 // unknown from then on. It waits for the processes to be reaped unless ctx
 // is done first, in which case the cleanup finishes in the background and
