@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package acp
+package workspace
 
 import "errors"
 
