@@ -1,5 +1,3 @@
-//go:build unix
-
 package workspace
 
 import (
@@ -15,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -41,12 +38,16 @@ const drainGrace = 500 * time.Millisecond
 // Terminals serves terminal/* (see [Terminals.Handlers]) by
 // running each command as a local process. The zero value is usable.
 //
-// Commands run directly (no shell) with stdin from /dev/null and stdout and
-// stderr merged into one bounded buffer, in their own process group, so that
-// kill and release end the command together with every process it started
-// that stayed in the group. A process that leaves the group (setsid, a
-// daemonizing tool) is out of reach, as it would be in any terminal. Linux
-// only.
+// Commands run directly (no shell) with stdin from the null device and
+// stdout and stderr merged into one bounded buffer. On Unix each runs in its
+// own process group, so that kill and release end the command together with
+// every process it started that stayed in the group; a process that leaves
+// the group (setsid, a daemonizing tool) is out of reach, as it would be in
+// any terminal. On Windows each runs in a job object of its own, which every
+// process it starts joins; kill and release terminate the job, and a killed
+// command reports exit code 1 rather than a signal. Commands are found in the
+// PATH of their own environment (on Windows, with PATHEXT's extensions).
+// Other systems refuse terminal/create.
 //
 // The working directory must lie inside the roots (after evaluating
 // symlinks) and defaults to the first root; with no roots at all every
@@ -72,7 +73,7 @@ const drainGrace = 500 * time.Millisecond
 // older Linux kernels, each running command holds a thread blocked in wait
 // until it exits.
 //
-// An exited command's process stays a zombie until its terminal is released:
+// On Linux, an exited command's process stays a zombie until its terminal is released:
 // that keeps its process-group id from being reused, so a late kill cannot
 // hit an unrelated process. Agents must release terminals (the protocol says
 // so); call Close when the connection ends to release whatever remains.
@@ -146,7 +147,7 @@ func (m *Terminals) Handlers() acp.TerminalHandlers {
 type terminal struct {
 	id, sessionID string
 	cmd           *exec.Cmd
-	pgid          int
+	tree          procTree // the command and what it started
 	pipe          *os.File // read end of the stdout+stderr pipe
 
 	readerDone chan struct{} // reader saw EOF or pipe was closed
@@ -227,26 +228,34 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		return nil, fmt.Errorf("acp: create terminal: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        append([]string{req.Command}, req.Args...),
-		Env:         env,
-		Dir:         dir,
-		Stdout:      w, // one pipe for both keeps their interleaving
-		Stderr:      w,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		Path:   path,
+		Args:   append([]string{req.Command}, req.Args...),
+		Env:    env,
+		Dir:    dir,
+		Stdout: w, // one pipe for both keeps their interleaving
+		Stderr: w,
 	}
+	prepareTree(cmd)
 	err = cmd.Start()
 	w.Close() // the child holds its own copy; ours would block EOF forever
 	if err != nil {
 		r.Close()
 		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
 	}
+	tree, err := newTree(cmd)
+	if err != nil {
+		// A command whose tree kill could not reach is not run at all.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		r.Close()
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: tracking its processes: %v", req.Command, err)}
+	}
 
 	t := &terminal{
 		id:         newTerminalID(),
 		sessionID:  req.SessionID,
 		cmd:        cmd,
-		pgid:       cmd.Process.Pid,
+		tree:       tree,
 		pipe:       r,
 		out:        tailBuffer{limit: int(limit)},
 		readerDone: make(chan struct{}),
@@ -462,7 +471,7 @@ func (t *terminal) read(onOutput func(string, []byte)) {
 // Terminals's doc), once the output has been drained, drainGrace has
 // passed or the terminal is being destroyed.
 func (t *terminal) watch() {
-	st, err := waitNoReap(t.pgid)
+	st, err := waitNoReap(t.cmd.Process.Pid)
 	if err != nil {
 		// Not expected for our own child; fall back to reaping it.
 		_ = t.cmd.Wait()
@@ -481,15 +490,9 @@ func (t *terminal) watch() {
 	t.mu.Unlock()
 }
 
-// kill sends SIGKILL to the whole process group. Until the terminal is
-// destroyed the group leader is at least a zombie, so the group id cannot
-// have been reused by another process.
+// kill ends the command's whole process tree (see procTree.kill).
 func (t *terminal) kill() error {
-	err := syscall.Kill(-t.pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
+	return t.tree.kill()
 }
 
 // destroy kills the group, stops the reader and reaps the leader. It runs
@@ -515,6 +518,7 @@ func (t *terminal) destroy() {
 			<-t.readerDone
 		}
 		_ = t.cmd.Wait() // reap; after this the group id may be reused
+		t.tree.close()
 		close(t.destroyed)
 	})
 	<-t.destroyed
@@ -527,39 +531,6 @@ func (s exitStatus) wire() *acp.WaitForTerminalExitResponse {
 	}
 	code := s.code
 	return &acp.WaitForTerminalExitResponse{ExitCode: &code}
-}
-
-func statusOf(ps *os.ProcessState) exitStatus {
-	if ps == nil {
-		return exitStatus{signaled: true, signal: "unknown"}
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitStatus{signaled: true, signal: signalName(ws.Signal())}
-	}
-	return exitStatus{code: uint32(ps.ExitCode())}
-}
-
-// signalNames are the conventional names agents expect ("SIGKILL"); Go's
-// Signal.String gives prose ("killed").
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGABRT: "SIGABRT", syscall.SIGALRM: "SIGALRM", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGCHLD: "SIGCHLD", syscall.SIGCONT: "SIGCONT", syscall.SIGFPE: "SIGFPE",
-	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
-	syscall.SIGIO: "SIGIO", syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGPROF: "SIGPROF", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTOP: "SIGSTOP",
-	syscall.SIGSYS: "SIGSYS", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGTSTP: "SIGTSTP", syscall.SIGTTIN: "SIGTTIN", syscall.SIGTTOU: "SIGTTOU",
-	syscall.SIGURG: "SIGURG", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGWINCH: "SIGWINCH", syscall.SIGXCPU: "SIGXCPU",
-	syscall.SIGXFSZ: "SIGXFSZ",
-}
-
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("SIG%d", int(s)) // real-time signals have no fixed names
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b, whose
@@ -681,45 +652,4 @@ func mergeEnv(base []string, vars []acp.EnvVariable) []string {
 		set(v.Name, v.Name+"="+v.Value)
 	}
 	return env
-}
-
-// lookCommand finds the executable the way a shell would for the command's
-// own environment: names with a slash are taken relative to dir, others are
-// searched in the PATH of env (not of this process, which the request may
-// have overridden). Relative PATH entries are skipped, as os/exec does.
-func lookCommand(name, dir string, env []string) (string, error) {
-	if strings.ContainsRune(name, '/') {
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		return p, executable(p)
-	}
-	pathEnv := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		p := filepath.Join(d, name)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
-
-func executable(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return fs.ErrPermission
-	}
-	return nil
 }

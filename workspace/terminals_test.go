@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -38,7 +40,7 @@ func closeAndCheck(t *testing.T, m *Terminals) {
 	m.mu.Lock()
 	var pgids []int
 	for _, tt := range m.terms {
-		pgids = append(pgids, tt.pgid)
+		pgids = append(pgids, tt.tree.pgid)
 	}
 	m.mu.Unlock()
 	if err := m.Close(); err != nil {
@@ -86,7 +88,7 @@ func pgidOf(t *testing.T, m *Terminals, id string) int {
 	if tt == nil {
 		t.Fatalf("no terminal %s", id)
 	}
-	return tt.pgid
+	return tt.tree.pgid
 }
 
 // procState returns the state letter and process group of pid from
