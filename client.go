@@ -184,7 +184,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		c.opts = *opts
 	}
 	c.opts.legacyHandlers()
-	if all, any := c.opts.Terminal.complete(); any && !all {
+	if all, some := c.opts.Terminal.complete(); some && !all {
 		return nil, errors.New("acp: ClientOptions.Terminal sets some of the five terminal handlers but not all; the terminal capability covers all five")
 	}
 	if c.opts.Limits.MaxLineBytes <= 0 {

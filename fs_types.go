@@ -200,10 +200,10 @@ type TerminalHandlers struct {
 
 // complete reports whether all five request handlers are set, and whether
 // any is.
-func (h *TerminalHandlers) complete() (all, any bool) {
+func (h *TerminalHandlers) complete() (all, some bool) {
 	all = h.Create != nil && h.Output != nil && h.WaitForExit != nil && h.Kill != nil && h.Release != nil
-	any = h.Create != nil || h.Output != nil || h.WaitForExit != nil || h.Kill != nil || h.Release != nil
-	return all, any
+	some = h.Create != nil || h.Output != nil || h.WaitForExit != nil || h.Kill != nil || h.Release != nil
+	return all, some
 }
 
 // FileReader serves fs/read_text_file.
@@ -245,7 +245,7 @@ func (o *ClientOptions) legacyHandlers() {
 		}
 	}
 	if t := o.Terminals; t != nil {
-		if _, any := o.Terminal.complete(); !any {
+		if _, some := o.Terminal.complete(); !some {
 			o.Terminal = TerminalHandlers{
 				Create:      t.CreateTerminal,
 				Output:      t.TerminalOutput,
