@@ -211,3 +211,26 @@ func TestExtHandlerTypesTakeFuncLiterals(t *testing.T) {
 		t.Errorf("ext notification %q", m)
 	}
 }
+
+// legacyFS implements the deprecated FileReader and FileWriter.
+type legacyFS struct{}
+
+func (legacyFS) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	return readHandler(ctx, r)
+}
+func (legacyFS) WriteTextFile(ctx context.Context, r *WriteTextFileRequest) (*WriteTextFileResponse, error) {
+	return writeHandler(ctx, r)
+}
+
+// The deprecated FileSystem field keeps its old rule (writing is served if
+// the reader also writes), and FS, when set, takes precedence over it.
+func TestDeprecatedFileSystemField(t *testing.T) {
+	c, _ := connectRaw(t, &ClientOptions{FileSystem: legacyFS{}}, nil)
+	if caps := c.capabilities(); !caps.FS.ReadTextFile || !caps.FS.WriteTextFile {
+		t.Errorf("FileSystem that reads and writes: advertised %+v", caps.FS)
+	}
+	c, _ = connectRaw(t, &ClientOptions{FileSystem: legacyFS{}, FS: FileSystemHandlers{ReadTextFile: readHandler}}, nil)
+	if caps := c.capabilities(); !caps.FS.ReadTextFile || caps.FS.WriteTextFile {
+		t.Errorf("FS set besides FileSystem: advertised %+v, want FS's read only", caps.FS)
+	}
+}
