@@ -43,27 +43,41 @@ type ClientOptions struct {
 	// [OneAtATime].
 	Permission PermissionHandler
 
-	// FileSystem serves fs/read_text_file, advertised as fs.readTextFile.
-	// If it also implements [FileWriter], fs/write_text_file is served and
-	// advertised too. [WorkspaceFS] is a ready, workspace-confined one.
+	// FS serves fs/read_text_file and fs/write_text_file; each is
+	// advertised exactly when its handler is set. workspace.FS serves them
+	// confined to the session's directories.
+	FS FileSystemHandlers
+
+	// Terminal serves terminal/*, advertised as terminal: true when all five
+	// request handlers are set, and holds the hooks the client calls when a
+	// session or the client closes. workspace.Terminals is a ready one.
+	Terminal TerminalHandlers
+
+	// FileSystem is the old way to set FS, used when FS is unset: its
+	// ReadTextFile is served, and WriteTextFile too if it has one.
+	//
+	// Deprecated: Set FS, e.g. to workspace.FS's Handlers().
 	FileSystem FileReader
 
-	// Terminals serves terminal/*, advertised as terminal: true.
-	// [TerminalManager] is a ready one.
+	// Terminals is the old way to set Terminal, used when Terminal is
+	// unset; its CloseSession(string) and Close() error methods, if any,
+	// become the hooks.
+	//
+	// Deprecated: Set Terminal, e.g. to workspace.Terminals's Handlers().
 	Terminals Terminals
 
 	// Elicitation serves elicitation/create in the modes it enables.
-	Elicitation *ElicitationHandler
+	Elicitation *ElicitationHandlers
 
 	// ExtMethod serves the agent's extension requests (methods starting with
 	// "_"). Nil answers them -32601.
-	ExtMethod func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	ExtMethod ExtMethodHandler
 
 	// ExtNotification receives the agent's extension notifications, one at a
 	// time in wire order, on a goroutine of the client's (not the reader).
 	// While it is slow, at most Limits.MaxQueuedEvents callbacks wait; the
 	// rest are dropped and counted in a "limit_exceeded" diagnostic.
-	ExtNotification func(method string, params json.RawMessage)
+	ExtNotification ExtNotificationHandler
 
 	// BooleanConfigOptions advertises session.configOptions.boolean: the
 	// agent may then offer boolean config options.
@@ -170,6 +184,10 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if opts != nil {
 		c.opts = *opts
 	}
+	c.opts.legacyHandlers()
+	if all, some := c.opts.Terminal.complete(); some && !all {
+		return nil, errors.New("acp: ClientOptions.Terminal sets some of the five terminal handlers but not all; the terminal capability covers all five")
+	}
 	if c.opts.Limits.MaxLineBytes <= 0 {
 		c.opts.Limits.MaxLineBytes = c.opts.MaxLineBytes
 	}
@@ -243,11 +261,9 @@ func (c *Client) abort() {
 // set: an unset handler is never advertised.
 func (c *Client) capabilities() ClientCapabilities {
 	var caps ClientCapabilities
-	if c.opts.FileSystem != nil {
-		caps.FS.ReadTextFile = true
-		_, caps.FS.WriteTextFile = c.opts.FileSystem.(FileWriter)
-	}
-	caps.Terminal = c.opts.Terminals != nil
+	caps.FS.ReadTextFile = c.opts.FS.ReadTextFile != nil
+	caps.FS.WriteTextFile = c.opts.FS.WriteTextFile != nil
+	caps.Terminal, _ = c.opts.Terminal.complete()
 	caps.Auth.Terminal = c.opts.TerminalAuth
 	if c.opts.BooleanConfigOptions {
 		caps.Session = &ClientSessionCapabilities{ConfigOptions: &SessionConfigOptionsCapabilities{Boolean: &Capability{}}}
@@ -344,11 +360,9 @@ func (c *Client) Close() error {
 		_ = c.wire.Close() // unblocks the reader if a grandchild holds stdout
 		c.rpc.Close()
 		c.baseCancel()
-		if t := c.opts.Terminals; t != nil {
-			if cl, ok := t.(io.Closer); ok {
-				if err := cl.Close(); err != nil {
-					c.closeErr = err
-				}
+		if h := c.opts.Terminal.Close; h != nil {
+			if err := h(); err != nil {
+				c.closeErr = err
 			}
 		}
 		c.events.close()

@@ -37,33 +37,19 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 	case "session/request_permission":
 		return c.servePermission(ctx, in, params)
 	case "fs/read_text_file":
-		if c.opts.FileSystem == nil {
-			return nil, methodNotFound(method)
-		}
-		return serve(ctx, method, params, c.opts.FileSystem.ReadTextFile)
+		return serve(ctx, method, params, c.opts.FS.ReadTextFile)
 	case "fs/write_text_file":
-		w, ok := c.opts.FileSystem.(FileWriter)
-		if !ok {
-			return nil, methodNotFound(method)
-		}
-		return serve(ctx, method, params, w.WriteTextFile)
-	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
-		t := c.opts.Terminals
-		if t == nil {
-			return nil, methodNotFound(method)
-		}
-		switch method {
-		case "terminal/create":
-			return serve(ctx, method, params, t.CreateTerminal)
-		case "terminal/output":
-			return serve(ctx, method, params, t.TerminalOutput)
-		case "terminal/wait_for_exit":
-			return serve(ctx, method, params, t.WaitForTerminalExit)
-		case "terminal/kill":
-			return serve(ctx, method, params, t.KillTerminal)
-		default:
-			return serve(ctx, method, params, t.ReleaseTerminal)
-		}
+		return serve(ctx, method, params, c.opts.FS.WriteTextFile)
+	case "terminal/create":
+		return serve(ctx, method, params, c.opts.Terminal.Create)
+	case "terminal/output":
+		return serve(ctx, method, params, c.opts.Terminal.Output)
+	case "terminal/wait_for_exit":
+		return serve(ctx, method, params, c.opts.Terminal.WaitForExit)
+	case "terminal/kill":
+		return serve(ctx, method, params, c.opts.Terminal.Kill)
+	case "terminal/release":
+		return serve(ctx, method, params, c.opts.Terminal.Release)
 	case "elicitation/create":
 		return c.serveElicitation(ctx, in, params)
 	}
@@ -76,9 +62,13 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 	return nil, methodNotFound(method)
 }
 
-// serve decodes params into Req and runs f. A nil result is sent as {}: the
+// serve decodes params into Req and runs f; a nil f is a method the client
+// does not serve (and did not advertise). A nil result is sent as {}: the
 // spec's empty results are objects.
-func serve[Req, Res any](ctx context.Context, method string, params json.RawMessage, f func(context.Context, *Req) (*Res, error)) (any, error) {
+func serve[Req, Res any, H ~func(context.Context, *Req) (*Res, error)](ctx context.Context, method string, params json.RawMessage, f H) (any, error) {
+	if f == nil {
+		return nil, methodNotFound(method)
+	}
 	var req Req
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
@@ -104,3 +94,11 @@ func decodeParams(params json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// ExtMethodHandler serves the agent's extension requests (methods whose
+// names start with "_"). Its result is sent as the reply's result; return an
+// [*Error] to choose the error code.
+type ExtMethodHandler func(ctx context.Context, method string, params json.RawMessage) (any, error)
+
+// ExtNotificationHandler receives the agent's extension notifications.
+type ExtNotificationHandler func(method string, params json.RawMessage)

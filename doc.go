@@ -21,10 +21,12 @@
 // rejected (never allowed), no files are served and no terminals are run
 // (the fs and terminal capabilities are not advertised). Set
 // [ClientOptions.Permission] (ready policies: [RejectAll], [AllowAll],
-// [RememberAlways], [OneAtATime]), [ClientOptions.FileSystem]
-// ([WorkspaceFS] confines it to a directory), [ClientOptions.Terminals]
-// ([TerminalManager]) and [ClientOptions.Elicitation] to offer more;
-// capabilities are advertised only for the handlers that are set.
+// [RememberAlways], [OneAtATime]), [ClientOptions.FS],
+// [ClientOptions.Terminal] and [ClientOptions.Elicitation] to offer more;
+// capabilities are advertised only for the handlers that are set. Each
+// handler is a func of one request; package workspace has ready ones
+// (workspace.FS confines files to the session's directories,
+// workspace.Terminals runs commands with bounded output).
 //
 // # Testing
 //

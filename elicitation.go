@@ -5,11 +5,19 @@ import (
 	"encoding/json"
 )
 
-// ElicitationHandler serves the agent's elicitation requests: structured
+// CreateElicitationHandler serves elicitation/create.
+type CreateElicitationHandler func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+
+// ElicitationHandler is the old name of [ElicitationHandlers].
+//
+// Deprecated: Use ElicitationHandlers.
+type ElicitationHandler = ElicitationHandlers
+
+// ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
 // (URL mode). Only the modes with Form or URL set are advertised; a request
 // in another mode is answered -32602.
-type ElicitationHandler struct {
+type ElicitationHandlers struct {
 	Form bool // advertise and serve mode "form"
 	URL  bool // advertise and serve mode "url"
 
@@ -26,7 +34,7 @@ type ElicitationHandler struct {
 	// does not match is never sent; the agent is answered -32603 and a
 	// [Diagnostic] of kind [DiagInvalidElicitationAnswer] names the fields
 	// at fault (not their values).
-	Create func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+	Create CreateElicitationHandler
 
 	// Complete, if set, receives elicitation/complete notifications (URL
 	// mode), in order, on a goroutine of the client's. Unknown ids are the

@@ -41,14 +41,14 @@ package acp_test
 //     TestReleasedTurnsRetainNothing, TestTurnLogsPolicy, TestReleaseHistory
 //     → Limits.TurnLogs, Limits.SessionLog.
 //   - Terminal output without end → TestTerminalOutputCeiling,
-//     TestTerminalMaxOutputBytes → TerminalManager.MaxOutputBytes.
+//     TestTerminalMaxOutputBytes → workspace.Terminals.MaxOutputBytes.
 //   - Terminals without end → TestTerminalMaxTerminals,
 //     TestTerminalMaxTerminalsConcurrent, TestTerminalWaitHoldsNoThread →
-//     TerminalManager.MaxTerminals.
+//     workspace.Terminals.MaxTerminals.
 //   - Close from inside terminal OnOutput → TestTerminalCloseFromOnOutput.
 //   - Reads of huge files, or far lines → TestReadTextFileScanLimit,
 //     TestReadTextFileStopsOnCancel, TestReadTextFileErrors (fs_test.go) →
-//     WorkspaceFS.MaxScanBytes, WorkspaceFS.MaxReadBytes.
+//     workspace.FS.MaxScanBytes, workspace.FS.MaxReadBytes.
 //   - Paths escaping the root (symlink swapped mid-write, "..", extra
 //     directories) → TestWriteTextFileParentSwappedMidWrite,
 //     TestHandlersCleanRootsAlike, TestAdditionalDirectoriesCleaned → the

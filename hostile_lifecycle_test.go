@@ -78,7 +78,7 @@ func TestConnectContextEndKillsHungAgent(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		// Unblock the staged shutdown so the test can end.
-		_ = syscall.Kill(-ps[0], syscall.SIGKILL)
+		_ = sigkill(-ps[0])
 		<-res
 		t.Fatal("Connect was still running a minute after its context ended: it waited for the shutdown graces")
 	}
@@ -86,7 +86,7 @@ func TestConnectContextEndKillsHungAgent(t *testing.T) {
 	for _, pid := range ps {
 		if alive(pid) {
 			t.Errorf("process %d survived the failed Connect", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = sigkill(pid)
 		}
 	}
 	if m := groupMembers(ps[0]); len(m) > 0 {
@@ -143,7 +143,7 @@ func TestHostKilledAgentGroupDies(t *testing.T) {
 	if !ok {
 		t.Fatalf("host said %q", sc.Text())
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-agent, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = sigkill(-agent) })
 	if err := host.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ package acp
 // [ErrLimitExceeded]), and a [Diagnostic] of kind "limit_exceeded" reports
 // it locally.
 //
-// The handlers have limits of their own, on their option structs:
-// [TerminalManager] (output ceiling, concurrent terminals) and
-// [WorkspaceFS] (file size).
+// The ready handlers of package workspace have limits of their own, on
+// their option structs: workspace.Terminals (output ceiling, concurrent
+// terminals) and workspace.FS (file size, scan length).
 type Limits struct {
 	// ---- the wire and the engine ----
 

@@ -157,7 +157,7 @@ func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
 	for _, pid := range ps {
 		if alive(pid) {
 			t.Errorf("process %d survived Close", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			sigkill(pid)
 		}
 	}
 }
@@ -231,7 +231,7 @@ func TestAgentKilledMidCall(t *testing.T) {
 		errc <- err
 	}()
 	// The stubborn agent ignores unknown methods: the call stays pending.
-	syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+	sigkill(cmd.Process.Pid)
 	err = <-errc
 	var ee *ExitError
 	if !errors.Is(err, ErrConnClosed) || errors.Is(err, context.Canceled) || !errors.As(err, &ee) {

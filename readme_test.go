@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/registry"
+	"github.com/acpclient/acp/workspace"
 )
 
 // readmeExample is the README's example, kept here so that it compiles
@@ -15,9 +16,9 @@ import (
 func readmeExample(askUser acp.PermissionHandler) {
 	ctx := context.Background()
 	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("codex-acp")}, &acp.ClientOptions{
-		Permission: acp.RememberAlways(askUser), // or acp.AllowAll, acp.RejectAll (the default)
-		FileSystem: &acp.WorkspaceFS{},          // fs/* confined to the session's directories
-		Terminals:  &acp.TerminalManager{},      // terminal/* in process groups, bounded output
+		Permission: acp.RememberAlways(askUser),         // or acp.AllowAll, acp.RejectAll (the default)
+		FS:         (&workspace.FS{}).Handlers(),        // fs/* confined to the session's directories
+		Terminal:   (&workspace.Terminals{}).Handlers(), // terminal/* in process trees, bounded output
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -730,7 +730,7 @@ func (s *Session) checkOpen(method string) error {
 
 // closeSessionResources ends what the client's handlers hold for a session.
 func (c *Client) closeSessionResources(id string) {
-	if t, ok := c.opts.Terminals.(interface{ CloseSession(string) }); ok {
-		t.CloseSession(id)
+	if h := c.opts.Terminal.CloseSession; h != nil {
+		h(id)
 	}
 }

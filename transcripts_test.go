@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -139,8 +140,8 @@ func driveLikeRecording(t *testing.T, agent *acptest.Agent, frames []acptest.Fra
 
 	r, w := agent.Pipe()
 	c, err := acp.Connect(ctx, &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
-		FileSystem: &acp.WorkspaceFS{},
-		Terminals:  &acp.TerminalManager{},
+		FS:       (&workspace.FS{}).Handlers(),
+		Terminal: (&workspace.Terminals{}).Handlers(),
 	})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

@@ -71,8 +71,12 @@ type linkHooks struct {
 // escape on purpose (setsid, or killing its watchdog); these guarantees
 // hold for agents that are careless, not for ones bent on staying. Without
 // /bin/sh the agent runs without a watchdog; then, on Linux, only the agent
-// itself dies with its host. On Windows there are no process groups: Close
-// kills the agent process only, and nothing kills it if the host dies.
+// itself dies with its host. On Windows, where there are no process groups
+// and no signals, the agent runs in a job object of its own, which every
+// process it starts joins: SIGTERM and SIGKILL both become terminating the
+// job, and the job ends whatever is still in it when the host closes it or
+// dies. A process the agent starts in the moment before it joins the job,
+// or one that breaks away from it, escapes.
 type CommandTransport struct {
 	Command *exec.Cmd
 

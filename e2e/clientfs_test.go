@@ -8,19 +8,21 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/workspace"
 )
 
-// TestClaudeClientFS: with the client's fs and terminal capabilities Claude
-// Code reads and writes files through WorkspaceFS and runs its command
-// through TerminalManager.
+// TestClaudeClientFS: the client offers its fs and terminal capabilities
+// (workspace.FS, workspace.Terminals); claude-agent-acp 0.23.1 still reads,
+// writes and runs commands itself. The test pins that, so a release that
+// starts sending fs/* or terminal/* shows up here.
 func TestClaudeClientFS(t *testing.T) {
 	t.Parallel()
 	var log permissionLog
-	terms := &acp.TerminalManager{}
+	terms := &workspace.Terminals{}
 	r := start(t, claude, &acp.ClientOptions{
 		Permission: log.wrap(acp.AllowAll),
-		FileSystem: &acp.WorkspaceFS{},
-		Terminals:  terms,
+		FS:         (&workspace.FS{}).Handlers(),
+		Terminal:   terms.Handlers(),
 	})
 	defer terms.Close()
 	if err := os.WriteFile(r.path("greet.txt"), []byte("hello world\n"), 0o644); err != nil {
@@ -61,10 +63,10 @@ func TestClaudeClientFS(t *testing.T) {
 	// claude-agent-acp 0.23.1 advertises nothing about it, but runs Read,
 	// Write and Bash itself even when the client offers fs and terminals:
 	// it never sends fs/* or terminal/*. If a new version does, extend this
-	// test to check what WorkspaceFS and TerminalManager served.
+	// test to check what workspace.FS and workspace.Terminals served.
 	for _, f := range r.frames("<") {
 		if strings.HasPrefix(f.Method, "fs/") || strings.HasPrefix(f.Method, "terminal/") {
-			t.Errorf("claude-agent-acp now sends %s %s: check it against WorkspaceFS/TerminalManager", f.Method, f.Params)
+			t.Errorf("claude-agent-acp now sends %s %s: check it against workspace.FS/Terminals", f.Method, f.Params)
 		}
 	}
 	r.save("claude-client-capabilities")
@@ -74,11 +76,11 @@ func TestClaudeClientFS(t *testing.T) {
 // itself too, whatever the client offers.
 func TestCodexClientFS(t *testing.T) {
 	t.Parallel()
-	terms := &acp.TerminalManager{}
+	terms := &workspace.Terminals{}
 	r := start(t, codex, &acp.ClientOptions{
 		Permission: acp.AllowAll,
-		FileSystem: &acp.WorkspaceFS{},
-		Terminals:  terms,
+		FS:         (&workspace.FS{}).Handlers(),
+		Terminal:   terms.Handlers(),
 	})
 	defer terms.Close()
 	if err := os.WriteFile(r.path("greet.txt"), []byte("hello world\n"), 0o644); err != nil {
@@ -101,7 +103,7 @@ func TestCodexClientFS(t *testing.T) {
 	r.C.Close()
 	for _, f := range r.frames("<") {
 		if strings.HasPrefix(f.Method, "fs/") || strings.HasPrefix(f.Method, "terminal/") {
-			t.Errorf("codex-acp now sends %s %s: check it against WorkspaceFS/TerminalManager", f.Method, f.Params)
+			t.Errorf("codex-acp now sends %s %s: check it against workspace.FS/Terminals", f.Method, f.Params)
 		}
 	}
 	r.save("codex-client-capabilities")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -473,15 +474,7 @@ func TestInteropCloseCancelsTurn(t *testing.T) {
 	}
 }
 
-// readOnlyFS hides WorkspaceFS's WriteTextFile: the client then advertises
-// only fs.readTextFile.
-type readOnlyFS struct{ fs *acp.WorkspaceFS }
-
-func (r readOnlyFS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
-	return r.fs.ReadTextFile(ctx, req)
-}
-
-// TestInteropFS: WorkspaceFS rooted at a temp dir serves the TS SDK's
+// TestInteropFS: workspace.FS rooted at a temp dir serves the TS SDK's
 // fs/read_text_file with line/limit and fs/write_text_file; a missing file is
 // -32002 and a path outside the root -32602 on the TS side; capabilities
 // follow the handlers set (read-only, none).
@@ -508,7 +501,7 @@ func TestInteropFS(t *testing.T) {
 
 	t.Run("read and write", func(t *testing.T) {
 		t.Parallel()
-		c := connectTS(t, &acp.ClientOptions{FileSystem: &acp.WorkspaceFS{Roots: []string{root}}})
+		c := connectTS(t, &acp.ClientOptions{FS: (&workspace.FS{Roots: []string{root}}).Handlers()})
 		s := newSession(t, ctx, c, root)
 		checkReports(t, "fs in.txt", mustRun(t, ctx, s, "fs "+in), `read:ok:"two\nthree\n"`, "write:ok")
 		if got := readFile(in + ".out"); got != "copied:two\nthree\n" {
@@ -527,8 +520,10 @@ func TestInteropFS(t *testing.T) {
 
 	t.Run("session roots", func(t *testing.T) {
 		t.Parallel()
-		// The zero WorkspaceFS confines the agent to the session's cwd.
-		c := connectTS(t, &acp.ClientOptions{FileSystem: readOnlyFS{&acp.WorkspaceFS{}}})
+		// The zero workspace.FS confines the agent to the session's cwd;
+		// without a write handler only fs.readTextFile is advertised.
+		fsys := &workspace.FS{}
+		c := connectTS(t, &acp.ClientOptions{FS: acp.FileSystemHandlers{ReadTextFile: fsys.ReadTextFile}})
 		if caps := c.AgentCapabilities(); caps.LoadSession != true {
 			t.Errorf("agent capabilities %+v", caps)
 		}
@@ -546,7 +541,7 @@ func TestInteropFS(t *testing.T) {
 	})
 }
 
-// TestInteropTerminal: TerminalManager runs the TS side's
+// TestInteropTerminal: workspace.Terminals runs the TS side's
 // sh -c "echo hi; exit 3": the agent sees exit 3, output "hi\n", not
 // truncated, and its release frees the terminal locally; the tool call
 // embedding the terminal folds with its id.
@@ -555,12 +550,12 @@ func TestInteropTerminal(t *testing.T) {
 	ctx := testCtx(t)
 	var mu sync.Mutex
 	output := map[string]string{}
-	m := &acp.TerminalManager{OnOutput: func(id string, chunk []byte) {
+	m := &workspace.Terminals{OnOutput: func(id string, chunk []byte) {
 		mu.Lock()
 		output[id] += string(chunk)
 		mu.Unlock()
 	}}
-	c := connectTS(t, &acp.ClientOptions{Terminals: m})
+	c := connectTS(t, &acp.ClientOptions{Terminal: m.Handlers()})
 	s := newSession(t, ctx, c, t.TempDir())
 	_, st, stop, err := run(t, ctx, s, "terminal")
 	if err != nil || stop != acp.StopReasonEndTurn {
@@ -910,7 +905,7 @@ func TestInteropCancelRequest(t *testing.T) {
 	extCauses := make(chan error, 1)
 	fsys := &blockingFS{entered: make(chan struct{}, 1), causes: make(chan error, 1)}
 	c := connectTS(t, &acp.ClientOptions{
-		FileSystem: fsys,
+		FS: acp.FileSystemHandlers{ReadTextFile: fsys.ReadTextFile},
 		ExtMethod: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 			if method != "_acp/slow" {
 				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}

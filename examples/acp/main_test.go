@@ -13,6 +13,11 @@ import (
 	"github.com/acpclient/acp/acptest"
 )
 
+// cliMainEnv makes the test binary run the command itself (TestMain), so
+// the pseudo-terminal test runs the real main loop in a real process. It is
+// here, not with that Linux-only test, so TestMain builds everywhere.
+const cliMainEnv = "ACP_CLI_MAIN"
+
 // TestMain lets the test binary be every agent these tests need: the demo
 // agent (as the real binary re-executes itself) and acptest agents.
 func TestMain(m *testing.M) {

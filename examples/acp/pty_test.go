@@ -14,10 +14,6 @@ import (
 	"unsafe"
 )
 
-// cliMainEnv makes the test binary run the command itself (TestMain), so
-// the pseudo-terminal test runs the real main loop in a real process.
-const cliMainEnv = "ACP_CLI_MAIN"
-
 // openPTY returns a pseudo-terminal's master and slave ends.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/workspace"
 )
 
 // session connects, sets the session up as the flags say, and runs the
@@ -40,10 +41,10 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		Permission: out.permissionHandler(cfg, stdin),
 	}
 	if cfg.fs {
-		opts.FileSystem = &acp.WorkspaceFS{}
+		opts.FS = (&workspace.FS{}).Handlers()
 	}
 	if cfg.terminal {
-		opts.Terminals = &acp.TerminalManager{}
+		opts.Terminal = (&workspace.Terminals{}).Handlers()
 	}
 	if cfg.trace != "" {
 		f, err := os.Create(cfg.trace)

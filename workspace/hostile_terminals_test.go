@@ -1,6 +1,6 @@
 //go:build linux
 
-package acp
+package workspace
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acpclient/acp"
 )
 
 // An agent asking to retain 2^62 bytes of a command that writes without end
@@ -32,7 +34,7 @@ func TestTerminalOutputCeiling(t *testing.T) {
 		}
 	}
 	huge := uint64(1) << 62
-	resp, err := m.CreateTerminal(context.Background(), &CreateTerminalRequest{SessionID: "s", Command: "yes", Args: []string{"0123456789abcdef"}, OutputByteLimit: &huge})
+	resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "yes", Args: []string{"0123456789abcdef"}, OutputByteLimit: &huge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestTerminalMaxOutputBytes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := newTM(t)
 			m.MaxOutputBytes, m.DefaultOutputLimit = tt.max, tt.def
-			resp, err := m.CreateTerminal(context.Background(), &CreateTerminalRequest{
+			resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
 				SessionID: "s", Command: "printf", Args: []string{"%s", full}, OutputByteLimit: tt.req,
 			})
 			if err != nil {
@@ -104,23 +106,23 @@ func TestTerminalMaxTerminals(t *testing.T) {
 	for range defaultMaxTerminals {
 		ids = append(ids, startTerm(t, m, "s", "sleep", "300"))
 	}
-	_, err := m.CreateTerminal(context.Background(), &CreateTerminalRequest{SessionID: "s", Command: "true"})
-	if !errors.Is(err, ErrLimitExceeded) {
-		t.Fatalf("create past the cap: err = %v, want ErrLimitExceeded", err)
+	_, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "true"})
+	if !errors.Is(err, acp.ErrLimitExceeded) {
+		t.Fatalf("create past the cap: err = %v, want acp.ErrLimitExceeded", err)
 	}
-	e := wantCode(t, err, CodeInternalError)
+	e := wantCode(t, err, acp.CodeInternalError)
 	if !strings.Contains(e.Message, "MaxTerminals") || !strings.Contains(e.Message, "64") {
 		t.Errorf("error does not name the limit: %q", e.Message)
 	}
 	// An exited but unreleased terminal still counts: its process is a
 	// zombie the manager holds.
-	if _, err := m.ReleaseTerminal(context.Background(), &ReleaseTerminalRequest{SessionID: "s", TerminalID: ids[0]}); err != nil {
+	if _, err := m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: ids[0]}); err != nil {
 		t.Fatal(err)
 	}
 	done := startTerm(t, m, "s", "true")
 	waitTerm(t, m, "s", done)
-	if _, err := m.CreateTerminal(context.Background(), &CreateTerminalRequest{SessionID: "s", Command: "true"}); !errors.Is(err, ErrLimitExceeded) {
-		t.Errorf("create with an exited, unreleased terminal at the cap: err = %v, want ErrLimitExceeded", err)
+	if _, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "true"}); !errors.Is(err, acp.ErrLimitExceeded) {
+		t.Errorf("create with an exited, unreleased terminal at the cap: err = %v, want acp.ErrLimitExceeded", err)
 	}
 }
 
@@ -132,11 +134,11 @@ func TestTerminalMaxTerminalsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			_, err := m.CreateTerminal(context.Background(), &CreateTerminalRequest{SessionID: "s", Command: "sleep", Args: []string{"300"}})
+			_, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "sleep", Args: []string{"300"}})
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, ErrLimitExceeded):
+			case errors.Is(err, acp.ErrLimitExceeded):
 				refused.Add(1)
 			default:
 				t.Error(err)
@@ -182,7 +184,7 @@ func waiters() int {
 	buf = buf[:runtime.Stack(buf, true)]
 	count := 0
 	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if bytes.Contains(g, []byte("acp.waitNoReap")) && (bytes.Contains(g, []byte("[syscall")) || bytes.Contains(g, []byte("[IO wait"))) {
+		if bytes.Contains(g, []byte("workspace.waitNoReap")) && (bytes.Contains(g, []byte("[syscall")) || bytes.Contains(g, []byte("[IO wait"))) {
 			count++
 		}
 	}
@@ -230,7 +232,7 @@ func TestTerminalCloseFromOnOutput(t *testing.T) {
 					case "Close":
 						m.Close()
 					case "ReleaseTerminal":
-						m.ReleaseTerminal(context.Background(), &ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
+						m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
 					case "CloseSession":
 						m.CloseSession("s")
 					}
@@ -266,16 +268,16 @@ func TestHandlersCleanRootsAlike(t *testing.T) {
 	mustWrite(t, filepath.Join(base, "top.txt"), "top\n")
 	root := filepath.Join(base, "ws", "a") + "/../.." // lexically base; through the link, base/deep
 
-	fsys := &WorkspaceFS{Roots: []string{root}}
-	_, fsErr := fsys.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: filepath.Join(base, "top.txt")})
+	fsys := &FS{Roots: []string{root}}
+	_, fsErr := fsys.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: filepath.Join(base, "top.txt")})
 
-	m := &TerminalManager{Roots: []string{root}}
+	m := &Terminals{Roots: []string{root}}
 	t.Cleanup(func() { closeAndCheck(t, m) })
 	id := startTerm(t, m, "s", "pwd", "-P")
 	waitTerm(t, m, "s", id)
 	dir := strings.TrimSpace(outputOf(t, m, "s", id).Output)
 
 	if fsErr != nil || dir != base {
-		t.Errorf("root %s: WorkspaceFS read of %s/top.txt: %v; TerminalManager ran in %s; want both to take the root as %s", root, base, fsErr, dir, base)
+		t.Errorf("root %s: FS read of %s/top.txt: %v; Terminals ran in %s; want both to take the root as %s", root, base, fsErr, dir, base)
 	}
 }

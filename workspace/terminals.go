@@ -1,6 +1,4 @@
-//go:build unix
-
-package acp
+package workspace
 
 import (
 	"context"
@@ -15,9 +13,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/acpclient/acp"
 )
 
 // defaultOutputLimit is both the default retained-output cap and the
@@ -26,7 +25,7 @@ import (
 // one manager retains at 64 MiB.
 const defaultOutputLimit = 1 << 20
 
-// defaultMaxTerminals is TerminalManager.MaxTerminals when it is 0: agents
+// defaultMaxTerminals is Terminals.MaxTerminals when it is 0: agents
 // run a handful of commands at a time and release them, so 64 leaves room
 // for servers and watchers left running while refusing a flood.
 const defaultMaxTerminals = 64
@@ -36,15 +35,19 @@ const defaultMaxTerminals = 64
 // process the command left behind may keep the output pipe open for good.
 const drainGrace = 500 * time.Millisecond
 
-// TerminalManager is a ready [Terminals] implementation that runs each
-// command as a local process. The zero value is usable.
+// Terminals serves terminal/* (see [Terminals.Handlers]) by
+// running each command as a local process. The zero value is usable.
 //
-// Commands run directly (no shell) with stdin from /dev/null and stdout and
-// stderr merged into one bounded buffer, in their own process group, so that
-// kill and release end the command together with every process it started
-// that stayed in the group. A process that leaves the group (setsid, a
-// daemonizing tool) is out of reach, as it would be in any terminal. Linux
-// only.
+// Commands run directly (no shell) with stdin from the null device and
+// stdout and stderr merged into one bounded buffer. On Unix each runs in its
+// own process group, so that kill and release end the command together with
+// every process it started that stayed in the group; a process that leaves
+// the group (setsid, a daemonizing tool) is out of reach, as it would be in
+// any terminal. On Windows each runs in a job object of its own, which every
+// process it starts joins; kill and release terminate the job, and a killed
+// command reports exit code 1 rather than a signal. Commands are found in the
+// PATH of their own environment (on Windows, with PATHEXT's extensions).
+// Other systems refuse terminal/create.
 //
 // The working directory must lie inside the roots (after evaluating
 // symlinks) and defaults to the first root; with no roots at all every
@@ -52,7 +55,7 @@ const drainGrace = 500 * time.Millisecond
 // touch: a command can read and write anything its user can.
 //
 // Unknown terminal ids, including ids released earlier and ids of another
-// session, are answered with [CodeResourceNotFound] and data
+// session, are answered with [acp.CodeResourceNotFound] and data
 // {"terminalId": …}.
 //
 // All methods may be called concurrently; in particular TerminalOutput,
@@ -70,11 +73,11 @@ const drainGrace = 500 * time.Millisecond
 // older Linux kernels, each running command holds a thread blocked in wait
 // until it exits.
 //
-// An exited command's process stays a zombie until its terminal is released:
+// On Linux, an exited command's process stays a zombie until its terminal is released:
 // that keeps its process-group id from being reused, so a late kill cannot
 // hit an unrelated process. Agents must release terminals (the protocol says
 // so); call Close when the connection ends to release whatever remains.
-type TerminalManager struct {
+type Terminals struct {
 	// Roots confine the working directory; when empty, the session's roots
 	// from the request context are used.
 	Roots []string
@@ -95,7 +98,7 @@ type TerminalManager struct {
 	// MaxTerminals caps the terminals that exist at once (created and not
 	// yet released, whether or not their command still runs). 0 means 64.
 	// At the cap terminal/create is refused with an error that wraps
-	// [ErrLimitExceeded] and names the limit; releasing a terminal frees
+	// [acp.ErrLimitExceeded] and names the limit; releasing a terminal frees
 	// its slot. Together with MaxOutputBytes it bounds the memory, the
 	// processes and the descriptors one agent can make the client hold.
 	MaxTerminals int
@@ -125,13 +128,26 @@ type TerminalManager struct {
 	closing  chan struct{} // closed when the first Close has finished
 }
 
-var _ Terminals = (*TerminalManager)(nil)
+// Handlers returns the handlers to set as [acp.ClientOptions.Terminal]: the five
+// requests, CloseSession when a session closes and Close when the client
+// closes, all bound to m.
+func (m *Terminals) Handlers() acp.TerminalHandlers {
+	return acp.TerminalHandlers{
+		Create:       m.CreateTerminal,
+		Output:       m.TerminalOutput,
+		WaitForExit:  m.WaitForTerminalExit,
+		Kill:         m.KillTerminal,
+		Release:      m.ReleaseTerminal,
+		CloseSession: m.CloseSession,
+		Close:        m.Close,
+	}
+}
 
 // terminal is one command and its captured output.
 type terminal struct {
 	id, sessionID string
 	cmd           *exec.Cmd
-	pgid          int
+	tree          procTree // the command and what it started
 	pipe          *os.File // read end of the stdout+stderr pipe
 
 	readerDone chan struct{} // reader saw EOF or pipe was closed
@@ -153,11 +169,11 @@ type exitStatus struct {
 	signaled bool
 }
 
-// CreateTerminal implements [Terminals]. It returns as soon as the process
+// CreateTerminal serves terminal/create. It returns as soon as the process
 // has started.
-func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error) {
+func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
 	if m.isClosed() {
-		return nil, &Error{Code: CodeInternalError, Message: "acp: terminal manager is closed"}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "acp: terminal manager is closed"}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -178,7 +194,7 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 	}()
 	roots := m.Roots
 	if len(roots) == 0 {
-		roots = RootsFromContext(ctx)
+		roots = acp.RootsFromContext(ctx)
 	}
 	dir, err := workDir(roots, req.Cwd)
 	if err != nil {
@@ -187,8 +203,8 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 	env := mergeEnv(m.Env, req.Env)
 	path, err := lookCommand(req.Command, dir, env)
 	if err != nil {
-		return nil, &Error{
-			Code:    CodeResourceNotFound,
+		return nil, &acp.Error{
+			Code:    acp.CodeResourceNotFound,
 			Message: fmt.Sprintf("acp: command not found: %q", req.Command),
 			Data:    mustJSON(map[string]string{"command": req.Command}),
 		}
@@ -212,26 +228,34 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		return nil, fmt.Errorf("acp: create terminal: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        append([]string{req.Command}, req.Args...),
-		Env:         env,
-		Dir:         dir,
-		Stdout:      w, // one pipe for both keeps their interleaving
-		Stderr:      w,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		Path:   path,
+		Args:   append([]string{req.Command}, req.Args...),
+		Env:    env,
+		Dir:    dir,
+		Stdout: w, // one pipe for both keeps their interleaving
+		Stderr: w,
 	}
+	prepareTree(cmd)
 	err = cmd.Start()
 	w.Close() // the child holds its own copy; ours would block EOF forever
 	if err != nil {
 		r.Close()
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
+	}
+	tree, err := newTree(cmd)
+	if err != nil {
+		// A command whose tree kill could not reach is not run at all.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		r.Close()
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: tracking its processes: %v", req.Command, err)}
 	}
 
 	t := &terminal{
 		id:         newTerminalID(),
 		sessionID:  req.SessionID,
 		cmd:        cmd,
-		pgid:       cmd.Process.Pid,
+		tree:       tree,
 		pipe:       r,
 		out:        tailBuffer{limit: int(limit)},
 		readerDone: make(chan struct{}),
@@ -249,19 +273,19 @@ func (m *TerminalManager) CreateTerminal(ctx context.Context, req *CreateTermina
 		// Close ran while the process was starting and could not see it.
 		m.mu.Unlock()
 		t.destroy()
-		return nil, &Error{Code: CodeInternalError, Message: "acp: terminal manager is closed"}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "acp: terminal manager is closed"}
 	}
 	if m.terms == nil {
 		m.terms = make(map[string]*terminal)
 	}
 	m.terms[t.id] = t
 	m.mu.Unlock()
-	return &CreateTerminalResponse{TerminalID: t.id}, nil
+	return &acp.CreateTerminalResponse{TerminalID: t.id}, nil
 }
 
-// TerminalOutput implements [Terminals]. While the command runs, a trailing
+// TerminalOutput serves terminal/output. While the command runs, a trailing
 // incomplete UTF-8 character is held back until the rest of it arrives.
-func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error) {
+func (m *Terminals) TerminalOutput(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -269,17 +293,17 @@ func (m *TerminalManager) TerminalOutput(ctx context.Context, req *TerminalOutpu
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	exited := isClosed(t.exited)
-	resp := &TerminalOutputResponse{Output: t.out.String(exited), Truncated: t.out.truncated}
+	resp := &acp.TerminalOutputResponse{Output: t.out.String(exited), Truncated: t.out.truncated}
 	if exited {
 		st := t.status.wire()
-		resp.ExitStatus = &TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
+		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
 	}
 	return resp, nil
 }
 
-// WaitForTerminalExit implements [Terminals]. It blocks until the command
+// WaitForTerminalExit serves terminal/wait_for_exit. It blocks until the command
 // exits or ctx is done, in which case it returns ctx's error.
-func (m *TerminalManager) WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
+func (m *Terminals) WaitForTerminalExit(ctx context.Context, req *acp.WaitForTerminalExitRequest) (*acp.WaitForTerminalExitResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -294,25 +318,25 @@ func (m *TerminalManager) WaitForTerminalExit(ctx context.Context, req *WaitForT
 	return t.status.wire(), nil
 }
 
-// KillTerminal implements [Terminals]: it sends SIGKILL to the command's
+// KillTerminal serves terminal/kill: it sends SIGKILL to the command's
 // process group. The terminal stays valid for output and wait_for_exit.
-func (m *TerminalManager) KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error) {
+func (m *Terminals) KillTerminal(ctx context.Context, req *acp.KillTerminalRequest) (*acp.KillTerminalResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.kill(); err != nil {
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("acp: kill terminal %s: %v", t.id, err)}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: kill terminal %s: %v", t.id, err)}
 	}
-	return &KillTerminalResponse{}, nil
+	return &acp.KillTerminalResponse{}, nil
 }
 
-// ReleaseTerminal implements [Terminals]: it kills the command's process
+// ReleaseTerminal serves terminal/release: it kills the command's process
 // group if anything in it still runs and frees the terminal; its id is
 // unknown from then on. It waits for the processes to be reaped unless ctx
 // is done first, in which case the cleanup finishes in the background and
 // the release still counts as done.
-func (m *TerminalManager) ReleaseTerminal(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
+func (m *Terminals) ReleaseTerminal(ctx context.Context, req *acp.ReleaseTerminalRequest) (*acp.ReleaseTerminalResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -325,12 +349,12 @@ func (m *TerminalManager) ReleaseTerminal(ctx context.Context, req *ReleaseTermi
 	case <-t.destroyed:
 	case <-ctx.Done():
 	}
-	return &ReleaseTerminalResponse{}, nil
+	return &acp.ReleaseTerminalResponse{}, nil
 }
 
 // CloseSession kills and releases every terminal of the session, and returns
 // once their processes are reaped. Call it when a session ends.
-func (m *TerminalManager) CloseSession(sessionID string) {
+func (m *Terminals) CloseSession(sessionID string) {
 	m.mu.Lock()
 	var ts []*terminal
 	for id, t := range m.terms {
@@ -346,7 +370,7 @@ func (m *TerminalManager) CloseSession(sessionID string) {
 // Close kills and releases every terminal and refuses new ones. It returns
 // once every process group it started has been killed and reaped; calling it
 // again (even concurrently) waits for the same and returns nil.
-func (m *TerminalManager) Close() error {
+func (m *Terminals) Close() error {
 	m.mu.Lock()
 	if m.closed {
 		done := m.closing
@@ -370,7 +394,7 @@ func (m *TerminalManager) Close() error {
 // reserve takes a slot for a terminal about to start, or refuses it at
 // MaxTerminals. Slots of creates still starting count, so concurrent
 // creates cannot overshoot.
-func (m *TerminalManager) reserve() error {
+func (m *Terminals) reserve() error {
 	max := m.MaxTerminals
 	if max <= 0 {
 		max = defaultMaxTerminals
@@ -378,15 +402,15 @@ func (m *TerminalManager) reserve() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.terms)+m.starting >= max {
-		return limitExceeded(CodeInternalError,
-			map[string]any{"limit": "TerminalManager.MaxTerminals", "max": max},
-			"acp: limit exceeded: %d terminals exist, the most TerminalManager.MaxTerminals allows; release one first", max)
+		return limitExceeded(acp.CodeInternalError,
+			map[string]any{"limit": "workspace.Terminals.MaxTerminals", "max": max},
+			"acp: limit exceeded: %d terminals exist, the most workspace.Terminals.MaxTerminals allows; release one first", max)
 	}
 	m.starting++
 	return nil
 }
 
-func (m *TerminalManager) isClosed() bool {
+func (m *Terminals) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.closed
@@ -394,13 +418,13 @@ func (m *TerminalManager) isClosed() bool {
 
 // lookup finds a live terminal of the session. A terminal of another
 // session is reported as unknown, so one session cannot probe another's.
-func (m *TerminalManager) lookup(sessionID, id string) (*terminal, error) {
+func (m *Terminals) lookup(sessionID, id string) (*terminal, error) {
 	m.mu.Lock()
 	t := m.terms[id]
 	m.mu.Unlock()
 	if t == nil || t.sessionID != sessionID {
-		return nil, &Error{
-			Code:    CodeResourceNotFound,
+		return nil, &acp.Error{
+			Code:    acp.CodeResourceNotFound,
 			Message: fmt.Sprintf("acp: unknown terminal %q (never created, or already released)", id),
 			Data:    mustJSON(map[string]string{"terminalId": id}),
 		}
@@ -444,10 +468,10 @@ func (t *terminal) read(onOutput func(string, []byte)) {
 }
 
 // watch records the command's exit, without reaping it (see
-// TerminalManager's doc), once the output has been drained, drainGrace has
+// Terminals's doc), once the output has been drained, drainGrace has
 // passed or the terminal is being destroyed.
 func (t *terminal) watch() {
-	st, err := waitNoReap(t.pgid)
+	st, err := waitNoReap(t.cmd.Process.Pid)
 	if err != nil {
 		// Not expected for our own child; fall back to reaping it.
 		_ = t.cmd.Wait()
@@ -466,15 +490,9 @@ func (t *terminal) watch() {
 	t.mu.Unlock()
 }
 
-// kill sends SIGKILL to the whole process group. Until the terminal is
-// destroyed the group leader is at least a zombie, so the group id cannot
-// have been reused by another process.
+// kill ends the command's whole process tree (see procTree.kill).
 func (t *terminal) kill() error {
-	err := syscall.Kill(-t.pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
+	return t.tree.kill()
 }
 
 // destroy kills the group, stops the reader and reaps the leader. It runs
@@ -500,51 +518,19 @@ func (t *terminal) destroy() {
 			<-t.readerDone
 		}
 		_ = t.cmd.Wait() // reap; after this the group id may be reused
+		t.tree.close()
 		close(t.destroyed)
 	})
 	<-t.destroyed
 }
 
-func (s exitStatus) wire() *WaitForTerminalExitResponse {
+func (s exitStatus) wire() *acp.WaitForTerminalExitResponse {
 	if s.signaled {
 		sig := s.signal
-		return &WaitForTerminalExitResponse{Signal: &sig}
+		return &acp.WaitForTerminalExitResponse{Signal: &sig}
 	}
 	code := s.code
-	return &WaitForTerminalExitResponse{ExitCode: &code}
-}
-
-func statusOf(ps *os.ProcessState) exitStatus {
-	if ps == nil {
-		return exitStatus{signaled: true, signal: "unknown"}
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitStatus{signaled: true, signal: signalName(ws.Signal())}
-	}
-	return exitStatus{code: uint32(ps.ExitCode())}
-}
-
-// signalNames are the conventional names agents expect ("SIGKILL"); Go's
-// Signal.String gives prose ("killed").
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGABRT: "SIGABRT", syscall.SIGALRM: "SIGALRM", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGCHLD: "SIGCHLD", syscall.SIGCONT: "SIGCONT", syscall.SIGFPE: "SIGFPE",
-	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
-	syscall.SIGIO: "SIGIO", syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGPROF: "SIGPROF", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTOP: "SIGSTOP",
-	syscall.SIGSYS: "SIGSYS", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGTSTP: "SIGTSTP", syscall.SIGTTIN: "SIGTTIN", syscall.SIGTTOU: "SIGTTOU",
-	syscall.SIGURG: "SIGURG", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGWINCH: "SIGWINCH", syscall.SIGXCPU: "SIGXCPU",
-	syscall.SIGXFSZ: "SIGXFSZ",
-}
-
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("SIG%d", int(s)) // real-time signals have no fixed names
+	return &acp.WaitForTerminalExitResponse{ExitCode: &code}
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b, whose
@@ -577,9 +563,9 @@ func newTerminalID() string {
 }
 
 // checkCommand refuses what exec would refuse less clearly.
-func checkCommand(req *CreateTerminalRequest) error {
+func checkCommand(req *acp.CreateTerminalRequest) error {
 	bad := func(format string, args ...any) error {
-		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+		return &acp.Error{Code: acp.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 	}
 	if req.Command == "" {
 		return bad("acp: empty command")
@@ -615,7 +601,7 @@ func workDir(roots []string, cwd string) (string, error) {
 		}
 	}
 	if len(real) == 0 {
-		return "", &Error{Code: CodeInvalidParams, Message: "acp: no workspace roots; refusing to start a command"}
+		return "", &acp.Error{Code: acp.CodeInvalidParams, Message: "acp: no workspace roots; refusing to start a command"}
 	}
 	if cwd == "" {
 		return real[0], nil
@@ -627,24 +613,24 @@ func workDir(roots []string, cwd string) (string, error) {
 	dir, err := filepath.EvalSymlinks(clean)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", pathError(CodeResourceNotFound, cwd, "acp: working directory not found: %s", cwd)
+			return "", pathError(acp.CodeResourceNotFound, cwd, "acp: working directory not found: %s", cwd)
 		}
-		return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s: %v", cwd, unwrapPathError(err))
+		return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s: %v", cwd, unwrapPathError(err))
 	}
 	for _, r := range real {
 		if _, ok := within(r, dir); ok {
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s is not a directory", cwd)
+				return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s is not a directory", cwd)
 			}
 			return dir, nil
 		}
 	}
-	return "", pathError(CodeInvalidParams, cwd, "acp: working directory %s is outside the workspace roots", cwd)
+	return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s is outside the workspace roots", cwd)
 }
 
 // mergeEnv sets vars over base (nil: os.Environ()), replacing existing
 // entries in place so that each name appears once.
-func mergeEnv(base []string, vars []EnvVariable) []string {
+func mergeEnv(base []string, vars []acp.EnvVariable) []string {
 	if base == nil {
 		base = os.Environ()
 	}
@@ -666,45 +652,4 @@ func mergeEnv(base []string, vars []EnvVariable) []string {
 		set(v.Name, v.Name+"="+v.Value)
 	}
 	return env
-}
-
-// lookCommand finds the executable the way a shell would for the command's
-// own environment: names with a slash are taken relative to dir, others are
-// searched in the PATH of env (not of this process, which the request may
-// have overridden). Relative PATH entries are skipped, as os/exec does.
-func lookCommand(name, dir string, env []string) (string, error) {
-	if strings.ContainsRune(name, '/') {
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		return p, executable(p)
-	}
-	pathEnv := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		p := filepath.Join(d, name)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
-
-func executable(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return fs.ErrPermission
-	}
-	return nil
 }

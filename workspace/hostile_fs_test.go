@@ -1,8 +1,7 @@
-package acp
+package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -47,7 +47,7 @@ func TestWriteTextFileParentSwappedMidWrite(t *testing.T) {
 			dir := filepath.Join(e.root, "pkg")
 			mustMkdir(t, dir)
 			before := e.snapshotOutside(t)
-			w := &WorkspaceFS{Roots: []string{e.root}}
+			w := &FS{Roots: []string{e.root}}
 			w.wrapWriter = func(f io.Writer) io.Writer {
 				// The temporary file exists; swap its directory away.
 				if err := os.Rename(dir, dir+"-old"); err != nil {
@@ -59,9 +59,9 @@ func TestWriteTextFileParentSwappedMidWrite(t *testing.T) {
 				}
 				return f
 			}
-			_, err := w.WriteTextFile(context.Background(), &WriteTextFileRequest{Path: dir + "/d.txt", Content: "new\n"})
+			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: dir + "/d.txt", Content: "new\n"})
 			if fail {
-				wantCode(t, err, CodeInternalError)
+				wantCode(t, err, acp.CodeInternalError)
 			} else {
 				if err != nil {
 					t.Fatalf("write: %v", err)
@@ -125,10 +125,10 @@ func TestReadTextFileStopsOnCancel(t *testing.T) {
 	e := newFSEnv(t)
 	p := filepath.Join(e.root, "sparse.txt")
 	sparseFile(t, p, 1<<30)
-	w := &WorkspaceFS{Roots: []string{e.root}, MaxScanBytes: 1 << 40}
+	w := &FS{Roots: []string{e.root}, MaxScanBytes: 1 << 40}
 	// The read checks once before it starts scanning; cancel right after.
 	ctx := &cancelAfter{Context: context.Background(), after: 1}
-	_, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: p, Line: u32(1 << 30)})
+	_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: p, Line: u32(1 << 30)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("read of a withdrawn request = %v, want context.Canceled", err)
 	}
@@ -143,15 +143,15 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	e := newFSEnv(t)
 	p := filepath.Join(e.root, "sparse.txt")
 	head := sparseFile(t, p, 1<<30)
-	w := &WorkspaceFS{Roots: []string{e.root}}
-	_, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(1002)})
-	if !errors.Is(err, ErrLimitExceeded) {
-		t.Fatalf("read past the scan limit = %v, want ErrLimitExceeded", err)
+	w := &FS{Roots: []string{e.root}}
+	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(1002)})
+	if !errors.Is(err, acp.ErrLimitExceeded) {
+		t.Fatalf("read past the scan limit = %v, want acp.ErrLimitExceeded", err)
 	}
-	if got := wantCode(t, err, CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
+	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
 	}
-	resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(1), Limit: u32(1000)})
+	resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(1), Limit: u32(1000)})
 	if err != nil {
 		t.Errorf("head of a huge file: %v", err)
 	} else if resp.Content != head {
@@ -161,58 +161,10 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	// The same over many short lines, with a small limit.
 	mustWrite(t, p, strings.Repeat("line\n", 10000))
 	w.MaxScanBytes = 1000
-	if _, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, ErrLimitExceeded) {
-		t.Errorf("far line past a 1000-byte scan limit = %v, want ErrLimitExceeded", err)
+	if _, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, acp.ErrLimitExceeded) {
+		t.Errorf("far line past a 1000-byte scan limit = %v, want acp.ErrLimitExceeded", err)
 	}
-	if resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
+	if resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
 		t.Errorf("near line = %+v, %v", resp, err)
-	}
-}
-
-// Additional directories are validated and cleaned like cwd: the agent is
-// told, and the handlers confine to, "/", not a string that looks like a
-// directory under /ws/a.
-func TestAdditionalDirectoriesCleaned(t *testing.T) {
-	init := map[string]any{
-		"protocolVersion":   1,
-		"agentCapabilities": map[string]any{"sessionCapabilities": map[string]any{"additionalDirectories": map[string]any{}}},
-	}
-	c, a := connectRaw(t, nil, init)
-	ctx := context.Background()
-	for _, bad := range []string{"rel/dir", "/ws/a\x00b", ""} {
-		if _, err := c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: []string{bad}}); err == nil {
-			t.Errorf("additional directory %q accepted", bad)
-		}
-	}
-	dirs := []string{"/ws/a/../..", "/ws//b/./c/"}
-	ch := make(chan *Session, 1)
-	go func() {
-		s, err := c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: dirs})
-		if err != nil {
-			t.Error(err)
-		}
-		ch <- s
-	}()
-	m := a.expect("session/new")
-	var sent struct{ AdditionalDirectories []string }
-	if err := json.Unmarshal(m.Params, &sent); err != nil {
-		t.Fatal(err)
-	}
-	a.reply(m, map[string]any{"sessionId": "s1"})
-	s := <-ch
-	want := []string{"/", "/ws/b/c"}
-	if diff := cmp.Diff(want, sent.AdditionalDirectories); diff != "" {
-		t.Errorf("sent to the agent (-want +got):\n%s", diff)
-	}
-	if s != nil {
-		if diff := cmp.Diff(append([]string{"/tmp"}, want...), s.roots); diff != "" {
-			t.Errorf("roots the handlers get (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(want, s.State().AdditionalDirectories); diff != "" {
-			t.Errorf("session state (-want +got):\n%s", diff)
-		}
-	}
-	if dirs[0] != "/ws/a/../.." {
-		t.Errorf("the caller's request was modified: %q", dirs)
 	}
 }

@@ -1,6 +1,6 @@
-//go:build unix && !linux
+//go:build !linux
 
-package acp
+package workspace
 
 import "errors"
 

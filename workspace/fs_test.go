@@ -1,4 +1,4 @@
-package acp
+package workspace
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -124,12 +125,12 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
-// wantCode checks that err is an *Error with the code and an "acp: " message.
-func wantCode(t *testing.T, err error, code int64) *Error {
+// wantCode checks that err is an *acp.Error with the code and an "acp: " message.
+func wantCode(t *testing.T, err error, code int64) *acp.Error {
 	t.Helper()
-	var e *Error
+	var e *acp.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error = %v (%T), want *Error with code %d", err, err, code)
+		t.Fatalf("error = %v (%T), want *acp.Error with code %d", err, err, code)
 	}
 	if e.Code != code {
 		t.Fatalf("error code = %d (%v), want %d", e.Code, e, code)
@@ -166,78 +167,78 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 		write bool
 		code  int64
 	}{
-		{name: "dotdot read", path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: CodeInvalidParams},
-		{name: "dotdot write", write: true, path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: CodeInvalidParams},
-		{name: "dotdot staying inside", path: func(e *fsEnv) string { return e.root + "/sub/../file.txt" }, code: CodeInvalidParams},
-		{name: "absolute outside read", path: func(e *fsEnv) string { return e.outside + "/secret" }, code: CodeInvalidParams},
-		{name: "absolute outside write", write: true, path: func(e *fsEnv) string { return e.outside + "/new.txt" }, code: CodeInvalidParams},
-		{name: "etc passwd", path: func(*fsEnv) string { return "/etc/passwd" }, code: CodeInvalidParams},
-		{name: "proc self root prefix", path: func(e *fsEnv) string { return "/proc/self/root" + e.outside + "/secret" }, code: CodeInvalidParams},
+		{name: "dotdot read", path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: acp.CodeInvalidParams},
+		{name: "dotdot write", write: true, path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: acp.CodeInvalidParams},
+		{name: "dotdot staying inside", path: func(e *fsEnv) string { return e.root + "/sub/../file.txt" }, code: acp.CodeInvalidParams},
+		{name: "absolute outside read", path: func(e *fsEnv) string { return e.outside + "/secret" }, code: acp.CodeInvalidParams},
+		{name: "absolute outside write", write: true, path: func(e *fsEnv) string { return e.outside + "/new.txt" }, code: acp.CodeInvalidParams},
+		{name: "etc passwd", path: func(*fsEnv) string { return "/etc/passwd" }, code: acp.CodeInvalidParams},
+		{name: "proc self root prefix", path: func(e *fsEnv) string { return "/proc/self/root" + e.outside + "/secret" }, code: acp.CodeInvalidParams},
 		{
 			name:  "proc self root link inside root",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "/proc/self/root", e.root+"/proc") },
 			path:  func(e *fsEnv) string { return e.root + "/proc" + e.outside + "/secret" },
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "relative symlink to outside file read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "relative symlink to outside file write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "absolute symlink to outside file read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside+"/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "absolute symlink to outside file write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside+"/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "dangling symlink to outside write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/created", e.root+"/dangle") },
 			path:  func(e *fsEnv) string { return e.root + "/dangle" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/secret" },
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write existing",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/secret" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write new",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside, e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/new.txt" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write into missing dirs",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/a/b/new.txt" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
 		{
 			name: "symlink chain leaving the root",
@@ -247,19 +248,19 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 			},
 			path:  func(e *fsEnv) string { return e.root + "/hop1" },
 			write: true,
-			code:  CodeInvalidParams,
+			code:  acp.CodeInvalidParams,
 		},
-		{name: "NUL byte read", path: func(e *fsEnv) string { return e.root + "/file.txt\x00.png" }, code: CodeInvalidParams},
-		{name: "NUL byte write", write: true, path: func(e *fsEnv) string { return e.root + "/a\x00b" }, code: CodeInvalidParams},
-		{name: "relative path", path: func(*fsEnv) string { return "file.txt" }, code: CodeInvalidParams},
-		{name: "relative dot path write", write: true, path: func(*fsEnv) string { return "./file.txt" }, code: CodeInvalidParams},
-		{name: "empty path", path: func(*fsEnv) string { return "" }, code: CodeInvalidParams},
-		{name: "sibling sharing prefix read", path: func(e *fsEnv) string { return e.sibling + "/x" }, code: CodeInvalidParams},
-		{name: "sibling sharing prefix write", write: true, path: func(e *fsEnv) string { return e.sibling + "/x" }, code: CodeInvalidParams},
-		{name: "root itself read", path: func(e *fsEnv) string { return e.root }, code: CodeInvalidParams},
-		{name: "root itself write", write: true, path: func(e *fsEnv) string { return e.root }, code: CodeInvalidParams},
-		{name: "missing file", path: func(e *fsEnv) string { return e.root + "/nope.txt" }, code: CodeResourceNotFound},
-		{name: "file as directory", path: func(e *fsEnv) string { return e.root + "/file.txt/x" }, code: CodeResourceNotFound},
+		{name: "NUL byte read", path: func(e *fsEnv) string { return e.root + "/file.txt\x00.png" }, code: acp.CodeInvalidParams},
+		{name: "NUL byte write", write: true, path: func(e *fsEnv) string { return e.root + "/a\x00b" }, code: acp.CodeInvalidParams},
+		{name: "relative path", path: func(*fsEnv) string { return "file.txt" }, code: acp.CodeInvalidParams},
+		{name: "relative dot path write", write: true, path: func(*fsEnv) string { return "./file.txt" }, code: acp.CodeInvalidParams},
+		{name: "empty path", path: func(*fsEnv) string { return "" }, code: acp.CodeInvalidParams},
+		{name: "sibling sharing prefix read", path: func(e *fsEnv) string { return e.sibling + "/x" }, code: acp.CodeInvalidParams},
+		{name: "sibling sharing prefix write", write: true, path: func(e *fsEnv) string { return e.sibling + "/x" }, code: acp.CodeInvalidParams},
+		{name: "root itself read", path: func(e *fsEnv) string { return e.root }, code: acp.CodeInvalidParams},
+		{name: "root itself write", write: true, path: func(e *fsEnv) string { return e.root }, code: acp.CodeInvalidParams},
+		{name: "missing file", path: func(e *fsEnv) string { return e.root + "/nope.txt" }, code: acp.CodeResourceNotFound},
+		{name: "file as directory", path: func(e *fsEnv) string { return e.root + "/file.txt/x" }, code: acp.CodeResourceNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -268,14 +269,14 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 				tt.setup(t, e)
 			}
 			before := e.snapshotOutside(t)
-			w := &WorkspaceFS{Roots: []string{e.root}}
+			w := &FS{Roots: []string{e.root}}
 			ctx := context.Background()
 			var err error
 			if tt.write {
-				_, err = w.WriteTextFile(ctx, &WriteTextFileRequest{SessionID: "s", Path: tt.path(e), Content: "pwned\n"})
+				_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: "s", Path: tt.path(e), Content: "pwned\n"})
 			} else {
-				var resp *ReadTextFileResponse
-				resp, err = w.ReadTextFile(ctx, &ReadTextFileRequest{SessionID: "s", Path: tt.path(e)})
+				var resp *acp.ReadTextFileResponse
+				resp, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: "s", Path: tt.path(e)})
 				if resp != nil {
 					t.Errorf("got content %q", resp.Content)
 				}
@@ -295,9 +296,9 @@ func TestWorkspaceFSLinksKeptAsLinks(t *testing.T) {
 	// A refused write through a link must leave the link itself alone too.
 	e := newFSEnv(t)
 	mustSymlink(t, "../../outside/secret", e.root+"/link")
-	w := &WorkspaceFS{Roots: []string{e.root}}
-	_, err := w.WriteTextFile(context.Background(), &WriteTextFileRequest{Path: e.root + "/link", Content: "x"})
-	wantCode(t, err, CodeInvalidParams)
+	w := &FS{Roots: []string{e.root}}
+	_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/link", Content: "x"})
+	wantCode(t, err, acp.CodeInvalidParams)
 	if target, err := os.Readlink(e.root + "/link"); err != nil || target != "../../outside/secret" {
 		t.Errorf("link = %q, %v; want it unchanged", target, err)
 	}
@@ -305,11 +306,11 @@ func TestWorkspaceFSLinksKeptAsLinks(t *testing.T) {
 
 func TestWorkspaceFSNoRoots(t *testing.T) {
 	e := newFSEnv(t)
-	var w WorkspaceFS
-	_, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: e.root + "/file.txt"})
-	wantCode(t, err, CodeInvalidParams)
-	_, err = w.WriteTextFile(context.Background(), &WriteTextFileRequest{Path: e.root + "/new.txt"})
-	wantCode(t, err, CodeInvalidParams)
+	var w FS
+	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/file.txt"})
+	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/new.txt"})
+	wantCode(t, err, acp.CodeInvalidParams)
 	if _, err := os.Stat(e.root + "/new.txt"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("new.txt was created: %v", err)
 	}
@@ -317,17 +318,17 @@ func TestWorkspaceFSNoRoots(t *testing.T) {
 
 func TestWorkspaceFSRootsFromContext(t *testing.T) {
 	e := newFSEnv(t)
-	var w WorkspaceFS // zero value: roots come from the session
-	ctx := withRoots(context.Background(), []string{e.root})
-	resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.root + "/file.txt"})
+	var w FS // zero value: roots come from the session
+	ctx := acp.ContextWithRoots(context.Background(), []string{e.root})
+	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/file.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Content != "inside\n" {
 		t.Errorf("content = %q", resp.Content)
 	}
-	_, err = w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.outside + "/secret"})
-	wantCode(t, err, CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.outside + "/secret"})
+	wantCode(t, err, acp.CodeInvalidParams)
 }
 
 func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
@@ -345,16 +346,16 @@ func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
 	// roots as far as the agent can tell, and refused.
 	for _, rootName := range []string{link, real} {
 		t.Run(filepath.Base(rootName), func(t *testing.T) {
-			w := &WorkspaceFS{Roots: []string{rootName}}
+			w := &FS{Roots: []string{rootName}}
 			ctx := context.Background()
 			dirs := []string{link, real}
 			if rootName == real {
 				dirs = []string{real}
-				_, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: link + "/a.txt"})
-				wantCode(t, err, CodeInvalidParams)
+				_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link + "/a.txt"})
+				wantCode(t, err, acp.CodeInvalidParams)
 			}
 			for _, dir := range dirs {
-				resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: dir + "/a.txt"})
+				resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: dir + "/a.txt"})
 				if err != nil {
 					t.Fatalf("read under %s: %v", dir, err)
 				}
@@ -362,15 +363,15 @@ func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
 					t.Errorf("content = %q", resp.Content)
 				}
 				p := dir + "/new-" + filepath.Base(rootName) + ".txt"
-				if _, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: p, Content: "n"}); err != nil {
+				if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: p, Content: "n"}); err != nil {
 					t.Fatalf("write %s: %v", p, err)
 				}
 				if got := readFile(t, p); got != "n" {
 					t.Errorf("%s = %q", p, got)
 				}
 			}
-			_, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: link + "/../outside/x"})
-			wantCode(t, err, CodeInvalidParams)
+			_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link + "/../outside/x"})
+			wantCode(t, err, acp.CodeInvalidParams)
 		})
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
@@ -385,11 +386,11 @@ func TestWorkspaceFSSymlinksInsideRoot(t *testing.T) {
 	mustSymlink(t, "sub/target.txt", e.root+"/rel")
 	mustSymlink(t, e.root+"/sub/target.txt", e.root+"/abs") // os.Root alone refuses these
 	mustSymlink(t, "sub", e.root+"/subdir")
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	ctx := context.Background()
 
 	for _, name := range []string{"rel", "abs", "subdir/target.txt"} {
-		resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.root + "/" + name})
+		resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/" + name})
 		if err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}
@@ -400,7 +401,7 @@ func TestWorkspaceFSSymlinksInsideRoot(t *testing.T) {
 	// Writing through a link updates its target and keeps the link.
 	for _, name := range []string{"rel", "abs"} {
 		content := "via " + name + "\n"
-		if _, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: e.root + "/" + name, Content: content}); err != nil {
+		if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/" + name, Content: content}); err != nil {
 			t.Fatalf("write %s: %v", name, err)
 		}
 		if got := readFile(t, e.root+"/sub/target.txt"); got != content {
@@ -448,7 +449,7 @@ func TestReadTextFileLines(t *testing.T) {
 	for name, content := range files {
 		mustWrite(t, filepath.Join(e.root, name), content)
 	}
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	for _, tt := range tests {
 		name := tt.file
 		if tt.line != nil {
@@ -458,7 +459,7 @@ func TestReadTextFileLines(t *testing.T) {
 			name += "/limit=" + toJSONText(*tt.limit)
 		}
 		t.Run(name, func(t *testing.T) {
-			resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{
+			resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{
 				Path: filepath.Join(e.root, tt.file), Line: tt.line, Limit: tt.limit,
 			})
 			if err != nil {
@@ -481,12 +482,12 @@ func TestReadTextFileLongLine(t *testing.T) {
 	e := newFSEnv(t)
 	long := strings.Repeat("x", 200<<10)
 	mustWrite(t, e.root+"/long.txt", long+"\nshort\n"+long)
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	for _, tt := range []struct {
 		line uint32
 		want string
 	}{{1, long + "\n"}, {2, "short\n"}, {3, long}} {
-		resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: e.root + "/long.txt", Line: u32(tt.line), Limit: u32(1)})
+		resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/long.txt", Line: u32(tt.line), Limit: u32(1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +503,7 @@ func TestReadTextFileErrors(t *testing.T) {
 	mustWrite(t, e.root+"/nul.bin", "text\x00more")          // NUL byte
 	mustWrite(t, e.root+"/latin1.txt", "caf\xe9\n")          // not UTF-8
 	mustWrite(t, e.root+"/late.bin", "ok\n"+"caf\xff\xfe\n") // invalid later on
-	w := &WorkspaceFS{Roots: []string{e.root}, MaxReadBytes: 12}
+	w := &FS{Roots: []string{e.root}, MaxReadBytes: 12}
 	tests := []struct {
 		name        string
 		path        string
@@ -510,31 +511,31 @@ func TestReadTextFileErrors(t *testing.T) {
 		code        int64
 		msg         string
 	}{
-		{name: "over the cap", path: "big.txt", code: CodeInvalidParams, msg: "too large"},
-		{name: "window over the cap", path: "big.txt", line: u32(1), limit: u32(2), code: CodeInvalidParams, msg: "exceeds"},
-		{name: "binary", path: "nul.bin", code: CodeInvalidParams, msg: "not a text file"},
-		{name: "binary window", path: "nul.bin", line: u32(1), limit: u32(1), code: CodeInvalidParams, msg: "not a text file"},
-		{name: "not UTF-8", path: "latin1.txt", code: CodeInvalidParams, msg: "not a text file"},
-		{name: "not UTF-8 later", path: "late.bin", code: CodeInvalidParams, msg: "not a text file"},
-		{name: "missing", path: "missing.txt", code: CodeResourceNotFound, msg: "not found"},
+		{name: "over the cap", path: "big.txt", code: acp.CodeInvalidParams, msg: "too large"},
+		{name: "window over the cap", path: "big.txt", line: u32(1), limit: u32(2), code: acp.CodeInvalidParams, msg: "exceeds"},
+		{name: "binary", path: "nul.bin", code: acp.CodeInvalidParams, msg: "not a text file"},
+		{name: "binary window", path: "nul.bin", line: u32(1), limit: u32(1), code: acp.CodeInvalidParams, msg: "not a text file"},
+		{name: "not UTF-8", path: "latin1.txt", code: acp.CodeInvalidParams, msg: "not a text file"},
+		{name: "not UTF-8 later", path: "late.bin", code: acp.CodeInvalidParams, msg: "not a text file"},
+		{name: "missing", path: "missing.txt", code: acp.CodeResourceNotFound, msg: "not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{
+			_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{
 				Path: filepath.Join(e.root, tt.path), Line: tt.line, Limit: tt.limit,
 			})
 			got := wantCode(t, err, tt.code)
 			if !strings.Contains(got.Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", got.Message, tt.msg)
 			}
-			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, ErrLimitExceeded) != overCap {
-				t.Errorf("errors.Is(err, ErrLimitExceeded) = %v, want %v", !overCap, overCap)
+			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, acp.ErrLimitExceeded) != overCap {
+				t.Errorf("errors.Is(err, acp.ErrLimitExceeded) = %v, want %v", !overCap, overCap)
 			}
 		})
 	}
 
 	// A window that fits is served even from a file over the cap.
-	resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: e.root + "/big.txt", Line: u32(2)})
+	resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/big.txt", Line: u32(2)})
 	if err != nil || resp.Content != "abc\n" {
 		t.Errorf("window of a big file = %+v, %v", resp, err)
 	}
@@ -542,13 +543,13 @@ func TestReadTextFileErrors(t *testing.T) {
 
 func TestReadTextFileNotFoundData(t *testing.T) {
 	e := newFSEnv(t)
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	p := e.root + "/no such.txt"
-	_, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: p})
-	if !errors.Is(err, ErrResourceNotFound) {
-		t.Errorf("errors.Is(err, ErrResourceNotFound) = false for %v", err)
+	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p})
+	if !errors.Is(err, acp.ErrResourceNotFound) {
+		t.Errorf("errors.Is(err, acp.ErrResourceNotFound) = false for %v", err)
 	}
-	got := wantCode(t, err, CodeResourceNotFound)
+	got := wantCode(t, err, acp.CodeResourceNotFound)
 	var data map[string]string
 	if err := json.Unmarshal(got.Data, &data); err != nil {
 		t.Fatal(err)
@@ -563,7 +564,7 @@ func TestReadTextFileOverlay(t *testing.T) {
 	e := newFSEnv(t)
 	mustSymlink(t, "../../outside", e.root+"/dirlink")
 	var asked []string
-	w := &WorkspaceFS{
+	w := &FS{
 		Roots: []string{e.root},
 		Overlay: func(p string) (string, bool) {
 			asked = append(asked, p)
@@ -590,7 +591,7 @@ func TestReadTextFileOverlay(t *testing.T) {
 		{path: e.root + "/new/buffer.txt", want: "not on disk yet"},
 	}
 	for _, tt := range tests {
-		resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: tt.path, Line: tt.line, Limit: tt.limit})
+		resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: tt.path, Line: tt.line, Limit: tt.limit})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.path, err)
 		}
@@ -600,16 +601,16 @@ func TestReadTextFileOverlay(t *testing.T) {
 	}
 	// Files the overlay does not know come from disk.
 	mustWrite(t, e.root+"/disk.txt", "disk\n")
-	if resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.root + "/disk.txt"}); err != nil || resp.Content != "disk\n" {
+	if resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/disk.txt"}); err != nil || resp.Content != "disk\n" {
 		t.Errorf("disk.txt = %+v, %v", resp, err)
 	}
 	// Confinement comes first: the overlay is not even asked about paths
 	// outside the roots.
 	asked = nil
-	_, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.root + "/dirlink/secret"})
-	wantCode(t, err, CodeInvalidParams)
-	_, err = w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.outside + "/secret"})
-	wantCode(t, err, CodeInvalidParams)
+	_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/dirlink/secret"})
+	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.outside + "/secret"})
+	wantCode(t, err, acp.CodeInvalidParams)
 	if len(asked) != 0 {
 		t.Errorf("overlay asked about %v", asked)
 	}
@@ -617,7 +618,7 @@ func TestReadTextFileOverlay(t *testing.T) {
 
 func TestWorkspaceFSPathMapper(t *testing.T) {
 	e := newFSEnv(t)
-	w := &WorkspaceFS{
+	w := &FS{
 		Roots: []string{e.root},
 		PathMapper: func(p string) (string, error) {
 			if rest, ok := strings.CutPrefix(p, "/workspace/"); ok {
@@ -630,23 +631,23 @@ func TestWorkspaceFSPathMapper(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	resp, err := w.ReadTextFile(ctx, &ReadTextFileRequest{Path: "/workspace/file.txt"})
+	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: "/workspace/file.txt"})
 	if err != nil || resp.Content != "inside\n" {
 		t.Fatalf("mapped read = %+v, %v", resp, err)
 	}
-	if _, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: "/workspace/out/new.txt", Content: "new"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/workspace/out/new.txt", Content: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, e.root+"/out/new.txt"); got != "new" {
 		t.Errorf("mapped write = %q", got)
 	}
 	before := e.snapshotOutside(t)
-	_, err = w.ReadTextFile(ctx, &ReadTextFileRequest{Path: e.root + "/file.txt"}) // a host path is not a container path
-	wantCode(t, err, CodeInvalidParams)
-	_, err = w.WriteTextFile(ctx, &WriteTextFileRequest{Path: "/escape", Content: "x"})
-	wantCode(t, err, CodeInvalidParams)
-	_, err = w.WriteTextFile(ctx, &WriteTextFileRequest{Path: "/workspace/../outside/secret", Content: "x"})
-	wantCode(t, err, CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/file.txt"}) // a host path is not a container path
+	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/escape", Content: "x"})
+	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/workspace/../outside/secret", Content: "x"})
+	wantCode(t, err, acp.CodeInvalidParams)
 	if diff := cmp.Diff(before, e.snapshotOutside(t)); diff != "" {
 		t.Errorf("outside changed:\n%s", diff)
 	}
@@ -662,7 +663,7 @@ func TestWriteTextFile(t *testing.T) {
 	if err := os.Chmod(e.root+"/private", 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	tests := []struct {
 		name, path, content string
 		mode                fs.FileMode
@@ -677,7 +678,7 @@ func TestWriteTextFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(e.root, tt.path)
-			resp, err := w.WriteTextFile(context.Background(), &WriteTextFileRequest{SessionID: "s", Path: p, Content: tt.content})
+			resp, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{SessionID: "s", Path: p, Content: tt.content})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -708,28 +709,28 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 	errDisk := errors.New("disk on fire")
 	tests := []struct {
 		name  string
-		setup func(t *testing.T, w *WorkspaceFS, dir string)
+		setup func(t *testing.T, w *FS, dir string)
 		code  int64
 	}{
 		{
 			name: "writer fails midway",
-			setup: func(t *testing.T, w *WorkspaceFS, dir string) {
+			setup: func(t *testing.T, w *FS, dir string) {
 				w.wrapWriter = func(f io.Writer) io.Writer { return &failingWriter{w: f, n: 3, err: errDisk} }
 			},
-			code: CodeInternalError,
+			code: acp.CodeInternalError,
 		},
 		{
 			name: "review refuses",
-			setup: func(t *testing.T, w *WorkspaceFS, dir string) {
+			setup: func(t *testing.T, w *FS, dir string) {
 				w.ReviewWrite = func(context.Context, string, string, string, bool) error {
-					return &Error{Code: CodeInvalidRequest, Message: "acp: user rejected the edit"}
+					return &acp.Error{Code: acp.CodeInvalidRequest, Message: "acp: user rejected the edit"}
 				}
 			},
-			code: CodeInvalidRequest,
+			code: acp.CodeInvalidRequest,
 		},
 		{
 			name: "read-only directory",
-			setup: func(t *testing.T, w *WorkspaceFS, dir string) {
+			setup: func(t *testing.T, w *FS, dir string) {
 				if os.Geteuid() == 0 {
 					t.Skip("root ignores directory permissions")
 				}
@@ -738,14 +739,14 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 				}
 				t.Cleanup(func() { os.Chmod(dir, 0o755) })
 			},
-			code: CodeInternalError,
+			code: acp.CodeInternalError,
 		},
 		{
 			name: "target is a directory",
-			setup: func(t *testing.T, w *WorkspaceFS, dir string) {
+			setup: func(t *testing.T, w *FS, dir string) {
 				mustMkdir(t, filepath.Join(dir, "d.txt"))
 			},
-			code: CodeInvalidParams,
+			code: acp.CodeInvalidParams,
 		},
 	}
 	for _, tt := range tests {
@@ -754,7 +755,7 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 			dir := filepath.Join(e.root, "pkg")
 			mustMkdir(t, dir)
 			p := filepath.Join(dir, "d.txt")
-			w := &WorkspaceFS{Roots: []string{e.root}}
+			w := &FS{Roots: []string{e.root}}
 			tt.setup(t, w, dir)
 			var old string
 			if fi, err := os.Stat(p); err != nil {
@@ -763,7 +764,7 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 			} else if !fi.IsDir() {
 				t.Fatal("unexpected file")
 			}
-			_, err := w.WriteTextFile(context.Background(), &WriteTextFileRequest{Path: p, Content: "new content that is longer\n"})
+			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: p, Content: "new content that is longer\n"})
 			wantCode(t, err, tt.code)
 			if old != "" {
 				if got := readFile(t, p); got != old {
@@ -799,7 +800,7 @@ func TestWriteTextFileReview(t *testing.T) {
 	}
 	e := newFSEnv(t)
 	var calls []call
-	w := &WorkspaceFS{
+	w := &FS{
 		Roots: []string{e.root},
 		ReviewWrite: func(_ context.Context, p, old, new string, exists bool) error {
 			calls = append(calls, call{p, old, new, exists})
@@ -807,10 +808,10 @@ func TestWriteTextFileReview(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	if _, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: e.root + "/file.txt", Content: "edited\n"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "edited\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: e.root + "//fresh.txt", Content: "fresh"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "//fresh.txt", Content: "fresh"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []call{
@@ -825,7 +826,7 @@ func TestWriteTextFileReview(t *testing.T) {
 func TestWriteTextFileReviewBlocksUntilCancel(t *testing.T) {
 	e := newFSEnv(t)
 	entered := make(chan struct{})
-	w := &WorkspaceFS{
+	w := &FS{
 		Roots: []string{e.root},
 		ReviewWrite: func(ctx context.Context, _, _, _ string, _ bool) error {
 			close(entered)
@@ -836,7 +837,7 @@ func TestWriteTextFileReviewBlocksUntilCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: e.root + "/file.txt", Content: "never"})
+		_, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "never"})
 		done <- err
 	}()
 	<-entered
@@ -859,14 +860,14 @@ func TestWriteTextFileReviewApprovedTooLate(t *testing.T) {
 	// approval must not be applied.
 	e := newFSEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &WorkspaceFS{
+	w := &FS{
 		Roots: []string{e.root},
 		ReviewWrite: func(context.Context, string, string, string, bool) error {
 			cancel()
 			return nil
 		},
 	}
-	_, err := w.WriteTextFile(ctx, &WriteTextFileRequest{Path: e.root + "/file.txt", Content: "late"})
+	_, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "late"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
@@ -877,7 +878,7 @@ func TestWriteTextFileReviewApprovedTooLate(t *testing.T) {
 
 func TestWriteTextFileConcurrent(t *testing.T) {
 	e := newFSEnv(t)
-	w := &WorkspaceFS{Roots: []string{e.root}}
+	w := &FS{Roots: []string{e.root}}
 	contents := map[string]bool{}
 	for i := range 16 {
 		contents[strings.Repeat(string(rune('a'+i)), 10000)] = true
@@ -885,13 +886,13 @@ func TestWriteTextFileConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for c := range contents {
 		wg.Go(func() {
-			if _, err := w.WriteTextFile(context.Background(), &WriteTextFileRequest{Path: e.root + "/same.txt", Content: c}); err != nil {
+			if _, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/same.txt", Content: c}); err != nil {
 				t.Error(err)
 			}
 		})
 		wg.Go(func() {
 			// Readers see a whole version or none, never a torn one.
-			resp, err := w.ReadTextFile(context.Background(), &ReadTextFileRequest{Path: e.root + "/same.txt"})
+			resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/same.txt"})
 			if err == nil && !contents[resp.Content] && resp.Content != "" {
 				t.Errorf("torn read: %d bytes", len(resp.Content))
 			}
@@ -905,3 +906,5 @@ func TestWriteTextFileConcurrent(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package acp
+package workspace
 
 import (
 	"bufio"
@@ -17,14 +17,16 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/acpclient/acp"
 )
 
-// defaultMaxReadBytes is WorkspaceFS's read cap when MaxReadBytes is 0: large
+// defaultMaxReadBytes is FS's read cap when MaxReadBytes is 0: large
 // enough for any source file, small enough that one request cannot make the
 // client build a huge JSON line.
 const defaultMaxReadBytes = 10 << 20
 
-// defaultMaxScanBytes is WorkspaceFS's scan cap when MaxScanBytes is 0:
+// defaultMaxScanBytes is FS's scan cap when MaxScanBytes is 0:
 // far beyond any source file, and scanned in a fraction of a second.
 const defaultMaxScanBytes = 64 << 20
 
@@ -32,13 +34,14 @@ const defaultMaxScanBytes = 64 << 20
 // request is still wanted.
 const cancelCheckBytes = 1 << 20
 
-// maxLinkHops bounds the final-component symlink chains WorkspaceFS follows
+// maxLinkHops bounds the final-component symlink chains FS follows
 // itself (Linux's own limit is 40).
 const maxLinkHops = 40
 
-// WorkspaceFS is a ready [FileReader] and [FileWriter] that confines the agent
+// FS serves fs/read_text_file and fs/write_text_file (see
+// [FS.Handlers]) and confines the agent
 // to a set of workspace roots. The zero value is usable: it confines the agent
-// to the roots of the request's session ([RootsFromContext]).
+// to the roots of the request's session ([acp.RootsFromContext]).
 //
 // Confinement is done by [os.Root], not by comparing strings: every path is
 // opened relative to a root directory handle, so "..", symlinks (or
@@ -46,12 +49,12 @@ const maxLinkHops = 40
 // fail by construction, even if the tree changes while a request is served.
 // One consequence of os.Root's rules: a symlink with an absolute target is
 // refused when it is a parent directory of the requested path (when it is
-// the file itself, WorkspaceFS follows it, as long as it stays inside the
+// the file itself, FS follows it, as long as it stays inside the
 // root).
 //
 // Paths must be absolute and free of ".." elements and NUL bytes; otherwise
-// the request fails with [CodeInvalidParams], as does a path outside every
-// root. A missing file is [CodeResourceNotFound] with data {"uri": "file://…"}.
+// the request fails with [acp.CodeInvalidParams], as does a path outside every
+// root. A missing file is [acp.CodeResourceNotFound] with data {"uri": "file://…"}.
 //
 // Reads: Line is 1-based and Line 0 is treated as 1 (agents commonly send 0
 // for "from the start"); a Line past the end yields empty content; Limit 0
@@ -59,9 +62,9 @@ const maxLinkHops = 40
 // returned text keeps the file's own line endings (CRLF stays CRLF) and a
 // missing final newline stays missing. Files that contain a NUL byte in
 // their first 8 KiB or whose returned text is not valid UTF-8 are refused
-// with [CodeInvalidParams] ("not a text file"), as is content over
+// with [acp.CodeInvalidParams] ("not a text file"), as is content over
 // MaxReadBytes and a window that ends more than MaxScanBytes into the file;
-// those two wrap [ErrLimitExceeded].
+// those two wrap [acp.ErrLimitExceeded].
 //
 // Writes create the file, and any missing parent directories inside the
 // root (mode 0755). They are atomic: the content goes to a temporary file in
@@ -78,7 +81,7 @@ const maxLinkHops = 40
 // Methods may be called concurrently. They do not keep files or directory
 // handles open between calls. The hooks are called on the request's
 // goroutine.
-type WorkspaceFS struct {
+type FS struct {
 	// Roots are the absolute directories the agent may access. When empty,
 	// the session's roots from the request context are used; when both are
 	// empty every request is refused. A root may itself be a symlink; paths
@@ -88,21 +91,21 @@ type WorkspaceFS struct {
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
 	// given in full). 0 means 10 MiB. A read over it is refused with
-	// CodeInvalidParams, wrapping [ErrLimitExceeded].
+	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded].
 	MaxReadBytes int64
 
 	// MaxScanBytes caps how far into a file a read goes to find the lines
 	// it was asked for. 0 means 64 MiB. The start of a larger file can
 	// still be read; a window that ends past the cap (a far line of a huge
-	// log, or one enormous line) is refused with CodeInvalidParams,
-	// wrapping [ErrLimitExceeded], after at most MaxScanBytes were read.
+	// log, or one enormous line) is refused with acp.CodeInvalidParams,
+	// wrapping [acp.ErrLimitExceeded], after at most MaxScanBytes were read.
 	// A read also stops, with the context's error, within about a MiB of
 	// scanning after the agent withdraws the request.
 	MaxScanBytes int64
 
 	// PathMapper, if set, maps each path the agent sends to a local path
 	// before anything else happens, e.g. from a dev container's view to the
-	// host's. An error refuses the request with CodeInvalidParams.
+	// host's. An error refuses the request with acp.CodeInvalidParams.
 	PathMapper func(path string) (string, error)
 
 	// Overlay, if set, is asked first on every read with the cleaned local
@@ -116,7 +119,7 @@ type WorkspaceFS struct {
 	// file) and the proposed content. It may block, e.g. while the user
 	// reviews a diff; ctx is the request's and is cancelled if the agent
 	// withdraws it. A non-nil error refuses the write and is sent to the
-	// agent (return an *Error to choose the code). The write also does not
+	// agent (return an *acp.Error to choose the code). The write also does not
 	// happen if ctx is done by the time ReviewWrite returns.
 	ReviewWrite func(ctx context.Context, path, oldContent, newContent string, exists bool) error
 
@@ -124,11 +127,6 @@ type WorkspaceFS struct {
 	// file and the content.
 	wrapWriter func(io.Writer) io.Writer
 }
-
-var (
-	_ FileReader = (*WorkspaceFS)(nil)
-	_ FileWriter = (*WorkspaceFS)(nil)
-)
 
 // resolvedPath is a request path located inside one root.
 type resolvedPath struct {
@@ -139,8 +137,14 @@ type resolvedPath struct {
 	agent    string   // the path exactly as the agent sent it
 }
 
-// ReadTextFile implements [FileReader].
-func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+// Handlers returns the handlers to set as [acp.ClientOptions.FS]: reading and
+// writing, both bound to w.
+func (w *FS) Handlers() acp.FileSystemHandlers {
+	return acp.FileSystemHandlers{ReadTextFile: w.ReadTextFile, WriteTextFile: w.WriteTextFile}
+}
+
+// ReadTextFile serves fs/read_text_file.
+func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {
 		return nil, err
@@ -160,7 +164,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 			if err != nil {
 				return nil, err
 			}
-			return &ReadTextFileResponse{Content: text}, nil
+			return &acp.ReadTextFileResponse{Content: text}, nil
 		}
 	}
 
@@ -180,7 +184,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 		return nil, fsError(rp, "read", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
+		return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
 	}
 	// Without a window the whole file is returned, so its size tells early
 	// whether it fits.
@@ -194,7 +198,7 @@ func (w *WorkspaceFS) ReadTextFile(ctx context.Context, req *ReadTextFileRequest
 	if err != nil {
 		return nil, err
 	}
-	return &ReadTextFileResponse{Content: text}, nil
+	return &acp.ReadTextFileResponse{Content: text}, nil
 }
 
 // selectLines returns the requested window of r's lines, each with its own
@@ -207,9 +211,9 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 	scan := func(k int) error {
 		scanned += int64(k)
 		if scanned > maxScan {
-			return limitExceeded(CodeInvalidParams,
-				map[string]any{"path": rp.agent, "limit": "WorkspaceFS.MaxScanBytes", "max": maxScan},
-				"acp: limit exceeded: %s: the requested lines end more than %d bytes into the file (WorkspaceFS.MaxScanBytes)", rp.agent, maxScan)
+			return limitExceeded(acp.CodeInvalidParams,
+				map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxScanBytes", "max": maxScan},
+				"acp: limit exceeded: %s: the requested lines end more than %d bytes into the file (workspace.FS.MaxScanBytes)", rp.agent, maxScan)
 		}
 		if scanned >= nextCheck {
 			nextCheck = scanned + cancelCheckBytes
@@ -277,15 +281,15 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 	return out.String(), nil
 }
 
-// WriteTextFile implements [FileWriter].
-func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error) {
+// WriteTextFile serves fs/write_text_file.
+func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer rp.root.Close()
 	if rp.rel == "." {
-		return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is a directory", rp.agent)
+		return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is a directory", rp.agent)
 	}
 
 	rel, err := followFinalLinks(rp)
@@ -298,7 +302,7 @@ func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileReque
 	switch fi, err := rp.root.Stat(rel); {
 	case err == nil:
 		if !fi.Mode().IsRegular() {
-			return nil, pathError(CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
+			return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
 		}
 		exists = true
 		mode = fi.Mode().Perm()
@@ -332,7 +336,7 @@ func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileReque
 	if err := w.writeAtomic(rp.root, rel, req.Content, mode); err != nil {
 		return nil, fsError(rp, "write", err)
 	}
-	return &WriteTextFileResponse{}, nil
+	return &acp.WriteTextFileResponse{}, nil
 }
 
 // writeAtomic replaces rel with content so that a reader sees either the old
@@ -343,7 +347,7 @@ func (w *WorkspaceFS) WriteTextFile(ctx context.Context, req *WriteTextFileReque
 // temporary file is still renamed into, or removed from, the directory it
 // was created in, instead of being looked up again by a path that now
 // leads elsewhere (or out of the root) and left behind.
-func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
+func (w *FS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	dirName, base := splitRel(rel)
@@ -396,14 +400,14 @@ func (w *WorkspaceFS) writeAtomic(root *os.Root, rel, content string, mode os.Fi
 	return nil
 }
 
-func (w *WorkspaceFS) maxScan() int64 {
+func (w *FS) maxScan() int64 {
 	if w.MaxScanBytes > 0 {
 		return w.MaxScanBytes
 	}
 	return defaultMaxScanBytes
 }
 
-func (w *WorkspaceFS) maxRead() int64 {
+func (w *FS) maxRead() int64 {
 	if w.MaxReadBytes > 0 {
 		return w.MaxReadBytes
 	}
@@ -411,12 +415,12 @@ func (w *WorkspaceFS) maxRead() int64 {
 }
 
 // resolve maps and validates an agent path and opens the root it lies in.
-func (w *WorkspaceFS) resolve(ctx context.Context, agentPath string) (*resolvedPath, error) {
+func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, error) {
 	p := agentPath
 	if w.PathMapper != nil {
 		mapped, err := w.PathMapper(p)
 		if err != nil {
-			return nil, pathError(CodeInvalidParams, agentPath, "acp: cannot map path %q: %v", agentPath, err)
+			return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: cannot map path %q: %v", agentPath, err)
 		}
 		p = mapped
 	}
@@ -426,18 +430,18 @@ func (w *WorkspaceFS) resolve(ctx context.Context, agentPath string) (*resolvedP
 	}
 	roots := w.Roots
 	if len(roots) == 0 {
-		roots = RootsFromContext(ctx)
+		roots = acp.RootsFromContext(ctx)
 	}
 	if len(roots) == 0 {
-		return nil, pathError(CodeInvalidParams, agentPath, "acp: no workspace roots; refusing access to %s", agentPath)
+		return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: no workspace roots; refusing access to %s", agentPath)
 	}
 	rootReal, rel, ok := pickRoot(roots, local)
 	if !ok {
-		return nil, pathError(CodeInvalidParams, agentPath, "acp: %s is outside the workspace roots", agentPath)
+		return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: %s is outside the workspace roots", agentPath)
 	}
 	r, err := os.OpenRoot(rootReal)
 	if err != nil {
-		return nil, pathError(CodeInternalError, agentPath, "acp: cannot open workspace root for %s: %v", agentPath, err)
+		return nil, pathError(acp.CodeInternalError, agentPath, "acp: cannot open workspace root for %s: %v", agentPath, err)
 	}
 	return &resolvedPath{root: r, rootReal: rootReal, rel: rel, local: local, agent: agentPath}, nil
 }
@@ -449,15 +453,15 @@ func (w *WorkspaceFS) resolve(ctx context.Context, agentPath string) (*resolvedP
 func checkPath(agentPath, p string) (string, error) {
 	switch {
 	case p == "":
-		return "", pathError(CodeInvalidParams, agentPath, "acp: empty path")
+		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: empty path")
 	case strings.IndexByte(p, 0) >= 0:
-		return "", pathError(CodeInvalidParams, agentPath, "acp: path %q contains a NUL byte", agentPath)
+		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q contains a NUL byte", agentPath)
 	case !filepath.IsAbs(p):
-		return "", pathError(CodeInvalidParams, agentPath, "acp: path %q is not absolute", agentPath)
+		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q is not absolute", agentPath)
 	}
 	for _, elem := range strings.Split(p, string(filepath.Separator)) {
 		if elem == ".." {
-			return "", pathError(CodeInvalidParams, agentPath, "acp: path %q contains \"..\"", agentPath)
+			return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q contains \"..\"", agentPath)
 		}
 	}
 	return filepath.Clean(p), nil
@@ -549,7 +553,7 @@ func followFinalLinks(rp *resolvedPath) (string, error) {
 		}
 		rel = next
 	}
-	return "", pathError(CodeInvalidParams, rp.agent, "acp: too many levels of symbolic links in %s", rp.agent)
+	return "", pathError(acp.CodeInvalidParams, rp.agent, "acp: too many levels of symbolic links in %s", rp.agent)
 }
 
 // splitRel splits rel after its last separator without cleaning it (see
@@ -568,17 +572,17 @@ func fsError(rp *resolvedPath, op string, err error) error {
 	switch {
 	case isNotFound(err):
 		u := url.URL{Scheme: "file", Path: rp.agent}
-		return &Error{
-			Code:    CodeResourceNotFound,
+		return &acp.Error{
+			Code:    acp.CodeResourceNotFound,
 			Message: fmt.Sprintf("acp: %s: file not found: %s", op, rp.agent),
 			Data:    mustJSON(map[string]string{"uri": u.String()}),
 		}
 	case isEscape(err):
 		return escapes(rp)
 	case errors.Is(err, fs.ErrPermission):
-		return pathError(CodeInternalError, rp.agent, "acp: %s: permission denied: %s", op, rp.agent)
+		return pathError(acp.CodeInternalError, rp.agent, "acp: %s: permission denied: %s", op, rp.agent)
 	}
-	return pathError(CodeInternalError, rp.agent, "acp: %s %s: %v", op, rp.agent, unwrapPathError(err))
+	return pathError(acp.CodeInternalError, rp.agent, "acp: %s %s: %v", op, rp.agent, unwrapPathError(err))
 }
 
 // isEscape recognizes os.Root's refusal. Its error value is unexported, so
@@ -596,35 +600,35 @@ func unwrapPathError(err error) error {
 }
 
 func escapes(rp *resolvedPath) error {
-	return pathError(CodeInvalidParams, rp.agent, "acp: %s resolves outside the workspace roots", rp.agent)
+	return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s resolves outside the workspace roots", rp.agent)
 }
 
 func notText(rp *resolvedPath) error {
-	return pathError(CodeInvalidParams, rp.agent, "acp: %s is not a text file (binary or not UTF-8)", rp.agent)
+	return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a text file (binary or not UTF-8)", rp.agent)
 }
 
 func tooLarge(rp *resolvedPath, size, max int64) error {
-	data := map[string]any{"path": rp.agent, "limit": "WorkspaceFS.MaxReadBytes", "max": max}
+	data := map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxReadBytes", "max": max}
 	if size >= 0 {
-		return limitExceeded(CodeInvalidParams, data, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
+		return limitExceeded(acp.CodeInvalidParams, data, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
 	}
-	return limitExceeded(CodeInvalidParams, data, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
+	return limitExceeded(acp.CodeInvalidParams, data, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
 }
 
 // limitExceeded is a handler's refusal at one of its own limits: the agent
 // is answered with code, the message (which names the limit) and data, and
-// locally errors.Is(err, ErrLimitExceeded) holds.
+// locally errors.Is(err, acp.ErrLimitExceeded) holds.
 func limitExceeded(code int64, data any, format string, args ...any) error {
-	return &handlerLimitError{&Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
+	return &handlerLimitError{&acp.Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
 }
 
-type handlerLimitError struct{ e *Error }
+type handlerLimitError struct{ e *acp.Error }
 
 func (l *handlerLimitError) Error() string   { return l.e.Message }
-func (l *handlerLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
+func (l *handlerLimitError) Unwrap() []error { return []error{l.e, acp.ErrLimitExceeded} }
 
-func pathError(code int64, path, format string, args ...any) *Error {
-	return &Error{
+func pathError(code int64, path, format string, args ...any) *acp.Error {
+	return &acp.Error{
 		Code:    code,
 		Message: fmt.Sprintf(format, args...),
 		Data:    mustJSON(map[string]string{"path": path}),

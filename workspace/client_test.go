@@ -1,4 +1,6 @@
-package acp_test
+//go:build unix
+
+package workspace_test
 
 import (
 	"context"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/workspace"
 )
 
 // Terminals the agent never releases are ended when their session closes
@@ -43,7 +46,7 @@ func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	}})
 	defer agent.Close()
 	r, w := agent.Pipe()
-	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Terminals: &acp.TerminalManager{}})
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Terminal: (&workspace.Terminals{}).Handlers()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +114,7 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 	r, w := agent.Pipe()
 	diags := make(chan acp.Diagnostic, 10)
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
-		Terminals:    &acp.TerminalManager{MaxTerminals: 1},
+		Terminal:     (&workspace.Terminals{MaxTerminals: 1}).Handlers(),
 		OnDiagnostic: func(d acp.Diagnostic) { diags <- d },
 	})
 	if err != nil {
@@ -140,7 +143,7 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 	}
 }
 
-// The client's Close may be called from TerminalManager.OnOutput.
+// The client's Close may be called from Terminals.OnOutput.
 func TestClientCloseFromOnOutput(t *testing.T) {
 	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "yes"})
@@ -156,14 +159,14 @@ func TestClientCloseFromOnOutput(t *testing.T) {
 	connected := make(chan struct{})
 	closed := make(chan struct{})
 	var once sync.Once
-	tm := &acp.TerminalManager{OnOutput: func(string, []byte) {
+	tm := &workspace.Terminals{OnOutput: func(string, []byte) {
 		<-connected
 		once.Do(func() {
 			c.Close()
 			close(closed)
 		})
 	}}
-	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Terminals: tm})
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{Terminal: tm.Handlers()})
 	close(connected)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,4 @@
-//go:build unix
-
-package acp
+package workspace
 
 import (
 	"strings"

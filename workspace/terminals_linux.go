@@ -1,6 +1,6 @@
 //go:build linux
 
-package acp
+package workspace
 
 import (
 	"encoding/binary"
