@@ -49,6 +49,21 @@
 // are answered by the handlers in [ClientOptions]; extension methods go to
 // [ClientOptions.ExtMethod].
 //
+// A UI renders from one feed: every change to a turn's state is an [Event]
+// with a sequence number — the agent's updates, a permission request's
+// patch to its tool call, the client's own cancelled marks, the end of the
+// turn — and folding the events from the first with a [TurnFold] gives
+// exactly [Turn.State]. [Turn.Snapshot] and [Turn.Events] let a UI render
+// once and then follow; an event that changed a tool call carries the tool
+// call as merged after it. [Session.Events] and [SessionFold] do the same
+// for the session. Permission and elicitation requests carry their Turn and
+// the Seq of the last event before them, so a dialog can follow its card.
+//
+// Memory follows what the caller keeps: every turn keeps its folded state,
+// but only the last ended turn keeps its event log by default
+// ([Limits].TurnLogs); [Turn.Release], [Session.Release] and
+// [Session.Close] free the rest.
+//
 // # Ordering
 //
 // Updates are applied in the order the agent wrote them (one goroutine reads
@@ -61,7 +76,21 @@
 // sees the tool call it is about. Updates that arrive outside a turn (before
 // session/new answers, between turns, during a load replay) are kept on the
 // session, never dropped; updates for a session id not registered yet are
-// applied when it is.
+// held and applied when it is (up to [Limits].MaxOrphanSessions ids and
+// MaxOrphanBytes bytes; beyond that they are dropped and reported).
+//
+// # Untrusted agents
+//
+// The agent is third-party, model-driven code, so every quantity it
+// controls is bounded by a limit with a safe default: [ClientOptions].Limits
+// (line size, pending requests, queued reply bytes, batch size, queued
+// callbacks, retained logs, updates for unknown sessions) and the ready
+// handlers' own options (terminal output and count, file sizes). Exceeding
+// one never crashes the client or wedges the connection: the agent is
+// answered with an error wrapping [ErrLimitExceeded] and the integrator gets
+// a [Diagnostic] of kind [DiagLimitExceeded]. No frame the client writes is
+// ever invalid, and an agent started by [CommandTransport] does not outlive
+// its host process.
 //
 // # Cancellation
 //
