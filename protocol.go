@@ -158,12 +158,15 @@ type McpCapabilities struct {
 
 // SessionCapabilities gate the optional session methods.
 type SessionCapabilities struct {
-	List                  *Capability     `json:"list,omitempty"`
-	Delete                *Capability     `json:"delete,omitempty"`
-	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`
-	Resume                *Capability     `json:"resume,omitempty"`
-	Close                 *Capability     `json:"close,omitempty"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	List                  *Capability `json:"list,omitempty"`
+	Delete                *Capability `json:"delete,omitempty"`
+	AdditionalDirectories *Capability `json:"additionalDirectories,omitempty"`
+	Resume                *Capability `json:"resume,omitempty"`
+	Close                 *Capability `json:"close,omitempty"`
+	// Fork gates session/fork. Unstable: follows schema.unstable.json; may
+	// change.
+	Fork *Capability     `json:"fork,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentAuthCapabilities: Logout gates the logout method.
@@ -379,7 +382,9 @@ type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // LoadSessionRequest is the params of session/load (needs loadSession).
@@ -396,7 +401,9 @@ type LoadSessionRequest struct {
 type LoadSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // ResumeSessionRequest is the params of session/resume (needs
@@ -415,7 +422,9 @@ type ResumeSessionRequest struct {
 type ResumeSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // CloseSessionRequest is the params of session/close.

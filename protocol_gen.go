@@ -74,8 +74,9 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // SessionListCapabilities, SessionDeleteCapabilities,
 // SessionAdditionalDirectoriesCapabilities, SessionResumeCapabilities,
 // SessionCloseCapabilities, ElicitationFormCapabilities,
-// ElicitationUrlCapabilities, BooleanConfigOptionCapabilities. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// ElicitationUrlCapabilities, BooleanConfigOptionCapabilities,
+// SessionForkCapabilities. Unknown fields are ignored; _meta is kept when
+// it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Meta wireMeta `json:"_meta"`
@@ -280,7 +281,8 @@ func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's SessionCapabilities. Read as their
 // default when malformed: list, delete, additionalDirectories, resume,
-// close. Unknown fields are ignored; _meta is kept when it is an object.
+// close, fork. From the unstable schema: fork. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		List                  wireOpt[Capability] `json:"list"`
@@ -288,6 +290,7 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories wireOpt[Capability] `json:"additionalDirectories"`
 		Resume                wireOpt[Capability] `json:"resume"`
 		Close                 wireOpt[Capability] `json:"close"`
+		Fork                  wireOpt[Capability] `json:"fork"`
 		Meta                  wireMeta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -299,6 +302,7 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories: w.AdditionalDirectories.ptr(),
 		Resume:                w.Resume.ptr(),
 		Close:                 w.Close.ptr(),
+		Fork:                  w.Fork.ptr(),
 		Meta:                  w.Meta.raw(),
 	}
 	return nil
@@ -703,13 +707,15 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's NewSessionResponse. Required, an error
 // when absent or malformed: sessionId. Read as their default when
-// malformed: modes. Invalid items dropped from: configOptions. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// malformed: modes, models. Invalid items dropped from: configOptions.
+// Legacy, in no schema: models. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID     wireStr                     `json:"sessionId"`
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -729,6 +735,7 @@ func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 		SessionID:     w.SessionID.v,
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -777,12 +784,14 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's LoadSessionResponse. Read as their
-// default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored; _meta is kept when it is an object.
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -798,6 +807,7 @@ func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	*x = LoadSessionResponse{
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -842,12 +852,14 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ResumeSessionResponse. Read as their
-// default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored; _meta is kept when it is an object.
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -863,6 +875,7 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	*x = ResumeSessionResponse{
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -1097,6 +1110,98 @@ func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error {
 // not an object is dropped.
 func (v *SetSessionModeResponse) UnmarshalJSON(b []byte) error {
 	*v = SetSessionModeResponse{Meta: decodeMetaOnly(b)}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// SessionModelState. Required, an error when absent or malformed:
+// currentModelId. Required to be present: availableModels. Invalid items
+// dropped from: availableModels. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *SessionModelState) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CurrentModelID  wireStr             `json:"currentModelId"`
+		AvailableModels wireList[ModelInfo] `json:"availableModels"`
+		Meta            wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session model state", err)
+	}
+	if !w.CurrentModelID.ok {
+		return errMissing("session model state", "currentModelId")
+	}
+	if !w.AvailableModels.seen {
+		return errMissing("session model state", "availableModels")
+	}
+	*x = SessionModelState{
+		CurrentModelID:  w.CurrentModelID.v,
+		AvailableModels: orEmpty(w.AvailableModels.v),
+		Meta:            w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more, ModelInfo.
+// Required, an error when absent or malformed: modelId, name. Read as their
+// default when malformed: description. Unknown fields are ignored; _meta is
+// kept when it is an object.
+func (x *ModelInfo) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ModelID     wireStr  `json:"modelId"`
+		Name        wireStr  `json:"name"`
+		Description wireStr  `json:"description"`
+		Meta        wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("model info", err)
+	}
+	if !w.ModelID.ok {
+		return errMissing("model info", "modelId")
+	}
+	if !w.Name.ok {
+		return errMissing("model info", "name")
+	}
+	*x = ModelInfo{
+		ModelID:     w.ModelID.v,
+		Name:        w.Name.v,
+		Description: w.Description.v,
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// SetSessionModelRequest. Required, an error when absent or malformed:
+// sessionId, modelId. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		ModelID   wireStr  `json:"modelId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("set session model request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("set session model request", "sessionId")
+	}
+	if !w.ModelID.ok {
+		return errMissing("set session model request", "modelId")
+	}
+	*x = SetSessionModelRequest{
+		SessionID: w.SessionID.v,
+		ModelID:   w.ModelID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON never fails: SetSessionModelResponse is a method's params or result holding only
+// _meta, and agents send null, {} or other shapes for it. A _meta that is
+// not an object is dropped.
+func (v *SetSessionModelResponse) UnmarshalJSON(b []byte) error {
+	*v = SetSessionModelResponse{Meta: decodeMetaOnly(b)}
 	return nil
 }
 

@@ -45,9 +45,12 @@ type SessionState struct {
 	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
 	Modes                 *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
-	Commands              []AvailableCommand    `json:"commands,omitempty"`
-	Title                 string                `json:"title,omitempty"`
-	UpdatedAt             string                `json:"updatedAt,omitempty"`
+	// Models is the legacy model selection, when the agent offers one (see
+	// SessionModelState; unstable).
+	Models    *SessionModelState `json:"models,omitempty"`
+	Commands  []AvailableCommand `json:"commands,omitempty"`
+	Title     string             `json:"title,omitempty"`
+	UpdatedAt string             `json:"updatedAt,omitempty"`
 	// Usage is the latest usage_update (context window use and cost).
 	Usage *UsageUpdate `json:"usage,omitempty"`
 	// Plan is the latest plan, whichever turn sent it.
@@ -114,6 +117,10 @@ func clipSessionState(st *SessionState) {
 	if st.Modes != nil {
 		m := *st.Modes
 		st.Modes = &m
+	}
+	if st.Models != nil {
+		m := *st.Models
+		st.Models = &m
 	}
 	st.ConfigOptions = slices.Clip(st.ConfigOptions)
 	st.Commands = slices.Clip(st.Commands)
@@ -231,7 +238,7 @@ func derefOr(p *string) string {
 }
 
 // adopt records what a session/new, load or resume result says.
-func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
+func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if modes != nil {
@@ -240,7 +247,10 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
 	if opts != nil {
 		s.state.ConfigOptions = opts
 	}
-	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts}})
+	if models != nil {
+		s.state.Models = models
+	}
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts, Models: models}})
 	s.notifyLocked()
 }
 
@@ -382,7 +392,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, callError("session/new", errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models)
 	c.register(s)
 	return s, nil
 }
@@ -422,7 +432,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models)
 	return s, nil
 }
 
@@ -451,7 +461,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models)
 	return s, nil
 }
 

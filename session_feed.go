@@ -31,6 +31,9 @@ type SessionSetup struct {
 	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
 	Modes                 *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
+	// Models is the legacy model selection the result set, or the local
+	// result of SetModel. Unstable, as SessionModelState.
+	Models *SessionModelState `json:"models,omitempty"`
 }
 
 // sentry is one event of a session's log.
@@ -184,6 +187,9 @@ func (sf *SessionFold) Apply(ev Event) {
 			}
 			if su.ConfigOptions != nil {
 				st.ConfigOptions = su.ConfigOptions
+			}
+			if su.Models != nil {
+				st.Models = su.Models
 			}
 		}
 	case EventTurnStart:

@@ -8,6 +8,9 @@ type genType struct {
 	// schema.unstable.json (the package decodes a few unstable fields that
 	// real agents send).
 	Unstable bool
+	// Legacy lets fields and defs missing from both schemas come from
+	// legacy.json: shapes real agents still send that no schema has.
+	Legacy bool
 	// Label names the type in errors; "" means its Go name in words. The
 	// session update kinds keep their wire names ("tool_call").
 	Label string
@@ -27,8 +30,8 @@ var generated = []genType{
 		"LogoutCapabilities", "SessionListCapabilities", "SessionDeleteCapabilities",
 		"SessionAdditionalDirectoriesCapabilities", "SessionResumeCapabilities",
 		"SessionCloseCapabilities", "ElicitationFormCapabilities", "ElicitationUrlCapabilities",
-		"BooleanConfigOptionCapabilities",
-	}},
+		"BooleanConfigOptionCapabilities", "SessionForkCapabilities",
+	}, Unstable: true},
 	{Go: "ClientCapabilities", Defs: []string{"ClientCapabilities"}},
 	{Go: "FileSystemCapabilities", Defs: []string{"FileSystemCapabilities"}},
 	{Go: "AuthCapabilities", Defs: []string{"AuthCapabilities"}},
@@ -38,7 +41,7 @@ var generated = []genType{
 	{Go: "AgentCapabilities", Defs: []string{"AgentCapabilities"}},
 	{Go: "PromptCapabilities", Defs: []string{"PromptCapabilities"}},
 	{Go: "McpCapabilities", Defs: []string{"McpCapabilities"}},
-	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}},
+	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}, Unstable: true},
 	{Go: "AgentAuthCapabilities", Defs: []string{"AgentAuthCapabilities"}},
 	{Go: "InitializeRequest", Defs: []string{"InitializeRequest"}},
 	{Go: "InitializeResponse", Defs: []string{"InitializeResponse"}},
@@ -57,11 +60,11 @@ var generated = []genType{
 	{Go: "HTTPHeader", Defs: []string{"HttpHeader"}},
 
 	{Go: "NewSessionRequest", Defs: []string{"NewSessionRequest"}},
-	{Go: "NewSessionResponse", Defs: []string{"NewSessionResponse"}},
+	{Go: "NewSessionResponse", Defs: []string{"NewSessionResponse"}, Legacy: true},
 	{Go: "LoadSessionRequest", Defs: []string{"LoadSessionRequest"}},
-	{Go: "LoadSessionResponse", Defs: []string{"LoadSessionResponse"}},
+	{Go: "LoadSessionResponse", Defs: []string{"LoadSessionResponse"}, Legacy: true},
 	{Go: "ResumeSessionRequest", Defs: []string{"ResumeSessionRequest"}},
-	{Go: "ResumeSessionResponse", Defs: []string{"ResumeSessionResponse"}},
+	{Go: "ResumeSessionResponse", Defs: []string{"ResumeSessionResponse"}, Legacy: true},
 	{Go: "CloseSessionRequest", Defs: []string{"CloseSessionRequest"}},
 	{Go: "CloseSessionResponse", Defs: []string{"CloseSessionResponse"}},
 	{Go: "ListSessionsRequest", Defs: []string{"ListSessionsRequest"}},
@@ -74,6 +77,12 @@ var generated = []genType{
 	{Go: "SessionMode", Defs: []string{"SessionMode"}},
 	{Go: "SetSessionModeRequest", Defs: []string{"SetSessionModeRequest"}},
 	{Go: "SetSessionModeResponse", Defs: []string{"SetSessionModeResponse"}},
+
+	// The legacy model selection (models.go).
+	{Go: "SessionModelState", Defs: []string{"SessionModelState"}, Legacy: true},
+	{Go: "ModelInfo", Defs: []string{"ModelInfo"}, Legacy: true},
+	{Go: "SetSessionModelRequest", Defs: []string{"SetSessionModelRequest"}, Legacy: true},
+	{Go: "SetSessionModelResponse", Defs: []string{"SetSessionModelResponse"}, Legacy: true},
 
 	{Go: "SelectOption", Defs: []string{"SessionConfigSelectOption"}},
 	{Go: "SelectGroup", Defs: []string{"SessionConfigSelectGroup"}},
