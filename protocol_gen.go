@@ -881,6 +881,80 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON decodes the unstable schema's ForkSessionRequest. Required,
+// an error when absent or malformed: sessionId, cwd. Invalid items dropped
+// from: mcpServers, additionalDirectories. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID             wireStr                  `json:"sessionId"`
+		Cwd                   wireStr                  `json:"cwd"`
+		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
+		Meta                  wireMeta                 `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("fork session request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("fork session request", "sessionId")
+	}
+	if !w.Cwd.ok {
+		return errMissing("fork session request", "cwd")
+	}
+	var mcpServers []McpServer
+	if w.McpServers.ok {
+		mcpServers = make([]McpServer, len(w.McpServers.v))
+		for i, e := range w.McpServers.v {
+			mcpServers[i] = e.v
+		}
+	}
+	*x = ForkSessionRequest{
+		SessionID:             w.SessionID.v,
+		Cwd:                   w.Cwd.v,
+		McpServers:            mcpServers,
+		AdditionalDirectories: w.AdditionalDirectories.v,
+		Meta:                  w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's ForkSessionResponse.
+// Required, an error when absent or malformed: sessionId. Read as their
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID     wireStr                     `json:"sessionId"`
+		Modes         wireOpt[SessionModeState]   `json:"modes"`
+		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
+		Meta          wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("fork session response", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("fork session response", "sessionId")
+	}
+	var configOptions []SessionConfigOption
+	if w.ConfigOptions.ok {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
+		for i, e := range w.ConfigOptions.v {
+			configOptions[i] = e.v
+		}
+	}
+	*x = ForkSessionResponse{
+		SessionID:     w.SessionID.v,
+		Modes:         w.Modes.ptr(),
+		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
+		Meta:          w.Meta.raw(),
+	}
+	return nil
+}
+
 // UnmarshalJSON decodes the schema's CloseSessionRequest. Required, an
 // error when absent or malformed: sessionId. Unknown fields are ignored;
 // _meta is kept when it is an object.

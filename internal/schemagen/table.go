@@ -65,6 +65,8 @@ var generated = []genType{
 	{Go: "LoadSessionResponse", Defs: []string{"LoadSessionResponse"}, Legacy: true},
 	{Go: "ResumeSessionRequest", Defs: []string{"ResumeSessionRequest"}},
 	{Go: "ResumeSessionResponse", Defs: []string{"ResumeSessionResponse"}, Legacy: true},
+	{Go: "ForkSessionRequest", Defs: []string{"ForkSessionRequest"}, Unstable: true},
+	{Go: "ForkSessionResponse", Defs: []string{"ForkSessionResponse"}, Unstable: true, Legacy: true},
 	{Go: "CloseSessionRequest", Defs: []string{"CloseSessionRequest"}},
 	{Go: "CloseSessionResponse", Defs: []string{"CloseSessionResponse"}},
 	{Go: "ListSessionsRequest", Defs: []string{"ListSessionsRequest"}},
