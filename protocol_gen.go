@@ -1826,14 +1826,15 @@ func (x *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ToolCall. It is a union variant;
 // "sessionUpdate" is not checked. Required, an error when absent or
-// malformed: toolCallId, title. Read as their default when malformed: kind,
-// status, rawInput, rawOutput. Invalid items dropped from: content,
-// locations. Unknown fields are ignored; _meta is kept when it is an
-// object.
+// malformed: toolCallId, title. Read as their default when malformed: name,
+// kind, status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. From the unstable schema: name. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ToolCall) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ToolCallID wireStr                        `json:"toolCallId"`
 		Title      wireStr                        `json:"title"`
+		Name       wireStr                        `json:"name"`
 		Kind       wireStr                        `json:"kind"`
 		Status     wireStr                        `json:"status"`
 		Content    wireList[toolCallContentField] `json:"content"`
@@ -1861,6 +1862,7 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error {
 	*x = ToolCall{
 		ToolCallID: w.ToolCallID.v,
 		Title:      w.Title.v,
+		Name:       w.Name.v,
 		Kind:       ToolKind(w.Kind.v),
 		Status:     ToolCallStatus(w.Status.v),
 		Content:    content,
@@ -1874,14 +1876,15 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ToolCallUpdate. It is a union variant;
 // "sessionUpdate" is not checked. Required, an error when absent or
-// malformed: toolCallId. Read as their default when malformed: title, kind,
-// status, rawInput, rawOutput. Invalid items dropped from: content,
-// locations. Unknown fields are ignored; _meta is kept when it is an
-// object.
+// malformed: toolCallId. Read as their default when malformed: title, name,
+// kind, status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. From the unstable schema: name. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ToolCallID wireStr                        `json:"toolCallId"`
 		Title      wireStr                        `json:"title"`
+		Name       wireStr                        `json:"name"`
 		Kind       wireStr                        `json:"kind"`
 		Status     wireStr                        `json:"status"`
 		Content    wireList[toolCallContentField] `json:"content"`
@@ -1916,6 +1919,7 @@ func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	*x = ToolCallUpdate{
 		ToolCallID: w.ToolCallID.v,
 		Title:      w.Title.ptr(),
+		Name:       w.Name.ptr(),
 		Kind:       kind,
 		Status:     status,
 		Content:    content,
