@@ -2089,6 +2089,228 @@ func (x *Cost) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON decodes the unstable schema's PlanUpdate. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: plan. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *PlanUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Plan planContentField `json:"plan"`
+		Meta wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan_update", err)
+	}
+	if w.Plan.v == nil {
+		return errMissing("plan_update", "plan")
+	}
+	*x = PlanUpdate{
+		Plan: w.Plan.v,
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanRemoved. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: planId. Unknown fields are ignored; _meta is kept when it
+// is an object.
+func (x *PlanRemoved) UnmarshalJSON(b []byte) error {
+	var w struct {
+		PlanID wireStr  `json:"planId"`
+		Meta   wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan_removed", err)
+	}
+	if !w.PlanID.ok {
+		return errMissing("plan_removed", "planId")
+	}
+	*x = PlanRemoved{
+		PlanID: w.PlanID.v,
+		Meta:   w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanItems. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId. Required to be present: entries. Invalid items dropped
+// from: entries. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *PlanItems) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr             `json:"planId"`
+		Entries wireList[PlanEntry] `json:"entries"`
+		Meta    wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan items", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan items", "planId")
+	}
+	if !w.Entries.seen {
+		return errMissing("plan items", "entries")
+	}
+	*x = PlanItems{
+		ID:      w.ID.v,
+		Entries: orEmpty(w.Entries.v),
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanFile. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId, uri. Unknown fields are ignored; _meta is kept when it
+// is an object.
+func (x *PlanFile) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID   wireStr  `json:"planId"`
+		URI  wireStr  `json:"uri"`
+		Meta wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan file", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan file", "planId")
+	}
+	if !w.URI.ok {
+		return errMissing("plan file", "uri")
+	}
+	*x = PlanFile{
+		ID:   w.ID.v,
+		URI:  w.URI.v,
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanMarkdown. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId, content. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr  `json:"planId"`
+		Content wireStr  `json:"content"`
+		Meta    wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan markdown", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan markdown", "planId")
+	}
+	if !w.Content.ok {
+		return errMissing("plan markdown", "content")
+	}
+	*x = PlanMarkdown{
+		ID:      w.ID.v,
+		Content: w.Content.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Notice. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: severity, title. Read as their default when malformed:
+// description. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *Notice) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Severity    wireStr  `json:"severity"`
+		Title       wireStr  `json:"title"`
+		Description wireStr  `json:"description"`
+		Meta        wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("notice", err)
+	}
+	if !w.Severity.ok {
+		return errMissing("notice", "severity")
+	}
+	if !w.Title.ok {
+		return errMissing("notice", "title")
+	}
+	*x = Notice{
+		Severity:    NoticeSeverity(w.Severity.v),
+		Title:       w.Title.v,
+		Description: w.Description.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's CompactionUpdate. It is a
+// union variant; "sessionUpdate" is not checked. Required, an error when
+// absent or malformed: compactionId, status. Read as their default when
+// malformed: error. Invalid items dropped from: summary. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *CompactionUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CompactionID wireStr                     `json:"compactionId"`
+		Status       wireStr                     `json:"status"`
+		Summary      wireList[contentBlockField] `json:"summary"`
+		Error        wireStr                     `json:"error"`
+		Meta         wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("compaction_update", err)
+	}
+	if !w.CompactionID.ok {
+		return errMissing("compaction_update", "compactionId")
+	}
+	if !w.Status.ok {
+		return errMissing("compaction_update", "status")
+	}
+	var summary []ContentBlock
+	if w.Summary.ok {
+		summary = make([]ContentBlock, len(w.Summary.v))
+		for i, e := range w.Summary.v {
+			summary[i] = e.v
+		}
+	}
+	*x = CompactionUpdate{
+		CompactionID: w.CompactionID.v,
+		Status:       CompactionStatus(w.Status.v),
+		Summary:      summary,
+		Error:        w.Error.ptr(),
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's CompactionSummaryChunk. It is
+// a union variant; "sessionUpdate" is not checked. Required, an error when
+// absent or malformed: compactionId, content. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CompactionID wireStr           `json:"compactionId"`
+		Content      contentBlockField `json:"content"`
+		Meta         wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("compaction_summary_chunk", err)
+	}
+	if !w.CompactionID.ok {
+		return errMissing("compaction_summary_chunk", "compactionId")
+	}
+	if w.Content.v == nil {
+		return errMissing("compaction_summary_chunk", "content")
+	}
+	*x = CompactionSummaryChunk{
+		CompactionID: w.CompactionID.v,
+		Content:      w.Content.v,
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *Role) UnmarshalJSON(b []byte) error {
@@ -2442,13 +2664,15 @@ func (x *ToolCallLocation) UnmarshalJSON(b []byte) error {
 // "sessionUpdate": "user_message_chunk" (UserMessageChunk),
 // "agent_message_chunk" (AgentMessageChunk), "agent_thought_chunk"
 // (AgentThoughtChunk), "tool_call" (ToolCall), "tool_call_update"
-// (ToolCallUpdate), "plan" (Plan), "available_commands_update"
+// (ToolCallUpdate), "plan" (Plan), "plan_update" (PlanUpdate),
+// "plan_removed" (PlanRemoved), "available_commands_update"
 // (AvailableCommandsUpdate), "current_mode_update" (CurrentModeUpdate),
 // "config_option_update" (ConfigOptionUpdate), "session_info_update"
-// (SessionInfoUpdate), "usage_update" (UsageUpdate). Any other
-// "sessionUpdate" is kept as *UnknownUpdate, raw. A value that is not an
-// object, has no string "sessionUpdate", or is a known variant that does
-// not decode is an error.
+// (SessionInfoUpdate), "usage_update" (UsageUpdate), "notice" (Notice),
+// "compaction_update" (CompactionUpdate), "compaction_summary_chunk"
+// (CompactionSummaryChunk). Any other "sessionUpdate" is kept as
+// *UnknownUpdate, raw. A value that is not an object, has no string
+// "sessionUpdate", or is a known variant that does not decode is an error.
 func decodeUpdate(data []byte) (Update, error) {
 	kind, found, err := jsonDiscriminator(data, "sessionUpdate")
 	if err != nil {
@@ -2474,6 +2698,10 @@ func decodeUpdate(data []byte) (Update, error) {
 		v = new(ToolCallUpdate)
 	case "plan":
 		v = new(Plan)
+	case "plan_update":
+		v = new(PlanUpdate)
+	case "plan_removed":
+		v = new(PlanRemoved)
 	case "available_commands_update":
 		v = new(AvailableCommandsUpdate)
 	case "current_mode_update":
@@ -2484,6 +2712,12 @@ func decodeUpdate(data []byte) (Update, error) {
 		v = new(SessionInfoUpdate)
 	case "usage_update":
 		v = new(UsageUpdate)
+	case "notice":
+		v = new(Notice)
+	case "compaction_update":
+		v = new(CompactionUpdate)
+	case "compaction_summary_chunk":
+		v = new(CompactionSummaryChunk)
 	default:
 		if err := jsonObject(data); err != nil {
 			return nil, errDecode("session update", err)
@@ -2503,6 +2737,61 @@ func (x *UnknownUpdate) UnmarshalJSON(b []byte) error {
 	}
 	kind, _, _ := jsonDiscriminator(b, "sessionUpdate")
 	*x = UnknownUpdate{Kind: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalPlanContent decodes the schema's PlanUpdateContent, told apart
+// by "type": "items" (PlanItems), "file" (PlanFile), "markdown"
+// (PlanMarkdown). Any other "type" is kept as *UnknownPlanContent, raw. A
+// value that is not an object, has no string "type", or is a known variant
+// that does not decode is an error.
+func unmarshalPlanContent(data []byte) (PlanContent, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("plan content", err)
+	}
+	if !found {
+		return nil, errMissing("plan content", "type")
+	}
+	var v interface {
+		PlanContent
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "items":
+		v = new(PlanItems)
+	case "file":
+		v = new(PlanFile)
+	case "markdown":
+		v = new(PlanMarkdown)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("plan content", err)
+		}
+		return &UnknownPlanContent{Type: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// planContentField decodes a PlanContent inside a wire struct; its error
+// fails the enclosing decode.
+type planContentField struct{ v PlanContent }
+
+func (f *planContentField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalPlanContent(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownPlanContent, with its "type".
+func (x *UnknownPlanContent) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("plan content", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownPlanContent{Type: string(kind), Raw: rawCopy(b)}
 	return nil
 }
 

@@ -53,8 +53,14 @@ type SessionState struct {
 	UpdatedAt string             `json:"updatedAt,omitempty"`
 	// Usage is the latest usage_update (context window use and cost).
 	Usage *UsageUpdate `json:"usage,omitempty"`
-	// Plan is the latest plan, whichever turn sent it.
+	// Plan is the latest plan, whichever turn sent it: a plan update, or
+	// the entries of a plan_update of type items.
 	Plan []PlanEntry `json:"plan,omitempty"`
+	// PlanContent, Notice and Compaction fold unstable update kinds; see
+	// foldUnstableUpdate.
+	PlanContent PlanContent      `json:"planContent,omitempty"`
+	Notice      *Notice          `json:"notice,omitempty"`
+	Compaction  *CompactionState `json:"compaction,omitempty"`
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
 
@@ -121,6 +127,11 @@ func clipSessionState(st *SessionState) {
 	if st.Models != nil {
 		m := *st.Models
 		st.Models = &m
+	}
+	if st.Compaction != nil {
+		c := *st.Compaction
+		c.Summary = slices.Clip(c.Summary)
+		st.Compaction = &c
 	}
 	st.ConfigOptions = slices.Clip(st.ConfigOptions)
 	st.Commands = slices.Clip(st.Commands)
@@ -223,9 +234,9 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 	case *UsageUpdate:
 		st.Usage = u
 	case *Plan:
-		st.Plan = u.Entries
+		st.Plan, st.PlanContent = u.Entries, nil
 	default:
-		return false
+		return foldUnstableUpdate(st, u)
 	}
 	return true
 }

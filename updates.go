@@ -20,8 +20,11 @@ import (
 //   - *ConfigOptionUpdate ("config_option_update")
 //   - *SessionInfoUpdate ("session_info_update")
 //   - *UsageUpdate ("usage_update")
-//   - *UnknownUpdate (any other kind, e.g. the unstable notice or plan_update;
-//     the raw JSON is kept)
+//   - unstable (schema.unstable.json; may change): *PlanUpdate
+//     ("plan_update"), *PlanRemoved ("plan_removed"), *Notice ("notice"),
+//     *CompactionUpdate ("compaction_update"), *CompactionSummaryChunk
+//     ("compaction_summary_chunk")
+//   - *UnknownUpdate (any other kind; the raw JSON is kept)
 //
 // New kinds keep appearing within v1 without a capability, so an unknown kind
 // is never an error. A known kind whose required field is missing or malformed

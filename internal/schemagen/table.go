@@ -119,6 +119,15 @@ var generated = []genType{
 	{Go: "SessionInfoUpdate", Defs: []string{"SessionInfoUpdate"}, Label: "session_info_update"},
 	{Go: "UsageUpdate", Defs: []string{"UsageUpdate"}, Label: "usage_update"},
 	{Go: "Cost", Defs: []string{"Cost"}},
+	// The unstable update kinds (updates_unstable.go).
+	{Go: "PlanUpdate", Defs: []string{"PlanUpdate"}, Label: "plan_update", Unstable: true},
+	{Go: "PlanRemoved", Defs: []string{"PlanRemoved"}, Label: "plan_removed", Unstable: true},
+	{Go: "PlanItems", Defs: []string{"PlanItems"}, Label: "plan items", Unstable: true},
+	{Go: "PlanFile", Defs: []string{"PlanFile"}, Label: "plan file", Unstable: true},
+	{Go: "PlanMarkdown", Defs: []string{"PlanMarkdown"}, Label: "plan markdown", Unstable: true},
+	{Go: "Notice", Defs: []string{"Notice"}, Label: "notice", Unstable: true},
+	{Go: "CompactionUpdate", Defs: []string{"CompactionUpdate"}, Label: "compaction_update", Unstable: true},
+	{Go: "CompactionSummaryChunk", Defs: []string{"CompactionSummaryChunk"}, Label: "compaction_summary_chunk", Unstable: true},
 
 	// Content.
 	{Go: "Role", Defs: []string{"Role"}},
@@ -143,10 +152,13 @@ var generated = []genType{
 // unions lists the unions whose decoders are generated.
 var unions = []genUnion{
 	{Def: "SessionUpdate", Go: "Update", Func: "decodeUpdate", Label: "session update",
-		Unknown: "UnknownUpdate", UnknownKey: "Kind",
+		Unknown: "UnknownUpdate", UnknownKey: "Kind", Unstable: true,
 		// A malformed known kind is kept as *UnknownUpdate next to its
 		// error, so the caller can report it and keep the update.
 		Fail: "malformedUpdate(data, %s)"},
+	{Def: "PlanUpdateContent", Go: "PlanContent", Func: "unmarshalPlanContent", Label: "plan content",
+		Wrapper: "planContentField", Unknown: "UnknownPlanContent", UnknownKey: "Type", Fail: "nil, %s",
+		Unstable: true},
 	{Def: "ContentBlock", Go: "ContentBlock", Func: "unmarshalContentBlock", Label: "content block",
 		Wrapper: "contentBlockField", Unknown: "UnknownContent", UnknownKey: "Type", Fail: "nil, %s"},
 	{Def: "ToolCallContent", Go: "ToolCallContent", Func: "unmarshalToolCallContent", Label: "tool call content",
