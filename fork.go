@@ -67,7 +67,7 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 		return nil, callError("session/fork", errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions, res.Models)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	c.register(s)
 	return s, nil
 }

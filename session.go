@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -61,6 +62,9 @@ type SessionState struct {
 	PlanContent PlanContent      `json:"planContent,omitempty"`
 	Notice      *Notice          `json:"notice,omitempty"`
 	Compaction  *CompactionState `json:"compaction,omitempty"`
+	// Meta is the _meta of the session/new, load, resume or fork result
+	// (an object, as the agent sent it; nil when it sent none).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
 
@@ -249,7 +253,7 @@ func derefOr(p *string) string {
 }
 
 // adopt records what a session/new, load or resume result says.
-func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState) {
+func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState, meta json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if modes != nil {
@@ -261,7 +265,10 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, mod
 	if models != nil {
 		s.state.Models = models
 	}
-	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts, Models: models}})
+	if meta != nil {
+		s.state.Meta = meta
+	}
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts, Models: models, Meta: meta}})
 	s.notifyLocked()
 }
 
@@ -403,7 +410,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, callError("session/new", errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions, res.Models)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	c.register(s)
 	return s, nil
 }
@@ -443,7 +450,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions, res.Models)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	return s, nil
 }
 
@@ -472,7 +479,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions, res.Models)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"slices"
 )
@@ -34,6 +35,8 @@ type SessionSetup struct {
 	// Models is the legacy model selection the result set, or the local
 	// result of SetModel. Unstable, as SessionModelState.
 	Models *SessionModelState `json:"models,omitempty"`
+	// Meta is the result's _meta.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // sentry is one event of a session's log.
@@ -190,6 +193,9 @@ func (sf *SessionFold) Apply(ev Event) {
 			}
 			if su.Models != nil {
 				st.Models = su.Models
+			}
+			if su.Meta != nil {
+				st.Meta = su.Meta
 			}
 		}
 	case EventTurnStart:
