@@ -92,7 +92,11 @@ type ClientCapabilities struct {
 	Session     *ClientSessionCapabilities `json:"session,omitempty"`
 	Auth        AuthCapabilities           `json:"auth"`
 	Elicitation *ElicitationCapabilities   `json:"elicitation,omitempty"`
-	Meta        json.RawMessage            `json:"_meta,omitempty"`
+	// PositionEncodings lists the position encodings the client supports
+	// for next-edit suggestions, preferred first. Unstable: follows
+	// schema.unstable.json; may change.
+	PositionEncodings []PositionEncodingKind `json:"positionEncodings,omitempty"`
+	Meta              json.RawMessage        `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities enables fs/read_text_file and fs/write_text_file.
@@ -137,7 +141,11 @@ type AgentCapabilities struct {
 	McpCapabilities     McpCapabilities       `json:"mcpCapabilities"`
 	SessionCapabilities SessionCapabilities   `json:"sessionCapabilities"`
 	Auth                AgentAuthCapabilities `json:"auth"`
-	Meta                json.RawMessage       `json:"_meta,omitempty"`
+	// Nes and PositionEncoding are the next-edit-suggestion capabilities
+	// (nes.go). Unstable: follows schema.unstable.json; may change.
+	Nes              *NesCapabilities     `json:"nes,omitempty"`
+	PositionEncoding PositionEncodingKind `json:"positionEncoding,omitempty"`
+	Meta             json.RawMessage      `json:"_meta,omitempty"`
 }
 
 // PromptCapabilities are the content types a prompt may carry beyond text

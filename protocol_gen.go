@@ -75,8 +75,10 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // SessionAdditionalDirectoriesCapabilities, SessionResumeCapabilities,
 // SessionCloseCapabilities, ElicitationFormCapabilities,
 // ElicitationUrlCapabilities, BooleanConfigOptionCapabilities,
-// SessionForkCapabilities. Unknown fields are ignored; _meta is kept when
-// it is an object.
+// SessionForkCapabilities, NesDocumentDidOpenCapabilities,
+// NesDocumentDidCloseCapabilities, NesDocumentDidSaveCapabilities,
+// NesDocumentDidFocusCapabilities. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Meta wireMeta `json:"_meta"`
@@ -91,27 +93,38 @@ func (x *Capability) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ClientCapabilities. Read as their
-// default when malformed: fs, terminal, session, auth, elicitation. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// default when malformed: fs, terminal, session, auth, elicitation. Invalid
+// items dropped from: positionEncodings. From the unstable schema:
+// positionEncodings. Unknown fields are ignored; _meta is kept when it is
+// an object.
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		FS          wireOpt[FileSystemCapabilities]    `json:"fs"`
-		Terminal    wireOpt[bool]                      `json:"terminal"`
-		Session     wireOpt[ClientSessionCapabilities] `json:"session"`
-		Auth        wireOpt[AuthCapabilities]          `json:"auth"`
-		Elicitation wireOpt[ElicitationCapabilities]   `json:"elicitation"`
-		Meta        wireMeta                           `json:"_meta"`
+		FS                wireOpt[FileSystemCapabilities]    `json:"fs"`
+		Terminal          wireOpt[bool]                      `json:"terminal"`
+		Session           wireOpt[ClientSessionCapabilities] `json:"session"`
+		Auth              wireOpt[AuthCapabilities]          `json:"auth"`
+		Elicitation       wireOpt[ElicitationCapabilities]   `json:"elicitation"`
+		PositionEncodings wireList[string]                   `json:"positionEncodings"`
+		Meta              wireMeta                           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("client capabilities", err)
 	}
+	var positionEncodings []PositionEncodingKind
+	if w.PositionEncodings.ok {
+		positionEncodings = make([]PositionEncodingKind, len(w.PositionEncodings.v))
+		for i, e := range w.PositionEncodings.v {
+			positionEncodings[i] = PositionEncodingKind(e)
+		}
+	}
 	*x = ClientCapabilities{
-		FS:          w.FS.v,
-		Terminal:    w.Terminal.v,
-		Session:     w.Session.ptr(),
-		Auth:        w.Auth.v,
-		Elicitation: w.Elicitation.ptr(),
-		Meta:        w.Meta.raw(),
+		FS:                w.FS.v,
+		Terminal:          w.Terminal.v,
+		Session:           w.Session.ptr(),
+		Auth:              w.Auth.v,
+		Elicitation:       w.Elicitation.ptr(),
+		PositionEncodings: positionEncodings,
+		Meta:              w.Meta.raw(),
 	}
 	return nil
 }
@@ -212,8 +225,9 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's AgentCapabilities. Read as their
 // default when malformed: loadSession, promptCapabilities, mcpCapabilities,
-// sessionCapabilities, auth. Unknown fields are ignored; _meta is kept when
-// it is an object.
+// sessionCapabilities, auth, nes, positionEncoding. From the unstable
+// schema: nes, positionEncoding. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		LoadSession         wireOpt[bool]                  `json:"loadSession"`
@@ -221,6 +235,8 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 		McpCapabilities     wireOpt[McpCapabilities]       `json:"mcpCapabilities"`
 		SessionCapabilities wireOpt[SessionCapabilities]   `json:"sessionCapabilities"`
 		Auth                wireOpt[AgentAuthCapabilities] `json:"auth"`
+		Nes                 wireOpt[NesCapabilities]       `json:"nes"`
+		PositionEncoding    wireStr                        `json:"positionEncoding"`
 		Meta                wireMeta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -232,6 +248,8 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 		McpCapabilities:     w.McpCapabilities.v,
 		SessionCapabilities: w.SessionCapabilities.v,
 		Auth:                w.Auth.v,
+		Nes:                 w.Nes.ptr(),
+		PositionEncoding:    PositionEncodingKind(w.PositionEncoding.v),
 		Meta:                w.Meta.raw(),
 	}
 	return nil
@@ -2313,6 +2331,408 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
+func (v *PositionEncodingKind) UnmarshalJSON(b []byte) error {
+	*v = PositionEncodingKind(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *TextDocumentSyncKind) UnmarshalJSON(b []byte) error {
+	*v = TextDocumentSyncKind(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesCapabilities. Read as
+// their default when malformed: events, context. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *NesCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Events  wireOpt[NesEventCapabilities] `json:"events"`
+		Context wireRaw                       `json:"context"`
+		Meta    wireMeta                      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes capabilities", err)
+	}
+	*x = NesCapabilities{
+		Events:  w.Events.ptr(),
+		Context: w.Context.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesEventCapabilities. Read as
+// their default when malformed: document. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *NesEventCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Document wireOpt[NesDocumentEventCapabilities] `json:"document"`
+		Meta     wireMeta                              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes event capabilities", err)
+	}
+	*x = NesEventCapabilities{
+		Document: w.Document.ptr(),
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesDocumentEventCapabilities.
+// Read as their default when malformed: didOpen, didChange, didClose,
+// didSave, didFocus. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *NesDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		DidOpen   wireOpt[Capability]                       `json:"didOpen"`
+		DidChange wireOpt[NesDocumentDidChangeCapabilities] `json:"didChange"`
+		DidClose  wireOpt[Capability]                       `json:"didClose"`
+		DidSave   wireOpt[Capability]                       `json:"didSave"`
+		DidFocus  wireOpt[Capability]                       `json:"didFocus"`
+		Meta      wireMeta                                  `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes document event capabilities", err)
+	}
+	*x = NesDocumentEventCapabilities{
+		DidOpen:   w.DidOpen.ptr(),
+		DidChange: w.DidChange.ptr(),
+		DidClose:  w.DidClose.ptr(),
+		DidSave:   w.DidSave.ptr(),
+		DidFocus:  w.DidFocus.ptr(),
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's
+// NesDocumentDidChangeCapabilities. Required, an error when absent or
+// malformed: syncKind. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *NesDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SyncKind wireStr  `json:"syncKind"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes document did change capabilities", err)
+	}
+	if !w.SyncKind.ok {
+		return errMissing("nes document did change capabilities", "syncKind")
+	}
+	*x = NesDocumentDidChangeCapabilities{
+		SyncKind: TextDocumentSyncKind(w.SyncKind.v),
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Position. Required, an error
+// when absent or malformed: line, character. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *Position) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Line      wireStrict[uint32] `json:"line"`
+		Character wireStrict[uint32] `json:"character"`
+		Meta      wireMeta           `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("position", err)
+	}
+	if w.Line.err != nil {
+		return errField("position", "line", w.Line.err)
+	}
+	if !w.Line.ok {
+		return errMissing("position", "line")
+	}
+	if w.Character.err != nil {
+		return errField("position", "character", w.Character.err)
+	}
+	if !w.Character.ok {
+		return errMissing("position", "character")
+	}
+	*x = Position{
+		Line:      w.Line.v,
+		Character: w.Character.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Range. Required, an error
+// when absent or malformed: start, end. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *Range) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Start wireStrict[Position] `json:"start"`
+		End   wireStrict[Position] `json:"end"`
+		Meta  wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("range", err)
+	}
+	if w.Start.err != nil {
+		return errField("range", "start", w.Start.err)
+	}
+	if !w.Start.ok {
+		return errMissing("range", "start")
+	}
+	if w.End.err != nil {
+		return errField("range", "end", w.End.err)
+	}
+	if !w.End.ok {
+		return errMissing("range", "end")
+	}
+	*x = Range{
+		Start: w.Start.v,
+		End:   w.End.v,
+		Meta:  w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's StartNesResponse. Required,
+// an error when absent or malformed: sessionId. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *StartNesResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("start nes response", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("start nes response", "sessionId")
+	}
+	*x = StartNesResponse{
+		SessionID: w.SessionID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SuggestNesResponse. Required,
+// an error when absent or malformed: suggestions. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *SuggestNesResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Suggestions wireStrict[[]nesSuggestionField] `json:"suggestions"`
+		Meta        wireMeta                         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("suggest nes response", err)
+	}
+	if w.Suggestions.err != nil {
+		return errField("suggest nes response", "suggestions", w.Suggestions.err)
+	}
+	if !w.Suggestions.ok {
+		return errMissing("suggest nes response", "suggestions")
+	}
+	var suggestions []NesSuggestion
+	if w.Suggestions.ok {
+		suggestions = make([]NesSuggestion, len(w.Suggestions.v))
+		for i, e := range w.Suggestions.v {
+			suggestions[i] = e.v
+		}
+	}
+	*x = SuggestNesResponse{
+		Suggestions: orEmpty(suggestions),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesEditSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, edits. Read as their default when malformed:
+// cursorPosition. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *NesEditSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID             wireStr                   `json:"id"`
+		URI            wireStr                   `json:"uri"`
+		Edits          wireStrict[[]NesTextEdit] `json:"edits"`
+		CursorPosition wireOpt[Position]         `json:"cursorPosition"`
+		Meta           wireMeta                  `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes edit suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes edit suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes edit suggestion", "uri")
+	}
+	if w.Edits.err != nil {
+		return errField("nes edit suggestion", "edits", w.Edits.err)
+	}
+	if !w.Edits.ok {
+		return errMissing("nes edit suggestion", "edits")
+	}
+	*x = NesEditSuggestion{
+		ID:             w.ID.v,
+		URI:            w.URI.v,
+		Edits:          orEmpty(w.Edits.v),
+		CursorPosition: w.CursorPosition.ptr(),
+		Meta:           w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesTextEdit. Required, an
+// error when absent or malformed: range, newText. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *NesTextEdit) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Range   wireStrict[Range] `json:"range"`
+		NewText wireStr           `json:"newText"`
+		Meta    wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes text edit", err)
+	}
+	if w.Range.err != nil {
+		return errField("nes text edit", "range", w.Range.err)
+	}
+	if !w.Range.ok {
+		return errMissing("nes text edit", "range")
+	}
+	if !w.NewText.ok {
+		return errMissing("nes text edit", "newText")
+	}
+	*x = NesTextEdit{
+		Range:   w.Range.v,
+		NewText: w.NewText.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesJumpSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, position. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *NesJumpSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID       wireStr              `json:"id"`
+		URI      wireStr              `json:"uri"`
+		Position wireStrict[Position] `json:"position"`
+		Meta     wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes jump suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes jump suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes jump suggestion", "uri")
+	}
+	if w.Position.err != nil {
+		return errField("nes jump suggestion", "position", w.Position.err)
+	}
+	if !w.Position.ok {
+		return errMissing("nes jump suggestion", "position")
+	}
+	*x = NesJumpSuggestion{
+		ID:       w.ID.v,
+		URI:      w.URI.v,
+		Position: w.Position.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesRenameSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, position, newName. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *NesRenameSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID       wireStr              `json:"id"`
+		URI      wireStr              `json:"uri"`
+		Position wireStrict[Position] `json:"position"`
+		NewName  wireStr              `json:"newName"`
+		Meta     wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes rename suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes rename suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes rename suggestion", "uri")
+	}
+	if w.Position.err != nil {
+		return errField("nes rename suggestion", "position", w.Position.err)
+	}
+	if !w.Position.ok {
+		return errMissing("nes rename suggestion", "position")
+	}
+	if !w.NewName.ok {
+		return errMissing("nes rename suggestion", "newName")
+	}
+	*x = NesRenameSuggestion{
+		ID:       w.ID.v,
+		URI:      w.URI.v,
+		Position: w.Position.v,
+		NewName:  w.NewName.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's
+// NesSearchAndReplaceSuggestion. It is a union variant; "kind" is not
+// checked. Required, an error when absent or malformed: id, uri, search,
+// replace. Optional but an error when malformed: isRegex. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr          `json:"id"`
+		URI     wireStr          `json:"uri"`
+		Search  wireStr          `json:"search"`
+		Replace wireStr          `json:"replace"`
+		IsRegex wireStrict[bool] `json:"isRegex"`
+		Meta    wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes search and replace suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes search and replace suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes search and replace suggestion", "uri")
+	}
+	if !w.Search.ok {
+		return errMissing("nes search and replace suggestion", "search")
+	}
+	if !w.Replace.ok {
+		return errMissing("nes search and replace suggestion", "replace")
+	}
+	if w.IsRegex.err != nil {
+		return errField("nes search and replace suggestion", "isRegex", w.IsRegex.err)
+	}
+	*x = NesSearchAndReplaceSuggestion{
+		ID:      w.ID.v,
+		URI:     w.URI.v,
+		Search:  w.Search.v,
+		Replace: w.Replace.v,
+		IsRegex: w.IsRegex.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
 func (v *Role) UnmarshalJSON(b []byte) error {
 	*v = Role(enumString(b))
 	return nil
@@ -2792,6 +3212,64 @@ func (x *UnknownPlanContent) UnmarshalJSON(b []byte) error {
 	}
 	kind, _, _ := jsonDiscriminator(b, "type")
 	*x = UnknownPlanContent{Type: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalNesSuggestion decodes the schema's NesSuggestion, told apart by
+// "kind": "edit" (NesEditSuggestion), "jump" (NesJumpSuggestion), "rename"
+// (NesRenameSuggestion), "searchAndReplace"
+// (NesSearchAndReplaceSuggestion). Any other "kind" is kept as
+// *UnknownNesSuggestion, raw. A value that is not an object, has no string
+// "kind", or is a known variant that does not decode is an error.
+func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
+	kind, found, err := jsonDiscriminator(data, "kind")
+	if err != nil {
+		return nil, errDecode("nes suggestion", err)
+	}
+	if !found {
+		return nil, errMissing("nes suggestion", "kind")
+	}
+	var v interface {
+		NesSuggestion
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "edit":
+		v = new(NesEditSuggestion)
+	case "jump":
+		v = new(NesJumpSuggestion)
+	case "rename":
+		v = new(NesRenameSuggestion)
+	case "searchAndReplace":
+		v = new(NesSearchAndReplaceSuggestion)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("nes suggestion", err)
+		}
+		return &UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// nesSuggestionField decodes a NesSuggestion inside a wire struct; its
+// error fails the enclosing decode.
+type nesSuggestionField struct{ v NesSuggestion }
+
+func (f *nesSuggestionField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalNesSuggestion(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownNesSuggestion, with its "kind".
+func (x *UnknownNesSuggestion) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("nes suggestion", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "kind")
+	*x = UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(b)}
 	return nil
 }
 
