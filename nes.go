@@ -322,3 +322,48 @@ func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
 	}
 	return c.call(ctx, "nes/close", &CloseNesRequest{SessionID: sessionID}, nil)
 }
+
+// The MarshalJSON methods write the "kind" the union is told apart by, so a
+// suggestion encodes as the agent sent it (traces, JSON output).
+
+func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesEditSuggestion
+	s.Edits = orEmpty(s.Edits)
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"edit", body(s)})
+}
+
+func (s NesJumpSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesJumpSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"jump", body(s)})
+}
+
+func (s NesRenameSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesRenameSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"rename", body(s)})
+}
+
+func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesSearchAndReplaceSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"searchAndReplace", body(s)})
+}
+
+// MarshalJSON returns Raw unchanged (or a bare {"kind":...} when Raw is empty).
+func (s UnknownNesSuggestion) MarshalJSON() ([]byte, error) {
+	return marshalRaw(s.Raw, func() ([]byte, error) {
+		return json.Marshal(struct {
+			Kind string `json:"kind"`
+		}{s.Kind})
+	})
+}

@@ -177,3 +177,26 @@ func TestDocumentEvents(t *testing.T) {
 		t.Fatalf("agent got:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Suggestions encode with their "kind" and decode back to themselves.
+func TestNESSuggestionsRoundTrip(t *testing.T) {
+	in := acp.SuggestNesResponse{Suggestions: []acp.NesSuggestion{
+		&acp.NesEditSuggestion{ID: "a", URI: "file:///a", Edits: []acp.NesTextEdit{{NewText: "x"}}},
+		&acp.NesJumpSuggestion{ID: "b", URI: "file:///a", Position: acp.Position{Line: 2}},
+		&acp.NesRenameSuggestion{ID: "c", URI: "file:///a", NewName: "y"},
+		&acp.NesSearchAndReplaceSuggestion{ID: "d", URI: "file:///a", Search: "s", Replace: "r", IsRegex: true},
+		&acp.UnknownNesSuggestion{Kind: "teleport", Raw: json.RawMessage(`{"kind":"teleport","id":"e"}`)},
+	}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out acp.SuggestNesResponse
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(out)
+	if string(b) != string(b2) || len(out.Suggestions) != 5 || out.Suggestions[3].SuggestionID() != "d" {
+		t.Fatalf("round trip:\n%s\n%s", b, b2)
+	}
+}
