@@ -63,7 +63,7 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 		return notSupported("session/set_model", "models for this session")
 	}
 	if !slices.ContainsFunc(models.AvailableModels, func(m ModelInfo) bool { return m.ModelID == modelID }) {
-		return callError("session/set_model", fmt.Errorf("unknown model %q (valid: %s)", modelID, ModelIDs(models.AvailableModels)))
+		return callError("session/set_model", fmt.Errorf("unknown model %q (valid: %s)", modelID, modelIDs(models.AvailableModels)))
 	}
 	if err := s.c.call(ctx, "session/set_model", &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
 		return err
@@ -78,8 +78,8 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	return nil
 }
 
-// ModelIDs lists the ids of ms, comma-separated, for error messages.
-func ModelIDs(ms []ModelInfo) string {
+// modelIDs lists the ids of ms, comma-separated, for error messages.
+func modelIDs(ms []ModelInfo) string {
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ModelID
