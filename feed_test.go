@@ -19,7 +19,7 @@ func randomStep(r *rand.Rand) map[string]any {
 	}
 	id := func(prefix string, n int) string { return fmt.Sprint(prefix, r.IntN(n)) }
 	statuses := []string{"pending", "in_progress", "completed", "failed"}
-	switch r.IntN(9) {
+	switch r.IntN(14) {
 	case 0, 1:
 		u := map[string]any{"sessionUpdate": "agent_message_chunk", "content": text()}
 		if r.IntN(2) == 0 {
@@ -36,6 +36,9 @@ func randomStep(r *rand.Rand) map[string]any {
 		return map[string]any{"sessionUpdate": "user_message_chunk", "content": text()}
 	case 4:
 		u := map[string]any{"sessionUpdate": "tool_call", "toolCallId": id("tc", 4), "title": id("Tool ", 10), "kind": "edit"}
+		if r.IntN(2) == 0 {
+			u["name"] = id("tool_", 3)
+		}
 		if r.IntN(2) == 0 {
 			u["status"] = statuses[r.IntN(len(statuses))]
 		}
@@ -54,6 +57,25 @@ func randomStep(r *rand.Rand) map[string]any {
 		return u
 	case 7:
 		return map[string]any{"sessionUpdate": "plan", "entries": []any{map[string]any{"content": id("step ", 5), "priority": "high", "status": "pending"}}}
+	// The unstable kinds.
+	case 9:
+		if r.IntN(2) == 0 {
+			return map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": id("p", 2), "content": id("# plan ", 5)}}
+		}
+		return map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": id("p", 2),
+			"entries": []any{map[string]any{"content": id("step ", 5), "priority": "low", "status": "pending"}}}}
+	case 10:
+		return map[string]any{"sessionUpdate": "plan_removed", "planId": id("p", 2)}
+	case 11:
+		return map[string]any{"sessionUpdate": "notice", "severity": "warning", "title": id("notice ", 5)}
+	case 12:
+		u := map[string]any{"sessionUpdate": "compaction_update", "compactionId": id("c", 2), "status": statuses[r.IntN(len(statuses))]}
+		if r.IntN(2) == 0 {
+			u["summary"] = []any{text()}
+		}
+		return u
+	case 13:
+		return map[string]any{"sessionUpdate": "compaction_summary_chunk", "compactionId": id("c", 2), "content": text()}
 	default:
 		return map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": id("mode", 3)}
 	}

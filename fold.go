@@ -147,6 +147,13 @@ func (f *fold) apply(u Update) *ToolCallState {
 	case *Plan:
 		f.plan = u.Entries
 		f.planSet = true
+	case *PlanUpdate:
+		// A turn shows the entries of a list plan; which plan is current,
+		// and its removal, is the session's (SessionState.PlanContent).
+		if items, ok := u.Plan.(*PlanItems); ok {
+			f.plan = items.Entries
+			f.planSet = true
+		}
 	}
 	f.lastKind = kind
 	return tc

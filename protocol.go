@@ -92,7 +92,11 @@ type ClientCapabilities struct {
 	Session     *ClientSessionCapabilities `json:"session,omitempty"`
 	Auth        AuthCapabilities           `json:"auth"`
 	Elicitation *ElicitationCapabilities   `json:"elicitation,omitempty"`
-	Meta        json.RawMessage            `json:"_meta,omitempty"`
+	// PositionEncodings lists the position encodings the client supports
+	// for next-edit suggestions, preferred first. Unstable: follows
+	// schema.unstable.json; may change.
+	PositionEncodings []PositionEncodingKind `json:"positionEncodings,omitempty"`
+	Meta              json.RawMessage        `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities enables fs/read_text_file and fs/write_text_file.
@@ -137,7 +141,11 @@ type AgentCapabilities struct {
 	McpCapabilities     McpCapabilities       `json:"mcpCapabilities"`
 	SessionCapabilities SessionCapabilities   `json:"sessionCapabilities"`
 	Auth                AgentAuthCapabilities `json:"auth"`
-	Meta                json.RawMessage       `json:"_meta,omitempty"`
+	// Nes and PositionEncoding are the next-edit-suggestion capabilities
+	// (nes.go). Unstable: follows schema.unstable.json; may change.
+	Nes              *NesCapabilities     `json:"nes,omitempty"`
+	PositionEncoding PositionEncodingKind `json:"positionEncoding,omitempty"`
+	Meta             json.RawMessage      `json:"_meta,omitempty"`
 }
 
 // PromptCapabilities are the content types a prompt may carry beyond text
@@ -158,12 +166,15 @@ type McpCapabilities struct {
 
 // SessionCapabilities gate the optional session methods.
 type SessionCapabilities struct {
-	List                  *Capability     `json:"list,omitempty"`
-	Delete                *Capability     `json:"delete,omitempty"`
-	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`
-	Resume                *Capability     `json:"resume,omitempty"`
-	Close                 *Capability     `json:"close,omitempty"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	List                  *Capability `json:"list,omitempty"`
+	Delete                *Capability `json:"delete,omitempty"`
+	AdditionalDirectories *Capability `json:"additionalDirectories,omitempty"`
+	Resume                *Capability `json:"resume,omitempty"`
+	Close                 *Capability `json:"close,omitempty"`
+	// Fork gates session/fork. Unstable: follows schema.unstable.json; may
+	// change.
+	Fork *Capability     `json:"fork,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentAuthCapabilities: Logout gates the logout method.
@@ -379,7 +390,9 @@ type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // LoadSessionRequest is the params of session/load (needs loadSession).
@@ -396,7 +409,9 @@ type LoadSessionRequest struct {
 type LoadSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // ResumeSessionRequest is the params of session/resume (needs
@@ -415,7 +430,9 @@ type ResumeSessionRequest struct {
 type ResumeSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // CloseSessionRequest is the params of session/close.

@@ -74,8 +74,11 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // SessionListCapabilities, SessionDeleteCapabilities,
 // SessionAdditionalDirectoriesCapabilities, SessionResumeCapabilities,
 // SessionCloseCapabilities, ElicitationFormCapabilities,
-// ElicitationUrlCapabilities, BooleanConfigOptionCapabilities. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// ElicitationUrlCapabilities, BooleanConfigOptionCapabilities,
+// SessionForkCapabilities, NesDocumentDidOpenCapabilities,
+// NesDocumentDidCloseCapabilities, NesDocumentDidSaveCapabilities,
+// NesDocumentDidFocusCapabilities. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Meta wireMeta `json:"_meta"`
@@ -90,27 +93,38 @@ func (x *Capability) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ClientCapabilities. Read as their
-// default when malformed: fs, terminal, session, auth, elicitation. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// default when malformed: fs, terminal, session, auth, elicitation. Invalid
+// items dropped from: positionEncodings. From the unstable schema:
+// positionEncodings. Unknown fields are ignored; _meta is kept when it is
+// an object.
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		FS          wireOpt[FileSystemCapabilities]    `json:"fs"`
-		Terminal    wireOpt[bool]                      `json:"terminal"`
-		Session     wireOpt[ClientSessionCapabilities] `json:"session"`
-		Auth        wireOpt[AuthCapabilities]          `json:"auth"`
-		Elicitation wireOpt[ElicitationCapabilities]   `json:"elicitation"`
-		Meta        wireMeta                           `json:"_meta"`
+		FS                wireOpt[FileSystemCapabilities]    `json:"fs"`
+		Terminal          wireOpt[bool]                      `json:"terminal"`
+		Session           wireOpt[ClientSessionCapabilities] `json:"session"`
+		Auth              wireOpt[AuthCapabilities]          `json:"auth"`
+		Elicitation       wireOpt[ElicitationCapabilities]   `json:"elicitation"`
+		PositionEncodings wireList[string]                   `json:"positionEncodings"`
+		Meta              wireMeta                           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("client capabilities", err)
 	}
+	var positionEncodings []PositionEncodingKind
+	if w.PositionEncodings.ok {
+		positionEncodings = make([]PositionEncodingKind, len(w.PositionEncodings.v))
+		for i, e := range w.PositionEncodings.v {
+			positionEncodings[i] = PositionEncodingKind(e)
+		}
+	}
 	*x = ClientCapabilities{
-		FS:          w.FS.v,
-		Terminal:    w.Terminal.v,
-		Session:     w.Session.ptr(),
-		Auth:        w.Auth.v,
-		Elicitation: w.Elicitation.ptr(),
-		Meta:        w.Meta.raw(),
+		FS:                w.FS.v,
+		Terminal:          w.Terminal.v,
+		Session:           w.Session.ptr(),
+		Auth:              w.Auth.v,
+		Elicitation:       w.Elicitation.ptr(),
+		PositionEncodings: positionEncodings,
+		Meta:              w.Meta.raw(),
 	}
 	return nil
 }
@@ -211,8 +225,9 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's AgentCapabilities. Read as their
 // default when malformed: loadSession, promptCapabilities, mcpCapabilities,
-// sessionCapabilities, auth. Unknown fields are ignored; _meta is kept when
-// it is an object.
+// sessionCapabilities, auth, nes, positionEncoding. From the unstable
+// schema: nes, positionEncoding. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		LoadSession         wireOpt[bool]                  `json:"loadSession"`
@@ -220,6 +235,8 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 		McpCapabilities     wireOpt[McpCapabilities]       `json:"mcpCapabilities"`
 		SessionCapabilities wireOpt[SessionCapabilities]   `json:"sessionCapabilities"`
 		Auth                wireOpt[AgentAuthCapabilities] `json:"auth"`
+		Nes                 wireOpt[NesCapabilities]       `json:"nes"`
+		PositionEncoding    wireStr                        `json:"positionEncoding"`
 		Meta                wireMeta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -231,6 +248,8 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 		McpCapabilities:     w.McpCapabilities.v,
 		SessionCapabilities: w.SessionCapabilities.v,
 		Auth:                w.Auth.v,
+		Nes:                 w.Nes.ptr(),
+		PositionEncoding:    PositionEncodingKind(w.PositionEncoding.v),
 		Meta:                w.Meta.raw(),
 	}
 	return nil
@@ -280,7 +299,8 @@ func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's SessionCapabilities. Read as their
 // default when malformed: list, delete, additionalDirectories, resume,
-// close. Unknown fields are ignored; _meta is kept when it is an object.
+// close, fork. From the unstable schema: fork. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		List                  wireOpt[Capability] `json:"list"`
@@ -288,6 +308,7 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories wireOpt[Capability] `json:"additionalDirectories"`
 		Resume                wireOpt[Capability] `json:"resume"`
 		Close                 wireOpt[Capability] `json:"close"`
+		Fork                  wireOpt[Capability] `json:"fork"`
 		Meta                  wireMeta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -299,6 +320,7 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories: w.AdditionalDirectories.ptr(),
 		Resume:                w.Resume.ptr(),
 		Close:                 w.Close.ptr(),
+		Fork:                  w.Fork.ptr(),
 		Meta:                  w.Meta.raw(),
 	}
 	return nil
@@ -703,13 +725,15 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's NewSessionResponse. Required, an error
 // when absent or malformed: sessionId. Read as their default when
-// malformed: modes. Invalid items dropped from: configOptions. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// malformed: modes, models. Invalid items dropped from: configOptions.
+// Legacy, in no schema: models. Unknown fields are ignored; _meta is kept
+// when it is an object.
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID     wireStr                     `json:"sessionId"`
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -729,6 +753,7 @@ func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 		SessionID:     w.SessionID.v,
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -777,12 +802,14 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's LoadSessionResponse. Read as their
-// default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored; _meta is kept when it is an object.
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -798,6 +825,7 @@ func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	*x = LoadSessionResponse{
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -842,12 +870,14 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ResumeSessionResponse. Read as their
-// default when malformed: modes. Invalid items dropped from: configOptions.
-// Unknown fields are ignored; _meta is kept when it is an object.
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Modes         wireOpt[SessionModeState]   `json:"modes"`
 		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
 		Meta          wireMeta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -863,6 +893,81 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	*x = ResumeSessionResponse{
 		Modes:         w.Modes.ptr(),
 		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
+		Meta:          w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's ForkSessionRequest. Required,
+// an error when absent or malformed: sessionId, cwd. Invalid items dropped
+// from: mcpServers, additionalDirectories. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID             wireStr                  `json:"sessionId"`
+		Cwd                   wireStr                  `json:"cwd"`
+		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
+		Meta                  wireMeta                 `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("fork session request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("fork session request", "sessionId")
+	}
+	if !w.Cwd.ok {
+		return errMissing("fork session request", "cwd")
+	}
+	var mcpServers []McpServer
+	if w.McpServers.ok {
+		mcpServers = make([]McpServer, len(w.McpServers.v))
+		for i, e := range w.McpServers.v {
+			mcpServers[i] = e.v
+		}
+	}
+	*x = ForkSessionRequest{
+		SessionID:             w.SessionID.v,
+		Cwd:                   w.Cwd.v,
+		McpServers:            mcpServers,
+		AdditionalDirectories: w.AdditionalDirectories.v,
+		Meta:                  w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's ForkSessionResponse.
+// Required, an error when absent or malformed: sessionId. Read as their
+// default when malformed: modes, models. Invalid items dropped from:
+// configOptions. Legacy, in no schema: models. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID     wireStr                     `json:"sessionId"`
+		Modes         wireOpt[SessionModeState]   `json:"modes"`
+		ConfigOptions wireList[configOptionField] `json:"configOptions"`
+		Models        wireOpt[SessionModelState]  `json:"models"`
+		Meta          wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("fork session response", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("fork session response", "sessionId")
+	}
+	var configOptions []SessionConfigOption
+	if w.ConfigOptions.ok {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
+		for i, e := range w.ConfigOptions.v {
+			configOptions[i] = e.v
+		}
+	}
+	*x = ForkSessionResponse{
+		SessionID:     w.SessionID.v,
+		Modes:         w.Modes.ptr(),
+		ConfigOptions: configOptions,
+		Models:        w.Models.ptr(),
 		Meta:          w.Meta.raw(),
 	}
 	return nil
@@ -1097,6 +1202,98 @@ func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error {
 // not an object is dropped.
 func (v *SetSessionModeResponse) UnmarshalJSON(b []byte) error {
 	*v = SetSessionModeResponse{Meta: decodeMetaOnly(b)}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// SessionModelState. Required, an error when absent or malformed:
+// currentModelId. Required to be present: availableModels. Invalid items
+// dropped from: availableModels. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *SessionModelState) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CurrentModelID  wireStr             `json:"currentModelId"`
+		AvailableModels wireList[ModelInfo] `json:"availableModels"`
+		Meta            wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session model state", err)
+	}
+	if !w.CurrentModelID.ok {
+		return errMissing("session model state", "currentModelId")
+	}
+	if !w.AvailableModels.seen {
+		return errMissing("session model state", "availableModels")
+	}
+	*x = SessionModelState{
+		CurrentModelID:  w.CurrentModelID.v,
+		AvailableModels: orEmpty(w.AvailableModels.v),
+		Meta:            w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more, ModelInfo.
+// Required, an error when absent or malformed: modelId, name. Read as their
+// default when malformed: description. Unknown fields are ignored; _meta is
+// kept when it is an object.
+func (x *ModelInfo) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ModelID     wireStr  `json:"modelId"`
+		Name        wireStr  `json:"name"`
+		Description wireStr  `json:"description"`
+		Meta        wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("model info", err)
+	}
+	if !w.ModelID.ok {
+		return errMissing("model info", "modelId")
+	}
+	if !w.Name.ok {
+		return errMissing("model info", "name")
+	}
+	*x = ModelInfo{
+		ModelID:     w.ModelID.v,
+		Name:        w.Name.v,
+		Description: w.Description.v,
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// SetSessionModelRequest. Required, an error when absent or malformed:
+// sessionId, modelId. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		ModelID   wireStr  `json:"modelId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("set session model request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("set session model request", "sessionId")
+	}
+	if !w.ModelID.ok {
+		return errMissing("set session model request", "modelId")
+	}
+	*x = SetSessionModelRequest{
+		SessionID: w.SessionID.v,
+		ModelID:   w.ModelID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON never fails: SetSessionModelResponse is a method's params or result holding only
+// _meta, and agents send null, {} or other shapes for it. A _meta that is
+// not an object is dropped.
+func (v *SetSessionModelResponse) UnmarshalJSON(b []byte) error {
+	*v = SetSessionModelResponse{Meta: decodeMetaOnly(b)}
 	return nil
 }
 
@@ -1647,14 +1844,15 @@ func (x *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ToolCall. It is a union variant;
 // "sessionUpdate" is not checked. Required, an error when absent or
-// malformed: toolCallId, title. Read as their default when malformed: kind,
-// status, rawInput, rawOutput. Invalid items dropped from: content,
-// locations. Unknown fields are ignored; _meta is kept when it is an
-// object.
+// malformed: toolCallId, title. Read as their default when malformed: name,
+// kind, status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. From the unstable schema: name. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ToolCall) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ToolCallID wireStr                        `json:"toolCallId"`
 		Title      wireStr                        `json:"title"`
+		Name       wireStr                        `json:"name"`
 		Kind       wireStr                        `json:"kind"`
 		Status     wireStr                        `json:"status"`
 		Content    wireList[toolCallContentField] `json:"content"`
@@ -1682,6 +1880,7 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error {
 	*x = ToolCall{
 		ToolCallID: w.ToolCallID.v,
 		Title:      w.Title.v,
+		Name:       w.Name.v,
 		Kind:       ToolKind(w.Kind.v),
 		Status:     ToolCallStatus(w.Status.v),
 		Content:    content,
@@ -1695,14 +1894,15 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's ToolCallUpdate. It is a union variant;
 // "sessionUpdate" is not checked. Required, an error when absent or
-// malformed: toolCallId. Read as their default when malformed: title, kind,
-// status, rawInput, rawOutput. Invalid items dropped from: content,
-// locations. Unknown fields are ignored; _meta is kept when it is an
-// object.
+// malformed: toolCallId. Read as their default when malformed: title, name,
+// kind, status, rawInput, rawOutput. Invalid items dropped from: content,
+// locations. From the unstable schema: name. Unknown fields are ignored;
+// _meta is kept when it is an object.
 func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ToolCallID wireStr                        `json:"toolCallId"`
 		Title      wireStr                        `json:"title"`
+		Name       wireStr                        `json:"name"`
 		Kind       wireStr                        `json:"kind"`
 		Status     wireStr                        `json:"status"`
 		Content    wireList[toolCallContentField] `json:"content"`
@@ -1737,6 +1937,7 @@ func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	*x = ToolCallUpdate{
 		ToolCallID: w.ToolCallID.v,
 		Title:      w.Title.ptr(),
+		Name:       w.Name.ptr(),
 		Kind:       kind,
 		Status:     status,
 		Content:    content,
@@ -1902,6 +2103,630 @@ func (x *Cost) UnmarshalJSON(b []byte) error {
 		Amount:   w.Amount.v,
 		Currency: w.Currency.v,
 		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanUpdate. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: plan. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *PlanUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Plan planContentField `json:"plan"`
+		Meta wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan_update", err)
+	}
+	if w.Plan.v == nil {
+		return errMissing("plan_update", "plan")
+	}
+	*x = PlanUpdate{
+		Plan: w.Plan.v,
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanRemoved. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: planId. Unknown fields are ignored; _meta is kept when it
+// is an object.
+func (x *PlanRemoved) UnmarshalJSON(b []byte) error {
+	var w struct {
+		PlanID wireStr  `json:"planId"`
+		Meta   wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan_removed", err)
+	}
+	if !w.PlanID.ok {
+		return errMissing("plan_removed", "planId")
+	}
+	*x = PlanRemoved{
+		PlanID: w.PlanID.v,
+		Meta:   w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanItems. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId. Required to be present: entries. Invalid items dropped
+// from: entries. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *PlanItems) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr             `json:"planId"`
+		Entries wireList[PlanEntry] `json:"entries"`
+		Meta    wireMeta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan items", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan items", "planId")
+	}
+	if !w.Entries.seen {
+		return errMissing("plan items", "entries")
+	}
+	*x = PlanItems{
+		ID:      w.ID.v,
+		Entries: orEmpty(w.Entries.v),
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanFile. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId, uri. Unknown fields are ignored; _meta is kept when it
+// is an object.
+func (x *PlanFile) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID   wireStr  `json:"planId"`
+		URI  wireStr  `json:"uri"`
+		Meta wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan file", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan file", "planId")
+	}
+	if !w.URI.ok {
+		return errMissing("plan file", "uri")
+	}
+	*x = PlanFile{
+		ID:   w.ID.v,
+		URI:  w.URI.v,
+		Meta: w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's PlanMarkdown. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: planId, content. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr  `json:"planId"`
+		Content wireStr  `json:"content"`
+		Meta    wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("plan markdown", err)
+	}
+	if !w.ID.ok {
+		return errMissing("plan markdown", "planId")
+	}
+	if !w.Content.ok {
+		return errMissing("plan markdown", "content")
+	}
+	*x = PlanMarkdown{
+		ID:      w.ID.v,
+		Content: w.Content.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Notice. It is a union
+// variant; "sessionUpdate" is not checked. Required, an error when absent
+// or malformed: severity, title. Read as their default when malformed:
+// description. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *Notice) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Severity    wireStr  `json:"severity"`
+		Title       wireStr  `json:"title"`
+		Description wireStr  `json:"description"`
+		Meta        wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("notice", err)
+	}
+	if !w.Severity.ok {
+		return errMissing("notice", "severity")
+	}
+	if !w.Title.ok {
+		return errMissing("notice", "title")
+	}
+	*x = Notice{
+		Severity:    NoticeSeverity(w.Severity.v),
+		Title:       w.Title.v,
+		Description: w.Description.ptr(),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's CompactionUpdate. It is a
+// union variant; "sessionUpdate" is not checked. Required, an error when
+// absent or malformed: compactionId, status. Read as their default when
+// malformed: error. Invalid items dropped from: summary. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *CompactionUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CompactionID wireStr                     `json:"compactionId"`
+		Status       wireStr                     `json:"status"`
+		Summary      wireList[contentBlockField] `json:"summary"`
+		Error        wireStr                     `json:"error"`
+		Meta         wireMeta                    `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("compaction_update", err)
+	}
+	if !w.CompactionID.ok {
+		return errMissing("compaction_update", "compactionId")
+	}
+	if !w.Status.ok {
+		return errMissing("compaction_update", "status")
+	}
+	var summary []ContentBlock
+	if w.Summary.ok {
+		summary = make([]ContentBlock, len(w.Summary.v))
+		for i, e := range w.Summary.v {
+			summary[i] = e.v
+		}
+	}
+	*x = CompactionUpdate{
+		CompactionID: w.CompactionID.v,
+		Status:       CompactionStatus(w.Status.v),
+		Summary:      summary,
+		Error:        w.Error.ptr(),
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's CompactionSummaryChunk. It is
+// a union variant; "sessionUpdate" is not checked. Required, an error when
+// absent or malformed: compactionId, content. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
+	var w struct {
+		CompactionID wireStr           `json:"compactionId"`
+		Content      contentBlockField `json:"content"`
+		Meta         wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("compaction_summary_chunk", err)
+	}
+	if !w.CompactionID.ok {
+		return errMissing("compaction_summary_chunk", "compactionId")
+	}
+	if w.Content.v == nil {
+		return errMissing("compaction_summary_chunk", "content")
+	}
+	*x = CompactionSummaryChunk{
+		CompactionID: w.CompactionID.v,
+		Content:      w.Content.v,
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *PositionEncodingKind) UnmarshalJSON(b []byte) error {
+	*v = PositionEncodingKind(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON keeps any string, even one the schema does not list; any
+// other JSON value reads as "". It never fails.
+func (v *TextDocumentSyncKind) UnmarshalJSON(b []byte) error {
+	*v = TextDocumentSyncKind(enumString(b))
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesCapabilities. Read as
+// their default when malformed: events, context. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *NesCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Events  wireOpt[NesEventCapabilities] `json:"events"`
+		Context wireRaw                       `json:"context"`
+		Meta    wireMeta                      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes capabilities", err)
+	}
+	*x = NesCapabilities{
+		Events:  w.Events.ptr(),
+		Context: w.Context.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesEventCapabilities. Read as
+// their default when malformed: document. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *NesEventCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Document wireOpt[NesDocumentEventCapabilities] `json:"document"`
+		Meta     wireMeta                              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes event capabilities", err)
+	}
+	*x = NesEventCapabilities{
+		Document: w.Document.ptr(),
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesDocumentEventCapabilities.
+// Read as their default when malformed: didOpen, didChange, didClose,
+// didSave, didFocus. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *NesDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		DidOpen   wireOpt[Capability]                       `json:"didOpen"`
+		DidChange wireOpt[NesDocumentDidChangeCapabilities] `json:"didChange"`
+		DidClose  wireOpt[Capability]                       `json:"didClose"`
+		DidSave   wireOpt[Capability]                       `json:"didSave"`
+		DidFocus  wireOpt[Capability]                       `json:"didFocus"`
+		Meta      wireMeta                                  `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes document event capabilities", err)
+	}
+	*x = NesDocumentEventCapabilities{
+		DidOpen:   w.DidOpen.ptr(),
+		DidChange: w.DidChange.ptr(),
+		DidClose:  w.DidClose.ptr(),
+		DidSave:   w.DidSave.ptr(),
+		DidFocus:  w.DidFocus.ptr(),
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's
+// NesDocumentDidChangeCapabilities. Required, an error when absent or
+// malformed: syncKind. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *NesDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SyncKind wireStr  `json:"syncKind"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes document did change capabilities", err)
+	}
+	if !w.SyncKind.ok {
+		return errMissing("nes document did change capabilities", "syncKind")
+	}
+	*x = NesDocumentDidChangeCapabilities{
+		SyncKind: TextDocumentSyncKind(w.SyncKind.v),
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Position. Required, an error
+// when absent or malformed: line, character. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *Position) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Line      wireStrict[uint32] `json:"line"`
+		Character wireStrict[uint32] `json:"character"`
+		Meta      wireMeta           `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("position", err)
+	}
+	if w.Line.err != nil {
+		return errField("position", "line", w.Line.err)
+	}
+	if !w.Line.ok {
+		return errMissing("position", "line")
+	}
+	if w.Character.err != nil {
+		return errField("position", "character", w.Character.err)
+	}
+	if !w.Character.ok {
+		return errMissing("position", "character")
+	}
+	*x = Position{
+		Line:      w.Line.v,
+		Character: w.Character.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's Range. Required, an error
+// when absent or malformed: start, end. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *Range) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Start wireStrict[Position] `json:"start"`
+		End   wireStrict[Position] `json:"end"`
+		Meta  wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("range", err)
+	}
+	if w.Start.err != nil {
+		return errField("range", "start", w.Start.err)
+	}
+	if !w.Start.ok {
+		return errMissing("range", "start")
+	}
+	if w.End.err != nil {
+		return errField("range", "end", w.End.err)
+	}
+	if !w.End.ok {
+		return errMissing("range", "end")
+	}
+	*x = Range{
+		Start: w.Start.v,
+		End:   w.End.v,
+		Meta:  w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's StartNesResponse. Required,
+// an error when absent or malformed: sessionId. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *StartNesResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("start nes response", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("start nes response", "sessionId")
+	}
+	*x = StartNesResponse{
+		SessionID: w.SessionID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SuggestNesResponse. Required,
+// an error when absent or malformed: suggestions. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *SuggestNesResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Suggestions wireStrict[[]nesSuggestionField] `json:"suggestions"`
+		Meta        wireMeta                         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("suggest nes response", err)
+	}
+	if w.Suggestions.err != nil {
+		return errField("suggest nes response", "suggestions", w.Suggestions.err)
+	}
+	if !w.Suggestions.ok {
+		return errMissing("suggest nes response", "suggestions")
+	}
+	var suggestions []NesSuggestion
+	if w.Suggestions.ok {
+		suggestions = make([]NesSuggestion, len(w.Suggestions.v))
+		for i, e := range w.Suggestions.v {
+			suggestions[i] = e.v
+		}
+	}
+	*x = SuggestNesResponse{
+		Suggestions: orEmpty(suggestions),
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesEditSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, edits. Read as their default when malformed:
+// cursorPosition. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *NesEditSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID             wireStr                   `json:"id"`
+		URI            wireStr                   `json:"uri"`
+		Edits          wireStrict[[]NesTextEdit] `json:"edits"`
+		CursorPosition wireOpt[Position]         `json:"cursorPosition"`
+		Meta           wireMeta                  `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes edit suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes edit suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes edit suggestion", "uri")
+	}
+	if w.Edits.err != nil {
+		return errField("nes edit suggestion", "edits", w.Edits.err)
+	}
+	if !w.Edits.ok {
+		return errMissing("nes edit suggestion", "edits")
+	}
+	*x = NesEditSuggestion{
+		ID:             w.ID.v,
+		URI:            w.URI.v,
+		Edits:          orEmpty(w.Edits.v),
+		CursorPosition: w.CursorPosition.ptr(),
+		Meta:           w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesTextEdit. Required, an
+// error when absent or malformed: range, newText. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *NesTextEdit) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Range   wireStrict[Range] `json:"range"`
+		NewText wireStr           `json:"newText"`
+		Meta    wireMeta          `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes text edit", err)
+	}
+	if w.Range.err != nil {
+		return errField("nes text edit", "range", w.Range.err)
+	}
+	if !w.Range.ok {
+		return errMissing("nes text edit", "range")
+	}
+	if !w.NewText.ok {
+		return errMissing("nes text edit", "newText")
+	}
+	*x = NesTextEdit{
+		Range:   w.Range.v,
+		NewText: w.NewText.v,
+		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesJumpSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, position. Unknown fields are ignored; _meta is kept
+// when it is an object.
+func (x *NesJumpSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID       wireStr              `json:"id"`
+		URI      wireStr              `json:"uri"`
+		Position wireStrict[Position] `json:"position"`
+		Meta     wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes jump suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes jump suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes jump suggestion", "uri")
+	}
+	if w.Position.err != nil {
+		return errField("nes jump suggestion", "position", w.Position.err)
+	}
+	if !w.Position.ok {
+		return errMissing("nes jump suggestion", "position")
+	}
+	*x = NesJumpSuggestion{
+		ID:       w.ID.v,
+		URI:      w.URI.v,
+		Position: w.Position.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's NesRenameSuggestion. It is a
+// union variant; "kind" is not checked. Required, an error when absent or
+// malformed: id, uri, position, newName. Unknown fields are ignored; _meta
+// is kept when it is an object.
+func (x *NesRenameSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID       wireStr              `json:"id"`
+		URI      wireStr              `json:"uri"`
+		Position wireStrict[Position] `json:"position"`
+		NewName  wireStr              `json:"newName"`
+		Meta     wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes rename suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes rename suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes rename suggestion", "uri")
+	}
+	if w.Position.err != nil {
+		return errField("nes rename suggestion", "position", w.Position.err)
+	}
+	if !w.Position.ok {
+		return errMissing("nes rename suggestion", "position")
+	}
+	if !w.NewName.ok {
+		return errMissing("nes rename suggestion", "newName")
+	}
+	*x = NesRenameSuggestion{
+		ID:       w.ID.v,
+		URI:      w.URI.v,
+		Position: w.Position.v,
+		NewName:  w.NewName.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's
+// NesSearchAndReplaceSuggestion. It is a union variant; "kind" is not
+// checked. Required, an error when absent or malformed: id, uri, search,
+// replace. Optional but an error when malformed: isRegex. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID      wireStr          `json:"id"`
+		URI     wireStr          `json:"uri"`
+		Search  wireStr          `json:"search"`
+		Replace wireStr          `json:"replace"`
+		IsRegex wireStrict[bool] `json:"isRegex"`
+		Meta    wireMeta         `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("nes search and replace suggestion", err)
+	}
+	if !w.ID.ok {
+		return errMissing("nes search and replace suggestion", "id")
+	}
+	if !w.URI.ok {
+		return errMissing("nes search and replace suggestion", "uri")
+	}
+	if !w.Search.ok {
+		return errMissing("nes search and replace suggestion", "search")
+	}
+	if !w.Replace.ok {
+		return errMissing("nes search and replace suggestion", "replace")
+	}
+	if w.IsRegex.err != nil {
+		return errField("nes search and replace suggestion", "isRegex", w.IsRegex.err)
+	}
+	*x = NesSearchAndReplaceSuggestion{
+		ID:      w.ID.v,
+		URI:     w.URI.v,
+		Search:  w.Search.v,
+		Replace: w.Replace.v,
+		IsRegex: w.IsRegex.v,
+		Meta:    w.Meta.raw(),
 	}
 	return nil
 }
@@ -2259,13 +3084,15 @@ func (x *ToolCallLocation) UnmarshalJSON(b []byte) error {
 // "sessionUpdate": "user_message_chunk" (UserMessageChunk),
 // "agent_message_chunk" (AgentMessageChunk), "agent_thought_chunk"
 // (AgentThoughtChunk), "tool_call" (ToolCall), "tool_call_update"
-// (ToolCallUpdate), "plan" (Plan), "available_commands_update"
+// (ToolCallUpdate), "plan" (Plan), "plan_update" (PlanUpdate),
+// "plan_removed" (PlanRemoved), "available_commands_update"
 // (AvailableCommandsUpdate), "current_mode_update" (CurrentModeUpdate),
 // "config_option_update" (ConfigOptionUpdate), "session_info_update"
-// (SessionInfoUpdate), "usage_update" (UsageUpdate). Any other
-// "sessionUpdate" is kept as *UnknownUpdate, raw. A value that is not an
-// object, has no string "sessionUpdate", or is a known variant that does
-// not decode is an error.
+// (SessionInfoUpdate), "usage_update" (UsageUpdate), "notice" (Notice),
+// "compaction_update" (CompactionUpdate), "compaction_summary_chunk"
+// (CompactionSummaryChunk). Any other "sessionUpdate" is kept as
+// *UnknownUpdate, raw. A value that is not an object, has no string
+// "sessionUpdate", or is a known variant that does not decode is an error.
 func decodeUpdate(data []byte) (Update, error) {
 	kind, found, err := jsonDiscriminator(data, "sessionUpdate")
 	if err != nil {
@@ -2291,6 +3118,10 @@ func decodeUpdate(data []byte) (Update, error) {
 		v = new(ToolCallUpdate)
 	case "plan":
 		v = new(Plan)
+	case "plan_update":
+		v = new(PlanUpdate)
+	case "plan_removed":
+		v = new(PlanRemoved)
 	case "available_commands_update":
 		v = new(AvailableCommandsUpdate)
 	case "current_mode_update":
@@ -2301,6 +3132,12 @@ func decodeUpdate(data []byte) (Update, error) {
 		v = new(SessionInfoUpdate)
 	case "usage_update":
 		v = new(UsageUpdate)
+	case "notice":
+		v = new(Notice)
+	case "compaction_update":
+		v = new(CompactionUpdate)
+	case "compaction_summary_chunk":
+		v = new(CompactionSummaryChunk)
 	default:
 		if err := jsonObject(data); err != nil {
 			return nil, errDecode("session update", err)
@@ -2320,6 +3157,119 @@ func (x *UnknownUpdate) UnmarshalJSON(b []byte) error {
 	}
 	kind, _, _ := jsonDiscriminator(b, "sessionUpdate")
 	*x = UnknownUpdate{Kind: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalPlanContent decodes the schema's PlanUpdateContent, told apart
+// by "type": "items" (PlanItems), "file" (PlanFile), "markdown"
+// (PlanMarkdown). Any other "type" is kept as *UnknownPlanContent, raw. A
+// value that is not an object, has no string "type", or is a known variant
+// that does not decode is an error.
+func unmarshalPlanContent(data []byte) (PlanContent, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("plan content", err)
+	}
+	if !found {
+		return nil, errMissing("plan content", "type")
+	}
+	var v interface {
+		PlanContent
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "items":
+		v = new(PlanItems)
+	case "file":
+		v = new(PlanFile)
+	case "markdown":
+		v = new(PlanMarkdown)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("plan content", err)
+		}
+		return &UnknownPlanContent{Type: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// planContentField decodes a PlanContent inside a wire struct; its error
+// fails the enclosing decode.
+type planContentField struct{ v PlanContent }
+
+func (f *planContentField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalPlanContent(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownPlanContent, with its "type".
+func (x *UnknownPlanContent) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("plan content", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownPlanContent{Type: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalNesSuggestion decodes the schema's NesSuggestion, told apart by
+// "kind": "edit" (NesEditSuggestion), "jump" (NesJumpSuggestion), "rename"
+// (NesRenameSuggestion), "searchAndReplace"
+// (NesSearchAndReplaceSuggestion). Any other "kind" is kept as
+// *UnknownNesSuggestion, raw. A value that is not an object, has no string
+// "kind", or is a known variant that does not decode is an error.
+func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
+	kind, found, err := jsonDiscriminator(data, "kind")
+	if err != nil {
+		return nil, errDecode("nes suggestion", err)
+	}
+	if !found {
+		return nil, errMissing("nes suggestion", "kind")
+	}
+	var v interface {
+		NesSuggestion
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "edit":
+		v = new(NesEditSuggestion)
+	case "jump":
+		v = new(NesJumpSuggestion)
+	case "rename":
+		v = new(NesRenameSuggestion)
+	case "searchAndReplace":
+		v = new(NesSearchAndReplaceSuggestion)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("nes suggestion", err)
+		}
+		return &UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// nesSuggestionField decodes a NesSuggestion inside a wire struct; its
+// error fails the enclosing decode.
+type nesSuggestionField struct{ v NesSuggestion }
+
+func (f *nesSuggestionField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalNesSuggestion(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownNesSuggestion, with its "kind".
+func (x *UnknownNesSuggestion) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("nes suggestion", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "kind")
+	*x = UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(b)}
 	return nil
 }
 

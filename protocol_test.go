@@ -113,7 +113,7 @@ func TestCapabilitiesLeniency(t *testing.T) {
 		{"marker keeps its _meta", `{"auth":{"logout":{"_meta":{"v":2}}}}`,
 			AgentCapabilities{Auth: AgentAuthCapabilities{Logout: &Capability{Meta: json.RawMessage(`{"v":2}`)}}}},
 		{"bad _meta dropped", `{"_meta":"x","loadSession":true}`, AgentCapabilities{LoadSession: true}},
-		{"unknown members ignored", `{"loadSession":true,"providers":{},"sessionCapabilities":{"fork":{}},"mcpCapabilities":{"acp":true}}`,
+		{"unknown members ignored", `{"loadSession":true,"teleport":{},"sessionCapabilities":{"teleport":{}},"mcpCapabilities":{"teleport":true}}`,
 			AgentCapabilities{LoadSession: true}},
 	}
 	for _, tt := range tests {

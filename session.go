@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -45,13 +46,25 @@ type SessionState struct {
 	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
 	Modes                 *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
-	Commands              []AvailableCommand    `json:"commands,omitempty"`
-	Title                 string                `json:"title,omitempty"`
-	UpdatedAt             string                `json:"updatedAt,omitempty"`
+	// Models is the legacy model selection, when the agent offers one (see
+	// SessionModelState; unstable).
+	Models    *SessionModelState `json:"models,omitempty"`
+	Commands  []AvailableCommand `json:"commands,omitempty"`
+	Title     string             `json:"title,omitempty"`
+	UpdatedAt string             `json:"updatedAt,omitempty"`
 	// Usage is the latest usage_update (context window use and cost).
 	Usage *UsageUpdate `json:"usage,omitempty"`
-	// Plan is the latest plan, whichever turn sent it.
+	// Plan is the latest plan, whichever turn sent it: a plan update, or
+	// the entries of a plan_update of type items.
 	Plan []PlanEntry `json:"plan,omitempty"`
+	// PlanContent, Notice and Compaction fold unstable update kinds; see
+	// foldUnstableUpdate.
+	PlanContent PlanContent      `json:"planContent,omitempty"`
+	Notice      *Notice          `json:"notice,omitempty"`
+	Compaction  *CompactionState `json:"compaction,omitempty"`
+	// Meta is the _meta of the session/new, load, resume or fork result
+	// (an object, as the agent sent it; nil when it sent none).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
 
@@ -123,6 +136,15 @@ func clipSessionState(st *SessionState) {
 	if st.Modes != nil {
 		m := *st.Modes
 		st.Modes = &m
+	}
+	if st.Models != nil {
+		m := *st.Models
+		st.Models = &m
+	}
+	if st.Compaction != nil {
+		c := *st.Compaction
+		c.Summary = slices.Clip(c.Summary)
+		st.Compaction = &c
 	}
 	st.ConfigOptions = slices.Clip(st.ConfigOptions)
 	st.Commands = slices.Clip(st.Commands)
@@ -225,9 +247,9 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 	case *UsageUpdate:
 		st.Usage = u
 	case *Plan:
-		st.Plan = u.Entries
+		st.Plan, st.PlanContent = u.Entries, nil
 	default:
-		return false
+		return foldUnstableUpdate(st, u)
 	}
 	return true
 }
@@ -240,7 +262,7 @@ func derefOr(p *string) string {
 }
 
 // adopt records what a session/new, load or resume result says.
-func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
+func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState, meta json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if modes != nil {
@@ -249,7 +271,13 @@ func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption) {
 	if opts != nil {
 		s.state.ConfigOptions = opts
 	}
-	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts}})
+	if models != nil {
+		s.state.Models = models
+	}
+	if meta != nil {
+		s.state.Meta = meta
+	}
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Modes: modes, ConfigOptions: opts, Models: models, Meta: meta}})
 	s.notifyLocked()
 }
 
@@ -391,7 +419,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, callError("session/new", errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	c.register(s)
 	return s, nil
 }
@@ -431,7 +459,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	return s, nil
 }
 
@@ -460,7 +488,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 		c.unregister(s)
 		return nil, err
 	}
-	s.adopt(res.Modes, res.ConfigOptions)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"slices"
 )
@@ -9,11 +10,12 @@ import (
 // A session's events are the changes to its SessionState, numbered from 1
 // in the order applied: every update the agent sent outside a turn (with
 // Replay set during session/load), the session-level updates it sent
-// inside one (commands, mode, config options, session info, usage, plan;
+// inside one (commands, mode, config options, session info, usage, plan,
+// and the unstable plan_update, plan_removed, notice and compaction kinds;
 // Turn says which), a permission request's toolCall patch outside a turn,
 // the local results of SetMode and SetConfigOption (origin local), what a
-// session/new, load or resume result set (EventSetup), and the start of
-// each turn (EventTurnStart). Folding them with a [SessionFold] reproduces
+// session/new, load, resume or fork result or SetModel set (EventSetup),
+// and the start of each turn (EventTurnStart). Folding them with a [SessionFold] reproduces
 // [Session.State]. A turn's own changes (its messages, tool calls, cancel
 // marks, end) are on the turn's events; see [Turn.Events].
 
@@ -31,6 +33,11 @@ type SessionSetup struct {
 	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
 	Modes                 *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
+	// Models is the legacy model selection the result set, or the local
+	// result of SetModel. Unstable, as SessionModelState.
+	Models *SessionModelState `json:"models,omitempty"`
+	// Meta is the result's _meta.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // sentry is one event of a session's log.
@@ -184,6 +191,12 @@ func (sf *SessionFold) Apply(ev Event) {
 			}
 			if su.ConfigOptions != nil {
 				st.ConfigOptions = su.ConfigOptions
+			}
+			if su.Models != nil {
+				st.Models = su.Models
+			}
+			if su.Meta != nil {
+				st.Meta = su.Meta
 			}
 		}
 	case EventTurnStart:

@@ -11,15 +11,18 @@ import "encoding/json"
 // replace the whole list. An update for an id never announced creates an
 // entry with Unannounced set instead of failing.
 type ToolCallState struct {
-	ToolCallID string             `json:"toolCallId"`
-	Title      string             `json:"title"`
-	Kind       ToolKind           `json:"kind,omitempty"`
-	Status     ToolCallStatus     `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content,omitempty"`
-	Locations  []ToolCallLocation `json:"locations,omitempty"`
-	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title"`
+	// Name is the tool's programmatic name, when the agent sent one
+	// (unstable: follows schema.unstable.json).
+	Name      string             `json:"name,omitempty"`
+	Kind      ToolKind           `json:"kind,omitempty"`
+	Status    ToolCallStatus     `json:"status,omitempty"`
+	Content   []ToolCallContent  `json:"content,omitempty"`
+	Locations []ToolCallLocation `json:"locations,omitempty"`
+	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta      json.RawMessage    `json:"_meta,omitempty"`
 
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
@@ -77,6 +80,7 @@ func (tt *toolTable) create(u *ToolCall) *ToolCallState {
 	tc := &ToolCallState{
 		ToolCallID: u.ToolCallID,
 		Title:      u.Title,
+		Name:       u.Name,
 		Kind:       kind,
 		Status:     status,
 		Content:    u.Content,
@@ -101,6 +105,9 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	}
 	if u.Title != nil {
 		tc.Title = *u.Title
+	}
+	if u.Name != nil {
+		tc.Name = *u.Name
 	}
 	if u.Kind != nil {
 		tc.Kind = *u.Kind

@@ -20,8 +20,11 @@ import (
 //   - *ConfigOptionUpdate ("config_option_update")
 //   - *SessionInfoUpdate ("session_info_update")
 //   - *UsageUpdate ("usage_update")
-//   - *UnknownUpdate (any other kind, e.g. the unstable notice or plan_update;
-//     the raw JSON is kept)
+//   - unstable (schema.unstable.json; may change): *PlanUpdate
+//     ("plan_update"), *PlanRemoved ("plan_removed"), *Notice ("notice"),
+//     *CompactionUpdate ("compaction_update"), *CompactionSummaryChunk
+//     ("compaction_summary_chunk")
+//   - *UnknownUpdate (any other kind; the raw JSON is kept)
 //
 // New kinds keep appearing within v1 without a capability, so an unknown kind
 // is never an error. A known kind whose required field is missing or malformed
@@ -91,15 +94,18 @@ type AgentThoughtChunk struct {
 // nil means the agent sent none. RawInput and RawOutput are any JSON value,
 // kept raw with numbers intact.
 type ToolCall struct {
-	ToolCallID string             `json:"toolCallId"`
-	Title      string             `json:"title"`
-	Kind       ToolKind           `json:"kind,omitempty"`
-	Status     ToolCallStatus     `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content,omitzero"`
-	Locations  []ToolCallLocation `json:"locations,omitzero"`
-	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title"`
+	// Name is the tool's programmatic name, "" when the agent sent none.
+	// Unstable: follows schema.unstable.json; may change.
+	Name      string             `json:"name,omitempty"`
+	Kind      ToolKind           `json:"kind,omitempty"`
+	Status    ToolCallStatus     `json:"status,omitempty"`
+	Content   []ToolCallContent  `json:"content,omitzero"`
+	Locations []ToolCallLocation `json:"locations,omitzero"`
+	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta      json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // ToolCallUpdate patches a tool call; it is also the toolCall of a
@@ -109,15 +115,18 @@ type ToolCall struct {
 // non-nil empty slice (wire "[]") empties it. Malformed optional fields read
 // as unchanged; invalid list items are dropped.
 type ToolCallUpdate struct {
-	ToolCallID string             `json:"toolCallId"`
-	Title      *string            `json:"title,omitempty"`
-	Kind       *ToolKind          `json:"kind,omitempty"`
-	Status     *ToolCallStatus    `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content,omitzero"`
-	Locations  []ToolCallLocation `json:"locations,omitzero"`
-	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
+	ToolCallID string  `json:"toolCallId"`
+	Title      *string `json:"title,omitempty"`
+	// Name is the tool's programmatic name (nil: unchanged). Unstable:
+	// follows schema.unstable.json; may change.
+	Name      *string            `json:"name,omitempty"`
+	Kind      *ToolKind          `json:"kind,omitempty"`
+	Status    *ToolCallStatus    `json:"status,omitempty"`
+	Content   []ToolCallContent  `json:"content,omitzero"`
+	Locations []ToolCallLocation `json:"locations,omitzero"`
+	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta      json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // Plan is the agent's complete plan; it replaces the previous one. Entries

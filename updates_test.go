@@ -117,8 +117,8 @@ func TestDecodeUpdate(t *testing.T) {
 		},
 		{
 			"unknown kind",
-			`{"sessionUpdate":"notice","severity":"info","title":"hi"}`,
-			&UnknownUpdate{Kind: "notice", Raw: json.RawMessage(`{"sessionUpdate":"notice","severity":"info","title":"hi"}`)},
+			`{"sessionUpdate":"weather_report","severity":"info","title":"hi"}`,
+			&UnknownUpdate{Kind: "weather_report", Raw: json.RawMessage(`{"sessionUpdate":"weather_report","severity":"info","title":"hi"}`)},
 		},
 		{
 			"unknown fields ignored",
@@ -272,7 +272,7 @@ func TestSessionNotification(t *testing.T) {
 }
 
 func TestUnknownUpdateReEncodedByteForByte(t *testing.T) {
-	in := `{"sessionUpdate":"plan_update", "plan" : {"type":"items","planId":"p","entries":[]},"n":1.0e3}`
+	in := `{"sessionUpdate":"weather_report", "plan" : {"type":"items","planId":"p","entries":[]},"n":1.0e3}`
 	u, err := decodeUpdate([]byte(in))
 	if err != nil {
 		t.Fatal(err)

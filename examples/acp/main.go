@@ -71,6 +71,7 @@ type config struct {
 	list        bool
 	session     string
 	mode        string
+	model       string // --model (modelflag.go)
 	configs     multiFlag
 	trace       string
 	stderr      bool
@@ -105,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.list, "list", false, "list the agent's sessions and exit")
 	fs.StringVar(&cfg.session, "session", "", "continue this session (resume when offered, else load)")
 	fs.StringVar(&cfg.mode, "mode", "", "set this session mode before the first prompt")
+	registerModelFlag(fs, cfg)
 	fs.Var(&cfg.configs, "config", "set a config option before the first prompt, as ID=VALUE (repeatable)")
 	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
 	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")

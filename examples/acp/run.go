@@ -171,6 +171,9 @@ func applySettings(ctx context.Context, s *acp.Session, cfg *config) error {
 			return err
 		}
 	}
+	if err := applyModel(ctx, s, cfg); err != nil {
+		return err
+	}
 	for _, kv := range cfg.configs {
 		id, val, _ := strings.Cut(kv, "=")
 		var err error

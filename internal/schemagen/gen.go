@@ -99,6 +99,7 @@ type member struct {
 	sch      *schema // the schema the property was found in
 	required bool
 	unstable bool
+	legacy   bool
 }
 
 // defsOf returns the $defs of t, each from the stable schema or, when t
@@ -110,6 +111,9 @@ func (g *gen) defsOf(t genType) ([]*node, error) {
 		if d == nil && t.Unstable {
 			d = g.s.unstable.Defs[name]
 		}
+		if d == nil && t.Legacy {
+			d = g.s.legacy.Defs[name]
+		}
 		if d == nil {
 			return nil, fmt.Errorf("no $defs entry %q", name)
 		}
@@ -120,9 +124,9 @@ func (g *gen) defsOf(t genType) ([]*node, error) {
 
 // member finds the property key among the defs of t.
 func (g *gen) member(t genType, key string) (member, bool) {
-	for _, sch := range []*schema{g.s.stable, g.s.unstable} {
-		if sch == g.s.unstable && !t.Unstable {
-			break
+	for _, sch := range []*schema{g.s.stable, g.s.unstable, g.s.legacy} {
+		if sch == g.s.unstable && !t.Unstable || sch == g.s.legacy && !t.Legacy {
+			continue
 		}
 		for _, name := range t.Defs {
 			d := sch.Defs[name]
@@ -131,7 +135,7 @@ func (g *gen) member(t genType, key string) (member, bool) {
 			}
 			if n := d.Properties[key]; n != nil {
 				return member{n: n, sch: sch, required: slices.Contains(d.Required, key),
-					unstable: sch == g.s.unstable}, true
+					unstable: sch == g.s.unstable, legacy: sch == g.s.legacy}, true
 			}
 		}
 	}
@@ -203,7 +207,7 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 		label = t.Label
 	}
 	var shadow, checks, pre, values []string
-	var docRequired, docPresent, docLenient, docSkip, docStrict, docUnstable []string
+	var docRequired, docPresent, docLenient, docSkip, docStrict, docUnstable, docLegacy []string
 	for _, f := range fields {
 		m, ok := g.member(t, f.json)
 		if !ok {
@@ -231,6 +235,9 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 		if m.unstable {
 			docUnstable = append(docUnstable, name)
 		}
+		if m.legacy {
+			docLegacy = append(docLegacy, name)
+		}
 		switch {
 		case m.required && m.n.DefaultOnError:
 			docPresent = append(docPresent, name)
@@ -250,6 +257,9 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 	which := "the schema's"
 	if !slices.ContainsFunc(t.Defs, func(d string) bool { return g.s.stable.Defs[d] != nil }) {
 		which, docUnstable = "the unstable schema's", nil
+		if !slices.ContainsFunc(t.Defs, func(d string) bool { return g.s.unstable.Defs[d] != nil }) {
+			which, docLegacy = "the legacy shape, in no schema any more,", nil
+		}
 	}
 	doc = append(doc, fmt.Sprintf("UnmarshalJSON decodes %s %s.", which, strings.Join(t.Defs, ", ")))
 	if key := g.variantOf[t.Go]; key != "" {
@@ -272,6 +282,9 @@ func (v *%[2]s) UnmarshalJSON(b []byte) error {
 	}
 	if len(docUnstable) > 0 {
 		doc = append(doc, "From the unstable schema: "+strings.Join(docUnstable, ", ")+".")
+	}
+	if len(docLegacy) > 0 {
+		doc = append(doc, "Legacy, in no schema: "+strings.Join(docLegacy, ", ")+".")
 	}
 	doc = append(doc, "Unknown fields are ignored; _meta is kept when it is an object.")
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -35,10 +36,18 @@ type schema struct {
 	Defs map[string]*node `json:"$defs"`
 }
 
-// schemas is the pinned stable schema and its unstable superset.
+// legacyJSON holds the shapes real agents send that no pinned schema has
+// (the model selection that config options replaced); only types marked
+// Legacy read it.
+//
+//go:embed legacy.json
+var legacyJSON []byte
+
+// schemas is the pinned stable schema, its unstable superset, and the
+// legacy shapes.
 type schemas struct {
-	stable, unstable *schema
-	version          string // the latest release named in CHANGELOG.md
+	stable, unstable, legacy *schema
+	version                  string // the latest release named in CHANGELOG.md
 }
 
 func loadSchemas(dir string) (*schemas, error) {
@@ -55,6 +64,10 @@ func loadSchemas(dir string) (*schemas, error) {
 		if err := json.Unmarshal(b, *f.dst); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
+	}
+	s.legacy = new(schema)
+	if err := json.Unmarshal(legacyJSON, s.legacy); err != nil {
+		return nil, fmt.Errorf("legacy.json: %w", err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "CHANGELOG.md"))
 	if err != nil {

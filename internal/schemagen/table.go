@@ -8,6 +8,9 @@ type genType struct {
 	// schema.unstable.json (the package decodes a few unstable fields that
 	// real agents send).
 	Unstable bool
+	// Legacy lets fields and defs missing from both schemas come from
+	// legacy.json: shapes real agents still send that no schema has.
+	Legacy bool
 	// Label names the type in errors; "" means its Go name in words. The
 	// session update kinds keep their wire names ("tool_call").
 	Label string
@@ -27,18 +30,20 @@ var generated = []genType{
 		"LogoutCapabilities", "SessionListCapabilities", "SessionDeleteCapabilities",
 		"SessionAdditionalDirectoriesCapabilities", "SessionResumeCapabilities",
 		"SessionCloseCapabilities", "ElicitationFormCapabilities", "ElicitationUrlCapabilities",
-		"BooleanConfigOptionCapabilities",
-	}},
-	{Go: "ClientCapabilities", Defs: []string{"ClientCapabilities"}},
+		"BooleanConfigOptionCapabilities", "SessionForkCapabilities",
+		"NesDocumentDidOpenCapabilities", "NesDocumentDidCloseCapabilities",
+		"NesDocumentDidSaveCapabilities", "NesDocumentDidFocusCapabilities",
+	}, Unstable: true},
+	{Go: "ClientCapabilities", Defs: []string{"ClientCapabilities"}, Unstable: true},
 	{Go: "FileSystemCapabilities", Defs: []string{"FileSystemCapabilities"}},
 	{Go: "AuthCapabilities", Defs: []string{"AuthCapabilities"}},
 	{Go: "ElicitationCapabilities", Defs: []string{"ElicitationCapabilities"}},
 	{Go: "ClientSessionCapabilities", Defs: []string{"ClientSessionCapabilities"}},
 	{Go: "SessionConfigOptionsCapabilities", Defs: []string{"SessionConfigOptionsCapabilities"}},
-	{Go: "AgentCapabilities", Defs: []string{"AgentCapabilities"}},
+	{Go: "AgentCapabilities", Defs: []string{"AgentCapabilities"}, Unstable: true},
 	{Go: "PromptCapabilities", Defs: []string{"PromptCapabilities"}},
 	{Go: "McpCapabilities", Defs: []string{"McpCapabilities"}},
-	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}},
+	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}, Unstable: true},
 	{Go: "AgentAuthCapabilities", Defs: []string{"AgentAuthCapabilities"}},
 	{Go: "InitializeRequest", Defs: []string{"InitializeRequest"}},
 	{Go: "InitializeResponse", Defs: []string{"InitializeResponse"}},
@@ -57,11 +62,13 @@ var generated = []genType{
 	{Go: "HTTPHeader", Defs: []string{"HttpHeader"}},
 
 	{Go: "NewSessionRequest", Defs: []string{"NewSessionRequest"}},
-	{Go: "NewSessionResponse", Defs: []string{"NewSessionResponse"}},
+	{Go: "NewSessionResponse", Defs: []string{"NewSessionResponse"}, Legacy: true},
 	{Go: "LoadSessionRequest", Defs: []string{"LoadSessionRequest"}},
-	{Go: "LoadSessionResponse", Defs: []string{"LoadSessionResponse"}},
+	{Go: "LoadSessionResponse", Defs: []string{"LoadSessionResponse"}, Legacy: true},
 	{Go: "ResumeSessionRequest", Defs: []string{"ResumeSessionRequest"}},
-	{Go: "ResumeSessionResponse", Defs: []string{"ResumeSessionResponse"}},
+	{Go: "ResumeSessionResponse", Defs: []string{"ResumeSessionResponse"}, Legacy: true},
+	{Go: "ForkSessionRequest", Defs: []string{"ForkSessionRequest"}, Unstable: true},
+	{Go: "ForkSessionResponse", Defs: []string{"ForkSessionResponse"}, Unstable: true, Legacy: true},
 	{Go: "CloseSessionRequest", Defs: []string{"CloseSessionRequest"}},
 	{Go: "CloseSessionResponse", Defs: []string{"CloseSessionResponse"}},
 	{Go: "ListSessionsRequest", Defs: []string{"ListSessionsRequest"}},
@@ -74,6 +81,12 @@ var generated = []genType{
 	{Go: "SessionMode", Defs: []string{"SessionMode"}},
 	{Go: "SetSessionModeRequest", Defs: []string{"SetSessionModeRequest"}},
 	{Go: "SetSessionModeResponse", Defs: []string{"SetSessionModeResponse"}},
+
+	// The legacy model selection (models.go).
+	{Go: "SessionModelState", Defs: []string{"SessionModelState"}, Legacy: true},
+	{Go: "ModelInfo", Defs: []string{"ModelInfo"}, Legacy: true},
+	{Go: "SetSessionModelRequest", Defs: []string{"SetSessionModelRequest"}, Legacy: true},
+	{Go: "SetSessionModelResponse", Defs: []string{"SetSessionModelResponse"}, Legacy: true},
 
 	{Go: "SelectOption", Defs: []string{"SessionConfigSelectOption"}},
 	{Go: "SelectGroup", Defs: []string{"SessionConfigSelectGroup"}},
@@ -100,14 +113,40 @@ var generated = []genType{
 	{Go: "UserMessageChunk", Defs: []string{"ContentChunk"}, Label: "user_message_chunk"},
 	{Go: "AgentMessageChunk", Defs: []string{"ContentChunk"}, Label: "agent_message_chunk"},
 	{Go: "AgentThoughtChunk", Defs: []string{"ContentChunk"}, Label: "agent_thought_chunk"},
-	{Go: "ToolCall", Defs: []string{"ToolCall"}, Label: "tool_call"},
-	{Go: "ToolCallUpdate", Defs: []string{"ToolCallUpdate"}, Label: "tool_call_update"},
+	{Go: "ToolCall", Defs: []string{"ToolCall"}, Label: "tool_call", Unstable: true},
+	{Go: "ToolCallUpdate", Defs: []string{"ToolCallUpdate"}, Label: "tool_call_update", Unstable: true},
 	{Go: "Plan", Defs: []string{"Plan"}},
 	{Go: "AvailableCommandsUpdate", Defs: []string{"AvailableCommandsUpdate"}, Label: "available_commands_update"},
 	{Go: "ConfigOptionUpdate", Defs: []string{"ConfigOptionUpdate"}, Label: "config_option_update"},
 	{Go: "SessionInfoUpdate", Defs: []string{"SessionInfoUpdate"}, Label: "session_info_update"},
 	{Go: "UsageUpdate", Defs: []string{"UsageUpdate"}, Label: "usage_update"},
 	{Go: "Cost", Defs: []string{"Cost"}},
+	// The unstable update kinds (updates_unstable.go).
+	{Go: "PlanUpdate", Defs: []string{"PlanUpdate"}, Label: "plan_update", Unstable: true},
+	{Go: "PlanRemoved", Defs: []string{"PlanRemoved"}, Label: "plan_removed", Unstable: true},
+	{Go: "PlanItems", Defs: []string{"PlanItems"}, Label: "plan items", Unstable: true},
+	{Go: "PlanFile", Defs: []string{"PlanFile"}, Label: "plan file", Unstable: true},
+	{Go: "PlanMarkdown", Defs: []string{"PlanMarkdown"}, Label: "plan markdown", Unstable: true},
+	{Go: "Notice", Defs: []string{"Notice"}, Label: "notice", Unstable: true},
+	{Go: "CompactionUpdate", Defs: []string{"CompactionUpdate"}, Label: "compaction_update", Unstable: true},
+	{Go: "CompactionSummaryChunk", Defs: []string{"CompactionSummaryChunk"}, Label: "compaction_summary_chunk", Unstable: true},
+
+	// Next-edit suggestions (nes.go).
+	{Go: "PositionEncodingKind", Defs: []string{"PositionEncodingKind"}, Unstable: true},
+	{Go: "TextDocumentSyncKind", Defs: []string{"TextDocumentSyncKind"}, Unstable: true},
+	{Go: "NesCapabilities", Defs: []string{"NesCapabilities"}, Unstable: true},
+	{Go: "NesEventCapabilities", Defs: []string{"NesEventCapabilities"}, Unstable: true},
+	{Go: "NesDocumentEventCapabilities", Defs: []string{"NesDocumentEventCapabilities"}, Unstable: true},
+	{Go: "NesDocumentDidChangeCapabilities", Defs: []string{"NesDocumentDidChangeCapabilities"}, Unstable: true},
+	{Go: "Position", Defs: []string{"Position"}, Unstable: true},
+	{Go: "Range", Defs: []string{"Range"}, Unstable: true},
+	{Go: "StartNesResponse", Defs: []string{"StartNesResponse"}, Unstable: true},
+	{Go: "SuggestNesResponse", Defs: []string{"SuggestNesResponse"}, Unstable: true},
+	{Go: "NesEditSuggestion", Defs: []string{"NesEditSuggestion"}, Unstable: true},
+	{Go: "NesTextEdit", Defs: []string{"NesTextEdit"}, Unstable: true},
+	{Go: "NesJumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true},
+	{Go: "NesRenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true},
+	{Go: "NesSearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true},
 
 	// Content.
 	{Go: "Role", Defs: []string{"Role"}},
@@ -132,10 +171,16 @@ var generated = []genType{
 // unions lists the unions whose decoders are generated.
 var unions = []genUnion{
 	{Def: "SessionUpdate", Go: "Update", Func: "decodeUpdate", Label: "session update",
-		Unknown: "UnknownUpdate", UnknownKey: "Kind",
+		Unknown: "UnknownUpdate", UnknownKey: "Kind", Unstable: true,
 		// A malformed known kind is kept as *UnknownUpdate next to its
 		// error, so the caller can report it and keep the update.
 		Fail: "malformedUpdate(data, %s)"},
+	{Def: "PlanUpdateContent", Go: "PlanContent", Func: "unmarshalPlanContent", Label: "plan content",
+		Wrapper: "planContentField", Unknown: "UnknownPlanContent", UnknownKey: "Type", Fail: "nil, %s",
+		Unstable: true},
+	{Def: "NesSuggestion", Go: "NesSuggestion", Func: "unmarshalNesSuggestion", Label: "nes suggestion",
+		Wrapper: "nesSuggestionField", Unknown: "UnknownNesSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
+		Unstable: true},
 	{Def: "ContentBlock", Go: "ContentBlock", Func: "unmarshalContentBlock", Label: "content block",
 		Wrapper: "contentBlockField", Unknown: "UnknownContent", UnknownKey: "Type", Fail: "nil, %s"},
 	{Def: "ToolCallContent", Go: "ToolCallContent", Func: "unmarshalToolCallContent", Label: "tool call content",

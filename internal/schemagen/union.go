@@ -28,6 +28,9 @@ type genUnion struct {
 	// object but not a valid variant: "nil, %s", or a call that pairs the
 	// error with the raw bytes.
 	Fail string
+	// Unstable reads the union from schema.unstable.json, whose variants
+	// are a superset of the stable ones.
+	Unstable bool
 }
 
 type unionPlan struct {
@@ -45,6 +48,9 @@ type unionPlan struct {
 func (g *gen) planUnion(u genUnion) (unionPlan, error) {
 	p := unionPlan{u: u}
 	d := g.s.stable.Defs[u.Def]
+	if u.Unstable {
+		d = g.s.unstable.Defs[u.Def]
+	}
 	if d == nil {
 		return p, fmt.Errorf("no $defs entry")
 	}

@@ -1,0 +1,50 @@
+package acp
+
+import (
+	"context"
+	"errors"
+)
+
+// Call sends a request with any method name and decodes the result into
+// result, which may be nil; nil params are sent as {}. It reaches methods
+// the SDK has no typed helper for, such as those of the unstable schema
+// (session/fork, nes/*, document/*, providers/*).
+//
+// Call checks no capability and tracks nothing: the caller owns the
+// protocol. A session/prompt sent this way is no turn, and updates the agent
+// sends meanwhile still fold into the session as updates outside a turn.
+// An agent's error reply is returned as *Error. Call is safe for concurrent
+// use; see CallExt for extension methods.
+//
+// Unstable: what the unstable methods take and return follows
+// schema.unstable.json and may change.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	if method == "" {
+		return errors.New("acp: Call needs a method name")
+	}
+	if params == nil {
+		params = struct{}{}
+	}
+	return c.call(ctx, method, params, result)
+}
+
+// Notify sends a notification with any method name; nil params are sent as
+// {}. As with Call, nothing is checked or tracked: a session/cancel sent
+// this way does not cancel the SDK's turn (use Turn.Cancel).
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	if method == "" {
+		return errors.New("acp: Notify needs a method name")
+	}
+	if params == nil {
+		params = struct{}{}
+	}
+	return c.notify(ctx, method, params)
+}
+
+// notify sends one notification through jrpc2.
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return callError(method, c.mapCallErr(ctx, err))
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package acp
+
+import "slices"
+
+// The session-level fold of the unstable update kinds (updates_unstable.go):
+// one function per kind. Like every fold they run on the reader goroutine
+// under the session's lock, copy what snapshots may share instead of
+// writing into it, and never call user code.
+//
+// Unstable: follows schema.unstable.json; may change.
+
+// CompactionState is what the agent said about its latest context
+// compaction: its id, status, error and summary (the compaction_update's
+// summary, or the compaction_summary_chunk blocks in order).
+type CompactionState struct {
+	CompactionID string           `json:"compactionId"`
+	Status       CompactionStatus `json:"status,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Summary      []ContentBlock   `json:"summary,omitempty"`
+}
+
+// foldUnstableUpdate folds an unstable kind into st and reports whether u
+// was one.
+func foldUnstableUpdate(st *SessionState, u Update) bool {
+	switch u := u.(type) {
+	case *PlanUpdate:
+		foldPlanUpdate(st, u)
+	case *PlanRemoved:
+		foldPlanRemoved(st, u)
+	case *Notice:
+		foldNotice(st, u)
+	case *CompactionUpdate:
+		foldCompactionUpdate(st, u)
+	case *CompactionSummaryChunk:
+		foldCompactionSummaryChunk(st, u)
+	default:
+		return false
+	}
+	return true
+}
+
+// foldPlanUpdate makes the update's plan the session's: PlanContent holds
+// it whatever its type, and Plan its entries (none for a file or markdown
+// plan).
+func foldPlanUpdate(st *SessionState, u *PlanUpdate) {
+	st.PlanContent = u.Plan
+	st.Plan = nil
+	if items, ok := u.Plan.(*PlanItems); ok {
+		st.Plan = items.Entries
+	}
+}
+
+// foldPlanRemoved clears the plan when it is the one removed; the removal
+// of another id changes nothing.
+func foldPlanRemoved(st *SessionState, u *PlanRemoved) {
+	if st.PlanContent != nil && st.PlanContent.PlanID() == u.PlanID {
+		st.PlanContent, st.Plan = nil, nil
+	}
+}
+
+// foldNotice keeps the latest notice; every notice stays on the change
+// feed and in the turn's Updates.
+func foldNotice(st *SessionState, u *Notice) {
+	st.Notice = u
+}
+
+// foldCompactionUpdate records a compaction's status. An update of another
+// compaction id starts afresh; a summary replaces the one gathered so far.
+func foldCompactionUpdate(st *SessionState, u *CompactionUpdate) {
+	c := compactionFor(st, u.CompactionID)
+	c.Status = u.Status
+	c.Error = derefOr(u.Error)
+	if u.Summary != nil {
+		// Clipped: a later chunk must copy, never append into the update's
+		// array, which every fold of this update shares.
+		c.Summary = slices.Clip(u.Summary)
+	}
+	st.Compaction = c
+}
+
+// foldCompactionSummaryChunk appends one block to the compaction's summary.
+func foldCompactionSummaryChunk(st *SessionState, u *CompactionSummaryChunk) {
+	c := compactionFor(st, u.CompactionID)
+	c.Summary = append(c.Summary, u.Content)
+	st.Compaction = c
+}
+
+// compactionFor returns a copy of the session's compaction state when it is
+// the one with this id, else a fresh one, so that the fold never writes
+// through a pointer a snapshot was taken from.
+func compactionFor(st *SessionState, id string) *CompactionState {
+	if st.Compaction != nil && st.Compaction.CompactionID == id {
+		c := *st.Compaction
+		return &c
+	}
+	return &CompactionState{CompactionID: id}
+}

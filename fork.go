@@ -1,0 +1,89 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// ForkSessionRequest is the params of session/fork (needs
+// sessionCapabilities.fork): a new session that starts from the history of
+// SessionID. McpServers is sent as [] when empty.
+//
+// Unstable: follows schema.unstable.json; may change.
+type ForkSessionRequest struct {
+	SessionID             string          `json:"sessionId"`
+	Cwd                   string          `json:"cwd"`
+	McpServers            []McpServer     `json:"mcpServers"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ForkSessionResponse is the result of session/fork: the new session's id
+// and its initial modes, config options and (legacy) models.
+//
+// Unstable: follows schema.unstable.json; may change.
+type ForkSessionResponse struct {
+	SessionID     string                `json:"sessionId"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	// Models is the legacy model selection (see SessionModelState).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// ForkSession forks a session (session/fork): the agent creates a new
+// session starting from the history of req.SessionID, which need not be
+// open on this client. It needs the agent's sessionCapabilities.fork, else
+// ErrNotSupported and nothing is sent. An empty Cwd means the current
+// directory. The new session is registered and returned as NewSession's
+// is; updates the agent sends for it before answering are kept for it.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+	if c.init.AgentCapabilities.SessionCapabilities.Fork == nil {
+		return nil, notSupported("session/fork", "sessionCapabilities.fork")
+	}
+	if req == nil || req.SessionID == "" {
+		return nil, callError("session/fork", errors.New("a session id is required"))
+	}
+	r := *req
+	cwd, err := absCwd(r.Cwd)
+	if err != nil {
+		return nil, callError("session/fork", err)
+	}
+	r.Cwd = cwd
+	if r.McpServers == nil {
+		r.McpServers = []McpServer{}
+	}
+	if err := c.checkAddDirs("session/fork", &r.AdditionalDirectories); err != nil {
+		return nil, err
+	}
+	var res ForkSessionResponse
+	if err := c.call(ctx, "session/fork", &r, &res); err != nil {
+		return nil, err
+	}
+	if res.SessionID == "" {
+		return nil, callError("session/fork", errors.New("the agent answered without a sessionId"))
+	}
+	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
+	c.register(s)
+	return s, nil
+}
+
+// Fork forks this session (see Client.ForkSession). A nil req, or an empty
+// Cwd, means this session's cwd; req.SessionID is ignored.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (s *Session) Fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+	r := ForkSessionRequest{}
+	if req != nil {
+		r = *req
+	}
+	r.SessionID = s.id
+	if r.Cwd == "" {
+		r.Cwd = s.roots[0]
+	}
+	return s.c.ForkSession(ctx, &r)
+}

@@ -1,0 +1,88 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// SessionModelState is the legacy model selection an agent may return from
+// session/new, session/load, session/resume and session/fork: the models it
+// offers and the one in use. The protocol replaced it with config options
+// of category "model", but gemini-cli and cursor still advertise only this.
+// The session keeps it in SessionState.Models, and Session.SetModel sends
+// session/set_model.
+//
+// Unstable: follows the legacy unstable schema, which no release carries any
+// more; may change or go away.
+type SessionModelState struct {
+	CurrentModelID  string          `json:"currentModelId"`
+	AvailableModels []ModelInfo     `json:"availableModels"`
+	Meta            json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ModelInfo is one model an agent offers in SessionModelState.
+type ModelInfo struct {
+	ModelID     string          `json:"modelId"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SetSessionModelRequest is the params of the legacy session/set_model.
+type SetSessionModelRequest struct {
+	SessionID string          `json:"sessionId"`
+	ModelID   string          `json:"modelId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SetSessionModelResponse is the result of the legacy session/set_model.
+type SetSessionModelResponse struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SetModel switches the session's model with the legacy session/set_model.
+// It needs the agent to have offered models for this session (else
+// ErrNotSupported and nothing is sent), and modelID must be one of them
+// (else an error naming the valid choices, and nothing is sent). On
+// success SessionState.Models.CurrentModelID follows.
+//
+// Unstable: session/set_model is in no schema any more; agents that offer
+// config options of category "model" should be driven through
+// SetConfigOption instead.
+func (s *Session) SetModel(ctx context.Context, modelID string) error {
+	if err := s.checkOpen("session/set_model"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	models := s.state.Models
+	s.mu.Unlock()
+	if models == nil || len(models.AvailableModels) == 0 {
+		return notSupported("session/set_model", "models for this session")
+	}
+	if !slices.ContainsFunc(models.AvailableModels, func(m ModelInfo) bool { return m.ModelID == modelID }) {
+		return callError("session/set_model", fmt.Errorf("unknown model %q (valid: %s)", modelID, modelIDs(models.AvailableModels)))
+	}
+	if err := s.c.call(ctx, "session/set_model", &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	m := *s.state.Models
+	m.CurrentModelID = modelID
+	s.state.Models = &m
+	s.logLocked(sentry{kind: entSetup, setup: &SessionSetup{Models: &m}})
+	s.notifyLocked()
+	s.mu.Unlock()
+	return nil
+}
+
+// modelIDs lists the ids of ms, comma-separated, for error messages.
+func modelIDs(ms []ModelInfo) string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ModelID
+	}
+	return strings.Join(ids, ", ")
+}

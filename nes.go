@@ -1,0 +1,369 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+)
+
+// Next-edit suggestions (NES): an editor opens an NES session with
+// nes/start, keeps the agent informed of its documents (document.go), and
+// asks for suggestions with nes/suggest. Positions count characters in the
+// negotiated encoding (Client.PositionEncoding). Every method needs the
+// agent's nes capability, else ErrNotSupported and nothing is sent.
+//
+// Unstable: follows schema.unstable.json; may change.
+
+// PositionEncodingKind is how a Position's character offset counts.
+type PositionEncodingKind string
+
+const (
+	PositionUTF16 PositionEncodingKind = "utf-16" // UTF-16 code units (the default)
+	PositionUTF32 PositionEncodingKind = "utf-32" // Unicode code points
+	PositionUTF8  PositionEncodingKind = "utf-8"  // bytes
+)
+
+// NesCapabilities is the agent's nes capability: which document events it
+// wants, and (raw) which context it uses in nes/suggest.
+type NesCapabilities struct {
+	Events  *NesEventCapabilities `json:"events,omitempty"`
+	Context json.RawMessage       `json:"context,omitempty"`
+	Meta    json.RawMessage       `json:"_meta,omitempty"`
+}
+
+// NesEventCapabilities lists the events the agent wants.
+type NesEventCapabilities struct {
+	Document *NesDocumentEventCapabilities `json:"document,omitempty"`
+	Meta     json.RawMessage               `json:"_meta,omitempty"`
+}
+
+// NesDocumentEventCapabilities: each non-nil field lets the client send
+// that document/* notification.
+type NesDocumentEventCapabilities struct {
+	DidOpen   *Capability                       `json:"didOpen,omitempty"`
+	DidChange *NesDocumentDidChangeCapabilities `json:"didChange,omitempty"`
+	DidClose  *Capability                       `json:"didClose,omitempty"`
+	DidSave   *Capability                       `json:"didSave,omitempty"`
+	DidFocus  *Capability                       `json:"didFocus,omitempty"`
+	Meta      json.RawMessage                   `json:"_meta,omitempty"`
+}
+
+// NesDocumentDidChangeCapabilities says how document/didChange reports
+// changes: TextDocumentSyncFull (the whole text each time) or
+// TextDocumentSyncIncremental (ranges).
+type NesDocumentDidChangeCapabilities struct {
+	SyncKind TextDocumentSyncKind `json:"syncKind"`
+	Meta     json.RawMessage      `json:"_meta,omitempty"`
+}
+
+// TextDocumentSyncKind is how document changes are sent.
+type TextDocumentSyncKind string
+
+const (
+	TextDocumentSyncFull        TextDocumentSyncKind = "full"
+	TextDocumentSyncIncremental TextDocumentSyncKind = "incremental"
+)
+
+// Position is a zero-based line and character offset (in the negotiated
+// encoding).
+type Position struct {
+	Line      uint32          `json:"line"`
+	Character uint32          `json:"character"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Range is a span of a document, End exclusive.
+type Range struct {
+	Start Position        `json:"start"`
+	End   Position        `json:"end"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// WorkspaceFolder is a folder of the editor's workspace.
+type WorkspaceFolder struct {
+	URI  string          `json:"uri"`
+	Name string          `json:"name"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesRepository names the workspace's repository.
+type NesRepository struct {
+	Name      string          `json:"name"`
+	Owner     string          `json:"owner"`
+	RemoteURL string          `json:"remoteUrl"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// StartNesRequest is the params of nes/start.
+type StartNesRequest struct {
+	WorkspaceURI     string            `json:"workspaceUri,omitempty"`
+	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders,omitempty"`
+	Repository       *NesRepository    `json:"repository,omitempty"`
+	Meta             json.RawMessage   `json:"_meta,omitempty"`
+}
+
+// StartNesResponse is the result of nes/start: the NES session's id, which
+// the document events and suggestion requests name.
+type StartNesResponse struct {
+	SessionID string          `json:"sessionId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesTriggerKind is why a suggestion is asked for.
+type NesTriggerKind string
+
+const (
+	NesTriggerAutomatic  NesTriggerKind = "automatic"
+	NesTriggerDiagnostic NesTriggerKind = "diagnostic"
+	NesTriggerManual     NesTriggerKind = "manual"
+)
+
+// SuggestNesRequest is the params of nes/suggest. Context is the optional
+// NesSuggestContext of the schema (recent files, edit history, ...), sent
+// as given.
+type SuggestNesRequest struct {
+	SessionID   string          `json:"sessionId"`
+	URI         string          `json:"uri"`
+	Version     int64           `json:"version"`
+	Position    Position        `json:"position"`
+	Selection   *Range          `json:"selection,omitempty"`
+	TriggerKind NesTriggerKind  `json:"triggerKind"`
+	Context     json.RawMessage `json:"context,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SuggestNesResponse is the result of nes/suggest.
+type SuggestNesResponse struct {
+	Suggestions []NesSuggestion `json:"suggestions"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesSuggestion is one suggestion, told apart on the wire by "kind":
+// *NesEditSuggestion ("edit"), *NesJumpSuggestion ("jump"),
+// *NesRenameSuggestion ("rename"), *NesSearchAndReplaceSuggestion
+// ("searchAndReplace"), or *UnknownNesSuggestion (kept raw).
+type NesSuggestion interface {
+	// SuggestionID is the id to accept or reject it by ("" when unknown).
+	SuggestionID() string
+	isNesSuggestion()
+}
+
+// NesEditSuggestion proposes text edits to one document.
+type NesEditSuggestion struct {
+	ID             string          `json:"id"`
+	URI            string          `json:"uri"`
+	Edits          []NesTextEdit   `json:"edits"`
+	CursorPosition *Position       `json:"cursorPosition,omitempty"`
+	Meta           json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesTextEdit replaces Range with NewText.
+type NesTextEdit struct {
+	Range   Range           `json:"range"`
+	NewText string          `json:"newText"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesJumpSuggestion proposes moving the cursor.
+type NesJumpSuggestion struct {
+	ID       string          `json:"id"`
+	URI      string          `json:"uri"`
+	Position Position        `json:"position"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesRenameSuggestion proposes renaming the symbol at Position.
+type NesRenameSuggestion struct {
+	ID       string          `json:"id"`
+	URI      string          `json:"uri"`
+	Position Position        `json:"position"`
+	NewName  string          `json:"newName"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NesSearchAndReplaceSuggestion proposes a search and replace in a
+// document.
+type NesSearchAndReplaceSuggestion struct {
+	ID      string          `json:"id"`
+	URI     string          `json:"uri"`
+	Search  string          `json:"search"`
+	Replace string          `json:"replace"`
+	IsRegex bool            `json:"isRegex,omitempty"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnknownNesSuggestion is a suggestion of a kind this package does not know.
+type UnknownNesSuggestion struct {
+	Kind string
+	Raw  json.RawMessage
+}
+
+func (s *NesEditSuggestion) SuggestionID() string             { return s.ID }
+func (s *NesJumpSuggestion) SuggestionID() string             { return s.ID }
+func (s *NesRenameSuggestion) SuggestionID() string           { return s.ID }
+func (s *NesSearchAndReplaceSuggestion) SuggestionID() string { return s.ID }
+func (*UnknownNesSuggestion) SuggestionID() string            { return "" }
+
+func (*NesEditSuggestion) isNesSuggestion()             {}
+func (*NesJumpSuggestion) isNesSuggestion()             {}
+func (*NesRenameSuggestion) isNesSuggestion()           {}
+func (*NesSearchAndReplaceSuggestion) isNesSuggestion() {}
+func (*UnknownNesSuggestion) isNesSuggestion()          {}
+
+// NesRejectReason is why a suggestion was rejected.
+type NesRejectReason string
+
+const (
+	NesRejected  NesRejectReason = "rejected"
+	NesIgnored   NesRejectReason = "ignored"
+	NesReplaced  NesRejectReason = "replaced"
+	NesCancelled NesRejectReason = "cancelled"
+)
+
+// AcceptNesNotification is the params of nes/accept.
+type AcceptNesNotification struct {
+	SessionID string          `json:"sessionId"`
+	ID        string          `json:"id"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// RejectNesNotification is the params of nes/reject.
+type RejectNesNotification struct {
+	SessionID string          `json:"sessionId"`
+	ID        string          `json:"id"`
+	Reason    NesRejectReason `json:"reason,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CloseNesRequest is the params of nes/close.
+type CloseNesRequest struct {
+	SessionID string          `json:"sessionId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// PositionEncoding returns the encoding Positions use in NES: the agent's
+// positionEncoding when the client offered it, else utf-16, which both
+// sides assume when either says nothing. (An agent's choice the client did
+// not offer is not honoured.)
+func (c *Client) PositionEncoding() PositionEncodingKind {
+	pe := c.init.AgentCapabilities.PositionEncoding
+	if pe != "" && slices.Contains(c.capabilities().PositionEncodings, pe) {
+		return pe
+	}
+	return PositionUTF16
+}
+
+func (c *Client) checkNes(method string) error {
+	if c.init.AgentCapabilities.Nes == nil {
+		return notSupported(method, "nes")
+	}
+	return nil
+}
+
+// StartNES opens an NES session (nes/start).
+func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesResponse, error) {
+	if err := c.checkNes("nes/start"); err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = &StartNesRequest{}
+	}
+	var res StartNesResponse
+	if err := c.call(ctx, "nes/start", req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// SuggestNES asks for suggestions at a position (nes/suggest); an empty
+// TriggerKind is sent as manual. Kinds of suggestion this package does not
+// know are kept as *UnknownNesSuggestion; a known one that does not decode
+// fails the call (the schema gives no leniency there).
+func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*SuggestNesResponse, error) {
+	if err := c.checkNes("nes/suggest"); err != nil {
+		return nil, err
+	}
+	if req == nil || req.SessionID == "" || req.URI == "" {
+		return nil, callError("nes/suggest", errors.New("a session id and a uri are required"))
+	}
+	r := *req
+	if r.TriggerKind == "" {
+		r.TriggerKind = NesTriggerManual
+	}
+	var res SuggestNesResponse
+	if err := c.call(ctx, "nes/suggest", &r, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// AcceptNES tells the agent a suggestion was accepted (nes/accept).
+func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
+	if err := c.checkNes("nes/accept"); err != nil {
+		return err
+	}
+	return c.notify(ctx, "nes/accept", &AcceptNesNotification{SessionID: sessionID, ID: suggestionID})
+}
+
+// RejectNES tells the agent a suggestion was not taken (nes/reject); reason
+// may be "".
+func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NesRejectReason) error {
+	if err := c.checkNes("nes/reject"); err != nil {
+		return err
+	}
+	return c.notify(ctx, "nes/reject", &RejectNesNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
+}
+
+// CloseNES closes an NES session (nes/close).
+func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
+	if err := c.checkNes("nes/close"); err != nil {
+		return err
+	}
+	return c.call(ctx, "nes/close", &CloseNesRequest{SessionID: sessionID}, nil)
+}
+
+// The MarshalJSON methods write the "kind" the union is told apart by, so a
+// suggestion encodes as the agent sent it (traces, JSON output).
+
+func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesEditSuggestion
+	s.Edits = orEmpty(s.Edits)
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"edit", body(s)})
+}
+
+func (s NesJumpSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesJumpSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"jump", body(s)})
+}
+
+func (s NesRenameSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesRenameSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"rename", body(s)})
+}
+
+func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
+	type body NesSearchAndReplaceSuggestion
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		body
+	}{"searchAndReplace", body(s)})
+}
+
+// MarshalJSON returns Raw unchanged (or a bare {"kind":...} when Raw is empty).
+func (s UnknownNesSuggestion) MarshalJSON() ([]byte, error) {
+	return marshalRaw(s.Raw, func() ([]byte, error) {
+		return json.Marshal(struct {
+			Kind string `json:"kind"`
+		}{s.Kind})
+	})
+}
