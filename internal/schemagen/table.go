@@ -16,7 +16,7 @@ type genType struct {
 	Label string
 }
 
-// generated lists the types of protocol.go whose decoders are generated, in
+// generated lists the types of protocol*.go whose decoders are generated, in
 // the order they are written out.
 var generated = []genType{
 	{Go: "StopReason", Defs: []string{"StopReason"}},
@@ -243,36 +243,36 @@ var notGenerated = map[string]skip{
 	"ExtRequest":         {Why: "an extension message: any JSON, passed through raw"},
 	"ExtResponse":        {Why: "an extension message: any JSON, passed through raw"},
 
-	// Unions and shapes of protocol.go with decoding rules beyond the marks.
-	"AuthMethod": hand("protocol.go", "AuthMethod",
+	// Unions and shapes of protocol*.go with decoding rules beyond the marks.
+	"AuthMethod": hand("protocol_auth.go", "AuthMethod",
 		`a union told apart by "type" (absent means agent): unmarshalAuthMethod`),
-	"McpServer": hand("protocol.go", "McpServer",
+	"McpServer": hand("protocol_auth.go", "McpServer",
 		`a union told apart by "type" (absent means stdio): unmarshalMcpServer`),
-	"AvailableCommandInput": hand("protocol.go", "AvailableCommandInput",
+	"AvailableCommandInput": hand("protocol_prompt.go", "AvailableCommandInput",
 		"a union of one variant, UnstructuredCommandInput, which AvailableCommandInput decodes"),
-	"SessionConfigSelect": hand("protocol.go", "SelectConfigOption",
+	"SessionConfigSelect": hand("protocol_session.go", "SelectConfigOption",
 		"options is a flat or a grouped list, told apart by its elements"),
-	"SessionConfigSelectOptions": hand("protocol.go", "SelectConfigOption",
+	"SessionConfigSelectOptions": hand("protocol_session.go", "SelectConfigOption",
 		"a flat or a grouped list, told apart by its elements"),
-	"SetSessionConfigOptionRequest": hand("protocol.go", "SetSessionConfigOptionRequest",
+	"SetSessionConfigOptionRequest": hand("protocol_session.go", "SetSessionConfigOptionRequest",
 		`value is a string, or a boolean when "type" is "boolean"`),
-	"RequestPermissionOutcome": hand("protocol.go", "PermissionOutcome",
+	"RequestPermissionOutcome": hand("protocol_prompt.go", "PermissionOutcome",
 		`a union told apart by "outcome"; unknown outcomes are kept and never taken for approval`),
-	"SelectedPermissionOutcome": hand("protocol.go", "PermissionOutcome",
+	"SelectedPermissionOutcome": hand("protocol_prompt.go", "PermissionOutcome",
 		`the "selected" variant of RequestPermissionOutcome`),
-	"CreateElicitationRequest": hand("protocol.go", "CreateElicitationRequest",
+	"CreateElicitationRequest": hand("protocol_prompt.go", "CreateElicitationRequest",
 		"required fields depend on the mode and the scope"),
-	"CreateElicitationResponse": hand("protocol.go", "CreateElicitationResponse",
+	"CreateElicitationResponse": hand("protocol_prompt.go", "CreateElicitationResponse",
 		"a union told apart by \"action\""),
-	"ElicitationAcceptAction": hand("protocol.go", "CreateElicitationResponse",
+	"ElicitationAcceptAction": hand("protocol_prompt.go", "CreateElicitationResponse",
 		`the "accept" variant of CreateElicitationResponse`),
-	"ElicitationFormMode": hand("protocol.go", "CreateElicitationRequest",
+	"ElicitationFormMode": hand("protocol_prompt.go", "CreateElicitationRequest",
 		`the "form" mode of CreateElicitationRequest`),
-	"ElicitationUrlMode": hand("protocol.go", "CreateElicitationRequest",
+	"ElicitationUrlMode": hand("protocol_prompt.go", "CreateElicitationRequest",
 		`the "url" mode of CreateElicitationRequest`),
-	"ElicitationSessionScope": hand("protocol.go", "CreateElicitationRequest",
+	"ElicitationSessionScope": hand("protocol_prompt.go", "CreateElicitationRequest",
 		"the session scope of CreateElicitationRequest"),
-	"ElicitationRequestScope": hand("protocol.go", "CreateElicitationRequest",
+	"ElicitationRequestScope": hand("protocol_prompt.go", "CreateElicitationRequest",
 		"the request scope of CreateElicitationRequest"),
 
 	// The requested schema of a form elicitation is kept as raw JSON.
