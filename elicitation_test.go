@@ -64,3 +64,40 @@ func TestElicitationAnswerChecked(t *testing.T) {
 		t.Errorf("diagnostics %+v", got)
 	}
 }
+
+func TestElicitation(t *testing.T) {
+	t.Run("without handler", func(t *testing.T) {
+		_, a := connectRaw(t, nil, nil)
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "mode": "form", "message": "Name?", "requestedSchema": map[string]any{"type": "object"}}})
+		if m := a.next(); m.Error == nil || m.Error.Code != CodeMethodNotFound {
+			t.Errorf("reply %s", m.line)
+		}
+	})
+	t.Run("with handler", func(t *testing.T) {
+		completed := make(chan string, 1)
+		opts := &ClientOptions{Elicitation: &ElicitationHandler{
+			Form: true,
+			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				if !strings.Contains(string(r.RequestedSchema), `"name"`) {
+					t.Errorf("schema %s", r.RequestedSchema)
+				}
+				return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
+			},
+			Complete: func(id string) { completed <- id },
+		}}
+		_, a := connectRaw(t, opts, nil)
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "mode": "form", "message": "Name?",
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}})
+		if m := a.next(); !strings.Contains(string(m.Result), `"action":"accept"`) || !strings.Contains(string(m.Result), "Ada") {
+			t.Errorf("reply %s", m.line)
+		}
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": map[string]any{"mode": "url", "message": "Log in", "elicitationId": "e1", "url": "https://example.com", "requestId": 3}})
+		if m := a.next(); m.Error == nil || m.Error.Code != CodeInvalidParams {
+			t.Errorf("url mode not advertised, reply %s", m.line)
+		}
+		a.send(map[string]any{"jsonrpc": "2.0", "method": "elicitation/complete", "params": map[string]any{"elicitationId": "e9"}})
+		if id := <-completed; id != "e9" {
+			t.Errorf("complete %q", id)
+		}
+	})
+}

@@ -2,8 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -216,127 +214,10 @@ func TestLoadReplay(t *testing.T) {
 	}
 }
 
-// Calls the agent did not advertise fail locally and send nothing.
-func TestCapabilityGating(t *testing.T) {
-	c, a := connectRaw(t, nil, map[string]any{"protocolVersion": 1})
-	ctx := context.Background()
-	checks := map[string]error{}
-	_, checks["load"] = c.LoadSession(ctx, &LoadSessionRequest{SessionID: "x", Cwd: "/tmp"})
-	_, checks["resume"] = c.ResumeSession(ctx, &ResumeSessionRequest{SessionID: "x", Cwd: "/tmp"})
-	_, checks["delete"] = c.DeleteSession(ctx, &DeleteSessionRequest{SessionID: "x"})
-	_, checks["logout"] = c.Logout(ctx, nil)
-	for _, err := range c.ListSessions(ctx, nil) {
-		checks["list"] = err
-	}
-	_, checks["addDirs"] = c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: []string{"/x"}})
-	for name, err := range checks {
-		if !errors.Is(err, ErrNotSupported) {
-			t.Errorf("%s: error %v, want ErrNotSupported", name, err)
-		}
-	}
-	s := newSessionRaw(t, c, a) // the first thing the agent sees after initialize
-	for _, b := range []ContentBlock{Image("aGk=", "image/png"), &AudioContent{Data: "aGk=", MimeType: "audio/wav"}, &EmbeddedResource{Resource: &TextResourceContents{URI: "file:///x", Text: "x"}}} {
-		if _, err := s.Prompt(ctx, Text("look"), b); !errors.Is(err, ErrNotSupported) {
-			t.Errorf("prompt with %T: %v, want ErrNotSupported", b, err)
-		}
-	}
-	turn, err := s.Prompt(ctx, Text("plain"), Link("file:///x", "x"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := a.expect("session/prompt")
-	if !strings.Contains(m.line, `"plain"`) {
-		t.Errorf("the first prompt on the wire is %s", m.line)
-	}
-	if _, err := s.Prompt(ctx, Text("again")); !errors.Is(err, ErrTurnInProgress) {
-		t.Errorf("second prompt: %v, want ErrTurnInProgress", err)
-	}
-	a.reply(m, map[string]any{"stopReason": "end_turn"})
-	turn.Wait()
-}
-
-// The capabilities sent in initialize come from the handlers set.
-func TestCapabilitiesFromHandlers(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts *ClientOptions
-		want string
-	}{
-		{"none", nil, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
-		{"fs", &ClientOptions{FS: FileSystemHandlers{ReadTextFile: readOnlyFS{}.ReadTextFile, WriteTextFile: writeHandler}}, `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":false,"auth":{"terminal":false}}`},
-		{"readonly", &ClientOptions{FileSystem: readOnlyFS{}}, `{"fs":{"readTextFile":true,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
-		{"terminal", &ClientOptions{Terminal: fakeTerminals()}, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":true,"auth":{"terminal":false}}`},
-		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandler{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
-			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a, tr := newRawAgent(t)
-			done := make(chan *Client, 1)
-			go func() {
-				c, _ := Connect(context.Background(), tr, tc.opts)
-				done <- c
-			}()
-			m := a.expect("initialize")
-			var p struct {
-				ProtocolVersion    int             `json:"protocolVersion"`
-				ClientCapabilities json.RawMessage `json:"clientCapabilities"`
-				ClientInfo         *Implementation `json:"clientInfo"`
-			}
-			json.Unmarshal(m.Params, &p)
-			compareJSON(t, "clientCapabilities", []byte(tc.want), p.ClientCapabilities)
-			if p.ProtocolVersion != 1 || p.ClientInfo == nil || p.ClientInfo.Name == "" {
-				t.Errorf("initialize params %s", m.Params)
-			}
-			a.reply(m, defaultInit)
-			if c := <-done; c != nil {
-				c.Close()
-			}
-		})
-	}
-}
-
 type readOnlyFS struct{}
 
 func (readOnlyFS) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 	return &ReadTextFileResponse{Content: "x"}, nil
-}
-
-// Unknown agent methods are answered -32601; a panicking handler becomes a
-// -32603 reply and the connection lives on; handler errors keep their
-// code and data.
-func TestAgentRequestErrors(t *testing.T) {
-	opts := &ClientOptions{
-		ExtMethod: func(_ context.Context, method string, params json.RawMessage) (any, error) {
-			switch method {
-			case "_panic":
-				panic("boom")
-			case "_err":
-				return nil, fmt.Errorf("wrapped: %w", &Error{Code: -32042, Message: "custom", Data: json.RawMessage(`{"why":"because"}`)})
-			}
-			return map[string]any{"echo": params}, nil
-		},
-	}
-	_, a := connectRaw(t, opts, nil)
-	for _, tc := range []struct {
-		method string
-		code   int64
-		data   string
-	}{
-		{"no/such_method", CodeMethodNotFound, ""},
-		{"_panic", CodeInternalError, ""},
-		{"fs/read_text_file", CodeMethodNotFound, ""}, // no FileSystem: not advertised, not served
-		{"_err", -32042, `{"why":"because"}`},
-	} {
-		a.send(map[string]any{"jsonrpc": "2.0", "id": tc.method, "method": tc.method, "params": map[string]any{}})
-		m := a.next()
-		if m.Error == nil || m.Error.Code != tc.code || string(m.Error.Data) != tc.data {
-			t.Errorf("%s: reply %s", tc.method, m.line)
-		}
-	}
-	a.send(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "_echo", "params": map[string]any{"x": 1}})
-	if m := a.next(); string(m.ID) != "77" || !strings.Contains(string(m.Result), `"x":1`) {
-		t.Errorf("after the panic the connection answers %s", m.line)
-	}
 }
 
 // A prompt may mix every content type the agent advertises; each block goes
@@ -366,29 +247,4 @@ func TestPromptMixedContent(t *testing.T) {
 	compareJSON(t, "prompt params", []byte(want), p.Params)
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()
-}
-
-// Changes ends when the connection closes, without any change to report.
-func TestChangesEndsOnClose(t *testing.T) {
-	c, a := connectRaw(t, nil, nil)
-	s := newSessionRaw(t, c, a)
-	ended := make(chan struct{})
-	started := make(chan struct{})
-	go func() {
-		defer close(ended)
-		for range s.Changes(context.Background()) {
-			select {
-			case <-started:
-			default:
-				close(started)
-			}
-		}
-	}()
-	<-started
-	c.Close()
-	select {
-	case <-ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Changes did not end when the client closed")
-	}
 }
