@@ -24,7 +24,6 @@ type fold struct {
 	user     msgList
 	tools    toolTable
 	plan     []PlanEntry
-	planSet  bool
 
 	// lastKind is the kind of the previous update, the only message boundary
 	// an agent that sends no messageId gives (spec: prompt-turn.mdx).
@@ -146,13 +145,11 @@ func (f *fold) apply(u Update) *ToolCallState {
 		tc = f.tools.update(u)
 	case *Plan:
 		f.plan = u.Entries
-		f.planSet = true
 	case *PlanUpdate:
 		// A turn shows the entries of a list plan; which plan is current,
 		// and its removal, is the session's (SessionState.PlanContent).
 		if items, ok := u.Plan.(*PlanItems); ok {
 			f.plan = items.Entries
-			f.planSet = true
 		}
 	}
 	f.lastKind = kind
