@@ -160,12 +160,23 @@ func (t *Turn) markLocked(id string) {
 	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
 }
 
-// markIfCancelledLocked keeps a cancelled turn free of unfinished tool
-// calls: one announced (or reopened) after the cancel will not run either.
-// It costs O(1) per tool call event.
+// markIfCancelledLocked applies the cancellation policy (toolTable.toMark)
+// after an event that changed tc (nil: no tool call changed). O(1). s.mu is
+// held.
 func (t *Turn) markIfCancelledLocked(tc *ToolCallState) {
-	if t.cancelled && tc != nil && !tc.Finished() {
-		t.markLocked(tc.ToolCallID)
+	if tc == nil {
+		return
+	}
+	for _, id := range t.fold.tools.toMark(t.cancelled, tc) {
+		t.markLocked(id)
+	}
+}
+
+// markAllLocked applies the cancellation policy at the cancel itself: every
+// unfinished tool call is marked. s.mu is held.
+func (t *Turn) markAllLocked() {
+	for _, id := range t.fold.tools.toMark(t.cancelled, nil) {
+		t.markLocked(id)
 	}
 }
 

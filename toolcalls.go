@@ -112,13 +112,8 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	if u.Kind != nil {
 		tc.Kind = *u.Kind
 	}
-	if u.Status != nil {
-		s := *u.Status
-		keepCancelled := tc.Status == ToolCallStatusCancelled &&
-			s != ToolCallStatusCompleted && s != ToolCallStatusFailed
-		if !keepCancelled {
-			tc.Status = s
-		}
+	if u.Status != nil && !cancelMarkStands(tc.Status, *u.Status) {
+		tc.Status = *u.Status
 	}
 	if u.Content != nil {
 		tc.Content = u.Content
@@ -136,9 +131,32 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	return &tc
 }
 
-// unfinished returns the ids of the tool calls that have not finished, in
-// order of first appearance.
-func (tt *toolTable) unfinished() []string {
+// The cancellation policy for tool calls (spec: prompt-turn.mdx,
+// Cancellation), in one place. ACP v1 has no cancelled status on the wire,
+// so the client keeps a local one:
+//   - when a turn is cancelled, every tool call of it that has not finished
+//     is marked cancelled;
+//   - after that, a tool call announced, reopened or patched (by a
+//     permission request) to an unfinished status is marked at once: it will
+//     not run either;
+//   - the mark stands until the agent reports a final status of its own
+//     (completed or failed).
+// Each mark is applied as a local update, so the change feed carries it.
+
+// toMark returns the ids of the tool calls a cancelled turn must mark
+// cancelled: every unfinished one when changed is nil (at the cancel), else
+// changed itself if it is unfinished (after any later change to it, O(1)).
+// A turn that is not cancelled marks nothing.
+func (tt *toolTable) toMark(cancelled bool, changed *ToolCallState) []string {
+	if !cancelled {
+		return nil
+	}
+	if changed != nil {
+		if changed.Finished() {
+			return nil
+		}
+		return []string{changed.ToolCallID}
+	}
 	var ids []string
 	for _, tc := range tt.calls {
 		if !tc.Finished() {
@@ -146,6 +164,13 @@ func (tt *toolTable) unfinished() []string {
 		}
 	}
 	return ids
+}
+
+// cancelMarkStands reports whether a local cancelled mark survives a status
+// the agent sends: only a final status replaces it.
+func cancelMarkStands(current, sent ToolCallStatus) bool {
+	return current == ToolCallStatusCancelled &&
+		sent != ToolCallStatusCompleted && sent != ToolCallStatusFailed
 }
 
 func (tt *toolTable) snapshot() []ToolCallState {

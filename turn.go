@@ -382,9 +382,7 @@ func (t *Turn) Cancel() {
 	}
 	t.cancelled = true
 	t.logLocked(entCancel, nil, nil)
-	for _, id := range t.fold.tools.unfinished() {
-		t.markLocked(id)
-	}
+	t.markAllLocked()
 	perms := make([]*inbound, 0, len(s.perms))
 	for _, in := range s.perms {
 		perms = append(perms, in)
