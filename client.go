@@ -217,7 +217,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if req.ClientInfo == nil {
 		req.ClientInfo = &Implementation{Name: "acp-go", Version: Version}
 	}
-	if err := c.call(ctx, "initialize", req, &c.init); err != nil {
+	if err := c.call(ctx, MethodInitialize, req, &c.init); err != nil {
 		c.abort()
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func (c *Client) end(reason error) {
 		}
 		c.mu.Unlock()
 		for _, t := range turns {
-			t.fail(callError("session/prompt", reason))
+			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		close(c.done)
 		c.baseCancel()
@@ -526,7 +526,7 @@ func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
 	}
 	frame, err := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  "$/cancel_request",
+		"method":  MethodCancelRequest,
 		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
 	})
 	if err == nil {
@@ -610,7 +610,7 @@ func (c *Client) reportDropped(dropped [eventKinds]int) {
 
 func (c *Client) onNotification(method string, params []byte) {
 	switch {
-	case method == "elicitation/complete":
+	case method == MethodElicitationComplete:
 		if h := c.opts.Elicitation; h != nil && h.Complete != nil {
 			var n CompleteElicitationNotification
 			if err := json.Unmarshal(params, &n); err != nil {
@@ -643,7 +643,7 @@ func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
 		c.handoff.hand(string(id)) // the synthetic error reply goes to jrpc2
 		return false
 	}
-	t.fail(callError("session/prompt", fmt.Errorf("%w: the %d-byte response was discarded", ErrLineTooLong, size)))
+	t.fail(callError(MethodSessionPrompt, fmt.Errorf("%w: the %d-byte response was discarded", ErrLineTooLong, size)))
 	return true
 }
 
@@ -709,7 +709,7 @@ const smallReply = 4 << 10
 // and may wait on a person for minutes, which would starve file reads; their
 // replies still wait for room before they are queued.
 func bulkyReply(method string) bool {
-	return method == "fs/read_text_file" || method == "terminal/output"
+	return method == MethodFSReadTextFile || method == MethodTerminalOutput
 }
 
 // toWireError converts a handler's error into the reply the agent gets.

@@ -92,17 +92,17 @@ func (f *fold) state() TurnState {
 // as by [Turn.Cancel] — the call is never simply abandoned.
 func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, callError("session/prompt", err)
+		return nil, callError(MethodSessionPrompt, err)
 	}
 	if len(blocks) == 0 {
-		return nil, callError("session/prompt", errors.New("empty prompt"))
+		return nil, callError(MethodSessionPrompt, errors.New("empty prompt"))
 	}
 	if err := s.c.checkPrompt(blocks); err != nil {
 		return nil, err
 	}
 	params, err := json.Marshal(&PromptRequest{SessionID: s.id, Prompt: blocks})
 	if err != nil {
-		return nil, callError("session/prompt", err)
+		return nil, callError(MethodSessionPrompt, err)
 	}
 
 	// Lock order is c.mu before s.mu (see Client.register), so the id is
@@ -116,11 +116,11 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, callError("session/prompt", ErrSessionClosed)
+		return nil, callError(MethodSessionPrompt, ErrSessionClosed)
 	}
 	if s.turn != nil {
 		s.mu.Unlock()
-		return nil, callError("session/prompt", ErrTurnInProgress)
+		return nil, callError(MethodSessionPrompt, ErrTurnInProgress)
 	}
 	s.turn = t
 	s.turns = append(s.turns, t)
@@ -132,8 +132,8 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	if c.ended {
 		c.mu.Unlock()
 		<-c.done
-		t.fail(callError("session/prompt", c.endErr))
-		return nil, callError("session/prompt", c.endErr)
+		t.fail(callError(MethodSessionPrompt, c.endErr))
+		return nil, callError(MethodSessionPrompt, c.endErr)
 	}
 	c.prompts[id] = t
 	c.mu.Unlock()
@@ -146,13 +146,13 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	frame = append(frame, '}')
 	written, err := c.wire.sendWait(frame)
 	if err != nil {
-		t.fail(callError("session/prompt", err))
-		return nil, callError("session/prompt", c.mapSendErr(err))
+		t.fail(callError(MethodSessionPrompt, err))
+		return nil, callError(MethodSessionPrompt, c.mapSendErr(err))
 	}
 	select {
 	case err := <-written:
 		if err != nil {
-			t.fail(callError("session/prompt", c.mapSendErr(err)))
+			t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
 			return nil, t.err
 		}
 	case <-ctx.Done():
@@ -204,7 +204,7 @@ func (c *Client) checkPrompt(blocks []ContentBlock) error {
 				need = "promptCapabilities.embeddedContext"
 			}
 		case nil:
-			return callError("session/prompt", fmt.Errorf("prompt block %d is nil", i))
+			return callError(MethodSessionPrompt, fmt.Errorf("prompt block %d is nil", i))
 		}
 		if need != "" {
 			return notSupported(fmt.Sprintf("session/prompt block %d (%T)", i, b), need)
@@ -399,7 +399,7 @@ func (t *Turn) Cancel() {
 
 	frame, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  "session/cancel",
+		"method":  MethodSessionCancel,
 		"params":  &CancelNotification{SessionID: s.id},
 	})
 	_ = c.wire.sendRaw(frame, true)
@@ -426,7 +426,7 @@ func (t *Turn) expire() {
 	c.mu.Unlock()
 	t.finish(func() {
 		t.stop = StopReasonCancelled
-		t.err = callError("session/prompt", ErrCancelGrace)
+		t.err = callError(MethodSessionPrompt, ErrCancelGrace)
 	})
 }
 
@@ -497,7 +497,7 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 		Error  *Error          `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &msg); err != nil {
-		t.fail(callError("session/prompt", err))
+		t.fail(callError(MethodSessionPrompt, err))
 		return true
 	}
 	var res PromptResponse
@@ -519,9 +519,9 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 				t.agentStop = res.StopReason
 			}
 		case msg.Error != nil:
-			t.err = callError("session/prompt", c.authError(msg.Error))
+			t.err = callError(MethodSessionPrompt, c.authError(msg.Error))
 		case decodeErr != nil:
-			t.err = callError("session/prompt", fmt.Errorf("decoding the result: %w", decodeErr))
+			t.err = callError(MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
 		default:
 			t.stop = res.StopReason
 		}

@@ -272,14 +272,14 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 // agents send most.
 func internMethod(m []byte) string {
 	switch string(m) {
-	case "session/update":
-		return "session/update"
-	case "session/request_permission":
-		return "session/request_permission"
-	case "fs/read_text_file":
-		return "fs/read_text_file"
-	case "fs/write_text_file":
-		return "fs/write_text_file"
+	case MethodSessionUpdate:
+		return MethodSessionUpdate
+	case MethodSessionRequestPermission:
+		return MethodSessionRequestPermission
+	case MethodFSReadTextFile:
+		return MethodFSReadTextFile
+	case MethodFSWriteTextFile:
+		return MethodFSWriteTextFile
 	}
 	return string(m)
 }
@@ -289,13 +289,13 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 	hasID := len(env.ID) > 0 && string(env.ID) != "null"
 	switch {
 	case env.Method != "" && !hasID:
-		if env.Method == "session/update" {
+		if env.Method == MethodSessionUpdate {
 			// The update hook decodes params before it returns and keeps
 			// no reference to them.
 			w.hooks.update(env.Params)
 			return false
 		}
-		if env.Method == "$/cancel_request" {
+		if env.Method == MethodCancelRequest {
 			w.cancelInbound(env.Params)
 			return false
 		}
