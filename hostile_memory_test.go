@@ -24,8 +24,10 @@ func TestReaderBufferShrinksAfterHugeLine(t *testing.T) {
 			in := big + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
 			w := newWire(strings.NewReader(in), discard{}, nil, nil,
 				wireLimits{maxLine: 4 << 20, maxPending: 1, maxBatch: 1, maxQueued: 1 << 20},
-				wireHooks{response: func([]byte, []byte) bool { return false }, diag: func(string, string, []byte) {}})
+				wireHooks{response: func([]byte, string, []byte) {}, diag: func(string, string, []byte) {}})
 			defer w.closeWrite(time.Second)
+			// The two responses answer calls of the client's.
+			w.calls["1"], w.calls["2"] = &callRecord{}, &callRecord{}
 			for {
 				line, err := w.Recv()
 				if err != nil {

@@ -57,6 +57,15 @@ type wire struct {
 	w        io.Writer
 	inflight map[string]*inbound // agent requests not yet answered, by raw id
 
+	// The client's own calls, from the moment jrpc2 hands their frame to
+	// Send until the caller has its result (settle). The reader marks the
+	// one response it passes on for each; answered counts those passed and
+	// not yet settled, and settledCh is closed when it drops to zero.
+	calls     map[string]*callRecord
+	answered  int
+	settledCh chan struct{}
+	closed    chan struct{} // closed by Close: nothing waits for jrpc2 any more
+
 	// The write budget (see wireLimits.maxQueued). queued counts the bytes
 	// of normal frames not yet written plus replies reserved and not yet
 	// handed to Send; admitted counts what bulky handlers hold before they
@@ -86,12 +95,13 @@ type outFrame struct {
 // wireHooks connect the wire to the client. They run on the reader goroutine
 // and must be quick and never call user code.
 type wireHooks struct {
-	update       func(params []byte)                // a session/update notification
-	notification func(method string, params []byte) // any other notification
-	response     func(id []byte, line []byte) bool  // true: consumed (a prompt response)
+	update       func(params []byte)                                                 // a session/update notification
+	notification func(method string, params []byte)                                  // any other notification
+	response     func(id []byte, method string, line []byte)                         // the response to a call of ours, in wire order, before jrpc2 sees it
+	callSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
 	request      func(id []byte, method string, params []byte) *inbound
-	eof          func(err error) // the agent's output ended; called once, before Recv returns io.EOF
-	oversized    func(id []byte, isRequest bool, size int64) (handled bool)
+	eof          func(err error)                            // the agent's output ended; called once, before Recv returns io.EOF
+	oversized    func(id []byte, method string, size int64) // a discarded response to a call of ours, in wire order
 	diag         func(kind, msg string, line []byte)
 	trace        func(dir byte, line []byte)
 }
@@ -126,6 +136,8 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 		wdone:    make(chan struct{}),
 		waiters:  map[int]chan error{},
 		inflight: map[string]*inbound{},
+		calls:    map[string]*callRecord{},
+		closed:   make(chan struct{}),
 	}
 	wr.cond = sync.NewCond(&wr.mu)
 	go wr.writeLoop()
@@ -142,6 +154,10 @@ func (w *wire) Recv() ([]byte, error) {
 			if w.hooks.eof != nil {
 				w.hooks.eof(err)
 			}
+			// Once Recv reports the end, jrpc2 stops and fails whatever is
+			// still pending, racing its own delivery of responses it was
+			// already handed. Wait for those deliveries first.
+			w.awaitSettled()
 			// jrpc2 treats io.EOF as an orderly stop; the real reason is
 			// recorded by the eof hook, which callers get instead of the
 			// context.Canceled jrpc2 would report.
@@ -341,9 +357,15 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.diag("orphan_error", "the agent reported an error for an unidentifiable message", raw)
 			return false
 		}
-		if w.hooks.response(env.ID, raw) {
+		rec := w.answer(env.ID, 0)
+		if rec == nil {
+			// Not a call of ours, or one already answered: jrpc2 would
+			// drop it too, and counting it would make the end of input
+			// wait for a delivery that never comes.
+			w.diag("late_response", "ignored a response to no pending call of the client's (an unknown or repeated id)", raw)
 			return false
 		}
+		w.hooks.response(env.ID, rec.method, raw)
 		return true
 	default:
 		w.diag("junk_line", "skipped a JSON value that is not a JSON-RPC message", raw)
@@ -564,22 +586,23 @@ func (w *wire) oversized(size int64) []byte {
 	if len(id) == 0 {
 		return nil
 	}
-	isRequest := sc.method != ""
-	if w.hooks.oversized != nil && w.hooks.oversized(id, isRequest, size) {
-		return nil
-	}
-	if isRequest {
+	if sc.method != "" {
 		// The agent is waiting for an answer to a request we cannot read.
 		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.maxLine), nil), false)
 		return nil
 	}
-	data, _ := json.Marshal(map[string]any{localMarker: "line_too_long", "size": size, "limit": w.limits.maxLine})
-	return errorFrame(id, CodeParseError, "response exceeds the line limit", data)
+	rec := w.answer(id, size)
+	if rec == nil {
+		return nil
+	}
+	if w.hooks.oversized != nil {
+		w.hooks.oversized(id, rec.method, size)
+	}
+	// jrpc2 must still complete the call: it gets a well-formed error
+	// response for the id, and the caller learns the real reason from the
+	// call's record (settle), not from this frame.
+	return errorFrame(id, CodeParseError, "response exceeds the line limit", nil)
 }
-
-// localMarker tags error data the client synthesized itself, so the call
-// wrapper can turn it back into the right sentinel.
-const localMarker = "_acpLocal"
 
 func errorFrame(id []byte, code int64, msg string, data json.RawMessage) []byte {
 	e := Error{Code: code, Message: msg, Data: data}
@@ -637,8 +660,35 @@ func (w *wire) forgetInbound(id string) {
 // Send implements channel.Channel. jrpc2 calls it with its client lock held,
 // so it only queues the frame.
 func (w *wire) Send(frame []byte) error {
-	_, err := w.enqueue(frame, false, false, true)
-	return err
+	id, method, params, isCall := outgoingCall(frame)
+	if !isCall {
+		_, err := w.enqueue(frame, false, false, true)
+		return err
+	}
+	// The call is recorded before its frame can reach the agent, so its
+	// response always finds it.
+	key := string(id)
+	w.mu.Lock()
+	w.calls[key] = &callRecord{method: method}
+	w.mu.Unlock()
+	var written func(error)
+	if w.hooks.callSent != nil {
+		written = w.hooks.callSent(id, method, params)
+	}
+	ch, err := w.enqueue(frame, false, written != nil, true)
+	if err != nil {
+		w.mu.Lock()
+		delete(w.calls, key)
+		w.mu.Unlock()
+		if written != nil {
+			written(err)
+		}
+		return err
+	}
+	if written != nil {
+		go func() { written(<-ch) }()
+	}
+	return nil
 }
 
 // sendRaw queues one frame. urgent frames (session/cancel) overtake queued
@@ -804,10 +854,112 @@ func (w *wire) closeWrite(grace time.Duration) {
 func (w *wire) Close() error {
 	w.mu.Lock()
 	already := w.rclosed
-	w.rclosed = true
+	if !already {
+		w.rclosed = true
+		close(w.closed)
+	}
 	w.mu.Unlock()
 	if already || w.closeRd == nil {
 		return nil
 	}
 	return w.closeRd()
+}
+
+// callRecord is what the reader learned about one of the client's calls.
+type callRecord struct {
+	method   string
+	answered bool  // the reader passed its response on to jrpc2
+	tooLong  int64 // the response was a line of this many bytes, discarded
+}
+
+// callOutcome is what settle reports about a finished call.
+type callOutcome struct {
+	answered bool  // the agent answered; jrpc2's result is the agent's
+	tooLong  int64 // the answer was discarded for its size
+}
+
+// answer marks the call id as answered by the line being read (discarded
+// for its size, when tooLong is not 0) and returns its record, or nil when
+// no call of ours waits for id.
+func (w *wire) answer(id []byte, tooLong int64) *callRecord {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rec := w.calls[string(id)]
+	if rec == nil || rec.answered {
+		return nil
+	}
+	rec.answered, rec.tooLong = true, tooLong
+	w.answered++
+	return rec
+}
+
+// settle forgets the call id once its caller has the result from jrpc2, and
+// reports whether that result is the agent's answer: jrpc2 fails a call
+// itself (context ended, engine stopped) with errors an agent could also
+// send, so the record decides which it was.
+func (w *wire) settle(id string) callOutcome {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rec := w.calls[id]
+	if rec == nil {
+		return callOutcome{}
+	}
+	delete(w.calls, id)
+	if rec.answered {
+		w.answered--
+		if w.answered == 0 && w.settledCh != nil {
+			close(w.settledCh)
+			w.settledCh = nil
+		}
+	}
+	return callOutcome{answered: rec.answered, tooLong: rec.tooLong}
+}
+
+// awaitSettled waits until every response handed to jrpc2 has reached its
+// caller, or Close. It never waits for a response that was not handed on:
+// unknown and repeated ids are dropped by the reader, so each answered call
+// settles exactly once, as soon as jrpc2 delivers it.
+func (w *wire) awaitSettled() {
+	w.mu.Lock()
+	if w.answered == 0 {
+		w.mu.Unlock()
+		return
+	}
+	if w.settledCh == nil {
+		w.settledCh = make(chan struct{})
+	}
+	ch := w.settledCh
+	w.mu.Unlock()
+	select {
+	case <-ch:
+	case <-w.closed:
+	}
+}
+
+// outgoingCall recognises a request frame as jrpc2 writes it
+// ({"jsonrpc":"2.0","id":N,"method":"m","params":...}) and returns its parts
+// (aliasing frame).
+func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok bool) {
+	const prefix = `{"jsonrpc":"2.0","id":`
+	if !bytes.HasPrefix(frame, []byte(prefix)) {
+		return nil, "", nil, false
+	}
+	end := jsonValidValue(frame, len(prefix), 1)
+	if end < 0 || !bytes.HasPrefix(frame[end:], []byte(`,"method":`)) {
+		return nil, "", nil, false
+	}
+	id = frame[len(prefix):end]
+	i := end + len(`,"method":`)
+	mend := jsonValidString(frame, i)
+	if mend < 0 {
+		return nil, "", nil, false
+	}
+	m, ok := jsonSimpleString(frame[i:mend])
+	if !ok {
+		return nil, "", nil, false
+	}
+	if rest := frame[mend:]; bytes.HasPrefix(rest, []byte(`,"params":`)) && len(rest) > len(`,"params":`)+1 {
+		params = rest[len(`,"params":`) : len(rest)-1]
+	}
+	return id, internMethod(m), params, true
 }

@@ -179,7 +179,7 @@ func FuzzFrameReader(f *testing.F) {
 		w := newWire(strings.NewReader(string(data)), out, nil, nil, wireLimits{maxLine: max, maxPending: 4, maxBatch: 4, maxQueued: 1 << 20}, wireHooks{
 			update:       func([]byte) {},
 			notification: func(string, []byte) {},
-			response:     func([]byte, []byte) bool { return false },
+			response:     func([]byte, string, []byte) {},
 			request:      func([]byte, string, []byte) *inbound { return &inbound{} },
 			diag:         func(string, string, []byte) {},
 		})
