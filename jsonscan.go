@@ -8,11 +8,15 @@ import (
 	"unsafe"
 )
 
-// This file holds the one-pass JSON scanning used on the reader's hot path
-// (wire envelope, session/update params, text chunks). encoding/json costs
-// a full validation pass plus a reflective decode per Unmarshal, and the
-// nested decoders call it once per level; here a line is validated once and
-// its parts are taken as slices of it.
+// This file is the package's one JSON scanner, used on the reader's hot path
+// (wire envelope, session/update params, text chunks, union discriminators).
+// encoding/json costs a full validation pass plus a reflective decode per
+// Unmarshal, and the nested decoders call it once per level; here a line is
+// validated once and its parts are taken as slices of it. It has one
+// checking walk (jsonValidValue and friends), one skipping walk (jsonSkip,
+// for input validated already or next), one object walk on either of them
+// (objScan, and jsonFindKey on it), and a streaming form (idScanner) for
+// lines too large to hold.
 //
 // The scanners are deliberately conservative: they recognise a narrow set of
 // exact shapes, and anything else — a key that differs from a known one only
@@ -197,21 +201,24 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// jsonSkipTrusted returns the index just past the value starting at data[i]
-// in input already validated; strings are skipped with IndexByte.
-func jsonSkipTrusted(data []byte, i int) int {
+// jsonSkip returns the index just past the value starting at data[i], or
+// -1 when it is cut short. It checks only what it must to find the value's
+// end (strings are skipped with IndexByte), so it is for input that was
+// validated already or is validated next; jsonValidValue is the checking
+// twin.
+func jsonSkip(data []byte, i int) int {
 	if i >= len(data) {
 		return -1
 	}
 	switch data[i] {
 	case '"':
-		return jsonSkipStringTrusted(data, i)
+		return jsonSkipString(data, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(data); j++ {
 			switch data[j] {
 			case '"':
-				end := jsonSkipStringTrusted(data, j)
+				end := jsonSkipString(data, j)
 				if end < 0 {
 					return -1
 				}
@@ -226,10 +233,24 @@ func jsonSkipTrusted(data []byte, i int) int {
 		}
 		return -1
 	}
-	return jsonSkipValue(data, i)
+	// A number or a literal: it runs to the next delimiter.
+	j := i
+	for j < len(data) {
+		switch data[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+		j++
+	}
+	return j
 }
 
-func jsonSkipStringTrusted(data []byte, i int) int {
+// jsonSkipString returns the index just past the string starting at data[i]
+// (a '"'), or -1 when it is unterminated.
+func jsonSkipString(data []byte, i int) int {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
@@ -251,8 +272,8 @@ func jsonSkipStringTrusted(data []byte, i int) int {
 
 // objScan walks the members of one JSON object. With validate set, every
 // value is checked as it is skipped; otherwise the input must already have
-// been validated. Keys are returned raw (with quotes); keyPlain reports a key
-// without escapes.
+// been validated. Keys are returned as written, without their quotes;
+// keyPlain reports a key without escapes.
 type objScan struct {
 	data     []byte
 	i        int
@@ -309,7 +330,7 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 	if s.validate {
 		kend = jsonValidString(d, i)
 	} else {
-		kend = jsonSkipStringTrusted(d, i)
+		kend = jsonSkipString(d, i)
 	}
 	if kend < 0 {
 		s.bad = true
@@ -327,7 +348,7 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 	if s.validate {
 		vend = jsonValidValue(d, i, 1)
 	} else {
-		vend = jsonSkipTrusted(d, i)
+		vend = jsonSkip(d, i)
 	}
 	if vend < 0 {
 		s.bad = true
@@ -342,6 +363,54 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 // returned false without error).
 func (s *objScan) rest() bool {
 	return !s.bad && s.done && jsonSkipWS(s.data, s.i) == len(s.data)
+}
+
+// jsonFindKey returns the raw value of the first occurrence of key at the top
+// level of the JSON object data, skipping over other values without decoding
+// them. (encoding/json keeps the last duplicate; the first is used here, the
+// same on every decode, which is all round-tripping needs.) The members
+// before the key are checked only as far as needed to find their ends; the
+// decoder that runs next validates.
+func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
+	s := newObjScan(data, false)
+	if s.bad {
+		return nil, false, errNotObject
+	}
+	for {
+		k, plain, v, ok := s.next()
+		if !ok {
+			if s.bad {
+				return nil, false, errSyntax
+			}
+			return nil, false, nil
+		}
+		if plain {
+			if string(k) == key {
+				return v, true, nil
+			}
+		} else if u, ok := jsonUnquote(append(append([]byte{'"'}, k...), '"')); ok && u == key {
+			return v, true, nil
+		}
+	}
+}
+
+// jsonHasKey reports whether the JSON object data has key at its top level;
+// false when data is not an object.
+func jsonHasKey(data []byte, key string) bool {
+	_, found, _ := jsonFindKey(data, key)
+	return found
+}
+
+func jsonSkipWS(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // foldsLike reports whether key matches name the way encoding/json matches
@@ -475,4 +544,120 @@ func getu4(s []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// idScanner recovers the top-level "id" and "method" of a JSON-RPC message
+// from a stream of bytes without keeping the message: it is how a line too
+// large to hold is still matched to the call it answers. It tracks only
+// nesting depth, string state and the current top-level key; it never fails,
+// and on malformed input it simply finds nothing.
+type idScanner struct {
+	depth  int
+	inStr  bool
+	esc    bool
+	keyPos bool // at depth 1, the next string is a key
+	valPos bool // at depth 1, after the key's colon
+
+	mode   int // 0: nothing, 1: reading a key, 2: capturing a string value, 3: capturing a scalar
+	cur    []byte
+	curCut bool // cur reached scanCap and lost bytes
+	key    string
+
+	id     []byte
+	idCut  bool // id is a cut-off prefix, not the id as written
+	method string
+}
+
+const scanCap = 256 // longer ids or methods are not worth recovering
+
+func (s *idScanner) feed(b []byte) {
+	for _, c := range b {
+		if s.inStr {
+			if s.mode != 0 {
+				if len(s.cur) < scanCap {
+					s.cur = append(s.cur, c)
+				} else {
+					s.curCut = true
+				}
+			}
+			if s.esc {
+				s.esc = false
+				continue
+			}
+			switch c {
+			case '\\':
+				s.esc = true
+			case '"':
+				s.inStr = false
+				s.endString()
+			}
+			continue
+		}
+		if s.mode == 3 {
+			switch c {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				s.endScalar()
+			default:
+				if len(s.cur) < scanCap {
+					s.cur = append(s.cur, c)
+				} else {
+					s.curCut = true
+				}
+				continue
+			}
+		}
+		switch c {
+		case '"':
+			s.inStr = true
+			if s.depth == 1 && s.keyPos {
+				s.mode, s.cur, s.curCut = 1, s.cur[:0], false
+			} else if s.depth == 1 && s.valPos && (s.key == "id" || s.key == "method") {
+				s.mode, s.cur, s.curCut = 2, append(s.cur[:0], '"'), false
+			}
+		case '{', '[':
+			s.valPos = false
+			s.depth++
+			s.keyPos = s.depth == 1 && c == '{'
+		case '}', ']':
+			s.depth--
+		case ':':
+			if s.depth == 1 {
+				s.keyPos, s.valPos = false, true
+			}
+		case ',':
+			if s.depth == 1 {
+				s.keyPos, s.valPos = true, false
+			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			if s.depth == 1 && s.valPos && s.key == "id" {
+				s.mode, s.cur, s.curCut = 3, append(s.cur[:0], c), false
+			}
+		}
+	}
+}
+
+func (s *idScanner) endString() {
+	switch s.mode {
+	case 1:
+		if n := len(s.cur); n > 0 {
+			s.key = string(s.cur[:n-1]) // drop the closing quote
+		}
+	case 2:
+		if s.key == "id" {
+			s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
+		} else if n := len(s.cur); n >= 2 {
+			s.method = string(s.cur[1 : n-1])
+		}
+		s.valPos = false
+	}
+	s.mode = 0
+}
+
+func (s *idScanner) endScalar() {
+	if v := string(s.cur); v != "null" && v != "true" && v != "false" {
+		s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
+	}
+	s.mode = 0
+	s.valPos = false
 }

@@ -393,7 +393,7 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 	var keep [][]byte
 	n, skipped := 0, 0
 	for i := jsonSkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
-		end := jsonSkipTrusted(raw, i)
+		end := jsonSkip(raw, i)
 		it := raw[i:end]
 		i = jsonSkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
