@@ -147,7 +147,6 @@ type Client struct {
 	calls     sync.WaitGroup // prompt calls running in jrpc2
 	closeOnce sync.Once
 	closeErr  error
-	readEnded chan struct{}
 }
 
 // Connect opens the transport, performs the initialize handshake and
@@ -163,7 +162,6 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		prompts:    map[string]*Turn{},
 		promptSlot: make(chan struct{}, 1),
 		done:       make(chan struct{}),
-		readEnded:  make(chan struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -204,9 +202,6 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		OnCancel:   c.onCallAbandoned,
 		OnStop:     c.onRPCStop,
 	})
-	if l.proc != nil {
-		go c.watchProcess()
-	}
 
 	req := &InitializeRequest{
 		ProtocolVersion:    ProtocolVersion,
@@ -385,39 +380,21 @@ func (c *Client) end(reason error) {
 // calls fail with that reason rather than jrpc2's context.Canceled. (The
 // wire then waits until jrpc2 has delivered the responses it was handed.)
 func (c *Client) onEOF(err error) {
-	close(c.readEnded)
 	reason := fmt.Errorf("%w: the agent closed its output", ErrConnClosed)
 	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 		reason = fmt.Errorf("%w: reading from the agent: %w", ErrConnClosed, err)
 	}
 	if p := c.link.proc; p != nil {
 		// A dying agent's stdout closes a moment before its exit status is
-		// known; wait briefly so the error can say how it died.
-		p.awaitExit(60 * time.Millisecond)
+		// known; wait for it, so the error can say how it died. An agent
+		// that closes its stdout and lives on ends the connection when it
+		// exits or Close is called.
+		p.awaitExit(c.baseCtx.Done())
 		if ee := p.exitError(); ee != nil {
 			reason = fmt.Errorf("%w: %w", ErrConnClosed, ee)
 		}
 	}
 	c.end(reason)
-}
-
-// watchProcess ends the connection when the agent exits even if something
-// else (a grandchild) keeps its stdout open.
-func (c *Client) watchProcess() {
-	p := c.link.proc
-	select {
-	case <-p.exited:
-	case <-c.baseCtx.Done():
-		return
-	}
-	select {
-	case <-c.readEnded:
-		return
-	case <-time.After(200 * time.Millisecond):
-	}
-	p.awaitExit(50 * time.Millisecond)
-	c.end(fmt.Errorf("%w: %w", ErrConnClosed, p.exitError()))
-	_ = c.wire.Close()
 }
 
 // onRPCStop is jrpc2's OnStop: its reader has stopped and will deliver

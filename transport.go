@@ -184,16 +184,50 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		p.state, p.waitErr = cmd.ProcessState, err
 		p.mu.Unlock()
 		close(p.exited)
+		// Wake the reader: from now on it reads what the agent left in the
+		// pipe and stops when the pipe is empty, even if a process the agent
+		// started still holds the write end (see exitReader). The deadline
+		// is a wake-up, not a wait: it has passed when it is set.
+		_ = outR.SetReadDeadline(time.Now())
+		_ = errR.SetReadDeadline(time.Now())
 	}()
 
 	var rOnce, wOnce sync.Once
 	return &link{
-		r:          outR,
+		r:          &exitReader{f: outR},
 		w:          inW,
 		closeRead:  func() (err error) { rOnce.Do(func() { err = outR.Close() }); return err },
 		closeWrite: func() (err error) { wOnce.Do(func() { err = inW.Close() }); return err },
 		proc:       p,
 	}, nil
+}
+
+// exitReader reads the agent's stdout. Until the agent exits it reads as
+// usual; the exit sets a deadline that has already passed, which wakes a
+// blocked Read, and from then on each Read takes only what the pipe holds
+// (readNow): the end of what the agent wrote is the end of the input. So
+// the connection ends when the agent exits even if a grandchild keeps the
+// pipe open, and nothing the agent wrote before exiting is lost. Where
+// pipes have no deadlines (Windows), the connection then ends when the
+// pipe closes or the client is closed.
+type exitReader struct {
+	f        *os.File
+	draining bool // only the reader goroutine touches it
+}
+
+func (r *exitReader) Read(b []byte) (int, error) {
+	if !r.draining {
+		n, err := r.f.Read(b)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		r.draining = true
+		_ = r.f.SetReadDeadline(time.Time{})
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return readNow(r.f, b)
 }
 
 func closeAll(fs ...*os.File) {
@@ -228,10 +262,11 @@ type process struct {
 func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 	defer close(p.stderrDone)
 	defer r.Close()
+	er := &exitReader{f: r} // after the exit, read what is left and stop
 	buf := make([]byte, 32<<10)
 	var partial []byte
 	for {
-		n, err := r.Read(buf)
+		n, err := er.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
 			p.mu.Lock()
@@ -309,19 +344,18 @@ func (p *process) exitError() *ExitError {
 	return e
 }
 
-// awaitExit waits up to d for the process to exit and for its stderr to
-// reach EOF, so an error about its death can carry its last words.
-func (p *process) awaitExit(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// awaitExit waits until the process has exited and its stderr has been
+// read to the end of what it wrote (exitReader), so an error about its death
+// can carry its last words; or until stop is closed.
+func (p *process) awaitExit(stop <-chan struct{}) {
 	select {
 	case <-p.exited:
-	case <-t.C:
+	case <-stop:
 		return
 	}
 	select {
 	case <-p.stderrDone:
-	case <-t.C:
+	case <-stop:
 	}
 }
 
