@@ -173,7 +173,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
 	c.events = newEventQueue(c.opts.Limits.MaxQueuedEvents, c.reportDropped)
 
-	l, err := t.open(ctx, linkHooks{stderrLine: c.traceStderr})
+	l, err := openLink(ctx, t, linkHooks{stderrLine: c.traceStderr})
 	if err != nil {
 		c.events.close()
 		c.baseCancel()
