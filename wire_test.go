@@ -73,8 +73,12 @@ func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 	if got := turn.State().Messages; len(got) != 1 || got[0].Text != "one two" {
 		t.Errorf("messages = %+v", got)
 	}
-	c.Close() // delivers queued diagnostics
 	want := []string{"junk_line", "blank_line", "blank_line", "junk_line", "junk_line"}
+	// Diagnostics arrive on the callback goroutine; Close does not wait for
+	// one that is being delivered at that moment, so wait for them here.
+	for range want {
+		waitFor(t, rec.ch, "a diagnostic")
+	}
 	if diff := cmp.Diff(want, rec.kinds()); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
