@@ -30,9 +30,11 @@ import (
 //   - Send never blocks jrpc2 (which calls it under its client lock): frames
 //     go to a writer goroutine, with an urgent lane for session/cancel.
 //
-// session/prompt does not go through jrpc2 either: its response must end the
-// turn in wire order (updates after it belong to the session, not the turn),
-// so prompts use ids from their own range and Recv completes them.
+// Every call goes through jrpc2, session/prompt included, with jrpc2's ids.
+// Send records each call in a table before its frame can reach the agent;
+// Recv marks there the one answer it passes on for each, and tells the
+// client where in the stream it passed (a prompt's turn ends exactly
+// there). The rules the wire keeps, and where, are in docs/ENGINE.md.
 type wire struct {
 	br     *bufio.Reader
 	limits wireLimits
