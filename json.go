@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // This file holds the JSON building blocks shared by the wire types.
@@ -291,6 +293,18 @@ func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error
 		return nil, true, fmt.Errorf("%q is not a string", key)
 	}
 	return []byte(s), true, nil
+}
+
+// jsonFindKey returns the raw value of the first occurrence of key at the
+// top level of the JSON object data (see jsonscan.FindKey).
+func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
+	return jsonscan.FindKey(data, key)
+}
+
+// jsonHasKey reports whether the JSON object data has key at its top level;
+// false when data is not an object.
+func jsonHasKey(data []byte, key string) bool {
+	return jsonscan.HasKey(data, key)
 }
 
 // jsonObject checks that b is a syntactically valid JSON object, for unknown

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // wire is the channel.Channel that sits between the agent's byte stream and
@@ -42,7 +44,7 @@ type wire struct {
 
 	// Reader-goroutine state: only Recv touches these.
 	buf      []byte
-	lastScan idScanner
+	lastScan jsonscan.IDScanner
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -239,10 +241,10 @@ func decodeEnvelope(line []byte) (envelope, error) {
 // an escaped key, a method that is not a plain string); the caller then
 // decodes it with encoding/json.
 func scanEnvelope(line []byte) (env envelope, ok bool) {
-	s := newObjScan(line, true)
+	s := jsonscan.NewObj(line, true)
 	var seen uint8
 	for {
-		key, plain, val, more := s.next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
@@ -269,7 +271,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 			bit, env.Error = 16, val
 		default:
 			for _, k := range [...]string{"id", "method", "params", "result", "error"} {
-				if foldsLike(key, k) {
+				if jsonscan.FoldsLike(key, k) {
 					return envelope{}, false
 				}
 			}
@@ -280,7 +282,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 		}
 		seen |= bit
 	}
-	if !s.rest() {
+	if !s.Rest() {
 		return envelope{}, false
 	}
 	return env, true
@@ -383,7 +385,7 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 // request among them is answered with an error, everything else is counted
 // in one diagnostic.
 func (w *wire) dispatchBatch(raw []byte) []byte {
-	if jsonValidValue(raw, 0, 0) != len(raw) {
+	if jsonscan.ValidValue(raw, 0, 0) != len(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v) // for its error message
 		if err == nil {
@@ -394,12 +396,12 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 	}
 	var keep [][]byte
 	n, skipped := 0, 0
-	for i := jsonSkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
-		end := jsonSkip(raw, i)
+	for i := jsonscan.SkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
+		end := jsonscan.Skip(raw, i)
 		it := raw[i:end]
-		i = jsonSkipWS(raw, end)
+		i = jsonscan.SkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = jsonSkipWS(raw, i+1)
+			i = jsonscan.SkipWS(raw, i+1)
 		}
 		n++
 		var env envelope
@@ -454,7 +456,7 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 // maxIDBytes caps the ids the client writes back in frames it makes up
 // itself (errors for lines it could not read). Real ids are short; the
 // scanner that recovers them from oversized lines keeps no more than this.
-const maxIDBytes = scanCap
+const maxIDBytes = jsonscan.ScanCap
 
 // validID reports whether id is, exactly as written, a JSON string or a
 // JSON number: only then may it be echoed into a frame. A frame built
@@ -466,9 +468,9 @@ func validID(id []byte) bool {
 	}
 	switch c := id[0]; {
 	case c == '"':
-		return jsonValidString(id, 0) == len(id)
+		return jsonscan.ValidString(id, 0) == len(id)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return jsonValidNumber(id, 0) == len(id)
+		return jsonscan.ValidNumber(id, 0) == len(id)
 	}
 	return false
 }
@@ -543,15 +545,15 @@ func trimEOL(b []byte) []byte {
 }
 
 // readOversized discards the rest of a line that broke the cap, feeding every
-// byte through an idScanner so the message's id and method can still be
+// byte through an jsonscan.IDScanner so the message's id and method can still be
 // reported. It returns a summary line (not JSON) whose scan result is kept in
 // w.lastScan.
 func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
-	var sc idScanner
-	sc.feed(w.buf)
+	var sc jsonscan.IDScanner
+	sc.Feed(w.buf)
 	size := int64(len(w.buf))
 	for {
-		sc.feed(frag)
+		sc.Feed(frag)
 		size += int64(len(frag))
 		if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
 			break
@@ -572,11 +574,11 @@ func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
 func (w *wire) oversized(size int64) []byte {
 	sc := w.lastScan
 	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.maxLine)
-	if sc.method != "" {
-		msg += " carrying " + strconv.Quote(sc.method)
+	if sc.Method != "" {
+		msg += " carrying " + strconv.Quote(sc.Method)
 	}
-	id := sc.id
-	if len(id) > 0 && (len(id) > maxIDBytes || sc.idCut || !validID(id)) {
+	id := sc.ID
+	if len(id) > 0 && (len(id) > maxIDBytes || sc.IDCut || !validID(id)) {
 		// Echoing an id we cannot reproduce exactly would make an invalid
 		// frame. No call of ours can be owed this line anyway: our ids are
 		// short, valid numbers, and a normal-sized line with such an id
@@ -588,7 +590,7 @@ func (w *wire) oversized(size int64) []byte {
 	if len(id) == 0 {
 		return nil
 	}
-	if sc.method != "" {
+	if sc.Method != "" {
 		// The agent is waiting for an answer to a request we cannot read.
 		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.maxLine), nil), false)
 		return nil
@@ -946,13 +948,13 @@ func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok boo
 	if !bytes.HasPrefix(frame, []byte(prefix)) {
 		return nil, "", nil, false
 	}
-	end := jsonValidValue(frame, len(prefix), 1)
+	end := jsonscan.ValidValue(frame, len(prefix), 1)
 	if end < 0 || !bytes.HasPrefix(frame[end:], []byte(`,"method":`)) {
 		return nil, "", nil, false
 	}
 	id = frame[len(prefix):end]
 	i := end + len(`,"method":`)
-	mend := jsonValidString(frame, i)
+	mend := jsonscan.ValidString(frame, i)
 	if mend < 0 {
 		return nil, "", nil, false
 	}

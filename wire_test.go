@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/creachadair/jrpc2"
 	"github.com/google/go-cmp/cmp"
 )
@@ -160,12 +161,12 @@ func TestIDScanner(t *testing.T) {
 		{`[{"id":1}]`, ``, ""},
 		{`{"params":["id",{"id":2}],"id":3}`, `3`, ""},
 	} {
-		var s idScanner
+		var s jsonscan.IDScanner
 		for i := range len(tc.in) { // byte by byte: chunk boundaries anywhere
-			s.feed([]byte{tc.in[i]})
+			s.Feed([]byte{tc.in[i]})
 		}
-		if string(s.id) != tc.id || s.method != tc.method {
-			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.id, s.method, tc.id, tc.method)
+		if string(s.ID) != tc.id || s.Method != tc.method {
+			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.ID, s.Method, tc.id, tc.method)
 		}
 	}
 }

@@ -1,22 +1,24 @@
-package acp
+// Package jsonscan is the client's one JSON scanner: a checking walk
+// (ValidValue and friends), a skipping walk (Skip) for input validated
+// already or next, an object walk on either (Obj, and FindKey on it), and a
+// streaming form (IDScanner) for lines too large to hold. It allocates
+// nothing on its fast paths; the decoders and the wire build on it.
+package jsonscan
 
 import (
 	"bytes"
+	"errors"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
 
-// This file is the package's one JSON scanner, used on the reader's hot path
-// (wire envelope, session/update params, text chunks, union discriminators).
-// encoding/json costs a full validation pass plus a reflective decode per
-// Unmarshal, and the nested decoders call it once per level; here a line is
-// validated once and its parts are taken as slices of it. It has one
-// checking walk (jsonValidValue and friends), one skipping walk (jsonSkip,
-// for input validated already or next), one object walk on either of them
-// (objScan, and jsonFindKey on it), and a streaming form (idScanner) for
-// lines too large to hold.
+// The scanner serves the reader's hot path (wire envelope, session/update
+// params, text chunks, union discriminators). encoding/json costs a full
+// validation pass plus a reflective decode per Unmarshal, and the nested
+// decoders call it once per level; here a line is validated once and its
+// parts are taken as slices of it.
 //
 // The scanners are deliberately conservative: they recognise a narrow set of
 // exact shapes, and anything else — a key that differs from a known one only
@@ -25,25 +27,25 @@ import (
 // back to the encoding/json path. So the fast path can only ever produce what
 // the general path would have produced.
 
-// jsonMaxDepth matches encoding/json's nesting limit: deeper input is left
+// maxDepth matches encoding/json's nesting limit: deeper input is left
 // to the general path, which rejects it the same way.
-const jsonMaxDepth = 10000
+const maxDepth = 10000
 
-// jsonValidValue returns the index just past the valid JSON value that
+// ValidValue returns the index just past the valid JSON value that
 // starts at data[i] (no leading whitespace), or -1 when the value is not
 // valid JSON as encoding/json's scanner defines it.
-func jsonValidValue(data []byte, i, depth int) int {
+func ValidValue(data []byte, i, depth int) int {
 	if i >= len(data) {
 		return -1
 	}
 	switch c := data[i]; c {
 	case '"':
-		return jsonValidString(data, i)
+		return ValidString(data, i)
 	case '{':
-		if depth >= jsonMaxDepth {
+		if depth >= maxDepth {
 			return -1
 		}
-		i = jsonSkipWS(data, i+1)
+		i = SkipWS(data, i+1)
 		if i < len(data) && data[i] == '}' {
 			return i + 1
 		}
@@ -51,24 +53,24 @@ func jsonValidValue(data []byte, i, depth int) int {
 			if i >= len(data) || data[i] != '"' {
 				return -1
 			}
-			if i = jsonValidString(data, i); i < 0 {
+			if i = ValidString(data, i); i < 0 {
 				return -1
 			}
-			i = jsonSkipWS(data, i)
+			i = SkipWS(data, i)
 			if i >= len(data) || data[i] != ':' {
 				return -1
 			}
-			i = jsonSkipWS(data, i+1)
-			if i = jsonValidValue(data, i, depth+1); i < 0 {
+			i = SkipWS(data, i+1)
+			if i = ValidValue(data, i, depth+1); i < 0 {
 				return -1
 			}
-			i = jsonSkipWS(data, i)
+			i = SkipWS(data, i)
 			if i >= len(data) {
 				return -1
 			}
 			switch data[i] {
 			case ',':
-				i = jsonSkipWS(data, i+1)
+				i = SkipWS(data, i+1)
 			case '}':
 				return i + 1
 			default:
@@ -76,24 +78,24 @@ func jsonValidValue(data []byte, i, depth int) int {
 			}
 		}
 	case '[':
-		if depth >= jsonMaxDepth {
+		if depth >= maxDepth {
 			return -1
 		}
-		i = jsonSkipWS(data, i+1)
+		i = SkipWS(data, i+1)
 		if i < len(data) && data[i] == ']' {
 			return i + 1
 		}
 		for {
-			if i = jsonValidValue(data, i, depth+1); i < 0 {
+			if i = ValidValue(data, i, depth+1); i < 0 {
 				return -1
 			}
-			i = jsonSkipWS(data, i)
+			i = SkipWS(data, i)
 			if i >= len(data) {
 				return -1
 			}
 			switch data[i] {
 			case ',':
-				i = jsonSkipWS(data, i+1)
+				i = SkipWS(data, i+1)
 			case ']':
 				return i + 1
 			default:
@@ -101,28 +103,28 @@ func jsonValidValue(data []byte, i, depth int) int {
 			}
 		}
 	case 't':
-		return jsonLiteral(data, i, "true")
+		return literal(data, i, "true")
 	case 'f':
-		return jsonLiteral(data, i, "false")
+		return literal(data, i, "false")
 	case 'n':
-		return jsonLiteral(data, i, "null")
+		return literal(data, i, "null")
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
-			return jsonValidNumber(data, i)
+			return ValidNumber(data, i)
 		}
 		return -1
 	}
 }
 
-func jsonLiteral(data []byte, i int, lit string) int {
+func literal(data []byte, i int, lit string) int {
 	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
 		return i + len(lit)
 	}
 	return -1
 }
 
-// jsonValidNumber: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func jsonValidNumber(data []byte, i int) int {
+// ValidNumber: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func ValidNumber(data []byte, i int) int {
 	if data[i] == '-' {
 		i++
 	}
@@ -130,12 +132,12 @@ func jsonValidNumber(data []byte, i int) int {
 	case i < len(data) && data[i] == '0':
 		i++
 	case i < len(data) && data[i] >= '1' && data[i] <= '9':
-		i = jsonDigits(data, i+1)
+		i = digits(data, i+1)
 	default:
 		return -1
 	}
 	if i < len(data) && data[i] == '.' {
-		j := jsonDigits(data, i+1)
+		j := digits(data, i+1)
 		if j == i+1 {
 			return -1
 		}
@@ -146,7 +148,7 @@ func jsonValidNumber(data []byte, i int) int {
 		if i < len(data) && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
-		j := jsonDigits(data, i)
+		j := digits(data, i)
 		if j == i {
 			return -1
 		}
@@ -155,17 +157,17 @@ func jsonValidNumber(data []byte, i int) int {
 	return i
 }
 
-func jsonDigits(data []byte, i int) int {
+func digits(data []byte, i int) int {
 	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
 		i++
 	}
 	return i
 }
 
-// jsonValidString returns the index just past the valid string starting at
+// ValidString returns the index just past the valid string starting at
 // data[i] (a '"'), or -1. Like encoding/json's scanner it accepts any byte
 // from 0x20 up, invalid UTF-8 included (decoding coerces it later).
-func jsonValidString(data []byte, i int) int {
+func ValidString(data []byte, i int) int {
 	for j := i + 1; j < len(data); j++ {
 		switch c := data[j]; {
 		case c == '"':
@@ -201,24 +203,24 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// jsonSkip returns the index just past the value starting at data[i], or
+// Skip returns the index just past the value starting at data[i], or
 // -1 when it is cut short. It checks only what it must to find the value's
 // end (strings are skipped with IndexByte), so it is for input that was
-// validated already or is validated next; jsonValidValue is the checking
+// validated already or is validated next; ValidValue is the checking
 // twin.
-func jsonSkip(data []byte, i int) int {
+func Skip(data []byte, i int) int {
 	if i >= len(data) {
 		return -1
 	}
 	switch data[i] {
 	case '"':
-		return jsonSkipString(data, i)
+		return SkipString(data, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(data); j++ {
 			switch data[j] {
 			case '"':
-				end := jsonSkipString(data, j)
+				end := SkipString(data, j)
 				if end < 0 {
 					return -1
 				}
@@ -248,9 +250,9 @@ func jsonSkip(data []byte, i int) int {
 	return j
 }
 
-// jsonSkipString returns the index just past the string starting at data[i]
+// SkipString returns the index just past the string starting at data[i]
 // (a '"'), or -1 when it is unterminated.
-func jsonSkipString(data []byte, i int) int {
+func SkipString(data []byte, i int) int {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
@@ -270,11 +272,11 @@ func jsonSkipString(data []byte, i int) int {
 	}
 }
 
-// objScan walks the members of one JSON object. With validate set, every
+// Obj walks the members of one JSON object. With validate set, every
 // value is checked as it is skipped; otherwise the input must already have
 // been validated. Keys are returned as written, without their quotes;
 // keyPlain reports a key without escapes.
-type objScan struct {
+type Obj struct {
 	data     []byte
 	i        int
 	validate bool
@@ -283,14 +285,14 @@ type objScan struct {
 	done     bool
 }
 
-func newObjScan(data []byte, validate bool) objScan {
-	s := objScan{data: data, validate: validate, first: true}
-	s.i = jsonSkipWS(data, 0)
+func NewObj(data []byte, validate bool) Obj {
+	s := Obj{data: data, validate: validate, first: true}
+	s.i = SkipWS(data, 0)
 	if s.i >= len(data) || data[s.i] != '{' {
 		s.bad = true
 		return s
 	}
-	s.i = jsonSkipWS(data, s.i+1)
+	s.i = SkipWS(data, s.i+1)
 	if s.i < len(data) && data[s.i] == '}' {
 		s.i++
 		s.done = true
@@ -300,7 +302,7 @@ func newObjScan(data []byte, validate bool) objScan {
 
 // next returns the next member. ok is false at the end of the object or on
 // error (then s.bad is set).
-func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
+func (s *Obj) Next() (key []byte, keyPlain bool, val []byte, ok bool) {
 	if s.bad || s.done {
 		return nil, false, nil, false
 	}
@@ -312,7 +314,7 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 		}
 		switch d[i] {
 		case ',':
-			i = jsonSkipWS(d, i+1)
+			i = SkipWS(d, i+1)
 		case '}':
 			s.i, s.done = i+1, true
 			return nil, false, nil, false
@@ -328,9 +330,9 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 	}
 	var kend int
 	if s.validate {
-		kend = jsonValidString(d, i)
+		kend = ValidString(d, i)
 	} else {
-		kend = jsonSkipString(d, i)
+		kend = SkipString(d, i)
 	}
 	if kend < 0 {
 		s.bad = true
@@ -338,49 +340,60 @@ func (s *objScan) next() (key []byte, keyPlain bool, val []byte, ok bool) {
 	}
 	key = d[i+1 : kend-1]
 	keyPlain = bytes.IndexByte(key, '\\') < 0
-	i = jsonSkipWS(d, kend)
+	i = SkipWS(d, kend)
 	if i >= len(d) || d[i] != ':' {
 		s.bad = true
 		return nil, false, nil, false
 	}
-	i = jsonSkipWS(d, i+1)
+	i = SkipWS(d, i+1)
 	var vend int
 	if s.validate {
-		vend = jsonValidValue(d, i, 1)
+		vend = ValidValue(d, i, 1)
 	} else {
-		vend = jsonSkip(d, i)
+		vend = Skip(d, i)
 	}
 	if vend < 0 {
 		s.bad = true
 		return nil, false, nil, false
 	}
 	val = d[i:vend]
-	s.i = jsonSkipWS(d, vend)
+	s.i = SkipWS(d, vend)
 	return key, keyPlain, val, true
 }
 
-// rest reports whether only whitespace follows the object (after next has
+// Bad reports whether the walk met something that is not an object or not
+// valid JSON.
+func (s *Obj) Bad() bool { return s.bad }
+
+// Rest reports whether only whitespace follows the object (after next has
 // returned false without error).
-func (s *objScan) rest() bool {
-	return !s.bad && s.done && jsonSkipWS(s.data, s.i) == len(s.data)
+func (s *Obj) Rest() bool {
+	return !s.bad && s.done && SkipWS(s.data, s.i) == len(s.data)
 }
 
-// jsonFindKey returns the raw value of the first occurrence of key at the top
+var (
+	// ErrNotObject: FindKey was given something other than an object.
+	ErrNotObject = errors.New("not a JSON object")
+	// ErrSyntax: FindKey met invalid JSON before it found the key.
+	ErrSyntax = errors.New("invalid JSON")
+)
+
+// FindKey returns the raw value of the first occurrence of key at the top
 // level of the JSON object data, skipping over other values without decoding
 // them. (encoding/json keeps the last duplicate; the first is used here, the
 // same on every decode, which is all round-tripping needs.) The members
 // before the key are checked only as far as needed to find their ends; the
 // decoder that runs next validates.
-func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
-	s := newObjScan(data, false)
+func FindKey(data []byte, key string) (val []byte, found bool, err error) {
+	s := NewObj(data, false)
 	if s.bad {
-		return nil, false, errNotObject
+		return nil, false, ErrNotObject
 	}
 	for {
-		k, plain, v, ok := s.next()
+		k, plain, v, ok := s.Next()
 		if !ok {
 			if s.bad {
-				return nil, false, errSyntax
+				return nil, false, ErrSyntax
 			}
 			return nil, false, nil
 		}
@@ -388,20 +401,20 @@ func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
 			if string(k) == key {
 				return v, true, nil
 			}
-		} else if u, ok := jsonUnquote(append(append([]byte{'"'}, k...), '"')); ok && u == key {
+		} else if u, ok := Unquote(append(append([]byte{'"'}, k...), '"')); ok && u == key {
 			return v, true, nil
 		}
 	}
 }
 
-// jsonHasKey reports whether the JSON object data has key at its top level;
+// HasKey reports whether the JSON object data has key at its top level;
 // false when data is not an object.
-func jsonHasKey(data []byte, key string) bool {
-	_, found, _ := jsonFindKey(data, key)
+func HasKey(data []byte, key string) bool {
+	_, found, _ := FindKey(data, key)
 	return found
 }
 
-func jsonSkipWS(data []byte, i int) int {
+func SkipWS(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {
 		case ' ', '\t', '\r', '\n':
@@ -413,17 +426,17 @@ func jsonSkipWS(data []byte, i int) int {
 	return i
 }
 
-// foldsLike reports whether key matches name the way encoding/json matches
+// FoldsLike reports whether key matches name the way encoding/json matches
 // a struct field (case-insensitively) without being name itself: such a
 // key sends the fast path back to encoding/json.
-func foldsLike(key []byte, name string) bool {
+func FoldsLike(key []byte, name string) bool {
 	return len(key) == len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
 }
 
-// jsonUnquote decodes a JSON string literal (quotes included) exactly as
+// Unquote decodes a JSON string literal (quotes included) exactly as
 // encoding/json does: invalid UTF-8 and lone surrogates become U+FFFD. The
 // result is a new string. ok is false when s is not a valid literal.
-func jsonUnquote(s []byte) (string, bool) {
+func Unquote(s []byte) (string, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return "", false
 	}
@@ -546,12 +559,12 @@ func getu4(s []byte) rune {
 	return r
 }
 
-// idScanner recovers the top-level "id" and "method" of a JSON-RPC message
+// IDScanner recovers the top-level "id" and "method" of a JSON-RPC message
 // from a stream of bytes without keeping the message: it is how a line too
 // large to hold is still matched to the call it answers. It tracks only
 // nesting depth, string state and the current top-level key; it never fails,
 // and on malformed input it simply finds nothing.
-type idScanner struct {
+type IDScanner struct {
 	depth  int
 	inStr  bool
 	esc    bool
@@ -560,21 +573,21 @@ type idScanner struct {
 
 	mode   int // 0: nothing, 1: reading a key, 2: capturing a string value, 3: capturing a scalar
 	cur    []byte
-	curCut bool // cur reached scanCap and lost bytes
+	curCut bool // cur reached ScanCap and lost bytes
 	key    string
 
-	id     []byte
-	idCut  bool // id is a cut-off prefix, not the id as written
-	method string
+	ID     []byte
+	IDCut  bool // ID is a cut-off prefix, not the id as written
+	Method string
 }
 
-const scanCap = 256 // longer ids or methods are not worth recovering
+const ScanCap = 256 // longer ids or methods are not worth recovering
 
-func (s *idScanner) feed(b []byte) {
+func (s *IDScanner) Feed(b []byte) {
 	for _, c := range b {
 		if s.inStr {
 			if s.mode != 0 {
-				if len(s.cur) < scanCap {
+				if len(s.cur) < ScanCap {
 					s.cur = append(s.cur, c)
 				} else {
 					s.curCut = true
@@ -598,7 +611,7 @@ func (s *idScanner) feed(b []byte) {
 			case ',', '}', ']', ' ', '\t', '\r', '\n':
 				s.endScalar()
 			default:
-				if len(s.cur) < scanCap {
+				if len(s.cur) < ScanCap {
 					s.cur = append(s.cur, c)
 				} else {
 					s.curCut = true
@@ -637,7 +650,7 @@ func (s *idScanner) feed(b []byte) {
 	}
 }
 
-func (s *idScanner) endString() {
+func (s *IDScanner) endString() {
 	switch s.mode {
 	case 1:
 		if n := len(s.cur); n > 0 {
@@ -645,18 +658,18 @@ func (s *idScanner) endString() {
 		}
 	case 2:
 		if s.key == "id" {
-			s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
+			s.ID, s.IDCut = append([]byte(nil), s.cur...), s.curCut
 		} else if n := len(s.cur); n >= 2 {
-			s.method = string(s.cur[1 : n-1])
+			s.Method = string(s.cur[1 : n-1])
 		}
 		s.valPos = false
 	}
 	s.mode = 0
 }
 
-func (s *idScanner) endScalar() {
+func (s *IDScanner) endScalar() {
 	if v := string(s.cur); v != "null" && v != "true" && v != "false" {
-		s.id, s.idCut = append([]byte(nil), s.cur...), s.curCut
+		s.ID, s.IDCut = append([]byte(nil), s.cur...), s.curCut
 	}
 	s.mode = 0
 	s.valPos = false
