@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acpclient/acp/internal/engine"
 )
 
 // After a line of several MiB (in bounds or over the cap), the reader does
@@ -37,7 +39,7 @@ func TestReaderBufferShrinksAfterHugeLine(t *testing.T) {
 					break
 				}
 			}
-			if c := cap(w.buf); c > keepBufBytes {
+			if c := w.lines.BufCap(); c > engine.KeepBufBytes {
 				t.Errorf("the reader keeps a %d-byte buffer", c)
 			}
 		})

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acpclient/acp/internal/engine"
 )
 
 // A Transport opens the byte stream to an agent; [Connect] calls Connect
@@ -401,7 +403,7 @@ func emitLine(line []byte, w io.Writer, onLine func([]byte)) {
 		_, _ = w.Write(line)
 	}
 	if onLine != nil {
-		onLine(trimEOL(line))
+		onLine(engine.TrimEOL(line))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpclient/acp/internal/engine"
 	"github.com/acpclient/acp/internal/jsonscan"
 )
 
@@ -38,13 +39,9 @@ import (
 // client where in the stream it passed (a prompt's turn ends exactly
 // there). The rules the wire keeps, and where, are in docs/ENGINE.md.
 type wire struct {
-	br     *bufio.Reader
+	lines  *engine.LineReader
 	limits wireLimits
 	hooks  wireHooks
-
-	// Reader-goroutine state: only Recv touches these.
-	buf      []byte
-	lastScan jsonscan.IDScanner
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -130,7 +127,7 @@ type inbound struct {
 
 func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wireLimits, hooks wireHooks) *wire {
 	wr := &wire{
-		br:       bufio.NewReaderSize(r, 64<<10),
+		lines:    engine.NewLineReader(r, limits.maxLine),
 		limits:   limits,
 		reserved: map[string][]int64{},
 		hooks:    hooks,
@@ -153,7 +150,7 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 // consumed here.
 func (w *wire) Recv() ([]byte, error) {
 	for {
-		line, size, err := w.readLine()
+		line, size, err := w.lines.Next()
 		if err != nil {
 			if w.hooks.eof != nil {
 				w.hooks.eof(err)
@@ -492,87 +489,11 @@ func limitData(limit string, value int64) json.RawMessage {
 	return b
 }
 
-// readLine returns the next line without its terminator, and the line's full
-// size. A line over the cap is consumed to its end but only its first bytes
-// are returned (the scanner in oversized needs the whole thing, so it sees it
-// while discarding; see readOversized). The returned slice is valid until the
-// next call.
-func (w *wire) readLine() ([]byte, int64, error) {
-	if cap(w.buf) > keepBufBytes {
-		// One huge line must not pin its buffer for the connection's life.
-		w.buf = nil
-	}
-	w.buf = w.buf[:0]
-	for {
-		frag, err := w.br.ReadSlice('\n')
-		if len(w.buf)+len(frag) > w.limits.maxLine {
-			return w.readOversized(frag, err)
-		}
-		switch {
-		case err == nil:
-			if len(w.buf) == 0 {
-				return trimEOL(frag), int64(len(frag)), nil
-			}
-			w.buf = append(w.buf, frag...)
-			return trimEOL(w.buf), int64(len(w.buf)), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			w.buf = append(w.buf, frag...)
-		case errors.Is(err, io.EOF):
-			// jrpc2's line channel drops a final line without a newline; a
-			// crashing agent's last words are exactly such a line.
-			w.buf = append(w.buf, frag...)
-			if len(w.buf) > 0 {
-				return trimEOL(w.buf), int64(len(w.buf)), nil
-			}
-			return nil, 0, io.EOF
-		default:
-			return nil, 0, err
-		}
-	}
-}
-
-// keepBufBytes is the largest line buffer the reader keeps between lines.
-const keepBufBytes = 1 << 20
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
-}
-
-// readOversized discards the rest of a line that broke the cap, feeding every
-// byte through an jsonscan.IDScanner so the message's id and method can still be
-// reported. It returns a summary line (not JSON) whose scan result is kept in
-// w.lastScan.
-func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
-	var sc jsonscan.IDScanner
-	sc.Feed(w.buf)
-	size := int64(len(w.buf))
-	for {
-		sc.Feed(frag)
-		size += int64(len(frag))
-		if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
-			break
-		}
-		frag, err = w.br.ReadSlice('\n')
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, err
-	}
-	w.lastScan = sc
-	w.buf = nil
-	return nil, size, nil
-}
-
 // oversized reports a discarded line and, when it was a response to a call of
 // ours, returns a synthetic error response for jrpc2 so that call fails with
 // ErrLineTooLong instead of waiting forever.
 func (w *wire) oversized(size int64) []byte {
-	sc := w.lastScan
+	sc := w.lines.Oversized()
 	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.maxLine)
 	if sc.Method != "" {
 		msg += " carrying " + strconv.Quote(sc.Method)
