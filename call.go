@@ -44,7 +44,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 // notify sends one notification through jrpc2.
 func (c *Client) notify(ctx context.Context, method string, params any) error {
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return callError(method, c.mapCallErr(ctx, err))
+		return callError(method, c.mapSendErr(err))
 	}
 	return nil
 }

@@ -150,20 +150,17 @@ type Client struct {
 	orphans     map[string][]orphan // updates for session ids not registered yet
 	orphanBytes int                 // their notifications' total size
 	prompts     map[string]*Turn    // in-flight session/prompt by request id
+	sending     *Turn               // the prompt between Batch and the wire (holds promptSlot)
+	promptSlot  chan struct{}       // one prompt at a time on its way into jrpc2
 	deadPrompts map[string]bool     // prompts ended locally; their late answers are ignored
 	ended       bool                // end ran: no prompt may register any more
-	nextPrompt  int64
 
 	done      chan struct{} // closed when the connection has ended
 	endOnce   sync.Once
-	endErr    error   // why the connection ended (wraps ErrConnClosed)
-	handoff   handoff // responses handed to jrpc2 and not yet delivered
+	endErr    error          // why the connection ended (wraps ErrConnClosed)
+	calls     sync.WaitGroup // prompt calls running in jrpc2
 	closeOnce sync.Once
 	closeErr  error
-	readEnded chan struct{}
-
-	rpcStopped chan struct{} // closed when jrpc2's client has stopped
-	rpcStopErr error         // why it stopped; set before rpcStopped closes
 }
 
 // Connect opens the transport, performs the initialize handshake and
@@ -177,9 +174,8 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		sessions:   map[string]*Session{},
 		orphans:    map[string][]orphan{},
 		prompts:    map[string]*Turn{},
+		promptSlot: make(chan struct{}, 1),
 		done:       make(chan struct{}),
-		readEnded:  make(chan struct{}),
-		rpcStopped: make(chan struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -195,7 +191,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
 	c.events = newEventQueue(c.opts.Limits.MaxQueuedEvents, c.reportDropped)
 
-	l, err := t.open(ctx, linkHooks{stderrLine: c.traceStderr})
+	l, err := openLink(ctx, t, linkHooks{stderrLine: c.traceStderr})
 	if err != nil {
 		c.events.close()
 		c.baseCancel()
@@ -212,6 +208,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		update:       c.onUpdate,
 		notification: c.onNotification,
 		response:     c.onResponse,
+		callSent:     c.onCallSent,
 		request:      c.onRequest,
 		oversized:    c.onOversized,
 		diag:         c.diag,
@@ -223,9 +220,6 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		OnCancel:   c.onCallAbandoned,
 		OnStop:     c.onRPCStop,
 	})
-	if l.proc != nil {
-		go c.watchProcess()
-	}
 
 	req := &InitializeRequest{
 		ProtocolVersion:    ProtocolVersion,
@@ -235,7 +229,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if req.ClientInfo == nil {
 		req.ClientInfo = &Implementation{Name: "acp-go", Version: Version}
 	}
-	if err := c.call(ctx, "initialize", req, &c.init); err != nil {
+	if err := c.call(ctx, MethodInitialize, req, &c.init); err != nil {
 		c.abort()
 		return nil, err
 	}
@@ -360,6 +354,7 @@ func (c *Client) Close() error {
 		_ = c.wire.Close() // unblocks the reader if a grandchild holds stdout
 		c.rpc.Close()
 		c.baseCancel()
+		c.calls.Wait()
 		if h := c.opts.Terminal.Close; h != nil {
 			if err := h(); err != nil {
 				c.closeErr = err
@@ -387,7 +382,7 @@ func (c *Client) end(reason error) {
 		}
 		c.mu.Unlock()
 		for _, t := range turns {
-			t.fail(callError("session/prompt", reason))
+			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		close(c.done)
 		c.baseCancel()
@@ -396,46 +391,24 @@ func (c *Client) end(reason error) {
 
 // onEOF runs on the reader goroutine when the agent's output has ended,
 // before jrpc2 learns of it. It records why the connection ended, so that
-// calls fail with that reason rather than jrpc2's context.Canceled, and
-// gives jrpc2 a moment to deliver responses it was already handed: jrpc2
-// delivers each response on a goroutine of its own, and one that loses the
-// race against the stop would be dropped although the agent did answer.
+// calls fail with that reason rather than jrpc2's context.Canceled. (The
+// wire then waits until jrpc2 has delivered the responses it was handed.)
 func (c *Client) onEOF(err error) {
-	close(c.readEnded)
-	deadline := time.Now().Add(60 * time.Millisecond)
 	reason := fmt.Errorf("%w: the agent closed its output", ErrConnClosed)
 	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 		reason = fmt.Errorf("%w: reading from the agent: %w", ErrConnClosed, err)
 	}
 	if p := c.link.proc; p != nil {
 		// A dying agent's stdout closes a moment before its exit status is
-		// known; wait briefly so the error can say how it died.
-		p.awaitExit(time.Until(deadline))
+		// known; wait for it, so the error can say how it died. An agent
+		// that closes its stdout and lives on ends the connection when it
+		// exits or Close is called.
+		p.awaitExit(c.baseCtx.Done())
 		if ee := p.exitError(); ee != nil {
 			reason = fmt.Errorf("%w: %w", ErrConnClosed, ee)
 		}
 	}
 	c.end(reason)
-	c.handoff.waitDelivered(deadline)
-}
-
-// watchProcess ends the connection when the agent exits even if something
-// else (a grandchild) keeps its stdout open.
-func (c *Client) watchProcess() {
-	p := c.link.proc
-	select {
-	case <-p.exited:
-	case <-c.baseCtx.Done():
-		return
-	}
-	select {
-	case <-c.readEnded:
-		return
-	case <-time.After(200 * time.Millisecond):
-	}
-	p.awaitExit(50 * time.Millisecond)
-	c.end(fmt.Errorf("%w: %w", ErrConnClosed, p.exitError()))
-	_ = c.wire.Close()
 }
 
 // onRPCStop is jrpc2's OnStop: its reader has stopped and will deliver
@@ -444,21 +417,22 @@ func (c *Client) watchProcess() {
 // reason, the connection ends here and now, so that Done closes, Err says
 // why, and every pending call and turn fails instead of waiting forever.
 func (c *Client) onRPCStop(_ *jrpc2.Client, err error) {
-	c.rpcStopErr = err
-	close(c.rpcStopped)
 	c.end(fmt.Errorf("%w: the JSON-RPC engine stopped reading: %v", ErrConnClosed, err))
 }
 
 // call performs one request through jrpc2 and decodes its result into
 // result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	rsp, err := c.rpc.Call(ctx, method, params)
-	var je *jrpc2.Error
-	if err == nil || errors.As(err, &je) {
-		c.handoff.delivered()
-	}
+	// A batch of one is sent as a plain request; unlike Call, Batch
+	// returns the response (and so its id) whether the call failed or not.
+	rsps, err := c.rpc.Batch(ctx, []jrpc2.Spec{{Method: method, Params: params}})
 	if err != nil {
-		return callError(method, c.mapCallErr(ctx, err))
+		return callError(method, c.mapSendErr(err))
+	}
+	rsp := rsps[0]
+	out := c.wire.settle(rsp.ID())
+	if err := c.callErr(ctx, out, rsp.Error()); err != nil {
+		return callError(method, err)
 	}
 	if result == nil {
 		return nil
@@ -469,70 +443,30 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	return nil
 }
 
-// mapCallErr turns jrpc2's error for a failed call into ours: an agent's
-// error reply becomes *Error; the end of the connection becomes the recorded
-// end reason (jrpc2 reports it as context.Canceled, which would be a lie);
-// the caller's own cancellation stays a context error.
-func (c *Client) mapCallErr(ctx context.Context, err error) error {
-	var je *jrpc2.Error
-	if errors.As(err, &je) && !c.failedByStop(je) {
-		e := &Error{Code: int64(je.Code), Message: je.Message, Data: je.Data}
-		if isLocal(e.Data, "line_too_long") {
-			return fmt.Errorf("%w: %s", ErrLineTooLong, e.Data)
+// callErr decides why a call ended. The reader recorded whether the agent
+// answered it; if not, jrpc2 failed it itself, which it does only when the
+// caller's context ended or when it stopped (the connection is ending).
+func (c *Client) callErr(ctx context.Context, out callOutcome, je *jrpc2.Error) error {
+	switch {
+	case out.tooLong > 0:
+		return fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, out.tooLong, c.opts.Limits.MaxLineBytes)
+	case !out.answered || (ctx.Err() != nil && je != nil && (je.Code == jrpc2.Cancelled || je.Code == jrpc2.DeadlineExceeded)):
+		// Also when the answer lost jrpc2's race against the caller's
+		// context: the caller gave up, whatever the agent said.
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
-		return c.authError(e)
-	}
-	if cerr := ctx.Err(); cerr != nil {
-		return context.Cause(ctx)
-	}
-	if c.rpc.IsStopped() {
-		// jrpc2 failed the call because it stopped; OnStop ends the
-		// connection (if nothing else did first) with the real reason.
-		<-c.done
+		<-c.done // OnStop ends the connection, if nothing did before
 		return c.endErr
+	case je != nil:
+		return c.authError(&Error{Code: int64(je.Code), Message: je.Message, Data: je.Data})
 	}
-	select {
-	case <-c.done:
-		return c.endErr
-	default:
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// jrpc2 maps its own reserved codes to context errors; the agent sent one.
-		return &Error{Code: int64(jrpc2.ErrorCode(err)), Message: err.Error()}
-	}
-	if errors.Is(err, io.EOF) || c.rpc.IsStopped() {
-		<-c.done
-		return c.endErr
-	}
-	return err
-}
-
-// failedByStop reports whether je is the error jrpc2 gives pending calls
-// when its reader stops for a reason it finds noteworthy (an internal error
-// carrying the stop reason), rather than an agent's reply.
-func (c *Client) failedByStop(je *jrpc2.Error) bool {
-	if je.Code != jrpc2.InternalError || !c.rpc.IsStopped() {
-		return false
-	}
-	<-c.rpcStopped // OnStop follows the stop at once
-	return c.rpcStopErr != nil && je.Message == c.rpcStopErr.Error()
-}
-
-func isLocal(data json.RawMessage, kind string) bool {
-	if len(data) == 0 {
-		return false
-	}
-	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
-		return false
-	}
-	return m[localMarker] == kind
+	return nil
 }
 
 // onCallAbandoned is jrpc2's OnCancel: the caller's context ended before the
 // agent answered. Tell the agent it may stop working on it.
 func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
-	c.handoff.abandon(rsp.ID())
 	select {
 	case <-c.done:
 		return
@@ -540,7 +474,7 @@ func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
 	}
 	frame, err := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  "$/cancel_request",
+		"method":  MethodCancelRequest,
 		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
 	})
 	if err == nil {
@@ -569,7 +503,7 @@ func (c *Client) NotifyExt(ctx context.Context, method string, params any) error
 		params = struct{}{}
 	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return callError(method, c.mapCallErr(ctx, err))
+		return callError(method, c.mapSendErr(err))
 	}
 	return nil
 }
@@ -624,7 +558,7 @@ func (c *Client) reportDropped(dropped [eventKinds]int) {
 
 func (c *Client) onNotification(method string, params []byte) {
 	switch {
-	case method == "elicitation/complete":
+	case method == MethodElicitationComplete:
 		if h := c.opts.Elicitation; h != nil && h.Complete != nil {
 			var n CompleteElicitationNotification
 			if err := json.Unmarshal(params, &n); err != nil {
@@ -643,22 +577,19 @@ func (c *Client) onNotification(method string, params []byte) {
 	}
 }
 
-// onOversized: a discarded line carried id. If it answered a prompt, the
-// turn fails now.
-func (c *Client) onOversized(id []byte, isRequest bool, size int64) bool {
-	if isRequest {
-		return false
+// onOversized: a discarded line answered the call id. If that was a
+// prompt, the turn fails now, in wire order.
+func (c *Client) onOversized(id []byte, method string, size int64) {
+	if method != MethodSessionPrompt {
+		return // the caller learns it from the call's outcome
 	}
 	c.mu.Lock()
 	t := c.prompts[string(id)]
 	delete(c.prompts, string(id))
 	c.mu.Unlock()
-	if t == nil {
-		c.handoff.hand(string(id)) // the synthetic error reply goes to jrpc2
-		return false
+	if t != nil {
+		t.fail(callError(MethodSessionPrompt, fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, size, c.opts.Limits.MaxLineBytes)))
 	}
-	t.fail(callError("session/prompt", fmt.Errorf("%w: the %d-byte response was discarded", ErrLineTooLong, size)))
-	return true
 }
 
 // serveRequest is jrpc2's OnCallback: one agent request, on its own
@@ -723,7 +654,7 @@ const smallReply = 4 << 10
 // and may wait on a person for minutes, which would starve file reads; their
 // replies still wait for room before they are queued.
 func bulkyReply(method string) bool {
-	return method == "fs/read_text_file" || method == "terminal/output"
+	return method == MethodFSReadTextFile || method == MethodTerminalOutput
 }
 
 // toWireError converts a handler's error into the reply the agent gets.
@@ -794,66 +725,4 @@ func runHandler[T any](ctx context.Context, method string, f func(context.Contex
 // methodNotFound is the reply to a method the client does not serve.
 func methodNotFound(method string) error {
 	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
-}
-
-// handoff counts responses the reader handed to jrpc2 against those
-// jrpc2 delivered to a waiting call, so that when the agent's output ends the
-// reader can wait for exactly the deliveries still in progress — and not for
-// calls that will never be answered.
-type handoff struct {
-	mu        sync.Mutex
-	handed    int
-	done      int
-	abandoned map[string]bool // ids of calls given up by their context
-	settled   chan struct{}   // closed when done catches up with handed
-}
-
-// hand records a response line passed to jrpc2. A response to a call its
-// caller abandoned is not counted: jrpc2 drops it.
-func (h *handoff) hand(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.abandoned[id] {
-		delete(h.abandoned, id)
-		return
-	}
-	h.handed++
-}
-
-func (h *handoff) abandon(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.abandoned == nil {
-		h.abandoned = map[string]bool{}
-	}
-	h.abandoned[id] = true
-}
-
-func (h *handoff) delivered() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.done++
-	if h.done >= h.handed && h.settled != nil {
-		close(h.settled)
-		h.settled = nil
-	}
-}
-
-func (h *handoff) waitDelivered(deadline time.Time) {
-	h.mu.Lock()
-	if h.done >= h.handed {
-		h.mu.Unlock()
-		return
-	}
-	if h.settled == nil {
-		h.settled = make(chan struct{})
-	}
-	ch := h.settled
-	h.mu.Unlock()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-t.C:
-	}
 }

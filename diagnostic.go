@@ -34,7 +34,9 @@ const (
 	// kept as an [UnknownUpdate].
 	DiagUnknownUpdate DiagnosticKind = "unknown_update"
 	// DiagLateResponse: the agent answered a cancelled prompt after the
-	// cancel grace period had ended the turn; the answer was ignored.
+	// cancel grace period had ended the turn, or sent a response for no
+	// pending call of the client's (an unknown id, a second answer to one
+	// id, the answer to a call whose caller gave up); the answer was ignored.
 	DiagLateResponse DiagnosticKind = "late_response"
 	// DiagLimitExceeded: something the agent sent or asked for went over
 	// one of the client's [Limits] or a handler's limit; the agent was

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // ElicitationSchema is the typed form of a form-mode elicitation's
@@ -227,9 +229,9 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 		required[n] = true
 	}
 	index := make(map[string]int)
-	sc := newObjScan(w.Properties.v, true)
+	sc := jsonscan.NewObj(w.Properties.v, true)
 	for {
-		key, plain, val, ok := sc.next()
+		key, plain, val, ok := sc.Next()
 		if !ok {
 			break
 		}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acpclient/acp/internal/engine"
 )
 
 // After a line of several MiB (in bounds or over the cap), the reader does
@@ -24,8 +26,10 @@ func TestReaderBufferShrinksAfterHugeLine(t *testing.T) {
 			in := big + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
 			w := newWire(strings.NewReader(in), discard{}, nil, nil,
 				wireLimits{maxLine: 4 << 20, maxPending: 1, maxBatch: 1, maxQueued: 1 << 20},
-				wireHooks{response: func([]byte, []byte) bool { return false }, diag: func(string, string, []byte) {}})
+				wireHooks{response: func([]byte, string, []byte) {}, diag: func(string, string, []byte) {}})
 			defer w.closeWrite(time.Second)
+			// The two responses answer calls of the client's.
+			w.calls["1"], w.calls["2"] = &callRecord{}, &callRecord{}
 			for {
 				line, err := w.Recv()
 				if err != nil {
@@ -35,7 +39,7 @@ func TestReaderBufferShrinksAfterHugeLine(t *testing.T) {
 					break
 				}
 			}
-			if c := cap(w.buf); c > keepBufBytes {
+			if c := w.lines.BufCap(); c > engine.KeepBufBytes {
 				t.Errorf("the reader keeps a %d-byte buffer", c)
 			}
 		})

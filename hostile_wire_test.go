@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // hostileTimeout is a safety net for tests whose failure mode is a hang; no
@@ -295,9 +297,9 @@ func TestValidIDIsTheJSONGrammar(t *testing.T) {
 			t.Errorf("validID(%s) = true", id)
 		}
 	}
-	var sc idScanner
-	sc.feed([]byte(`{"id":"` + strings.Repeat("i", 300) + `","result":1}`))
-	if !sc.idCut {
-		t.Errorf("a 300-byte id was not flagged as cut: %q", sc.id)
+	var sc jsonscan.IDScanner
+	sc.Feed([]byte(`{"id":"` + strings.Repeat("i", 300) + `","result":1}`))
+	if !sc.IDCut {
+		t.Errorf("a 300-byte id was not flagged as cut: %q", sc.ID)
 	}
 }

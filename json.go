@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // This file holds the JSON building blocks shared by the wire types.
@@ -293,143 +295,16 @@ func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error
 	return []byte(s), true, nil
 }
 
-// jsonFindKey returns the raw value of the first occurrence of key at the top
-// level of the JSON object data, skipping over other values without decoding
-// them. (encoding/json keeps the last duplicate; the first is used here, the
-// same on every decode, which is all round-tripping needs.)
+// jsonFindKey returns the raw value of the first occurrence of key at the
+// top level of the JSON object data (see jsonscan.FindKey).
 func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
-	i := jsonSkipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, false, errNotObject
-	}
-	i = jsonSkipWS(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return nil, false, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return nil, false, errSyntax
-		}
-		end, esc := jsonScanString(data, i)
-		if end < 0 {
-			return nil, false, errSyntax
-		}
-		var match bool
-		if !esc {
-			match = string(data[i+1:end-1]) == key
-		} else {
-			k, ok := jsonString(data[i:end])
-			match = ok && k == key
-		}
-		i = jsonSkipWS(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return nil, false, errSyntax
-		}
-		i = jsonSkipWS(data, i+1)
-		vend := jsonSkipValue(data, i)
-		if vend < 0 {
-			return nil, false, errSyntax
-		}
-		if match {
-			return data[i:vend], true, nil
-		}
-		i = jsonSkipWS(data, vend)
-		if i >= len(data) {
-			return nil, false, errSyntax
-		}
-		switch data[i] {
-		case ',':
-			i = jsonSkipWS(data, i+1)
-		case '}':
-			return nil, false, nil
-		default:
-			return nil, false, errSyntax
-		}
-	}
+	return jsonscan.FindKey(data, key)
 }
 
 // jsonHasKey reports whether the JSON object data has key at its top level;
 // false when data is not an object.
 func jsonHasKey(data []byte, key string) bool {
-	_, found, _ := jsonFindKey(data, key)
-	return found
-}
-
-func jsonSkipWS(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// jsonScanString returns the index just past the string starting at data[i]
-// (a '"'), and whether it contains escapes; -1 if unterminated.
-func jsonScanString(data []byte, i int) (int, bool) {
-	esc := false
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			esc = true
-			j++
-		case '"':
-			return j + 1, esc
-		}
-	}
-	return -1, esc
-}
-
-// jsonSkipValue returns the index just past the value starting at data[i];
-// -1 if it is cut short.
-func jsonSkipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		end, _ := jsonScanString(data, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end, _ := jsonScanString(data, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(data) {
-			switch data[j] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				if j == i {
-					return -1
-				}
-				return j
-			}
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
+	return jsonscan.HasKey(data, key)
 }
 
 // jsonObject checks that b is a syntactically valid JSON object, for unknown

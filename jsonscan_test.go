@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -132,13 +133,13 @@ func TestJSONValidValueMatchesValid(t *testing.T) {
 
 func checkValid(t *testing.T, b []byte) {
 	t.Helper()
-	end := jsonValidValue(b, 0, 0)
+	end := jsonscan.ValidValue(b, 0, 0)
 	got := end == len(b)
 	if end >= 0 && end < len(b) {
-		got = jsonSkipWS(b, end) == len(b)
+		got = jsonscan.SkipWS(b, end) == len(b)
 	}
 	if want := json.Valid(b) && len(b) > 0 && b[0] > ' '; got != want {
-		t.Fatalf("jsonValidValue(%q) = %d, json.Valid = %v", b, end, want)
+		t.Fatalf("jsonscan.ValidValue(%q) = %d, json.Valid = %v", b, end, want)
 	}
 }
 
@@ -162,9 +163,9 @@ func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(in), &want); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := jsonUnquote([]byte(in))
+		got, ok := jsonscan.Unquote([]byte(in))
 		if !ok || got != want {
-			t.Errorf("jsonUnquote(%s) = %q, %v; want %q", in, got, ok, want)
+			t.Errorf("jsonscan.Unquote(%s) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
 }

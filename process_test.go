@@ -31,6 +31,7 @@ func agentCommand(mode string) *exec.Cmd {
 //	hang:     like stubborn, but never answers initialize.
 //	version2: answers initialize with protocol version 2.
 //	echo:     answers session/new and session/prompt (end_turn after one chunk).
+//	leaveout: on session/new starts a grandchild holding stdout, answers, exits 4.
 func runTestAgent(mode string) {
 	if mode == "stubborn" || mode == "hang" {
 		signal.Ignore(syscall.SIGTERM)
@@ -69,6 +70,18 @@ func runTestAgent(mode string) {
 			if mode == "die" {
 				fmt.Fprintln(os.Stderr, "fatal: model quota exceeded")
 				os.Exit(3)
+			}
+			if mode == "leaveout" {
+				// A grandchild inherits stdout and outlives the agent,
+				// which answers and exits at once.
+				gc := exec.Command("sleep", "300")
+				gc.Stdout = os.Stdout
+				if err := gc.Start(); err != nil {
+					fmt.Fprintln(os.Stderr, "cannot start grandchild:", err)
+					os.Exit(1)
+				}
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "p1"}})
+				os.Exit(4)
 			}
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "p1"}})
 		case "session/prompt":

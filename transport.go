@@ -11,23 +11,105 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acpclient/acp/internal/engine"
 )
 
-// A Transport carries the connection's bytes. Two exist:
-// [CommandTransport] starts and supervises an agent subprocess, and
-// [StreamTransport] speaks over any reader/writer pair (in-process agents,
-// sockets, tests).
+// A Transport opens the byte stream to an agent; [Connect] calls Connect
+// once and speaks ACP over the result. Two are ready: [CommandTransport]
+// starts and supervises an agent subprocess, and [StreamTransport] speaks
+// over any reader/writer pair. Implement Transport to reach an agent some
+// other way (a socket, an SSH channel, an in-process pipe): the client does
+// the framing, the limits and the protocol on top of the [Conn] it returns.
 type Transport interface {
+	// Connect opens the stream. If ctx ends first, it returns ctx's error
+	// and leaves nothing open.
+	Connect(ctx context.Context) (Conn, error)
+}
+
+// Conn is an open byte stream to an agent: newline-delimited JSON-RPC
+// messages in both directions.
+//
+// Read returns the agent's output, and io.EOF (or any error) when it has
+// ended: the connection then ends. Write carries the agent's input; it may
+// block while the agent does not read. The client reads from one goroutine
+// and writes from another, never two of either at once.
+//
+// When the client closes, it stops writing and, if the Conn has a
+// CloseWrite() error method (as *net.TCPConn has), calls it so the agent
+// sees the end of its input; then it calls Close once. Close must make a
+// blocked Read and a blocked Write return. The client calls Close early,
+// without CloseWrite, when the agent stops reading its input for longer
+// than the shutdown grace.
+type Conn interface {
+	io.Reader
+	io.Writer
+	io.Closer
+}
+
+// opener is implemented by the transports of this package, which hand the
+// client more than a Conn: the agent process to supervise, and its stderr.
+type opener interface {
 	open(ctx context.Context, h linkHooks) (*link, error)
 }
 
-// link is an open transport: the two byte streams and how to end them.
+// openLink opens t for a client.
+func openLink(ctx context.Context, t Transport, h linkHooks) (*link, error) {
+	if o, ok := t.(opener); ok {
+		return o.open(ctx, h)
+	}
+	if t == nil {
+		return nil, errors.New("acp: nil Transport")
+	}
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if conn == nil {
+		return nil, errors.New("acp: Transport.Connect returned a nil Conn")
+	}
+	l := &link{r: conn, w: conn}
+	var once sync.Once
+	closeAll := func() (err error) { once.Do(func() { err = conn.Close() }); return err }
+	l.closeRead, l.closeWrite = closeAll, closeAll
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+		var wOnce sync.Once
+		l.closeWrite = func() (err error) { wOnce.Do(func() { err = cw.CloseWrite() }); return err }
+	}
+	return l, nil
+}
+
+// link is an open transport: the two byte streams and how to end them. It
+// is the Conn the transports of this package return from Connect.
 type link struct {
 	r          io.Reader
 	w          io.Writer
 	closeRead  func() error
 	closeWrite func() error
 	proc       *process // nil for streams
+}
+
+// Read reads the agent's output.
+func (l *link) Read(b []byte) (int, error) { return l.r.Read(b) }
+
+// Write writes to the agent's input.
+func (l *link) Write(b []byte) (int, error) { return l.w.Write(b) }
+
+// CloseWrite ends the agent's input.
+func (l *link) CloseWrite() error { return l.closeWrite() }
+
+// Close ends the connection: the agent's input is closed, an agent process
+// is shut down in stages (see [CommandTransport]), then its output is
+// closed.
+func (l *link) Close() error {
+	err := l.closeWrite()
+	if l.proc != nil {
+		l.proc.shutdown()
+	}
+	if rerr := l.closeRead(); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 type linkHooks struct {
@@ -103,6 +185,11 @@ type StreamTransport struct {
 	Writer io.Writer
 }
 
+// Connect returns a Conn over Reader and Writer.
+func (t *StreamTransport) Connect(ctx context.Context) (Conn, error) {
+	return t.open(ctx, linkHooks{})
+}
+
 func (t *StreamTransport) open(context.Context, linkHooks) (*link, error) {
 	if t.Reader == nil || t.Writer == nil {
 		return nil, errors.New("acp: StreamTransport needs both Reader and Writer")
@@ -130,6 +217,12 @@ func (t *StreamTransport) open(context.Context, linkHooks) (*link, error) {
 
 // stderrRingSize bounds what is kept of the agent's stderr.
 const stderrRingSize = 64 << 10
+
+// Connect starts the agent and returns a Conn over its stdin and stdout.
+// Closing the Conn shuts the agent down in stages, as described above.
+func (t *CommandTransport) Connect(ctx context.Context) (Conn, error) {
+	return t.open(ctx, linkHooks{})
+}
 
 func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error) {
 	cmd := t.Command
@@ -188,16 +281,50 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		p.state, p.waitErr = cmd.ProcessState, err
 		p.mu.Unlock()
 		close(p.exited)
+		// Wake the reader: from now on it reads what the agent left in the
+		// pipe and stops when the pipe is empty, even if a process the agent
+		// started still holds the write end (see exitReader). The deadline
+		// is a wake-up, not a wait: it has passed when it is set.
+		_ = outR.SetReadDeadline(time.Now())
+		_ = errR.SetReadDeadline(time.Now())
 	}()
 
 	var rOnce, wOnce sync.Once
 	return &link{
-		r:          outR,
+		r:          &exitReader{f: outR},
 		w:          inW,
 		closeRead:  func() (err error) { rOnce.Do(func() { err = outR.Close() }); return err },
 		closeWrite: func() (err error) { wOnce.Do(func() { err = inW.Close() }); return err },
 		proc:       p,
 	}, nil
+}
+
+// exitReader reads the agent's stdout. Until the agent exits it reads as
+// usual; the exit sets a deadline that has already passed, which wakes a
+// blocked Read, and from then on each Read takes only what the pipe holds
+// (readNow): the end of what the agent wrote is the end of the input. So
+// the connection ends when the agent exits even if a grandchild keeps the
+// pipe open, and nothing the agent wrote before exiting is lost. Where
+// pipes have no deadlines (Windows), the connection then ends when the
+// pipe closes or the client is closed.
+type exitReader struct {
+	f        *os.File
+	draining bool // only the reader goroutine touches it
+}
+
+func (r *exitReader) Read(b []byte) (int, error) {
+	if !r.draining {
+		n, err := r.f.Read(b)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		r.draining = true
+		_ = r.f.SetReadDeadline(time.Time{})
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return readNow(r.f, b)
 }
 
 func closeAll(fs ...*os.File) {
@@ -232,10 +359,11 @@ type process struct {
 func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 	defer close(p.stderrDone)
 	defer r.Close()
+	er := &exitReader{f: r} // after the exit, read what is left and stop
 	buf := make([]byte, 32<<10)
 	var partial []byte
 	for {
-		n, err := r.Read(buf)
+		n, err := er.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
 			p.mu.Lock()
@@ -279,7 +407,7 @@ func emitLine(line []byte, w io.Writer, onLine func([]byte)) {
 		_, _ = w.Write(line)
 	}
 	if onLine != nil {
-		onLine(trimEOL(line))
+		onLine(engine.TrimEOL(line))
 	}
 }
 
@@ -313,19 +441,18 @@ func (p *process) exitError() *ExitError {
 	return e
 }
 
-// awaitExit waits up to d for the process to exit and for its stderr to
-// reach EOF, so an error about its death can carry its last words.
-func (p *process) awaitExit(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// awaitExit waits until the process has exited and its stderr has been
+// read to the end of what it wrote (exitReader), so an error about its death
+// can carry its last words; or until stop is closed.
+func (p *process) awaitExit(stop <-chan struct{}) {
 	select {
 	case <-p.exited:
-	case <-t.C:
+	case <-stop:
 		return
 	}
 	select {
 	case <-p.stderrDone:
-	case <-t.C:
+	case <-stop:
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strconv"
 	"time"
+
+	"github.com/creachadair/jrpc2"
 )
 
 // Turn is one prompt turn, like an exec.Cmd: [Session.Prompt] starts it,
@@ -15,8 +16,11 @@ import (
 // whoever watches; Updates replays and follows them, State snapshots the
 // fold. All methods are safe for concurrent use.
 type Turn struct {
-	s  *Session
-	id string // the session/prompt request id, as JSON text
+	s    *Session
+	id   string     // the session/prompt request id, as JSON text; set (under c.mu) when sent
+	sent chan error // the result of writing the request
+	// expired: the cancel grace ended the turn (guarded by c.mu).
+	expired bool
 
 	// Guarded by s.mu.
 	fold      fold
@@ -92,35 +96,28 @@ func (f *fold) state() TurnState {
 // as by [Turn.Cancel] — the call is never simply abandoned.
 func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, callError("session/prompt", err)
+		return nil, callError(MethodSessionPrompt, err)
 	}
 	if len(blocks) == 0 {
-		return nil, callError("session/prompt", errors.New("empty prompt"))
+		return nil, callError(MethodSessionPrompt, errors.New("empty prompt"))
 	}
 	if err := s.c.checkPrompt(blocks); err != nil {
 		return nil, err
 	}
-	params, err := json.Marshal(&PromptRequest{SessionID: s.id, Prompt: blocks})
-	if err != nil {
-		return nil, callError("session/prompt", err)
-	}
+	req := &PromptRequest{SessionID: s.id, Prompt: blocks}
 
-	// Lock order is c.mu before s.mu (see Client.register), so the id is
-	// taken and the turn registered with the client outside s.mu.
+	// Lock order is c.mu before s.mu (see Client.register), so the turn is
+	// registered with the client outside s.mu.
 	c := s.c
-	c.mu.Lock()
-	c.nextPrompt++
-	id := strconv.FormatInt(promptIDBase+c.nextPrompt, 10)
-	c.mu.Unlock()
-	t := &Turn{s: s, id: id, done: make(chan struct{})}
+	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, callError("session/prompt", ErrSessionClosed)
+		return nil, callError(MethodSessionPrompt, ErrSessionClosed)
 	}
 	if s.turn != nil {
 		s.mu.Unlock()
-		return nil, callError("session/prompt", ErrTurnInProgress)
+		return nil, callError(MethodSessionPrompt, ErrTurnInProgress)
 	}
 	s.turn = t
 	s.turns = append(s.turns, t)
@@ -132,33 +129,38 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	if c.ended {
 		c.mu.Unlock()
 		<-c.done
-		t.fail(callError("session/prompt", c.endErr))
-		return nil, callError("session/prompt", c.endErr)
+		t.fail(callError(MethodSessionPrompt, c.endErr))
+		return nil, callError(MethodSessionPrompt, c.endErr)
 	}
-	c.prompts[id] = t
+	c.calls.Add(1)
 	c.mu.Unlock()
+	// jrpc2 picks the request id when it sends the frame; the wire's hook
+	// (onCallSent) learns it there and gives it to c.sending. One prompt at
+	// a time passes this point, for the few microseconds jrpc2 takes to
+	// encode and queue the frame, so the id always reaches its own turn.
+	c.promptSlot <- struct{}{}
+	c.mu.Lock()
+	c.sending = t
+	c.mu.Unlock()
+	go c.runPrompt(t, req)
 
-	frame := make([]byte, 0, len(params)+80)
-	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
-	frame = append(frame, id...)
-	frame = append(frame, `,"method":"session/prompt","params":`...)
-	frame = append(frame, params...)
-	frame = append(frame, '}')
-	written, err := c.wire.sendWait(frame)
-	if err != nil {
-		t.fail(callError("session/prompt", err))
-		return nil, callError("session/prompt", c.mapSendErr(err))
-	}
+	var err error
 	select {
-	case err := <-written:
-		if err != nil {
-			t.fail(callError("session/prompt", c.mapSendErr(err)))
-			return nil, t.err
+	case err = <-t.sent:
+	case <-t.done:
+		if t.ID() == "" {
+			return nil, t.Err() // never handed to the wire (the connection ended)
 		}
+		// The answer can end the turn before the writer reports the write.
+		err = <-t.sent
 	case <-ctx.Done():
 		// The frame may still go out; cancelling covers both cases.
 		t.Cancel()
 		return t, nil
+	}
+	if err != nil {
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		return nil, t.Err()
 	}
 	stop := context.AfterFunc(ctx, t.Cancel)
 	s.mu.Lock()
@@ -171,9 +173,55 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	return t, nil
 }
 
-// promptIDBase keeps prompt request ids apart from jrpc2's, which count up
-// from 1: the two id spaces must never meet.
-const promptIDBase = 1 << 40
+// runPrompt is the session/prompt call: an ordinary jrpc2 call, whose
+// answer the reader also reads on its way to jrpc2 to end the turn in wire
+// order (onResponse). What jrpc2 then delivers here only matters when the
+// agent never answered: jrpc2 failed the call because the connection ended.
+func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
+	defer c.calls.Done()
+	// The call is not tied to the Prompt context: ending a turn early is
+	// session/cancel (see Turn.Cancel), never an abandoned call.
+	rsps, err := c.rpc.Batch(c.baseCtx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: req}})
+	if err != nil {
+		c.mu.Lock()
+		if c.sending == t { // never reached the wire
+			c.sending = nil
+			<-c.promptSlot
+		}
+		c.mu.Unlock()
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		return
+	}
+	if out := c.wire.settle(rsps[0].ID()); out.answered {
+		return // the reader ended the turn
+	}
+	<-c.done
+	t.fail(callError(MethodSessionPrompt, c.endErr))
+}
+
+// onCallSent is the wire's hook for every call jrpc2 sends, called before
+// the frame can reach the agent. A prompt's turn learns its request id here
+// and is registered under it, so its response always finds it.
+func (c *Client) onCallSent(id []byte, method string, params []byte) func(error) {
+	if method != MethodSessionPrompt {
+		return nil
+	}
+	c.mu.Lock()
+	t := c.sending
+	c.sending = nil
+	if t != nil {
+		<-c.promptSlot
+		t.id = string(id)
+		if !t.expired {
+			c.prompts[t.id] = t
+		}
+	}
+	c.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	return func(err error) { t.sent <- err }
+}
 
 func (c *Client) mapSendErr(err error) error {
 	select {
@@ -204,7 +252,7 @@ func (c *Client) checkPrompt(blocks []ContentBlock) error {
 				need = "promptCapabilities.embeddedContext"
 			}
 		case nil:
-			return callError("session/prompt", fmt.Errorf("prompt block %d is nil", i))
+			return callError(MethodSessionPrompt, fmt.Errorf("prompt block %d is nil", i))
 		}
 		if need != "" {
 			return notSupported(fmt.Sprintf("session/prompt block %d (%T)", i, b), need)
@@ -213,8 +261,15 @@ func (c *Client) checkPrompt(blocks []ContentBlock) error {
 	return nil
 }
 
-// ID returns the session/prompt request id (as JSON text).
-func (t *Turn) ID() string { return t.id }
+// ID returns the session/prompt request id (as JSON text). It is empty
+// until the request was handed to the wire, which Prompt waits for unless
+// its context ended first.
+func (t *Turn) ID() string {
+	c := t.s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return t.id
+}
 
 // Session returns the turn's session.
 func (t *Turn) Session() *Session { return t.s }
@@ -397,7 +452,7 @@ func (t *Turn) Cancel() {
 
 	frame, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  "session/cancel",
+		"method":  MethodSessionCancel,
 		"params":  &CancelNotification{SessionID: s.id},
 	})
 	_ = c.wire.sendRaw(frame, true)
@@ -414,6 +469,7 @@ var errTurnCancelled = errors.New("acp: the turn was cancelled")
 func (t *Turn) expire() {
 	c := t.s.c
 	c.mu.Lock()
+	t.expired = true // if it goes out still, its answer finds no turn
 	if c.prompts[t.id] == t {
 		delete(c.prompts, t.id)
 		if c.deadPrompts == nil {
@@ -424,7 +480,7 @@ func (t *Turn) expire() {
 	c.mu.Unlock()
 	t.finish(func() {
 		t.stop = StopReasonCancelled
-		t.err = callError("session/prompt", ErrCancelGrace)
+		t.err = callError(MethodSessionPrompt, ErrCancelGrace)
 	})
 }
 
@@ -470,10 +526,14 @@ func (t *Turn) finish(set func()) {
 	}
 }
 
-// onResponse is the wire's hook for every response, on the reader
-// goroutine. It completes prompt turns here, in wire order, and lets jrpc2
-// have the rest.
-func (c *Client) onResponse(id []byte, raw []byte) bool {
+// onResponse is the wire's hook for every response to a call of ours, on
+// the reader goroutine, before jrpc2 has it. A prompt's turn ends here, in
+// wire order: every update the agent wrote before the answer is in the
+// turn, every one after it is not. jrpc2 still completes the call.
+func (c *Client) onResponse(id []byte, method string, raw []byte) {
+	if method != MethodSessionPrompt {
+		return
+	}
 	key := string(id)
 	c.mu.Lock()
 	t := c.prompts[key]
@@ -483,20 +543,19 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 		delete(c.deadPrompts, key)
 		c.mu.Unlock()
 		c.diag("late_response", "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
-		return true
+		return
 	}
 	c.mu.Unlock()
 	if t == nil {
-		c.handoff.hand(key)
-		return false
+		return
 	}
 	var msg struct {
 		Result json.RawMessage `json:"result"`
 		Error  *Error          `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &msg); err != nil {
-		t.fail(callError("session/prompt", err))
-		return true
+		t.fail(callError(MethodSessionPrompt, err))
+		return
 	}
 	var res PromptResponse
 	var decodeErr error
@@ -517,14 +576,13 @@ func (c *Client) onResponse(id []byte, raw []byte) bool {
 				t.agentStop = res.StopReason
 			}
 		case msg.Error != nil:
-			t.err = callError("session/prompt", c.authError(msg.Error))
+			t.err = callError(MethodSessionPrompt, c.authError(msg.Error))
 		case decodeErr != nil:
-			t.err = callError("session/prompt", fmt.Errorf("decoding the result: %w", decodeErr))
+			t.err = callError(MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
 		default:
 			t.stop = res.StopReason
 		}
 	})
-	return true
 }
 
 // MarshalJSON writes the state with empty lists as [] rather than null, so

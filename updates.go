@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // Update is the payload of a session/update notification, told apart on the
@@ -431,10 +433,10 @@ func decodeNotificationSlow(params []byte) (string, Update, error) {
 // splitNotification finds sessionId (a plain string) and update in
 // validated params; ok is false for any shape it does not handle exactly.
 func splitNotification(params []byte) (sid string, update []byte, ok bool) {
-	s := newObjScan(params, false)
+	s := jsonscan.NewObj(params, false)
 	var sidRaw []byte
 	for {
-		key, plain, val, more := s.next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
@@ -453,12 +455,12 @@ func splitNotification(params []byte) (sid string, update []byte, ok bool) {
 			}
 			update = val
 		default:
-			if foldsLike(key, "sessionId") || foldsLike(key, "update") {
+			if jsonscan.FoldsLike(key, "sessionId") || jsonscan.FoldsLike(key, "update") {
 				return "", nil, false
 			}
 		}
 	}
-	if s.bad || sidRaw == nil || len(update) == 0 || update[0] != '{' {
+	if s.Bad() || sidRaw == nil || len(update) == 0 || update[0] != '{' {
 		return "", nil, false
 	}
 	in, ok := jsonSimpleString(sidRaw)
@@ -489,10 +491,10 @@ type (
 // or _meta), in one pass. ok is false for anything else, which then takes
 // the general path; the result is the same as decodeUpdate's.
 func decodeTextChunk(data []byte) (Update, bool) {
-	s := newObjScan(data, false)
+	s := jsonscan.NewObj(data, false)
 	var kind, content, msgID []byte
 	for {
-		key, plain, val, more := s.next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
@@ -509,7 +511,7 @@ func decodeTextChunk(data []byte) (Update, bool) {
 			slot = &msgID
 		default:
 			for _, k := range [...]string{"sessionUpdate", "content", "messageId", "_meta"} {
-				if string(key) == "_meta" || foldsLike(key, k) {
+				if string(key) == "_meta" || jsonscan.FoldsLike(key, k) {
 					return nil, false
 				}
 			}
@@ -520,7 +522,7 @@ func decodeTextChunk(data []byte) (Update, bool) {
 		}
 		*slot = val
 	}
-	if s.bad || kind == nil || content == nil {
+	if s.Bad() || kind == nil || content == nil {
 		return nil, false
 	}
 	k, ok := jsonSimpleString(kind)
@@ -538,7 +540,7 @@ func decodeTextChunk(data []byte) (Update, bool) {
 	}
 	var id string
 	if len(msgID) > 0 && msgID[0] == '"' {
-		if id, ok = jsonUnquote(msgID); !ok {
+		if id, ok = jsonscan.Unquote(msgID); !ok {
 			return nil, false
 		}
 	}
@@ -561,10 +563,10 @@ func decodeTextChunk(data []byte) (Update, bool) {
 // decodeBareText returns the text of a validated {"type":"text","text":...}
 // block with no other known member.
 func decodeBareText(data []byte) (string, bool) {
-	s := newObjScan(data, false)
+	s := jsonscan.NewObj(data, false)
 	var typ, text []byte
 	for {
-		key, plain, val, more := s.next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
@@ -584,14 +586,14 @@ func decodeBareText(data []byte) (string, bool) {
 			text = val
 		default:
 			for _, k := range [...]string{"type", "text", "annotations", "_meta"} {
-				if string(key) == k || foldsLike(key, k) {
+				if string(key) == k || jsonscan.FoldsLike(key, k) {
 					return "", false
 				}
 			}
 		}
 	}
-	if s.bad || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
+	if s.Bad() || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
 		return "", false
 	}
-	return jsonUnquote(text)
+	return jsonscan.Unquote(text)
 }

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // wire is the channel.Channel that sits between the agent's byte stream and
@@ -30,17 +33,15 @@ import (
 //   - Send never blocks jrpc2 (which calls it under its client lock): frames
 //     go to a writer goroutine, with an urgent lane for session/cancel.
 //
-// session/prompt does not go through jrpc2 either: its response must end the
-// turn in wire order (updates after it belong to the session, not the turn),
-// so prompts use ids from their own range and Recv completes them.
+// Every call goes through jrpc2, session/prompt included, with jrpc2's ids.
+// Send records each call in a table before its frame can reach the agent;
+// Recv marks there the one answer it passes on for each, and tells the
+// client where in the stream it passed (a prompt's turn ends exactly
+// there). The rules the wire keeps, and where, are in docs/ENGINE.md.
 type wire struct {
-	br     *bufio.Reader
+	lines  *engine.LineReader
 	limits wireLimits
 	hooks  wireHooks
-
-	// Reader-goroutine state: only Recv touches these.
-	buf      []byte
-	lastScan idScanner
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -56,6 +57,15 @@ type wire struct {
 	closeWr  func() error
 	w        io.Writer
 	inflight map[string]*inbound // agent requests not yet answered, by raw id
+
+	// The client's own calls, from the moment jrpc2 hands their frame to
+	// Send until the caller has its result (settle). The reader marks the
+	// one response it passes on for each; answered counts those passed and
+	// not yet settled, and settledCh is closed when it drops to zero.
+	calls     map[string]*callRecord
+	answered  int
+	settledCh chan struct{}
+	closed    chan struct{} // closed by Close: nothing waits for jrpc2 any more
 
 	// The write budget (see wireLimits.maxQueued). queued counts the bytes
 	// of normal frames not yet written plus replies reserved and not yet
@@ -86,12 +96,13 @@ type outFrame struct {
 // wireHooks connect the wire to the client. They run on the reader goroutine
 // and must be quick and never call user code.
 type wireHooks struct {
-	update       func(params []byte)                // a session/update notification
-	notification func(method string, params []byte) // any other notification
-	response     func(id []byte, line []byte) bool  // true: consumed (a prompt response)
+	update       func(params []byte)                                                 // a session/update notification
+	notification func(method string, params []byte)                                  // any other notification
+	response     func(id []byte, method string, line []byte)                         // the response to a call of ours, in wire order, before jrpc2 sees it
+	callSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
 	request      func(id []byte, method string, params []byte) *inbound
-	eof          func(err error) // the agent's output ended; called once, before Recv returns io.EOF
-	oversized    func(id []byte, isRequest bool, size int64) (handled bool)
+	eof          func(err error)                            // the agent's output ended; called once, before Recv returns io.EOF
+	oversized    func(id []byte, method string, size int64) // a discarded response to a call of ours, in wire order
 	diag         func(kind, msg string, line []byte)
 	trace        func(dir byte, line []byte)
 }
@@ -116,7 +127,7 @@ type inbound struct {
 
 func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wireLimits, hooks wireHooks) *wire {
 	wr := &wire{
-		br:       bufio.NewReaderSize(r, 64<<10),
+		lines:    engine.NewLineReader(r, limits.maxLine),
 		limits:   limits,
 		reserved: map[string][]int64{},
 		hooks:    hooks,
@@ -126,6 +137,8 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 		wdone:    make(chan struct{}),
 		waiters:  map[int]chan error{},
 		inflight: map[string]*inbound{},
+		calls:    map[string]*callRecord{},
+		closed:   make(chan struct{}),
 	}
 	wr.cond = sync.NewCond(&wr.mu)
 	go wr.writeLoop()
@@ -137,11 +150,15 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 // consumed here.
 func (w *wire) Recv() ([]byte, error) {
 	for {
-		line, size, err := w.readLine()
+		line, size, err := w.lines.Next()
 		if err != nil {
 			if w.hooks.eof != nil {
 				w.hooks.eof(err)
 			}
+			// Once Recv reports the end, jrpc2 stops and fails whatever is
+			// still pending, racing its own delivery of responses it was
+			// already handed. Wait for those deliveries first.
+			w.awaitSettled()
 			// jrpc2 treats io.EOF as an orderly stop; the real reason is
 			// recorded by the eof hook, which callers get instead of the
 			// context.Canceled jrpc2 would report.
@@ -221,10 +238,10 @@ func decodeEnvelope(line []byte) (envelope, error) {
 // an escaped key, a method that is not a plain string); the caller then
 // decodes it with encoding/json.
 func scanEnvelope(line []byte) (env envelope, ok bool) {
-	s := newObjScan(line, true)
+	s := jsonscan.NewObj(line, true)
 	var seen uint8
 	for {
-		key, plain, val, more := s.next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
@@ -251,7 +268,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 			bit, env.Error = 16, val
 		default:
 			for _, k := range [...]string{"id", "method", "params", "result", "error"} {
-				if foldsLike(key, k) {
+				if jsonscan.FoldsLike(key, k) {
 					return envelope{}, false
 				}
 			}
@@ -262,7 +279,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 		}
 		seen |= bit
 	}
-	if !s.rest() {
+	if !s.Rest() {
 		return envelope{}, false
 	}
 	return env, true
@@ -272,14 +289,14 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 // agents send most.
 func internMethod(m []byte) string {
 	switch string(m) {
-	case "session/update":
-		return "session/update"
-	case "session/request_permission":
-		return "session/request_permission"
-	case "fs/read_text_file":
-		return "fs/read_text_file"
-	case "fs/write_text_file":
-		return "fs/write_text_file"
+	case MethodSessionUpdate:
+		return MethodSessionUpdate
+	case MethodSessionRequestPermission:
+		return MethodSessionRequestPermission
+	case MethodFSReadTextFile:
+		return MethodFSReadTextFile
+	case MethodFSWriteTextFile:
+		return MethodFSWriteTextFile
 	}
 	return string(m)
 }
@@ -289,13 +306,13 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 	hasID := len(env.ID) > 0 && string(env.ID) != "null"
 	switch {
 	case env.Method != "" && !hasID:
-		if env.Method == "session/update" {
+		if env.Method == MethodSessionUpdate {
 			// The update hook decodes params before it returns and keeps
 			// no reference to them.
 			w.hooks.update(env.Params)
 			return false
 		}
-		if env.Method == "$/cancel_request" {
+		if env.Method == MethodCancelRequest {
 			w.cancelInbound(env.Params)
 			return false
 		}
@@ -341,9 +358,15 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.diag("orphan_error", "the agent reported an error for an unidentifiable message", raw)
 			return false
 		}
-		if w.hooks.response(env.ID, raw) {
+		rec := w.answer(env.ID, 0)
+		if rec == nil {
+			// Not a call of ours, or one already answered: jrpc2 would
+			// drop it too, and counting it would make the end of input
+			// wait for a delivery that never comes.
+			w.diag("late_response", "ignored a response to no pending call of the client's (an unknown or repeated id)", raw)
 			return false
 		}
+		w.hooks.response(env.ID, rec.method, raw)
 		return true
 	default:
 		w.diag("junk_line", "skipped a JSON value that is not a JSON-RPC message", raw)
@@ -359,7 +382,7 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 // request among them is answered with an error, everything else is counted
 // in one diagnostic.
 func (w *wire) dispatchBatch(raw []byte) []byte {
-	if jsonValidValue(raw, 0, 0) != len(raw) {
+	if jsonscan.ValidValue(raw, 0, 0) != len(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v) // for its error message
 		if err == nil {
@@ -370,12 +393,12 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 	}
 	var keep [][]byte
 	n, skipped := 0, 0
-	for i := jsonSkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
-		end := jsonSkipTrusted(raw, i)
+	for i := jsonscan.SkipWS(raw, 1); i < len(raw) && raw[i] != ']'; {
+		end := jsonscan.Skip(raw, i)
 		it := raw[i:end]
-		i = jsonSkipWS(raw, end)
+		i = jsonscan.SkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = jsonSkipWS(raw, i+1)
+			i = jsonscan.SkipWS(raw, i+1)
 		}
 		n++
 		var env envelope
@@ -430,7 +453,7 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 // maxIDBytes caps the ids the client writes back in frames it makes up
 // itself (errors for lines it could not read). Real ids are short; the
 // scanner that recovers them from oversized lines keeps no more than this.
-const maxIDBytes = scanCap
+const maxIDBytes = jsonscan.ScanCap
 
 // validID reports whether id is, exactly as written, a JSON string or a
 // JSON number: only then may it be echoed into a frame. A frame built
@@ -442,9 +465,9 @@ func validID(id []byte) bool {
 	}
 	switch c := id[0]; {
 	case c == '"':
-		return jsonValidString(id, 0) == len(id)
+		return jsonscan.ValidString(id, 0) == len(id)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return jsonValidNumber(id, 0) == len(id)
+		return jsonscan.ValidNumber(id, 0) == len(id)
 	}
 	return false
 }
@@ -466,93 +489,17 @@ func limitData(limit string, value int64) json.RawMessage {
 	return b
 }
 
-// readLine returns the next line without its terminator, and the line's full
-// size. A line over the cap is consumed to its end but only its first bytes
-// are returned (the scanner in oversized needs the whole thing, so it sees it
-// while discarding; see readOversized). The returned slice is valid until the
-// next call.
-func (w *wire) readLine() ([]byte, int64, error) {
-	if cap(w.buf) > keepBufBytes {
-		// One huge line must not pin its buffer for the connection's life.
-		w.buf = nil
-	}
-	w.buf = w.buf[:0]
-	for {
-		frag, err := w.br.ReadSlice('\n')
-		if len(w.buf)+len(frag) > w.limits.maxLine {
-			return w.readOversized(frag, err)
-		}
-		switch {
-		case err == nil:
-			if len(w.buf) == 0 {
-				return trimEOL(frag), int64(len(frag)), nil
-			}
-			w.buf = append(w.buf, frag...)
-			return trimEOL(w.buf), int64(len(w.buf)), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			w.buf = append(w.buf, frag...)
-		case errors.Is(err, io.EOF):
-			// jrpc2's line channel drops a final line without a newline; a
-			// crashing agent's last words are exactly such a line.
-			w.buf = append(w.buf, frag...)
-			if len(w.buf) > 0 {
-				return trimEOL(w.buf), int64(len(w.buf)), nil
-			}
-			return nil, 0, io.EOF
-		default:
-			return nil, 0, err
-		}
-	}
-}
-
-// keepBufBytes is the largest line buffer the reader keeps between lines.
-const keepBufBytes = 1 << 20
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
-}
-
-// readOversized discards the rest of a line that broke the cap, feeding every
-// byte through an idScanner so the message's id and method can still be
-// reported. It returns a summary line (not JSON) whose scan result is kept in
-// w.lastScan.
-func (w *wire) readOversized(frag []byte, err error) ([]byte, int64, error) {
-	var sc idScanner
-	sc.feed(w.buf)
-	size := int64(len(w.buf))
-	for {
-		sc.feed(frag)
-		size += int64(len(frag))
-		if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
-			break
-		}
-		frag, err = w.br.ReadSlice('\n')
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, err
-	}
-	w.lastScan = sc
-	w.buf = nil
-	return nil, size, nil
-}
-
 // oversized reports a discarded line and, when it was a response to a call of
 // ours, returns a synthetic error response for jrpc2 so that call fails with
 // ErrLineTooLong instead of waiting forever.
 func (w *wire) oversized(size int64) []byte {
-	sc := w.lastScan
+	sc := w.lines.Oversized()
 	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.maxLine)
-	if sc.method != "" {
-		msg += " carrying " + strconv.Quote(sc.method)
+	if sc.Method != "" {
+		msg += " carrying " + strconv.Quote(sc.Method)
 	}
-	id := sc.id
-	if len(id) > 0 && (len(id) > maxIDBytes || sc.idCut || !validID(id)) {
+	id := sc.ID
+	if len(id) > 0 && (len(id) > maxIDBytes || sc.IDCut || !validID(id)) {
 		// Echoing an id we cannot reproduce exactly would make an invalid
 		// frame. No call of ours can be owed this line anyway: our ids are
 		// short, valid numbers, and a normal-sized line with such an id
@@ -564,22 +511,23 @@ func (w *wire) oversized(size int64) []byte {
 	if len(id) == 0 {
 		return nil
 	}
-	isRequest := sc.method != ""
-	if w.hooks.oversized != nil && w.hooks.oversized(id, isRequest, size) {
-		return nil
-	}
-	if isRequest {
+	if sc.Method != "" {
 		// The agent is waiting for an answer to a request we cannot read.
 		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.maxLine), nil), false)
 		return nil
 	}
-	data, _ := json.Marshal(map[string]any{localMarker: "line_too_long", "size": size, "limit": w.limits.maxLine})
-	return errorFrame(id, CodeParseError, "response exceeds the line limit", data)
+	rec := w.answer(id, size)
+	if rec == nil {
+		return nil
+	}
+	if w.hooks.oversized != nil {
+		w.hooks.oversized(id, rec.method, size)
+	}
+	// jrpc2 must still complete the call: it gets a well-formed error
+	// response for the id, and the caller learns the real reason from the
+	// call's record (settle), not from this frame.
+	return errorFrame(id, CodeParseError, "response exceeds the line limit", nil)
 }
-
-// localMarker tags error data the client synthesized itself, so the call
-// wrapper can turn it back into the right sentinel.
-const localMarker = "_acpLocal"
 
 func errorFrame(id []byte, code int64, msg string, data json.RawMessage) []byte {
 	e := Error{Code: code, Message: msg, Data: data}
@@ -637,8 +585,35 @@ func (w *wire) forgetInbound(id string) {
 // Send implements channel.Channel. jrpc2 calls it with its client lock held,
 // so it only queues the frame.
 func (w *wire) Send(frame []byte) error {
-	_, err := w.enqueue(frame, false, false, true)
-	return err
+	id, method, params, isCall := outgoingCall(frame)
+	if !isCall {
+		_, err := w.enqueue(frame, false, false, true)
+		return err
+	}
+	// The call is recorded before its frame can reach the agent, so its
+	// response always finds it.
+	key := string(id)
+	w.mu.Lock()
+	w.calls[key] = &callRecord{method: method}
+	w.mu.Unlock()
+	var written func(error)
+	if w.hooks.callSent != nil {
+		written = w.hooks.callSent(id, method, params)
+	}
+	ch, err := w.enqueue(frame, false, written != nil, true)
+	if err != nil {
+		w.mu.Lock()
+		delete(w.calls, key)
+		w.mu.Unlock()
+		if written != nil {
+			written(err)
+		}
+		return err
+	}
+	if written != nil {
+		go func() { written(<-ch) }()
+	}
+	return nil
 }
 
 // sendRaw queues one frame. urgent frames (session/cancel) overtake queued
@@ -646,11 +621,6 @@ func (w *wire) Send(frame []byte) error {
 func (w *wire) sendRaw(frame []byte, urgent bool) error {
 	_, err := w.enqueue(frame, urgent, false, false)
 	return err
-}
-
-// sendWait queues frame and returns a channel that yields the write's result.
-func (w *wire) sendWait(frame []byte) (<-chan error, error) {
-	return w.enqueue(frame, false, true, false)
 }
 
 func (w *wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, error) {
@@ -804,10 +774,112 @@ func (w *wire) closeWrite(grace time.Duration) {
 func (w *wire) Close() error {
 	w.mu.Lock()
 	already := w.rclosed
-	w.rclosed = true
+	if !already {
+		w.rclosed = true
+		close(w.closed)
+	}
 	w.mu.Unlock()
 	if already || w.closeRd == nil {
 		return nil
 	}
 	return w.closeRd()
+}
+
+// callRecord is what the reader learned about one of the client's calls.
+type callRecord struct {
+	method   string
+	answered bool  // the reader passed its response on to jrpc2
+	tooLong  int64 // the response was a line of this many bytes, discarded
+}
+
+// callOutcome is what settle reports about a finished call.
+type callOutcome struct {
+	answered bool  // the agent answered; jrpc2's result is the agent's
+	tooLong  int64 // the answer was discarded for its size
+}
+
+// answer marks the call id as answered by the line being read (discarded
+// for its size, when tooLong is not 0) and returns its record, or nil when
+// no call of ours waits for id.
+func (w *wire) answer(id []byte, tooLong int64) *callRecord {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rec := w.calls[string(id)]
+	if rec == nil || rec.answered {
+		return nil
+	}
+	rec.answered, rec.tooLong = true, tooLong
+	w.answered++
+	return rec
+}
+
+// settle forgets the call id once its caller has the result from jrpc2, and
+// reports whether that result is the agent's answer: jrpc2 fails a call
+// itself (context ended, engine stopped) with errors an agent could also
+// send, so the record decides which it was.
+func (w *wire) settle(id string) callOutcome {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rec := w.calls[id]
+	if rec == nil {
+		return callOutcome{}
+	}
+	delete(w.calls, id)
+	if rec.answered {
+		w.answered--
+		if w.answered == 0 && w.settledCh != nil {
+			close(w.settledCh)
+			w.settledCh = nil
+		}
+	}
+	return callOutcome{answered: rec.answered, tooLong: rec.tooLong}
+}
+
+// awaitSettled waits until every response handed to jrpc2 has reached its
+// caller, or Close. It never waits for a response that was not handed on:
+// unknown and repeated ids are dropped by the reader, so each answered call
+// settles exactly once, as soon as jrpc2 delivers it.
+func (w *wire) awaitSettled() {
+	w.mu.Lock()
+	if w.answered == 0 {
+		w.mu.Unlock()
+		return
+	}
+	if w.settledCh == nil {
+		w.settledCh = make(chan struct{})
+	}
+	ch := w.settledCh
+	w.mu.Unlock()
+	select {
+	case <-ch:
+	case <-w.closed:
+	}
+}
+
+// outgoingCall recognises a request frame as jrpc2 writes it
+// ({"jsonrpc":"2.0","id":N,"method":"m","params":...}) and returns its parts
+// (aliasing frame).
+func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok bool) {
+	const prefix = `{"jsonrpc":"2.0","id":`
+	if !bytes.HasPrefix(frame, []byte(prefix)) {
+		return nil, "", nil, false
+	}
+	end := jsonscan.ValidValue(frame, len(prefix), 1)
+	if end < 0 || !bytes.HasPrefix(frame[end:], []byte(`,"method":`)) {
+		return nil, "", nil, false
+	}
+	id = frame[len(prefix):end]
+	i := end + len(`,"method":`)
+	mend := jsonscan.ValidString(frame, i)
+	if mend < 0 {
+		return nil, "", nil, false
+	}
+	m, ok := jsonSimpleString(frame[i:mend])
+	if !ok {
+		return nil, "", nil, false
+	}
+	if rest := frame[mend:]; bytes.HasPrefix(rest, []byte(`,"params":`)) && len(rest) > len(`,"params":`)+1 {
+		params = rest[len(`,"params":`) : len(rest)-1]
+	}
+	return id, internMethod(m), params, true
 }

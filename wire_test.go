@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/creachadair/jrpc2"
 	"github.com/google/go-cmp/cmp"
 )
@@ -73,8 +74,12 @@ func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 	if got := turn.State().Messages; len(got) != 1 || got[0].Text != "one two" {
 		t.Errorf("messages = %+v", got)
 	}
-	c.Close() // delivers queued diagnostics
 	want := []string{"junk_line", "blank_line", "blank_line", "junk_line", "junk_line"}
+	// Diagnostics arrive on the callback goroutine; Close does not wait for
+	// one that is being delivered at that moment, so wait for them here.
+	for range want {
+		waitFor(t, rec.ch, "a diagnostic")
+	}
 	if diff := cmp.Diff(want, rec.kinds()); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
@@ -156,12 +161,12 @@ func TestIDScanner(t *testing.T) {
 		{`[{"id":1}]`, ``, ""},
 		{`{"params":["id",{"id":2}],"id":3}`, `3`, ""},
 	} {
-		var s idScanner
+		var s jsonscan.IDScanner
 		for i := range len(tc.in) { // byte by byte: chunk boundaries anywhere
-			s.feed([]byte{tc.in[i]})
+			s.Feed([]byte{tc.in[i]})
 		}
-		if string(s.id) != tc.id || s.method != tc.method {
-			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.id, s.method, tc.id, tc.method)
+		if string(s.ID) != tc.id || s.Method != tc.method {
+			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.ID, s.Method, tc.id, tc.method)
 		}
 	}
 }
@@ -179,7 +184,7 @@ func FuzzFrameReader(f *testing.F) {
 		w := newWire(strings.NewReader(string(data)), out, nil, nil, wireLimits{maxLine: max, maxPending: 4, maxBatch: 4, maxQueued: 1 << 20}, wireHooks{
 			update:       func([]byte) {},
 			notification: func(string, []byte) {},
-			response:     func([]byte, []byte) bool { return false },
+			response:     func([]byte, string, []byte) {},
 			request:      func([]byte, string, []byte) *inbound { return &inbound{} },
 			diag:         func(string, string, []byte) {},
 		})

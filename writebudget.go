@@ -3,6 +3,8 @@ package acp
 import (
 	"bytes"
 	"context"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // The write budget keeps an agent that stops reading from growing the
@@ -130,7 +132,7 @@ func replyID(frame []byte) []byte {
 	if !bytes.HasPrefix(frame, []byte(prefix)) {
 		return nil
 	}
-	end := jsonValidValue(frame, len(prefix), 1)
+	end := jsonscan.ValidValue(frame, len(prefix), 1)
 	if end < 0 || bytes.HasPrefix(frame[end:], []byte(`,"method"`)) {
 		return nil
 	}

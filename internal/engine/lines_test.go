@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// Lines come back without terminators, CRLF included; an over-long line is
+// consumed whole and reported by size with its id and method recovered; a
+// final line without a newline is still a line.
+func TestLineReader(t *testing.T) {
+	long := `{"id":7,"method":"m","params":"` + strings.Repeat("x", 100) + `"}`
+	in := "a\r\n" + long + "\n\nb\nlast"
+	r := NewLineReader(strings.NewReader(in), 32)
+	want := []struct {
+		line string
+		size int64
+	}{{"a", 3}, {"", int64(len(long) + 1)}, {"", 1}, {"b", 2}, {"last", 4}}
+	for i, w := range want {
+		line, size, err := r.Next()
+		if err != nil || string(line) != w.line || size != w.size {
+			t.Fatalf("line %d = %q, %d, %v; want %q, %d", i, line, size, err, w.line, w.size)
+		}
+		if size > 32 {
+			if sc := r.Oversized(); string(sc.ID) != "7" || sc.Method != "m" {
+				t.Errorf("recovered id %q method %q, want 7 and m", sc.ID, sc.Method)
+			}
+		}
+	}
+	if _, _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last line: %v, want io.EOF", err)
+	}
+}
+
+// A long line in bounds does not leave its buffer behind.
+func TestLineReaderDropsHugeBuffer(t *testing.T) {
+	r := NewLineReader(strings.NewReader(strings.Repeat("x", 3<<20)+"\nshort\n"), 4<<20)
+	if _, _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.BufCap(); c > KeepBufBytes {
+		t.Errorf("kept a %d-byte buffer", c)
+	}
+}

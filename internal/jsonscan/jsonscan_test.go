@@ -1,0 +1,68 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var seeds = []string{
+	`{}`, `[]`, `{"a":1}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\"x"}`, `"\ud800"`, `-0.5e+3`, `01`, `1.`,
+	`{"a":}`, `{"a" 1}`, `[1,]`, `"unterminated`, `tru`, `{"a":"b"}x`, "\"\x01\"", `{"k\u0061":2,"ka":3}`,
+}
+
+// ValidValue accepts exactly what encoding/json accepts.
+func FuzzValidValue(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		end := -1
+		if i := SkipWS(b, 0); i < len(b) {
+			if e := ValidValue(b, i, 0); e >= 0 {
+				end = SkipWS(b, e)
+			}
+		}
+		if got, want := end == len(b) && len(b) > 0, json.Valid(b); got != want {
+			t.Errorf("ValidValue(%q) accepts: %v, encoding/json: %v", b, got, want)
+		}
+	})
+}
+
+// On valid objects, FindKey finds what encoding/json finds for a key that
+// occurs once, and Skip ends where ValidValue ends.
+func FuzzFindKeyAndSkip(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s), "a")
+	}
+	f.Fuzz(func(t *testing.T, b []byte, key string) {
+		i := SkipWS(b, 0)
+		if !json.Valid(b) || i >= len(b) {
+			return
+		}
+		if got, want := Skip(b, i), ValidValue(b, i, 0); got != want {
+			t.Errorf("Skip(%q) = %d, ValidValue = %d", b, got, want)
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		count := 0
+		for o := NewObj(b, true); ; {
+			k, _, _, ok := o.Next()
+			if !ok {
+				break
+			}
+			if u, _ := Unquote(append(append([]byte{'"'}, k...), '"')); u == key {
+				count++
+			}
+		}
+		v, found, err := FindKey(b, key)
+		want, ok := m[key]
+		if err != nil || found != ok {
+			t.Fatalf("FindKey(%q, %q) = found %v, %v; encoding/json found %v", b, key, found, err, ok)
+		}
+		if found && count == 1 && string(v) != string(want) {
+			t.Errorf("FindKey(%q, %q) = %s, encoding/json %s", b, key, v, want)
+		}
+	})
+}

@@ -1,0 +1,39 @@
+package acp
+
+// The JSON-RPC method names of ACP v1, as they appear on the wire.
+const (
+	// Client to agent: requests.
+	MethodInitialize             = "initialize"
+	MethodAuthenticate           = "authenticate"
+	MethodSessionNew             = "session/new"
+	MethodSessionLoad            = "session/load"
+	MethodSessionResume          = "session/resume"
+	MethodSessionList            = "session/list"
+	MethodSessionClose           = "session/close"
+	MethodSessionDelete          = "session/delete"
+	MethodSessionSetMode         = "session/set_mode"
+	MethodSessionSetConfigOption = "session/set_config_option"
+	MethodSessionPrompt          = "session/prompt"
+
+	// Client to agent: notifications.
+	MethodSessionCancel = "session/cancel"
+
+	// Agent to client: notifications.
+	MethodSessionUpdate       = "session/update"
+	MethodElicitationComplete = "elicitation/complete"
+
+	// Agent to client: requests.
+	MethodSessionRequestPermission = "session/request_permission"
+	MethodFSReadTextFile           = "fs/read_text_file"
+	MethodFSWriteTextFile          = "fs/write_text_file"
+	MethodTerminalCreate           = "terminal/create"
+	MethodTerminalOutput           = "terminal/output"
+	MethodTerminalRelease          = "terminal/release"
+	MethodTerminalWaitForExit      = "terminal/wait_for_exit"
+	MethodTerminalKill             = "terminal/kill"
+	MethodElicitationCreate        = "elicitation/create"
+
+	// Either direction: withdraws a request the sender made earlier. The
+	// receiver may stop working on it; a request already answered ignores it.
+	MethodCancelRequest = "$/cancel_request"
+)
