@@ -14,9 +14,9 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 	ctx, cancel := context.WithCancelCause(c.baseCtx)
 	in := &inbound{id: string(id), method: method, ctx: ctx, cancel: cancel}
 	switch {
-	case method == "session/request_permission":
+	case method == MethodSessionRequestPermission:
 		c.onPermissionRequest(in, params)
-	case method == "elicitation/create":
+	case method == MethodElicitationCreate:
 		c.placeElicitation(in, params)
 	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
 		var p struct {
@@ -34,23 +34,23 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 // dispatch serves one agent request on its own goroutine.
 func (c *Client) dispatch(ctx context.Context, in *inbound, method string, params json.RawMessage) (any, error) {
 	switch method {
-	case "session/request_permission":
+	case MethodSessionRequestPermission:
 		return c.servePermission(ctx, in, params)
-	case "fs/read_text_file":
+	case MethodFSReadTextFile:
 		return serve(ctx, method, params, c.opts.FS.ReadTextFile)
-	case "fs/write_text_file":
+	case MethodFSWriteTextFile:
 		return serve(ctx, method, params, c.opts.FS.WriteTextFile)
-	case "terminal/create":
+	case MethodTerminalCreate:
 		return serve(ctx, method, params, c.opts.Terminal.Create)
-	case "terminal/output":
+	case MethodTerminalOutput:
 		return serve(ctx, method, params, c.opts.Terminal.Output)
-	case "terminal/wait_for_exit":
+	case MethodTerminalWaitForExit:
 		return serve(ctx, method, params, c.opts.Terminal.WaitForExit)
-	case "terminal/kill":
+	case MethodTerminalKill:
 		return serve(ctx, method, params, c.opts.Terminal.Kill)
-	case "terminal/release":
+	case MethodTerminalRelease:
 		return serve(ctx, method, params, c.opts.Terminal.Release)
-	case "elicitation/create":
+	case MethodElicitationCreate:
 		return c.serveElicitation(ctx, in, params)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {

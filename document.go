@@ -87,7 +87,7 @@ func (c *Client) sendDocumentEvent(ctx context.Context, method string, wanted bo
 // DidOpenDocument sends document/didOpen.
 func (c *Client) DidOpenDocument(ctx context.Context, n *DidOpenDocumentNotification) error {
 	d := c.documentEvents()
-	return c.sendDocumentEvent(ctx, "document/didOpen", d != nil && d.DidOpen != nil, n.SessionID, n.URI, n)
+	return c.sendDocumentEvent(ctx, MethodDocumentDidOpen, d != nil && d.DidOpen != nil, n.SessionID, n.URI, n)
 }
 
 // DidChangeDocument sends document/didChange. When the agent asked for
@@ -98,30 +98,30 @@ func (c *Client) DidChangeDocument(ctx context.Context, n *DidChangeDocumentNoti
 	wanted := d != nil && d.DidChange != nil
 	if wanted && d.DidChange.SyncKind == TextDocumentSyncFull &&
 		(len(n.ContentChanges) != 1 || n.ContentChanges[0].Range != nil) {
-		return callError("document/didChange", errors.New("the agent asked for full sync: send one change holding the whole text, without a range"))
+		return callError(MethodDocumentDidChange, errors.New("the agent asked for full sync: send one change holding the whole text, without a range"))
 	}
 	if n.ContentChanges == nil {
 		m := *n
 		m.ContentChanges = []TextDocumentContentChangeEvent{}
 		n = &m
 	}
-	return c.sendDocumentEvent(ctx, "document/didChange", wanted, n.SessionID, n.URI, n)
+	return c.sendDocumentEvent(ctx, MethodDocumentDidChange, wanted, n.SessionID, n.URI, n)
 }
 
 // DidCloseDocument sends document/didClose.
 func (c *Client) DidCloseDocument(ctx context.Context, n *DidCloseDocumentNotification) error {
 	d := c.documentEvents()
-	return c.sendDocumentEvent(ctx, "document/didClose", d != nil && d.DidClose != nil, n.SessionID, n.URI, n)
+	return c.sendDocumentEvent(ctx, MethodDocumentDidClose, d != nil && d.DidClose != nil, n.SessionID, n.URI, n)
 }
 
 // DidSaveDocument sends document/didSave.
 func (c *Client) DidSaveDocument(ctx context.Context, n *DidSaveDocumentNotification) error {
 	d := c.documentEvents()
-	return c.sendDocumentEvent(ctx, "document/didSave", d != nil && d.DidSave != nil, n.SessionID, n.URI, n)
+	return c.sendDocumentEvent(ctx, MethodDocumentDidSave, d != nil && d.DidSave != nil, n.SessionID, n.URI, n)
 }
 
 // DidFocusDocument sends document/didFocus.
 func (c *Client) DidFocusDocument(ctx context.Context, n *DidFocusDocumentNotification) error {
 	d := c.documentEvents()
-	return c.sendDocumentEvent(ctx, "document/didFocus", d != nil && d.DidFocus != nil, n.SessionID, n.URI, n)
+	return c.sendDocumentEvent(ctx, MethodDocumentDidFocus, d != nil && d.DidFocus != nil, n.SessionID, n.URI, n)
 }

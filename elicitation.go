@@ -65,7 +65,7 @@ func (c *Client) placeElicitation(in *inbound, params []byte) {
 func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byte) (any, error) {
 	h := c.opts.Elicitation
 	if h == nil || h.Create == nil {
-		return nil, methodNotFound("elicitation/create")
+		return nil, methodNotFound(MethodElicitationCreate)
 	}
 	var req CreateElicitationRequest
 	if err := decodeParams(params, &req); err != nil {
@@ -77,7 +77,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
-	resp, err := runHandler(ctx, "elicitation/create", func(ctx context.Context) (*CreateElicitationResponse, error) {
+	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
 		return h.Create(ctx, &req)
 	})
 	if err != nil {

@@ -42,29 +42,29 @@ type ForkSessionResponse struct {
 // Unstable: follows schema.unstable.json; may change.
 func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
 	if c.init.AgentCapabilities.SessionCapabilities.Fork == nil {
-		return nil, notSupported("session/fork", "sessionCapabilities.fork")
+		return nil, notSupported(MethodSessionFork, "sessionCapabilities.fork")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError("session/fork", errors.New("a session id is required"))
+		return nil, callError(MethodSessionFork, errors.New("a session id is required"))
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError("session/fork", err)
+		return nil, callError(MethodSessionFork, err)
 	}
 	r.Cwd = cwd
 	if r.McpServers == nil {
 		r.McpServers = []McpServer{}
 	}
-	if err := c.checkAddDirs("session/fork", &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	var res ForkSessionResponse
-	if err := c.call(ctx, "session/fork", &r, &res); err != nil {
+	if err := c.call(ctx, MethodSessionFork, &r, &res); err != nil {
 		return nil, err
 	}
 	if res.SessionID == "" {
-		return nil, callError("session/fork", errors.New("the agent answered without a sessionId"))
+		return nil, callError(MethodSessionFork, errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
 	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)

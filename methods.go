@@ -14,6 +14,7 @@ const (
 	MethodSessionSetMode         = "session/set_mode"
 	MethodSessionSetConfigOption = "session/set_config_option"
 	MethodSessionPrompt          = "session/prompt"
+	MethodLogout                 = "logout"
 
 	// Client to agent: notifications.
 	MethodSessionCancel = "session/cancel"
@@ -36,4 +37,23 @@ const (
 	// Either direction: withdraws a request the sender made earlier. The
 	// receiver may stop working on it; a request already answered ignores it.
 	MethodCancelRequest = "$/cancel_request"
+)
+
+// Unstable method names: they follow schema.unstable.json (pinned in
+// schema/) and may change.
+const (
+	MethodSessionFork     = "session/fork"
+	MethodSessionSetModel = "session/set_model" // legacy model selection; in no schema any more
+
+	MethodNESStart   = "nes/start"
+	MethodNESSuggest = "nes/suggest"
+	MethodNESAccept  = "nes/accept"
+	MethodNESReject  = "nes/reject"
+	MethodNESClose   = "nes/close"
+
+	MethodDocumentDidOpen   = "document/didOpen"
+	MethodDocumentDidChange = "document/didChange"
+	MethodDocumentDidClose  = "document/didClose"
+	MethodDocumentDidSave   = "document/didSave"
+	MethodDocumentDidFocus  = "document/didFocus"
 )

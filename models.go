@@ -53,19 +53,19 @@ type SetSessionModelResponse struct {
 // config options of category "model" should be driven through
 // SetConfigOption instead.
 func (s *Session) SetModel(ctx context.Context, modelID string) error {
-	if err := s.checkOpen("session/set_model"); err != nil {
+	if err := s.checkOpen(MethodSessionSetModel); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	models := s.state.Models
 	s.mu.Unlock()
 	if models == nil || len(models.AvailableModels) == 0 {
-		return notSupported("session/set_model", "models for this session")
+		return notSupported(MethodSessionSetModel, "models for this session")
 	}
 	if !slices.ContainsFunc(models.AvailableModels, func(m ModelInfo) bool { return m.ModelID == modelID }) {
-		return callError("session/set_model", fmt.Errorf("unknown model %q (valid: %s)", modelID, modelIDs(models.AvailableModels)))
+		return callError(MethodSessionSetModel, fmt.Errorf("unknown model %q (valid: %s)", modelID, modelIDs(models.AvailableModels)))
 	}
-	if err := s.c.call(ctx, "session/set_model", &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
+	if err := s.c.call(ctx, MethodSessionSetModel, &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -263,14 +263,14 @@ func (c *Client) checkNes(method string) error {
 
 // StartNES opens an NES session (nes/start).
 func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesResponse, error) {
-	if err := c.checkNes("nes/start"); err != nil {
+	if err := c.checkNes(MethodNESStart); err != nil {
 		return nil, err
 	}
 	if req == nil {
 		req = &StartNesRequest{}
 	}
 	var res StartNesResponse
-	if err := c.call(ctx, "nes/start", req, &res); err != nil {
+	if err := c.call(ctx, MethodNESStart, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -281,18 +281,18 @@ func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesR
 // know are kept as *UnknownNesSuggestion; a known one that does not decode
 // fails the call (the schema gives no leniency there).
 func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*SuggestNesResponse, error) {
-	if err := c.checkNes("nes/suggest"); err != nil {
+	if err := c.checkNes(MethodNESSuggest); err != nil {
 		return nil, err
 	}
 	if req == nil || req.SessionID == "" || req.URI == "" {
-		return nil, callError("nes/suggest", errors.New("a session id and a uri are required"))
+		return nil, callError(MethodNESSuggest, errors.New("a session id and a uri are required"))
 	}
 	r := *req
 	if r.TriggerKind == "" {
 		r.TriggerKind = NesTriggerManual
 	}
 	var res SuggestNesResponse
-	if err := c.call(ctx, "nes/suggest", &r, &res); err != nil {
+	if err := c.call(ctx, MethodNESSuggest, &r, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -300,27 +300,27 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 
 // AcceptNES tells the agent a suggestion was accepted (nes/accept).
 func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
-	if err := c.checkNes("nes/accept"); err != nil {
+	if err := c.checkNes(MethodNESAccept); err != nil {
 		return err
 	}
-	return c.notify(ctx, "nes/accept", &AcceptNesNotification{SessionID: sessionID, ID: suggestionID})
+	return c.notify(ctx, MethodNESAccept, &AcceptNesNotification{SessionID: sessionID, ID: suggestionID})
 }
 
 // RejectNES tells the agent a suggestion was not taken (nes/reject); reason
 // may be "".
 func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NesRejectReason) error {
-	if err := c.checkNes("nes/reject"); err != nil {
+	if err := c.checkNes(MethodNESReject); err != nil {
 		return err
 	}
-	return c.notify(ctx, "nes/reject", &RejectNesNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
+	return c.notify(ctx, MethodNESReject, &RejectNesNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
 }
 
 // CloseNES closes an NES session (nes/close).
 func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
-	if err := c.checkNes("nes/close"); err != nil {
+	if err := c.checkNes(MethodNESClose); err != nil {
 		return err
 	}
-	return c.call(ctx, "nes/close", &CloseNesRequest{SessionID: sessionID}, nil)
+	return c.call(ctx, MethodNESClose, &CloseNesRequest{SessionID: sessionID}, nil)
 }
 
 // The MarshalJSON methods write the "kind" the union is told apart by, so a

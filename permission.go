@@ -261,7 +261,7 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 	if h == nil {
 		h = RejectAll
 	}
-	out, err := runHandler(ctx, "session/request_permission", func(ctx context.Context) (PermissionOutcome, error) {
+	out, err := runHandler(ctx, MethodSessionRequestPermission, func(ctx context.Context) (PermissionOutcome, error) {
 		return h(ctx, req)
 	})
 	if err != nil {

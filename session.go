@@ -405,18 +405,18 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 	}
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError("session/new", err)
+		return nil, callError(MethodSessionNew, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/new", &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(MethodSessionNew, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	var res NewSessionResponse
-	if err := c.call(ctx, "session/new", &r, &res); err != nil {
+	if err := c.call(ctx, MethodSessionNew, &r, &res); err != nil {
 		return nil, err
 	}
 	if res.SessionID == "" {
-		return nil, callError("session/new", errors.New("the agent answered without a sessionId"))
+		return nil, callError(MethodSessionNew, errors.New("the agent answered without a sessionId"))
 	}
 	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
 	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
@@ -431,18 +431,18 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 // returns.
 func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Session, error) {
 	if !c.init.AgentCapabilities.LoadSession {
-		return nil, notSupported("session/load", "loadSession")
+		return nil, notSupported(MethodSessionLoad, "loadSession")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError("session/load", errors.New("a session id is required"))
+		return nil, callError(MethodSessionLoad, errors.New("a session id is required"))
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError("session/load", err)
+		return nil, callError(MethodSessionLoad, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/load", &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(MethodSessionLoad, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	// Register first: the replay arrives before the answer and must land in
@@ -451,7 +451,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	s.loading = true
 	c.register(s)
 	var res LoadSessionResponse
-	err = c.call(ctx, "session/load", &r, &res)
+	err = c.call(ctx, MethodSessionLoad, &r, &res)
 	s.mu.Lock()
 	s.loading = false
 	s.mu.Unlock()
@@ -467,24 +467,24 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 // (session/resume; needs sessionCapabilities.resume).
 func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*Session, error) {
 	if c.init.AgentCapabilities.SessionCapabilities.Resume == nil {
-		return nil, notSupported("session/resume", "sessionCapabilities.resume")
+		return nil, notSupported(MethodSessionResume, "sessionCapabilities.resume")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError("session/resume", errors.New("a session id is required"))
+		return nil, callError(MethodSessionResume, errors.New("a session id is required"))
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError("session/resume", err)
+		return nil, callError(MethodSessionResume, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs("session/resume", &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(MethodSessionResume, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	c.register(s)
 	var res ResumeSessionResponse
-	if err := c.call(ctx, "session/resume", &r, &res); err != nil {
+	if err := c.call(ctx, MethodSessionResume, &r, &res); err != nil {
 		c.unregister(s)
 		return nil, err
 	}
@@ -534,7 +534,7 @@ func notSupported(what, capability string) error {
 func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) iter.Seq2[*ListSessionsResponse, error] {
 	return func(yield func(*ListSessionsResponse, error) bool) {
 		if c.init.AgentCapabilities.SessionCapabilities.List == nil {
-			yield(nil, notSupported("session/list", "sessionCapabilities.list"))
+			yield(nil, notSupported(MethodSessionList, "sessionCapabilities.list"))
 			return
 		}
 		r := ListSessionsRequest{}
@@ -544,7 +544,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 		seen := map[string]bool{}
 		for {
 			var res ListSessionsResponse
-			if err := c.call(ctx, "session/list", &r, &res); err != nil {
+			if err := c.call(ctx, MethodSessionList, &r, &res); err != nil {
 				yield(nil, err)
 				return
 			}
@@ -552,7 +552,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 				return
 			}
 			if seen[res.NextCursor] {
-				yield(nil, callError("session/list", fmt.Errorf("the agent repeated cursor %q", res.NextCursor)))
+				yield(nil, callError(MethodSessionList, fmt.Errorf("the agent repeated cursor %q", res.NextCursor)))
 				return
 			}
 			seen[res.NextCursor] = true
@@ -565,10 +565,10 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 // sessionCapabilities.delete).
 func (c *Client) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (*DeleteSessionResponse, error) {
 	if c.init.AgentCapabilities.SessionCapabilities.Delete == nil {
-		return nil, notSupported("session/delete", "sessionCapabilities.delete")
+		return nil, notSupported(MethodSessionDelete, "sessionCapabilities.delete")
 	}
 	var res DeleteSessionResponse
-	if err := c.call(ctx, "session/delete", req, &res); err != nil {
+	if err := c.call(ctx, MethodSessionDelete, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -579,18 +579,18 @@ func (c *Client) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (
 // login command instead, see [TerminalAuthMethod].
 func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*AuthenticateResponse, error) {
 	if req == nil || req.MethodID == "" {
-		return nil, callError("authenticate", errors.New("a method id is required"))
+		return nil, callError(MethodAuthenticate, errors.New("a method id is required"))
 	}
 	for _, m := range c.init.AuthMethods {
 		if m.MethodID() != req.MethodID {
 			continue
 		}
 		if _, ok := m.(*TerminalAuthMethod); ok {
-			return nil, callError("authenticate", fmt.Errorf("%q is a terminal method: run its login command, then reconnect", req.MethodID))
+			return nil, callError(MethodAuthenticate, fmt.Errorf("%q is a terminal method: run its login command, then reconnect", req.MethodID))
 		}
 	}
 	var res AuthenticateResponse
-	if err := c.call(ctx, "authenticate", req, &res); err != nil {
+	if err := c.call(ctx, MethodAuthenticate, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -599,13 +599,13 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 // Logout ends the authenticated state (logout; needs auth.logout).
 func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutResponse, error) {
 	if c.init.AgentCapabilities.Auth.Logout == nil {
-		return nil, notSupported("logout", "auth.logout")
+		return nil, notSupported(MethodLogout, "auth.logout")
 	}
 	if req == nil {
 		req = &LogoutRequest{}
 	}
 	var res LogoutResponse
-	if err := c.call(ctx, "logout", req, &res); err != nil {
+	if err := c.call(ctx, MethodLogout, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -614,19 +614,19 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 // SetMode switches the session's mode (session/set_mode). The mode must be
 // one the agent offered; the session state follows on success.
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
-	if err := s.checkOpen("session/set_mode"); err != nil {
+	if err := s.checkOpen(MethodSessionSetMode); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	modes := s.state.Modes
 	s.mu.Unlock()
 	if modes == nil || len(modes.AvailableModes) == 0 {
-		return notSupported("session/set_mode", "modes for this session")
+		return notSupported(MethodSessionSetMode, "modes for this session")
 	}
 	if !slices.ContainsFunc(modes.AvailableModes, func(m SessionMode) bool { return m.ID == modeID }) {
-		return callError("session/set_mode", fmt.Errorf("unknown mode %q (valid: %s)", modeID, modeIDs(modes.AvailableModes)))
+		return callError(MethodSessionSetMode, fmt.Errorf("unknown mode %q (valid: %s)", modeID, modeIDs(modes.AvailableModes)))
 	}
-	if err := s.c.call(ctx, "session/set_mode", &SetSessionModeRequest{SessionID: s.id, ModeID: modeID}, nil); err != nil {
+	if err := s.c.call(ctx, MethodSessionSetMode, &SetSessionModeRequest{SessionID: s.id, ModeID: modeID}, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -663,14 +663,14 @@ func (s *Session) SetConfigBool(ctx context.Context, configID string, value bool
 }
 
 func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequest) ([]SessionConfigOption, error) {
-	if err := s.checkOpen("session/set_config_option"); err != nil {
+	if err := s.checkOpen(MethodSessionSetConfigOption); err != nil {
 		return nil, err
 	}
 	if err := s.checkConfig(req); err != nil {
-		return nil, callError("session/set_config_option", err)
+		return nil, callError(MethodSessionSetConfigOption, err)
 	}
 	var res SetSessionConfigOptionResponse
-	if err := s.c.call(ctx, "session/set_config_option", req, &res); err != nil {
+	if err := s.c.call(ctx, MethodSessionSetConfigOption, req, &res); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -729,9 +729,9 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 // twice fails with ErrSessionClosed.
 func (s *Session) Close(ctx context.Context) error {
 	if s.c.init.AgentCapabilities.SessionCapabilities.Close == nil {
-		return notSupported("session/close", "sessionCapabilities.close")
+		return notSupported(MethodSessionClose, "sessionCapabilities.close")
 	}
-	if err := s.checkOpen("session/close"); err != nil {
+	if err := s.checkOpen(MethodSessionClose); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -740,7 +740,7 @@ func (s *Session) Close(ctx context.Context) error {
 	if t != nil {
 		t.Cancel()
 	}
-	err := s.c.call(ctx, "session/close", &CloseSessionRequest{SessionID: s.id}, nil)
+	err := s.c.call(ctx, MethodSessionClose, &CloseSessionRequest{SessionID: s.id}, nil)
 	s.c.closeSessionResources(s.id)
 	s.Release()
 	return err
