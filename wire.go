@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/acpclient/acp/internal/engine"
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -582,193 +580,6 @@ func (w *wire) forgetInbound(id string) {
 	w.mu.Unlock()
 }
 
-// Send implements channel.Channel. jrpc2 calls it with its client lock held,
-// so it only queues the frame.
-func (w *wire) Send(frame []byte) error {
-	id, method, params, isCall := outgoingCall(frame)
-	if !isCall {
-		_, err := w.enqueue(frame, false, false, true)
-		return err
-	}
-	// The call is recorded before its frame can reach the agent, so its
-	// response always finds it.
-	key := string(id)
-	w.mu.Lock()
-	w.calls[key] = &callRecord{method: method}
-	w.mu.Unlock()
-	var written func(error)
-	if w.hooks.callSent != nil {
-		written = w.hooks.callSent(id, method, params)
-	}
-	ch, err := w.enqueue(frame, false, written != nil, true)
-	if err != nil {
-		w.mu.Lock()
-		delete(w.calls, key)
-		w.mu.Unlock()
-		if written != nil {
-			written(err)
-		}
-		return err
-	}
-	if written != nil {
-		go func() { written(<-ch) }()
-	}
-	return nil
-}
-
-// sendRaw queues one frame. urgent frames (session/cancel) overtake queued
-// normal frames, but never cut into a frame already being written.
-func (w *wire) sendRaw(frame []byte, urgent bool) error {
-	_, err := w.enqueue(frame, urgent, false, false)
-	return err
-}
-
-func (w *wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.wclosed {
-		return nil, ErrConnClosed
-	}
-	if w.werr != nil {
-		return nil, w.werr
-	}
-	if urgent {
-		w.urgent = append(w.urgent, frame)
-		w.cond.Signal()
-		return nil, nil
-	}
-	n := int64(len(frame))
-	if jrpc2 {
-		if id := replyID(frame); id != nil {
-			if rs := w.reserved[string(id)]; len(rs) > 0 {
-				n = rs[0]
-				w.queued -= n // counted again below, now as a queued frame
-				if len(rs) == 1 {
-					delete(w.reserved, string(id))
-				} else {
-					w.reserved[string(id)] = rs[1:]
-				}
-			}
-		}
-	}
-	w.queued += n
-	w.normal = append(w.normal, outFrame{frame, n})
-	w.seq++
-	var ch chan error
-	if wait {
-		ch = make(chan error, 1)
-		w.waiters[w.seq] = ch
-	}
-	w.cond.Signal()
-	return ch, nil
-}
-
-func (w *wire) writeLoop() {
-	defer close(w.wdone)
-	bw := bufio.NewWriterSize(w.w, 64<<10)
-	for {
-		w.mu.Lock()
-		for len(w.urgent) == 0 && len(w.normal) == 0 && !w.wclosed {
-			w.cond.Wait()
-		}
-		if len(w.urgent) == 0 && len(w.normal) == 0 {
-			w.mu.Unlock()
-			return
-		}
-		var frames [][]byte
-		var normal []outFrame
-		var last int
-		if len(w.urgent) > 0 {
-			frames, w.urgent = w.urgent, nil
-			last = -1
-		} else {
-			normal, w.normal = w.normal, nil
-			frames = make([][]byte, len(normal))
-			for i := range normal {
-				frames[i] = normal[i].b
-			}
-			last = w.seq
-		}
-		w.mu.Unlock()
-
-		var err error
-		for _, f := range frames {
-			if w.hooks.trace != nil {
-				w.hooks.trace('>', f)
-			}
-			if _, err = bw.Write(f); err != nil {
-				break
-			}
-			if err = bw.WriteByte('\n'); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-
-		w.mu.Lock()
-		if err != nil && w.werr == nil {
-			w.werr = fmt.Errorf("%w: writing to the agent: %w", ErrConnClosed, err)
-		}
-		for _, f := range normal {
-			w.queued -= f.n
-		}
-		if len(normal) > 0 {
-			w.freedLocked()
-		}
-		if last >= 0 {
-			for seq, ch := range w.waiters {
-				if seq <= last {
-					ch <- w.werr
-					delete(w.waiters, seq)
-				}
-			}
-		}
-		failed := w.werr != nil
-		w.mu.Unlock()
-		if failed {
-			w.failWaiters()
-			return
-		}
-	}
-}
-
-func (w *wire) failWaiters() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	err := w.werr
-	if err == nil {
-		err = ErrConnClosed
-	}
-	for seq, ch := range w.waiters {
-		ch <- err
-		delete(w.waiters, seq)
-	}
-	w.normal, w.urgent = nil, nil
-	w.queued, w.admitted = 0, 0
-	clear(w.reserved)
-	w.freedLocked()
-}
-
-// closeWrite stops accepting frames, lets the writer drain what is queued
-// (the agent may be waiting for a reply among them), then closes the write
-// side. If the writer has not finished within grace (an agent that stopped
-// reading), the write side is closed under it to unblock it.
-func (w *wire) closeWrite(grace time.Duration) {
-	w.mu.Lock()
-	w.wclosed = true
-	w.cond.Broadcast()
-	w.freedLocked() // replies waiting for room go ahead and fail in Send
-	w.mu.Unlock()
-	waitOrTimeout(w.wdone, grace)
-	if w.closeWr != nil {
-		_ = w.closeWr()
-	}
-	<-w.wdone
-	w.failWaiters()
-}
-
 // Close implements channel.Channel; jrpc2 calls it when it stops. It closes
 // the read side so a Recv blocked on a silent agent returns.
 func (w *wire) Close() error {
@@ -854,32 +665,4 @@ func (w *wire) awaitSettled() {
 	case <-ch:
 	case <-w.closed:
 	}
-}
-
-// outgoingCall recognises a request frame as jrpc2 writes it
-// ({"jsonrpc":"2.0","id":N,"method":"m","params":...}) and returns its parts
-// (aliasing frame).
-func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok bool) {
-	const prefix = `{"jsonrpc":"2.0","id":`
-	if !bytes.HasPrefix(frame, []byte(prefix)) {
-		return nil, "", nil, false
-	}
-	end := jsonscan.ValidValue(frame, len(prefix), 1)
-	if end < 0 || !bytes.HasPrefix(frame[end:], []byte(`,"method":`)) {
-		return nil, "", nil, false
-	}
-	id = frame[len(prefix):end]
-	i := end + len(`,"method":`)
-	mend := jsonscan.ValidString(frame, i)
-	if mend < 0 {
-		return nil, "", nil, false
-	}
-	m, ok := jsonSimpleString(frame[i:mend])
-	if !ok {
-		return nil, "", nil, false
-	}
-	if rest := frame[mend:]; bytes.HasPrefix(rest, []byte(`,"params":`)) && len(rest) > len(`,"params":`)+1 {
-		params = rest[len(`,"params":`) : len(rest)-1]
-	}
-	return id, internMethod(m), params, true
 }
