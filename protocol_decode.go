@@ -1,0 +1,408 @@
+package acp
+
+import (
+	"encoding/json"
+)
+
+// The hand-written decoders of protocol*.go: the unions told apart by a
+// discriminator, variants outside the stable schema, and fields whose
+// requirements depend on another field. Everything else decodes through
+// protocol_gen.go.
+
+// decodeMetaOnly decodes a type that has nothing but _meta. It never fails:
+// agents answer null, {} or, in doc examples, other shapes for empty results.
+// The generated decoders of _meta-only params and results use it.
+func decodeMetaOnly(b []byte) json.RawMessage {
+	var w struct {
+		Meta wireMeta `json:"_meta"`
+	}
+	if json.Unmarshal(b, &w) != nil {
+		return nil
+	}
+	return w.Meta.raw()
+}
+
+// authMethodCommon is what every auth method shares.
+type authMethodCommon struct {
+	ID          wireStr  `json:"id"`
+	Name        wireStr  `json:"name"`
+	Description wireStr  `json:"description"`
+	Meta        wireMeta `json:"_meta"`
+}
+
+func (c authMethodCommon) check() error {
+	if !c.ID.ok {
+		return errMissing("auth method", "id")
+	}
+	if !c.Name.ok {
+		return errMissing("auth method", "name")
+	}
+	return nil
+}
+
+// unmarshalAuthMethod decodes an auth method: no "type" (or null) is an
+// agent method; "terminal" and "env_var" are known; any other string type is
+// unknown. id and name are required for every variant.
+func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
+	raw, found, err := jsonFindKey(data, "type")
+	if err != nil {
+		return nil, errDecode("auth method", err)
+	}
+	typ := ""
+	if found && !jsonIsNull(raw) {
+		s, ok := jsonString(raw)
+		if !ok {
+			return nil, errMissing("auth method", "type")
+		}
+		typ = s
+	}
+	switch typ {
+	case "":
+		var m AgentAuthMethod
+		if err := m.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		// Copilot and Qwen announce terminal logins on agent methods, in
+		// _meta; they must never be passed to authenticate.
+		if t, ok := AsTerminalAuthMethod(&m); ok {
+			return t, nil
+		}
+		return &m, nil
+	case "terminal":
+		var m TerminalAuthMethod
+		if err := m.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return &m, nil
+	case "env_var":
+		var m EnvVarAuthMethod
+		if err := m.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return &m, nil
+	}
+	var c authMethodCommon
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, errDecode("auth method", err)
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return &UnknownAuthMethod{Type: typ, ID: c.ID.v, Name: c.Name.v, Raw: rawCopy(data)}, nil
+}
+
+type authMethodField struct{ v AuthMethod }
+
+func (f *authMethodField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalAuthMethod(b)
+	return err
+}
+
+// UnmarshalJSON: id and name are required; bad vars are dropped.
+func (m *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
+	var w struct {
+		authMethodCommon
+		Vars wireList[EnvVarSpec] `json:"vars"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("auth method", err)
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	*m = EnvVarAuthMethod{ID: w.ID.v, Name: w.Name.v, Description: w.Description.v,
+		Vars: w.Vars.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON: name is required; the rest is lenient.
+func (v *EnvVarSpec) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Name     wireStr       `json:"name"`
+		Label    wireStr       `json:"label"`
+		Secret   wireOpt[bool] `json:"secret"`
+		Optional wireOpt[bool] `json:"optional"`
+		Meta     wireMeta      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("env var", err)
+	}
+	if !w.Name.ok {
+		return errMissing("env var", "name")
+	}
+	*v = EnvVarSpec{Name: w.Name.v, Label: w.Label.v, Secret: w.Secret.ptr(),
+		Optional: w.Optional.ptr(), Meta: w.Meta.raw()}
+	return nil
+}
+
+// unmarshalMcpServer decodes an MCP server config: no "type" (or "stdio")
+// is stdio, "http" and "sse" are known, any other type is unknown.
+func unmarshalMcpServer(data []byte) (McpServer, error) {
+	raw, found, err := jsonFindKey(data, "type")
+	if err != nil {
+		return nil, errDecode("mcp server", err)
+	}
+	typ := ""
+	if found && !jsonIsNull(raw) {
+		s, ok := jsonString(raw)
+		if !ok {
+			return nil, errMissing("mcp server", "type")
+		}
+		typ = s
+	}
+	var s interface {
+		McpServer
+		json.Unmarshaler
+	}
+	switch typ {
+	case "", "stdio":
+		s = new(McpServerStdio)
+	case "http":
+		s = new(McpServerHTTP)
+	case "sse":
+		s = new(McpServerSSE)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("mcp server", err)
+		}
+		return &UnknownMcpServer{Type: typ, Raw: rawCopy(data)}, nil
+	}
+	if err := s.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type mcpServerField struct{ v McpServer }
+
+func (f *mcpServerField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalMcpServer(b)
+	return err
+}
+
+// configOptionCommon is what every config option shares.
+type configOptionCommon struct {
+	ID          wireStr  `json:"id"`
+	Name        wireStr  `json:"name"`
+	Description wireStr  `json:"description"`
+	Category    wireStr  `json:"category"`
+	Meta        wireMeta `json:"_meta"`
+}
+
+func (c configOptionCommon) check() error {
+	if !c.ID.ok {
+		return errMissing("config option", "id")
+	}
+	if !c.Name.ok {
+		return errMissing("config option", "name")
+	}
+	return nil
+}
+
+// unmarshalConfigOption decodes a config option: "select" and "boolean" are
+// known, other string types are kept as unknown; "type", id and name are
+// required.
+func unmarshalConfigOption(data []byte) (SessionConfigOption, error) {
+	t, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("config option", err)
+	}
+	if !found {
+		return nil, errMissing("config option", "type")
+	}
+	switch string(t) {
+	case "select":
+		var o SelectConfigOption
+		if err := o.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return &o, nil
+	case "boolean":
+		var o BooleanConfigOption
+		if err := o.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return &o, nil
+	}
+	var c configOptionCommon
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, errDecode("config option", err)
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return &UnknownConfigOption{Type: string(t), ID: c.ID.v, Raw: rawCopy(data)}, nil
+}
+
+type configOptionField struct{ v SessionConfigOption }
+
+func (f *configOptionField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalConfigOption(b)
+	return err
+}
+
+// UnmarshalJSON: id, name, currentValue and options (an array) are
+// required. Options are grouped when any element has a "group" key; invalid
+// options and groups are dropped.
+func (o *SelectConfigOption) UnmarshalJSON(b []byte) error {
+	var w struct {
+		configOptionCommon
+		CurrentValue wireStr                    `json:"currentValue"`
+		Options      wireOpt[[]json.RawMessage] `json:"options"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("select config option", err)
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	if !w.CurrentValue.ok {
+		return errMissing("select config option", "currentValue")
+	}
+	if !w.Options.ok {
+		return errMissing("select config option", "options")
+	}
+	*o = SelectConfigOption{ID: w.ID.v, Name: w.Name.v, Description: w.Description.v,
+		Category: w.Category.v, CurrentValue: w.CurrentValue.v, Meta: w.Meta.raw()}
+	grouped := false
+	for _, e := range w.Options.v {
+		if _, ok, _ := jsonFindKey(e, "group"); ok {
+			grouped = true
+			break
+		}
+	}
+	if grouped {
+		o.Groups = make([]SelectGroup, 0, len(w.Options.v))
+		for _, e := range w.Options.v {
+			var g SelectGroup
+			if g.UnmarshalJSON(e) == nil {
+				o.Groups = append(o.Groups, g)
+			}
+		}
+		if len(o.Groups) > 0 {
+			return nil
+		}
+		// No valid group left: "[]" cannot say "grouped", so read it as an
+		// empty flat list, which is what re-encoding it would give.
+		o.Groups = nil
+	}
+	o.Options = make([]SelectOption, 0, len(w.Options.v))
+	for _, e := range w.Options.v {
+		var v SelectOption
+		if v.UnmarshalJSON(e) == nil {
+			o.Options = append(o.Options, v)
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON: sessionId, configId and value are required; "type":"boolean"
+// with a boolean value sets Boolean, anything else must be a string value.
+func (r *SetSessionConfigOptionRequest) UnmarshalJSON(b []byte) error {
+	const typ = "set config option request"
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		ConfigID  wireStr  `json:"configId"`
+		Type      wireStr  `json:"type"`
+		Value     wireRaw  `json:"value"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode(typ, err)
+	}
+	if !w.SessionID.ok {
+		return errMissing(typ, "sessionId")
+	}
+	if !w.ConfigID.ok {
+		return errMissing(typ, "configId")
+	}
+	*r = SetSessionConfigOptionRequest{SessionID: w.SessionID.v, ConfigID: w.ConfigID.v, Meta: w.Meta.raw()}
+	if w.Type.v == "boolean" {
+		var v bool
+		if json.Unmarshal(w.Value.v, &v) != nil {
+			return errMissing(typ, "value")
+		}
+		r.Boolean = &v
+		return nil
+	}
+	s, ok := jsonString(w.Value.v)
+	if !ok {
+		return errMissing(typ, "value")
+	}
+	r.Value = s
+	return nil
+}
+
+// UnmarshalJSON: outcome is a required string; optionId is required with
+// "selected". Unknown outcomes are kept.
+func (o *PermissionOutcome) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Outcome  wireStr  `json:"outcome"`
+		OptionID wireStr  `json:"optionId"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("permission outcome", err)
+	}
+	if !w.Outcome.ok {
+		return errMissing("permission outcome", "outcome")
+	}
+	if w.Outcome.v == string(OutcomeSelected) && !w.OptionID.ok {
+		return errMissing("permission outcome", "optionId")
+	}
+	*o = PermissionOutcome{Outcome: PermissionOutcomeKind(w.Outcome.v), OptionID: w.OptionID.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON: see [CreateElicitationRequest] for what is required.
+func (r *CreateElicitationRequest) UnmarshalJSON(b []byte) error {
+	const typ = "create elicitation request"
+	var w struct {
+		Message         wireStr  `json:"message"`
+		Mode            wireStr  `json:"mode"`
+		SessionID       wireStr  `json:"sessionId"`
+		ToolCallID      wireStr  `json:"toolCallId"`
+		RequestID       wireAny  `json:"requestId"`
+		RequestedSchema wireRaw  `json:"requestedSchema"`
+		ElicitationID   wireStr  `json:"elicitationId"`
+		URL             wireStr  `json:"url"`
+		Meta            wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode(typ, err)
+	}
+	switch {
+	case !w.Message.ok:
+		return errMissing(typ, "message")
+	case !w.Mode.ok:
+		return errMissing(typ, "mode")
+	case w.Mode.v == string(ElicitationModeForm) && (len(w.RequestedSchema.v) == 0 || w.RequestedSchema.v[0] != '{'):
+		return errMissing(typ, "requestedSchema")
+	case w.Mode.v == string(ElicitationModeURL) && !w.ElicitationID.ok:
+		return errMissing(typ, "elicitationId")
+	case w.Mode.v == string(ElicitationModeURL) && !w.URL.ok:
+		return errMissing(typ, "url")
+	}
+	*r = CreateElicitationRequest{Message: w.Message.v, Mode: ElicitationMode(w.Mode.v), SessionID: w.SessionID.v,
+		ToolCallID: w.ToolCallID.v, RequestID: w.RequestID.v, RequestedSchema: w.RequestedSchema.v,
+		ElicitationID: w.ElicitationID.v, URL: w.URL.v, Meta: w.Meta.raw()}
+	return nil
+}
+
+// UnmarshalJSON: action is a required string (unknown actions are kept);
+// content is kept raw when it is an object.
+func (r *CreateElicitationResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Action  wireStr  `json:"action"`
+		Content wireMeta `json:"content"`
+		Meta    wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("create elicitation response", err)
+	}
+	if !w.Action.ok {
+		return errMissing("create elicitation response", "action")
+	}
+	*r = CreateElicitationResponse{Action: ElicitationAction(w.Action.v), Content: w.Content.raw(), Meta: w.Meta.raw()}
+	return nil
+}
