@@ -15,7 +15,7 @@ import "encoding/json"
 //
 // Most UnmarshalJSON methods of these types are generated from the pinned
 // schema into protocol_gen.go (go generate; see internal/schemagen). The
-// decoders below are the ones whose rules go beyond the schema's marks:
+// decoders in protocol_decode.go are the ones whose rules go beyond the marks:
 // unions told apart by a discriminator, variants outside the stable schema,
 // and fields whose requirements depend on another field.
 
