@@ -87,6 +87,13 @@ type ClientOptions struct {
 	// terminal login methods, which the caller runs (see TerminalAuthMethod).
 	TerminalAuth bool
 
+	// PositionEncodings lists the position encodings the editor can use for
+	// next-edit suggestions, preferred first, advertised as
+	// clientCapabilities.positionEncodings. The agent picks one
+	// ([Client.PositionEncoding]); empty means utf-16 only. Unstable:
+	// follows schema.unstable.json; may change.
+	PositionEncodings []PositionEncodingKind
+
 	// CapabilitiesMeta is sent as clientCapabilities._meta (custom
 	// capabilities).
 	CapabilitiesMeta json.RawMessage
@@ -271,6 +278,7 @@ func (c *Client) capabilities() ClientCapabilities {
 			caps.Elicitation.URL = &Capability{}
 		}
 	}
+	caps.PositionEncodings = c.opts.PositionEncodings
 	caps.Meta = c.opts.CapabilitiesMeta
 	return caps
 }

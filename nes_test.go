@@ -200,3 +200,18 @@ func TestNESSuggestionsRoundTrip(t *testing.T) {
 		t.Fatalf("round trip:\n%s\n%s", b, b2)
 	}
 }
+
+// A client that offers the agent's choice of position encoding advertises
+// it in initialize and then uses it.
+func TestPositionEncodingNegotiated(t *testing.T) {
+	c, a := acptest.Connect(t, &acptest.Options{
+		Capabilities: map[string]any{"positionEncoding": "utf-32", "nes": map[string]any{}},
+	}, &acp.ClientOptions{PositionEncodings: []acp.PositionEncodingKind{acp.PositionUTF8, acp.PositionUTF32}})
+	if pe := c.PositionEncoding(); pe != acp.PositionUTF32 {
+		t.Fatalf("PositionEncoding = %q, want utf-32", pe)
+	}
+	init := a.Received("initialize")
+	if len(init) != 1 || !strings.Contains(string(init[0]), `"positionEncodings":["utf-8","utf-32"]`) {
+		t.Errorf("initialize params %s do not advertise the encodings", init)
+	}
+}
