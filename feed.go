@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 )
 
@@ -88,10 +89,12 @@ const (
 
 // TurnEnd is how a turn ended; the fields mean what TurnState's do.
 type TurnEnd struct {
-	StopReason      StopReason `json:"stopReason,omitempty"`
-	Usage           *Usage     `json:"usage,omitempty"`
-	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
-	AgentError      *Error     `json:"agentError,omitempty"`
+	StopReason StopReason `json:"stopReason,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
+	// Meta is the prompt response's _meta, if the agent sent one.
+	Meta            json.RawMessage `json:"_meta,omitempty"`
+	AgentStopReason StopReason      `json:"agentStopReason,omitempty"`
+	AgentError      *Error          `json:"agentError,omitempty"`
 	// Err is the turn's error, as Wait returns it.
 	Err error `json:"-"`
 }
@@ -146,7 +149,7 @@ func (t *Turn) event(seq uint64, e entry) Event {
 		ev.Kind = EventCancel
 	case entEnd:
 		ev.Kind = EventEnd
-		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
+		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
 	}
 	return ev
 }
@@ -331,7 +334,7 @@ func (tf *TurnFold) State() TurnState {
 	st.Cancelled = tf.cancel
 	st.Updates = tf.updates[:len(tf.updates):len(tf.updates)]
 	if e := tf.end; e != nil {
-		st.StopReason, st.Usage, st.AgentStopReason, st.AgentError = e.StopReason, e.Usage, e.AgentStopReason, e.AgentError
+		st.StopReason, st.Usage, st.Meta, st.AgentStopReason, st.AgentError = e.StopReason, e.Usage, e.Meta, e.AgentStopReason, e.AgentError
 	}
 	return st
 }

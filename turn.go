@@ -37,6 +37,7 @@ type Turn struct {
 	cancelled      bool
 	stop           StopReason
 	usage          *Usage
+	meta           json.RawMessage // the prompt response's _meta
 	agentStop      StopReason
 	agentErr       *Error
 	err            error
@@ -55,6 +56,8 @@ type TurnState struct {
 	StopReason StopReason `json:"stopReason,omitempty"`
 	// Usage is the prompt response's token usage, if the agent sent one.
 	Usage *Usage `json:"usage,omitempty"`
+	// Meta is the prompt response's _meta, if the agent sent one.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 
 	Messages     []Message       `json:"messages"`
 	Thoughts     []Message       `json:"thoughts"`
@@ -343,6 +346,7 @@ func (t *Turn) stateLocked() TurnState {
 	st := t.fold.state()
 	st.StopReason = t.stop
 	st.Usage = t.usage
+	st.Meta = t.meta
 	st.Cancelled = t.cancelled
 	st.AgentStopReason = t.agentStop
 	st.AgentError = t.agentErr
@@ -564,6 +568,7 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	}
 	t.finish(func() {
 		t.usage = res.Usage
+		t.meta = res.Meta
 		switch {
 		case t.cancelled:
 			// The spec says the agent answers a cancelled turn with

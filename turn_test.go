@@ -248,3 +248,24 @@ func TestPromptMixedContent(t *testing.T) {
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()
 }
+
+// The prompt response's _meta is kept on the turn's state and carried by its
+// end event, so folding the feed reproduces it.
+func TestPromptResponseMeta(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	a.reply(p, map[string]any{"stopReason": "end_turn", "_meta": map[string]any{"traceId": "abc"}})
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	st := turn.State()
+	if string(st.Meta) != `{"traceId":"abc"}` {
+		t.Errorf("state meta = %s", st.Meta)
+	}
+	var tf TurnFold
+	for ev := range turn.Events(context.Background(), 0) {
+		tf.Apply(ev)
+	}
+	if diff := cmp.Diff(st, tf.State()); diff != "" {
+		t.Errorf("folded feed differs from State (-state +fold):\n%s", diff)
+	}
+}
