@@ -122,7 +122,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 		if c != nil {
 			// The reader ends the turn; the frame it returns is for jrpc2,
 			// which this benchmark bypasses (Close fails the call).
-			c.wire.dispatch(promptResponseLine(t))
+			c.wire.Dispatch(promptResponseLine(t))
 			if _, err := t.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 	const round = 64 << 10
 	n := 0
 	for b.Loop() {
-		if out := c.wire.dispatch(line); out != nil {
+		if out := c.wire.Dispatch(line); out != nil {
 			b.Fatalf("a session/update went to jrpc2: %s", out)
 		}
 		if n++; n%round == 0 {

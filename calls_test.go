@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"strings"
 	"testing"
-	"time"
 )
 
 // Every call, session/prompt included, takes its id from jrpc2's one
@@ -38,75 +35,6 @@ func TestPromptSharesTheCallIDSpace(t *testing.T) {
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
 		t.Fatalf("Wait = %v, %v", stop, err)
-	}
-}
-
-// recvResult runs Recv on its own goroutine.
-func recvResult(w *wire) <-chan error {
-	ch := make(chan error, 1)
-	go func() {
-		_, err := w.Recv()
-		ch <- err
-	}()
-	return ch
-}
-
-// At the end of the agent's output, the reader does not report the end to
-// jrpc2 (which would fail pending calls, racing its own delivery of
-// answers it already has) until every response it handed on has reached
-// its caller — with no clock involved: it waits for exactly those calls.
-// A repeated answer and an answer to an unknown id are dropped, so they are
-// never waited for; Close ends the wait too.
-func TestEndOfInputWaitsForHandedResponses(t *testing.T) {
-	in := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
-		`{"jsonrpc":"2.0","id":1,"result":{"again":true}}` + "\n" +
-		`{"jsonrpc":"2.0","id":99,"result":{}}` + "\n"
-	rec := newDiagRecorder()
-	w := newWire(strings.NewReader(in), discard{}, nil, nil,
-		wireLimits{maxLine: 1 << 20, maxPending: 1, maxBatch: 1, maxQueued: 1 << 20},
-		wireHooks{response: func([]byte, string, []byte) {}, diag: func(k, m string, _ []byte) { rec.record(Diagnostic{Kind: DiagnosticKind(k), Message: m}) }})
-	defer w.closeWrite(time.Second)
-	w.calls["1"] = &callRecord{method: "x"}
-
-	line, err := w.Recv()
-	if err != nil || !strings.Contains(string(line), `"id":1`) {
-		t.Fatalf("Recv = %s, %v; want the answer to call 1", line, err)
-	}
-	done := recvResult(w)
-	select {
-	case err := <-done:
-		t.Fatalf("Recv returned %v before the answer handed on reached its caller", err)
-	case <-rec.ch: // the repeated answer was dropped
-	}
-	<-rec.ch // and so was the unknown id
-	select {
-	case err := <-done:
-		t.Fatalf("Recv returned %v before the answer handed on reached its caller", err)
-	default:
-	}
-	if out := w.settle("1"); !out.answered {
-		t.Error("settle: the call is not marked answered")
-	}
-	if err := waitFor(t, done, "Recv after settle"); err != io.EOF {
-		t.Errorf("Recv = %v, want io.EOF", err)
-	}
-	if got := rec.kinds(); len(got) != 2 || got[0] != "late_response" || got[1] != "late_response" {
-		t.Errorf("diagnostics = %v, want two late_response", got)
-	}
-
-	// An answer never settled (its caller is gone): Close ends the wait.
-	w2 := newWire(strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{}}`+"\n"), discard{}, nil, nil,
-		wireLimits{maxLine: 1 << 20, maxPending: 1, maxBatch: 1, maxQueued: 1 << 20},
-		wireHooks{response: func([]byte, string, []byte) {}})
-	defer w2.closeWrite(time.Second)
-	w2.calls["1"] = &callRecord{method: "x"}
-	if _, err := w2.Recv(); err != nil {
-		t.Fatal(err)
-	}
-	done = recvResult(w2)
-	w2.Close()
-	if err := waitFor(t, done, "Recv after Close"); err != io.EOF {
-		t.Errorf("Recv = %v, want io.EOF", err)
 	}
 }
 

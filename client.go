@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpclient/acp/internal/engine"
 	"github.com/creachadair/jrpc2"
 )
 
@@ -143,11 +144,11 @@ type Diagnostic struct {
 type Client struct {
 	opts ClientOptions
 	link *link
-	wire *wire
+	wire *engine.Wire
 	rpc  *jrpc2.Client
 	init InitializeResponse
 
-	events *eventQueue // diagnostics and notifications, off the reader
+	events *engine.EventQueue // diagnostics and notifications, off the reader
 
 	baseCtx    context.Context // ends when the connection ends
 	baseCancel context.CancelFunc
@@ -196,31 +197,33 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	}
 	c.opts.Limits = c.opts.Limits.withDefaults()
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
-	c.events = newEventQueue(c.opts.Limits.MaxQueuedEvents, c.reportDropped)
+	c.events = engine.NewEventQueue(c.opts.Limits.MaxQueuedEvents, eventKinds, c.reportDropped)
 
 	l, err := openLink(ctx, t, linkHooks{stderrLine: c.traceStderr})
 	if err != nil {
-		c.events.close()
+		c.events.Close()
 		c.baseCancel()
 		return nil, err
 	}
 	c.link = l
 	lim := c.opts.Limits
-	c.wire = newWire(l.r, l.w, l.closeRead, l.closeWrite, wireLimits{
-		maxLine:    lim.MaxLineBytes,
-		maxPending: lim.MaxPendingRequests,
-		maxBatch:   lim.MaxBatchItems,
-		maxQueued:  lim.MaxQueuedWriteBytes,
-	}, wireHooks{
-		update:       c.onUpdate,
-		notification: c.onNotification,
-		response:     c.onResponse,
-		callSent:     c.onCallSent,
-		request:      c.onRequest,
-		oversized:    c.onOversized,
-		diag:         c.diag,
-		eof:          c.onEOF,
-		trace:        c.traceFrame,
+	c.wire = engine.NewWire(l.r, l.w, l.closeRead, l.closeWrite, engine.Limits{
+		MaxLine:    lim.MaxLineBytes,
+		MaxPending: lim.MaxPendingRequests,
+		MaxBatch:   lim.MaxBatchItems,
+		MaxQueued:  lim.MaxQueuedWriteBytes,
+	}, engine.Hooks{
+		Update:        c.onUpdate,
+		Notification:  c.onNotification,
+		Response:      c.onResponse,
+		CallSent:      c.onCallSent,
+		Request:       func(id []byte, method string, params []byte) engine.Request { return c.onRequest(id, method, params) },
+		Oversized:     c.onOversized,
+		Diag:          c.diag,
+		EOF:           c.onEOF,
+		Trace:         c.traceFrame,
+		Closed:        ErrConnClosed,
+		LimitExceeded: ErrLimitExceeded,
 	})
 	c.rpc = jrpc2.NewClient(c.wire, &jrpc2.ClientOptions{
 		OnCallback: c.serveRequest,
@@ -355,7 +358,7 @@ func (c *Client) Close() error {
 		}
 		// Flush what is queued (the agent may be owed a reply), but do not
 		// let an agent that stopped reading hold Close past the grace.
-		c.wire.closeWrite(grace)
+		c.wire.CloseWrite(grace)
 		if p := c.link.proc; p != nil {
 			p.shutdown()
 		}
@@ -368,7 +371,7 @@ func (c *Client) Close() error {
 				c.closeErr = err
 			}
 		}
-		c.events.close()
+		c.events.Close()
 		if c.opts.Trace != nil {
 			c.opts.Trace.flush()
 		}
@@ -438,7 +441,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		return callError(method, c.mapSendErr(err))
 	}
 	rsp := rsps[0]
-	out := c.wire.settle(rsp.ID())
+	out := c.wire.Settle(rsp.ID())
 	if err := c.callErr(ctx, out, rsp.Error()); err != nil {
 		return callError(method, err)
 	}
@@ -454,11 +457,11 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 // callErr decides why a call ended. The reader recorded whether the agent
 // answered it; if not, jrpc2 failed it itself, which it does only when the
 // caller's context ended or when it stopped (the connection is ending).
-func (c *Client) callErr(ctx context.Context, out callOutcome, je *jrpc2.Error) error {
+func (c *Client) callErr(ctx context.Context, out engine.CallOutcome, je *jrpc2.Error) error {
 	switch {
-	case out.tooLong > 0:
-		return fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, out.tooLong, c.opts.Limits.MaxLineBytes)
-	case !out.answered || (ctx.Err() != nil && je != nil && (je.Code == jrpc2.Cancelled || je.Code == jrpc2.DeadlineExceeded)):
+	case out.TooLong > 0:
+		return fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, out.TooLong, c.opts.Limits.MaxLineBytes)
+	case !out.Answered || (ctx.Err() != nil && je != nil && (je.Code == jrpc2.Cancelled || je.Code == jrpc2.DeadlineExceeded)):
 		// Also when the answer lost jrpc2's race against the caller's
 		// context: the caller gave up, whatever the agent said.
 		if ctx.Err() != nil {
@@ -486,7 +489,7 @@ func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
 		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
 	})
 	if err == nil {
-		_ = c.wire.sendRaw(frame, true)
+		_ = c.wire.SendRaw(frame, true)
 	}
 }
 
@@ -533,7 +536,7 @@ func (c *Client) diag(kind, msg string, line []byte) {
 		line = line[:512]
 	}
 	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line)}
-	c.events.push(eventDiagnostic, int64(len(d.Line)+len(d.Message)), func() { c.deliverDiag(d) })
+	c.events.Push(eventDiagnostic, int64(len(d.Line)+len(d.Message)), func() { c.deliverDiag(d) })
 }
 
 // deliverDiag runs on the callback goroutine.
@@ -548,7 +551,7 @@ func (c *Client) deliverDiag(d Diagnostic) {
 
 // reportDropped runs on the callback goroutine once the queue has room
 // again after callbacks were dropped.
-func (c *Client) reportDropped(dropped [eventKinds]int) {
+func (c *Client) reportDropped(dropped []int) {
 	if c.opts.Logger == nil && c.opts.OnDiagnostic == nil {
 		return
 	}
@@ -573,12 +576,12 @@ func (c *Client) onNotification(method string, params []byte) {
 				c.diag("bad_notification", "ignored a malformed elicitation/complete", params)
 				return
 			}
-			c.events.push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
+			c.events.Push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
 		}
 	case len(method) > 1 && method[0] == '_':
 		if h := c.opts.ExtNotification; h != nil {
 			// The wire hands notification params over as a copy already.
-			c.events.push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
+			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}
 	default:
 		c.diag("unknown_notification", "ignored the notification "+method, nil)
@@ -605,8 +608,8 @@ func (c *Client) onOversized(id []byte, method string, size int64) {
 // replies that keep their code and data.
 func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any, err error) {
 	id := req.ID()
-	in := c.wire.inboundFor(id)
-	defer c.wire.forgetInbound(id)
+	in, _ := c.wire.Inbound(id).(*inbound)
+	defer c.wire.Forget(id)
 	ctx := c.baseCtx
 	if in != nil {
 		ctx = in.ctx
@@ -624,10 +627,10 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	var share int64
 	if bulkyReply(req.Method()) {
 		ok := false
-		if share, ok = c.wire.admitBulky(ctx); !ok {
+		if share, ok = c.wire.AdmitBulky(ctx); !ok {
 			return nil, c.toWireError(ctx, context.Cause(ctx))
 		}
-		defer c.wire.releaseBulky(share)
+		defer c.wire.ReleaseBulky(share)
 	}
 	res, herr := c.dispatch(ctx, in, req.Method(), raw)
 	if herr != nil {
@@ -644,7 +647,7 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	if err != nil {
 		return nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: "acp: encoding the reply: " + err.Error()}
 	}
-	if !c.wire.reserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
+	if !c.wire.ReserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
 		// The request was withdrawn or its turn cancelled while the reply
 		// waited; a short error goes out instead.
 		return nil, c.toWireError(ctx, context.Cause(ctx))

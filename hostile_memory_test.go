@@ -14,38 +14,6 @@ import (
 	"github.com/acpclient/acp/internal/engine"
 )
 
-// After a line of several MiB (in bounds or over the cap), the reader does
-// not keep a buffer of that size for the rest of the connection.
-func TestReaderBufferShrinksAfterHugeLine(t *testing.T) {
-	lines := map[string]string{
-		"in bounds": `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 3<<20) + `"}`,
-		"oversized": `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("y", 9<<20) + `"}`,
-	}
-	for name, big := range lines {
-		t.Run(name, func(t *testing.T) {
-			in := big + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
-			w := newWire(strings.NewReader(in), discard{}, nil, nil,
-				wireLimits{maxLine: 4 << 20, maxPending: 1, maxBatch: 1, maxQueued: 1 << 20},
-				wireHooks{response: func([]byte, string, []byte) {}, diag: func(string, string, []byte) {}})
-			defer w.closeWrite(time.Second)
-			// The two responses answer calls of the client's.
-			w.calls["1"], w.calls["2"] = &callRecord{}, &callRecord{}
-			for {
-				line, err := w.Recv()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(string(line), `"id":2`) {
-					break
-				}
-			}
-			if c := w.lines.BufCap(); c > engine.KeepBufBytes {
-				t.Errorf("the reader keeps a %d-byte buffer", c)
-			}
-		})
-	}
-}
-
 type countingFile struct {
 	calls   atomic.Int64
 	content string
@@ -136,10 +104,9 @@ func TestRepliesWaitForAnAgentThatStopsReading(t *testing.T) {
 	}
 }
 
-func budgetSettled(w *wire) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.queued > 0 && w.queued+w.admitted+w.limits.maxQueued/bulkyShare > w.limits.maxQueued
+func budgetSettled(w *engine.Wire) bool {
+	b := w.Budget()
+	return b.Queued > 0 && b.Queued+b.Admitted+b.Share > b.Max
 }
 
 // Every reply's reservation in the write budget is released once written:
@@ -164,17 +131,14 @@ func TestWriteBudgetReleasedAfterReplies(t *testing.T) {
 	for !budgetEmpty(c.wire) && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
-	c.wire.mu.Lock()
-	defer c.wire.mu.Unlock()
-	if c.wire.queued != 0 || c.wire.admitted != 0 || len(c.wire.reserved) != 0 {
-		t.Errorf("after every reply was written: queued %d, admitted %d, reservations %v", c.wire.queued, c.wire.admitted, c.wire.reserved)
+	if b := c.wire.Budget(); b.Queued != 0 || b.Admitted != 0 || b.Reservations != 0 {
+		t.Errorf("after every reply was written: queued %d, admitted %d, reservations %d", b.Queued, b.Admitted, b.Reservations)
 	}
 }
 
-func budgetEmpty(w *wire) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.queued == 0 && w.admitted == 0 && len(w.reserved) == 0
+func budgetEmpty(w *engine.Wire) bool {
+	b := w.Budget()
+	return b.Queued == 0 && b.Admitted == 0 && b.Reservations == 0
 }
 
 // An agent that floods requests past MaxPendingRequests and reads nothing
@@ -238,16 +202,10 @@ func TestRefusalsWaitForAnAgentThatStopsReading(t *testing.T) {
 	for !readerWaiting(c.wire) && len(sent) == 0 && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
-	c.wire.mu.Lock()
-	queued := c.wire.queued
-	c.wire.mu.Unlock()
+	queued := c.wire.Budget().Queued
 	if queued > budget+1<<10 {
 		t.Errorf("%d bytes of refusals queued with a budget of %d", queued, budget)
 	}
 }
 
-func readerWaiting(w *wire) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.room != nil
-}
+func readerWaiting(w *engine.Wire) bool { return w.Budget().Waiting }

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // hostileTimeout is a safety net for tests whose failure mode is a hang; no
@@ -100,7 +98,7 @@ func TestEngineStopEndsConnection(t *testing.T) {
 	// Take away the client's own end-of-input handling, so that the only
 	// thing left to notice the end is jrpc2 stopping. (The write is ordered
 	// before the reader's use of it by the pipe.)
-	c.wire.hooks.eof = func(error) {}
+	c.wire.SetEOFHook(func(error) {})
 	a.out.Close()
 
 	waitFor(t, c.Done(), "Done")
@@ -281,25 +279,5 @@ func TestMaxBatchItems(t *testing.T) {
 	c.Close()
 	if k := rec.kinds(); len(k) != 1 || k[0] != "limit_exceeded" {
 		t.Errorf("diagnostics = %v", k)
-	}
-}
-
-// Only ids that are a JSON string or number exactly as written may be
-// echoed into a frame; the scanner for oversized lines flags a cut-off id.
-func TestValidIDIsTheJSONGrammar(t *testing.T) {
-	for _, id := range []string{`1`, `-1`, `0`, `1.5`, `1e3`, `-0.5E-2`, `"a"`, `"\u00e9\n"`, `""`} {
-		if !validID([]byte(id)) {
-			t.Errorf("validID(%s) = false", id)
-		}
-	}
-	for _, id := range []string{``, `01`, `-`, `1.`, `1.2.3`, `0000000`, `"abc`, `"a"b"`, `"\x"`, `true`, `null`, `{}`, `[1]`, `1 `, `+1`} {
-		if validID([]byte(id)) {
-			t.Errorf("validID(%s) = true", id)
-		}
-	}
-	var sc jsonscan.IDScanner
-	sc.Feed([]byte(`{"id":"` + strings.Repeat("i", 300) + `","result":1}`))
-	if !sc.IDCut {
-		t.Errorf("a 300-byte id was not flagged as cut: %q", sc.ID)
 	}
 }

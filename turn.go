@@ -195,7 +195,7 @@ func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
 		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
 		return
 	}
-	if out := c.wire.settle(rsps[0].ID()); out.answered {
+	if out := c.wire.Settle(rsps[0].ID()); out.Answered {
 		return // the reader ended the turn
 	}
 	<-c.done
@@ -459,7 +459,7 @@ func (t *Turn) Cancel() {
 		"method":  MethodSessionCancel,
 		"params":  &CancelNotification{SessionID: s.id},
 	})
-	_ = c.wire.sendRaw(frame, true)
+	_ = c.wire.SendRaw(frame, true)
 	for _, in := range perms {
 		in.cancel(errTurnCancelled)
 	}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/acpclient/acp/internal/jsonscan"
-	"github.com/creachadair/jrpc2"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -169,63 +166,6 @@ func TestIDScanner(t *testing.T) {
 			t.Errorf("%s: id %q method %q, want %q %q", tc.in, s.ID, s.Method, tc.id, tc.method)
 		}
 	}
-}
-
-func FuzzFrameReader(f *testing.F) {
-	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\njunk\n\n"), 64)
-	f.Add([]byte("{\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"plan\",\"entries\":[]}}}\r\n"), 16)
-	f.Add([]byte("[{\"id\":1,\"result\":{}},{\"method\":\"x\"}]"), 1024)
-	f.Add([]byte("{\"id\":\"a\",\"method\":\"x\"}\n{\"id\":\"a\",\"method\":\"x\"}\n[{\"id\":1,\"method\":\"m\"},{\"id\":2,\"method\":\"m\"},{\"id\":3,\"method\":\"m\"},{\"id\":4,\"method\":\"m\"},{\"id\":5,\"method\":\"m\"}]\n"), 1024)
-	f.Fuzz(func(t *testing.T, data []byte, max int) {
-		if max < 1 || max > 1<<20 {
-			max = 1 << 20
-		}
-		out := &frameChecker{}
-		w := newWire(strings.NewReader(string(data)), out, nil, nil, wireLimits{maxLine: max, maxPending: 4, maxBatch: 4, maxQueued: 1 << 20}, wireHooks{
-			update:       func([]byte) {},
-			notification: func(string, []byte) {},
-			response:     func([]byte, string, []byte) {},
-			request:      func([]byte, string, []byte) *inbound { return &inbound{} },
-			diag:         func(string, string, []byte) {},
-		})
-		// The consumer is jrpc2 itself: whatever the input, its reader must
-		// only ever stop at the end of the input, never on something the
-		// wire handed it.
-		stopped := make(chan error, 1)
-		rpc := jrpc2.NewClient(w, &jrpc2.ClientOptions{OnStop: func(_ *jrpc2.Client, err error) { stopped <- err }})
-		if err := <-stopped; err != io.EOF {
-			t.Errorf("jrpc2 stopped with %v, want io.EOF", err)
-		}
-		rpc.Close()
-		w.closeWrite(time.Second)
-		if bad := out.invalid(); bad != "" {
-			t.Errorf("the client wrote an invalid frame: %q", bad)
-		}
-	})
-}
-
-// frameChecker is a writer that checks every line written is valid JSON.
-type frameChecker struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (fc *frameChecker) Write(p []byte) (int, error) {
-	fc.mu.Lock()
-	fc.buf = append(fc.buf, p...)
-	fc.mu.Unlock()
-	return len(p), nil
-}
-
-func (fc *frameChecker) invalid() string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	for _, l := range strings.Split(string(fc.buf), "\n") {
-		if l != "" && !json.Valid([]byte(l)) {
-			return l
-		}
-	}
-	return ""
 }
 
 type discard struct{}

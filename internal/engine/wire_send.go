@@ -1,4 +1,4 @@
-package acp
+package engine
 
 // The wire's writing side: frames queued by jrpc2 and the client, one writer
 // goroutine, an urgent lane for session/cancel, and the write budget's
@@ -15,7 +15,7 @@ import (
 
 // Send implements channel.Channel. jrpc2 calls it with its client lock held,
 // so it only queues the frame.
-func (w *wire) Send(frame []byte) error {
+func (w *Wire) Send(frame []byte) error {
 	id, method, params, isCall := outgoingCall(frame)
 	if !isCall {
 		_, err := w.enqueue(frame, false, false, true)
@@ -28,8 +28,8 @@ func (w *wire) Send(frame []byte) error {
 	w.calls[key] = &callRecord{method: method}
 	w.mu.Unlock()
 	var written func(error)
-	if w.hooks.callSent != nil {
-		written = w.hooks.callSent(id, method, params)
+	if w.hooks.CallSent != nil {
+		written = w.hooks.CallSent(id, method, params)
 	}
 	ch, err := w.enqueue(frame, false, written != nil, true)
 	if err != nil {
@@ -49,16 +49,16 @@ func (w *wire) Send(frame []byte) error {
 
 // sendRaw queues one frame. urgent frames (session/cancel) overtake queued
 // normal frames, but never cut into a frame already being written.
-func (w *wire) sendRaw(frame []byte, urgent bool) error {
+func (w *Wire) SendRaw(frame []byte, urgent bool) error {
 	_, err := w.enqueue(frame, urgent, false, false)
 	return err
 }
 
-func (w *wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, error) {
+func (w *Wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.wclosed {
-		return nil, ErrConnClosed
+		return nil, w.hooks.Closed
 	}
 	if w.werr != nil {
 		return nil, w.werr
@@ -94,7 +94,7 @@ func (w *wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, er
 	return ch, nil
 }
 
-func (w *wire) writeLoop() {
+func (w *Wire) writeLoop() {
 	defer close(w.wdone)
 	bw := bufio.NewWriterSize(w.w, 64<<10)
 	for {
@@ -124,8 +124,8 @@ func (w *wire) writeLoop() {
 
 		var err error
 		for _, f := range frames {
-			if w.hooks.trace != nil {
-				w.hooks.trace('>', f)
+			if w.hooks.Trace != nil {
+				w.hooks.Trace('>', f)
 			}
 			if _, err = bw.Write(f); err != nil {
 				break
@@ -140,7 +140,7 @@ func (w *wire) writeLoop() {
 
 		w.mu.Lock()
 		if err != nil && w.werr == nil {
-			w.werr = fmt.Errorf("%w: writing to the agent: %w", ErrConnClosed, err)
+			w.werr = fmt.Errorf("%w: writing to the agent: %w", w.hooks.Closed, err)
 		}
 		for _, f := range normal {
 			w.queued -= f.n
@@ -165,12 +165,12 @@ func (w *wire) writeLoop() {
 	}
 }
 
-func (w *wire) failWaiters() {
+func (w *Wire) failWaiters() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	err := w.werr
 	if err == nil {
-		err = ErrConnClosed
+		err = w.hooks.Closed
 	}
 	for seq, ch := range w.waiters {
 		ch <- err
@@ -186,7 +186,7 @@ func (w *wire) failWaiters() {
 // (the agent may be waiting for a reply among them), then closes the write
 // side. If the writer has not finished within grace (an agent that stopped
 // reading), the write side is closed under it to unblock it.
-func (w *wire) closeWrite(grace time.Duration) {
+func (w *Wire) CloseWrite(grace time.Duration) {
 	w.mu.Lock()
 	w.wclosed = true
 	w.cond.Broadcast()

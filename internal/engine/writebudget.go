@@ -1,4 +1,4 @@
-package acp
+package engine
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ import (
 const bulkyShare = 8
 
 // freedLocked wakes everything waiting for room. w.mu must be held.
-func (w *wire) freedLocked() {
+func (w *Wire) freedLocked() {
 	if w.room != nil {
 		close(w.room)
 		w.room = nil
@@ -43,7 +43,7 @@ func (w *wire) freedLocked() {
 
 // waitRoomLocked releases w.mu until bytes are released, the wire closes or
 // ctx ends, and reports whether the caller may still wait.
-func (w *wire) waitRoomLocked(ctx context.Context) bool {
+func (w *Wire) waitRoomLocked(ctx context.Context) bool {
 	if w.room == nil {
 		w.room = make(chan struct{})
 	}
@@ -61,14 +61,14 @@ func (w *wire) waitRoomLocked(ctx context.Context) bool {
 // returns what it holds; pass it to releaseBulky. A handler may always start
 // when nothing is queued or held, so one reply larger than the whole budget
 // still goes out.
-func (w *wire) admitBulky(ctx context.Context) (share int64, ok bool) {
-	if w.limits.maxQueued <= 0 {
+func (w *Wire) AdmitBulky(ctx context.Context) (share int64, ok bool) {
+	if w.limits.MaxQueued <= 0 {
 		return 0, true
 	}
-	share = max(w.limits.maxQueued/bulkyShare, 1)
+	share = max(w.limits.MaxQueued/bulkyShare, 1)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.queued+w.admitted > 0 && w.queued+w.admitted+share > w.limits.maxQueued {
+	for w.queued+w.admitted > 0 && w.queued+w.admitted+share > w.limits.MaxQueued {
 		if !w.waitRoomLocked(ctx) {
 			return 0, false
 		}
@@ -77,7 +77,7 @@ func (w *wire) admitBulky(ctx context.Context) (share int64, ok bool) {
 	return share, true
 }
 
-func (w *wire) releaseBulky(share int64) {
+func (w *Wire) ReleaseBulky(share int64) {
 	if share == 0 {
 		return
 	}
@@ -91,13 +91,13 @@ func (w *wire) releaseBulky(share int64) {
 // in the budget (or nothing else is queued), then reserves it; the reply's
 // frame must then be handed to Send. It reports false when ctx ended first:
 // the caller then sends a short error instead.
-func (w *wire) reserveReply(ctx context.Context, id string, n int64) bool {
-	if w.limits.maxQueued <= 0 {
+func (w *Wire) ReserveReply(ctx context.Context, id string, n int64) bool {
+	if w.limits.MaxQueued <= 0 {
 		return true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.queued > 0 && w.queued+n > w.limits.maxQueued {
+	for w.queued > 0 && w.queued+n > w.limits.MaxQueued {
 		if !w.waitRoomLocked(ctx) {
 			if ctx.Err() != nil {
 				return false
@@ -112,13 +112,13 @@ func (w *wire) reserveReply(ctx context.Context, id string, n int64) bool {
 
 // awaitRoom blocks the reader while the queue is over budget, until the
 // writer makes progress or the wire closes.
-func (w *wire) awaitRoom() {
-	if w.limits.maxQueued <= 0 {
+func (w *Wire) awaitRoom() {
+	if w.limits.MaxQueued <= 0 {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.queued >= w.limits.maxQueued {
+	for w.queued >= w.limits.MaxQueued {
 		if !w.waitRoomLocked(context.Background()) {
 			return
 		}
@@ -137,4 +137,28 @@ func replyID(frame []byte) []byte {
 		return nil
 	}
 	return frame[len(prefix):end]
+}
+
+// Budget is a snapshot of the write budget, for tests and debugging.
+type Budget struct {
+	Queued       int64 // bytes queued or reserved and not yet written
+	Admitted     int64 // bytes held by bulky handlers producing replies
+	Reservations int   // replies reserved and not yet handed to Send
+	Max          int64 // Limits.MaxQueued
+	Share        int64 // what one bulky handler holds
+	Waiting      bool  // something waits for room
+}
+
+// Budget returns the state of the write budget now.
+func (w *Wire) Budget() Budget {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, rs := range w.reserved {
+		n += len(rs)
+	}
+	return Budget{
+		Queued: w.queued, Admitted: w.admitted, Reservations: n,
+		Max: w.limits.MaxQueued, Share: max(w.limits.MaxQueued/bulkyShare, 1), Waiting: w.room != nil,
+	}
 }

@@ -1,8 +1,7 @@
-package acp
+package engine
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +9,10 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/acpclient/acp/internal/engine"
 	"github.com/acpclient/acp/internal/jsonscan"
 )
 
-// wire is the channel.Channel that sits between the agent's byte stream and
+// Wire is the channel.Channel that sits between the agent's byte stream and
 // jrpc2. It exists because jrpc2's own line channel loses data in ways ACP
 // agents trigger every day:
 //
@@ -36,10 +34,10 @@ import (
 // Recv marks there the one answer it passes on for each, and tells the
 // client where in the stream it passed (a prompt's turn ends exactly
 // there). The rules the wire keeps, and where, are in docs/ENGINE.md.
-type wire struct {
-	lines  *engine.LineReader
-	limits wireLimits
-	hooks  wireHooks
+type Wire struct {
+	lines  *LineReader
+	limits Limits
+	hooks  Hooks
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -54,7 +52,7 @@ type wire struct {
 	closeRd  func() error
 	closeWr  func() error
 	w        io.Writer
-	inflight map[string]*inbound // agent requests not yet answered, by raw id
+	inflight map[string]Request // agent requests not yet answered, by raw id
 
 	// The client's own calls, from the moment jrpc2 hands their frame to
 	// Send until the caller has its result (settle). The reader marks the
@@ -65,7 +63,7 @@ type wire struct {
 	settledCh chan struct{}
 	closed    chan struct{} // closed by Close: nothing waits for jrpc2 any more
 
-	// The write budget (see wireLimits.maxQueued). queued counts the bytes
+	// The write budget (see Limits.maxQueued). queued counts the bytes
 	// of normal frames not yet written plus replies reserved and not yet
 	// handed to Send; admitted counts what bulky handlers hold before they
 	// know their reply's size. room is closed (and replaced) whenever bytes
@@ -76,12 +74,13 @@ type wire struct {
 	room     chan struct{}
 }
 
-// wireLimits are the limits the wire enforces itself (see [Limits]).
-type wireLimits struct {
-	maxLine    int
-	maxPending int   // agent requests being served at once
-	maxBatch   int   // items in one batch line
-	maxQueued  int64 // bytes queued for writing before replies wait
+// Limits are the limits the wire enforces itself. The client fills them
+// from its own Limits; a zero MaxQueued turns the write budget off.
+type Limits struct {
+	MaxLine    int   // bytes in one line; longer lines are skipped
+	MaxPending int   // agent requests being served at once
+	MaxBatch   int   // items in one batch line
+	MaxQueued  int64 // bytes queued for writing before replies wait
 }
 
 // outFrame is a queued normal frame and the bytes it holds against the
@@ -91,41 +90,46 @@ type outFrame struct {
 	n int64
 }
 
-// wireHooks connect the wire to the client. They run on the reader goroutine
-// and must be quick and never call user code.
-type wireHooks struct {
-	update       func(params []byte)                                                 // a session/update notification
-	notification func(method string, params []byte)                                  // any other notification
-	response     func(id []byte, method string, line []byte)                         // the response to a call of ours, in wire order, before jrpc2 sees it
-	callSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
-	request      func(id []byte, method string, params []byte) *inbound
-	eof          func(err error)                            // the agent's output ended; called once, before Recv returns io.EOF
-	oversized    func(id []byte, method string, size int64) // a discarded response to a call of ours, in wire order
-	diag         func(kind, msg string, line []byte)
-	trace        func(dir byte, line []byte)
+// Hooks connect the wire to the client. The functions run on the reader
+// goroutine (Trace also on the writer's) and must be quick and never call
+// user code. Update, Notification, Response and Request are required.
+type Hooks struct {
+	Update       func(params []byte)                                                 // a session/update notification
+	Notification func(method string, params []byte)                                  // any other notification
+	Response     func(id []byte, method string, line []byte)                         // the response to a call of ours, in wire order, before jrpc2 sees it
+	CallSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
+	Request      func(id []byte, method string, params []byte) Request               // an agent request, before jrpc2 sees it
+	EOF          func(err error)                                                     // the agent's output ended; called once, before Recv returns io.EOF
+	Oversized    func(id []byte, method string, size int64)                          // a discarded response to a call of ours, in wire order
+	Diag         func(kind, msg string, line []byte)                                 // kind is one of the client's diagnostic kinds
+	Trace        func(dir byte, line []byte)                                         // '<' read, '>' written
+
+	// Closed is the error of a frame queued after CloseWrite; a write error
+	// wraps it. LimitExceeded is named in the replies and diagnostics of
+	// requests refused for a limit. The client passes its public sentinels,
+	// so callers can match them with errors.Is.
+	Closed        error
+	LimitExceeded error
 }
 
-// inbound tracks one agent→client request from the moment Recv sees it, so a
-// $/cancel_request that arrives before jrpc2 has started the handler still
-// finds something to cancel.
-type inbound struct {
-	id     string
-	method string
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	// session is the session a permission request belongs to (set on the
-	// reader goroutine before jrpc2 sees the request).
-	session *Session
-	// perm is a permission request as placed in its turn by the reader.
-	perm *PermissionRequest
-	// turn and seq place an elicitation request in its session's stream.
-	turn *Turn
-	seq  uint64
+// Request is what the client tracks for one agent request from the moment
+// Recv sees it until its handler returns, so a $/cancel_request that arrives
+// before jrpc2 has started the handler still finds something to cancel.
+// The wire knows nothing else about it.
+type Request interface {
+	// Withdraw cancels the request's handler: the agent withdrew it.
+	Withdraw()
 }
 
-func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wireLimits, hooks wireHooks) *wire {
-	wr := &wire{
-		lines:    engine.NewLineReader(r, limits.maxLine),
+func NewWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits Limits, hooks Hooks) *Wire {
+	if hooks.Closed == nil {
+		hooks.Closed = ErrClosed
+	}
+	if hooks.LimitExceeded == nil {
+		hooks.LimitExceeded = ErrLimitExceeded
+	}
+	wr := &Wire{
+		lines:    NewLineReader(r, limits.MaxLine),
 		limits:   limits,
 		reserved: map[string][]int64{},
 		hooks:    hooks,
@@ -134,7 +138,7 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 		closeWr:  closeWr,
 		wdone:    make(chan struct{}),
 		waiters:  map[int]chan error{},
-		inflight: map[string]*inbound{},
+		inflight: map[string]Request{},
 		calls:    map[string]*callRecord{},
 		closed:   make(chan struct{}),
 	}
@@ -146,12 +150,12 @@ func newWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits wir
 // Recv implements channel.Channel. It returns the next line jrpc2 must see:
 // a response to one of jrpc2's calls or an agent request. Everything else is
 // consumed here.
-func (w *wire) Recv() ([]byte, error) {
+func (w *Wire) Recv() ([]byte, error) {
 	for {
 		line, size, err := w.lines.Next()
 		if err != nil {
-			if w.hooks.eof != nil {
-				w.hooks.eof(err)
+			if w.hooks.EOF != nil {
+				w.hooks.EOF(err)
 			}
 			// Once Recv reports the end, jrpc2 stops and fails whatever is
 			// still pending, racing its own delivery of responses it was
@@ -162,16 +166,16 @@ func (w *wire) Recv() ([]byte, error) {
 			// context.Canceled jrpc2 would report.
 			return nil, io.EOF
 		}
-		if size > int64(w.limits.maxLine) {
+		if size > int64(w.limits.MaxLine) {
 			if out := w.oversized(size); out != nil {
 				return out, nil
 			}
 			continue
 		}
-		if w.hooks.trace != nil {
-			w.hooks.trace('<', line)
+		if w.hooks.Trace != nil {
+			w.hooks.Trace('<', line)
 		}
-		if out := w.dispatch(line); out != nil {
+		if out := w.Dispatch(line); out != nil {
 			return out, nil
 		}
 	}
@@ -188,9 +192,9 @@ type envelope struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-// dispatch routes one complete, in-bounds line. It returns the bytes to hand
+// Dispatch routes one complete, in-bounds line. It returns the bytes to hand
 // to jrpc2, or nil when the line was consumed.
-func (w *wire) dispatch(line []byte) []byte {
+func (w *Wire) Dispatch(line []byte) []byte {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		w.diag("blank_line", "skipped a blank line on the agent's stdout", nil)
@@ -287,37 +291,37 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 // agents send most.
 func internMethod(m []byte) string {
 	switch string(m) {
-	case MethodSessionUpdate:
-		return MethodSessionUpdate
-	case MethodSessionRequestPermission:
-		return MethodSessionRequestPermission
-	case MethodFSReadTextFile:
-		return MethodFSReadTextFile
-	case MethodFSWriteTextFile:
-		return MethodFSWriteTextFile
+	case methodSessionUpdate:
+		return methodSessionUpdate
+	case methodSessionRequestPermission:
+		return methodSessionRequestPermission
+	case methodFSReadTextFile:
+		return methodFSReadTextFile
+	case methodFSWriteTextFile:
+		return methodFSWriteTextFile
 	}
 	return string(m)
 }
 
 // route handles env and reports whether jrpc2 must see the message.
-func (w *wire) route(env *envelope, raw []byte) bool {
+func (w *Wire) route(env *envelope, raw []byte) bool {
 	hasID := len(env.ID) > 0 && string(env.ID) != "null"
 	switch {
 	case env.Method != "" && !hasID:
-		if env.Method == MethodSessionUpdate {
+		if env.Method == methodSessionUpdate {
 			// The update hook decodes params before it returns and keeps
 			// no reference to them.
-			w.hooks.update(env.Params)
+			w.hooks.Update(env.Params)
 			return false
 		}
-		if env.Method == MethodCancelRequest {
+		if env.Method == methodCancelRequest {
 			w.cancelInbound(env.Params)
 			return false
 		}
-		w.hooks.notification(env.Method, bytes.Clone(env.Params))
+		w.hooks.Notification(env.Method, bytes.Clone(env.Params))
 		return false
 	case env.Method != "":
-		if !validID(env.ID) {
+		if !ValidID(env.ID) {
 			w.diag("bad_request", "skipped an agent request with an invalid id", raw)
 			return false
 		}
@@ -328,7 +332,7 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 		id := string(env.ID)
 		w.mu.Lock()
 		_, dup := w.inflight[id]
-		full := !dup && len(w.inflight) >= w.limits.maxPending
+		full := !dup && len(w.inflight) >= w.limits.MaxPending
 		if !dup && !full {
 			w.inflight[id] = nil
 		}
@@ -336,15 +340,15 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 		switch {
 		case dup:
 			w.diag("duplicate_id", "rejected an agent request whose id is already pending", raw)
-			w.reply(env.ID, CodeInvalidRequest, "acp: a request with this id is already pending", nil)
+			w.reply(env.ID, codeInvalidRequest, "acp: a request with this id is already pending", nil)
 			return false
 		case full:
-			msg := fmt.Sprintf("%s: %d agent requests are already being served (Limits.MaxPendingRequests)", ErrLimitExceeded.Error(), w.limits.maxPending)
+			msg := fmt.Sprintf("%s: %d agent requests are already being served (Limits.MaxPendingRequests)", w.limitText(), w.limits.MaxPending)
 			w.diag("limit_exceeded", "rejected "+strconv.Quote(env.Method)+": "+msg, nil)
-			w.reply(env.ID, CodeInternalError, msg, limitData("MaxPendingRequests", int64(w.limits.maxPending)))
+			w.reply(env.ID, codeInternalError, msg, limitData("MaxPendingRequests", int64(w.limits.MaxPending)))
 			return false
 		}
-		in := w.hooks.request(bytes.Clone(env.ID), env.Method, bytes.Clone(env.Params))
+		in := w.hooks.Request(bytes.Clone(env.ID), env.Method, bytes.Clone(env.Params))
 		w.mu.Lock()
 		w.inflight[id] = in
 		w.mu.Unlock()
@@ -364,7 +368,7 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 			w.diag("late_response", "ignored a response to no pending call of the client's (an unknown or repeated id)", raw)
 			return false
 		}
-		w.hooks.response(env.ID, rec.method, raw)
+		w.hooks.Response(env.ID, rec.method, raw)
 		return true
 	default:
 		w.diag("junk_line", "skipped a JSON value that is not a JSON-RPC message", raw)
@@ -379,7 +383,7 @@ func (w *wire) route(env *envelope, raw []byte) bool {
 // more than its line; items past Limits.MaxBatchItems are not routed: a
 // request among them is answered with an error, everything else is counted
 // in one diagnostic.
-func (w *wire) dispatchBatch(raw []byte) []byte {
+func (w *Wire) dispatchBatch(raw []byte) []byte {
 	if jsonscan.ValidValue(raw, 0, 0) != len(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v) // for its error message
@@ -408,11 +412,11 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 				ok = err == nil
 			}
 		}
-		if n > w.limits.maxBatch {
+		if n > w.limits.MaxBatch {
 			skipped++
-			if ok && env.Method != "" && validID(env.ID) {
-				msg := fmt.Sprintf("%s: a batch may hold %d items (Limits.MaxBatchItems)", ErrLimitExceeded.Error(), w.limits.maxBatch)
-				w.reply(env.ID, CodeInternalError, msg, limitData("MaxBatchItems", int64(w.limits.maxBatch)))
+			if ok && env.Method != "" && ValidID(env.ID) {
+				msg := fmt.Sprintf("%s: a batch may hold %d items (Limits.MaxBatchItems)", w.limitText(), w.limits.MaxBatch)
+				w.reply(env.ID, codeInternalError, msg, limitData("MaxBatchItems", int64(w.limits.MaxBatch)))
 			}
 			continue
 		}
@@ -425,7 +429,7 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 		}
 	}
 	if skipped > 0 {
-		w.diag("limit_exceeded", fmt.Sprintf("%s: skipped %d of the %d items of a batch (Limits.MaxBatchItems is %d); requests among them were answered with an error", ErrLimitExceeded.Error(), skipped, n, w.limits.maxBatch), nil)
+		w.diag("limit_exceeded", fmt.Sprintf("%s: skipped %d of the %d items of a batch (Limits.MaxBatchItems is %d); requests among them were answered with an error", w.limitText(), skipped, n, w.limits.MaxBatch), nil)
 	}
 	switch len(keep) {
 	case 0:
@@ -453,11 +457,11 @@ func (w *wire) dispatchBatch(raw []byte) []byte {
 // scanner that recovers them from oversized lines keeps no more than this.
 const maxIDBytes = jsonscan.ScanCap
 
-// validID reports whether id is, exactly as written, a JSON string or a
+// ValidID reports whether id is, exactly as written, a JSON string or a
 // JSON number: only then may it be echoed into a frame. A frame built
 // around anything else ("01", "1.", a cut-off string) would be invalid
 // JSON, and one invalid frame stops jrpc2's reader for good.
-func validID(id []byte) bool {
+func ValidID(id []byte) bool {
 	if len(id) == 0 {
 		return false
 	}
@@ -471,14 +475,14 @@ func validID(id []byte) bool {
 }
 
 // reply queues an error response to an agent request the wire answers
-// itself. id must have passed validID.
+// itself. id must have passed ValidID.
 // The reader waits first while the write budget is spent: an agent that
 // floods requests while it reads nothing must not make the client queue
 // refusals without end, and it is not reading what the client would say
 // anyway.
-func (w *wire) reply(id []byte, code int64, msg string, data json.RawMessage) {
+func (w *Wire) reply(id []byte, code int64, msg string, data json.RawMessage) {
 	w.awaitRoom()
-	_ = w.sendRaw(errorFrame(id, code, msg, data), false)
+	_ = w.SendRaw(errorFrame(id, code, msg, data), false)
 }
 
 // limitData is the error data of a reply for a request over a limit.
@@ -490,14 +494,14 @@ func limitData(limit string, value int64) json.RawMessage {
 // oversized reports a discarded line and, when it was a response to a call of
 // ours, returns a synthetic error response for jrpc2 so that call fails with
 // ErrLineTooLong instead of waiting forever.
-func (w *wire) oversized(size int64) []byte {
+func (w *Wire) oversized(size int64) []byte {
 	sc := w.lines.Oversized()
-	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.maxLine)
+	msg := fmt.Sprintf("discarded a %d-byte line (limit %d)", size, w.limits.MaxLine)
 	if sc.Method != "" {
 		msg += " carrying " + strconv.Quote(sc.Method)
 	}
 	id := sc.ID
-	if len(id) > 0 && (len(id) > maxIDBytes || sc.IDCut || !validID(id)) {
+	if len(id) > 0 && (len(id) > maxIDBytes || sc.IDCut || !ValidID(id)) {
 		// Echoing an id we cannot reproduce exactly would make an invalid
 		// frame. No call of ours can be owed this line anyway: our ids are
 		// short, valid numbers, and a normal-sized line with such an id
@@ -511,25 +515,30 @@ func (w *wire) oversized(size int64) []byte {
 	}
 	if sc.Method != "" {
 		// The agent is waiting for an answer to a request we cannot read.
-		_ = w.sendRaw(errorFrame(id, CodeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.maxLine), nil), false)
+		_ = w.SendRaw(errorFrame(id, codeInvalidRequest, fmt.Sprintf("acp: request exceeds the client's %d-byte line limit", w.limits.MaxLine), nil), false)
 		return nil
 	}
 	rec := w.answer(id, size)
 	if rec == nil {
 		return nil
 	}
-	if w.hooks.oversized != nil {
-		w.hooks.oversized(id, rec.method, size)
+	if w.hooks.Oversized != nil {
+		w.hooks.Oversized(id, rec.method, size)
 	}
 	// jrpc2 must still complete the call: it gets a well-formed error
 	// response for the id, and the caller learns the real reason from the
 	// call's record (settle), not from this frame.
-	return errorFrame(id, CodeParseError, "response exceeds the line limit", nil)
+	return errorFrame(id, codeParseError, "response exceeds the line limit", nil)
 }
 
+// errorFrame builds an error response. Its error object has the shape of
+// the client's Error type: code, message, and data when there is any.
 func errorFrame(id []byte, code int64, msg string, data json.RawMessage) []byte {
-	e := Error{Code: code, Message: msg, Data: data}
-	eb, _ := json.Marshal(e)
+	eb, _ := json.Marshal(struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}{code, msg, data})
 	out := make([]byte, 0, len(eb)+len(id)+40)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
@@ -539,14 +548,16 @@ func errorFrame(id []byte, code int64, msg string, data json.RawMessage) []byte 
 	return out
 }
 
-func (w *wire) diag(kind, msg string, line []byte) {
-	if w.hooks.diag != nil {
-		w.hooks.diag(kind, msg, line)
+func (w *Wire) limitText() string { return w.hooks.LimitExceeded.Error() }
+
+func (w *Wire) diag(kind, msg string, line []byte) {
+	if w.hooks.Diag != nil {
+		w.hooks.Diag(kind, msg, line)
 	}
 }
 
 // cancelInbound handles the agent's $/cancel_request for one of its requests.
-func (w *wire) cancelInbound(params []byte) {
+func (w *Wire) cancelInbound(params []byte) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -560,21 +571,19 @@ func (w *wire) cancelInbound(params []byte) {
 	if in == nil {
 		return // already answered: the spec says to ignore it
 	}
-	in.cancel(errWithdrawn)
+	in.Withdraw()
 }
 
-// errWithdrawn is the cancellation cause of a handler whose request the agent
-// withdrew with $/cancel_request.
-var errWithdrawn = errors.New("acp: the agent withdrew the request")
-
-// inboundFor returns the tracking entry of an agent request, or nil.
-func (w *wire) inboundFor(id string) *inbound {
+// Inbound returns the tracking entry of an agent request, or nil.
+func (w *Wire) Inbound(id string) Request {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.inflight[id]
 }
 
-func (w *wire) forgetInbound(id string) {
+// Forget drops the tracking entry of an agent request once its handler
+// has returned.
+func (w *Wire) Forget(id string) {
 	w.mu.Lock()
 	delete(w.inflight, id)
 	w.mu.Unlock()
@@ -582,7 +591,7 @@ func (w *wire) forgetInbound(id string) {
 
 // Close implements channel.Channel; jrpc2 calls it when it stops. It closes
 // the read side so a Recv blocked on a silent agent returns.
-func (w *wire) Close() error {
+func (w *Wire) Close() error {
 	w.mu.Lock()
 	already := w.rclosed
 	if !already {
@@ -603,16 +612,16 @@ type callRecord struct {
 	tooLong  int64 // the response was a line of this many bytes, discarded
 }
 
-// callOutcome is what settle reports about a finished call.
-type callOutcome struct {
-	answered bool  // the agent answered; jrpc2's result is the agent's
-	tooLong  int64 // the answer was discarded for its size
+// CallOutcome is what settle reports about a finished call.
+type CallOutcome struct {
+	Answered bool  // the agent answered; jrpc2's result is the agent's
+	TooLong  int64 // the answer was discarded for its size
 }
 
 // answer marks the call id as answered by the line being read (discarded
 // for its size, when tooLong is not 0) and returns its record, or nil when
 // no call of ours waits for id.
-func (w *wire) answer(id []byte, tooLong int64) *callRecord {
+func (w *Wire) answer(id []byte, tooLong int64) *callRecord {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rec := w.calls[string(id)]
@@ -624,16 +633,16 @@ func (w *wire) answer(id []byte, tooLong int64) *callRecord {
 	return rec
 }
 
-// settle forgets the call id once its caller has the result from jrpc2, and
+// Settle forgets the call id once its caller has the result from jrpc2, and
 // reports whether that result is the agent's answer: jrpc2 fails a call
 // itself (context ended, engine stopped) with errors an agent could also
 // send, so the record decides which it was.
-func (w *wire) settle(id string) callOutcome {
+func (w *Wire) Settle(id string) CallOutcome {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rec := w.calls[id]
 	if rec == nil {
-		return callOutcome{}
+		return CallOutcome{}
 	}
 	delete(w.calls, id)
 	if rec.answered {
@@ -643,14 +652,14 @@ func (w *wire) settle(id string) callOutcome {
 			w.settledCh = nil
 		}
 	}
-	return callOutcome{answered: rec.answered, tooLong: rec.tooLong}
+	return CallOutcome{Answered: rec.answered, TooLong: rec.tooLong}
 }
 
 // awaitSettled waits until every response handed to jrpc2 has reached its
 // caller, or Close. It never waits for a response that was not handed on:
 // unknown and repeated ids are dropped by the reader, so each answered call
 // settles exactly once, as soon as jrpc2 delivers it.
-func (w *wire) awaitSettled() {
+func (w *Wire) awaitSettled() {
 	w.mu.Lock()
 	if w.answered == 0 {
 		w.mu.Unlock()
@@ -666,3 +675,7 @@ func (w *wire) awaitSettled() {
 	case <-w.closed:
 	}
 }
+
+// SetEOFHook replaces Hooks.EOF. It must happen before the reader can reach
+// the end of the input; tests use it to leave the end to jrpc2 alone.
+func (w *Wire) SetEOFHook(f func(err error)) { w.hooks.EOF = f }
