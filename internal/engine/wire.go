@@ -17,8 +17,8 @@ import (
 // agents trigger every day:
 //
 //   - jrpc2 dispatches notifications on racing goroutines, so session/update
-//     never reaches jrpc2: Recv folds each update into the session state
-//     itself, in wire order, before it reads the next line. Every response
+//     never reaches jrpc2: Recv hands each update to the client (Hooks.Update),
+//     which folds it, in wire order, before it reads the next line. Every response
 //     and agent request that jrpc2 sees afterwards therefore comes after the
 //     updates the agent wrote before it, with no barrier.
 //   - one junk line stops a jrpc2 client for good, so Recv hands jrpc2 only
@@ -55,7 +55,7 @@ type Wire struct {
 	inflight map[string]Request // agent requests not yet answered, by raw id
 
 	// The client's own calls, from the moment jrpc2 hands their frame to
-	// Send until the caller has its result (settle). The reader marks the
+	// Send until the caller has its result (Settle). The reader marks the
 	// one response it passes on for each; answered counts those passed and
 	// not yet settled, and settledCh is closed when it drops to zero.
 	calls     map[string]*callRecord
@@ -527,7 +527,7 @@ func (w *Wire) oversized(size int64) []byte {
 	}
 	// jrpc2 must still complete the call: it gets a well-formed error
 	// response for the id, and the caller learns the real reason from the
-	// call's record (settle), not from this frame.
+	// call's record (Settle), not from this frame.
 	return errorFrame(id, codeParseError, "response exceeds the line limit", nil)
 }
 
@@ -612,7 +612,7 @@ type callRecord struct {
 	tooLong  int64 // the response was a line of this many bytes, discarded
 }
 
-// CallOutcome is what settle reports about a finished call.
+// CallOutcome is what Settle reports about a finished call.
 type CallOutcome struct {
 	Answered bool  // the agent answered; jrpc2's result is the agent's
 	TooLong  int64 // the answer was discarded for its size

@@ -47,7 +47,7 @@ func (w *Wire) Send(frame []byte) error {
 	return nil
 }
 
-// sendRaw queues one frame. urgent frames (session/cancel) overtake queued
+// SendRaw queues one frame the client composed itself. urgent frames (session/cancel) overtake queued
 // normal frames, but never cut into a frame already being written.
 func (w *Wire) SendRaw(frame []byte, urgent bool) error {
 	_, err := w.enqueue(frame, urgent, false, false)
@@ -182,7 +182,7 @@ func (w *Wire) failWaiters() {
 	w.freedLocked()
 }
 
-// closeWrite stops accepting frames, lets the writer drain what is queued
+// CloseWrite stops accepting frames, lets the writer drain what is queued
 // (the agent may be waiting for a reply among them), then closes the write
 // side. If the writer has not finished within grace (an agent that stopped
 // reading), the write side is closed under it to unblock it.

@@ -57,8 +57,8 @@ func (w *Wire) waitRoomLocked(ctx context.Context) bool {
 	return ctx.Err() == nil && !w.wclosed && w.werr == nil
 }
 
-// admitBulky waits until a bulky handler may start producing its reply and
-// returns what it holds; pass it to releaseBulky. A handler may always start
+// AdmitBulky waits until a bulky handler may start producing its reply and
+// returns what it holds; pass it to ReleaseBulky. A handler may always start
 // when nothing is queued or held, so one reply larger than the whole budget
 // still goes out.
 func (w *Wire) AdmitBulky(ctx context.Context) (share int64, ok bool) {
@@ -77,6 +77,7 @@ func (w *Wire) AdmitBulky(ctx context.Context) (share int64, ok bool) {
 	return share, true
 }
 
+// ReleaseBulky returns what AdmitBulky gave.
 func (w *Wire) ReleaseBulky(share int64) {
 	if share == 0 {
 		return
@@ -87,7 +88,7 @@ func (w *Wire) ReleaseBulky(share int64) {
 	w.mu.Unlock()
 }
 
-// reserveReply waits until a reply of n bytes to the agent request id fits
+// ReserveReply waits until a reply of n bytes to the agent request id fits
 // in the budget (or nothing else is queued), then reserves it; the reply's
 // frame must then be handed to Send. It reports false when ctx ended first:
 // the caller then sends a short error instead.
