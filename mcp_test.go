@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acpclient/acp"
@@ -252,5 +254,76 @@ func TestMcpServerACPRoundTrip(t *testing.T) {
 	req = acp.NewSessionRequest{}
 	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err != nil || len(req.McpServers) != 0 {
 		t.Errorf("an acp server without serverId: %v, %#v", err, req.McpServers)
+	}
+}
+
+// A blocked MCP.Notify and a flood of mcp/message notifications: at most
+// MaxQueuedEvents wait, the rest are dropped, and a limit_exceeded
+// diagnostic says so once the queue drains.
+func TestHostileMCPNotificationFlood(t *testing.T) {
+	const limit, flood = 10, 500
+	release := make(chan struct{})
+	report := make(chan acp.Diagnostic, 1)
+	var delivered atomic.Int64
+	var once sync.Once
+	_, _, a := hostileConnect(t, &acptest.Options{DisableTranscript: true}, &acp.ClientOptions{
+		Limits: acp.Limits{MaxQueuedEvents: limit},
+		MCP: acp.MCPHandlers{Notify: func(*acp.MessageMcpNotification) {
+			<-release
+			delivered.Add(1)
+		}},
+		OnDiagnostic: func(d acp.Diagnostic) {
+			if d.Kind == acp.DiagLimitExceeded {
+				once.Do(func() { report <- d })
+			}
+		},
+	})
+	for i := range flood {
+		if err := a.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "c", "method": "notifications/progress", "params": map[string]any{"progress": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probe(t, a)
+	close(release)
+	d := hostileWait(t, report, "the dropped-callbacks diagnostic")
+	if n := delivered.Load(); n > limit+1 {
+		t.Errorf("%d notifications delivered with a queue of %d", n, limit)
+	}
+	if !strings.Contains(d.Message, acp.ErrLimitExceeded.Error()) || !strings.Contains(d.Message, "MaxQueuedEvents") {
+		t.Errorf("report %q does not say what was dropped and why", d.Message)
+	}
+}
+
+// The server's own MCP messages reach the agent through Client.Call and
+// Client.Notify in the shape the schema gives mcp/message.
+func TestMCPMessageToAgent(t *testing.T) {
+	got := make(chan json.RawMessage, 2)
+	c, _ := acptest.Connect(t, &acptest.Options{
+		Methods: map[string]acptest.MethodFunc{
+			acp.MethodMCPMessage: func(_ context.Context, _ *acptest.Conn, p json.RawMessage) (any, error) {
+				got <- p
+				return json.RawMessage(`{"model":"m","content":{"type":"text","text":"ok"}}`), nil
+			},
+		},
+		OnNotification: func(_ *acptest.Conn, method string, p json.RawMessage) {
+			if method == acp.MethodMCPMessage {
+				got <- p
+			}
+		},
+	}, nil)
+	ctx := context.Background()
+	var res json.RawMessage
+	err := c.Call(ctx, acp.MethodMCPMessage, &acp.MessageMcpRequest{ConnectionID: "conn-1", Method: "sampling/createMessage", Params: json.RawMessage(`{"maxTokens":5}`)}, &res)
+	if err != nil || string(res) != `{"model":"m","content":{"type":"text","text":"ok"}}` {
+		t.Fatalf("Call = %s, %v", res, err)
+	}
+	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"sampling/createMessage","params":{"maxTokens":5}}` {
+		t.Errorf("request params %s", p)
+	}
+	if err := c.Notify(ctx, acp.MethodMCPMessage, &acp.MessageMcpNotification{ConnectionID: "conn-1", Method: "notifications/tools/list_changed"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"notifications/tools/list_changed"}` {
+		t.Errorf("notification params %s", p)
 	}
 }
