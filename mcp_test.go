@@ -327,3 +327,48 @@ func TestMCPMessageToAgent(t *testing.T) {
 		t.Errorf("notification params %s", p)
 	}
 }
+
+// A client hosts an MCP server and declares it in session/new; the agent
+// (here a script) connects to it over the ACP connection and calls a tool.
+func ExampleMCPHandlers() {
+	agent := acptest.New(&acptest.Options{
+		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			ctx := context.Background()
+			res, _ := t.Call(ctx, acp.MethodMCPConnect, map[string]any{"serverId": "tools-1"})
+			var conn acp.ConnectMcpResponse
+			_ = json.Unmarshal(res, &conn)
+			res, _ = t.Call(ctx, acp.MethodMCPMessage, map[string]any{"connectionId": conn.ConnectionID, "method": "tools/call", "params": map[string]any{"name": "now"}})
+			t.Say(string(res))
+			return "", nil
+		},
+	})
+	fromAgent, toAgent := agent.Pipe()
+	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, &acp.ClientOptions{
+		MCP: acp.MCPHandlers{
+			Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+				return &acp.ConnectMcpResponse{ConnectionID: req.ServerID + "/1"}, nil
+			},
+			Message: func(_ context.Context, req *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
+				return &acp.MessageMcpResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
+			},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer agent.Close()
+	defer c.Close()
+
+	ctx := context.Background()
+	var servers []acp.McpServer
+	if c.AgentCapabilities().McpCapabilities.ACP {
+		servers = append(servers, &acp.McpServerACP{Name: "clock", ServerID: "tools-1"})
+	}
+	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work", McpServers: servers})
+	turn, _ := s.Prompt(ctx, acp.Text("What time is it?"))
+	_, _ = turn.Wait()
+	fmt.Println(turn.State().Messages[0].Text)
+	// Output: {"content":[{"type":"text","text":"noon"}]}
+}
