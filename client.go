@@ -80,6 +80,13 @@ type ClientOptions struct {
 	// rest are dropped and counted in a "limit_exceeded" diagnostic.
 	ExtNotification ExtNotificationHandler
 
+	// MCP serves the MCP servers the client hosts and declares as
+	// [*McpServerACP]: mcp/connect, mcp/message and mcp/disconnect. Unset
+	// handlers answer -32601. Nothing is advertised: the agent says whether
+	// it can reach such servers (McpCapabilities.ACP). Unstable: follows
+	// schema.unstable.json; may change.
+	MCP MCPHandlers
+
 	// BooleanConfigOptions advertises session.configOptions.boolean: the
 	// agent may then offer boolean config options.
 	BooleanConfigOptions bool
@@ -345,7 +352,7 @@ func (c *Client) StderrTail() string {
 //
 // Close may be called from any callback. Called while a callback that runs
 // on the client's callback goroutine (OnDiagnostic, the Logger,
-// ExtNotification, Elicitation.Complete) is running — from that callback
+// ExtNotification, Elicitation.Complete, MCP.Notify) is running — from that callback
 // itself, typically — Close waits for everything except that goroutine: it
 // returns while the callback is still running, and the goroutine delivers
 // what was already queued and exits as soon as the callback returns.
@@ -578,6 +585,8 @@ func (c *Client) onNotification(method string, params []byte) {
 			}
 			c.events.Push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
 		}
+	case method == MethodMCPMessage:
+		c.onMCPNotification(params)
 	case len(method) > 1 && method[0] == '_':
 		if h := c.opts.ExtNotification; h != nil {
 			// The wire hands notification params over as a copy already.

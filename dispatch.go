@@ -52,6 +52,12 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 		return serve(ctx, method, params, c.opts.Terminal.Release)
 	case MethodElicitationCreate:
 		return c.serveElicitation(ctx, in, params)
+	case MethodMCPConnect:
+		return serve(ctx, method, params, c.opts.MCP.Connect)
+	case MethodMCPMessage:
+		return serve(ctx, method, params, c.opts.MCP.Message)
+	case MethodMCPDisconnect:
+		return serve(ctx, method, params, c.opts.MCP.Disconnect)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
 		h := c.opts.ExtMethod

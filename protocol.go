@@ -156,8 +156,12 @@ type PromptCapabilities struct {
 
 // McpCapabilities are the MCP transports the agent supports besides stdio.
 type McpCapabilities struct {
-	HTTP bool            `json:"http"`
-	SSE  bool            `json:"sse"`
+	HTTP bool `json:"http"`
+	SSE  bool `json:"sse"`
+	// ACP: the agent reaches MCP servers the client hosts over the ACP
+	// connection ([McpServerACP]). Unstable: follows schema.unstable.json;
+	// may change.
+	ACP  bool            `json:"acp,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 

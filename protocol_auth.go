@@ -117,6 +117,7 @@ type LogoutResponse struct {
 //   - *McpServerStdio (no "type" on the v1 wire; "stdio" is accepted)
 //   - *McpServerHTTP ("http", needs mcpCapabilities.http)
 //   - *McpServerSSE ("sse", needs mcpCapabilities.sse)
+//   - *McpServerACP ("acp", needs mcpCapabilities.acp; unstable)
 //   - *UnknownMcpServer (any other "type"; raw JSON kept)
 type McpServer interface {
 	isMcpServer()

@@ -136,7 +136,7 @@ func (v *EnvVarSpec) UnmarshalJSON(b []byte) error {
 }
 
 // unmarshalMcpServer decodes an MCP server config: no "type" (or "stdio")
-// is stdio, "http" and "sse" are known, any other type is unknown.
+// is stdio, "http", "sse" and "acp" are known, any other type is unknown.
 func unmarshalMcpServer(data []byte) (McpServer, error) {
 	raw, found, err := jsonFindKey(data, "type")
 	if err != nil {
@@ -161,6 +161,8 @@ func unmarshalMcpServer(data []byte) (McpServer, error) {
 		s = new(McpServerHTTP)
 	case "sse":
 		s = new(McpServerSSE)
+	case "acp":
+		s = new(McpServerACP)
 	default:
 		if err := jsonObject(data); err != nil {
 			return nil, errDecode("mcp server", err)

@@ -278,12 +278,13 @@ func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's McpCapabilities. Read as their default
-// when malformed: http, sse. Unknown fields are ignored; _meta is kept when
-// it is an object.
+// when malformed: http, sse, acp. From the unstable schema: acp. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		HTTP wireOpt[bool] `json:"http"`
 		SSE  wireOpt[bool] `json:"sse"`
+		ACP  wireOpt[bool] `json:"acp"`
 		Meta wireMeta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -292,6 +293,7 @@ func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 	*x = McpCapabilities{
 		HTTP: w.HTTP.v,
 		SSE:  w.SSE.v,
+		ACP:  w.ACP.v,
 		Meta: w.Meta.raw(),
 	}
 	return nil
@@ -631,6 +633,32 @@ func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 		URL:     w.URL.v,
 		Headers: orEmpty(w.Headers.v),
 		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's McpServerAcp. Required, an
+// error when absent or malformed: name, serverId. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *McpServerACP) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Name     wireStr  `json:"name"`
+		ServerID wireStr  `json:"serverId"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("mcp server acp", err)
+	}
+	if !w.Name.ok {
+		return errMissing("mcp server acp", "name")
+	}
+	if !w.ServerID.ok {
+		return errMissing("mcp server acp", "serverId")
+	}
+	*x = McpServerACP{
+		Name:     w.Name.v,
+		ServerID: w.ServerID.v,
+		Meta:     w.Meta.raw(),
 	}
 	return nil
 }
@@ -2727,6 +2755,77 @@ func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 		Replace: w.Replace.v,
 		IsRegex: w.IsRegex.v,
 		Meta:    w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's ConnectMcpRequest. Required,
+// an error when absent or malformed: serverId. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *ConnectMcpRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ServerID wireStr  `json:"serverId"`
+		Meta     wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("connect mcp request", err)
+	}
+	if !w.ServerID.ok {
+		return errMissing("connect mcp request", "serverId")
+	}
+	*x = ConnectMcpRequest{
+		ServerID: w.ServerID.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's MessageMcpNotification.
+// Required, an error when absent or malformed: connectionId, method. Read
+// as their default when malformed: params. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *MessageMcpRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ConnectionID wireStr  `json:"connectionId"`
+		Method       wireStr  `json:"method"`
+		Params       wireRaw  `json:"params"`
+		Meta         wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("mcp message", err)
+	}
+	if !w.ConnectionID.ok {
+		return errMissing("mcp message", "connectionId")
+	}
+	if !w.Method.ok {
+		return errMissing("mcp message", "method")
+	}
+	*x = MessageMcpRequest{
+		ConnectionID: w.ConnectionID.v,
+		Method:       w.Method.v,
+		Params:       w.Params.v,
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's DisconnectMcpRequest.
+// Required, an error when absent or malformed: connectionId. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *DisconnectMcpRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ConnectionID wireStr  `json:"connectionId"`
+		Meta         wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("disconnect mcp request", err)
+	}
+	if !w.ConnectionID.ok {
+		return errMissing("disconnect mcp request", "connectionId")
+	}
+	*x = DisconnectMcpRequest{
+		ConnectionID: w.ConnectionID.v,
+		Meta:         w.Meta.raw(),
 	}
 	return nil
 }

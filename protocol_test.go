@@ -237,7 +237,8 @@ func TestMcpServerDecode(t *testing.T) {
 			&McpServerStdio{Name: "a", Command: "/a", Args: []string{"x"}, Env: []EnvVariable{{Name: "K", Value: "V"}}}},
 		{`{"type":"http","name":"h","url":"u","headers":[]}`, &McpServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}},
 		{`{"type":"sse","name":"s","url":"u","headers":[{"name":"A","value":"B"}]}`, &McpServerSSE{Name: "s", URL: "u", Headers: []HTTPHeader{{Name: "A", Value: "B"}}}},
-		{`{"type":"acp","name":"x","serverId":"1"}`, &UnknownMcpServer{Type: "acp", Raw: json.RawMessage(`{"type":"acp","name":"x","serverId":"1"}`)}},
+		{`{"type":"acp","name":"x","serverId":"1"}`, &McpServerACP{Name: "x", ServerID: "1"}},
+		{`{"type":"ws","name":"x","url":"u"}`, &UnknownMcpServer{Type: "ws", Raw: json.RawMessage(`{"type":"ws","name":"x","url":"u"}`)}},
 	}
 	for _, tt := range tests {
 		got, err := unmarshalMcpServer([]byte(tt.in))

@@ -42,7 +42,7 @@ var generated = []genType{
 	{Go: "SessionConfigOptionsCapabilities", Defs: []string{"SessionConfigOptionsCapabilities"}},
 	{Go: "AgentCapabilities", Defs: []string{"AgentCapabilities"}, Unstable: true},
 	{Go: "PromptCapabilities", Defs: []string{"PromptCapabilities"}},
-	{Go: "McpCapabilities", Defs: []string{"McpCapabilities"}},
+	{Go: "McpCapabilities", Defs: []string{"McpCapabilities"}, Unstable: true},
 	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}, Unstable: true},
 	{Go: "AgentAuthCapabilities", Defs: []string{"AgentAuthCapabilities"}},
 	{Go: "InitializeRequest", Defs: []string{"InitializeRequest"}},
@@ -58,6 +58,7 @@ var generated = []genType{
 	{Go: "McpServerStdio", Defs: []string{"McpServerStdio"}},
 	{Go: "McpServerHTTP", Defs: []string{"McpServerHttp"}},
 	{Go: "McpServerSSE", Defs: []string{"McpServerSse"}},
+	{Go: "McpServerACP", Defs: []string{"McpServerAcp"}, Unstable: true},
 	{Go: "EnvVariable", Defs: []string{"EnvVariable"}},
 	{Go: "HTTPHeader", Defs: []string{"HttpHeader"}},
 
@@ -147,6 +148,12 @@ var generated = []genType{
 	{Go: "NesJumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true},
 	{Go: "NesRenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true},
 	{Go: "NesSearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true},
+
+	// MCP-over-ACP (mcp.go). MessageMcpNotification, whose params are lenient,
+	// decodes both shapes of mcp/message (MessageMcpNotification is an alias).
+	{Go: "ConnectMcpRequest", Defs: []string{"ConnectMcpRequest"}, Unstable: true},
+	{Go: "MessageMcpRequest", Defs: []string{"MessageMcpNotification"}, Unstable: true, Label: "mcp message"},
+	{Go: "DisconnectMcpRequest", Defs: []string{"DisconnectMcpRequest"}, Unstable: true},
 
 	// Content.
 	{Go: "Role", Defs: []string{"Role"}},
