@@ -7,7 +7,8 @@ const (
 	eventDiagnostic = iota
 	eventExtNotification
 	eventElicitation
+	eventMCPNotification
 	eventKinds
 )
 
-var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications"}
+var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "mcp/message notifications"}

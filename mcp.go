@@ -172,5 +172,5 @@ func (c *Client) onMCPNotification(params []byte) {
 		c.diag("bad_notification", "ignored a malformed mcp/message notification", params)
 		return
 	}
-	c.events.push(eventExtNotification, int64(len(params)), func() { h(&n) })
+	c.events.Push(eventMCPNotification, int64(len(params)), func() { h(&n) })
 }

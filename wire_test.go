@@ -168,10 +168,6 @@ func TestIDScanner(t *testing.T) {
 	}
 }
 
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
 // Extension notification params reach the handler intact even after the
 // reader has reused its buffer for later lines: the wire hands over a copy.
 func TestExtNotificationParamsDoNotAliasReadBuffer(t *testing.T) {
