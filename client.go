@@ -350,12 +350,15 @@ func (c *Client) StderrTail() string {
 // returns when no goroutine of the client is left and no process it started
 // is running. It returns nil unless shutting down itself failed.
 //
-// Close may be called from any callback. Called while a callback that runs
-// on the client's callback goroutine (OnDiagnostic, the Logger,
-// ExtNotification, Elicitation.Complete, MCP.Notify) is running — from that callback
-// itself, typically — Close waits for everything except that goroutine: it
-// returns while the callback is still running, and the goroutine delivers
-// what was already queued and exits as soon as the callback returns.
+// Every diagnostic and notification queued for the client's callback
+// goroutine (OnDiagnostic, the Logger, ExtNotification,
+// Elicitation.Complete, MCP.Notify) before Close has been delivered when it
+// returns, so Close waits for a callback that is still running.
+//
+// Close may be called from any callback. Called from a callback on that
+// goroutine, it cannot wait for the goroutine it runs on: it returns once
+// everything else has ended, and the goroutine delivers what is left and
+// exits as soon as the callback returns.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))

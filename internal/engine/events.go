@@ -1,6 +1,12 @@
 package engine
 
-import "sync"
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
 
 // EventQueue runs callbacks one at a time, in order, on one goroutine, so
 // the reader can hand work to user code without ever waiting for it. It is
@@ -16,9 +22,9 @@ type EventQueue struct {
 	maxBytes int64
 	dropped  []int       // by kind
 	report   func([]int) // on the queue's goroutine
-	running  bool        // a callback is running now
 	closed   bool
 	done     chan struct{}
+	gid      atomic.Uint64 // the id of the queue's goroutine
 }
 
 type event struct {
@@ -59,6 +65,7 @@ func (q *EventQueue) Push(kind int, size int64, f func()) {
 
 func (q *EventQueue) run() {
 	defer close(q.done)
+	q.gid.Store(goroutineID())
 	for {
 		q.mu.Lock()
 		for len(q.items) == 0 && !q.closed {
@@ -79,17 +86,12 @@ func (q *EventQueue) run() {
 		if len(q.items) == 0 && anyDropped(q.dropped) {
 			dropped, q.dropped = q.dropped, make([]int, len(q.dropped))
 		}
-		q.running = true
 		q.mu.Unlock()
 
 		runQuietly(e.f)
 		if dropped != nil && q.report != nil {
 			runQuietly(func() { q.report(dropped) })
 		}
-
-		q.mu.Lock()
-		q.running = false
-		q.mu.Unlock()
 	}
 }
 
@@ -108,18 +110,34 @@ func runQuietly(f func()) {
 	f()
 }
 
-// Close lets the goroutine deliver what is queued and stop. It waits for
-// that, unless a callback is running right now: it may be the caller (a
-// callback that closes the client), and waiting for it would never end.
-// The goroutine then exits as soon as that callback and the queued ones
-// have returned.
+// Close lets the goroutine deliver what is queued and stop, and waits for
+// that: when Close returns, every callback queued before it has run and the
+// goroutine is gone. Called from a callback (one that closes the client),
+// it cannot wait for the goroutine it runs on: it returns at once, and the
+// goroutine delivers what is left and exits as soon as that callback
+// returns.
 func (q *EventQueue) Close() {
 	q.mu.Lock()
 	q.closed = true
 	q.cond.Signal()
-	running := q.running
 	q.mu.Unlock()
-	if !running {
-		<-q.done
+	if goroutineID() == q.gid.Load() {
+		return
 	}
+	<-q.done
+}
+
+// goroutineID returns the id of the calling goroutine, from the first line
+// of its stack trace ("goroutine 42 [running]:"). Go offers no other way to
+// tell that Close was called from the queue's own goroutine; this is
+// called once when the queue starts and once per Close, never per event.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
 }
