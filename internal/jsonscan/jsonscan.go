@@ -397,7 +397,9 @@ func FindKey(data []byte, key string) (val []byte, found bool, err error) {
 			}
 			return nil, false, nil
 		}
-		if plain {
+		// A plain key compares as written unless it holds invalid UTF-8,
+		// which encoding/json reads as U+FFFD: then it goes through Unquote.
+		if plain && utf8.Valid(k) {
 			if string(k) == key {
 				return v, true, nil
 			}
