@@ -29,7 +29,7 @@ func BenchmarkDecodeNotificationTextChunkPlain(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchNotification)))
 	for b.Loop() {
-		_, upd, ok := splitNotification(benchNotification)
+		_, upd, _, ok := splitNotification(benchNotification)
 		if !ok {
 			b.Fatal("not split")
 		}

@@ -20,6 +20,10 @@ type Event struct {
 	// agent's update, the one Turn.Updates yields. For OriginPermission and
 	// OriginLocal it is a *ToolCallUpdate.
 	Update Update `json:"update,omitempty"`
+	// Meta is, for an agent's update, the _meta of the session/update
+	// notification that carried it (beside sessionId and update; the
+	// update's own _meta stays on the Update), when the agent sent one.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// ToolCall is, when the event changed a tool call, that tool call as
 	// merged after the event: a UI updates one card from it without
 	// re-implementing the merge rules or copying the turn. It is shared and
@@ -110,11 +114,12 @@ const (
 )
 
 // logChunk is the size of the chunks a turn's log grows by: appending
-// never copies the log, whatever its length, and costs 32 bytes an event.
+// never copies the log, whatever its length, and costs 56 bytes an event.
 const logChunk = 256
 
 type entry struct {
 	u    Update
+	meta json.RawMessage // the notification's own _meta, for agent updates
 	tc   *ToolCallState
 	kind uint8
 }
@@ -137,7 +142,7 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 // event makes the public form of the entry with sequence number seq. The
 // outcome fields of an end entry are final once it is logged.
 func (t *Turn) event(seq uint64, e entry) Event {
-	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: t}
 	switch e.kind {
 	case entAgent:
 		ev.Kind, ev.Origin = EventUpdate, OriginAgent

@@ -45,7 +45,7 @@ func TestCancelledTurnMarksNewToolCallsInConstantWork(t *testing.T) {
 		before := turn.fold.visits
 		s.mu.Unlock()
 		for i := range n {
-			s.apply(&ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: ToolCallStatusPending})
+			s.apply(&ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: ToolCallStatusPending}, nil)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()

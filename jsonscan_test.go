@@ -13,6 +13,8 @@ import (
 // exactly what encoding/json gives, and everything else must fall back.
 
 var scanSeeds = []string{
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"a\nb \"q\" \u00e9 \ud83d\ude00 \ud800 x"},"messageId":"m\u0031"}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"bad ` + "\xff" + ` utf8"},"messageId":42}}}`,
@@ -69,15 +71,18 @@ func TestDecodeNotificationMatchesSlowPath(t *testing.T) {
 // chunk fast path handled params.
 func checkNotification(t *testing.T, params []byte) bool {
 	t.Helper()
-	sid, u, err := decodeNotification(params)
-	sid2, u2, err2 := decodeNotificationSlow(params)
+	sid, u, meta, err := decodeNotificationMeta(params)
+	sid2, u2, meta2, err2 := decodeNotificationSlow(params)
 	if sid != sid2 || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 		t.Fatalf("decodeNotification(%s) = %q, %v; slow path %q, %v", params, sid, err, sid2, err2)
+	}
+	if string(meta) != string(meta2) {
+		t.Fatalf("decodeNotification(%s) _meta = %s; slow path %s", params, meta, meta2)
 	}
 	if d := cmp.Diff(u2, u, rawCmp); d != "" {
 		t.Fatalf("decodeNotification(%s) differs from the slow path (-slow +fast):\n%s", params, d)
 	}
-	if _, upd, ok := splitNotification(params); ok {
+	if _, upd, _, ok := splitNotification(params); ok {
 		_, ok = decodeTextChunk(upd)
 		return ok
 	}

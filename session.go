@@ -198,24 +198,25 @@ func (s *Session) notifyLocked() {
 	}
 }
 
-// apply folds one update, in wire order, on the reader goroutine.
-func (s *Session) apply(u Update) {
+// apply folds one update, in wire order, on the reader goroutine. meta is
+// the notification's own _meta, kept on the update's events.
+func (s *Session) apply(u Update, meta json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.applyLocked(u)
+	s.applyLocked(u, meta)
 }
 
-func (s *Session) applyLocked(u Update) {
+func (s *Session) applyLocked(u Update, meta json.RawMessage) {
 	session := foldSessionUpdate(&s.state, u)
 	if t := s.turn; t != nil {
-		t.applyLocked(u)
+		t.applyLocked(u, meta)
 		if session {
-			s.logLocked(sentry{kind: entAgent, u: u, turn: t})
+			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
 		}
 	} else {
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
 		tc := s.history.apply(u)
-		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading})
+		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta})
 	}
 	s.notifyLocked()
 }
@@ -293,12 +294,13 @@ const maxOrphans = 10000
 // its notification (what it costs to keep, roughly).
 type orphan struct {
 	u    Update
+	meta json.RawMessage // the notification's own _meta
 	size int
 }
 
 // onUpdate is the wire's hook for session/update, on the reader goroutine.
 func (c *Client) onUpdate(params []byte) {
-	sid, u, err := decodeNotification(params)
+	sid, u, meta, err := decodeNotificationMeta(params)
 	if err != nil {
 		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+err.Error(), params)
 	}
@@ -311,7 +313,7 @@ func (c *Client) onUpdate(params []byte) {
 	c.mu.Lock()
 	s := c.sessions[sid]
 	if s == nil {
-		reason := c.keepOrphanLocked(sid, u, len(params))
+		reason := c.keepOrphanLocked(sid, u, meta, len(params))
 		c.mu.Unlock()
 		if reason != "" {
 			c.diag("limit_exceeded", "dropped an update for unknown session "+strconv.Quote(sid)+": "+reason, nil)
@@ -319,12 +321,12 @@ func (c *Client) onUpdate(params []byte) {
 		return
 	}
 	c.mu.Unlock()
-	s.apply(u)
+	s.apply(u, meta)
 }
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or
 // says which limit it is over. c.mu is held.
-func (c *Client) keepOrphanLocked(sid string, u Update, size int) string {
+func (c *Client) keepOrphanLocked(sid string, u Update, meta json.RawMessage, size int) string {
 	l := c.opts.Limits
 	list, known := c.orphans[sid]
 	switch {
@@ -335,7 +337,7 @@ func (c *Client) keepOrphanLocked(sid string, u Update, size int) string {
 	case len(list) >= maxOrphans:
 		return fmt.Sprintf("%d updates are already kept for it", maxOrphans)
 	}
-	c.orphans[sid] = append(list, orphan{u, size})
+	c.orphans[sid] = append(list, orphan{u, meta, size})
 	c.orphanBytes += size
 	return ""
 }
@@ -357,7 +359,7 @@ func (c *Client) register(s *Session) {
 		// onUpdate from applying a newer update first.
 		s.mu.Lock()
 		for _, o := range orphans {
-			s.applyLocked(o.u)
+			s.applyLocked(o.u, o.meta)
 		}
 		s.mu.Unlock()
 	}

@@ -43,6 +43,7 @@ type SessionSetup struct {
 // sentry is one event of a session's log.
 type sentry struct {
 	u      Update
+	meta   json.RawMessage // the notification's own _meta, for agent updates
 	tc     *ToolCallState
 	turn   *Turn
 	setup  *SessionSetup
@@ -65,7 +66,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay}
 	switch e.kind {
 	case entAgent:
 		ev.Kind, ev.Origin = EventUpdate, OriginAgent

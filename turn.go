@@ -401,11 +401,16 @@ func (t *Turn) Updates() iter.Seq[Update] {
 	}
 }
 
-// applyLocked folds one update into the turn. s.mu is held.
-func (t *Turn) applyLocked(u Update) {
+// applyLocked folds one update into the turn; meta is its notification's
+// own _meta. s.mu is held.
+func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 	t.updates = append(t.updates, u)
 	tc := t.fold.apply(u)
 	t.logLocked(entAgent, u, tc)
+	if meta != nil && !t.released {
+		last := t.log[len(t.log)-1]
+		last[len(last)-1].meta = meta
+	}
 	t.markIfCancelledLocked(tc)
 }
 

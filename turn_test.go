@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -267,5 +268,43 @@ func TestPromptResponseMeta(t *testing.T) {
 	}
 	if diff := cmp.Diff(st, tf.State()); diff != "" {
 		t.Errorf("folded feed differs from State (-state +fold):\n%s", diff)
+	}
+}
+
+// The session/update notification's own _meta (beside sessionId and update)
+// reaches the update's events in the turn's and the session's feeds; a
+// _meta that is not an object is dropped.
+func TestUpdateNotificationMeta(t *testing.T) {
+	_, a, s, turn, p := startTurn(t, nil)
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": "s1", "update": chunk("hi"), "_meta": map[string]any{"trace": "t1"}}})
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": "s1", "update": chunk(" there"), "_meta": "not an object"}})
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": "s1", "update": map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{}}, "_meta": map[string]any{"n": 2}}})
+	a.reply(p, map[string]any{"stopReason": "end_turn"})
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var metas []string
+	for ev := range turn.Events(context.Background(), 0) {
+		if ev.Kind == EventUpdate {
+			metas = append(metas, string(ev.Meta))
+		}
+	}
+	if want := []string{`{"trace":"t1"}`, ``, `{"n":2}`}; !slices.Equal(metas, want) {
+		t.Errorf("turn events' _meta = %q, want %q", metas, want)
+	}
+	var sessionMeta string
+	for ev := range s.Events(context.Background(), 0) {
+		if _, ok := ev.Update.(*AvailableCommandsUpdate); ok {
+			sessionMeta = string(ev.Meta)
+		}
+		if ev.Kind == EventUpdate && ev.Turn == turn {
+			break
+		}
+	}
+	if sessionMeta != `{"n":2}` {
+		t.Errorf("session event _meta = %q", sessionMeta)
 	}
 }

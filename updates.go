@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -397,18 +398,38 @@ func (n *SessionNotification) UnmarshalJSON(b []byte) error {
 // update is decoded once by decodeUpdate; anything irregular falls back to
 // the encoding/json path, which is the reference for results and errors.
 func decodeNotification(params []byte) (string, Update, error) {
-	if sid, upd, ok := splitNotification(params); ok {
-		if u, ok := decodeTextChunk(upd); ok {
-			return sid, u, nil
-		}
-		if u, err := decodeUpdate(upd); err == nil {
-			return sid, u, nil
-		}
-	}
-	return decodeNotificationSlow(params)
+	sid, u, _, err := decodeNotificationMeta(params)
+	return sid, u, err
 }
 
-func decodeNotificationSlow(params []byte) (string, Update, error) {
+// decodeNotificationMeta is decodeNotification that also returns the
+// notification's own _meta (beside sessionId and update), when it is an
+// object.
+func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, error) {
+	if sid, upd, meta, ok := splitNotification(params); ok {
+		if u, ok := decodeTextChunk(upd); ok {
+			return sid, u, meta, nil
+		}
+		if u, err := decodeUpdate(upd); err == nil {
+			return sid, u, meta, nil
+		}
+	}
+	sid, u, meta, err := decodeNotificationSlow(params)
+	return sid, u, meta, err
+}
+
+func decodeNotificationSlow(params []byte) (string, Update, json.RawMessage, error) {
+	sid, u, err := decodeNotificationBody(params)
+	var m struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &m) == nil && len(m.Meta) > 0 && m.Meta[0] == '{' {
+		return sid, u, m.Meta, err
+	}
+	return sid, u, nil, err
+}
+
+func decodeNotificationBody(params []byte) (string, Update, error) {
 	var n struct {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
@@ -432,7 +453,7 @@ func decodeNotificationSlow(params []byte) (string, Update, error) {
 
 // splitNotification finds sessionId (a plain string) and update in
 // validated params; ok is false for any shape it does not handle exactly.
-func splitNotification(params []byte) (sid string, update []byte, ok bool) {
+func splitNotification(params []byte) (sid string, update, meta []byte, ok bool) {
 	s := jsonscan.NewObj(params, false)
 	var sidRaw []byte
 	for {
@@ -441,33 +462,45 @@ func splitNotification(params []byte) (sid string, update []byte, ok bool) {
 			break
 		}
 		if !plain {
-			return "", nil, false
+			return "", nil, nil, false
 		}
 		switch string(key) {
 		case "sessionId":
 			if sidRaw != nil {
-				return "", nil, false
+				return "", nil, nil, false
 			}
 			sidRaw = val
+		case "_meta":
+			if meta != nil {
+				return "", nil, nil, false
+			}
+			if len(val) > 0 && val[0] == '{' {
+				meta = bytes.Clone(val)
+			} else {
+				meta = []byte{}
+			}
 		case "update":
 			if update != nil {
-				return "", nil, false
+				return "", nil, nil, false
 			}
 			update = val
 		default:
-			if jsonscan.FoldsLike(key, "sessionId") || jsonscan.FoldsLike(key, "update") {
-				return "", nil, false
+			if jsonscan.FoldsLike(key, "sessionId") || jsonscan.FoldsLike(key, "update") || jsonscan.FoldsLike(key, "_meta") {
+				return "", nil, nil, false
 			}
 		}
 	}
 	if s.Bad() || sidRaw == nil || len(update) == 0 || update[0] != '{' {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	in, ok := jsonSimpleString(sidRaw)
 	if !ok {
-		return "", nil, false
+		return "", nil, nil, false
 	}
-	return string(in), update, true
+	if len(meta) == 0 {
+		meta = nil
+	}
+	return string(in), update, meta, true
 }
 
 // Chunks with a text block are allocated in one piece with their block.
