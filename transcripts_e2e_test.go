@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,24 +64,7 @@ func TestE2ETranscripts(t *testing.T) {
 				t.Errorf("session/cancel sent %d times, recorded %d", n, want)
 			}
 
-			golden := strings.TrimSuffix(path, ".jsonl") + ".state.json"
-			gotJSON, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-				if err := os.WriteFile(golden, append(gotJSON, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(decode(t, want), decode(t, gotJSON)); diff != "" {
-				t.Errorf("folded state (-want +got):\n%s", diff)
-			}
+			checkStateGolden(t, path, got)
 		})
 	}
 }

@@ -68,24 +68,7 @@ func TestRealAgentTranscripts(t *testing.T) {
 				}
 			}
 
-			golden := strings.TrimSuffix(path, ".jsonl") + ".state.json"
-			gotJSON, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-				if err := os.WriteFile(golden, append(gotJSON, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(decode(t, want), decode(t, gotJSON)); diff != "" {
-				t.Errorf("folded state (-want +got):\n%s", diff)
-			}
+			checkStateGolden(t, path, got)
 		})
 	}
 }
@@ -263,4 +246,28 @@ func finishTurn(turn *acp.Turn, st *step) {
 	}
 	ts := turn.State()
 	st.Turn = &ts
+}
+
+// checkStateGolden compares the folded state got of the recording at path
+// with its .state.json golden file (rewritten with -update).
+func checkStateGolden(t *testing.T, path string, got any) {
+	t.Helper()
+	golden := strings.TrimSuffix(path, ".jsonl") + ".state.json"
+	gotJSON, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(golden, append(gotJSON, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(decode(t, want), decode(t, gotJSON)); diff != "" {
+		t.Errorf("folded state (-want +got):\n%s", diff)
+	}
 }
