@@ -419,26 +419,20 @@ func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, err
 }
 
 func decodeNotificationSlow(params []byte) (string, Update, json.RawMessage, error) {
-	sid, u, err := decodeNotificationBody(params)
-	var m struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &m) == nil && len(m.Meta) > 0 && m.Meta[0] == '{' {
-		return sid, u, m.Meta, err
-	}
-	return sid, u, nil, err
-}
-
-func decodeNotificationBody(params []byte) (string, Update, error) {
 	var n struct {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
+		Meta      json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(params, &n); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
+	}
+	meta := n.Meta
+	if len(meta) == 0 || meta[0] != '{' {
+		meta = nil // only an object is a _meta
 	}
 	if len(n.Update) == 0 {
-		return n.SessionID, nil, errors.New("no update")
+		return n.SessionID, nil, meta, errors.New("no update")
 	}
 	u, err := decodeUpdate(n.Update)
 	if err != nil {
@@ -446,9 +440,9 @@ func decodeNotificationBody(params []byte) (string, Update, error) {
 			Kind string `json:"sessionUpdate"`
 		}
 		_ = json.Unmarshal(n.Update, &probe)
-		return n.SessionID, &UnknownUpdate{Kind: probe.Kind, Raw: n.Update}, err
+		return n.SessionID, &UnknownUpdate{Kind: probe.Kind, Raw: n.Update}, meta, err
 	}
-	return n.SessionID, u, nil
+	return n.SessionID, u, meta, nil
 }
 
 // splitNotification finds sessionId (a plain string) and update in
