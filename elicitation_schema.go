@@ -275,8 +275,8 @@ func decodeElicitationProperty(raw []byte) ElicitationProperty {
 	switch t {
 	case "string":
 		var w struct {
-			MinLength wireCount                   `json:"minLength"`
-			MaxLength wireCount                   `json:"maxLength"`
+			MinLength wireInt                     `json:"minLength"`
+			MaxLength wireInt                     `json:"maxLength"`
 			Pattern   wireStr                     `json:"pattern"`
 			Format    wireStr                     `json:"format"`
 			Default   wireStr                     `json:"default"`
@@ -291,7 +291,7 @@ func decodeElicitationProperty(raw []byte) ElicitationProperty {
 			return unknown(t)
 		}
 		return &ElicitationString{Title: c.Title.v, Description: c.Description.v,
-			MinLength: w.MinLength.ptr(), MaxLength: w.MaxLength.ptr(), Pattern: w.Pattern.v,
+			MinLength: w.MinLength.count(), MaxLength: w.MaxLength.count(), Pattern: w.Pattern.v,
 			Format: ElicitationFormat(w.Format.v), Default: w.Default.ptr(),
 			Enum: nonEmpty(w.Enum.v), OneOf: nonEmpty(w.OneOf.v), Meta: c.Meta.raw()}
 	case "number":
@@ -326,8 +326,8 @@ func decodeElicitationProperty(raw []byte) ElicitationProperty {
 		return &ElicitationBoolean{Title: c.Title.v, Description: c.Description.v, Default: w.Default.ptr(), Meta: c.Meta.raw()}
 	case "array":
 		var w struct {
-			MinItems wireCount        `json:"minItems"`
-			MaxItems wireCount        `json:"maxItems"`
+			MinItems wireInt          `json:"minItems"`
+			MaxItems wireInt          `json:"maxItems"`
 			Items    wireRaw          `json:"items"`
 			Default  wireList[string] `json:"default"`
 		}
@@ -343,7 +343,7 @@ func decodeElicitationProperty(raw []byte) ElicitationProperty {
 			return unknown(t)
 		}
 		p := &ElicitationMultiSelect{Title: c.Title.v, Description: c.Description.v,
-			MinItems: w.MinItems.ptr(), MaxItems: w.MaxItems.ptr(), Default: nonEmpty(w.Default.v), Meta: c.Meta.raw()}
+			MinItems: w.MinItems.count(), MaxItems: w.MaxItems.count(), Default: nonEmpty(w.Default.v), Meta: c.Meta.raw()}
 		switch {
 		case items.Type.seen && items.Type.v == "string" && len(items.Enum.v) > 0:
 			p.Enum = items.Enum.v
@@ -387,7 +387,7 @@ func (o *ElicitationOption) UnmarshalJSON(b []byte) error {
 }
 
 // wireInt is an optional int64 that never fails: an integral JSON number
-// in range, else absent.
+// in range, else absent. count reads it as a bound (minLength, maxItems).
 type wireInt struct {
 	v  int64
 	ok bool
@@ -406,26 +406,14 @@ func (w wireInt) ptr() *int64 {
 	return &v
 }
 
-// wireCount is an optional non-negative count; a negative, fractional or
-// too large value reads as absent (no bound).
-type wireCount struct {
-	v  int
-	ok bool
-}
-
-func (w *wireCount) UnmarshalJSON(b []byte) error {
-	n, ok := jsonInteger(b)
-	w.ok = ok && n >= 0 && n <= math.MaxInt32
-	w.v = int(n)
-	return nil
-}
-
-func (w wireCount) ptr() *int {
-	if !w.ok {
+// count reads the integer as a non-negative count; a negative or too large
+// value reads as absent (no bound).
+func (w wireInt) count() *int {
+	if !w.ok || w.v < 0 || w.v > math.MaxInt32 {
 		return nil
 	}
-	v := w.v
-	return &v
+	n := int(w.v)
+	return &n
 }
 
 // jsonInteger reads an integral JSON number ("3", "3.0", "3e2") that fits in
