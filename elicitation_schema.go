@@ -364,28 +364,6 @@ func nonEmpty[T any](s []T) []T {
 	return s
 }
 
-// UnmarshalJSON: const and title are required strings (an option without
-// them is dropped from its list); description and _meta are lenient.
-func (o *ElicitationOption) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Const       wireStr  `json:"const"`
-		Title       wireStr  `json:"title"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("elicitation option", err)
-	}
-	if !w.Const.ok {
-		return errMissing("elicitation option", "const")
-	}
-	if !w.Title.ok {
-		return errMissing("elicitation option", "title")
-	}
-	*o = ElicitationOption{Const: w.Const.v, Title: w.Title.v, Description: w.Description.v, Meta: w.Meta.raw()}
-	return nil
-}
-
 // wireInt is an optional int64 that never fails: an integral JSON number
 // in range, else absent. count reads it as a bound (minLength, maxItems).
 type wireInt struct {

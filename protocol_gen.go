@@ -1798,6 +1798,35 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON decodes the schema's EnumOption. Required, an error when
+// absent or malformed: const, title. Read as their default when malformed:
+// description. Unknown fields are ignored; _meta is kept when it is an
+// object.
+func (x *ElicitationOption) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Const       wireStr  `json:"const"`
+		Title       wireStr  `json:"title"`
+		Description wireStr  `json:"description"`
+		Meta        wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("elicitation option", err)
+	}
+	if !w.Const.ok {
+		return errMissing("elicitation option", "const")
+	}
+	if !w.Title.ok {
+		return errMissing("elicitation option", "title")
+	}
+	*x = ElicitationOption{
+		Const:       w.Const.v,
+		Title:       w.Title.v,
+		Description: w.Description.v,
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
 // UnmarshalJSON decodes the schema's ContentChunk. It is a union variant;
 // "sessionUpdate" is not checked. Required, an error when absent or
 // malformed: content. Read as their default when malformed: messageId.

@@ -109,6 +109,9 @@ var generated = []genType{
 	{Go: "RequestPermissionResponse", Defs: []string{"RequestPermissionResponse"}},
 
 	{Go: "CompleteElicitationNotification", Defs: []string{"CompleteElicitationNotification"}},
+	// The one part of a form's requested schema with a decoder of its own:
+	// the titled options of an enum field (elicitation_schema.go).
+	{Go: "ElicitationOption", Defs: []string{"EnumOption"}, Label: "elicitation option"},
 
 	// Session updates. The three content chunks share ContentChunk.
 	{Go: "UserMessageChunk", Defs: []string{"ContentChunk"}, Label: "user_message_chunk"},
@@ -294,7 +297,6 @@ var notGenerated = map[string]skip{
 	"MultiSelectItems":          {Why: "part of ElicitationSchema, kept raw"},
 	"StringMultiSelectItems":    {Why: "part of ElicitationSchema, kept raw"},
 	"TitledMultiSelectItems":    {Why: "part of ElicitationSchema, kept raw"},
-	"EnumOption":                {Why: "part of ElicitationSchema, kept raw"},
 	"StringFormat":              {Why: "part of ElicitationSchema, kept raw"},
 	"ElicitationContentValue":   {Why: "a value of CreateElicitationResponse.Content, kept raw"},
 
