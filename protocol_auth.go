@@ -60,11 +60,13 @@ type TerminalAuthMethod struct {
 }
 
 // EnvVarAuthMethod asks the user to set environment variables for the agent
-// (see [AuthMethod]).
+// (see [AuthMethod]). Link, when set, is a page where the user can obtain
+// the credentials.
 type EnvVarAuthMethod struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
+	Link        string          `json:"link,omitempty"`
 	Vars        []EnvVarSpec    `json:"vars,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }

@@ -98,43 +98,6 @@ func (f *authMethodField) UnmarshalJSON(b []byte) (err error) {
 	return err
 }
 
-// UnmarshalJSON: id and name are required; bad vars are dropped.
-func (m *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
-	var w struct {
-		authMethodCommon
-		Vars wireList[EnvVarSpec] `json:"vars"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth method", err)
-	}
-	if err := w.check(); err != nil {
-		return err
-	}
-	*m = EnvVarAuthMethod{ID: w.ID.v, Name: w.Name.v, Description: w.Description.v,
-		Vars: w.Vars.v, Meta: w.Meta.raw()}
-	return nil
-}
-
-// UnmarshalJSON: name is required; the rest is lenient.
-func (v *EnvVarSpec) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Name     wireStr       `json:"name"`
-		Label    wireStr       `json:"label"`
-		Secret   wireOpt[bool] `json:"secret"`
-		Optional wireOpt[bool] `json:"optional"`
-		Meta     wireMeta      `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("env var", err)
-	}
-	if !w.Name.ok {
-		return errMissing("env var", "name")
-	}
-	*v = EnvVarSpec{Name: w.Name.v, Label: w.Label.v, Secret: w.Secret.ptr(),
-		Optional: w.Optional.ptr(), Meta: w.Meta.raw()}
-	return nil
-}
-
 // unmarshalMcpServer decodes an MCP server config: no "type" (or "stdio")
 // is stdio, "http", "sse" and "acp" are known, any other type is unknown.
 func unmarshalMcpServer(data []byte) (McpServer, error) {

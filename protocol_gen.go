@@ -482,6 +482,68 @@ func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// AuthMethodEnvVar. Required, an error when absent or malformed: id, name.
+// Read as their default when malformed: description, link. Invalid items
+// dropped from: vars. Unknown fields are ignored; _meta is kept when it is
+// an object.
+func (x *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID          wireStr              `json:"id"`
+		Name        wireStr              `json:"name"`
+		Description wireStr              `json:"description"`
+		Link        wireStr              `json:"link"`
+		Vars        wireList[EnvVarSpec] `json:"vars"`
+		Meta        wireMeta             `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("auth method", err)
+	}
+	if !w.ID.ok {
+		return errMissing("auth method", "id")
+	}
+	if !w.Name.ok {
+		return errMissing("auth method", "name")
+	}
+	*x = EnvVarAuthMethod{
+		ID:          w.ID.v,
+		Name:        w.Name.v,
+		Description: w.Description.v,
+		Link:        w.Link.v,
+		Vars:        w.Vars.v,
+		Meta:        w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the legacy shape, in no schema any more,
+// AuthEnvVar. Required, an error when absent or malformed: name. Read as
+// their default when malformed: label, secret, optional. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *EnvVarSpec) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Name     wireStr       `json:"name"`
+		Label    wireStr       `json:"label"`
+		Secret   wireOpt[bool] `json:"secret"`
+		Optional wireOpt[bool] `json:"optional"`
+		Meta     wireMeta      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("env var", err)
+	}
+	if !w.Name.ok {
+		return errMissing("env var", "name")
+	}
+	*x = EnvVarSpec{
+		Name:     w.Name.v,
+		Label:    w.Label.v,
+		Secret:   w.Secret.ptr(),
+		Optional: w.Optional.ptr(),
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
 // UnmarshalJSON decodes the schema's AuthenticateRequest. Required, an
 // error when absent or malformed: methodId. Unknown fields are ignored;
 // _meta is kept when it is an object.

@@ -154,7 +154,7 @@ func TestAuthMethods(t *testing.T) {
 	in := `{"protocolVersion":1,"authMethods":[
 		{"id":"a","name":"Agent"},
 		{"type":"terminal","id":"t","name":"Terminal","args":["--login"],"env":{"K":"V"}},
-		{"type":"env_var","id":"e","name":"Env","vars":[{"name":"API_KEY","secret":true},{"label":"no name"}]},
+		{"type":"env_var","id":"e","name":"Env","link":"https://keys","vars":[{"name":"API_KEY","secret":true},{"label":"no name"}]},
 		{"type":"oauth","id":"o","name":"OAuth","url":"https://x"},
 		{"type":"terminal","id":"missing-name"},
 		{"type":"oauth","name":"missing id"}
@@ -166,7 +166,7 @@ func TestAuthMethods(t *testing.T) {
 	want := []AuthMethod{
 		&AgentAuthMethod{ID: "a", Name: "Agent"},
 		&TerminalAuthMethod{ID: "t", Name: "Terminal", Args: []string{"--login"}, Env: map[string]string{"K": "V"}},
-		&EnvVarAuthMethod{ID: "e", Name: "Env", Vars: []EnvVarSpec{{Name: "API_KEY", Secret: ptr(true)}}},
+		&EnvVarAuthMethod{ID: "e", Name: "Env", Link: "https://keys", Vars: []EnvVarSpec{{Name: "API_KEY", Secret: ptr(true)}}},
 		&UnknownAuthMethod{Type: "oauth", ID: "o", Name: "OAuth", Raw: json.RawMessage(`{"type":"oauth","id":"o","name":"OAuth","url":"https://x"}`)},
 	}
 	if d := cmp.Diff(want, r.AuthMethods, rawCmp); d != "" {

@@ -50,6 +50,8 @@ var generated = []genType{
 
 	{Go: "AgentAuthMethod", Defs: []string{"AuthMethodAgent"}},
 	{Go: "TerminalAuthMethod", Defs: []string{"AuthMethodTerminal"}},
+	{Go: "EnvVarAuthMethod", Defs: []string{"AuthMethodEnvVar"}, Legacy: true, Label: "auth method"},
+	{Go: "EnvVarSpec", Defs: []string{"AuthEnvVar"}, Legacy: true, Label: "env var"},
 	{Go: "AuthenticateRequest", Defs: []string{"AuthenticateRequest"}},
 	{Go: "AuthenticateResponse", Defs: []string{"AuthenticateResponse"}},
 	{Go: "LogoutRequest", Defs: []string{"LogoutRequest"}},
