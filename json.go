@@ -277,8 +277,9 @@ func jsonSimpleString(b []byte) ([]byte, bool) {
 // jsonDiscriminator finds the top-level key of a JSON object and returns its
 // string value unescaped. For the common case of a plain string the result
 // aliases data, so `switch string(v)` costs no allocation. found is false when
-// the key is absent; err is set when data is not an object or the value is
-// not a string. The scan does not validate the rest of data: the decoder that
+// the key is absent or null (the schema's unions read a null discriminator
+// as an absent one); err is set when data is not an object or the value is
+// neither a string nor null. The scan does not validate the rest of data: the decoder that
 // runs next does.
 func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error) {
 	raw, found, err := jsonFindKey(data, key)
@@ -287,6 +288,9 @@ func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error
 	}
 	if in, ok := jsonSimpleString(raw); ok {
 		return in, true, nil
+	}
+	if jsonIsNull(raw) {
+		return nil, false, nil
 	}
 	s, ok := jsonString(raw)
 	if !ok {

@@ -269,7 +269,10 @@ func TestJSONDiscriminator(t *testing.T) {
 		{`{}`, "", false, false},
 		{`{"a":1}`, "", false, false},
 		{`{"sessionUpdate":5}`, "", true, true},
-		{`{"sessionUpdate":null}`, "", true, true},
+		// A null discriminator reads as absent: the default variant where
+		// the union has one (AuthMethod, McpServer), else "missing".
+		{`{"sessionUpdate":null}`, "", false, false},
+		{`{"sessionUpdate": null }`, "", false, false},
 		{`[]`, "", false, true},
 		{`"x"`, "", false, true},
 		{``, "", false, true},

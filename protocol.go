@@ -13,11 +13,12 @@ import "encoding/json"
 // are ignored. Required fields and discriminators are strict. Encoding leaves
 // unset optional fields out.
 //
-// Most UnmarshalJSON methods of these types are generated from the pinned
-// schema into protocol_gen.go (go generate; see internal/schemagen). The
-// decoders in protocol_decode.go are the ones whose rules go beyond the marks:
-// unions told apart by a discriminator, variants outside the stable schema,
-// and fields whose requirements depend on another field.
+// Most UnmarshalJSON methods of these types, and the decoders of the unions
+// (auth methods, MCP servers, config options, content, updates), are
+// generated from the pinned schema into protocol_gen.go (go generate; see
+// internal/schemagen). The decoders in protocol_decode.go are the ones whose
+// rules go beyond the marks: fields whose requirements depend on another
+// field, and a list whose shape its elements decide.
 
 // ---- enums ----
 

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 )
 
-// The hand-written decoders of protocol*.go: the unions told apart by a
-// discriminator, variants outside the stable schema, and fields whose
-// requirements depend on another field. Everything else decodes through
-// protocol_gen.go.
+// The hand-written decoders of protocol*.go: fields whose requirements
+// depend on another field (a permission outcome's optionId, an elicitation's
+// mode), a config value typed by a sibling, and select options that are a
+// flat or a grouped list. Everything else, the unions included, decodes
+// through protocol_gen.go.
 
 // decodeMetaOnly decodes a type that has nothing but _meta. It never fails:
 // agents answer null, {} or, in doc examples, other shapes for empty results.
@@ -22,127 +23,16 @@ func decodeMetaOnly(b []byte) json.RawMessage {
 	return w.Meta.raw()
 }
 
-// authMethodCommon is what every auth method shares.
-type authMethodCommon struct {
-	ID          wireStr  `json:"id"`
-	Name        wireStr  `json:"name"`
-	Description wireStr  `json:"description"`
-	Meta        wireMeta `json:"_meta"`
-}
-
-func (c authMethodCommon) check() error {
-	if !c.ID.ok {
-		return errMissing("auth method", "id")
-	}
-	if !c.Name.ok {
-		return errMissing("auth method", "name")
-	}
-	return nil
-}
-
-// unmarshalAuthMethod decodes an auth method: no "type" (or null) is an
-// agent method; "terminal" and "env_var" are known; any other string type is
-// unknown. id and name are required for every variant.
-func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
-	raw, found, err := jsonFindKey(data, "type")
-	if err != nil {
-		return nil, errDecode("auth method", err)
-	}
-	typ := ""
-	if found && !jsonIsNull(raw) {
-		s, ok := jsonString(raw)
-		if !ok {
-			return nil, errMissing("auth method", "type")
+// terminalFromMeta turns an agent method that announces a terminal login
+// in its _meta (Copilot, Qwen) into the *TerminalAuthMethod it stands for
+// (see [AsTerminalAuthMethod]), so it is never passed to authenticate.
+func terminalFromMeta(m AuthMethod) AuthMethod {
+	if a, ok := m.(*AgentAuthMethod); ok {
+		if t, ok := AsTerminalAuthMethod(a); ok {
+			return t
 		}
-		typ = s
 	}
-	switch typ {
-	case "":
-		var m AgentAuthMethod
-		if err := m.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		// Copilot and Qwen announce terminal logins on agent methods, in
-		// _meta; they must never be passed to authenticate.
-		if t, ok := AsTerminalAuthMethod(&m); ok {
-			return t, nil
-		}
-		return &m, nil
-	case "terminal":
-		var m TerminalAuthMethod
-		if err := m.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		return &m, nil
-	case "env_var":
-		var m EnvVarAuthMethod
-		if err := m.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		return &m, nil
-	}
-	var c authMethodCommon
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, errDecode("auth method", err)
-	}
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	return &UnknownAuthMethod{Type: typ, ID: c.ID.v, Name: c.Name.v, Raw: rawCopy(data)}, nil
-}
-
-type authMethodField struct{ v AuthMethod }
-
-func (f *authMethodField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalAuthMethod(b)
-	return err
-}
-
-// unmarshalMcpServer decodes an MCP server config: no "type" (or "stdio")
-// is stdio, "http", "sse" and "acp" are known, any other type is unknown.
-func unmarshalMcpServer(data []byte) (McpServer, error) {
-	raw, found, err := jsonFindKey(data, "type")
-	if err != nil {
-		return nil, errDecode("mcp server", err)
-	}
-	typ := ""
-	if found && !jsonIsNull(raw) {
-		s, ok := jsonString(raw)
-		if !ok {
-			return nil, errMissing("mcp server", "type")
-		}
-		typ = s
-	}
-	var s interface {
-		McpServer
-		json.Unmarshaler
-	}
-	switch typ {
-	case "", "stdio":
-		s = new(McpServerStdio)
-	case "http":
-		s = new(McpServerHTTP)
-	case "sse":
-		s = new(McpServerSSE)
-	case "acp":
-		s = new(McpServerACP)
-	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("mcp server", err)
-		}
-		return &UnknownMcpServer{Type: typ, Raw: rawCopy(data)}, nil
-	}
-	if err := s.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-type mcpServerField struct{ v McpServer }
-
-func (f *mcpServerField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalMcpServer(b)
-	return err
+	return m
 }
 
 // configOptionCommon is what every config option shares.
@@ -162,48 +52,6 @@ func (c configOptionCommon) check() error {
 		return errMissing("config option", "name")
 	}
 	return nil
-}
-
-// unmarshalConfigOption decodes a config option: "select" and "boolean" are
-// known, other string types are kept as unknown; "type", id and name are
-// required.
-func unmarshalConfigOption(data []byte) (SessionConfigOption, error) {
-	t, found, err := jsonDiscriminator(data, "type")
-	if err != nil {
-		return nil, errDecode("config option", err)
-	}
-	if !found {
-		return nil, errMissing("config option", "type")
-	}
-	switch string(t) {
-	case "select":
-		var o SelectConfigOption
-		if err := o.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		return &o, nil
-	case "boolean":
-		var o BooleanConfigOption
-		if err := o.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		return &o, nil
-	}
-	var c configOptionCommon
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, errDecode("config option", err)
-	}
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	return &UnknownConfigOption{Type: string(t), ID: c.ID.v, Raw: rawCopy(data)}, nil
-}
-
-type configOptionField struct{ v SessionConfigOption }
-
-func (f *configOptionField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalConfigOption(b)
-	return err
 }
 
 // UnmarshalJSON: id, name, currentValue and options (an array) are

@@ -449,10 +449,11 @@ func (x *AgentAuthMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's AuthMethodTerminal. Required, an error
-// when absent or malformed: id, name. Read as their default when malformed:
-// description, env. Invalid items dropped from: args. Unknown fields are
-// ignored; _meta is kept when it is an object.
+// UnmarshalJSON decodes the schema's AuthMethodTerminal. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: id, name. Read as their default when malformed: description,
+// env. Invalid items dropped from: args. Unknown fields are ignored; _meta
+// is kept when it is an object.
 func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID          wireStr                    `json:"id"`
@@ -483,10 +484,10 @@ func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the legacy shape, in no schema any more,
-// AuthMethodEnvVar. Required, an error when absent or malformed: id, name.
-// Read as their default when malformed: description, link. Invalid items
-// dropped from: vars. Unknown fields are ignored; _meta is kept when it is
-// an object.
+// AuthMethodEnvVar. It is a union variant; "type" is not checked. Required,
+// an error when absent or malformed: id, name. Read as their default when
+// malformed: description, link. Invalid items dropped from: vars. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID          wireStr              `json:"id"`
@@ -631,9 +632,10 @@ func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's McpServerHttp. Required, an error when
-// absent or malformed: name, url, headers. Unknown fields are ignored;
-// _meta is kept when it is an object.
+// UnmarshalJSON decodes the schema's McpServerHttp. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: name,
+// url, headers. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
@@ -665,9 +667,10 @@ func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the schema's McpServerSse. Required, an error when
-// absent or malformed: name, url, headers. Unknown fields are ignored;
-// _meta is kept when it is an object.
+// UnmarshalJSON decodes the schema's McpServerSse. It is a union variant;
+// "type" is not checked. Required, an error when absent or malformed: name,
+// url, headers. Unknown fields are ignored; _meta is kept when it is an
+// object.
 func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
@@ -699,9 +702,10 @@ func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the unstable schema's McpServerAcp. Required, an
-// error when absent or malformed: name, serverId. Unknown fields are
-// ignored; _meta is kept when it is an object.
+// UnmarshalJSON decodes the unstable schema's McpServerAcp. It is a union
+// variant; "type" is not checked. Required, an error when absent or
+// malformed: name, serverId. Unknown fields are ignored; _meta is kept when
+// it is an object.
 func (x *McpServerACP) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name     wireStr  `json:"name"`
@@ -1449,9 +1453,10 @@ func (x *SelectGroup) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's SessionConfigOption,
-// SessionConfigBoolean. Required, an error when absent or malformed: id,
-// name, currentValue. Read as their default when malformed: description,
-// category. Unknown fields are ignored; _meta is kept when it is an object.
+// SessionConfigBoolean. It is a union variant; "type" is not checked.
+// Required, an error when absent or malformed: id, name, currentValue. Read
+// as their default when malformed: description, category. Unknown fields
+// are ignored; _meta is kept when it is an object.
 func (x *BooleanConfigOption) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID           wireStr          `json:"id"`
@@ -3386,7 +3391,7 @@ func unmarshalPlanContent(data []byte) (PlanContent, error) {
 	return v, nil
 }
 
-// planContentField decodes a PlanContent inside a wire struct; its error
+// planContentField decodes one PlanContent inside a wire struct; its error
 // fails the enclosing decode.
 type planContentField struct{ v PlanContent }
 
@@ -3444,7 +3449,7 @@ func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
 	return v, nil
 }
 
-// nesSuggestionField decodes a NesSuggestion inside a wire struct; its
+// nesSuggestionField decodes one NesSuggestion inside a wire struct; its
 // error fails the enclosing decode.
 type nesSuggestionField struct{ v NesSuggestion }
 
@@ -3460,6 +3465,204 @@ func (x *UnknownNesSuggestion) UnmarshalJSON(b []byte) error {
 	}
 	kind, _, _ := jsonDiscriminator(b, "kind")
 	*x = UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalAuthMethod decodes the schema's AuthMethod, told apart by
+// "type": "terminal" (TerminalAuthMethod), "agent" (AgentAuthMethod),
+// "env_var" (EnvVarAuthMethod). An absent or null "type" means "agent". Any
+// other "type" is kept as *UnknownAuthMethod, raw, when it has "id" and
+// "name". A value that is not an object, has a "type" that is not a string,
+// or is a known variant that does not decode is an error. A decoded variant
+// is passed through terminalFromMeta.
+func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("auth method", err)
+	}
+	if !found {
+		kind = []byte("agent")
+	}
+	var v interface {
+		AuthMethod
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "terminal":
+		v = new(TerminalAuthMethod)
+	case "agent":
+		v = new(AgentAuthMethod)
+	case "env_var":
+		v = new(EnvVarAuthMethod)
+	default:
+		x := new(UnknownAuthMethod)
+		if err := x.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return terminalFromMeta(v), nil
+}
+
+// authMethodField decodes one AuthMethod inside a wire struct; its error
+// fails the enclosing decode.
+type authMethodField struct{ v AuthMethod }
+
+func (f *authMethodField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalAuthMethod(b)
+	return err
+}
+
+// UnmarshalJSON keeps an object with "id" and "name" as UnknownAuthMethod,
+// with its "type".
+func (x *UnknownAuthMethod) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("auth method", err)
+	}
+	var w struct {
+		ID   wireStr `json:"id"`
+		Name wireStr `json:"name"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("auth method", err)
+	}
+	if !w.ID.ok {
+		return errMissing("auth method", "id")
+	}
+	if !w.Name.ok {
+		return errMissing("auth method", "name")
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownAuthMethod{Type: string(kind), ID: w.ID.v, Name: w.Name.v, Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalMcpServer decodes the schema's McpServer, told apart by "type":
+// "http" (McpServerHTTP), "sse" (McpServerSSE), "acp" (McpServerACP),
+// "stdio" (McpServerStdio). An absent or null "type" means "stdio". Any
+// other "type" is kept as *UnknownMcpServer, raw. A value that is not an
+// object, has a "type" that is not a string, or is a known variant that
+// does not decode is an error.
+func unmarshalMcpServer(data []byte) (McpServer, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("mcp server", err)
+	}
+	if !found {
+		kind = []byte("stdio")
+	}
+	var v interface {
+		McpServer
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "http":
+		v = new(McpServerHTTP)
+	case "sse":
+		v = new(McpServerSSE)
+	case "acp":
+		v = new(McpServerACP)
+	case "stdio":
+		v = new(McpServerStdio)
+	default:
+		if err := jsonObject(data); err != nil {
+			return nil, errDecode("mcp server", err)
+		}
+		return &UnknownMcpServer{Type: string(kind), Raw: rawCopy(data)}, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// mcpServerField decodes one McpServer inside a wire struct; its error
+// fails the enclosing decode.
+type mcpServerField struct{ v McpServer }
+
+func (f *mcpServerField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalMcpServer(b)
+	return err
+}
+
+// UnmarshalJSON keeps any object as UnknownMcpServer, with its "type".
+func (x *UnknownMcpServer) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("mcp server", err)
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownMcpServer{Type: string(kind), Raw: rawCopy(b)}
+	return nil
+}
+
+// unmarshalConfigOption decodes the schema's SessionConfigOption, told
+// apart by "type": "select" (SelectConfigOption), "boolean"
+// (BooleanConfigOption). Any other "type" is kept as *UnknownConfigOption,
+// raw, when it has "id" and "name". A value that is not an object, has no
+// string "type", or is a known variant that does not decode is an error.
+func unmarshalConfigOption(data []byte) (SessionConfigOption, error) {
+	kind, found, err := jsonDiscriminator(data, "type")
+	if err != nil {
+		return nil, errDecode("config option", err)
+	}
+	if !found {
+		return nil, errMissing("config option", "type")
+	}
+	var v interface {
+		SessionConfigOption
+		json.Unmarshaler
+	}
+	switch string(kind) {
+	case "select":
+		v = new(SelectConfigOption)
+	case "boolean":
+		v = new(BooleanConfigOption)
+	default:
+		x := new(UnknownConfigOption)
+		if err := x.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// configOptionField decodes one SessionConfigOption inside a wire struct;
+// its error fails the enclosing decode.
+type configOptionField struct{ v SessionConfigOption }
+
+func (f *configOptionField) UnmarshalJSON(b []byte) (err error) {
+	f.v, err = unmarshalConfigOption(b)
+	return err
+}
+
+// UnmarshalJSON keeps an object with "id" and "name" as
+// UnknownConfigOption, with its "type".
+func (x *UnknownConfigOption) UnmarshalJSON(b []byte) error {
+	if err := jsonObject(b); err != nil {
+		return errDecode("config option", err)
+	}
+	var w struct {
+		ID   wireStr `json:"id"`
+		Name wireStr `json:"name"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("config option", err)
+	}
+	if !w.ID.ok {
+		return errMissing("config option", "id")
+	}
+	if !w.Name.ok {
+		return errMissing("config option", "name")
+	}
+	kind, _, _ := jsonDiscriminator(b, "type")
+	*x = UnknownConfigOption{Type: string(kind), ID: w.ID.v, Raw: rawCopy(b)}
 	return nil
 }
 
@@ -3504,8 +3707,8 @@ func unmarshalContentBlock(data []byte) (ContentBlock, error) {
 	return v, nil
 }
 
-// contentBlockField decodes a ContentBlock inside a wire struct; its error
-// fails the enclosing decode.
+// contentBlockField decodes one ContentBlock inside a wire struct; its
+// error fails the enclosing decode.
 type contentBlockField struct{ v ContentBlock }
 
 func (f *contentBlockField) UnmarshalJSON(b []byte) (err error) {
@@ -3559,8 +3762,8 @@ func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
 	return v, nil
 }
 
-// toolCallContentField decodes a ToolCallContent inside a wire struct; its
-// error fails the enclosing decode.
+// toolCallContentField decodes one ToolCallContent inside a wire struct;
+// its error fails the enclosing decode.
 type toolCallContentField struct{ v ToolCallContent }
 
 func (f *toolCallContentField) UnmarshalJSON(b []byte) (err error) {
@@ -3606,7 +3809,7 @@ func unmarshalResourceContents(data []byte) (ResourceContents, error) {
 	return v, nil
 }
 
-// resourceContentsField decodes a ResourceContents inside a wire struct;
+// resourceContentsField decodes one ResourceContents inside a wire struct;
 // its error fails the enclosing decode.
 type resourceContentsField struct{ v ResourceContents }
 

@@ -2,10 +2,12 @@ package acp
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestSetSessionConfigOptionRequestEncoding(t *testing.T) {
@@ -157,7 +159,10 @@ func TestAuthMethods(t *testing.T) {
 		{"type":"env_var","id":"e","name":"Env","link":"https://keys","vars":[{"name":"API_KEY","secret":true},{"label":"no name"}]},
 		{"type":"oauth","id":"o","name":"OAuth","url":"https://x"},
 		{"type":"terminal","id":"missing-name"},
-		{"type":"oauth","name":"missing id"}
+		{"type":"oauth","name":"missing id"},
+		{"type":null,"id":"n","name":"Null type"},
+		{"type":"agent","id":"g","name":"Named default"},
+		{"type":7,"id":"bad","name":"Type not a string"}
 	]}`
 	var r InitializeResponse
 	if err := json.Unmarshal([]byte(in), &r); err != nil {
@@ -168,6 +173,10 @@ func TestAuthMethods(t *testing.T) {
 		&TerminalAuthMethod{ID: "t", Name: "Terminal", Args: []string{"--login"}, Env: map[string]string{"K": "V"}},
 		&EnvVarAuthMethod{ID: "e", Name: "Env", Link: "https://keys", Vars: []EnvVarSpec{{Name: "API_KEY", Secret: ptr(true)}}},
 		&UnknownAuthMethod{Type: "oauth", ID: "o", Name: "OAuth", Raw: json.RawMessage(`{"type":"oauth","id":"o","name":"OAuth","url":"https://x"}`)},
+		// An absent or null "type" is the schema's default variant, which
+		// its title names.
+		&AgentAuthMethod{ID: "n", Name: "Null type"},
+		&AgentAuthMethod{ID: "g", Name: "Named default"},
 	}
 	if d := cmp.Diff(want, r.AuthMethods, rawCmp); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -233,12 +242,18 @@ func TestMcpServerDecode(t *testing.T) {
 		want McpServer
 	}{
 		{`{"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
+		{`{"type":null,"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
 		{`{"type":"stdio","name":"a","command":"/a","args":["x"],"env":[{"name":"K","value":"V"}]}`,
 			&McpServerStdio{Name: "a", Command: "/a", Args: []string{"x"}, Env: []EnvVariable{{Name: "K", Value: "V"}}}},
 		{`{"type":"http","name":"h","url":"u","headers":[]}`, &McpServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}},
 		{`{"type":"sse","name":"s","url":"u","headers":[{"name":"A","value":"B"}]}`, &McpServerSSE{Name: "s", URL: "u", Headers: []HTTPHeader{{Name: "A", Value: "B"}}}},
 		{`{"type":"acp","name":"x","serverId":"1"}`, &McpServerACP{Name: "x", ServerID: "1"}},
 		{`{"type":"ws","name":"x","url":"u"}`, &UnknownMcpServer{Type: "ws", Raw: json.RawMessage(`{"type":"ws","name":"x","url":"u"}`)}},
+	}
+	for _, in := range []string{`{"type":1,"name":"a","command":"/a","args":[],"env":[]}`, `[]`, `null`} {
+		if got, err := unmarshalMcpServer([]byte(in)); err == nil {
+			t.Errorf("%s: decoded as %#v, want an error", in, got)
+		}
 	}
 	for _, tt := range tests {
 		got, err := unmarshalMcpServer([]byte(tt.in))
@@ -380,4 +395,55 @@ func BenchmarkDecodeNewSessionResponse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzUnionRoundTrip decodes any input as each generated union that a
+// client re-sends (auth methods, MCP servers, config options): a value that
+// decodes must encode, and its encoding must decode to the same value, so
+// what the client keeps and re-sends is what it read.
+func FuzzUnionRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"a","name":"A"}`,
+		`{"type":"terminal","id":"t","name":"T","args":["--login"],"env":{"K":"V"}}`,
+		`{"type":"env_var","id":"e","name":"E","link":"l","vars":[{"name":"K","secret":true}]}`,
+		`{"type":"oauth","id":"o","name":"O","url":"u"}`,
+		`{"id":"c","name":"C","_meta":{"terminal-auth":{"command":"x","args":["a"]}}}`,
+		`{"type":null,"name":"s","command":"/s","args":[],"env":[]}`,
+		`{"type":"http","name":"h","url":"u","headers":[{"name":"A","value":"B"}]}`,
+		`{"type":"ws","name":"w"}`,
+		`{"type":"select","id":"m","name":"M","currentValue":"a","options":[{"value":"a","name":"A"}]}`,
+		`{"type":"boolean","id":"b","name":"B","currentValue":true}`,
+		`{"type":"slider","id":"s","name":"S"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	decoders := []func([]byte) (any, error){
+		func(b []byte) (any, error) { return unmarshalAuthMethod(b) },
+		func(b []byte) (any, error) { return unmarshalMcpServer(b) },
+		func(b []byte) (any, error) { return unmarshalConfigOption(b) },
+	}
+	// An empty list and an absent one encode alike (omitempty); raw JSON
+	// has its own comparer.
+	equateEmptyLists := cmp.FilterPath(func(p cmp.Path) bool {
+		return p.Last().Type() != reflect.TypeFor[json.RawMessage]()
+	}, cmpopts.EquateEmpty())
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, decode := range decoders {
+			v, err := decode(in)
+			if err != nil {
+				continue
+			}
+			out, err := json.Marshal(v)
+			if err != nil {
+				t.Fatalf("%T from %s does not encode: %v", v, in, err)
+			}
+			again, err := decode(out)
+			if err != nil {
+				t.Fatalf("%T from %s encodes as %s, which does not decode: %v", v, in, out, err)
+			}
+			if d := cmp.Diff(v, again, rawCmp, equateEmptyLists); d != "" {
+				t.Fatalf("%s → %s changes the value (-first +again):\n%s", in, out, d)
+			}
+		}
+	})
 }

@@ -80,7 +80,9 @@ func TestEveryDefCovered(t *testing.T) {
 		}
 	}
 	for _, u := range unions {
-		if _, dup := covered[u.Def]; dup {
+		// A variant may merge the union's own def first: the properties
+		// every variant shares (SessionConfigOption's id and name).
+		if prev, dup := covered[u.Def]; dup && !strings.HasPrefix(shape[prev], u.Def+",") {
 			t.Errorf("$defs %s is both a generated type and a generated union", u.Def)
 		}
 		covered[u.Def] = u.Go
@@ -336,4 +338,73 @@ func TestNewFieldShapes(t *testing.T) {
 		t.Errorf("a strict raw field was not refused: %v", err)
 	}
 	raw.DefaultOnError = true
+}
+
+// TestUnionDefaultVariant checks the anyOf unions whose default variant is
+// a titled branch without the discriminator (AuthMethod): the title is what
+// an absent "type" means, legacy.json adds branches, and the unknown
+// variant requires what every known variant requires.
+func TestUnionDefaultVariant(t *testing.T) {
+	s, err := loadSchemas(filepath.Join(root, "schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := loadPackage(root, outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var am genUnion
+	for _, u := range unions {
+		if u.Def == "AuthMethod" {
+			am = u
+		}
+	}
+	gen := func(u genUnion) (string, error) {
+		out, err := render(s, pkg, "", nil, []genUnion{u})
+		return string(out), err
+	}
+	out, err := gen(am)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"if !found {\n\t\tkind = []byte(\"agent\")\n\t}",
+		"case \"agent\":\n\t\tv = new(AgentAuthMethod)",
+		"case \"env_var\":\n\t\tv = new(EnvVarAuthMethod)",
+		"return terminalFromMeta(v), nil",
+		"if !w.ID.ok {\n\t\treturn errMissing(\"auth method\", \"id\")",
+		"if !w.Name.ok {\n\t\treturn errMissing(\"auth method\", \"name\")",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+
+	d := s.stable.Defs["AuthMethod"]
+	agent := d.AnyOf[len(d.AnyOf)-1]
+	agent.Title = "self"
+	if out, err = gen(am); err != nil || !strings.Contains(out, "kind = []byte(\"self\")") {
+		t.Errorf("the default does not follow the branch's title (%v):\n%s", err, out)
+	}
+	agent.Title = "agent"
+
+	term := s.stable.Defs["AuthMethodTerminal"]
+	req := term.Required
+	term.Required = []string{"id"}
+	if out, err = gen(am); err != nil || strings.Contains(out, "errMissing(\"auth method\", \"name\")") {
+		t.Errorf("an unknown method still needs a name no longer common to all (%v):\n%s", err, out)
+	}
+	term.Required = req
+
+	noLegacy := am
+	noLegacy.Legacy = false
+	if out, err = gen(noLegacy); err != nil || strings.Contains(out, "env_var") {
+		t.Errorf("env_var dispatched without legacy.json (%v)", err)
+	}
+
+	d.AnyOf = append(d.AnyOf, &node{Title: "other", AllOf: []*node{{Ref: "#/$defs/AuthMethodAgent"}}})
+	if _, err := gen(am); err == nil || !strings.Contains(err.Error(), "two variants without") {
+		t.Errorf("two default variants were not reported: %v", err)
+	}
+	d.AnyOf = d.AnyOf[:len(d.AnyOf)-1]
 }

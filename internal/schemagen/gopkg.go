@@ -235,3 +235,24 @@ func exprString(e ast.Expr) string {
 	}
 	return fmt.Sprintf("%T", e)
 }
+
+// fieldNamed returns the field of struct type typ whose name is key in any
+// case ("ID" for "id"), or "" when it has none.
+func (p *goPkg) fieldNamed(typ, key string) string {
+	d := p.types[typ]
+	if d == nil {
+		return ""
+	}
+	st, ok := d.expr.(*ast.StructType)
+	if !ok {
+		return ""
+	}
+	for _, f := range st.Fields.List {
+		for _, n := range f.Names {
+			if strings.EqualFold(n.Name, key) {
+				return n.Name
+			}
+		}
+	}
+	return ""
+}

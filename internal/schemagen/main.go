@@ -12,8 +12,10 @@
 // property with no Go field, and a Go type that cannot hold the property.
 //
 // Unions (session updates, content blocks, tool call content, resource
-// contents) get a decoder function whose dispatch is read from the schema:
-// the const of the discriminator in each oneOf branch, or, for a union
+// contents, auth methods, MCP servers, config options) get a decoder
+// function whose dispatch is read from the schema: the const of the
+// discriminator in each oneOf or anyOf branch (an anyOf's one titled branch
+// without it is what an absent discriminator means), or, for a union
 // without one, the required key each variant has alone. Any other value is
 // kept raw in the union's Unknown variant, and a branch that no Go type
 // decodes stops the generator.

@@ -13,6 +13,7 @@ import (
 // node is the part of a JSON Schema node the generator reads.
 type node struct {
 	Ref            string           `json:"$ref"`
+	Title          string           `json:"title"`
 	Type           json.RawMessage  `json:"type"`
 	Properties     map[string]*node `json:"properties"`
 	Required       []string         `json:"required"`
@@ -202,4 +203,15 @@ func isEnum(d *node) bool {
 		}
 	}
 	return true
+}
+
+// def returns the $defs entry name from the stable schema, else the
+// unstable one, else legacy.json.
+func (s *schemas) def(name string) *node {
+	for _, sch := range []*schema{s.stable, s.unstable, s.legacy} {
+		if d := sch.Defs[name]; d != nil {
+			return d
+		}
+	}
+	return nil
 }

@@ -193,6 +193,20 @@ var unions = []genUnion{
 	{Def: "NesSuggestion", Go: "NesSuggestion", Func: "unmarshalNesSuggestion", Label: "nes suggestion",
 		Wrapper: "nesSuggestionField", Unknown: "UnknownNesSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
 		Unstable: true},
+	{Def: "AuthMethod", Go: "AuthMethod", Func: "unmarshalAuthMethod", Label: "auth method",
+		Wrapper: "authMethodField", Unknown: "UnknownAuthMethod", UnknownKey: "Type", Fail: "nil, %s",
+		// env_var left the unstable schema, but agents still send it.
+		Legacy: true,
+		// An unknown method is still listed by its id and name.
+		UnknownCommon: true,
+		// Copilot and Qwen announce terminal logins on agent methods, in
+		// _meta; those must never be passed to authenticate.
+		Then: "terminalFromMeta"},
+	{Def: "McpServer", Go: "McpServer", Func: "unmarshalMcpServer", Label: "mcp server",
+		Wrapper: "mcpServerField", Unknown: "UnknownMcpServer", UnknownKey: "Type", Fail: "nil, %s",
+		Unstable: true},
+	{Def: "SessionConfigOption", Go: "SessionConfigOption", Func: "unmarshalConfigOption", Label: "config option",
+		Wrapper: "configOptionField", Unknown: "UnknownConfigOption", UnknownKey: "Type", Fail: "nil, %s"},
 	{Def: "ContentBlock", Go: "ContentBlock", Func: "unmarshalContentBlock", Label: "content block",
 		Wrapper: "contentBlockField", Unknown: "UnknownContent", UnknownKey: "Type", Fail: "nil, %s"},
 	{Def: "ToolCallContent", Go: "ToolCallContent", Func: "unmarshalToolCallContent", Label: "tool call content",
@@ -256,10 +270,6 @@ var notGenerated = map[string]skip{
 	"ExtResponse":        {Why: "an extension message: any JSON, passed through raw"},
 
 	// Unions and shapes of protocol*.go with decoding rules beyond the marks.
-	"AuthMethod": hand("protocol_auth.go", "AuthMethod",
-		`a union told apart by "type" (absent means agent): unmarshalAuthMethod`),
-	"McpServer": hand("protocol_auth.go", "McpServer",
-		`a union told apart by "type" (absent means stdio): unmarshalMcpServer`),
 	"AvailableCommandInput": hand("protocol_prompt.go", "AvailableCommandInput",
 		"a union of one variant, UnstructuredCommandInput, which AvailableCommandInput decodes"),
 	"SessionConfigSelect": hand("protocol_session.go", "SelectConfigOption",

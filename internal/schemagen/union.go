@@ -3,15 +3,18 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
 
-// genUnion is a $defs union decoded into a Go interface: a oneOf told apart
-// by a string const property (the schema's "discriminator"), or an anyOf
-// whose variants are told apart by a required key that only they have. The
-// generator writes its decoder function, the wrapper that decodes it as a
-// field, and the UnmarshalJSON of the variant that keeps unknown values.
+// genUnion is a $defs union decoded into a Go interface: a oneOf or anyOf
+// told apart by a string const property (the schema's "discriminator"; an
+// anyOf may have one branch without it, titled, which is the variant when
+// the property is absent), or an anyOf whose variants are told apart by a
+// required key that only they have. The generator writes its decoder
+// function, the wrapper that decodes it as a field, and the UnmarshalJSON
+// of the variant that keeps unknown values.
 type genUnion struct {
 	Def   string // the $defs entry
 	Go    string // the Go interface
@@ -31,6 +34,15 @@ type genUnion struct {
 	// Unstable reads the union from schema.unstable.json, whose variants
 	// are a superset of the stable ones.
 	Unstable bool
+	// Legacy adds the branches of legacy.json's def of the same name:
+	// variants agents still send that no schema has any more.
+	Legacy bool
+	// UnknownCommon makes the unknown variant require what every known
+	// variant requires (besides what the union itself requires), so an
+	// unknown value still has, say, the id and name a list shows.
+	UnknownCommon bool
+	// Then names a func(Go) Go applied to every decoded known variant.
+	Then string
 }
 
 type unionPlan struct {
@@ -38,13 +50,23 @@ type unionPlan struct {
 	key      string   // the discriminator; "" when keys tell the variants apart
 	consts   []string // the discriminator's values, or the keys
 	variants []string // the Go type of each const
+	// dflt is the const standing for an absent (or null) discriminator:
+	// the title of the anyOf branch that has none. "" when it is required.
+	dflt string
+	// needs are the keys the unknown variant must have, each with the
+	// field of the Unknown type that keeps it ("" when only checked).
+	needs []unknownNeed
 }
 
-// planUnion reads the variants of u from the schema: each oneOf branch
-// fixes the discriminator to a const and refers to the $defs entry of its
-// body. The Go type of a variant is the generated type of that entry (or
-// the hand-written one notGenerated names), or, when several Go types share
-// the entry (the three content chunks), the const in CamelCase.
+type unknownNeed struct{ key, field string }
+
+// planUnion reads the variants of u from the schema: each oneOf (or
+// anyOf) branch fixes the discriminator to a const and refers to the $defs
+// entry of its body; in an anyOf, one titled branch without the
+// discriminator is the default. The Go type of a variant is the generated
+// type of that entry (or the hand-written one notGenerated names), or,
+// when several Go types share the entry (the three content chunks), the
+// const in CamelCase.
 func (g *gen) planUnion(u genUnion) (unionPlan, error) {
 	p := unionPlan{u: u}
 	d := g.s.stable.Defs[u.Def]
@@ -54,26 +76,48 @@ func (g *gen) planUnion(u genUnion) (unionPlan, error) {
 	if d == nil {
 		return p, fmt.Errorf("no $defs entry")
 	}
-	if d.Discriminator == nil && len(d.AnyOf) > 0 {
+	branches, anyOf := d.OneOf, false
+	if len(branches) == 0 {
+		branches, anyOf = d.AnyOf, true
+	}
+	if d.Discriminator != nil {
+		p.key = d.Discriminator.PropertyName
+	} else if anyOf {
+		p.key = constKey(branches)
+	}
+	if p.key == "" && anyOf {
 		return g.planKeyed(p, d)
 	}
-	if d.Discriminator == nil || d.Discriminator.PropertyName == "" || len(d.OneOf) == 0 {
-		return p, fmt.Errorf("not a oneOf with a discriminator")
+	if p.key == "" || len(branches) == 0 {
+		return p, fmt.Errorf("not a oneOf or anyOf with a discriminator")
 	}
-	p.key = d.Discriminator.PropertyName
-	for i, b := range d.OneOf {
-		prop := b.Properties[p.key]
-		if prop == nil || !slices.Contains(b.Required, p.key) {
-			return p, fmt.Errorf("variant %d does not require %q", i, p.key)
+	if u.Legacy {
+		ld := g.s.legacy.Defs[u.Def]
+		if ld == nil {
+			return p, fmt.Errorf("legacy.json has no %s", u.Def)
 		}
-		c, ok := prop.Const.(string)
-		if !ok {
-			return p, fmt.Errorf("variant %d: %q is not a string const", i, p.key)
-		}
+		branches = append(slices.Clip(branches), ld.AnyOf...)
+	}
+	for i, b := range branches {
 		if len(b.AllOf) != 1 || b.AllOf[0].Ref == "" {
-			return p, fmt.Errorf("variant %q does not refer to one $defs entry", c)
+			return p, fmt.Errorf("variant %d does not refer to one $defs entry", i)
 		}
 		ref := refName(b.AllOf[0].Ref)
+		var c string
+		if prop := b.Properties[p.key]; prop == nil && anyOf && b.Title != "" {
+			if p.dflt != "" {
+				return p, fmt.Errorf("two variants without %q: %q and %q", p.key, p.dflt, b.Title)
+			}
+			c, p.dflt = b.Title, b.Title
+		} else {
+			if prop == nil || !slices.Contains(b.Required, p.key) {
+				return p, fmt.Errorf("variant %d does not require %q", i, p.key)
+			}
+			var ok bool
+			if c, ok = prop.Const.(string); !ok {
+				return p, fmt.Errorf("variant %d: %q is not a string const", i, p.key)
+			}
+		}
 		goType, err := g.variantType(ref, camel(c))
 		if err != nil {
 			return p, fmt.Errorf("variant %q: %w", c, err)
@@ -83,14 +127,62 @@ func (g *gen) planUnion(u genUnion) (unionPlan, error) {
 		}
 		p.consts = append(p.consts, c)
 		p.variants = append(p.variants, goType)
-		g.variantOf[goType] = p.key
+		if c != p.dflt {
+			g.variantOf[goType] = p.key
+		}
 	}
 	for _, name := range []string{u.Go, u.Unknown} {
 		if g.pkg.types[name] == nil {
 			return p, fmt.Errorf("no Go type %s", name)
 		}
 	}
+	needs := slices.Clone(d.Required)
+	if u.UnknownCommon {
+		needs = append(needs, g.commonRequired(branches)...)
+	}
+	for _, k := range needs {
+		if k == p.key || slices.ContainsFunc(p.needs, func(n unknownNeed) bool { return n.key == k }) {
+			continue
+		}
+		p.needs = append(p.needs, unknownNeed{key: k, field: g.pkg.fieldNamed(u.Unknown, k)})
+	}
 	return p, nil
+}
+
+// constKey returns the property that the branches fix to a string const,
+// "" when none does or they disagree.
+func constKey(branches []*node) string {
+	key := ""
+	for _, b := range branches {
+		for k, prop := range b.Properties {
+			if _, ok := prop.Const.(string); !ok {
+				continue
+			}
+			if key != "" && key != k {
+				return ""
+			}
+			key = k
+		}
+	}
+	return key
+}
+
+// commonRequired returns the keys that the $defs entry of every branch
+// requires, in the order of the first.
+func (g *gen) commonRequired(branches []*node) []string {
+	var out []string
+	for i, b := range branches {
+		d := g.s.def(refName(b.AllOf[0].Ref))
+		if d == nil {
+			return nil
+		}
+		if i == 0 {
+			out = slices.Clone(d.Required)
+			continue
+		}
+		out = slices.DeleteFunc(out, func(k string) bool { return !slices.Contains(d.Required, k) })
+	}
+	return out
 }
 
 // variantType returns the Go type that decodes the $defs entry ref: the one
@@ -99,7 +191,9 @@ func (g *gen) planUnion(u genUnion) (unionPlan, error) {
 func (g *gen) variantType(ref, byName string) (string, error) {
 	var goTypes []string
 	for _, t := range generated {
-		if len(t.Defs) == 1 && t.Defs[0] == ref {
+		// A type that merges defs decodes the last one; the first ones are
+		// properties its union shares (SessionConfigOption's id and name).
+		if t.Defs[len(t.Defs)-1] == ref {
 			goTypes = append(goTypes, t.Go)
 		}
 	}
@@ -170,26 +264,55 @@ func (g *gen) emitUnion(p unionPlan) {
 	for i, c := range p.consts {
 		list = append(list, fmt.Sprintf("%q (%s)", c, p.variants[i]))
 	}
+	doc := fmt.Sprintf("%s decodes the schema's %s, told apart by %q: %s.", u.Func, u.Def, p.key, strings.Join(list, ", "))
+	if p.dflt != "" {
+		doc += fmt.Sprintf(" An absent or null %q means %q.", p.key, p.dflt)
+	}
+	doc += fmt.Sprintf(" Any other %q is kept as *%s, raw", p.key, u.Unknown)
+	if len(p.needs) > 0 {
+		var keys []string
+		for _, n := range p.needs {
+			keys = append(keys, strconv.Quote(n.key))
+		}
+		doc += ", when it has " + strings.Join(keys, " and ")
+	}
+	doc += fmt.Sprintf(". A value that is not an object, has no string %q, or is a known variant that does not decode is an error.", p.key)
+	if p.dflt != "" {
+		doc = strings.Replace(doc, fmt.Sprintf("has no string %q", p.key), fmt.Sprintf("has a %q that is not a string", p.key), 1)
+	}
+	if u.Then != "" {
+		doc += fmt.Sprintf(" A decoded variant is passed through %s.", u.Then)
+	}
 	g.b.WriteString("\n")
-	g.b.WriteString(wrapComment(fmt.Sprintf(
-		"%s decodes the schema's %s, told apart by %q: %s. Any other %q is kept as *%s, raw. "+
-			"A value that is not an object, has no string %q, or is a known variant that does not decode is an error.",
-		u.Func, u.Def, p.key, strings.Join(list, ", "), p.key, u.Unknown, p.key)))
+	g.b.WriteString(wrapComment(doc))
 	fmt.Fprintf(&g.b, "func %s(data []byte) (%s, error) {\n", u.Func, u.Go)
 	fmt.Fprintf(&g.b, "\tkind, found, err := jsonDiscriminator(data, %q)\n", p.key)
 	fmt.Fprintf(&g.b, "\tif err != nil {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errDecode(%q, err)", u.Label)))
-	fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errMissing(%q, %q)", u.Label, p.key)))
+	if p.dflt != "" {
+		fmt.Fprintf(&g.b, "\tif !found {\n\t\tkind = []byte(%q)\n\t}\n", p.dflt)
+	} else {
+		fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errMissing(%q, %q)", u.Label, p.key)))
+	}
 	fmt.Fprintf(&g.b, "\tvar v interface {\n\t\t%s\n\t\tjson.Unmarshaler\n\t}\n", u.Go)
 	fmt.Fprintf(&g.b, "\tswitch string(kind) {\n")
 	for i, c := range p.consts {
 		fmt.Fprintf(&g.b, "\tcase %q:\n\t\tv = new(%s)\n", c, p.variants[i])
 	}
-	fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := jsonObject(data); err != nil {\n\t\t\treturn nil, errDecode(%q, err)\n\t\t}\n", u.Label)
-	fmt.Fprintf(&g.b, "\t\treturn &%s{%s: string(kind), Raw: rawCopy(data)}, nil\n\t}\n", u.Unknown, u.UnknownKey)
-	fmt.Fprintf(&g.b, "\tif err := v.UnmarshalJSON(data); err != nil {\n\t\treturn %s\n\t}\n\treturn v, nil\n}\n", fail("err"))
+	if len(p.needs) > 0 {
+		fmt.Fprintf(&g.b, "\tdefault:\n\t\tx := new(%s)\n\t\tif err := x.UnmarshalJSON(data); err != nil {\n\t\t\treturn %s\n\t\t}\n\t\treturn x, nil\n\t}\n",
+			u.Unknown, fail("err"))
+	} else {
+		fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := jsonObject(data); err != nil {\n\t\t\treturn nil, errDecode(%q, err)\n\t\t}\n", u.Label)
+		fmt.Fprintf(&g.b, "\t\treturn &%s{%s: string(kind), Raw: rawCopy(data)}, nil\n\t}\n", u.Unknown, u.UnknownKey)
+	}
+	ret := "v"
+	if u.Then != "" {
+		ret = u.Then + "(v)"
+	}
+	fmt.Fprintf(&g.b, "\tif err := v.UnmarshalJSON(data); err != nil {\n\t\treturn %s\n\t}\n\treturn %s, nil\n}\n", fail("err"), ret)
 
 	g.emitWrapper(u)
-	g.emitUnknown(u, p.key)
+	g.emitUnknown(u, p.key, p.needs)
 }
 
 // emitKeyed writes the decoder of a union told apart by keys.
@@ -216,14 +339,14 @@ func (g *gen) emitKeyed(p unionPlan) {
 	fmt.Fprintf(&g.b, "\tif err := v.UnmarshalJSON(data); err != nil {\n\t\treturn %s\n\t}\n\treturn v, nil\n}\n",
 		fmt.Sprintf(u.Fail, "err"))
 	g.emitWrapper(u)
-	g.emitUnknown(u, "")
+	g.emitUnknown(u, "", nil)
 }
 
 func (g *gen) emitWrapper(u genUnion) {
 	if u.Wrapper != "" {
 		g.b.WriteString("\n")
 		g.b.WriteString(wrapComment(fmt.Sprintf(
-			"%s decodes a %s inside a wire struct; its error fails the enclosing decode.", u.Wrapper, u.Go)))
+			"%s decodes one %s inside a wire struct; its error fails the enclosing decode.", u.Wrapper, u.Go)))
 		fmt.Fprintf(&g.b, `type %[1]s struct{ v %[2]s }
 
 func (f *%[1]s) UnmarshalJSON(b []byte) (err error) {
@@ -235,8 +358,13 @@ func (f *%[1]s) UnmarshalJSON(b []byte) (err error) {
 }
 
 // emitUnknown writes the UnmarshalJSON of the variant that keeps unknown
-// values: any object, with its discriminator (key) when there is one.
-func (g *gen) emitUnknown(u genUnion, key string) {
+// values: any object, with its discriminator (key) when there is one and
+// the keys it needs.
+func (g *gen) emitUnknown(u genUnion, key string, needs []unknownNeed) {
+	if len(needs) > 0 {
+		g.emitUnknownNeeding(u, key, needs)
+		return
+	}
 	if key == "" {
 		fmt.Fprintf(&g.b, `
 // UnmarshalJSON keeps any object as %[1]s.
@@ -261,6 +389,43 @@ func (x *%[1]s) UnmarshalJSON(b []byte) error {
 	return nil
 }
 `, u.Unknown, key, u.Label, u.UnknownKey)
+}
+
+// emitUnknownNeeding writes the UnmarshalJSON of an unknown variant that
+// must have the string keys needs, keeping those it has a field for.
+func (g *gen) emitUnknownNeeding(u genUnion, key string, needs []unknownNeed) {
+	var keys []string
+	for _, n := range needs {
+		keys = append(keys, strconv.Quote(n.key))
+	}
+	g.b.WriteString("\n")
+	g.b.WriteString(wrapComment(fmt.Sprintf("UnmarshalJSON keeps an object with %s as %s, with its %q.",
+		strings.Join(keys, " and "), u.Unknown, key)))
+	fmt.Fprintf(&g.b, "func (x *%s) UnmarshalJSON(b []byte) error {\n", u.Unknown)
+	fmt.Fprintf(&g.b, "\tif err := jsonObject(b); err != nil {\n\t\treturn errDecode(%q, err)\n\t}\n", u.Label)
+	name := func(n unknownNeed) string {
+		if n.field != "" {
+			return n.field
+		}
+		return camel(n.key)
+	}
+	g.b.WriteString("\tvar w struct {\n")
+	for _, n := range needs {
+		fmt.Fprintf(&g.b, "\t\t%s wireStr `json:%q`\n", name(n), n.key)
+	}
+	g.b.WriteString("\t}\n")
+	fmt.Fprintf(&g.b, "\tif err := json.Unmarshal(b, &w); err != nil {\n\t\treturn errDecode(%q, err)\n\t}\n", u.Label)
+	for _, n := range needs {
+		fmt.Fprintf(&g.b, "\tif !w.%s.ok {\n\t\treturn errMissing(%q, %q)\n\t}\n", name(n), u.Label, n.key)
+	}
+	fmt.Fprintf(&g.b, "\tkind, _, _ := jsonDiscriminator(b, %q)\n", key)
+	fmt.Fprintf(&g.b, "\t*x = %s{%s: string(kind)", u.Unknown, u.UnknownKey)
+	for _, n := range needs {
+		if n.field != "" {
+			fmt.Fprintf(&g.b, ", %s: w.%s.v", n.field, n.field)
+		}
+	}
+	g.b.WriteString(", Raw: rawCopy(b)}\n\treturn nil\n}\n")
 }
 
 // camel turns a snake_case const into a Go name: "agent_message_chunk"
