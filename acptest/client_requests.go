@@ -50,7 +50,7 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 	if options == nil {
 		options = DefaultPermissionOptions
 	}
-	res, err := s.Call(s.ctx, "session/request_permission", map[string]any{
+	res, err := s.Call(s.ctx, acp.MethodSessionRequestPermission, map[string]any{
 		"sessionId": s.st.id, "toolCall": toolCall, "options": options,
 	})
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *Session) ReadTextFile(path string, line, limit int) (string, error) {
 	if limit > 0 {
 		p["limit"] = limit
 	}
-	res, err := s.Call(s.ctx, "fs/read_text_file", p)
+	res, err := s.Call(s.ctx, acp.MethodFSReadTextFile, p)
 	if err != nil {
 		return "", err
 	}
@@ -128,7 +128,7 @@ func (s *Session) ReadTextFile(path string, line, limit int) (string, error) {
 
 // WriteTextFile calls fs/write_text_file.
 func (s *Session) WriteTextFile(path, content string) error {
-	_, err := s.Call(s.ctx, "fs/write_text_file", map[string]any{
+	_, err := s.Call(s.ctx, acp.MethodFSWriteTextFile, map[string]any{
 		"sessionId": s.st.id, "path": path, "content": content,
 	})
 	return err
@@ -163,7 +163,7 @@ func (s *Session) CreateTerminal(t Terminal) (terminalID string, err error) {
 	if t.OutputByteLimit > 0 {
 		p["outputByteLimit"] = t.OutputByteLimit
 	}
-	res, err := s.Call(s.ctx, "terminal/create", p)
+	res, err := s.Call(s.ctx, acp.MethodTerminalCreate, p)
 	if err != nil {
 		return "", err
 	}
@@ -177,24 +177,24 @@ func (s *Session) CreateTerminal(t Terminal) (terminalID string, err error) {
 // TerminalOutput calls terminal/output and returns the raw result
 // ({output, truncated, exitStatus?}).
 func (s *Session) TerminalOutput(terminalID string) (json.RawMessage, error) {
-	return s.terminalCall("terminal/output", terminalID)
+	return s.terminalCall(acp.MethodTerminalOutput, terminalID)
 }
 
 // WaitForTerminalExit calls terminal/wait_for_exit and returns the raw
 // result ({exitCode?, signal?}).
 func (s *Session) WaitForTerminalExit(terminalID string) (json.RawMessage, error) {
-	return s.terminalCall("terminal/wait_for_exit", terminalID)
+	return s.terminalCall(acp.MethodTerminalWaitForExit, terminalID)
 }
 
 // KillTerminal calls terminal/kill.
 func (s *Session) KillTerminal(terminalID string) error {
-	_, err := s.terminalCall("terminal/kill", terminalID)
+	_, err := s.terminalCall(acp.MethodTerminalKill, terminalID)
 	return err
 }
 
 // ReleaseTerminal calls terminal/release.
 func (s *Session) ReleaseTerminal(terminalID string) error {
-	_, err := s.terminalCall("terminal/release", terminalID)
+	_, err := s.terminalCall(acp.MethodTerminalRelease, terminalID)
 	return err
 }
 

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/acpclient/acp"
 )
 
 // Conn is one client connection of an [Agent]. Scripts reach it through
@@ -231,7 +233,7 @@ func (c *Conn) handleResponse(m message) {
 
 func (c *Conn) handleNotification(m message) {
 	switch m.Method {
-	case "session/cancel":
+	case acp.MethodSessionCancel:
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
@@ -280,11 +282,11 @@ func (c *Conn) handleRequest(m message) {
 		h = func(context.Context) (any, error) {
 			return nil, &Error{Code: CodeInvalidRequest, Message: "acptest: initialize first"}
 		}
-	case m.Method == "session/prompt":
+	case m.Method == acp.MethodSessionPrompt:
 		// The turn is registered here, on the read goroutine, so that a
 		// session/cancel read right after the prompt always finds it.
 		turn, h = c.startTurn(m)
-	case m.Method == "session/new":
+	case m.Method == acp.MethodSessionNew:
 		// Likewise the session exists before the next line is read, so a
 		// client that pipelines session/prompt after it is not refused.
 		h = c.newSession(m.Params)

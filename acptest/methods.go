@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/acpclient/acp"
 )
 
 // builtin returns the handler of a client→agent request the agent
@@ -19,19 +21,19 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 		f = c.authenticate
 	case "logout":
 		f = func(json.RawMessage) (any, error) { c.a.SetAuthenticated(false); return nil, nil }
-	case "session/load":
+	case acp.MethodSessionLoad:
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, true) }
-	case "session/resume":
+	case acp.MethodSessionResume:
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, false) }
-	case "session/list":
+	case acp.MethodSessionList:
 		f = c.listSessions
-	case "session/close":
+	case acp.MethodSessionClose:
 		f = c.closeSession
-	case "session/delete":
+	case acp.MethodSessionDelete:
 		f = c.deleteSession
-	case "session/set_mode":
+	case acp.MethodSessionSetMode:
 		f = c.setMode
-	case "session/set_config_option":
+	case acp.MethodSessionSetConfigOption:
 		f = c.setConfigOption
 	default:
 		return func(ctx context.Context) (any, error) {

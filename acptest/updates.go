@@ -28,7 +28,7 @@ func (s *Session) send(update []byte, remember bool) error {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
 	}{s.st.id, update}
-	if err := s.Notify("session/update", params); err != nil {
+	if err := s.Notify(acp.MethodSessionUpdate, params); err != nil {
 		return err
 	}
 	if remember {
