@@ -1,0 +1,115 @@
+package acp
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// foldSamples holds, for every session update kind of the schema, updates
+// that end with one of that kind, chosen so that the last one changes the
+// folded state. Adding a kind to the schema makes
+// TestEveryUpdateKindChangesState fail until the fold handles it and a
+// sample is added here.
+var foldSamples = map[string][]string{
+	"user_message_chunk":        {`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"u"}}`},
+	"agent_message_chunk":       {`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a"}}`},
+	"agent_thought_chunk":       {`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"t"}}`},
+	"tool_call":                 {`{"sessionUpdate":"tool_call","toolCallId":"c","title":"Read"}`},
+	"tool_call_update":          {`{"sessionUpdate":"tool_call","toolCallId":"c","title":"Read"}`, `{"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed"}`},
+	"plan":                      {`{"sessionUpdate":"plan","entries":[{"content":"x","priority":"high","status":"pending"}]}`},
+	"available_commands_update": {`{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"h","description":"help"}]}`},
+	"current_mode_update":       {`{"sessionUpdate":"current_mode_update","currentModeId":"code"}`},
+	"config_option_update":      {`{"sessionUpdate":"config_option_update","configOptions":[{"type":"boolean","id":"b","name":"B","currentValue":true}]}`},
+	"session_info_update":       {`{"sessionUpdate":"session_info_update","title":"T"}`},
+	"usage_update":              {`{"sessionUpdate":"usage_update","used":1,"size":10}`},
+	"plan_update":               {`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[]}}`},
+	"plan_removed":              {`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[]}}`, `{"sessionUpdate":"plan_removed","planId":"p"}`},
+	"notice":                    {`{"sessionUpdate":"notice","severity":"info","title":"m"}`},
+	"compaction_update":         {`{"sessionUpdate":"compaction_update","compactionId":"k","status":"started"}`},
+	"compaction_summary_chunk":  {`{"sessionUpdate":"compaction_summary_chunk","compactionId":"k","content":{"type":"text","text":"s"}}`},
+}
+
+// TestEveryUpdateKindChangesState reads the update kinds from the pinned
+// unstable schema (a superset of the stable one) and checks that each
+// decodes as its own type and changes the session's folded state, both
+// inside a turn and outside one (the session's history).
+func TestEveryUpdateKindChangesState(t *testing.T) {
+	raw, err := os.ReadFile("schema/schema.unstable.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sch struct {
+		Defs map[string]struct {
+			OneOf []struct {
+				Properties struct {
+					SessionUpdate struct {
+						Const string `json:"const"`
+					} `json:"sessionUpdate"`
+				} `json:"properties"`
+			} `json:"oneOf"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, b := range sch.Defs["SessionUpdate"].OneOf {
+		kinds = append(kinds, b.Properties.SessionUpdate.Const)
+	}
+	if len(kinds) < 10 {
+		t.Fatalf("read only %d kinds from the schema: %v", len(kinds), kinds)
+	}
+	for k := range foldSamples {
+		if !slices.Contains(kinds, k) {
+			t.Errorf("foldSamples has %q, which the schema does not", k)
+		}
+	}
+	c := &Client{}
+	c.opts.Limits = c.opts.Limits.withDefaults()
+	for _, kind := range kinds {
+		samples := foldSamples[kind]
+		if len(samples) == 0 {
+			t.Errorf("%s: no sample in foldSamples; fold the new kind, then add one", kind)
+			continue
+		}
+		var ups []Update
+		for _, s := range samples {
+			u, err := decodeUpdate([]byte(s))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", kind, s, err)
+			}
+			ups = append(ups, u)
+		}
+		last := ups[len(ups)-1]
+		if _, unknown := last.(*UnknownUpdate); unknown || last.UpdateKind() != kind {
+			t.Errorf("%s decodes as %T (kind %q)", kind, last, last.UpdateKind())
+			continue
+		}
+		for _, inTurn := range []bool{true, false} {
+			s := newSession(c, "s", "/w", nil)
+			var turn *Turn
+			if inTurn {
+				turn = &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+				s.turn = turn
+			}
+			state := func() any {
+				if turn != nil {
+					return []any{s.State(), turn.State()}
+				}
+				return s.State()
+			}
+			for _, u := range ups[:len(ups)-1] {
+				s.apply(u, nil)
+			}
+			before := state()
+			s.apply(last, nil)
+			if cmp.Equal(before, state(), cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })) {
+				t.Errorf("%s (in a turn: %v) changed no state", kind, inTurn)
+			}
+		}
+	}
+}
