@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // foldSamples holds, for every session update kind of the schema, updates
@@ -107,7 +108,12 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 			}
 			before := state()
 			s.apply(last, nil)
-			if cmp.Equal(before, state(), cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })) {
+			// The logs of raw updates always grow; the folded fields are
+			// what must change.
+			logs := cmpopts.IgnoreFields(SessionState{}, "Outside")
+			tlogs := cmpopts.IgnoreFields(TurnState{}, "Updates")
+			raw := cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })
+			if cmp.Equal(before, state(), logs, tlogs, raw) {
 				t.Errorf("%s (in a turn: %v) changed no state", kind, inTurn)
 			}
 		}
