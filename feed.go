@@ -41,6 +41,9 @@ type Event struct {
 	Setup *SessionSetup `json:"setup,omitempty"`
 	// Replay: in a session's feed, the update was replayed by session/load.
 	Replay bool `json:"replay,omitempty"`
+	// Trimmed is, for EventOutsideTrimmed, how many entries were dropped
+	// from the front of SessionState.Outside.
+	Trimmed int `json:"trimmed,omitempty"`
 	// Turn is the turn the event belongs to: in a session's feed, the turn
 	// that was running when it was applied (nil outside turns). Nil in
 	// events made by hand or decoded.
@@ -71,6 +74,10 @@ const (
 	EventSetup EventKind = "setup"
 	// EventTurnStart (a session's feed): Turn started.
 	EventTurnStart EventKind = "turn_start"
+	// EventOutsideTrimmed (a session's feed): the oldest Trimmed entries of
+	// SessionState.Outside were dropped, by Limits.OutsideLog or
+	// [Session.ReleaseHistory]. The folded History does not change.
+	EventOutsideTrimmed EventKind = "outside_trimmed"
 )
 
 // EventOrigin says who made an [EventUpdate].

@@ -40,6 +40,8 @@ package acp_test
 //   - A long session of many updates → TestLongSessionRetainsAboutTheText,
 //     TestReleasedTurnsRetainNothing, TestTurnLogsPolicy, TestReleaseHistory
 //     → Limits.TurnLogs, Limits.SessionLog.
+//   - Updates between turns without end → TestOutsideLogBounded →
+//     Limits.OutsideLog (the feed still folds to State).
 //   - Terminal output without end → TestTerminalOutputCeiling,
 //     TestTerminalMaxOutputBytes → workspace.Terminals.MaxOutputBytes.
 //   - Terminals without end → TestTerminalMaxTerminals,

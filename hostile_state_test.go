@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // An agent that sends a new messageId with every chunk makes the reader do
@@ -226,17 +228,23 @@ func TestCloseForgetsSession(t *testing.T) {
 	}
 }
 
-// Updates outside turns (a load replay, an agent talking between turns)
-// are kept raw in Outside until ReleaseHistory; the folded History stays.
-func TestReleaseHistory(t *testing.T) {
-	c, a := connectRaw(t, nil, nil)
-	s := newSessionRaw(t, c, a)
-	const n = 20_000
+// outsideChunks returns n session/update lines for session s1, each an
+// id-less 64-byte text chunk, sent outside any turn.
+func outsideChunks(n int) string {
 	var b strings.Builder
 	for range n {
 		b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("x", 64) + `"}}}}` + "\n")
 	}
-	a.write(b.String())
+	return b.String()
+}
+
+// Updates outside turns (a load replay, an agent talking between turns)
+// are kept raw in Outside until ReleaseHistory; the folded History stays.
+func TestReleaseHistory(t *testing.T) {
+	const n = 20_000
+	c, a := connectRaw(t, &ClientOptions{Limits: Limits{OutsideLog: n}}, nil)
+	s := newSessionRaw(t, c, a)
+	a.write(outsideChunks(n))
 	for range s.Changes(context.Background()) {
 		if len(s.State().Outside) == n {
 			break
@@ -252,5 +260,52 @@ func TestReleaseHistory(t *testing.T) {
 	t.Logf("ReleaseHistory freed %d bytes of %d updates", int64(before)-int64(after), n)
 	if before < after || before-after < 64*n {
 		t.Errorf("ReleaseHistory freed %d bytes; the raw updates alone took over %d", int64(before)-int64(after), 64*n)
+	}
+}
+
+// An agent that talks between turns without end cannot grow Outside past
+// twice Limits.OutsideLog: the oldest entries are dropped in batches, the
+// folded History keeps every chunk, and the session's feed, folded, still
+// equals State (an EventOutsideTrimmed says what was dropped, as it does
+// for ReleaseHistory).
+func TestOutsideLogBounded(t *testing.T) {
+	const keep, n = 100, 1_000
+	c, a := connectRaw(t, &ClientOptions{Limits: Limits{OutsideLog: keep}}, nil)
+	s := newSessionRaw(t, c, a)
+	a.write(outsideChunks(n))
+	for range s.Changes(context.Background()) {
+		if st := s.State(); len(st.History.Messages) == 1 && len(st.History.Messages[0].Text) == 64*n {
+			break
+		}
+	}
+	st := s.State()
+	if got := len(st.Outside); got < keep || got >= 2*keep {
+		t.Errorf("Outside holds %d updates after %d, want [%d, %d)", got, n, keep, 2*keep)
+	}
+	// A trim at 200 entries keeps 100, so after 1000 updates the last trim
+	// (at update 1000) left exactly 100.
+	if got := len(st.Outside); got != keep {
+		t.Errorf("Outside holds %d, want %d", got, keep)
+	}
+	s.ReleaseHistory()
+	if got := len(s.State().Outside); got != 0 {
+		t.Errorf("after ReleaseHistory Outside holds %d", got)
+	}
+
+	// Released, the session's feed ends after its last event.
+	s.Release()
+	var sf SessionFold
+	trimmed := 0
+	for ev := range s.Events(context.Background(), 0) {
+		sf.Apply(ev)
+		if ev.Kind == EventOutsideTrimmed {
+			trimmed += ev.Trimmed
+		}
+	}
+	if trimmed != n {
+		t.Errorf("EventOutsideTrimmed events dropped %d entries in all, want %d", trimmed, n)
+	}
+	if d := cmp.Diff(s.State(), sf.State(), rawCmp); d != "" {
+		t.Errorf("the folded feed differs from State (-state +fold):\n%s", d)
 	}
 }

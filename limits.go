@@ -77,6 +77,15 @@ type Limits struct {
 	// the events after it.
 	SessionLog int
 
+	// OutsideLog is how many of the updates that arrived outside turns
+	// (SessionState.Outside: a session/load replay, updates between turns)
+	// are kept raw. Zero means 4096. When Outside holds twice that many,
+	// the oldest are dropped down to OutsideLog, and an
+	// EventOutsideTrimmed in the session's feed says how many; so once
+	// that many have arrived it holds between OutsideLog and twice as
+	// many. The folded History of those updates is kept whole.
+	OutsideLog int
+
 	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for
 	// session ids this client does not know yet (agents announce a session
 	// before session/new answers): at most that many ids, and that many
@@ -109,6 +118,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.SessionLog <= 0 {
 		l.SessionLog = 4096
+	}
+	if l.OutsideLog <= 0 {
+		l.OutsideLog = 4096
 	}
 	if l.MaxOrphanSessions <= 0 {
 		l.MaxOrphanSessions = 64

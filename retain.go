@@ -121,9 +121,22 @@ func (s *Session) Release() {
 // folded History stays, compacted. Later updates outside turns are logged
 // again from there. A UI that has rendered a long replay calls it to keep
 // only the folded conversation.
+//
+// The session's feed gets an EventOutsideTrimmed for what was dropped, so
+// a [SessionFold] still reproduces State.
 func (s *Session) ReleaseHistory() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state.Outside = nil
+	s.trimOutsideLocked(len(s.state.Outside))
 	s.history.compact()
+}
+
+// trimOutsideLocked drops the oldest n entries of SessionState.Outside and
+// logs it for the feed.
+func (s *Session) trimOutsideLocked(n int) {
+	if n <= 0 {
+		return
+	}
+	s.state.Outside = trimOutside(s.state.Outside, n)
+	s.logLocked(sentry{kind: entOutsideTrimmed, n: n})
 }

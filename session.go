@@ -73,7 +73,8 @@ type SessionState struct {
 	History TurnState `json:"history"`
 	// Outside lists those updates in wire order, each marked as replayed
 	// (during session/load) or late (after a turn had ended), since the
-	// session started or Session.ReleaseHistory was last called.
+	// session started or Session.ReleaseHistory was last called: the
+	// latest Limits.OutsideLog of them or more (see there).
 	Outside []OutsideUpdate `json:"-"`
 }
 
@@ -214,6 +215,11 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage) {
 			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
 		}
 	} else {
+		// Trimmed in batches, so the copy costs O(1) per update, and before
+		// the update is logged, so the update's event is its last.
+		if keep := s.c.opts.Limits.OutsideLog; len(s.state.Outside)+1 >= 2*keep {
+			s.trimOutsideLocked(len(s.state.Outside) + 1 - keep)
+		}
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
 		tc := s.history.apply(u)
 		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta})

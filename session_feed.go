@@ -23,6 +23,7 @@ import (
 const (
 	entSetup uint8 = entEnd + 1 + iota
 	entTurnStart
+	entOutsideTrimmed
 )
 
 // SessionSetup is what creating a session, or a session/new, load or
@@ -49,6 +50,7 @@ type sentry struct {
 	setup  *SessionSetup
 	kind   uint8
 	replay bool
+	n      int // entries trimmed, for entOutsideTrimmed
 }
 
 // logLocked appends an event to the session's log, dropping the oldest
@@ -66,7 +68,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay, Trimmed: e.n}
 	switch e.kind {
 	case entAgent:
 		ev.Kind, ev.Origin = EventUpdate, OriginAgent
@@ -78,6 +80,8 @@ func (s *Session) event(seq uint64, e sentry) Event {
 		ev.Kind = EventSetup
 	case entTurnStart:
 		ev.Kind = EventTurnStart
+	case entOutsideTrimmed:
+		ev.Kind = EventOutsideTrimmed
 	}
 	return ev
 }
@@ -202,12 +206,23 @@ func (sf *SessionFold) Apply(ev Event) {
 		}
 	case EventTurnStart:
 		st.Turns++
+	case EventOutsideTrimmed:
+		st.Outside = trimOutside(st.Outside, ev.Trimmed)
 	case EventReleased:
 		if ev.Session != nil {
 			sf.st = *ev.Session
 			sf.hist = foldFrom(ev.Session.History, ev.Session.Outside)
 		}
 	}
+}
+
+// trimOutside drops the first n entries of outside, into a new array so the
+// dropped updates can be collected.
+func trimOutside(outside []OutsideUpdate, n int) []OutsideUpdate {
+	if n >= len(outside) {
+		return nil
+	}
+	return slices.Clone(outside[max(n, 0):])
 }
 
 // Seq returns the sequence number of the last event applied.

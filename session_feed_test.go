@@ -58,7 +58,7 @@ func TestSessionFeedReproducesState(t *testing.T) {
 	for seed := range 30 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 11))
-			_, a, s := sessionWithModes(t, &ClientOptions{Limits: Limits{SessionLog: 8}})
+			_, a, s := sessionWithModes(t, &ClientOptions{Limits: Limits{SessionLog: 8, OutsideLog: 3}})
 			live := make(chan SessionState, 1)
 			var endSeq uint64
 			ctx, stop := context.WithCancel(context.Background())
@@ -115,6 +115,10 @@ func TestSessionFeedReproducesState(t *testing.T) {
 					a.update("s1", map[string]any{"sessionUpdate": "session_info_update", "title": fmt.Sprint("title ", i)})
 				case k == 6:
 					a.update("s1", map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": fmt.Sprint("c", i), "description": "d"}}})
+				case k == 7 && r.IntN(3) == 0:
+					// Between updates on the wire: the reader may have
+					// applied some of those sent before, not all.
+					s.ReleaseHistory()
 				default:
 					a.update("s1", randomStep(r))
 				}
