@@ -6,13 +6,18 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/proctest"
@@ -97,4 +102,87 @@ func TestHostKilledTerminalTreeDies(t *testing.T) {
 	}
 	_ = host.Wait()
 	proctest.WaitGroupGone(t, command, command, child)
+}
+
+// Pdeathsig fires when the thread that started the command exits, and the
+// Go runtime retires a thread when a goroutine locked to it exits. A
+// command started from such a goroutine must not die with that thread.
+func TestTerminalSurvivesRetiredStarterThread(t *testing.T) {
+	root := t.TempDir()
+	fifo := filepath.Join(root, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := &workspace.Terminals{Roots: []string{root}}
+	defer m.Close()
+	type result struct {
+		id  string
+		tid int
+		err error
+	}
+	res := make(chan result, 1)
+	var r result
+	for r.id == "" {
+		go func() {
+			runtime.LockOSThread()
+			if syscall.Gettid() == os.Getpid() {
+				// The runtime never retires the main thread: try another.
+				runtime.UnlockOSThread()
+				res <- result{}
+				return
+			}
+			// Never unlocked: the thread is retired when this returns.
+			c, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+				SessionID: "s", Command: "sh", Args: []string{"-c", `read x < "$0"; echo "got $x"`, fifo},
+			})
+			if err != nil {
+				res <- result{err: err}
+				return
+			}
+			res <- result{c.TerminalID, syscall.Gettid(), nil}
+		}()
+		if r = <-res; r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	task := fmt.Sprintf("/proc/self/task/%d", r.tid)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(task); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d was not retired", r.tid)
+		}
+	}
+	// The thread is gone, so a Pdeathsig would have been sent. Hand the
+	// command its line: opening the FIFO without blocking succeeds once the
+	// command has it open for reading, which a killed command never will.
+	var w *os.File
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never opened its FIFO: it died with the thread that started it")
+		}
+	}
+	_, err := w.WriteString("alive\n")
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: r.id})
+	if err != nil || st.ExitCode == nil || *st.ExitCode != 0 {
+		t.Fatalf("wait = %+v, %v; want exit code 0", st, err)
+	}
+	out, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "s", TerminalID: r.id})
+	if err != nil || out.Output != "got alive\n" {
+		t.Errorf("output = %+v, %v; want got alive", out, err)
+	}
 }
