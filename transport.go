@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/internal/procgroup"
 )
 
 // A Transport opens the byte stream to an agent; [Connect] calls Connect
@@ -253,21 +254,19 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	setProcessGroup(cmd)
-	reaped, err := startAgent(cmd)
+	// The group's watchdog is best effort: without /bin/sh the agent still
+	// runs, unwatched.
+	group, err := procgroup.Start(cmd)
 	if err != nil {
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("acp: starting the agent: %w", err)
 	}
 	closeAll(inR, outW, errW) // the child has its copies
-	// Best effort: without /bin/sh the agent still runs, unwatched.
-	wd, _ := startWatchdog(cmd.Process.Pid)
 
 	p := &process{
-		wd:         wd,
+		group:      group,
 		cmd:        cmd,
-		pid:        cmd.Process.Pid,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		grace:      orDefault(t.ShutdownGrace, 5*time.Second),
@@ -276,7 +275,7 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 	go p.drainStderr(errR, t.Stderr, h.stderrLine)
 	go func() {
 		err := cmd.Wait()
-		reaped()
+		group.Reaped()
 		p.mu.Lock()
 		p.state, p.waitErr = cmd.ProcessState, err
 		p.mu.Unlock()
@@ -343,12 +342,11 @@ func orDefault(d, def time.Duration) time.Duration {
 // process supervises a started agent.
 type process struct {
 	cmd        *exec.Cmd
-	pid        int
 	exited     chan struct{}
 	stderrDone chan struct{}
 	grace      time.Duration
 	termGrace  time.Duration
-	wd         *watchdog // nil if it could not be started
+	group      *procgroup.Group
 
 	mu      sync.Mutex
 	state   *os.ProcessState
@@ -464,7 +462,7 @@ func (p *process) kill() {
 	// The agent leads its group, so it cannot setsid; it could still move to
 	// another group of the session, which the group kill would miss.
 	_ = p.cmd.Process.Kill()
-	_ = signalGroup(p.pid, syscall.SIGKILL)
+	_ = p.group.Signal(syscall.SIGKILL)
 	<-p.exited
 }
 
@@ -472,7 +470,7 @@ func (p *process) kill() {
 // It returns once the process has exited and its group has been killed.
 func (p *process) shutdown() {
 	if !waitOrTimeout(p.exited, p.grace) {
-		_ = signalGroup(p.pid, syscall.SIGTERM)
+		_ = p.group.Signal(syscall.SIGTERM)
 		if !waitOrTimeout(p.exited, p.termGrace) {
 			p.kill()
 		}
@@ -480,11 +478,11 @@ func (p *process) shutdown() {
 	// The leader is gone; its children (an npx wrapper's node process, a
 	// shell's jobs) may not be. They are ours to end, and Close promises
 	// they are gone when it returns, so wait for the kill to land.
-	_ = signalGroup(p.pid, syscall.SIGKILL)
-	for wait := time.Millisecond; groupAlive(p.pid) && wait < time.Second; wait *= 2 {
+	_ = p.group.Signal(syscall.SIGKILL)
+	for wait := time.Millisecond; p.group.Alive() && wait < time.Second; wait *= 2 {
 		time.Sleep(wait)
 	}
-	p.wd.stop()
+	p.group.Close()
 	// Grandchildren can hold the stderr pipe open; do not wait for them.
 	waitOrTimeout(p.stderrDone, 100*time.Millisecond)
 }

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/procgroup"
 )
 
 // defaultOutputLimit is both the default retained-output cap and the
@@ -49,6 +51,27 @@ const drainGrace = 500 * time.Millisecond
 // PATH of their own environment (on Windows, with PATHEXT's extensions).
 // Other systems refuse terminal/create.
 //
+// Commands do not outlive the client process, even one killed by SIGKILL
+// that releases nothing; the same machinery ends an agent started by
+// [acp.CommandTransport]. On Unix a watchdog joins each command's process
+// group: a /bin/sh (under 2 MB resident, mostly shared; no CPU) blocked
+// reading a pipe whose write end only the client holds; when the client
+// dies the kernel closes that end and the watchdog SIGKILLs the group. On
+// Linux the command itself also gets SIGKILL from the kernel when the
+// client dies (Pdeathsig). On Windows the command's job kills what is left
+// in it when its last handle closes, which the client's death does.
+//
+// What escapes: on Unix, a descendant that leaves the group on purpose
+// (setsid, setpgid: daemons, tmux or screen servers), which kill and
+// release miss too; a process some daemon starts on the command's behalf
+// (docker run -d, systemd-run), which was never its descendant; and,
+// without /bin/sh, on the client's death, every process but the command
+// itself on Linux and everything on other Unix systems. On Windows, a
+// process the command starts in the moment before it joins its job. A
+// command running as the client's user can always escape on purpose (by
+// killing its watchdog, for one): the guarantee is for careless commands,
+// like a forgotten dev server, not for ones bent on staying.
+//
 // The working directory must lie inside the roots (after evaluating
 // symlinks) and defaults to the first root; with no roots at all every
 // create is refused. This bounds where a command starts, not what it can
@@ -68,10 +91,13 @@ const drainGrace = 500 * time.Millisecond
 // What one agent can make the client hold is bounded: at most MaxTerminals
 // terminals (64) with at most MaxOutputBytes (1 MiB) of output each. A
 // running command costs a process, two descriptors and two parked
-// goroutines; on Linux (5.4 or later) it holds no OS thread, as the exit is
-// awaited through a pidfd in Go's network poller. On other systems, and on
-// older Linux kernels, each running command holds a thread blocked in wait
-// until it exits.
+// goroutines, and on Unix its watchdog one more process, two descriptors
+// and a parked goroutine (until the terminal is released, or the group
+// killed). On Linux (5.4 or later) it holds no OS thread, as the exit is
+// awaited through a pidfd in Go's network poller; one thread, shared by all
+// terminals and agents, starts the commands and lives while any of them is
+// unreleased. On other systems, and on older Linux kernels, each running
+// command holds a thread blocked in wait until it exits.
 //
 // On Linux, an exited command's process stays a zombie until its terminal is released:
 // that keeps its process-group id from being reused, so a late kill cannot
@@ -147,8 +173,8 @@ func (m *Terminals) Handlers() acp.TerminalHandlers {
 type terminal struct {
 	id, sessionID string
 	cmd           *exec.Cmd
-	tree          procTree // the command and what it started
-	pipe          *os.File // read end of the stdout+stderr pipe
+	tree          *procgroup.Group // the command and what it started
+	pipe          *os.File         // read end of the stdout+stderr pipe
 
 	readerDone chan struct{} // reader saw EOF or pipe was closed
 	exited     chan struct{} // status is set
@@ -235,18 +261,18 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		Stdout: w, // one pipe for both keeps their interleaving
 		Stderr: w,
 	}
-	prepareTree(cmd)
-	err = cmd.Start()
+	tree, err := procgroup.Start(cmd)
 	w.Close() // the child holds its own copy; ours would block EOF forever
 	if err != nil {
 		r.Close()
 		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
 	}
-	tree, err := newTree(cmd)
-	if err != nil {
+	if err := tree.Tracked(); err != nil {
 		// A command whose tree kill could not reach is not run at all.
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		tree.Reaped()
+		tree.Close()
 		r.Close()
 		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: tracking its processes: %v", req.Command, err)}
 	}
@@ -490,9 +516,14 @@ func (t *terminal) watch() {
 	t.mu.Unlock()
 }
 
-// kill ends the command's whole process tree (see procTree.kill).
+// kill ends the command's whole process tree: SIGKILL to its process
+// group, or on Windows the termination of its job.
 func (t *terminal) kill() error {
-	return t.tree.kill()
+	err := t.tree.Signal(syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil // nothing of it is left
+	}
+	return err
 }
 
 // destroy kills the group, stops the reader and reaps the leader. It runs
@@ -518,7 +549,8 @@ func (t *terminal) destroy() {
 			<-t.readerDone
 		}
 		_ = t.cmd.Wait() // reap; after this the group id may be reused
-		t.tree.close()
+		t.tree.Reaped()
+		t.tree.Close() // the group is dead: this only reaps its watchdog
 		close(t.destroyed)
 	})
 	<-t.destroyed

@@ -42,7 +42,7 @@ func closeAndCheck(t *testing.T, m *Terminals) {
 	m.mu.Lock()
 	var pgids []int
 	for _, tt := range m.terms {
-		pgids = append(pgids, tt.tree.pgid)
+		pgids = append(pgids, tt.tree.Pid())
 	}
 	m.mu.Unlock()
 	if err := m.Close(); err != nil {
@@ -90,7 +90,7 @@ func pgidOf(t *testing.T, m *Terminals, id string) int {
 	if tt == nil {
 		t.Fatalf("no terminal %s", id)
 	}
-	return tt.tree.pgid
+	return tt.tree.Pid()
 }
 
 // Process helpers (Linux only in effect: /proc).
@@ -346,11 +346,17 @@ func TestTerminalKillExactBriefCommand(t *testing.T) {
 	m, _ := newTM(t)
 	id := startTerm(t, m, "s", "sh", "-c", "sleep 300 & sleep 300")
 	pgid := pgidOf(t, m, id)
+	want := 3 // sh and both sleeps
+	m.mu.Lock()
+	if m.terms[id].tree.Watched() {
+		want++ // and the watchdog
+	}
+	m.mu.Unlock()
 	deadline := time.Now().Add(10 * time.Second)
 	var members []int
-	for len(members) < 3 { // sh and both sleeps
+	for len(members) < want {
 		if time.Now().After(deadline) {
-			t.Fatalf("group %d has members %v, want 3", pgid, members)
+			t.Fatalf("group %d has members %v, want %d", pgid, members, want)
 		}
 		time.Sleep(5 * time.Millisecond) // no signal exists for "exec done"
 		members = groupMembers(pgid)

@@ -3,7 +3,6 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,31 +11,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-// procTree is the process group a terminal's command leads. Until the
-// terminal is destroyed the leader is at least a zombie (see waitNoReap), so
-// the group id cannot have been reused by another process.
-type procTree struct{ pgid int }
-
-// prepareTree makes the command the leader of a new process group.
-func prepareTree(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
-func newTree(cmd *exec.Cmd) (procTree, error) {
-	return procTree{pgid: cmd.Process.Pid}, nil
-}
-
-// kill sends SIGKILL to the whole process group.
-func (p procTree) kill() error {
-	err := syscall.Kill(-p.pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
-func (procTree) close() {}
 
 func statusOf(ps *os.ProcessState) exitStatus {
 	if ps == nil {

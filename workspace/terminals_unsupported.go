@@ -3,23 +3,13 @@
 package workspace
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 )
 
 // Systems with neither process groups nor job objects cannot end a
-// command's tree, so no command is run: terminal/create fails.
-type procTree struct{}
-
-func prepareTree(*exec.Cmd) {}
-
-func newTree(*exec.Cmd) (procTree, error) {
-	return procTree{}, errors.New("terminals are not supported on this system")
-}
-
-func (procTree) kill() error { return nil }
-func (procTree) close()      {}
+// command's tree, so no command is run: no command is found, and one that
+// were found would be refused once started (procgroup.Group.Tracked).
 
 func statusOf(ps *os.ProcessState) exitStatus {
 	return exitStatus{code: uint32(ps.ExitCode())}

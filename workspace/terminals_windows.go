@@ -8,34 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/acpclient/acp/internal/winjob"
 )
-
-// procTree is the job object a terminal's command runs in: every process it
-// starts joins the job, so kill ends them all, and closing the job (when the
-// terminal is destroyed, or when this process dies) ends whatever is left.
-// A process the command starts in the moment before it joins the job is out
-// of reach, as is one started with CREATE_BREAKAWAY_FROM_JOB where the
-// job allows it (it does not).
-type procTree struct{ job *winjob.Job }
-
-func prepareTree(*exec.Cmd) {}
-
-// newTree puts the just-started command in a job of its own.
-func newTree(cmd *exec.Cmd) (procTree, error) {
-	j, err := winjob.Start(cmd.Process.Pid)
-	if err != nil {
-		return procTree{}, err
-	}
-	return procTree{job: j}, nil
-}
-
-// kill ends every process of the job; they exit with code 1 (Windows has no
-// signals, so a killed command reports an exit code, not a signal).
-func (p procTree) kill() error { return p.job.Terminate(1) }
-
-func (p procTree) close() { _ = p.job.Close() }
 
 func statusOf(ps *os.ProcessState) exitStatus {
 	if ps == nil {

@@ -42,7 +42,7 @@ func TestWindowsTerminalKillEndsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.mu.Lock()
-	job := m.terms[c.TerminalID].tree.job
+	tree := m.terms[c.TerminalID].tree
 	m.mu.Unlock()
 	if _, err := m.KillTerminal(ctx, &acp.KillTerminalRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestWindowsTerminalKillEndsTree(t *testing.T) {
 	// Nothing signals the end of a process we are not the parent of, so
 	// poll (bounded) until the job is empty.
 	deadline := time.Now().Add(10 * time.Second)
-	for job.Active() {
+	for tree.Alive() {
 		if time.Now().After(deadline) {
 			t.Fatal("the job still has running processes after kill")
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package acp
+package procgroup
 
 import (
 	"os/exec"
@@ -9,16 +9,17 @@ import (
 	"syscall"
 )
 
-// startAgent starts the agent so that the kernel SIGKILLs it when this
-// process dies (Pdeathsig), unless the caller chose another signal.
+// start starts the leader so that the kernel SIGKILLs it when this process
+// dies (Pdeathsig), unless the caller chose another signal.
 //
 // Pdeathsig fires when the OS thread that forked the child exits, not the
 // process, and the Go runtime retires a thread when a goroutine exits while
-// locked to it: an agent started from such a goroutine would be killed
-// mid-session. So agents are forked from one dedicated locked thread, which
-// ends only once every agent it started has been reaped. done must be called
-// once the started process has been waited for.
-func startAgent(cmd *exec.Cmd) (done func(), err error) {
+// locked to it: a child started from such a goroutine would be killed while
+// in use. So children are forked from one dedicated locked thread, which
+// ends only once every child it started has been reaped. reaped must be
+// called once the started process has been waited for; it may be called
+// more than once.
+func start(cmd *exec.Cmd) (reaped func(), err error) {
 	if cmd.SysProcAttr.Pdeathsig == 0 {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
@@ -43,7 +44,7 @@ func startAgent(cmd *exec.Cmd) (done func(), err error) {
 var forker struct {
 	mu   sync.Mutex
 	reqs chan forkRequest
-	live int // agents started (or being started) and not yet reaped
+	live int // children started (or being started) and not yet reaped
 }
 
 type forkRequest struct {
@@ -59,9 +60,9 @@ func releaseForker() {
 	}
 }
 
-// forkLoop starts agents on a thread of its own. The loop ends only when no
-// child of that thread is left to be signalled, so the thread may then go
-// back to the runtime.
+// forkLoop starts children on a thread of its own. The loop ends only when
+// no child of that thread is left to be signalled, so the thread may then
+// go back to the runtime.
 func forkLoop(reqs <-chan forkRequest) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

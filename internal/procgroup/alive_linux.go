@@ -1,11 +1,12 @@
 //go:build linux
 
-package acp
+package procgroup
 
 import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // groupAlive reports whether any process of group pgid is still running.
@@ -14,7 +15,7 @@ import (
 func groupAlive(pgid int) bool {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return signalGroup(pgid, 0) == nil
+		return syscall.Kill(-pgid, 0) == nil
 	}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
