@@ -79,11 +79,14 @@ type Limits struct {
 
 	// OutsideLog is how many of the updates that arrived outside turns
 	// (SessionState.Outside: a session/load replay, updates between turns)
-	// are kept raw. Zero means 4096. When Outside holds twice that many,
-	// the oldest are dropped down to OutsideLog, and an
+	// are kept raw. Zero means 65536. When Outside would hold twice that
+	// many, the oldest are dropped down to OutsideLog, and an
 	// EventOutsideTrimmed in the session's feed says how many; so once
 	// that many have arrived it holds between OutsideLog and twice as
-	// many. The folded History of those updates is kept whole.
+	// many. The folded History of those updates is kept whole, but only
+	// Outside has them in wire order (History keeps agent and user
+	// messages in separate lists): a UI that renders a replay longer than
+	// the default from Outside raises the limit.
 	OutsideLog int
 
 	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for
@@ -120,7 +123,7 @@ func (l Limits) withDefaults() Limits {
 		l.SessionLog = 4096
 	}
 	if l.OutsideLog <= 0 {
-		l.OutsideLog = 4096
+		l.OutsideLog = 1 << 16
 	}
 	if l.MaxOrphanSessions <= 0 {
 		l.MaxOrphanSessions = 64

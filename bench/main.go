@@ -394,7 +394,9 @@ func scenarioBurst() {
 }
 
 func burstOurs(n int) (int, error) {
-	c, err := ours.Connect(bg, &ours.CommandTransport{Command: writerCmd("burst", n)}, nil)
+	// Outside keeps every replayed update only when the limit allows it.
+	c, err := ours.Connect(bg, &ours.CommandTransport{Command: writerCmd("burst", n)},
+		&ours.ClientOptions{Limits: ours.Limits{OutsideLog: n}})
 	if err != nil {
 		return 0, err
 	}

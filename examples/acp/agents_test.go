@@ -67,6 +67,17 @@ func registerTestAgents() {
 			Sessions:     sessions, History: history,
 		})
 	})
+	// A replay longer than twice the library's default Limits.OutsideLog.
+	long := make([]any, longReplay)
+	for i := range long {
+		long[i] = acptest.AgentMessage("", "x")
+	}
+	acptest.Register("load-long", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{
+			Capabilities: map[string]any{"loadSession": true},
+			Sessions:     sessions, History: map[string][]any{"a": long},
+		})
+	})
 	acptest.Register("toolcancel", func() *acptest.Agent {
 		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
 			t.SayID("m1", "editing ")
@@ -182,6 +193,21 @@ func TestSessionResumeVersusLoad(t *testing.T) {
 	}
 	if !strings.Contains(out, "> what is 2+2?") || !strings.Contains(out, "4") || !strings.Contains(errOut, "history above") {
 		t.Errorf("load did not print the history:\n%s\n%s", out, errOut)
+	}
+}
+
+const longReplay = 140_000
+
+// --session prints every replayed update, also of a replay longer than a
+// long-running host keeps by default (the command raises
+// Limits.OutsideLog).
+func TestSessionLoadPrintsLongHistory(t *testing.T) {
+	out, errOut, code := runCLI(t, "", append([]string{"--json", "--session", "a", "-p", "more"}, agentArgs(t, "load-long")...)...)
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(out, `"replay":true`); n != longReplay {
+		t.Errorf("printed %d replayed updates, want %d", n, longReplay)
 	}
 }
 
