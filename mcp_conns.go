@@ -35,17 +35,15 @@ type mcpConn struct {
 // the request then fails; the agent has seen it, and the user's Connect
 // handler still decides what a connection to it gets.
 func (m *mcpConns) declare(servers []McpServer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, s := range servers {
-		acp, ok := s.(*McpServerACP)
-		if !ok || acp == nil {
-			continue
+		if srv, ok := s.(*McpServerACP); ok && srv != nil {
+			if m.declared == nil {
+				m.declared = map[string]bool{}
+			}
+			m.declared[srv.ServerID] = true
 		}
-		m.mu.Lock()
-		if m.declared == nil {
-			m.declared = map[string]bool{}
-		}
-		m.declared[acp.ServerID] = true
-		m.mu.Unlock()
 	}
 }
 
@@ -129,9 +127,9 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 	declared, ok := c.mcp.reserve(req.ServerID, max)
 	switch {
 	case !declared:
-		msg := fmt.Sprintf("acp: mcp/connect: no MCP server with serverId %s was declared on this connection", quoteAgent(req.ServerID))
-		c.diag(string(DiagUnknownMCPServer), "refused "+msg, nil)
-		return nil, &Error{Code: CodeInvalidParams, Message: msg}
+		msg := "no MCP server with serverId " + quoteAgent(req.ServerID) + " was declared on this connection"
+		c.diag(string(DiagUnknownMCPServer), "refused mcp/connect: "+msg, nil)
+		return nil, &Error{Code: CodeInvalidParams, Message: "acp: mcp/connect: " + msg}
 	case !ok:
 		return nil, &mcpLimitError{&Error{
 			Code:    CodeInternalError,
@@ -145,14 +143,14 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 	if err == nil && res == nil {
 		res = &ConnectMcpResponse{}
 	}
-	c.mcp.opened(connID(res), req.ServerID, err == nil)
+	c.mcp.opened(connectionID(res), req.ServerID, err == nil)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-func connID(res *ConnectMcpResponse) string {
+func connectionID(res *ConnectMcpResponse) string {
 	if res == nil {
 		return ""
 	}
@@ -198,9 +196,9 @@ func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage)
 // unknownMCPConnection is the -32602 for a request on a connection that is
 // not open, reported locally too.
 func (c *Client) unknownMCPConnection(method, connID string) error {
-	msg := fmt.Sprintf("acp: %s: no open MCP connection %s", method, quoteAgent(connID))
-	c.diag(string(DiagUnknownMCPConnection), "refused "+msg, nil)
-	return &Error{Code: CodeInvalidParams, Message: msg}
+	msg := "no open MCP connection " + quoteAgent(connID)
+	c.diag(string(DiagUnknownMCPConnection), "refused "+method+": "+msg, nil)
+	return &Error{Code: CodeInvalidParams, Message: "acp: " + method + ": " + msg}
 }
 
 // mcpLimitError refuses an mcp/connect over Limits.MaxMCPConnections: the
