@@ -170,6 +170,8 @@ type Client struct {
 	deadPrompts map[string]bool     // prompts ended locally; their late answers are ignored
 	ended       bool                // end ran: no prompt may register any more
 
+	mcp mcpConns // declared MCP-over-ACP servers and open connections
+
 	done      chan struct{} // closed when the connection has ended
 	endOnce   sync.Once
 	endErr    error          // why the connection ended (wraps ErrConnClosed)

@@ -54,4 +54,13 @@ const (
 	// with content that does not match the requested schema. The agent was
 	// answered -32603 instead; the message names the fields at fault.
 	DiagInvalidElicitationAnswer DiagnosticKind = "invalid_elicitation_answer"
+	// DiagUnknownMCPServer: the agent sent mcp/connect for a serverId the
+	// client did not declare as an [*McpServerACP] on this connection. It was
+	// answered -32602; MCPHandlers.Connect did not run.
+	DiagUnknownMCPServer DiagnosticKind = "unknown_mcp_server"
+	// DiagUnknownMCPConnection: the agent sent mcp/message or mcp/disconnect
+	// on a connectionId that MCPHandlers.Connect never returned, that was
+	// disconnected, or whose disconnect is under way. A request was answered
+	// -32602, a notification dropped; no handler ran.
+	DiagUnknownMCPConnection DiagnosticKind = "unknown_mcp_connection"
 )

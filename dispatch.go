@@ -53,11 +53,11 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 	case MethodElicitationCreate:
 		return c.serveElicitation(ctx, in, params)
 	case MethodMCPConnect:
-		return serve(ctx, method, params, c.opts.MCP.Connect)
+		return c.serveMCPConnect(ctx, params)
 	case MethodMCPMessage:
-		return serve(ctx, method, params, c.opts.MCP.Message)
+		return c.serveMCPMessage(ctx, params)
 	case MethodMCPDisconnect:
-		return serve(ctx, method, params, c.opts.MCP.Disconnect)
+		return c.serveMCPDisconnect(ctx, params)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
 		h := c.opts.ExtMethod
@@ -79,8 +79,13 @@ func serve[Req, Res any, H ~func(context.Context, *Req) (*Res, error)](ctx conte
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
 	}
+	return serveDecoded(ctx, method, &req, f)
+}
+
+// serveDecoded runs f on req, which the caller decoded (and checked).
+func serveDecoded[Req, Res any, H ~func(context.Context, *Req) (*Res, error)](ctx context.Context, method string, req *Req, f H) (any, error) {
 	res, err := runHandler(ctx, method, func(ctx context.Context) (*Res, error) {
-		return f(ctx, &req)
+		return f(ctx, req)
 	})
 	if err != nil {
 		return nil, err

@@ -59,6 +59,7 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
+	c.mcp.declare(r.McpServers)
 	var res ForkSessionResponse
 	if err := c.call(ctx, MethodSessionFork, &r, &res); err != nil {
 		return nil, err

@@ -59,6 +59,11 @@ package acp_test
 //     TestConnectContextEndKillsHungAgent, TestHostKilledAgentGroupDies,
 //     TestAgentSurvivesRetiredStarterThread → the process group.
 //   - The reader stops for any reason → TestEngineStopEndsConnection.
+//   - MCP-over-ACP to servers never declared, on connections never opened
+//     or already closed, or without end → TestMCPConnectNeedsADeclaredServer,
+//     TestMCPEverySessionRequestDeclares, TestMCPUnknownConnectionRefused,
+//     TestMCPMaxConnections (hostile_mcp_test.go) → the declared servers and
+//     Limits.MaxMCPConnections.
 
 import (
 	"context"

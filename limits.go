@@ -97,6 +97,18 @@ type Limits struct {
 	// Diagnostic naming the session id.
 	MaxOrphanSessions int
 	MaxOrphanBytes    int
+
+	// ---- MCP-over-ACP ----
+
+	// MaxMCPConnections caps the MCP-over-ACP connections the agent has
+	// open at once, over every server the client declared: those
+	// MCPHandlers.Connect returned and no successful mcp/disconnect closed,
+	// and those being opened. Zero means 64.
+	// Each one holds whatever MCPHandlers.Connect allocated for it. Over
+	// the cap, mcp/connect is answered with an error naming the limit
+	// (wrapping ErrLimitExceeded) and a "limit_exceeded" diagnostic, and
+	// Connect does not run; a successful disconnect frees a slot.
+	MaxMCPConnections int
 }
 
 // withDefaults returns l with every zero field set to its default.
@@ -130,6 +142,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxOrphanBytes <= 0 {
 		l.MaxOrphanBytes = 4 << 20
+	}
+	if l.MaxMCPConnections <= 0 {
+		l.MaxMCPConnections = 64
 	}
 	return l
 }

@@ -26,6 +26,36 @@ const (
 // like every other handler: each on its own goroutine, its context cancelled
 // when the agent withdraws the request or the connection closes.
 //
+// The agent is held to what the client declared and opened; what it names
+// otherwise is refused before any of these handlers runs:
+//   - mcp/connect runs Connect only for a ServerID declared as an
+//     [*McpServerACP] in a session/new, session/load, session/resume or
+//     session/fork this client sent on the connection (any session, any
+//     outcome); otherwise it is answered -32602 and reported as a
+//     [DiagUnknownMCPServer] diagnostic.
+//   - mcp/message (request or notification) and mcp/disconnect reach
+//     Message, Notify and Disconnect only for a ConnectionID that Connect
+//     returned and no successful Disconnect has closed since; otherwise a
+//     request is answered -32602, a notification dropped, and either is
+//     reported as a [DiagUnknownMCPConnection] diagnostic. While a
+//     Disconnect runs, its connection takes no other message or
+//     disconnect; if it fails, the connection stays open. A message that
+//     passed the check just before a disconnect began may still reach
+//     Message while Disconnect runs.
+//   - At most [Limits].MaxMCPConnections connections are open at once,
+//     counting those whose Connect is still running; over it mcp/connect is
+//     refused with an error wrapping [ErrLimitExceeded] and a
+//     "limit_exceeded" diagnostic.
+//
+// Declarations and connections belong to the ACP connection, not to a
+// session: mcp/connect names no session, and a server id is unique on the
+// whole connection. Closing a session leaves its servers declared and their
+// connections open; a connection ends with a successful mcp/disconnect or
+// with the ACP connection, and Disconnect is not called for the ones still
+// open then (release what Connect allocated once [Client.Wait] or
+// [Client.Close] returns). Leaving Disconnect unset makes every connection
+// last as long as the ACP connection, counted against the limit.
+//
 // The server's own messages to the agent (MCP requests such as sampling, and
 // MCP notifications) go out as mcp/message through [Client.Call] and
 // [Client.Notify] with a [MessageMcpRequest].
@@ -33,9 +63,11 @@ const (
 // Unstable: follows schema.unstable.json; may change.
 type MCPHandlers struct {
 	// Connect answers mcp/connect: the agent opens a connection to the
-	// server named by ServerID and gets back a ConnectionID of the client's
-	// choosing, fresh for every connection. The agent may open several
-	// connections to one server.
+	// server named by ServerID (always one the client declared) and gets
+	// back a ConnectionID of the client's choosing, fresh for every
+	// connection: the client tracks connections by it, so an id returned
+	// while it is still open names that one connection. The agent may open
+	// several connections to one server.
 	Connect MCPConnectHandler
 
 	// Message answers the agent's MCP requests sent as mcp/message. Its
@@ -43,7 +75,9 @@ type MCPHandlers struct {
 	// [*Error], whose code and message the agent receives unchanged.
 	Message MCPMessageHandler
 
-	// Disconnect answers mcp/disconnect: the agent closes ConnectionID.
+	// Disconnect answers mcp/disconnect: the agent closes ConnectionID
+	// (always an open one). Once it returns without error the id is
+	// forgotten and its slot under Limits.MaxMCPConnections freed.
 	Disconnect MCPDisconnectHandler
 
 	// Notify receives the agent's MCP notifications sent as mcp/message (no
@@ -51,7 +85,8 @@ type MCPHandlers struct {
 	// goroutine (the one OnDiagnostic and ExtNotification run on, never the
 	// reader). While it is slow, at most Limits.MaxQueuedEvents callbacks
 	// wait; the rest are dropped and counted in a "limit_exceeded"
-	// diagnostic. Nil ignores them.
+	// diagnostic. Only notifications on an open connection are queued. Nil
+	// ignores them.
 	Notify func(*MessageMcpNotification)
 }
 
@@ -141,6 +176,12 @@ type DisconnectMcpResponse struct {
 // the ACP connection ("type": "acp"); declare it only when the agent
 // advertises mcpCapabilities.acp, and serve it with ClientOptions.MCP.
 //
+// Declaring it in a session/new, session/load, session/resume or
+// session/fork request is what lets the agent connect to it: the client
+// records ServerID as the request is sent (the agent may connect before it
+// answers), for the rest of the connection, and refuses mcp/connect for any
+// other server id (see [MCPHandlers]).
+//
 // Unstable: follows schema.unstable.json; may change.
 type McpServerACP struct {
 	Name string `json:"name"`
@@ -170,6 +211,10 @@ func (c *Client) onMCPNotification(params []byte) {
 	var n MessageMcpNotification
 	if err := json.Unmarshal(params, &n); err != nil {
 		c.diag("bad_notification", "ignored a malformed mcp/message notification", params)
+		return
+	}
+	if !c.mcp.usable(n.ConnectionID) {
+		c.diag(string(DiagUnknownMCPConnection), "dropped an mcp/message notification on "+quoteAgent(n.ConnectionID)+", which is not an open MCP connection", nil)
 		return
 	}
 	c.events.Push(eventMCPNotification, int64(len(params)), func() { h(&n) })

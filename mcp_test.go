@@ -172,7 +172,9 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 				diags = append(diags, d)
 				mu.Unlock()
 			}})
-			s, err := c.NewSession(context.Background(), nil)
+			// "s" is declared: an undeclared server would be refused
+			// whether or not Connect is set.
+			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{McpServers: []acp.McpServer{&acp.McpServerACP{Name: "s", ServerID: "s"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,18 +268,28 @@ func TestHostileMCPNotificationFlood(t *testing.T) {
 	report := make(chan acp.Diagnostic, 1)
 	var delivered atomic.Int64
 	var once sync.Once
-	_, _, a := hostileConnect(t, &acptest.Options{DisableTranscript: true}, &acp.ClientOptions{
+	_, _, a := mcpSetup(t, &acp.ClientOptions{
 		Limits: acp.Limits{MaxQueuedEvents: limit},
-		MCP: acp.MCPHandlers{Notify: func(*acp.MessageMcpNotification) {
-			<-release
-			delivered.Add(1)
-		}},
+		MCP: acp.MCPHandlers{
+			Connect: func(context.Context, *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+				return &acp.ConnectMcpResponse{ConnectionID: "c"}, nil
+			},
+			Notify: func(*acp.MessageMcpNotification) {
+				<-release
+				delivered.Add(1)
+			},
+		},
 		OnDiagnostic: func(d acp.Diagnostic) {
 			if d.Kind == acp.DiagLimitExceeded {
 				once.Do(func() { report <- d })
 			}
 		},
-	})
+	}, "srv")
+	// Notifications on a connection that is not open are dropped before
+	// they are queued: the flood is on an open one.
+	if id := mcpOpen(t, a, "srv"); id != "c" {
+		t.Fatalf("connection %q", id)
+	}
 	for i := range flood {
 		if err := a.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "c", "method": "notifications/progress", "params": map[string]any{"progress": i}}); err != nil {
 			t.Fatal(err)
@@ -289,7 +301,7 @@ func TestHostileMCPNotificationFlood(t *testing.T) {
 	if n := delivered.Load(); n > limit+1 {
 		t.Errorf("%d notifications delivered with a queue of %d", n, limit)
 	}
-	if !strings.Contains(d.Message, acp.ErrLimitExceeded.Error()) || !strings.Contains(d.Message, "MaxQueuedEvents") {
+	if !strings.Contains(d.Message, acp.ErrLimitExceeded.Error()) || !strings.Contains(d.Message, "MaxQueuedEvents") || !strings.Contains(d.Message, "mcp/message notifications") {
 		t.Errorf("report %q does not say what was dropped and why", d.Message)
 	}
 }

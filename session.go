@@ -419,6 +419,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 	if err := c.checkAddDirs(MethodSessionNew, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
+	c.mcp.declare(r.McpServers)
 	var res NewSessionResponse
 	if err := c.call(ctx, MethodSessionNew, &r, &res); err != nil {
 		return nil, err
@@ -459,6 +460,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	s.loading = true
 	c.register(s)
 	var res LoadSessionResponse
+	c.mcp.declare(r.McpServers)
 	err = c.call(ctx, MethodSessionLoad, &r, &res)
 	s.mu.Lock()
 	s.loading = false
@@ -491,6 +493,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	c.register(s)
+	c.mcp.declare(r.McpServers)
 	var res ResumeSessionResponse
 	if err := c.call(ctx, MethodSessionResume, &r, &res); err != nil {
 		c.unregister(s)

@@ -1,0 +1,220 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// mcpConns is what the client knows of MCP-over-ACP on one ACP connection:
+// the ACP-transport servers it has declared and the MCP connections the
+// agent has open on them. Both are connection-wide, not per session:
+// mcp/connect names no session, a server id is unique on the whole ACP
+// connection (the schema forbids reusing one for another server there), and
+// the client has no message to close a connection from its side. So a
+// declaration, and every connection opened on it, lasts until the agent
+// disconnects or the ACP connection ends; closing the session that declared
+// the server changes neither.
+type mcpConns struct {
+	mu       sync.Mutex
+	declared map[string]bool     // server ids sent in session/new, load, resume, fork
+	open     map[string]*mcpConn // by connection id, as Connect returned it
+	opening  int                 // Connect handlers running: each holds a slot
+}
+
+type mcpConn struct {
+	serverID string
+	closing  bool // an mcp/disconnect of it is being served
+}
+
+// declare records the ACP-transport servers among servers. It runs before
+// the request that carries them is sent: the agent may connect to them while
+// it handles that request, before it answers. A declaration stays even if
+// the request then fails; the agent has seen it, and the user's Connect
+// handler still decides what a connection to it gets.
+func (m *mcpConns) declare(servers []McpServer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range servers {
+		if srv, ok := s.(*McpServerACP); ok && srv != nil {
+			if m.declared == nil {
+				m.declared = map[string]bool{}
+			}
+			m.declared[srv.ServerID] = true
+		}
+	}
+}
+
+// reserve takes a connection slot for serverID, or says why not.
+func (m *mcpConns) reserve(serverID string, max int) (declared, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.declared[serverID] {
+		return false, false
+	}
+	if len(m.open)+m.opening >= max {
+		return true, false
+	}
+	m.opening++
+	return true, true
+}
+
+// opened gives back the slot reserve took and, when Connect succeeded,
+// records the connection it returned. An id Connect returns while it is
+// still open (Connect must return fresh ones) stays one connection.
+func (m *mcpConns) opened(connID, serverID string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.opening--
+	if !ok {
+		return
+	}
+	if m.open == nil {
+		m.open = map[string]*mcpConn{}
+	}
+	if _, dup := m.open[connID]; !dup {
+		m.open[connID] = &mcpConn{serverID: serverID}
+	}
+}
+
+// usable reports whether connID is open and no disconnect of it is under way.
+func (m *mcpConns) usable(connID string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.open[connID]
+	return c != nil && !c.closing
+}
+
+// closing marks connID as being disconnected; false if it is not usable.
+func (m *mcpConns) closing(connID string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.open[connID]
+	if c == nil || c.closing {
+		return false
+	}
+	c.closing = true
+	return true
+}
+
+// closed ends a disconnect: a successful one forgets connID, a failed one
+// leaves it open.
+func (m *mcpConns) closed(connID string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ok {
+		delete(m.open, connID)
+	} else if c := m.open[connID]; c != nil {
+		c.closing = false
+	}
+}
+
+// serveMCPConnect serves mcp/connect: only for a declared server, and only
+// while fewer than Limits.MaxMCPConnections connections are open (or being
+// opened); otherwise Connect does not run.
+func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (any, error) {
+	h := c.opts.MCP.Connect
+	if h == nil {
+		return nil, methodNotFound(MethodMCPConnect)
+	}
+	var req ConnectMcpRequest
+	if err := decodeParams(params, &req); err != nil {
+		return nil, err
+	}
+	max := c.opts.Limits.MaxMCPConnections
+	declared, ok := c.mcp.reserve(req.ServerID, max)
+	switch {
+	case !declared:
+		msg := "no MCP server with serverId " + quoteAgent(req.ServerID) + " was declared on this connection"
+		c.diag(string(DiagUnknownMCPServer), "refused mcp/connect: "+msg, nil)
+		return nil, &Error{Code: CodeInvalidParams, Message: "acp: mcp/connect: " + msg}
+	case !ok:
+		return nil, &mcpLimitError{&Error{
+			Code:    CodeInternalError,
+			Message: fmt.Sprintf("%s: %d MCP connections are already open (Limits.MaxMCPConnections)", ErrLimitExceeded.Error(), max),
+			Data:    json.RawMessage(`{"limit":"MaxMCPConnections","value":` + strconv.Itoa(max) + `}`),
+		}}
+	}
+	res, err := runHandler(ctx, MethodMCPConnect, func(ctx context.Context) (*ConnectMcpResponse, error) {
+		return h(ctx, &req)
+	})
+	if err == nil && res == nil {
+		res = &ConnectMcpResponse{}
+	}
+	c.mcp.opened(connectionID(res), req.ServerID, err == nil)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func connectionID(res *ConnectMcpResponse) string {
+	if res == nil {
+		return ""
+	}
+	return res.ConnectionID
+}
+
+// serveMCPMessage serves an mcp/message request, only on an open
+// connection.
+func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (any, error) {
+	h := c.opts.MCP.Message
+	if h == nil {
+		return nil, methodNotFound(MethodMCPMessage)
+	}
+	var req MessageMcpRequest
+	if err := decodeParams(params, &req); err != nil {
+		return nil, err
+	}
+	if !c.mcp.usable(req.ConnectionID) {
+		return nil, c.unknownMCPConnection(MethodMCPMessage, req.ConnectionID)
+	}
+	return serveDecoded(ctx, MethodMCPMessage, &req, h)
+}
+
+// serveMCPDisconnect serves mcp/disconnect, only of an open connection; the
+// connection is forgotten once Disconnect succeeds.
+func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage) (any, error) {
+	h := c.opts.MCP.Disconnect
+	if h == nil {
+		return nil, methodNotFound(MethodMCPDisconnect)
+	}
+	var req DisconnectMcpRequest
+	if err := decodeParams(params, &req); err != nil {
+		return nil, err
+	}
+	if !c.mcp.closing(req.ConnectionID) {
+		return nil, c.unknownMCPConnection(MethodMCPDisconnect, req.ConnectionID)
+	}
+	res, err := serveDecoded(ctx, MethodMCPDisconnect, &req, h)
+	c.mcp.closed(req.ConnectionID, err == nil)
+	return res, err
+}
+
+// unknownMCPConnection is the -32602 for a request on a connection that is
+// not open, reported locally too.
+func (c *Client) unknownMCPConnection(method, connID string) error {
+	msg := "no open MCP connection " + quoteAgent(connID)
+	c.diag(string(DiagUnknownMCPConnection), "refused "+method+": "+msg, nil)
+	return &Error{Code: CodeInvalidParams, Message: "acp: " + method + ": " + msg}
+}
+
+// mcpLimitError refuses an mcp/connect over Limits.MaxMCPConnections: the
+// agent gets the *Error; locally errors.Is(err, ErrLimitExceeded) holds, so
+// the refusal is reported as a "limit_exceeded" diagnostic too.
+type mcpLimitError struct{ e *Error }
+
+func (l *mcpLimitError) Error() string   { return l.e.Message }
+func (l *mcpLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
+
+// quoteAgent quotes an id the agent sent for a message, cut short: the
+// agent chooses its length.
+func quoteAgent(s string) string {
+	const max = 128
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "..."
+	}
+	return strconv.Quote(s)
+}
