@@ -104,10 +104,10 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 				return s.State()
 			}
 			for _, u := range ups[:len(ups)-1] {
-				s.apply(u, nil)
+				s.apply(u, nil, 0)
 			}
 			before := state()
-			s.apply(last, nil)
+			s.apply(last, nil, 0)
 			// The logs of raw updates always grow; the folded fields are
 			// what must change.
 			logs := cmpopts.IgnoreFields(SessionState{}, "Outside")

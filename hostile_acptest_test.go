@@ -42,6 +42,8 @@ package acp_test
 //     → Limits.TurnLogs, Limits.SessionLog.
 //   - Updates between turns without end → TestOutsideLogBounded →
 //     Limits.OutsideLog (the feed still folds to State).
+//   - One turn (or the updates between turns) streaming without end →
+//     TestMaxTurnBytes, TestMaxTurnBytesOutsideTurns → Limits.MaxTurnBytes.
 //   - Terminal output without end → TestTerminalOutputCeiling,
 //     TestTerminalMaxOutputBytes → workspace.Terminals.MaxOutputBytes.
 //   - Terminals without end → TestTerminalMaxTerminals,

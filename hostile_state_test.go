@@ -47,7 +47,7 @@ func TestCancelledTurnMarksNewToolCallsInConstantWork(t *testing.T) {
 		before := turn.fold.visits
 		s.mu.Unlock()
 		for i := range n {
-			s.apply(&ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: ToolCallStatusPending}, nil)
+			s.apply(&ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: ToolCallStatusPending}, nil, 0)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()

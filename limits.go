@@ -77,6 +77,20 @@ type Limits struct {
 	// the events after it.
 	SessionLog int
 
+	// MaxTurnBytes bounds what one turn can make the client fold: the
+	// bytes of the session/update notifications applied to it. Zero means
+	// 256 MiB. The update that crosses it is folded, and the turn is
+	// cancelled as by Turn.Cancel, with a "limit_exceeded" diagnostic; the
+	// turn keeps folding what the agent sends while it winds down, up to
+	// twice the limit, and drops the rest (its messages, thoughts, tool
+	// calls and plans: session-level kinds such as mode, commands, config
+	// options, session info and usage replace state and are always
+	// applied), reported when the first is dropped and counted when the
+	// turn ends. The updates that arrive outside turns share one such
+	// budget per session: past it they no longer grow History or Outside,
+	// and a diagnostic counts them (at 1, 2, 4, 8... dropped).
+	MaxTurnBytes int64
+
 	// OutsideLog is how many of the updates that arrived outside turns
 	// (SessionState.Outside: a session/load replay, updates between turns)
 	// are kept raw. Zero means 65536. When Outside would hold twice that
@@ -133,6 +147,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.SessionLog <= 0 {
 		l.SessionLog = 4096
+	}
+	if l.MaxTurnBytes <= 0 {
+		l.MaxTurnBytes = 256 << 20
 	}
 	if l.OutsideLog <= 0 {
 		l.OutsideLog = 1 << 16

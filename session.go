@@ -35,7 +35,12 @@ type Session struct {
 	// slogBase+i+1; sseq counts them all.
 	slog     []sentry
 	slogBase uint64
-	sseq     uint64
+	// histBytes counts the notification bytes of the updates that arrived
+	// outside turns against Limits.MaxTurnBytes; histDropped counts those
+	// dropped past it.
+	histBytes   int64
+	histDropped int
+	sseq        uint64
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
@@ -200,20 +205,66 @@ func (s *Session) notifyLocked() {
 }
 
 // apply folds one update, in wire order, on the reader goroutine. meta is
-// the notification's own _meta, kept on the update's events.
-func (s *Session) apply(u Update, meta json.RawMessage) {
+// the notification's own _meta, kept on the update's events; size is the
+// notification's length, counted against Limits.MaxTurnBytes.
+func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.applyLocked(u, meta)
+	over := s.applyLocked(u, meta, size)
+	s.mu.Unlock()
+	over.act(s.c)
 }
 
-func (s *Session) applyLocked(u Update, meta json.RawMessage) {
+// overBudget is what crossing Limits.MaxTurnBytes asks for once s.mu is
+// released: a turn to cancel, a diagnostic to report.
+type overBudget struct {
+	cancel *Turn
+	msg    string
+}
+
+func (o overBudget) act(c *Client) {
+	if o.msg != "" {
+		c.diag(string(DiagLimitExceeded), o.msg, nil)
+	}
+	if o.cancel != nil {
+		o.cancel.Cancel()
+	}
+}
+
+// applyLocked folds one update, or drops it when it is over
+// Limits.MaxTurnBytes (see there), and says what to do about the limit.
+func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) (over overBudget) {
+	budget := s.c.opts.Limits.MaxTurnBytes
 	session := foldSessionUpdate(&s.state, u)
 	if t := s.turn; t != nil {
+		t.bytes += int64(size)
+		switch {
+		case t.bytes > 2*budget:
+			// Past the allowance for winding down: what would grow the
+			// turn is dropped; session-level kinds replace, never grow.
+			if t.dropped++; t.dropped == 1 {
+				over.msg = fmt.Sprintf("dropping the updates of a cancelled turn of session %s: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
+			}
+			if session {
+				s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
+			} else {
+				s.notifyLocked()
+			}
+			return over
+		case t.bytes > budget && !t.overBudget:
+			t.overBudget = true
+			over.cancel = t
+			over.msg = fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
+		}
 		t.applyLocked(u, meta)
 		if session {
 			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
 		}
+	} else if s.histBytes += int64(size); s.histBytes > budget && !session {
+		if s.histDropped++; s.histDropped&(s.histDropped-1) == 0 { // 1, 2, 4, 8...
+			over.msg = fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History stops growing", s.histDropped, s.id, s.histBytes, budget)
+		}
+		s.notifyLocked()
+		return over
 	} else {
 		// Trimmed in batches, so the copy costs O(1) per update, and before
 		// the update is logged, so the update's event is its last.
@@ -225,6 +276,7 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage) {
 		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta})
 	}
 	s.notifyLocked()
+	return over
 }
 
 // foldSessionUpdate folds the session-level kinds (commands, mode, config
@@ -327,7 +379,7 @@ func (c *Client) onUpdate(params []byte) {
 		return
 	}
 	c.mu.Unlock()
-	s.apply(u, meta)
+	s.apply(u, meta, len(params))
 }
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or
@@ -364,10 +416,16 @@ func (c *Client) register(s *Session) {
 		// cannot invert the c.mu-before-s.mu order. Holding c.mu keeps
 		// onUpdate from applying a newer update first.
 		s.mu.Lock()
+		var over []overBudget
 		for _, o := range orphans {
-			s.applyLocked(o.u, o.meta)
+			over = append(over, s.applyLocked(o.u, o.meta, o.size))
 		}
 		s.mu.Unlock()
+		defer func() {
+			for _, o := range over {
+				o.act(c)
+			}
+		}()
 	}
 	c.mu.Unlock()
 	if old != nil && old != s {

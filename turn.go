@@ -43,6 +43,12 @@ type Turn struct {
 	err            error
 	grace          *time.Timer
 	stopCtx        func() bool // stops the AfterFunc watching the Prompt context
+	// bytes counts the notification bytes of the turn's updates against
+	// Limits.MaxTurnBytes; overBudget is set once it crossed it (the turn
+	// was cancelled), and dropped counts the updates dropped past twice it.
+	bytes      int64
+	overBudget bool
+	dropped    int
 
 	done chan struct{}
 }
@@ -524,11 +530,15 @@ func (t *Turn) finish(set func()) {
 	s.retainLocked(t)
 	stop := t.stopCtx
 	unregister := s.closed && s.turn == nil
+	dropped, bytes := t.dropped, t.bytes
 	s.notifyLocked()
 	close(t.done)
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if dropped > 0 {
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates were dropped (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
 	}
 	if unregister {
 		s.c.unregister(s)
