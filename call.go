@@ -13,6 +13,11 @@ import (
 // Call checks no capability and tracks nothing: the caller owns the
 // protocol. A session/prompt sent this way is no turn, and updates the agent
 // sends meanwhile still fold into the session as updates outside a turn.
+// One exception: the [McpServerACP] servers in params of a typed
+// NewSessionRequest, LoadSessionRequest, ResumeSessionRequest or
+// ForkSessionRequest (value or pointer) are declared, as the typed helpers
+// declare them, so the agent may mcp/connect to them; servers in params of
+// any other type (a map, raw JSON) are not, and such a connect is refused.
 // An agent's error reply is returned as *Error. Call is safe for concurrent
 // use; see CallExt for extension methods.
 //
@@ -25,7 +30,41 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if params == nil {
 		params = struct{}{}
 	}
+	if servers := mcpServersOf(params); servers != nil {
+		c.mcp.declare(servers)
+	}
 	return c.call(ctx, method, params, result)
+}
+
+// mcpServersOf returns the MCP servers of a typed session request.
+func mcpServersOf(params any) []McpServer {
+	switch p := params.(type) {
+	case *NewSessionRequest:
+		if p != nil {
+			return p.McpServers
+		}
+	case NewSessionRequest:
+		return p.McpServers
+	case *LoadSessionRequest:
+		if p != nil {
+			return p.McpServers
+		}
+	case LoadSessionRequest:
+		return p.McpServers
+	case *ResumeSessionRequest:
+		if p != nil {
+			return p.McpServers
+		}
+	case ResumeSessionRequest:
+		return p.McpServers
+	case *ForkSessionRequest:
+		if p != nil {
+			return p.McpServers
+		}
+	case ForkSessionRequest:
+		return p.McpServers
+	}
+	return nil
 }
 
 // Notify sends a notification with any method name; nil params are sent as

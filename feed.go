@@ -311,7 +311,7 @@ type TurnFold struct {
 
 // Apply folds one event. An EventUpdate without an Origin counts as the
 // agent's; events of the session's feed only (EventSetup,
-// EventTurnStart) are ignored.
+// EventTurnStart, EventOutsideTrimmed) are ignored.
 func (tf *TurnFold) Apply(ev Event) {
 	tf.seq = ev.Seq
 	switch ev.Kind {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
@@ -149,8 +150,19 @@ func TestMCPConnectNeedsADeclaredServer(t *testing.T) {
 // Every request that carries MCP servers declares them, before it is sent:
 // the agent may connect while it handles the request, before it answers.
 func TestMCPEverySessionRequestDeclares(t *testing.T) {
-	for _, method := range []string{acp.MethodSessionNew, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionFork} {
-		t.Run(method, func(t *testing.T) {
+	for _, tc := range []struct {
+		method  string
+		viaCall bool // sent with Client.Call and the typed request
+	}{
+		{acp.MethodSessionNew, false}, {acp.MethodSessionLoad, false}, {acp.MethodSessionResume, false}, {acp.MethodSessionFork, false},
+		{acp.MethodSessionNew, true}, {acp.MethodSessionLoad, true}, {acp.MethodSessionResume, true}, {acp.MethodSessionFork, true},
+	} {
+		method := tc.method
+		name := method
+		if tc.viaCall {
+			name += "/Call"
+		}
+		t.Run(name, func(t *testing.T) {
 			r := newMCPRecorder()
 			server := "srv-" + strings.TrimPrefix(method, "session/")
 			type outcome struct{ declared, other error }
@@ -170,14 +182,23 @@ func TestMCPEverySessionRequestDeclares(t *testing.T) {
 			ctx := context.Background()
 			servers := []acp.McpServer{&acp.McpServerACP{Name: "tools", ServerID: server}, &acp.McpServerStdio{Name: "srv-never", Command: "/bin/true"}}
 			var err error
-			switch method {
-			case acp.MethodSessionNew:
+			switch {
+			case tc.viaCall:
+				// Pointers and values both declare.
+				params := map[string]any{
+					acp.MethodSessionNew:    &acp.NewSessionRequest{McpServers: servers},
+					acp.MethodSessionLoad:   acp.LoadSessionRequest{SessionID: "s-1", McpServers: servers},
+					acp.MethodSessionResume: &acp.ResumeSessionRequest{SessionID: "s-1", McpServers: servers},
+					acp.MethodSessionFork:   acp.ForkSessionRequest{SessionID: "s-0", McpServers: servers},
+				}[method]
+				err = c.Call(ctx, method, params, nil)
+			case method == acp.MethodSessionNew:
 				_, err = c.NewSession(ctx, &acp.NewSessionRequest{McpServers: servers})
-			case acp.MethodSessionLoad:
+			case method == acp.MethodSessionLoad:
 				_, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "s-1", McpServers: servers})
-			case acp.MethodSessionResume:
+			case method == acp.MethodSessionResume:
 				_, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "s-1", McpServers: servers})
-			case acp.MethodSessionFork:
+			case method == acp.MethodSessionFork:
 				_, err = c.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: "s-0", McpServers: servers})
 			}
 			if err != nil {
@@ -388,4 +409,111 @@ func TestMCPMaxConnections(t *testing.T) {
 		}
 		mcpOpen(t, a, "srv-1")
 	})
+}
+
+// A withdrawn mcp/connect keeps its slot while its Connect still runs
+// (runHandler answers the agent at once, the handler goes on), and a
+// connection Connect opens after the agent withdrew the request is
+// disconnected, since the agent never learns its id.
+func TestMCPWithdrawnConnectKeepsItsSlot(t *testing.T) {
+	entered, release := make(chan string, 4), make(chan struct{})
+	disconnected := make(chan string, 4)
+	var calls atomic.Int64
+	copts := &acp.ClientOptions{
+		Limits: acp.Limits{MaxMCPConnections: 1},
+		MCP: acp.MCPHandlers{
+			Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+				if calls.Add(1) == 1 {
+					entered <- req.ServerID
+					<-release // ignores its context, as a careless handler does
+				}
+				return &acp.ConnectMcpResponse{ConnectionID: fmt.Sprint("conn-", calls.Load())}, nil
+			},
+			Disconnect: func(_ context.Context, req *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+				disconnected <- req.ConnectionID
+				return nil, nil
+			},
+		},
+	}
+	_, _, a := mcpSetup(t, copts, "s")
+	r, err := a.Start(acp.MethodMCPConnect, map[string]any{"serverId": "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostileWait(t, entered, "Connect to run")
+	if err := r.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	hostileWait(t, r.Done(), "the withdrawn connect's answer")
+
+	// The first Connect still runs: its slot is taken.
+	_, err = a.Call(context.Background(), acp.MethodMCPConnect, map[string]any{"serverId": "s"})
+	wantRPCError(t, "a second connect while the first Connect runs", err, -32603, "MaxMCPConnections")
+
+	close(release)
+	if id := hostileWait(t, disconnected, "the abandoned connection's Disconnect"); id != "conn-1" {
+		t.Errorf("Disconnect(%q), want conn-1", id)
+	}
+	// Disconnected, it frees the slot: a connect now reaches Connect.
+	if id := mcpOpen(t, a, "s"); id != "conn-2" {
+		t.Errorf("connection %q, want conn-2", id)
+	}
+}
+
+// A withdrawn mcp/disconnect leaves the connection closing while its
+// Disconnect runs, and Disconnect's own success forgets it: no message
+// reaches a connection being disconnected, and its slot is freed when
+// Disconnect succeeds.
+func TestMCPWithdrawnDisconnectStillCloses(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	var messages atomic.Int64
+	copts := &acp.ClientOptions{
+		Limits: acp.Limits{MaxMCPConnections: 1},
+		MCP: acp.MCPHandlers{
+			Connect: func(context.Context, *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+				return &acp.ConnectMcpResponse{ConnectionID: "conn-1"}, nil
+			},
+			Message: func(context.Context, *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
+				messages.Add(1)
+				return &acp.MessageMcpResponse{Result: json.RawMessage(`{}`)}, nil
+			},
+			Disconnect: func(context.Context, *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+				entered <- struct{}{}
+				<-release
+				return nil, nil
+			},
+		},
+	}
+	_, _, a := mcpSetup(t, copts, "s")
+	id := mcpOpen(t, a, "s")
+	r, err := a.Start(acp.MethodMCPDisconnect, map[string]any{"connectionId": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostileWait(t, entered, "Disconnect to run")
+	if err := r.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	hostileWait(t, r.Done(), "the withdrawn disconnect's answer")
+	_, err = a.Call(context.Background(), acp.MethodMCPMessage, map[string]any{"connectionId": id, "method": "tools/list"})
+	wantRPCError(t, "a message while Disconnect runs", err, -32602, "no open MCP connection")
+	if n := messages.Load(); n != 0 {
+		t.Errorf("%d messages reached Message", n)
+	}
+
+	// Disconnect succeeds after the agent withdrew it: the connection is
+	// forgotten and its slot freed, so a connect gets through (each try is a
+	// round trip; the limit answers until Disconnect has returned).
+	close(release)
+	deadline := time.Now().Add(hostileSafety)
+	for {
+		_, err := a.Call(context.Background(), acp.MethodMCPConnect, map[string]any{"serverId": "s"})
+		if err == nil {
+			break
+		}
+		wantRPCError(t, "a connect while the slot is held", err, -32603, "MaxMCPConnections")
+		if time.Now().After(deadline) {
+			t.Fatal("the slot of a connection whose Disconnect succeeded was never freed")
+		}
+	}
 }

@@ -31,7 +31,8 @@ const (
 //   - mcp/connect runs Connect only for a ServerID declared as an
 //     [*McpServerACP] in a session/new, session/load, session/resume or
 //     session/fork this client sent on the connection (any session, any
-//     outcome); otherwise it is answered -32602 and reported as a
+//     outcome; through the typed helpers, or [Client.Call] with a typed
+//     request); otherwise it is answered -32602 and reported as a
 //     [DiagUnknownMCPServer] diagnostic.
 //   - mcp/message (request or notification) and mcp/disconnect reach
 //     Message, Notify and Disconnect only for a ConnectionID that Connect
@@ -43,9 +44,15 @@ const (
 //     passed the check just before a disconnect began may still reach
 //     Message while Disconnect runs.
 //   - At most [Limits].MaxMCPConnections connections are open at once,
-//     counting those whose Connect is still running; over it mcp/connect is
-//     refused with an error wrapping [ErrLimitExceeded] and a
-//     "limit_exceeded" diagnostic.
+//     counting those whose Connect is still running, even for a request
+//     the agent withdrew; over it mcp/connect is refused with an error
+//     wrapping [ErrLimitExceeded] and a "limit_exceeded" diagnostic. A
+//     connection Connect opens for a withdrawn request is passed to
+//     Disconnect at once (the agent never learns its id).
+//   - The outcome of Connect and Disconnect is what the handler returns,
+//     even when the agent withdrew the request meanwhile: a withdrawn
+//     disconnect whose Disconnect then succeeds still closes the
+//     connection.
 //
 // Declarations and connections belong to the ACP connection, not to a
 // session: mcp/connect names no session, and a server id is unique on the

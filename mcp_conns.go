@@ -137,24 +137,50 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 			Data:    json.RawMessage(`{"limit":"MaxMCPConnections","value":` + strconv.Itoa(max) + `}`),
 		}}
 	}
-	res, err := runHandler(ctx, MethodMCPConnect, func(ctx context.Context) (*ConnectMcpResponse, error) {
-		return h(ctx, &req)
+	// The bookkeeping runs with the handler, not after runHandler returns:
+	// when the agent withdraws the request, runHandler answers at once while
+	// Connect may still run, and its slot must stay taken until it returns.
+	res, err := runHandler(ctx, MethodMCPConnect, func(ctx context.Context) (res *ConnectMcpResponse, err error) {
+		recorded := false
+		defer func() {
+			if !recorded { // an error, or a panic
+				c.mcp.opened("", req.ServerID, false)
+			}
+		}()
+		if res, err = h(ctx, &req); err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = &ConnectMcpResponse{}
+		}
+		c.mcp.opened(res.ConnectionID, req.ServerID, true)
+		recorded = true
+		if ctx.Err() != nil {
+			// The agent withdrew the request and never learns this id: close
+			// the connection, or it would hold a slot until the ACP
+			// connection ends.
+			c.abandonMCPConnection(ctx, res.ConnectionID)
+		}
+		return res, nil
 	})
-	if err == nil && res == nil {
-		res = &ConnectMcpResponse{}
-	}
-	c.mcp.opened(connectionID(res), req.ServerID, err == nil)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-func connectionID(res *ConnectMcpResponse) string {
-	if res == nil {
-		return ""
+// abandonMCPConnection disconnects a connection Connect opened for a
+// withdrawn request, through the user's Disconnect; without one it stays
+// open and counted, like every connection when Disconnect is unset.
+func (c *Client) abandonMCPConnection(ctx context.Context, connID string) {
+	d := c.opts.MCP.Disconnect
+	if d == nil || !c.mcp.closing(connID) {
+		return
 	}
-	return res.ConnectionID
+	ok := false
+	defer func() { c.mcp.closed(connID, ok) }()
+	_, err := d(context.WithoutCancel(ctx), &DisconnectMcpRequest{ConnectionID: connID})
+	ok = err == nil
 }
 
 // serveMCPMessage serves an mcp/message request, only on an open
@@ -188,9 +214,23 @@ func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage)
 	if !c.mcp.closing(req.ConnectionID) {
 		return nil, c.unknownMCPConnection(MethodMCPDisconnect, req.ConnectionID)
 	}
-	res, err := serveDecoded(ctx, MethodMCPDisconnect, &req, h)
-	c.mcp.closed(req.ConnectionID, err == nil)
-	return res, err
+	// As for Connect, the outcome is Disconnect's own, recorded when it
+	// returns: a withdrawn request does not reopen a connection whose
+	// Disconnect still runs (and may yet succeed).
+	res, err := runHandler(ctx, MethodMCPDisconnect, func(ctx context.Context) (res *DisconnectMcpResponse, err error) {
+		ok := false
+		defer func() { c.mcp.closed(req.ConnectionID, ok) }()
+		res, err = h(ctx, &req)
+		ok = err == nil
+		return res, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return struct{}{}, nil
+	}
+	return res, nil
 }
 
 // unknownMCPConnection is the -32602 for a request on a connection that is

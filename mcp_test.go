@@ -172,8 +172,8 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 				diags = append(diags, d)
 				mu.Unlock()
 			}})
-			// "s" is declared: an undeclared server would be refused
-			// whether or not Connect is set.
+			// "s" is declared, so what is checked is the unset handler
+			// (with Connect unset, even an undeclared server gets -32601).
 			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{McpServers: []acp.McpServer{&acp.McpServerACP{Name: "s", ServerID: "s"}}})
 			if err != nil {
 				t.Fatal(err)

@@ -9,8 +9,8 @@ import "encoding/json"
 
 // AuthMethod is one way to authenticate offered in InitializeResponse:
 //
-//   - *AgentAuthMethod (no "type", or null, or "agent", the schema's name
-//     for the default): call authenticate with its ID
+//   - *AgentAuthMethod (no "type", or null, "", or "agent", the schema's
+//     name for the default): call authenticate with its ID
 //   - *TerminalAuthMethod ("terminal"): run the agent interactively with its
 //     Args and Env, then reconnect; never pass it to authenticate
 //   - *EnvVarAuthMethod ("env_var"): not in the stable schema (a removed
@@ -117,7 +117,7 @@ type LogoutResponse struct {
 
 // McpServer is an MCP server the agent should connect to:
 //
-//   - *McpServerStdio (no "type" on the v1 wire; null and "stdio" are
+//   - *McpServerStdio (no "type" on the v1 wire; null, "" and "stdio" are
 //     accepted)
 //   - *McpServerHTTP ("http", needs mcpCapabilities.http)
 //   - *McpServerSSE ("sse", needs mcpCapabilities.sse)

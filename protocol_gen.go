@@ -3470,17 +3470,17 @@ func (x *UnknownNesSuggestion) UnmarshalJSON(b []byte) error {
 
 // unmarshalAuthMethod decodes the schema's AuthMethod, told apart by
 // "type": "terminal" (TerminalAuthMethod), "agent" (AgentAuthMethod),
-// "env_var" (EnvVarAuthMethod). An absent or null "type" means "agent". Any
-// other "type" is kept as *UnknownAuthMethod, raw, when it has "id" and
-// "name". A value that is not an object, has a "type" that is not a string,
-// or is a known variant that does not decode is an error. A decoded variant
-// is passed through terminalFromMeta.
+// "env_var" (EnvVarAuthMethod). An absent, null or empty "type" means
+// "agent". Any other "type" is kept as *UnknownAuthMethod, raw, when it has
+// "id" and "name". A value that is not an object, has a "type" that is not
+// a string, or is a known variant that does not decode is an error. A
+// decoded variant is passed through terminalFromMeta.
 func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	kind, found, err := jsonDiscriminator(data, "type")
 	if err != nil {
 		return nil, errDecode("auth method", err)
 	}
-	if !found {
+	if !found || len(kind) == 0 {
 		kind = []byte("agent")
 	}
 	var v interface {
@@ -3542,16 +3542,16 @@ func (x *UnknownAuthMethod) UnmarshalJSON(b []byte) error {
 
 // unmarshalMcpServer decodes the schema's McpServer, told apart by "type":
 // "http" (McpServerHTTP), "sse" (McpServerSSE), "acp" (McpServerACP),
-// "stdio" (McpServerStdio). An absent or null "type" means "stdio". Any
-// other "type" is kept as *UnknownMcpServer, raw. A value that is not an
-// object, has a "type" that is not a string, or is a known variant that
+// "stdio" (McpServerStdio). An absent, null or empty "type" means "stdio".
+// Any other "type" is kept as *UnknownMcpServer, raw. A value that is not
+// an object, has a "type" that is not a string, or is a known variant that
 // does not decode is an error.
 func unmarshalMcpServer(data []byte) (McpServer, error) {
 	kind, found, err := jsonDiscriminator(data, "type")
 	if err != nil {
 		return nil, errDecode("mcp server", err)
 	}
-	if !found {
+	if !found || len(kind) == 0 {
 		kind = []byte("stdio")
 	}
 	var v interface {

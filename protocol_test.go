@@ -162,6 +162,7 @@ func TestAuthMethods(t *testing.T) {
 		{"type":"oauth","name":"missing id"},
 		{"type":null,"id":"n","name":"Null type"},
 		{"type":"agent","id":"g","name":"Named default"},
+		{"type":"","id":"e","name":"Empty type"},
 		{"type":7,"id":"bad","name":"Type not a string"}
 	]}`
 	var r InitializeResponse
@@ -177,6 +178,7 @@ func TestAuthMethods(t *testing.T) {
 		// its title names.
 		&AgentAuthMethod{ID: "n", Name: "Null type"},
 		&AgentAuthMethod{ID: "g", Name: "Named default"},
+		&AgentAuthMethod{ID: "e", Name: "Empty type"},
 	}
 	if d := cmp.Diff(want, r.AuthMethods, rawCmp); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -243,6 +245,7 @@ func TestMcpServerDecode(t *testing.T) {
 	}{
 		{`{"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
 		{`{"type":null,"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
+		{`{"type":"","name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
 		{`{"type":"stdio","name":"a","command":"/a","args":["x"],"env":[{"name":"K","value":"V"}]}`,
 			&McpServerStdio{Name: "a", Command: "/a", Args: []string{"x"}, Env: []EnvVariable{{Name: "K", Value: "V"}}}},
 		{`{"type":"http","name":"h","url":"u","headers":[]}`, &McpServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}},

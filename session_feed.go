@@ -15,7 +15,9 @@ import (
 // Turn says which), a permission request's toolCall patch outside a turn,
 // the local results of SetMode and SetConfigOption (origin local), what a
 // session/new, load, resume or fork result or SetModel set (EventSetup),
-// and the start of each turn (EventTurnStart). Folding them with a [SessionFold] reproduces
+// the start of each turn (EventTurnStart), and what was dropped from the
+// front of SessionState.Outside (EventOutsideTrimmed). Folding them with a
+// [SessionFold] reproduces
 // [Session.State]. A turn's own changes (its messages, tool calls, cancel
 // marks, end) are on the turn's events; see [Turn.Events].
 

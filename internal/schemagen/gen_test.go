@@ -368,7 +368,7 @@ func TestUnionDefaultVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"if !found {\n\t\tkind = []byte(\"agent\")\n\t}",
+		"if !found || len(kind) == 0 {\n\t\tkind = []byte(\"agent\")\n\t}",
 		"case \"agent\":\n\t\tv = new(AgentAuthMethod)",
 		"case \"env_var\":\n\t\tv = new(EnvVarAuthMethod)",
 		"return terminalFromMeta(v), nil",

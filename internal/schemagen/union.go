@@ -266,7 +266,7 @@ func (g *gen) emitUnion(p unionPlan) {
 	}
 	doc := fmt.Sprintf("%s decodes the schema's %s, told apart by %q: %s.", u.Func, u.Def, p.key, strings.Join(list, ", "))
 	if p.dflt != "" {
-		doc += fmt.Sprintf(" An absent or null %q means %q.", p.key, p.dflt)
+		doc += fmt.Sprintf(" An absent, null or empty %q means %q.", p.key, p.dflt)
 	}
 	doc += fmt.Sprintf(" Any other %q is kept as *%s, raw", p.key, u.Unknown)
 	if len(p.needs) > 0 {
@@ -289,7 +289,7 @@ func (g *gen) emitUnion(p unionPlan) {
 	fmt.Fprintf(&g.b, "\tkind, found, err := jsonDiscriminator(data, %q)\n", p.key)
 	fmt.Fprintf(&g.b, "\tif err != nil {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errDecode(%q, err)", u.Label)))
 	if p.dflt != "" {
-		fmt.Fprintf(&g.b, "\tif !found {\n\t\tkind = []byte(%q)\n\t}\n", p.dflt)
+		fmt.Fprintf(&g.b, "\tif !found || len(kind) == 0 {\n\t\tkind = []byte(%q)\n\t}\n", p.dflt)
 	} else {
 		fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errMissing(%q, %q)", u.Label, p.key)))
 	}
