@@ -48,6 +48,12 @@ type Event struct {
 	// that was running when it was applied (nil outside turns). Nil in
 	// events made by hand or decoded.
 	Turn *Turn `json:"-"`
+
+	// histKind is, for EventReleased in a session's feed, the kind of the
+	// last update folded into History, which decides whether an id-less
+	// chunk continues its last message. Session carries it only while
+	// Outside is not empty (ReleaseHistory empties it).
+	histKind string
 }
 
 // EventKind tells events apart.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"runtime"
 	"strings"
 	"sync"
@@ -307,5 +308,56 @@ func TestOutsideLogBounded(t *testing.T) {
 	}
 	if d := cmp.Diff(s.State(), sf.State(), rawCmp); d != "" {
 		t.Errorf("the folded feed differs from State (-state +fold):\n%s", d)
+	}
+}
+
+// A reader that catches up through an EventReleased after ReleaseHistory
+// emptied Outside still folds the next id-less chunk as the session does:
+// it continues the history's last message. (The snapshot's Outside was the
+// only record of the last update's kind.)
+func TestSessionFoldAfterReleaseHistoryContinuesMessage(t *testing.T) {
+	c, a := connectRaw(t, &ClientOptions{Limits: Limits{SessionLog: 2}}, nil)
+	s := newSessionRaw(t, c, a)
+	a.update("s1", chunk("a"))
+	for range s.Changes(context.Background()) {
+		if len(s.State().Outside) == 1 {
+			break
+		}
+	}
+	s.ReleaseHistory()
+	// Session events that do not touch Outside, enough to release the log's
+	// start: a turn with session-level updates.
+	turn, err := s.Prompt(context.Background(), Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := expectCall(a, "session/prompt")
+	for i := range 6 {
+		a.update("s1", map[string]any{"sessionUpdate": "session_info_update", "title": fmt.Sprint("t", i)})
+	}
+	a.reply(prompt, map[string]any{"stopReason": "end_turn"})
+	turn.Wait()
+
+	var sf SessionFold
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	next, stop := iter.Pull(s.Events(ctx, 0))
+	defer stop()
+	if ev, ok := next(); !ok || ev.Kind != EventReleased {
+		t.Fatalf("first event %v, want EventReleased (the log's start was released)", ev.Kind)
+	} else {
+		sf.Apply(ev)
+	}
+	a.update("s1", chunk("b"))
+	ev, ok := next()
+	if !ok || ev.Kind != EventUpdate {
+		t.Fatalf("next event %v %v, want the chunk", ev.Kind, ok)
+	}
+	sf.Apply(ev)
+	if d := cmp.Diff(s.State().History, sf.State().History, rawCmp); d != "" {
+		t.Errorf("the fold's history differs from the session's (-session +fold):\n%s", d)
+	}
+	if got := s.State().History.Messages; len(got) != 1 || got[0].Text != "ab" {
+		t.Errorf("session history %+v, want one message \"ab\"", got)
 	}
 }

@@ -106,9 +106,9 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 			s.mu.Lock()
 			if next <= s.slogBase && next <= s.sseq {
 				st := s.stateLocked()
-				seq := s.sseq
+				seq, histKind := s.sseq, s.history.lastKind
 				s.mu.Unlock()
-				if !yield(Event{Seq: seq, Kind: EventReleased, Session: &st}) {
+				if !yield(Event{Seq: seq, Kind: EventReleased, Session: &st, histKind: histKind}) {
 					return
 				}
 				next = seq + 1
@@ -214,6 +214,9 @@ func (sf *SessionFold) Apply(ev Event) {
 		if ev.Session != nil {
 			sf.st = *ev.Session
 			sf.hist = foldFrom(ev.Session.History, ev.Session.Outside)
+			if ev.histKind != "" {
+				sf.hist.lastKind = ev.histKind
+			}
 		}
 	}
 }
