@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 )
@@ -243,7 +242,7 @@ func jsonIsNull(b []byte) bool {
 // jsonString decodes a JSON string; ok is false for any other JSON value.
 func jsonString(b []byte) (string, bool) {
 	b = bytes.TrimSpace(b)
-	if in, ok := jsonSimpleString(b); ok {
+	if in, ok := jsonscan.Plain(b); ok {
 		return string(in), true
 	}
 	if len(b) == 0 || b[0] != '"' {
@@ -254,24 +253,6 @@ func jsonString(b []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// jsonSimpleString returns the inside of a JSON string that needs no
-// unescaping (no backslash, no control byte, valid UTF-8), without copying.
-func jsonSimpleString(b []byte) ([]byte, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return nil, false
-	}
-	in := b[1 : len(b)-1]
-	for _, c := range in {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return nil, false
-		}
-	}
-	if !utf8.Valid(in) {
-		return nil, false
-	}
-	return in, true
 }
 
 // jsonDiscriminator finds the top-level key of a JSON object and returns its
@@ -286,7 +267,7 @@ func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error
 	if err != nil || !found {
 		return nil, found, err
 	}
-	if in, ok := jsonSimpleString(raw); ok {
+	if in, ok := jsonscan.Plain(raw); ok {
 		return in, true, nil
 	}
 	if jsonIsNull(raw) {

@@ -487,7 +487,7 @@ func splitNotification(params []byte) (sid string, update, meta []byte, ok bool)
 	if s.Bad() || sidRaw == nil || len(update) == 0 || update[0] != '{' {
 		return "", nil, nil, false
 	}
-	in, ok := jsonSimpleString(sidRaw)
+	in, ok := jsonscan.Plain(sidRaw)
 	if !ok {
 		return "", nil, nil, false
 	}
@@ -552,7 +552,7 @@ func decodeTextChunk(data []byte) (Update, bool) {
 	if s.Bad() || kind == nil || content == nil {
 		return nil, false
 	}
-	k, ok := jsonSimpleString(kind)
+	k, ok := jsonscan.Plain(kind)
 	if !ok {
 		return nil, false
 	}

@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/internal/proctest"
 )
 
 // markEnv names the file the "sigterm-marker" agent creates when it gets
@@ -125,7 +126,7 @@ func TestSignalShutsAgentDown(t *testing.T) {
 			if !ok {
 				t.Fatalf("the agent never reported its child\nstdout:\n%s", out.String())
 			}
-			_, pgid, ok := procStat(gc)
+			_, pgid, ok := proctest.State(gc)
 			if !ok {
 				t.Fatalf("grandchild %d is not running", gc)
 			}
@@ -150,42 +151,11 @@ func TestSignalShutsAgentDown(t *testing.T) {
 				t.Errorf("no error event for the signal:\n%s", out.String())
 			}
 			// The command has exited: nothing of the agent's may be left.
-			if m := liveMembers(pgid); len(m) > 0 {
+			if m := proctest.GroupMembers(pgid); len(m) > 0 {
 				t.Errorf("the agent's process group still has %v", m)
 			}
 		})
 	}
-}
-
-// procStat returns the state letter and process group of pid from /proc.
-func procStat(pid int) (state byte, pgrp int, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 3 {
-		return 0, 0, false
-	}
-	pgrp, _ = strconv.Atoi(f[2])
-	return f[0][0], pgrp, true
-}
-
-// liveMembers lists the processes of group pgid that are not zombies (an
-// orphan that nothing reaps stays a zombie, but runs nothing).
-func liveMembers(pgid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, g, ok := procStat(pid); ok && g == pgid && st != 'Z' && st != 'X' {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // SIGTERM while the command waits at its prompt on a terminal, where the

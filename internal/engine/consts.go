@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"time"
-	"unicode/utf8"
 )
 
 // The JSON-RPC error codes of the frames the wire writes itself.
@@ -34,24 +33,6 @@ var (
 	ErrClosed        = errors.New("acp: connection closed")
 	ErrLimitExceeded = errors.New("acp: limit exceeded")
 )
-
-// jsonSimpleString returns the inside of a JSON string that needs no
-// unescaping (no backslash, no control byte, valid UTF-8), without copying.
-func jsonSimpleString(b []byte) ([]byte, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return nil, false
-	}
-	in := b[1 : len(b)-1]
-	for _, c := range in {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return nil, false
-		}
-	}
-	if !utf8.Valid(in) {
-		return nil, false
-	}
-	return in, true
-}
 
 // waitOrTimeout reports whether ch closed within d.
 func waitOrTimeout(ch <-chan struct{}, d time.Duration) bool {

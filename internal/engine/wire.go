@@ -257,7 +257,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 		case "id":
 			bit, env.ID = 1, val
 		case "method":
-			m, ok := jsonSimpleString(val)
+			m, ok := jsonscan.Plain(val)
 			if !ok {
 				return envelope{}, false
 			}

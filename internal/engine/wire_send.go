@@ -218,7 +218,7 @@ func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok boo
 	if mend < 0 {
 		return nil, "", nil, false
 	}
-	m, ok := jsonSimpleString(frame[i:mend])
+	m, ok := jsonscan.Plain(frame[i:mend])
 	if !ok {
 		return nil, "", nil, false
 	}

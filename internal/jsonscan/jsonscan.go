@@ -435,6 +435,26 @@ func FoldsLike(key []byte, name string) bool {
 	return len(key) == len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
 }
 
+// Plain returns the inside of the JSON string literal s when it needs no
+// unescaping (no backslash, no control byte, valid UTF-8), without copying:
+// the common case of ids, method names and discriminators. ok is false for
+// any other literal, which Unquote decodes.
+func Plain(s []byte) ([]byte, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return nil, false
+	}
+	in := s[1 : len(s)-1]
+	for _, c := range in {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(in) {
+		return nil, false
+	}
+	return in, true
+}
+
 // Unquote decodes a JSON string literal (quotes included) exactly as
 // encoding/json does: invalid UTF-8 and lone surrogates become U+FFFD. The
 // result is a new string. ok is false when s is not a valid literal.

@@ -66,3 +66,27 @@ func FuzzFindKeyAndSkip(f *testing.F) {
 		}
 	})
 }
+
+// Plain takes only literals that need no decoding, and what it takes is
+// what Unquote (and encoding/json) decodes.
+func TestPlainAgreesWithUnquote(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		plain bool
+	}{
+		{`"abc"`, true}, {`""`, true}, {`"héllo"`, true},
+		{`"a\"b"`, false}, {`"a\nb"`, false}, {"\"a\tb\"", false}, {"\"\xff\"", false},
+		{`"abc`, false}, {`abc"`, false}, {`"`, false}, {``, false}, {`5`, false},
+	} {
+		got, ok := Plain([]byte(tc.in))
+		if ok != tc.plain {
+			t.Errorf("Plain(%q) ok = %v, want %v", tc.in, ok, tc.plain)
+			continue
+		}
+		if ok {
+			if want, _ := Unquote([]byte(tc.in)); string(got) != want {
+				t.Errorf("Plain(%q) = %q, Unquote gives %q", tc.in, got, want)
+			}
+		}
+	}
+}
