@@ -131,8 +131,10 @@ const (
 const logChunk = 256
 
 type entry struct {
-	u    Update
-	meta json.RawMessage // the notification's own _meta, for agent updates
+	u Update
+	// meta is the notification's own _meta, for agent updates; a pointer
+	// because it is rare and the log holds an entry per update.
+	meta *json.RawMessage
 	tc   *ToolCallState
 	kind uint8
 }
@@ -155,7 +157,10 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 // event makes the public form of the entry with sequence number seq. The
 // outcome fields of an end entry are final once it is logged.
 func (t *Turn) event(seq uint64, e entry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: t}
+	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
+	if e.meta != nil {
+		ev.Meta = *e.meta
+	}
 	switch e.kind {
 	case entAgent:
 		ev.Kind, ev.Origin = EventUpdate, OriginAgent

@@ -415,7 +415,9 @@ func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 	t.logLocked(entAgent, u, tc)
 	if meta != nil && !t.released {
 		last := t.log[len(t.log)-1]
-		last[len(last)-1].meta = meta
+		m := new(json.RawMessage) // only here: &meta would move every call's meta to the heap
+		*m = meta
+		last[len(last)-1].meta = m
 	}
 	t.markIfCancelledLocked(tc)
 }
