@@ -74,8 +74,9 @@
 // a permission prompt, a file read — reaches its handler only after every
 // update written before it has been applied, so a permission handler always
 // sees the tool call it is about. Updates that arrive outside a turn (before
-// session/new answers, between turns, during a load replay) are kept on the
-// session, never dropped; updates for a session id not registered yet are
+// session/new answers, between turns, during a load replay) are folded into
+// the session's History and kept raw in SessionState.Outside (the latest
+// [Limits].OutsideLog of them); updates for a session id not registered yet are
 // held and applied when it is (up to [Limits].MaxOrphanSessions ids and
 // MaxOrphanBytes bytes; beyond that they are dropped and reported).
 //
@@ -84,13 +85,15 @@
 // The agent is third-party, model-driven code, so every quantity it
 // controls is bounded by a limit with a safe default: [ClientOptions].Limits
 // (line size, pending requests, queued reply bytes, batch size, queued
-// callbacks, retained logs, updates for unknown sessions) and the ready
-// handlers' own options (terminal output and count, file sizes). Exceeding
+// callbacks, retained logs, updates for unknown sessions, the bytes one turn
+// folds, MCP-over-ACP connections) and the ready handlers' own options
+// (terminal output and count, file sizes). Exceeding
 // one never crashes the client or wedges the connection: the agent is
 // answered with an error wrapping [ErrLimitExceeded] and the integrator gets
 // a [Diagnostic] of kind [DiagLimitExceeded]. No frame the client writes is
-// ever invalid, and an agent started by [CommandTransport] does not outlive
-// its host process.
+// ever invalid, and neither an agent started by [CommandTransport] nor a
+// command run by the workspace package's terminals outlives its host
+// process.
 //
 // # Cancellation
 //
