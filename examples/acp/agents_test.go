@@ -290,3 +290,45 @@ func TestShutdownStubbornAgent(t *testing.T) {
 		t.Errorf("took %v; the graces total 3s", d)
 	}
 }
+
+func init() {
+	acptest.Register("odd-update", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.Update(map[string]any{"sessionUpdate": "future_kind", "x": 1})
+			t.Say("hi")
+			return "end_turn", nil
+		}})
+	})
+}
+
+// --diagnostics reports what the client tolerated: as an event with --json,
+// on stderr otherwise; without it the output is what it always was.
+func TestDiagnosticsFlag(t *testing.T) {
+	diagEvents := func(out string) []event {
+		var ds []event
+		for _, e := range parseEvents(t, out) {
+			if e["event"] == "diagnostic" {
+				ds = append(ds, e)
+			}
+		}
+		return ds
+	}
+	out, errOut, code := runCLI(t, "", append([]string{"--json", "--diagnostics", "-p", "go"}, agentArgs(t, "odd-update")...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ds := diagEvents(out)
+	if len(ds) != 1 || ds[0]["kind"] != "unknown_update" || !strings.Contains(ds[0]["message"].(string), "future_kind") {
+		t.Errorf("diagnostic events %v, want one unknown_update naming future_kind", ds)
+	}
+
+	out, _, _ = runCLI(t, "", append([]string{"--json", "-p", "go"}, agentArgs(t, "odd-update")...)...)
+	if ds := diagEvents(out); len(ds) != 0 {
+		t.Errorf("diagnostic events without --diagnostics: %v", ds)
+	}
+
+	out, errOut, code = runCLI(t, "", append([]string{"--diagnostics", "-p", "go"}, agentArgs(t, "odd-update")...)...)
+	if code != 0 || !strings.Contains(errOut, "acp: unknown_update: ") || !strings.Contains(out, "hi") {
+		t.Errorf("text mode: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -14,6 +14,11 @@
 // each update as received, {"event":"permission",...} for each permission
 // request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
 // per turn; a failure prints {"event":"error","message":...} and exits 1.
+// With --diagnostics it also prints {"event":"diagnostic","kind":...,
+// "message":...} for each diagnostic the client reports (a malformed line,
+// an unknown update kind, a limit reached; see acp.Diagnostic), when it is
+// reported: not necessarily in wire order with the update events. Without
+// --json they go to stderr.
 // The events of a turn are enough to rebuild its state: the client's own
 // changes appear as update events with "origin":"local" (a tool call marked
 // cancelled when the turn is cancelled), and a permission event stands where
@@ -75,6 +80,7 @@ type config struct {
 	configs     multiFlag
 	trace       string
 	stderr      bool
+	diagnostics bool
 	agent       []string
 	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
 }
@@ -110,6 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.configs, "config", "set a config option before the first prompt, as ID=VALUE (repeatable)")
 	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
 	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")
+	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
 	cfg.registry.register(fs, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: acp [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]\n\nWith no agent command, acp runs the demo agent built into it.\nWith no -p, it reads prompts interactively.\n\nflags:\n")

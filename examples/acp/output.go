@@ -159,6 +159,22 @@ func (o *output) note(format string, args ...any) {
 	fmt.Fprintln(o.stderr, "acp: "+msg)
 }
 
+// diagnostic prints one of the client's diagnostics (--diagnostics). It
+// runs on the client's callback goroutine.
+func (o *output) diagnostic(d acp.Diagnostic) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.json {
+		o.emit(map[string]any{"event": "diagnostic", "kind": d.Kind, "message": d.Message})
+		return
+	}
+	if o.spinning {
+		fmt.Fprint(o.stderr, "\r\033[K")
+		o.spinning = false
+	}
+	fmt.Fprintf(o.stderr, "acp: %s: %s\n", d.Kind, d.Message)
+}
+
 func (o *output) fail(err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

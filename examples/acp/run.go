@@ -45,6 +45,9 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// at most, for one command's lifetime).
 		Limits: acp.Limits{OutsideLog: 1 << 22},
 	}
+	if cfg.diagnostics {
+		opts.OnDiagnostic = out.diagnostic
+	}
 	if cfg.fs {
 		opts.FS = (&workspace.FS{}).Handlers()
 	}
