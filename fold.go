@@ -11,6 +11,12 @@ type Message struct {
 	// Content holds the message's other blocks (images, resources...), in
 	// order. Text blocks are not repeated here.
 	Content []ContentBlock `json:"content,omitempty"`
+	// Order is the message's place among everything its fold started —
+	// messages, thoughts, user messages and tool calls — from 0, in the
+	// order their first update arrived. The lists of a state are each in
+	// that order; sorting all their items by Order interleaves them, as a
+	// transcript shows them (a replayed conversation in History, say).
+	Order int `json:"order"`
 }
 
 // fold accumulates the updates of one turn (or of the time outside turns)
@@ -47,6 +53,7 @@ type msgList struct {
 // and joined into buf only when a snapshot asks, then extended from there.
 type msgAcc struct {
 	id      string
+	order   int
 	parts   []string
 	size    int
 	buf     []byte // parts[:joined] concatenated
@@ -91,7 +98,7 @@ func (m *msgAcc) compact() {
 }
 
 func (m *msgAcc) snapshot() Message {
-	msg := Message{MessageID: m.id, Text: m.text()}
+	msg := Message{MessageID: m.id, Text: m.text(), Order: m.order}
 	if len(m.content) > 0 {
 		msg.Content = m.content[:len(m.content):len(m.content)]
 	}
@@ -111,7 +118,7 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 		m = list.l[n-1]
 	}
 	if m == nil {
-		m = &msgAcc{id: id}
+		m = &msgAcc{id: id, order: f.tools.nextOrder()}
 		list.l = append(list.l, m)
 		if id != "" {
 			if list.byID == nil {

@@ -119,3 +119,47 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 		}
 	}
 }
+
+// Order numbers a fold's items — messages, thoughts, user messages, tool
+// calls — in the order each started, across the lists; later chunks and
+// updates of an item keep its number.
+func TestStateOrderInterleaves(t *testing.T) {
+	var tf TurnFold
+	seq := uint64(0)
+	for _, s := range []string{
+		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"think"}}`,                // 0
+		`{"sessionUpdate":"tool_call","toolCallId":"a","title":"Read"}`,                                   // 1
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"one"}}`,                  // 2
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":" more"}}`,                // continues 2
+		`{"sessionUpdate":"tool_call_update","toolCallId":"a","status":"completed"}`,                      // a stays 1
+		`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"you"}}`,                   // 3
+		`{"sessionUpdate":"agent_message_chunk","messageId":"m2","content":{"type":"text","text":"two"}}`, // 4
+		`{"sessionUpdate":"tool_call_update","toolCallId":"b","status":"in_progress"}`,                    // 5, unannounced
+		`{"sessionUpdate":"tool_call","toolCallId":"a","title":"Read again"}`,                             // replaces a, stays 1
+	} {
+		u, err := decodeUpdate([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq++
+		tf.Apply(Event{Seq: seq, Kind: EventUpdate, Origin: OriginAgent, Update: u})
+	}
+	st := tf.State()
+	got := map[string]int{}
+	for _, m := range st.Thoughts {
+		got["thought "+m.Text] = m.Order
+	}
+	for _, m := range st.Messages {
+		got["message "+m.Text] = m.Order
+	}
+	for _, m := range st.UserMessages {
+		got["user "+m.Text] = m.Order
+	}
+	for _, tc := range st.ToolCalls {
+		got["tool "+tc.ToolCallID] = tc.Order
+	}
+	want := map[string]int{"thought think": 0, "tool a": 1, "message one more": 2, "user you": 3, "message two": 4, "tool b": 5}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("orders (-want +got):\n%s", d)
+	}
+}

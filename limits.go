@@ -97,10 +97,11 @@ type Limits struct {
 	// many, the oldest are dropped down to OutsideLog, and an
 	// EventOutsideTrimmed in the session's feed says how many; so once
 	// that many have arrived it holds between OutsideLog and twice as
-	// many. The folded History of those updates is kept whole, but only
-	// Outside has them in wire order (History keeps agent and user
-	// messages in separate lists): a UI that renders a replay longer than
-	// the default from Outside raises the limit.
+	// many. The folded History of those updates is kept whole, its items
+	// numbered in the order they started (Message.Order,
+	// ToolCallState.Order), so a UI renders a replay of any length from
+	// History; one that needs the raw updates of a longer replay raises
+	// the limit.
 	OutsideLog int
 
 	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for

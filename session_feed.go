@@ -249,7 +249,7 @@ func foldFrom(st TurnState, outside []OutsideUpdate) fold {
 	var f fold
 	restore := func(l *msgList, msgs []Message) {
 		for _, m := range msgs {
-			acc := &msgAcc{id: m.MessageID, buf: []byte(m.Text), size: len(m.Text), content: slices.Clone(m.Content)}
+			acc := &msgAcc{id: m.MessageID, order: m.Order, buf: []byte(m.Text), size: len(m.Text), content: slices.Clone(m.Content)}
 			l.l = append(l.l, acc)
 			if m.MessageID != "" {
 				if l.byID == nil {
@@ -265,7 +265,9 @@ func foldFrom(st TurnState, outside []OutsideUpdate) fold {
 	for _, tc := range st.ToolCalls {
 		c := tc
 		f.tools.put(&c)
+		c.Order = tc.Order // put numbered it afresh; the snapshot's stands
 	}
+	f.tools.items = len(st.Messages) + len(st.Thoughts) + len(st.UserMessages) + len(st.ToolCalls)
 	f.plan = st.Plan
 	if n := len(outside); n > 0 {
 		f.lastKind = outside[n-1].Update.UpdateKind()

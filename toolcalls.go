@@ -27,6 +27,9 @@ type ToolCallState struct {
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
 	Unannounced bool `json:"unannounced,omitempty"`
+	// Order is the tool call's place among everything its fold started
+	// (see [Message].Order).
+	Order int `json:"order"`
 }
 
 // Finished reports whether the tool call reached a final status (completed,
@@ -45,6 +48,15 @@ func (tc *ToolCallState) Finished() bool {
 type toolTable struct {
 	calls []*ToolCallState
 	index map[string]int
+	// items counts what the fold has started, messages included (the
+	// messages take their Order from here too): the next item's Order.
+	items int
+}
+
+// nextOrder returns the Order of a new item of the fold.
+func (tt *toolTable) nextOrder() int {
+	tt.items++
+	return tt.items - 1
 }
 
 func (tt *toolTable) get(id string) (*ToolCallState, bool) {
@@ -59,9 +71,11 @@ func (tt *toolTable) put(tc *ToolCallState) {
 		tt.index = map[string]int{}
 	}
 	if i, ok := tt.index[tc.ToolCallID]; ok {
+		tc.Order = tt.calls[i].Order
 		tt.calls[i] = tc
 		return
 	}
+	tc.Order = tt.nextOrder()
 	tt.index[tc.ToolCallID] = len(tt.calls)
 	tt.calls = append(tt.calls, tc)
 }

@@ -200,10 +200,11 @@ func TestLoadReplay(t *testing.T) {
 		t.FailNow()
 	}
 	st := s.State()
+	// Order interleaves the lists as the replay went: user, agent, tool.
 	want := TurnState{
-		Messages:     []Message{{Text: "hello"}},
-		UserMessages: []Message{{Text: "hi"}},
-		ToolCalls:    []ToolCallState{{ToolCallID: "x", Title: "Read", Kind: ToolKindOther, Status: ToolCallStatusCompleted}},
+		Messages:     []Message{{Text: "hello", Order: 1}},
+		UserMessages: []Message{{Text: "hi", Order: 0}},
+		ToolCalls:    []ToolCallState{{ToolCallID: "x", Title: "Read", Kind: ToolKindOther, Status: ToolCallStatusCompleted, Order: 2}},
 	}
 	if diff := cmp.Diff(want, st.History); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)

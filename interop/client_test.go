@@ -214,9 +214,12 @@ func TestInteropUpdates(t *testing.T) {
 		StopReason:   acp.StopReasonEndTurn,
 		UserMessages: []acp.Message{{MessageID: "t1-u1", Text: "updates"}},
 		// "!" came last, after ten updates of other kinds: folded by messageId.
-		Messages: []acp.Message{{MessageID: "t1-m1", Text: "Hello, world!"}},
-		Thoughts: []acp.Message{{MessageID: "t1-th1", Text: "thinking"}},
+		// Order: the user's chunk came first, then the message, the thought,
+		// the tool call.
+		Messages: []acp.Message{{MessageID: "t1-m1", Text: "Hello, world!", Order: 1}},
+		Thoughts: []acp.Message{{MessageID: "t1-th1", Text: "thinking", Order: 2}},
 		ToolCalls: []acp.ToolCallState{{
+			Order:      3,
 			ToolCallID: "call-1",
 			Title:      "Edit /tmp/acp-interop/a.txt",
 			Kind:       acp.ToolKindEdit,
@@ -379,7 +382,7 @@ func TestInteropCancel(t *testing.T) {
 
 		// The request's toolCall is only {"toolCallId":"cancel-1"}; the
 		// handler sees the folded tool call.
-		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}
+		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, Order: 1}
 		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
 			t.Errorf("%s: the handler's ToolCall (-want +got):\n%s", via, diff)
 		}
@@ -687,7 +690,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	}
 	wantHistory := acp.TurnState{
 		UserMessages: []acp.Message{{MessageID: "h-u1", Text: "hello from history"}},
-		Messages:     []acp.Message{{MessageID: "h-a1", Text: "hi from history"}},
+		Messages:     []acp.Message{{MessageID: "h-a1", Text: "hi from history", Order: 1}},
 	}
 	ls := loaded.State()
 	if diff := cmp.Diff(wantHistory, ls.History, cmpopts.IgnoreFields(acp.TurnState{}, "Updates")); diff != "" {
