@@ -192,3 +192,34 @@ func ExampleDiffContent_Unified() {
 	// +	println("hello")
 	//  }
 }
+
+// Items lays out a turn's state as a chat view shows it: messages, thoughts
+// and tool calls interleaved in the order they started.
+func ExampleTurnState_Items() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.Think("Let me look.")
+			t.ToolCall(acptest.ToolCall{ID: "read-1", Title: "Read main.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusPending})
+			t.Say("It is a Go file.")
+			t.UpdateToolCall(acptest.ToolCall{ID: "read-1", Status: acp.ToolCallStatusCompleted})
+			return "end_turn", nil
+		},
+	}, nil)
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, nil)
+	turn, _ := s.Prompt(ctx, acp.Text("What is main.go?"))
+	turn.Wait()
+	for _, it := range turn.State().Items() {
+		switch it.Kind {
+		case acp.ItemToolCall:
+			fmt.Printf("%s: %s (%s)\n", it.Kind, it.ToolCall.Title, it.ToolCall.Status)
+		default:
+			fmt.Printf("%s: %s\n", it.Kind, it.Message.Text)
+		}
+	}
+	// Output:
+	// thought: Let me look.
+	// tool_call: Read main.go (completed)
+	// message: It is a Go file.
+}

@@ -162,4 +162,17 @@ func TestStateOrderInterleaves(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("orders (-want +got):\n%s", d)
 	}
+
+	// Items interleaves the lists by Order.
+	var kinds []string
+	for i, it := range st.Items() {
+		if it.Order() != i {
+			t.Errorf("item %d has Order %d", i, it.Order())
+		}
+		kinds = append(kinds, string(it.Kind))
+	}
+	wantKinds := []string{"thought", "tool_call", "message", "user_message", "message", "tool_call"}
+	if d := cmp.Diff(wantKinds, kinds); d != "" {
+		t.Errorf("Items kinds (-want +got):\n%s", d)
+	}
 }
