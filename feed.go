@@ -44,6 +44,11 @@ type Event struct {
 	// Trimmed is, for EventOutsideTrimmed, how many entries were dropped
 	// from the front of SessionState.Outside.
 	Trimmed int `json:"trimmed,omitempty"`
+	// OverBudget: in a session's feed, an agent update that arrived past
+	// Limits.MaxTurnBytes and, replacing session state (a mode, commands,
+	// config options...), was applied to the session only: not to its turn,
+	// History or Outside.
+	OverBudget bool `json:"overBudget,omitempty"`
 	// Turn is the turn the event belongs to: in a session's feed, the turn
 	// that was running when it was applied (nil outside turns). Nil in
 	// events made by hand or decoded.

@@ -78,17 +78,22 @@ type Limits struct {
 	SessionLog int
 
 	// MaxTurnBytes bounds what one turn can make the client fold: the
-	// bytes of the session/update notifications applied to it. Zero means
-	// 256 MiB. The update that crosses it is folded, and the turn is
-	// cancelled as by Turn.Cancel, with a "limit_exceeded" diagnostic; the
-	// turn keeps folding what the agent sends while it winds down, up to
-	// twice the limit, and drops the rest (its messages, thoughts, tool
-	// calls and plans: session-level kinds such as mode, commands, config
-	// options, session info and usage replace state and are always
-	// applied), reported when the first is dropped and counted when the
-	// turn ends. The updates that arrive outside turns share one such
-	// budget per session: past it they no longer grow History or Outside,
-	// and a diagnostic counts them (at 1, 2, 4, 8... dropped).
+	// bytes of the session/update notifications and permission requests
+	// (whose toolCall is folded too) applied to it. Zero means 256 MiB.
+	// When a turn crosses it, the turn is cancelled as by Turn.Cancel, with
+	// a "limit_exceeded" diagnostic; the agent may wind down until the turn
+	// has sent twice the limit, and past that what would grow the state is
+	// not folded: messages, thoughts, tool calls, permission requests'
+	// tool calls, compaction summary chunks, unknown kinds (reported at the
+	// first, counted when the turn ends). Kinds that replace part of the
+	// session's state — mode, commands, config options, session info,
+	// usage, plans, notices, compaction status — are still applied to the
+	// session (not to the turn; their events carry Event.OverBudget).
+	// What arrives outside turns (a load replay, updates between turns, a
+	// prompt sent with Client.Call) shares one such budget per session,
+	// counted from its start and never reset: past the limit it no longer
+	// grows History or Outside, under the same rule, and diagnostics count
+	// what was dropped (at 1, 2, 4, 8...).
 	MaxTurnBytes int64
 
 	// OutsideLog is how many of the updates that arrived outside turns
@@ -97,11 +102,11 @@ type Limits struct {
 	// many, the oldest are dropped down to OutsideLog, and an
 	// EventOutsideTrimmed in the session's feed says how many; so once
 	// that many have arrived it holds between OutsideLog and twice as
-	// many. The folded History of those updates is kept whole, its items
-	// numbered in the order they started (Message.Order,
-	// ToolCallState.Order), so a UI renders a replay of any length from
-	// History; one that needs the raw updates of a longer replay raises
-	// the limit.
+	// many. The folded History of those updates is kept whole (up to
+	// MaxTurnBytes), its items numbered in the order they started
+	// (Message.Order, ToolCallState.Order), so a UI renders a long replay
+	// from History; one that needs the raw updates of a longer replay
+	// raises the limit.
 	OutsideLog int
 
 	// MaxOrphanSessions and MaxOrphanBytes bound the updates kept for

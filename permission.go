@@ -204,13 +204,29 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	req.Session = s
 	s.mu.Lock()
 	cancelled := false
-	if t := s.turn; t != nil {
+	// The toolCall grows the state like an update does, so it counts
+	// against Limits.MaxTurnBytes too; past the budget it is not folded
+	// (the handler sees it as if it were the tool call's first news).
+	t := s.turn
+	past, over := s.chargeLocked(t, len(params))
+	switch {
+	case past:
+		if m := s.droppedLocked(t); m != "" {
+			over.msgs = append(over.msgs, m)
+		}
+		if t != nil {
+			cancelled = t.cancelled
+			req.Turn, req.Seq = t, t.seq
+		}
+		var tt toolTable
+		req.ToolCall = *tt.update(&p.ToolCall)
+	case t != nil:
 		cancelled = t.cancelled
 		req.Turn = t
 		req.Seq = t.patchLocked(&p.ToolCall)
 		tc, _ := t.fold.tools.get(p.ToolCall.ToolCallID)
 		req.ToolCall = *tc
-	} else {
+	default:
 		patch := keepTitle(&s.history.tools, &p.ToolCall)
 		tc := s.history.tools.update(patch)
 		s.logLocked(sentry{kind: entPermission, u: patch, tc: tc})
@@ -219,6 +235,7 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	s.perms[in.id] = in
 	s.notifyLocked()
 	s.mu.Unlock()
+	over.act(c)
 	if cancelled {
 		// The agent asked after the cancel; the answer is the same.
 		in.cancel(errTurnCancelled)

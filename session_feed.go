@@ -53,6 +53,9 @@ type sentry struct {
 	kind   uint8
 	replay bool
 	n      int // entries trimmed, for entOutsideTrimmed
+	// overBudget: an agent update applied to the session's state only,
+	// past Limits.MaxTurnBytes (Event.OverBudget).
+	overBudget bool
 }
 
 // logLocked appends an event to the session's log, dropping the oldest
@@ -70,7 +73,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay, Trimmed: e.n}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
 	switch e.kind {
 	case entAgent:
 		ev.Kind, ev.Origin = EventUpdate, OriginAgent
@@ -153,6 +156,12 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 // rules: applying every event from the first (or from an EventReleased) in
 // order gives what [Session.State] returns after the last of them. The zero
 // value is ready to use. A SessionFold is not safe for concurrent use.
+//
+// Events that went through JSON lose one detail an EventReleased carries in
+// process, the kind of the last update folded into History: a fold that
+// resumes from such an event while Outside is empty (after
+// Session.ReleaseHistory) may start a new message with the next id-less
+// chunk where the session continued the last one.
 type SessionFold struct {
 	st   SessionState
 	hist fold
@@ -171,7 +180,7 @@ func (sf *SessionFold) Apply(ev Event) {
 		switch ev.Origin {
 		case OriginAgent, "":
 			foldSessionUpdate(st, ev.Update)
-			if ev.Turn == nil {
+			if ev.Turn == nil && !ev.OverBudget {
 				st.Outside = append(st.Outside, OutsideUpdate{Update: ev.Update, Replay: ev.Replay, Late: !ev.Replay && st.Turns > 0})
 				sf.hist.apply(ev.Update)
 			}

@@ -23,56 +23,98 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 }
 
 // overBudget is what crossing Limits.MaxTurnBytes asks for once s.mu is
-// released: a turn to cancel, a diagnostic to report.
+// released: a turn to cancel, diagnostics to report.
 type overBudget struct {
 	cancel *Turn
-	msg    string
+	msgs   []string
 }
 
 func (o overBudget) act(c *Client) {
-	if o.msg != "" {
-		c.diag(string(DiagLimitExceeded), o.msg, nil)
+	for _, m := range o.msgs {
+		c.diag(string(DiagLimitExceeded), m, nil)
 	}
 	if o.cancel != nil {
 		o.cancel.Cancel()
 	}
 }
 
+// chargeLocked counts size bytes against Limits.MaxTurnBytes: the running
+// turn t's budget, or the session's for what arrives outside turns (t nil).
+// past reports that what they carry may no longer grow the state: past
+// twice the limit in a turn (the turn, cancelled when it crossed the limit,
+// may wind down until then), past the limit outside turns.
+func (s *Session) chargeLocked(t *Turn, size int) (past bool, over overBudget) {
+	budget := s.c.opts.Limits.MaxTurnBytes
+	if t == nil {
+		s.histBytes += int64(size)
+		return s.histBytes > budget, over
+	}
+	t.bytes += int64(size)
+	if t.bytes > budget && !t.overBudget {
+		t.overBudget = true
+		over.cancel = t
+		over.msgs = append(over.msgs, fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget))
+	}
+	// Not t.bytes > 2*budget: that overflows for a budget near MaxInt64.
+	return t.bytes-budget > budget, over
+}
+
+// droppedLocked counts something dropped past the budget and returns the
+// diagnostic to report, if any: the first drop of a turn (the total comes
+// when it ends), and the 1st, 2nd, 4th, 8th... outside turns.
+func (s *Session) droppedLocked(t *Turn) string {
+	budget := s.c.opts.Limits.MaxTurnBytes
+	if t != nil {
+		if t.dropped++; t.dropped == 1 {
+			return fmt.Sprintf("dropping what a turn of session %s still sends: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
+		}
+		return ""
+	}
+	if s.histDropped++; s.histDropped&(s.histDropped-1) == 0 {
+		return fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History and Outside stop growing", s.histDropped, s.id, s.histBytes, budget)
+	}
+	return ""
+}
+
+// replacesState reports whether u is a session-level kind that replaces
+// part of the session's state rather than adding to it: such updates are
+// applied even past the budget (a mode change must not be lost), the rest
+// — messages, thoughts, tool calls, compaction summary chunks, unknown
+// kinds — are dropped there.
+func replacesState(u Update) bool {
+	switch u.(type) {
+	case *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
+		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate:
+		return true
+	}
+	return false
+}
+
 // applyLocked folds one update, or drops it when it is over
 // Limits.MaxTurnBytes (see there), and says what to do about the limit.
-func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) (over overBudget) {
-	budget := s.c.opts.Limits.MaxTurnBytes
-	session := foldSessionUpdate(&s.state, u)
-	if t := s.turn; t != nil {
-		t.bytes += int64(size)
-		switch {
-		case t.bytes > 2*budget:
-			// Past the allowance for winding down: what would grow the
-			// turn is dropped; session-level kinds replace, never grow.
-			if t.dropped++; t.dropped == 1 {
-				over.msg = fmt.Sprintf("dropping the updates of a cancelled turn of session %s: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
+func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudget {
+	t := s.turn
+	past, over := s.chargeLocked(t, size)
+	if past {
+		if !replacesState(u) {
+			if m := s.droppedLocked(t); m != "" {
+				over.msgs = append(over.msgs, m)
 			}
-			if session {
-				s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
-			} else {
-				s.notifyLocked()
-			}
+			s.notifyLocked()
 			return over
-		case t.bytes > budget && !t.overBudget:
-			t.overBudget = true
-			over.cancel = t
-			over.msg = fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
 		}
+		// Applied to the session's state only: not to the turn, History or
+		// Outside. The event says so, for SessionFold to do the same.
+		foldSessionUpdate(&s.state, u)
+		s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, overBudget: true})
+		return over
+	}
+	session := foldSessionUpdate(&s.state, u)
+	if t != nil {
 		t.applyLocked(u, meta)
 		if session {
 			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
 		}
-	} else if s.histBytes += int64(size); s.histBytes > budget && !session {
-		if s.histDropped++; s.histDropped&(s.histDropped-1) == 0 { // 1, 2, 4, 8...
-			over.msg = fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History stops growing", s.histDropped, s.id, s.histBytes, budget)
-		}
-		s.notifyLocked()
-		return over
 	} else {
 		// Trimmed in batches, so the copy costs O(1) per update, and before
 		// the update is logged, so the update's event is its last.

@@ -540,7 +540,7 @@ func (t *Turn) finish(set func()) {
 		stop()
 	}
 	if dropped > 0 {
-		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates were dropped (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
 	}
 	if unregister {
 		s.c.unregister(s)
