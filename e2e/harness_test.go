@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/proctest"
 )
 
 // record rewrites ../testdata/transcripts/e2e-*.jsonl from this run's
@@ -138,29 +139,10 @@ func (r *run) stderrTail() string {
 	return s
 }
 
-// groupAlive lists the processes of process group pgid still alive, from
-// /proc. Zombies are dead: one whose parent died is reparented to init,
-// which reaps it when it gets to it (this VM's init is slow to).
+// groupAlive describes the live processes of process group pgid, "" when
+// there are none.
 func groupAlive(pgid int) string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 2 && f[2] == fmt.Sprint(pgid) && f[0] != "Z" {
-			out = append(out, e.Name()+" "+s[strings.IndexByte(s, '(')+1:i]+" "+f[0])
-		}
-	}
-	return strings.Join(out, ", ")
+	return proctest.Describe(proctest.GroupMembers(pgid))
 }
 
 // inDir lists the live processes whose working directory is dir.

@@ -74,3 +74,23 @@ func WaitGroupGone(t testing.TB, pgid int, pids ...int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Describe names the processes pids for a failure message: "pid command
+// state", comma-separated; processes gone meanwhile are left out.
+func Describe(pids []int) string {
+	var out []string
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[end+1:])
+		if open < 0 || end < open || len(f) == 0 {
+			continue
+		}
+		out = append(out, strconv.Itoa(pid)+" "+s[open+1:end]+" "+f[0])
+	}
+	return strings.Join(out, ", ")
+}
