@@ -121,8 +121,9 @@ type TurnEnd struct {
 	Err error `json:"-"`
 }
 
-// Kinds of logged entries: an Event without its sequence number (the
-// entry's index) and turn, 32 bytes an event.
+// Kinds of logged entries (an entry is an Event without its sequence
+// number, which is its index, and its turn). entryKind maps them, and the
+// session's kinds that follow, to the Event's Kind and Origin.
 const (
 	entAgent uint8 = iota
 	entPermission
@@ -131,8 +132,32 @@ const (
 	entEnd
 )
 
+// entryKind returns the Kind and Origin of an Event made from a log entry
+// of kind k, a turn's or a session's.
+func entryKind(k uint8) (EventKind, EventOrigin) {
+	switch k {
+	case entAgent:
+		return EventUpdate, OriginAgent
+	case entPermission:
+		return EventUpdate, OriginPermission
+	case entLocal:
+		return EventUpdate, OriginLocal
+	case entCancel:
+		return EventCancel, ""
+	case entEnd:
+		return EventEnd, ""
+	case entSetup:
+		return EventSetup, ""
+	case entTurnStart:
+		return EventTurnStart, ""
+	case entOutsideTrimmed:
+		return EventOutsideTrimmed, ""
+	}
+	return "", ""
+}
+
 // logChunk is the size of the chunks a turn's log grows by: appending
-// never copies the log, whatever its length, and costs 56 bytes an event.
+// never copies the log, whatever its length, and costs 40 bytes an event.
 const logChunk = 256
 
 type entry struct {
@@ -163,20 +188,11 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 // outcome fields of an end entry are final once it is logged.
 func (t *Turn) event(seq uint64, e entry) Event {
 	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
+	ev.Kind, ev.Origin = entryKind(e.kind)
 	if e.meta != nil {
 		ev.Meta = *e.meta
 	}
-	switch e.kind {
-	case entAgent:
-		ev.Kind, ev.Origin = EventUpdate, OriginAgent
-	case entPermission:
-		ev.Kind, ev.Origin = EventUpdate, OriginPermission
-	case entLocal:
-		ev.Kind, ev.Origin = EventUpdate, OriginLocal
-	case entCancel:
-		ev.Kind = EventCancel
-	case entEnd:
-		ev.Kind = EventEnd
+	if e.kind == entEnd {
 		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
 	}
 	return ev

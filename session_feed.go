@@ -74,20 +74,7 @@ func (s *Session) logLocked(e sentry) {
 
 func (s *Session) event(seq uint64, e sentry) Event {
 	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
-	switch e.kind {
-	case entAgent:
-		ev.Kind, ev.Origin = EventUpdate, OriginAgent
-	case entPermission:
-		ev.Kind, ev.Origin = EventUpdate, OriginPermission
-	case entLocal:
-		ev.Kind, ev.Origin = EventUpdate, OriginLocal
-	case entSetup:
-		ev.Kind = EventSetup
-	case entTurnStart:
-		ev.Kind = EventTurnStart
-	case entOutsideTrimmed:
-		ev.Kind = EventOutsideTrimmed
-	}
+	ev.Kind, ev.Origin = entryKind(e.kind)
 	return ev
 }
 
