@@ -2,9 +2,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"strings"
 )
 
 type rootsKey struct{}
@@ -31,19 +28,4 @@ func withRoots(ctx context.Context, roots []string) context.Context {
 func RootsFromContext(ctx context.Context) []string {
 	r, _ := ctx.Value(rootsKey{}).([]string)
 	return r
-}
-
-// cleanRoot validates a workspace root (absolute, no NUL byte) and cleans
-// it lexically, as filepath.Abs does for a session's cwd, so that the agent
-// is told the directory the handlers confine it to: "/ws/a/../.." is "/",
-// never something under /ws/a. Package workspace cleans the roots it is
-// given by the same rule.
-func cleanRoot(dir string) (string, error) {
-	switch {
-	case strings.IndexByte(dir, 0) >= 0:
-		return "", fmt.Errorf("%q contains a NUL byte", dir)
-	case !filepath.IsAbs(dir):
-		return "", fmt.Errorf("%q is not absolute", dir)
-	}
-	return filepath.Clean(dir), nil
 }

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/acpclient/acp/internal/wsroot"
 )
 
 // Session is one ACP session on a connection. It holds the session's folded
@@ -373,7 +375,7 @@ func (c *Client) checkAddDirs(method string, dirs *[]string) error {
 	clean := make([]string, len(*dirs))
 	for i, d := range *dirs {
 		var err error
-		if clean[i], err = cleanRoot(d); err != nil {
+		if clean[i], err = wsroot.Clean(d); err != nil {
 			return callError(method, fmt.Errorf("additional directory: %w", err))
 		}
 	}

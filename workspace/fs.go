@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/wsroot"
 )
 
 // defaultMaxReadBytes is FS's read cap when MaxReadBytes is 0: large
@@ -467,21 +468,6 @@ func checkPath(agentPath, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// cleanRoot validates a workspace root (absolute, no NUL byte) and cleans
-// it lexically, as filepath.Abs does for a session's cwd. Sessions and both
-// handlers derive roots with it, so that the agent is told, and confined
-// to, the same directory: "/ws/a/../.." is "/", never something under
-// /ws/a.
-func cleanRoot(dir string) (string, error) {
-	switch {
-	case strings.IndexByte(dir, 0) >= 0:
-		return "", fmt.Errorf("%q contains a NUL byte", dir)
-	case !filepath.IsAbs(dir):
-		return "", fmt.Errorf("%q is not absolute", dir)
-	}
-	return filepath.Clean(dir), nil
-}
-
 // pickRoot chooses the innermost root that lexically contains p, under the
 // root's name as given or with its symlinks evaluated, and returns the real
 // root directory and p relative to it. The choice is only lexical; os.Root
@@ -489,7 +475,7 @@ func cleanRoot(dir string) (string, error) {
 func pickRoot(roots []string, p string) (rootReal, rel string, ok bool) {
 	best := -1
 	for _, r := range roots {
-		r, err := cleanRoot(r)
+		r, err := wsroot.Clean(r)
 		if err != nil {
 			continue // a relative root has no meaning for absolute paths
 		}

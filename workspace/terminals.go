@@ -19,6 +19,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/procgroup"
+	"github.com/acpclient/acp/internal/wsroot"
 )
 
 // defaultOutputLimit is both the default retained-output cap and the
@@ -624,7 +625,7 @@ func checkCommand(req *acp.CreateTerminalRequest) error {
 func workDir(roots []string, cwd string) (string, error) {
 	var real []string
 	for _, r := range roots {
-		r, err := cleanRoot(r)
+		r, err := wsroot.Clean(r)
 		if err != nil {
 			continue // a relative root has no meaning
 		}
