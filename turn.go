@@ -213,7 +213,7 @@ func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
 // and is registered under it, so its response always finds it.
 func (c *Client) onCallSent(id []byte, method string, params []byte) func(error) {
 	if method != MethodSessionPrompt {
-		return nil
+		return c.onCreateSent(id, method, params)
 	}
 	c.mu.Lock()
 	t := c.sending
@@ -553,6 +553,7 @@ func (t *Turn) finish(set func()) {
 // turn, every one after it is not. jrpc2 still completes the call.
 func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	if method != MethodSessionPrompt {
+		c.onCreateAnswered(id, method, raw)
 		return
 	}
 	key := string(id)
