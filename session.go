@@ -259,7 +259,9 @@ func (c *Client) lookup(id string) *Session {
 // The session is registered as soon as the agent's answer is read, before
 // the line after it: a request the agent writes for the new session right
 // after answering (terminal/create, fs/*, a permission request) finds it
-// and its roots.
+// and its roots. An answer naming a session already open on this client
+// fails with an error wrapping [ErrDuplicateSessionID] and leaves that
+// session as it was.
 func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Session, error) {
 	r := NewSessionRequest{}
 	if req != nil {

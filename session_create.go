@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // How session/new and session/fork make their session known. The agent
@@ -54,7 +55,9 @@ func (c *Client) onCreateSent(id []byte, method string, params []byte) func(erro
 
 // onCreateAnswered is the wire's Response hook for session/new and
 // session/fork, on the reader goroutine, before jrpc2 has the answer. It
-// registers the session the answer names.
+// registers the session the answer names, unless that id is already open on
+// this client: an agent must not take over a live session (its running
+// turn's updates, its roots) by naming it again.
 func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	if method != MethodSessionNew && method != MethodSessionFork {
 		return
@@ -75,6 +78,7 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	} else {
 		err = json.Unmarshal(msg.Result, &res)
 	}
+	dup := false
 	c.mu.Lock()
 	cr := c.creating[string(id)]
 	switch {
@@ -84,6 +88,9 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 		cr.err = fmt.Errorf("decoding the result: %w", err)
 	case res.SessionID == "":
 		cr.err = errors.New("the agent answered without a sessionId")
+	case c.sessions[res.SessionID] != nil:
+		dup = true
+		cr.err = fmt.Errorf("%w: %q", ErrDuplicateSessionID, res.SessionID)
 	default:
 		s := newSession(c, res.SessionID, cr.cwd, cr.dirs)
 		s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
@@ -94,6 +101,9 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 		return
 	}
 	c.mu.Unlock()
+	if dup {
+		c.diag(string(DiagDuplicateSessionID), method+": the agent answered with session id "+strconv.Quote(res.SessionID)+", which is already open on this client; the call fails and that session is left as it was", nil)
+	}
 }
 
 // createSession performs session/new or session/fork and returns the
