@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -348,4 +349,61 @@ type fsFunc func(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, 
 
 func (f fsFunc) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 	return f(ctx, r)
+}
+
+// A permission request that arrives once its turn is cancelled — by
+// Turn.Cancel or by the end of the Prompt context, before the agent's
+// answer — is answered cancelled at once and never reaches the handler.
+// The handler's calls are checked after a later request that must reach
+// it: the handler of the cancelled request, had it been started, was
+// started long before.
+func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
+	for _, how := range []string{"Cancel", "prompt context"} {
+		t.Run(how, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			opts := &ClientOptions{Permission: func(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+				mu.Lock()
+				asked = append(asked, req.ToolCall.ToolCallID)
+				mu.Unlock()
+				return SelectedOutcome("opt-allow_once"), nil
+			}}
+			c, a := connectRaw(t, opts, nil)
+			s := newSessionRaw(t, c, a)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			turn, err := s.Prompt(ctx, Text("go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := a.expect("session/prompt")
+			if how == "Cancel" {
+				turn.Cancel()
+			} else {
+				cancel()
+			}
+			a.expect("session/cancel")
+			if got := outcomeOf(t, askPermission(t, a, 6, permParams("late", "allow_once"))); got != "cancelled" {
+				t.Errorf("the request after the cancel was answered %q, want cancelled", got)
+			}
+			a.reply(p, map[string]any{"stopReason": "cancelled"})
+			turn.Wait()
+
+			next, err := s.Prompt(context.Background(), Text("again"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = a.expect("session/prompt")
+			if got := outcomeOf(t, askPermission(t, a, 7, permParams("sentinel", "allow_once"))); got != "opt-allow_once" {
+				t.Errorf("the request of the next turn was answered %q", got)
+			}
+			a.reply(p, map[string]any{"stopReason": "end_turn"})
+			next.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff([]string{"sentinel"}, asked); diff != "" {
+				t.Errorf("permission handler calls (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
