@@ -407,3 +407,66 @@ func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
 		})
 	}
 }
+
+// The local cancelled mark after Turn.Cancel (see ToolCallStatusCancelled):
+// it holds against the agent's later non-final statuses, yields to its
+// later completed or failed, marks a tool call announced or reopened after
+// the cancel, and every mark is an OriginLocal event of the turn's feed.
+func TestCancelMarkYieldsOnlyToFinalStatus(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	for _, id := range []string{"stays", "fails", "completes", "untouched", "reopened"} {
+		a.update("s1", toolCall(id, "in_progress"))
+	}
+	waitUpdates(t, turn, 5)
+	turn.Cancel()
+	a.expect("session/cancel")
+	status := func(id, st string) {
+		a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": st})
+	}
+	status("stays", "in_progress")
+	status("stays", "pending")
+	status("fails", "failed")
+	status("completes", "completed")
+	status("reopened", "completed")
+	status("reopened", "in_progress") // reopened after the cancel: marked again
+	a.update("s1", toolCall("late", "pending"))
+	status("late", "failed")
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	st := turn.State()
+	got := map[string]ToolCallStatus{}
+	for _, tc := range st.ToolCalls {
+		got[tc.ToolCallID] = tc.Status
+	}
+	want := map[string]ToolCallStatus{
+		"stays":     ToolCallStatusCancelled,
+		"fails":     ToolCallStatusFailed,
+		"completes": ToolCallStatusCompleted,
+		"untouched": ToolCallStatusCancelled,
+		"reopened":  ToolCallStatusCancelled,
+		"late":      ToolCallStatusFailed,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("final statuses (-want +got):\n%s", diff)
+	}
+	if !st.Cancelled {
+		t.Error("TurnState.Cancelled is false")
+	}
+	// The marks, in order: the five at the cancel (in the table's order),
+	// then "reopened" and "late" when they became unfinished again.
+	var marks []string
+	for e := range turn.Events(context.Background(), 0) {
+		if e.Origin == OriginLocal {
+			if e.ToolCall.Status != ToolCallStatusCancelled {
+				t.Errorf("a local event set %s to %q", e.ToolCall.ToolCallID, e.ToolCall.Status)
+			}
+			marks = append(marks, e.ToolCall.ToolCallID)
+		}
+	}
+	wantMarks := []string{"stays", "fails", "completes", "untouched", "reopened", "reopened", "late"}
+	if diff := cmp.Diff(wantMarks, marks); diff != "" {
+		t.Errorf("local marks (-want +got):\n%s", diff)
+	}
+}

@@ -432,7 +432,13 @@ func (t *Turn) wakeLocked() {
 // Cancel cancels the turn the way the spec demands, at once:
 //  1. session/cancel is sent ahead of any queued traffic;
 //  2. the turn's unfinished tool calls are marked cancelled (a local status,
-//     ToolCallStatusCancelled);
+//     ToolCallStatusCancelled), and so is every tool call the agent announces
+//     or reopens afterwards with an unfinished status. The mark holds
+//     against the agent's later pending or in_progress, and yields to its
+//     later completed or failed, which say what the tool really did: an
+//     agent that reports failed for the tools it stopped leaves no
+//     cancelled status in the final state (see ToolCallStatusCancelled for
+//     what a renderer should show);
 //  3. every pending permission request of the session is answered
 //     {"outcome":"cancelled"} and its handler's context cancelled (a later
 //     answer from the handler is dropped);
