@@ -53,9 +53,11 @@ type Turn struct {
 	done chan struct{}
 }
 
-// TurnState is a snapshot of a turn's folded state. Snapshots are values:
-// safe to keep and to compare with cmp.Diff (text shares memory with the
-// live fold but never changes).
+// TurnState is a snapshot of a turn's folded state. Snapshots are values,
+// safe to keep: later updates never change one (text shares memory with the
+// live fold but never changes). They hold the raw log too (Updates), which
+// a hand-written TurnState does not list: compare [TurnState.WithoutLog]
+// with it (cmp.Diff, reflect.DeepEqual).
 type TurnState struct {
 	// StopReason is why the turn ended; empty while it runs or if it failed.
 	// A cancelled turn says cancelled whatever the agent answered.
