@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -348,4 +349,124 @@ type fsFunc func(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, 
 
 func (f fsFunc) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 	return f(ctx, r)
+}
+
+// A permission request that arrives once its turn is cancelled — by
+// Turn.Cancel or by the end of the Prompt context, before the agent's
+// answer — is answered cancelled at once and never reaches the handler.
+// The handler's calls are checked after a later request that must reach
+// it: the handler of the cancelled request, had it been started, was
+// started long before.
+func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
+	for _, how := range []string{"Cancel", "prompt context"} {
+		t.Run(how, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			opts := &ClientOptions{Permission: func(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+				mu.Lock()
+				asked = append(asked, req.ToolCall.ToolCallID)
+				mu.Unlock()
+				return SelectedOutcome("opt-allow_once"), nil
+			}}
+			c, a := connectRaw(t, opts, nil)
+			s := newSessionRaw(t, c, a)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			turn, err := s.Prompt(ctx, Text("go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := a.expect("session/prompt")
+			if how == "Cancel" {
+				turn.Cancel()
+			} else {
+				cancel()
+			}
+			a.expect("session/cancel")
+			if got := outcomeOf(t, askPermission(t, a, 6, permParams("late", "allow_once"))); got != "cancelled" {
+				t.Errorf("the request after the cancel was answered %q, want cancelled", got)
+			}
+			a.reply(p, map[string]any{"stopReason": "cancelled"})
+			turn.Wait()
+
+			next, err := s.Prompt(context.Background(), Text("again"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = a.expect("session/prompt")
+			if got := outcomeOf(t, askPermission(t, a, 7, permParams("sentinel", "allow_once"))); got != "opt-allow_once" {
+				t.Errorf("the request of the next turn was answered %q", got)
+			}
+			a.reply(p, map[string]any{"stopReason": "end_turn"})
+			next.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff([]string{"sentinel"}, asked); diff != "" {
+				t.Errorf("permission handler calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The local cancelled mark after Turn.Cancel (see ToolCallStatusCancelled):
+// it holds against the agent's later non-final statuses, yields to its
+// later completed or failed, marks a tool call announced or reopened after
+// the cancel, and every mark is an OriginLocal event of the turn's feed.
+func TestCancelMarkYieldsOnlyToFinalStatus(t *testing.T) {
+	_, a, _, turn, p := startTurn(t, nil)
+	for _, id := range []string{"stays", "fails", "completes", "untouched", "reopened"} {
+		a.update("s1", toolCall(id, "in_progress"))
+	}
+	waitUpdates(t, turn, 5)
+	turn.Cancel()
+	a.expect("session/cancel")
+	status := func(id, st string) {
+		a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": st})
+	}
+	status("stays", "in_progress")
+	status("stays", "pending")
+	status("fails", "failed")
+	status("completes", "completed")
+	status("reopened", "completed")
+	status("reopened", "in_progress") // reopened after the cancel: marked again
+	a.update("s1", toolCall("late", "pending"))
+	status("late", "failed")
+	a.reply(p, map[string]any{"stopReason": "cancelled"})
+	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	st := turn.State()
+	got := map[string]ToolCallStatus{}
+	for _, tc := range st.ToolCalls {
+		got[tc.ToolCallID] = tc.Status
+	}
+	want := map[string]ToolCallStatus{
+		"stays":     ToolCallStatusCancelled,
+		"fails":     ToolCallStatusFailed,
+		"completes": ToolCallStatusCompleted,
+		"untouched": ToolCallStatusCancelled,
+		"reopened":  ToolCallStatusCancelled,
+		"late":      ToolCallStatusFailed,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("final statuses (-want +got):\n%s", diff)
+	}
+	if !st.Cancelled {
+		t.Error("TurnState.Cancelled is false")
+	}
+	// The marks, in order: the five at the cancel (in the table's order),
+	// then "reopened" and "late" when they became unfinished again.
+	var marks []string
+	for e := range turn.Events(context.Background(), 0) {
+		if e.Origin == OriginLocal {
+			if e.ToolCall.Status != ToolCallStatusCancelled {
+				t.Errorf("a local event set %s to %q", e.ToolCall.ToolCallID, e.ToolCall.Status)
+			}
+			marks = append(marks, e.ToolCall.ToolCallID)
+		}
+	}
+	wantMarks := []string{"stays", "fails", "completes", "untouched", "reopened", "reopened", "late"}
+	if diff := cmp.Diff(wantMarks, marks); diff != "" {
+		t.Errorf("local marks (-want +got):\n%s", diff)
+	}
 }

@@ -162,13 +162,14 @@ type Client struct {
 
 	mu          sync.Mutex
 	sessions    map[string]*Session
-	orphans     map[string][]orphan // updates for session ids not registered yet
-	orphanBytes int                 // their notifications' total size
-	prompts     map[string]*Turn    // in-flight session/prompt by request id
-	sending     *Turn               // the prompt between Batch and the wire (holds promptSlot)
-	promptSlot  chan struct{}       // one prompt at a time on its way into jrpc2
-	deadPrompts map[string]bool     // prompts ended locally; their late answers are ignored
-	ended       bool                // end ran: no prompt may register any more
+	orphans     map[string][]orphan  // updates for session ids not registered yet
+	orphanBytes int                  // their notifications' total size
+	prompts     map[string]*Turn     // in-flight session/prompt by request id
+	creating    map[string]*creation // in-flight session/new and session/fork by request id
+	sending     *Turn                // the prompt between Batch and the wire (holds promptSlot)
+	promptSlot  chan struct{}        // one prompt at a time on its way into jrpc2
+	deadPrompts map[string]bool      // prompts ended locally; their late answers are ignored
+	ended       bool                 // end ran: no prompt may register any more
 
 	mcp mcpConns // declared MCP-over-ACP servers and open connections
 
@@ -191,6 +192,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		sessions:   map[string]*Session{},
 		orphans:    map[string][]orphan{},
 		prompts:    map[string]*Turn{},
+		creating:   map[string]*creation{},
 		promptSlot: make(chan struct{}, 1),
 		done:       make(chan struct{}),
 	}
@@ -446,24 +448,32 @@ func (c *Client) onRPCStop(_ *jrpc2.Client, err error) {
 // call performs one request through jrpc2 and decodes its result into
 // result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	_, err := c.callID(ctx, method, params, result)
+	return err
+}
+
+// callID is call that also returns the call's request id (as JSON text;
+// empty if the request never reached the wire).
+func (c *Client) callID(ctx context.Context, method string, params, result any) (string, error) {
 	// A batch of one is sent as a plain request; unlike Call, Batch
 	// returns the response (and so its id) whether the call failed or not.
 	rsps, err := c.rpc.Batch(ctx, []jrpc2.Spec{{Method: method, Params: params}})
 	if err != nil {
-		return callError(method, c.mapSendErr(err))
+		return "", callError(method, c.mapSendErr(err))
 	}
 	rsp := rsps[0]
-	out := c.wire.Settle(rsp.ID())
+	id := rsp.ID()
+	out := c.wire.Settle(id)
 	if err := c.callErr(ctx, out, rsp.Error()); err != nil {
-		return callError(method, err)
+		return id, callError(method, err)
 	}
 	if result == nil {
-		return nil
+		return id, nil
 	}
 	if err := rsp.UnmarshalResult(result); err != nil {
-		return callError(method, fmt.Errorf("decoding the result: %w", err))
+		return id, callError(method, fmt.Errorf("decoding the result: %w", err))
 	}
-	return nil
+	return id, nil
 }
 
 // callErr decides why a call ended. The reader recorded whether the agent

@@ -54,6 +54,11 @@ const (
 	// with content that does not match the requested schema. The agent was
 	// answered -32603 instead; the message names the fields at fault.
 	DiagInvalidElicitationAnswer DiagnosticKind = "invalid_elicitation_answer"
+	// DiagDuplicateSessionID: the agent answered session/new or
+	// session/fork with the id of a session already open on this client;
+	// the call failed with [ErrDuplicateSessionID] and the open session was
+	// left as it was.
+	DiagDuplicateSessionID DiagnosticKind = "duplicate_session_id"
 	// DiagUnknownMCPServer: the agent sent mcp/connect for a serverId the
 	// client did not declare as an [*McpServerACP] on this connection. It was
 	// answered -32602; MCPHandlers.Connect did not run.

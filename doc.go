@@ -101,8 +101,9 @@
 // what the spec asks of a client: it sends session/cancel at once, marks the
 // turn's unfinished tool calls [ToolCallStatusCancelled], answers every
 // pending permission request of the session with the cancelled outcome
-// (cancelling its handler's context), and keeps folding what the agent still
-// sends into the same turn until the agent answers. The turn then ends with
+// (cancelling its handler's context) — and a permission request that comes
+// after the cancel too, without calling the handler — and keeps folding what
+// the agent still sends into the same turn until the agent answers. The turn then ends with
 // [StopReasonCancelled], also when the agent answers end_turn or an error (its
 // answer is kept in [TurnState]). If the agent does not answer within
 // [ClientOptions.CancelGrace] the turn ends with an error wrapping

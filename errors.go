@@ -140,6 +140,13 @@ var (
 	// (Turn.WaitFor).
 	ErrTurnEnded = errors.New("acp: the turn ended")
 
+	// ErrDuplicateSessionID: the agent answered session/new or
+	// session/fork with the id of a session that is open on this client.
+	// The call fails; the open session keeps its routing, roots and state.
+	// Nothing is sent to the agent (a session/close would name the open
+	// session too).
+	ErrDuplicateSessionID = errors.New("acp: the agent answered with the id of a session already open on this client")
+
 	// ErrCancelGrace: a cancelled turn was ended locally because the agent
 	// did not answer session/prompt within the cancel grace period.
 	ErrCancelGrace = errors.New("acp: agent did not answer the cancelled prompt in time")

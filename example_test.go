@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // connect starts an in-process acptest agent and connects a client to it.
@@ -222,4 +223,38 @@ func ExampleTurnState_Items() {
 	// thought: Let me look.
 	// tool_call: Read main.go (completed)
 	// message: It is a Go file.
+}
+
+// A snapshot holds the raw updates as well as what they fold to; WithoutLog
+// drops the raw log, so the folded state compares with a hand-written one.
+func ExampleTurnState_WithoutLog() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "Read a.go", Kind: "read", Status: "completed"})
+			t.SayID("m1", "Read ")
+			t.SayID("m1", "it.")
+			return "end_turn", nil
+		},
+	}, nil)
+	defer done()
+	ctx := context.Background()
+	s, _ := c.NewSession(ctx, nil)
+	turn, _ := s.Prompt(ctx, acp.Text("Read a.go"))
+	turn.Wait()
+
+	got := turn.State()
+	want := acp.TurnState{
+		StopReason: acp.StopReasonEndTurn,
+		ToolCalls:  []acp.ToolCallState{{ToolCallID: "t1", Title: "Read a.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusCompleted}},
+		Messages:   []acp.Message{{MessageID: "m1", Text: "Read it.", Order: 1}},
+	}
+	fmt.Println("raw updates:", len(got.Updates))
+	if diff := cmp.Diff(want, got.WithoutLog()); diff != "" {
+		fmt.Printf("state (-want +got):\n%s", diff)
+	} else {
+		fmt.Println("folded state as expected")
+	}
+	// Output:
+	// raw updates: 3
+	// folded state as expected
 }

@@ -60,17 +60,7 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 		return nil, err
 	}
 	c.mcp.declare(r.McpServers)
-	var res ForkSessionResponse
-	if err := c.call(ctx, MethodSessionFork, &r, &res); err != nil {
-		return nil, err
-	}
-	if res.SessionID == "" {
-		return nil, callError(MethodSessionFork, errors.New("the agent answered without a sessionId"))
-	}
-	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
-	c.register(s)
-	return s, nil
+	return c.createSession(ctx, MethodSessionFork, &r)
 }
 
 // Fork forks this session (see Client.ForkSession). A nil req, or an empty

@@ -61,6 +61,12 @@ package acp_test
 //     TestConnectContextEndKillsHungAgent, TestHostKilledAgentGroupDies,
 //     TestAgentSurvivesRetiredStarterThread → the process group.
 //   - The reader stops for any reason → TestEngineStopEndsConnection.
+//   - A request for a new session on the line right after the session/new
+//     answer → TestHostileRequestRightAfterNewSession → the session is
+//     registered by the reader, at the answer (no limit needed).
+//   - A session/new or session/fork answer naming a session already open →
+//     TestHostileDuplicateSessionID → ErrDuplicateSessionID (the open
+//     session is left as it was).
 //   - MCP-over-ACP to servers never declared, on connections never opened
 //     or already closed, or without end → TestMCPConnectNeedsADeclaredServer,
 //     TestMCPEverySessionRequestDeclares, TestMCPUnknownConnectionRefused,

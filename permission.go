@@ -54,7 +54,10 @@ func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption 
 // per session), and may call back into the client. Its ctx is cancelled
 // when the turn is cancelled (the agent then gets the cancelled outcome and
 // whatever the handler returns later is dropped), when the agent withdraws
-// the request, and when the connection closes.
+// the request, and when the connection closes. A request whose turn is
+// already cancelled when it arrives (by [Turn.Cancel], or by the end of the
+// Prompt context, before the agent's answer) is answered
+// {"outcome":"cancelled"} at once and the handler is not called.
 //
 // The answer must select one of the offered option ids, or be
 // [CancelledOutcome]; anything else is answered to the agent as an error
@@ -273,6 +276,13 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 			delete(s.perms, in.id)
 			s.mu.Unlock()
 		}()
+	}
+	if errors.Is(context.Cause(ctx), errTurnCancelled) {
+		// The turn was cancelled before the handler could start (the
+		// request came after the cancel, or waited for a goroutine): the
+		// answer is decided, so nobody is asked a question that no longer
+		// matters.
+		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 	}
 	h := c.opts.Permission
 	if h == nil {

@@ -45,7 +45,10 @@ type Session struct {
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
-// whole. Snapshots are values: safe to keep and to compare with cmp.Diff.
+// whole. Snapshots are values, safe to keep: later updates never change
+// one. They hold raw logs too (Outside, History.Updates), which a
+// hand-written SessionState does not list: compare [SessionState.WithoutLog]
+// with it (cmp.Diff, reflect.DeepEqual).
 type SessionState struct {
 	SessionID             string                `json:"sessionId"`
 	Cwd                   string                `json:"cwd"`
@@ -255,6 +258,13 @@ func (c *Client) lookup(id string) *Session {
 
 // NewSession creates a session (session/new). A nil req, or an empty Cwd,
 // means the current directory. McpServers is sent as [] when empty.
+//
+// The session is registered as soon as the agent's answer is read, before
+// the line after it: a request the agent writes for the new session right
+// after answering (terminal/create, fs/*, a permission request) finds it
+// and its roots. An answer naming a session already open on this client
+// fails with an error wrapping [ErrDuplicateSessionID] and leaves that
+// session as it was.
 func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Session, error) {
 	r := NewSessionRequest{}
 	if req != nil {
@@ -269,17 +279,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, err
 	}
 	c.mcp.declare(r.McpServers)
-	var res NewSessionResponse
-	if err := c.call(ctx, MethodSessionNew, &r, &res); err != nil {
-		return nil, err
-	}
-	if res.SessionID == "" {
-		return nil, callError(MethodSessionNew, errors.New("the agent answered without a sessionId"))
-	}
-	s := newSession(c, res.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
-	c.register(s)
-	return s, nil
+	return c.createSession(ctx, MethodSessionNew, &r)
 }
 
 // LoadSession loads a session with its history (session/load; needs the

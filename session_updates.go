@@ -231,6 +231,14 @@ func (c *Client) keepOrphanLocked(sid string, u Update, meta json.RawMessage, si
 // before it was (in their order, before any later update).
 func (c *Client) register(s *Session) {
 	c.mu.Lock()
+	after := c.registerLocked(s)
+	c.mu.Unlock()
+	after()
+}
+
+// registerLocked is register with c.mu held; the caller runs what it
+// returns once c.mu is released.
+func (c *Client) registerLocked(s *Session) (after func()) {
 	old := c.sessions[s.id]
 	c.sessions[s.id] = s
 	orphans := c.orphans[s.id]
@@ -238,28 +246,27 @@ func (c *Client) register(s *Session) {
 	for _, o := range orphans {
 		c.orphanBytes -= o.size
 	}
+	var over []overBudget
 	if len(orphans) > 0 {
 		// s is not visible to anyone yet, so taking its lock under c.mu
 		// cannot invert the c.mu-before-s.mu order. Holding c.mu keeps
 		// onUpdate from applying a newer update first.
 		s.mu.Lock()
-		var over []overBudget
 		for _, o := range orphans {
 			over = append(over, s.applyLocked(o.u, o.meta, o.size))
 		}
 		s.mu.Unlock()
-		defer func() {
-			for _, o := range over {
-				o.act(c)
-			}
-		}()
 	}
-	c.mu.Unlock()
-	if old != nil && old != s {
-		// Loading a session again: the old handle gets no more updates;
-		// wake whoever watches it.
-		old.mu.Lock()
-		old.notifyLocked()
-		old.mu.Unlock()
+	return func() {
+		if old != nil && old != s {
+			// Loading a session again: the old handle gets no more
+			// updates; wake whoever watches it.
+			old.mu.Lock()
+			old.notifyLocked()
+			old.mu.Unlock()
+		}
+		for _, o := range over {
+			o.act(c)
+		}
 	}
 }

@@ -38,8 +38,29 @@ const (
 	ToolCallStatusFailed     ToolCallStatus = "failed"
 
 	// ToolCallStatusCancelled is a LOCAL status: ACP v1 has no such value on
-	// the wire. The client marks the unfinished tool calls of a turn with it
-	// after sending session/cancel, as the spec asks. Never send it to an agent.
+	// the wire, and no agent sends it. When a turn is cancelled
+	// ([Turn.Cancel], or the end of the Prompt context) the client marks with
+	// it every tool call of the turn that has not finished (not completed or
+	// failed), and, after that, every tool call the agent announces, reopens
+	// or patches to an unfinished status: the client's own account that the
+	// tool will not run to its end. Each mark is an [EventUpdate] of origin
+	// [OriginLocal] in the turn's feed.
+	//
+	// The mark is provisional. A status the agent sends later that is not
+	// final (pending, in_progress, an unknown value) leaves it in place (the
+	// update's other fields are applied). A final status the agent sends
+	// later (completed or failed) replaces it: that is the agent's report of
+	// what the tool actually did — it may have completed just before the
+	// cancel reached the agent, or failed because the agent stopped it — and
+	// the agent knows better than the client's guess. So a cancelled turn's
+	// final state may show no cancelled tool call at all: agents that wind
+	// down properly report failed (the mark then shows only in the feed).
+	//
+	// A renderer should show this status as "cancelled" (or "stopping")
+	// while it stands, show the agent's completed or failed once it comes,
+	// and, to say a tool call was cut short by the cancel, read
+	// [TurnState.Cancelled] together with a failed status (or look for the
+	// tool call's OriginLocal event). Never send it to an agent.
 	ToolCallStatusCancelled ToolCallStatus = "cancelled"
 )
 

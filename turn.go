@@ -53,9 +53,11 @@ type Turn struct {
 	done chan struct{}
 }
 
-// TurnState is a snapshot of a turn's folded state. Snapshots are values:
-// safe to keep and to compare with cmp.Diff (text shares memory with the
-// live fold but never changes).
+// TurnState is a snapshot of a turn's folded state. Snapshots are values,
+// safe to keep: later updates never change one (text shares memory with the
+// live fold but never changes). They hold the raw log too (Updates), which
+// a hand-written TurnState does not list: compare [TurnState.WithoutLog]
+// with it (cmp.Diff, reflect.DeepEqual).
 type TurnState struct {
 	// StopReason is why the turn ended; empty while it runs or if it failed.
 	// A cancelled turn says cancelled whatever the agent answered.
@@ -213,7 +215,7 @@ func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
 // and is registered under it, so its response always finds it.
 func (c *Client) onCallSent(id []byte, method string, params []byte) func(error) {
 	if method != MethodSessionPrompt {
-		return nil
+		return c.onCreateSent(id, method, params)
 	}
 	c.mu.Lock()
 	t := c.sending
@@ -432,7 +434,13 @@ func (t *Turn) wakeLocked() {
 // Cancel cancels the turn the way the spec demands, at once:
 //  1. session/cancel is sent ahead of any queued traffic;
 //  2. the turn's unfinished tool calls are marked cancelled (a local status,
-//     ToolCallStatusCancelled);
+//     ToolCallStatusCancelled), and so is every tool call the agent announces
+//     or reopens afterwards with an unfinished status. The mark holds
+//     against the agent's later pending or in_progress, and yields to its
+//     later completed or failed, which say what the tool really did: an
+//     agent that reports failed for the tools it stopped leaves no
+//     cancelled status in the final state (see ToolCallStatusCancelled for
+//     what a renderer should show);
 //  3. every pending permission request of the session is answered
 //     {"outcome":"cancelled"} and its handler's context cancelled (a later
 //     answer from the handler is dropped);
@@ -553,6 +561,7 @@ func (t *Turn) finish(set func()) {
 // turn, every one after it is not. jrpc2 still completes the call.
 func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	if method != MethodSessionPrompt {
+		c.onCreateAnswered(id, method, raw)
 		return
 	}
 	key := string(id)
