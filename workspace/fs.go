@@ -127,6 +127,12 @@ type FS struct {
 	// wrapWriter lets tests inject a failing writer between the temporary
 	// file and the content.
 	wrapWriter func(io.Writer) io.Writer
+
+	// testHook, if set, is called between the steps of opening a file to
+	// read ("resolved": symlinks followed, before the open; "opened": after
+	// the open; "checked": after fstat), so tests can swap the name at
+	// exactly those points.
+	testHook func(step string)
 }
 
 // resolvedPath is a request path located inside one root.
@@ -173,20 +179,16 @@ func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*a
 	if err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK keeps a FIFO planted in the workspace from hanging the
-	// request; it changes nothing for regular files.
-	f, err := rp.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	dir, base, err := openParent(rp.root, rel)
 	if err != nil {
 		return nil, fsError(rp, "read", err)
+	}
+	defer dir.Close()
+	f, fi, err := w.openChecked(dir, base)
+	if err != nil {
+		return nil, openError(rp, "read", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fsError(rp, "read", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
-	}
 	// Without a window the whole file is returned, so its size tells early
 	// whether it fits.
 	if req.Line == nil && req.Limit == nil && fi.Size() > limit {
@@ -297,27 +299,48 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 	if err != nil {
 		return nil, err
 	}
+	// The directory is opened once: the old content is read, and the new
+	// one renamed over it, in this same directory, even if a parent is
+	// renamed or replaced meanwhile. It is missing when the write creates it.
+	dir, base, err := openParent(rp.root, rel)
+	switch {
+	case err == nil:
+	case isNotFound(err):
+		dir = nil
+	default:
+		return nil, fsError(rp, "write", err)
+	}
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	if err := regularBase(base); err != nil {
+		return nil, openError(rp, "write", err)
+	}
 	mode := os.FileMode(0o644)
 	exists := false
 	var old []byte
-	switch fi, err := rp.root.Stat(rel); {
-	case err == nil:
-		if !fi.Mode().IsRegular() {
-			return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
-		}
-		exists = true
-		mode = fi.Mode().Perm()
+	if dir != nil {
+		var fi fs.FileInfo
 		if w.ReviewWrite != nil {
-			if fi.Size() > w.maxRead() {
-				return nil, tooLarge(rp, fi.Size(), w.maxRead())
-			}
-			if old, err = rp.root.ReadFile(rel); err != nil {
-				return nil, fsError(rp, "write", err)
+			old, fi, err = w.readOld(ctx, dir, base, rp)
+		} else {
+			// Only the mode is needed: no open, so no read permission
+			// either; the rename below replaces whatever the name holds.
+			fi, err = dir.Lstat(base)
+			if err == nil && !fi.Mode().IsRegular() {
+				err = &notRegularError{mode: fi.Mode().Type()}
 			}
 		}
-	case isNotFound(err):
-	default:
-		return nil, fsError(rp, "write", err)
+		switch {
+		case err == nil:
+			exists = true
+			mode = fi.Mode().Perm()
+		case isNotFound(err):
+		default:
+			return nil, openError(rp, "write", err)
+		}
 	}
 
 	if w.ReviewWrite != nil {
@@ -329,38 +352,35 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 		return nil, err
 	}
 
-	if dir, _ := splitRel(rel); dir != "" {
-		if err := rp.root.MkdirAll(dir, 0o755); err != nil {
+	if dir == nil {
+		dirName, _ := splitRel(rel)
+		if err := rp.root.MkdirAll(dirName, 0o755); err != nil {
+			return nil, fsError(rp, "write", err)
+		}
+		if dir, _, err = openParent(rp.root, rel); err != nil {
 			return nil, fsError(rp, "write", err)
 		}
 	}
-	if err := w.writeAtomic(rp.root, rel, req.Content, mode); err != nil {
+	if err := w.writeAtomic(dir, base, req.Content, mode); err != nil {
 		return nil, fsError(rp, "write", err)
 	}
 	return &acp.WriteTextFileResponse{}, nil
 }
 
-// writeAtomic replaces rel with content so that a reader sees either the old
+// writeAtomic replaces base in dir with content so that a reader sees either the old
 // or the new file, never a partial one, and a crash leaves no torn file.
 //
-// Every step after locating the directory goes through one handle on it:
+// Every step goes through dir, the one handle on the directory the write
+// began in (the caller opened it before reading the old content):
 // if a parent directory is renamed or replaced by a symlink meanwhile, the
 // temporary file is still renamed into, or removed from, the directory it
 // was created in, instead of being looked up again by a path that now
 // leads elsewhere (or out of the root) and left behind.
-func (w *FS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
+func (w *FS) writeAtomic(dir *os.Root, base, content string, mode os.FileMode) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	dirName, base := splitRel(rel)
 	tmp := "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
 
-	dir := root
-	if dirName != "" {
-		if dir, err = root.OpenRoot(dirName); err != nil {
-			return err
-		}
-		defer dir.Close()
-	}
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
