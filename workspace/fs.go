@@ -53,6 +53,22 @@ const maxLinkHops = 40
 // the file itself, FS follows it, as long as it stays inside the
 // root).
 //
+// What confinement promises is about paths, not files: no path the agent
+// sends reaches a name outside the roots. It does not follow a file's other
+// names: a hard link inside a root to a file outside it (which only
+// something other than FS can make) is read through, since content belongs
+// to the inode, not to a name. Set RefuseHardLinks to refuse such files.
+//
+// What FS checks about a file it checks on the descriptor it reads, never
+// by name before opening: the file is opened once (on Unix without
+// following a symlink and without blocking), fstat tells whether it is a
+// regular file and how large, and at most MaxReadBytes are read from that
+// same descriptor. So a process that swaps the name meanwhile (for a FIFO,
+// a device or a huge file) cannot make a request hang or hand out more
+// than the limit: a FIFO, socket, device or directory is refused with
+// [acp.CodeInvalidParams] before any read, and a symlink that appears at the
+// name after FS followed the links is refused the same way.
+//
 // Paths must be absolute and free of ".." elements and NUL bytes; otherwise
 // the request fails with [acp.CodeInvalidParams], as does a path outside every
 // root. A missing file is [acp.CodeResourceNotFound] with data {"uri": "file://…"}.
@@ -92,7 +108,10 @@ type FS struct {
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
 	// given in full). 0 means 10 MiB. A read over it is refused with
-	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded].
+	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded]; so is a write
+	// whose old content is over it (by fstat, or because the file grew while
+	// it was read), as a review of part of the old content would misstate
+	// what the write replaces. At most MaxReadBytes of it are ever held.
 	MaxReadBytes int64
 
 	// MaxScanBytes caps how far into a file a read goes to find the lines
@@ -103,6 +122,17 @@ type FS struct {
 	// A read also stops, with the context's error, within about a MiB of
 	// scanning after the agent withdraws the request.
 	MaxScanBytes int64
+
+	// RefuseHardLinks refuses to read a file that has more than one name
+	// (st_nlink > 1), for fs/read_text_file and for the old content shown to
+	// ReviewWrite, with acp.CodeInvalidParams. Confinement is by path: a
+	// hard link inside a root to a file outside it is read through, as the
+	// file's content belongs to the inode, not to any one name. Off by
+	// default, because hard links are common and harmless in most trees
+	// (pnpm's node_modules, cp -al backups); where the count cannot be
+	// known (not Unix or Windows), every read is refused. Writes never go
+	// through a hard link: they replace the name (see above).
+	RefuseHardLinks bool
 
 	// PathMapper, if set, maps each path the agent sends to a local path
 	// before anything else happens, e.g. from a dev container's view to the
@@ -117,7 +147,10 @@ type FS struct {
 
 	// ReviewWrite, if set, is called before a write takes effect, with the
 	// cleaned local path, the current content ("" and exists false for a new
-	// file) and the proposed content. It may block, e.g. while the user
+	// file) and the proposed content. The current content is that of the
+	// file the write replaces: read from the one descriptor that was
+	// checked, in the directory the write then renames into. A file changed
+	// (by another process) while the hook runs is replaced all the same. It may block, e.g. while the user
 	// reviews a diff; ctx is the request's and is cancelled if the agent
 	// withdraws it. A non-nil error refuses the write and is sent to the
 	// agent (return an *acp.Error to choose the code). The write also does not

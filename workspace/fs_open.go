@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -73,8 +74,27 @@ func (w *FS) openChecked(dir *os.Root, base string) (*os.File, fs.FileInfo, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	if w.RefuseHardLinks {
+		if n, ok := linkCount(f, fi); !ok || n > 1 {
+			f.Close()
+			return nil, nil, &hardLinkError{links: n, known: ok}
+		}
+	}
 	w.step("checked")
 	return f, fi, nil
+}
+
+// hardLinkError is the refusal of FS.RefuseHardLinks.
+type hardLinkError struct {
+	links uint64
+	known bool
+}
+
+func (e *hardLinkError) Error() string {
+	if !e.known {
+		return "the number of names (hard links) of the file is unknown here (workspace.FS.RefuseHardLinks)"
+	}
+	return fmt.Sprintf("the file has %d names (hard links), which may lie outside the workspace (workspace.FS.RefuseHardLinks)", e.links)
 }
 
 // step calls the test hook, if any, between the steps of opening a file.
@@ -160,6 +180,10 @@ func openError(rp *resolvedPath, op string, err error) error {
 	var nr *notRegularError
 	if errors.As(err, &nr) {
 		return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file: it is %s", rp.agent, kindOf(nr.mode))
+	}
+	var hl *hardLinkError
+	if errors.As(err, &hl) {
+		return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s refused: %v", rp.agent, hl)
 	}
 	var le *handlerLimitError
 	if errors.As(err, &le) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -169,3 +169,49 @@ func TestReadBounded(t *testing.T) {
 		}
 	}
 }
+
+// Audit row 15: a hard link inside the root to a file outside it is read
+// through (confinement is by path, not inode) unless RefuseHardLinks is
+// set; writes replace the name and never reach the outside file.
+func TestHardLinkOutOfRoot(t *testing.T) {
+	e := newFSEnv(t)
+	secret := filepath.Join(e.outside, "secret")
+	link := filepath.Join(e.root, "linked.txt")
+	if err := os.Link(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	w := &FS{Roots: []string{e.root}}
+	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link})
+	if err != nil || resp.Content != "top secret\n" {
+		t.Fatalf("read of a hard link by default = %+v, %v; want the linked content (documented)", resp, err)
+	}
+
+	var rec reviewRecorder
+	w = &FS{Roots: []string{e.root}, RefuseHardLinks: true, ReviewWrite: rec.review}
+	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link})
+	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
+		t.Errorf("read message %q does not name the option", got.Message)
+	}
+	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: link, Content: "new\n"})
+	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
+		t.Errorf("reviewed write message %q does not name the option", got.Message)
+	}
+	if rec.calls > 0 {
+		t.Errorf("ReviewWrite was shown %q through a hard link", rec.old)
+	}
+	// A file with one name is read as usual.
+	if resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: filepath.Join(e.root, "file.txt")}); err != nil || resp.Content != "inside\n" {
+		t.Errorf("read of a plain file with RefuseHardLinks = %+v, %v", resp, err)
+	}
+
+	// Without review, a write splits the link: the outside file is intact.
+	w = &FS{Roots: []string{e.root}, RefuseHardLinks: true}
+	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: link, Content: "new\n"}); err != nil {
+		t.Fatalf("write over a hard link: %v", err)
+	}
+	if got := readFile(t, secret); got != "top secret\n" {
+		t.Errorf("the write reached the file outside the root: %q", got)
+	}
+}
