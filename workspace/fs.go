@@ -53,6 +53,22 @@ const maxLinkHops = 40
 // the file itself, FS follows it, as long as it stays inside the
 // root).
 //
+// What confinement promises is about paths, not files: no path the agent
+// sends reaches a name outside the roots. It does not follow a file's other
+// names: a hard link inside a root to a file outside it (which only
+// something other than FS can make) is read through, since content belongs
+// to the inode, not to a name. Set RefuseHardLinks to refuse such files.
+//
+// What FS checks about a file it checks on the descriptor it reads, never
+// by name before opening: the file is opened once (on Unix without
+// following a symlink and without blocking), fstat tells whether it is a
+// regular file and how large, and at most MaxReadBytes are read from that
+// same descriptor. So a process that swaps the name meanwhile (for a FIFO,
+// a device or a huge file) cannot make a request hang or hand out more
+// than the limit: a FIFO, socket, device or directory is refused with
+// [acp.CodeInvalidParams] before any read, and a symlink that appears at the
+// name after FS followed the links is refused the same way.
+//
 // Paths must be absolute and free of ".." elements and NUL bytes; otherwise
 // the request fails with [acp.CodeInvalidParams], as does a path outside every
 // root. A missing file is [acp.CodeResourceNotFound] with data {"uri": "file://…"}.
@@ -92,7 +108,10 @@ type FS struct {
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
 	// given in full). 0 means 10 MiB. A read over it is refused with
-	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded].
+	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded]; so is a write
+	// whose old content is over it (by fstat, or because the file grew while
+	// it was read), as a review of part of the old content would misstate
+	// what the write replaces. At most MaxReadBytes of it are ever held.
 	MaxReadBytes int64
 
 	// MaxScanBytes caps how far into a file a read goes to find the lines
@@ -103,6 +122,17 @@ type FS struct {
 	// A read also stops, with the context's error, within about a MiB of
 	// scanning after the agent withdraws the request.
 	MaxScanBytes int64
+
+	// RefuseHardLinks refuses to read a file that has more than one name
+	// (st_nlink > 1), for fs/read_text_file and for the old content shown to
+	// ReviewWrite, with acp.CodeInvalidParams. Confinement is by path: a
+	// hard link inside a root to a file outside it is read through, as the
+	// file's content belongs to the inode, not to any one name. Off by
+	// default, because hard links are common and harmless in most trees
+	// (pnpm's node_modules, cp -al backups); where the count cannot be
+	// known (not Unix or Windows), every read is refused. Writes never go
+	// through a hard link: they replace the name (see above).
+	RefuseHardLinks bool
 
 	// PathMapper, if set, maps each path the agent sends to a local path
 	// before anything else happens, e.g. from a dev container's view to the
@@ -117,7 +147,10 @@ type FS struct {
 
 	// ReviewWrite, if set, is called before a write takes effect, with the
 	// cleaned local path, the current content ("" and exists false for a new
-	// file) and the proposed content. It may block, e.g. while the user
+	// file) and the proposed content. The current content is that of the
+	// file the write replaces: read from the one descriptor that was
+	// checked, in the directory the write then renames into. A file changed
+	// (by another process) while the hook runs is replaced all the same. It may block, e.g. while the user
 	// reviews a diff; ctx is the request's and is cancelled if the agent
 	// withdraws it. A non-nil error refuses the write and is sent to the
 	// agent (return an *acp.Error to choose the code). The write also does not
@@ -127,6 +160,12 @@ type FS struct {
 	// wrapWriter lets tests inject a failing writer between the temporary
 	// file and the content.
 	wrapWriter func(io.Writer) io.Writer
+
+	// testHook, if set, is called between the steps of opening a file to
+	// read ("resolved": symlinks followed, before the open; "opened": after
+	// the open; "checked": after fstat), so tests can swap the name at
+	// exactly those points.
+	testHook func(step string)
 }
 
 // resolvedPath is a request path located inside one root.
@@ -173,20 +212,16 @@ func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*a
 	if err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK keeps a FIFO planted in the workspace from hanging the
-	// request; it changes nothing for regular files.
-	f, err := rp.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	dir, base, err := openParent(rp.root, rel)
 	if err != nil {
 		return nil, fsError(rp, "read", err)
+	}
+	defer dir.Close()
+	f, fi, err := w.openChecked(dir, base)
+	if err != nil {
+		return nil, openError(rp, "read", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fsError(rp, "read", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
-	}
 	// Without a window the whole file is returned, so its size tells early
 	// whether it fits.
 	if req.Line == nil && req.Limit == nil && fi.Size() > limit {
@@ -297,27 +332,48 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 	if err != nil {
 		return nil, err
 	}
+	// The directory is opened once: the old content is read, and the new
+	// one renamed over it, in this same directory, even if a parent is
+	// renamed or replaced meanwhile. It is missing when the write creates it.
+	dir, base, err := openParent(rp.root, rel)
+	switch {
+	case err == nil:
+	case isNotFound(err):
+		dir = nil
+	default:
+		return nil, fsError(rp, "write", err)
+	}
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	if err := regularBase(base); err != nil {
+		return nil, openError(rp, "write", err)
+	}
 	mode := os.FileMode(0o644)
 	exists := false
 	var old []byte
-	switch fi, err := rp.root.Stat(rel); {
-	case err == nil:
-		if !fi.Mode().IsRegular() {
-			return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a regular file", rp.agent)
-		}
-		exists = true
-		mode = fi.Mode().Perm()
+	if dir != nil {
+		var fi fs.FileInfo
 		if w.ReviewWrite != nil {
-			if fi.Size() > w.maxRead() {
-				return nil, tooLarge(rp, fi.Size(), w.maxRead())
-			}
-			if old, err = rp.root.ReadFile(rel); err != nil {
-				return nil, fsError(rp, "write", err)
+			old, fi, err = w.readOld(ctx, dir, base, rp)
+		} else {
+			// Only the mode is needed: no open, so no read permission
+			// either; the rename below replaces whatever the name holds.
+			fi, err = dir.Lstat(base)
+			if err == nil && !fi.Mode().IsRegular() {
+				err = &notRegularError{mode: fi.Mode().Type()}
 			}
 		}
-	case isNotFound(err):
-	default:
-		return nil, fsError(rp, "write", err)
+		switch {
+		case err == nil:
+			exists = true
+			mode = fi.Mode().Perm()
+		case isNotFound(err):
+		default:
+			return nil, openError(rp, "write", err)
+		}
 	}
 
 	if w.ReviewWrite != nil {
@@ -329,38 +385,35 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 		return nil, err
 	}
 
-	if dir, _ := splitRel(rel); dir != "" {
-		if err := rp.root.MkdirAll(dir, 0o755); err != nil {
+	if dir == nil {
+		dirName, _ := splitRel(rel)
+		if err := rp.root.MkdirAll(dirName, 0o755); err != nil {
+			return nil, fsError(rp, "write", err)
+		}
+		if dir, _, err = openParent(rp.root, rel); err != nil {
 			return nil, fsError(rp, "write", err)
 		}
 	}
-	if err := w.writeAtomic(rp.root, rel, req.Content, mode); err != nil {
+	if err := w.writeAtomic(dir, base, req.Content, mode); err != nil {
 		return nil, fsError(rp, "write", err)
 	}
 	return &acp.WriteTextFileResponse{}, nil
 }
 
-// writeAtomic replaces rel with content so that a reader sees either the old
+// writeAtomic replaces base in dir with content so that a reader sees either the old
 // or the new file, never a partial one, and a crash leaves no torn file.
 //
-// Every step after locating the directory goes through one handle on it:
+// Every step goes through dir, the one handle on the directory the write
+// began in (the caller opened it before reading the old content):
 // if a parent directory is renamed or replaced by a symlink meanwhile, the
 // temporary file is still renamed into, or removed from, the directory it
 // was created in, instead of being looked up again by a path that now
 // leads elsewhere (or out of the root) and left behind.
-func (w *FS) writeAtomic(root *os.Root, rel, content string, mode os.FileMode) (err error) {
+func (w *FS) writeAtomic(dir *os.Root, base, content string, mode os.FileMode) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	dirName, base := splitRel(rel)
 	tmp := "." + base + ".acp-tmp-" + hex.EncodeToString(rnd[:])
 
-	dir := root
-	if dirName != "" {
-		if dir, err = root.OpenRoot(dirName); err != nil {
-			return err
-		}
-		defer dir.Close()
-	}
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -76,7 +76,11 @@ const drainGrace = 500 * time.Millisecond
 // The working directory must lie inside the roots (after evaluating
 // symlinks) and defaults to the first root; with no roots at all every
 // create is refused. This bounds where a command starts, not what it can
-// touch: a command can read and write anything its user can.
+// touch: a command can read and write anything its user can. For the same
+// reason the check is by name, as the start is (os/exec changes directory
+// by name in the child, with no descriptor to hold): a directory swapped
+// for a symlink in between moves where the command starts, which a command
+// can do itself with cd.
 //
 // Unknown terminal ids, including ids released earlier and ids of another
 // session, are answered with [acp.CodeResourceNotFound] and data
