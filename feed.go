@@ -203,6 +203,10 @@ func (t *Turn) event(seq uint64, e entry) Event {
 func (t *Turn) markLocked(id string) {
 	st := ToolCallStatusCancelled
 	mk := &ToolCallUpdate{ToolCallID: id, Status: &st}
+	// A mark is never dropped (the tool call will not run), but it is kept,
+	// so it counts against the turn's budget like what the agent sent.
+	t.bytes += costMark
+	t.kept += costMark
 	t.fold.visits++
 	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
 }

@@ -72,15 +72,25 @@ type Limits struct {
 	TurnLogs int
 
 	// SessionLog is how many of a session's most recent events
-	// (Session.Events) are kept. Zero means 4096. A reader that asks for
-	// older ones gets an EventReleased holding the session's state, then
-	// the events after it.
+	// (Session.Events) are kept. Zero means 4096. The log also keeps at
+	// most half MaxTurnBytes of what its events hold (counted as
+	// MaxTurnBytes counts it): past that the oldest go, down to a quarter.
+	// A reader that asks for older ones gets an EventReleased holding the
+	// session's state, then the events after it.
 	SessionLog int
 
-	// MaxTurnBytes bounds what one turn can make the client fold: the
-	// bytes of the session/update notifications and permission requests
-	// (whose toolCall is folded too) applied to it. Zero means 256 MiB.
-	// When a turn crosses it, the turn is cancelled as by Turn.Cancel, with
+	// MaxTurnBytes bounds what one turn can make the client keep. Each
+	// session/update notification and permission request (whose toolCall
+	// is folded too) applied to it counts what it makes the client retain
+	// — the decoded update, its log entries, and what it creates in the
+	// fold: a message, a tool call and its index entry, the merged tool
+	// call its event keeps, the joined copy of message text — or its
+	// length on the wire if that is more; the local marks of a cancelled
+	// turn's tool calls count too. So text costs about twice its length
+	// while the turn's log is kept, and a tiny update that creates a tool
+	// call costs about 700 bytes whatever its length: any sequence of
+	// updates keeps at most about three times the limit. Zero means
+	// 256 MiB. When a turn crosses it, the turn is cancelled as by Turn.Cancel, with
 	// a "limit_exceeded" diagnostic; the agent may wind down until the turn
 	// has sent twice the limit, and past that what would grow the state is
 	// not folded: messages, thoughts, tool calls, permission requests'

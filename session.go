@@ -36,6 +36,8 @@ type Session struct {
 	// slogBase+i+1; sseq counts them all.
 	slog     []sentry
 	slogBase uint64
+	// slogBytes sums the cost of slog's entries.
+	slogBytes int64
 	// histBytes counts the notification bytes of the updates that arrived
 	// outside turns against Limits.MaxTurnBytes; histDropped counts those
 	// dropped past it.

@@ -49,6 +49,9 @@ type Turn struct {
 	bytes      int64
 	overBudget bool
 	dropped    int
+	// kept is the part of bytes that was folded: what the turn keeps, as
+	// Limits.MaxEndedTurnBytes counts it once it has ended.
+	kept int64
 
 	done chan struct{}
 }
