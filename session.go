@@ -38,6 +38,9 @@ type Session struct {
 	slogBase uint64
 	// slogBytes sums the cost of slog's entries.
 	slogBytes int64
+	// endedKept sums the kept bytes of the ended turns not released,
+	// against Limits.MaxEndedTurnBytes.
+	endedKept int64
 	// histBytes counts the notification bytes of the updates that arrived
 	// outside turns against Limits.MaxTurnBytes; histDropped counts those
 	// dropped past it.

@@ -26,6 +26,7 @@ const (
 	entSetup uint8 = entEnd + 1 + iota
 	entTurnStart
 	entOutsideTrimmed
+	entTurnReleased
 )
 
 // SessionSetup is what creating a session, or a session/new, load or

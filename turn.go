@@ -532,7 +532,8 @@ func (t *Turn) finish(set func()) {
 	if t.grace != nil {
 		t.grace.Stop()
 	}
-	s.retainLocked(t)
+	released := s.retainLocked(t)
+	endedKept := s.endedKept
 	stop := t.stopCtx
 	unregister := s.closed && s.turn == nil
 	dropped, bytes := t.dropped, t.bytes
@@ -544,6 +545,9 @@ func (t *Turn) finish(set func()) {
 	}
 	if dropped > 0 {
 		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
+	}
+	if released > 0 {
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, s.id, s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
 	}
 	if unregister {
 		s.c.unregister(s)
