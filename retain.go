@@ -7,7 +7,9 @@ import "slices"
 // Turn.Release, Session.Release or Session.Close. A turn's log — its events
 // and TurnState.Updates, which cost about as much again as the text the
 // agent sent plus ~50 bytes an update — is kept while the turn runs and
-// then only for the Limits.TurnLogs most recent ended turns.
+// then only for the Limits.TurnLogs most recent ended turns. What a
+// session's ended turns keep in all is bounded by Limits.MaxEndedTurnBytes:
+// past it the oldest are released.
 
 // retainLocked applies the retention policy when t ends, and returns the
 // turns it released to keep the session's ended turns within

@@ -41,8 +41,8 @@ type Session struct {
 	// endedKept sums the kept bytes of the ended turns not released,
 	// against Limits.MaxEndedTurnBytes.
 	endedKept int64
-	// histBytes counts the notification bytes of the updates that arrived
-	// outside turns against Limits.MaxTurnBytes; histDropped counts those
+	// histBytes counts what the updates that arrived outside turns were
+	// charged against Limits.MaxTurnBytes (see cost.go); histDropped counts those
 	// dropped past it.
 	histBytes   int64
 	histDropped int

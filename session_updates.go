@@ -14,7 +14,8 @@ import (
 
 // apply folds one update, in wire order, on the reader goroutine. meta is
 // the notification's own _meta, kept on the update's events; size is the
-// notification's length, counted against Limits.MaxTurnBytes.
+// notification's length, counted against Limits.MaxTurnBytes when it is
+// more than what the update retains (see cost.go).
 func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
 	over := s.applyLocked(u, meta, size)

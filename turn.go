@@ -43,8 +43,9 @@ type Turn struct {
 	err            error
 	grace          *time.Timer
 	stopCtx        func() bool // stops the AfterFunc watching the Prompt context
-	// bytes counts the notification bytes of the turn's updates against
-	// Limits.MaxTurnBytes; overBudget is set once it crossed it (the turn
+	// bytes counts what the turn's updates were charged against
+	// Limits.MaxTurnBytes (what they retain, or their length if more; see
+	// cost.go); overBudget is set once it crossed it (the turn
 	// was cancelled), and dropped counts the updates dropped past twice it.
 	bytes      int64
 	overBudget bool
