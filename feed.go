@@ -89,6 +89,12 @@ const (
 	// SessionState.Outside were dropped, by Limits.OutsideLog or
 	// [Session.ReleaseHistory]. The folded History does not change.
 	EventOutsideTrimmed EventKind = "outside_trimmed"
+	// EventTurnReleased (a session's feed): Turn, an ended turn, was
+	// released because the session's ended turns kept more than
+	// Limits.MaxEndedTurnBytes, as if by [Turn.Release]: its state is gone
+	// (its outcome stays) and it left Session.Turns. SessionState does
+	// not change.
+	EventTurnReleased EventKind = "turn_released"
 )
 
 // EventOrigin says who made an [EventUpdate].
@@ -152,6 +158,8 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 		return EventTurnStart, ""
 	case entOutsideTrimmed:
 		return EventOutsideTrimmed, ""
+	case entTurnReleased:
+		return EventTurnReleased, ""
 	}
 	return "", ""
 }
@@ -203,6 +211,10 @@ func (t *Turn) event(seq uint64, e entry) Event {
 func (t *Turn) markLocked(id string) {
 	st := ToolCallStatusCancelled
 	mk := &ToolCallUpdate{ToolCallID: id, Status: &st}
+	// A mark is never dropped (the tool call will not run), but it is kept,
+	// so it counts against the turn's budget like what the agent sent.
+	t.bytes += costMark
+	t.kept += costMark
 	t.fold.visits++
 	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
 }
@@ -343,7 +355,7 @@ type TurnFold struct {
 
 // Apply folds one event. An EventUpdate without an Origin counts as the
 // agent's; events of the session's feed only (EventSetup,
-// EventTurnStart, EventOutsideTrimmed) are ignored.
+// EventTurnStart, EventOutsideTrimmed, EventTurnReleased) are ignored.
 func (tf *TurnFold) Apply(ev Event) {
 	tf.seq = ev.Seq
 	switch ev.Kind {

@@ -110,13 +110,8 @@ func (m *msgAcc) snapshot() Message {
 // without an id, the chunk continues the last message only if the previous
 // update was of the same kind.
 func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
-	var m *msgAcc
 	f.visits++
-	if id != "" {
-		m = list.byID[id]
-	} else if n := len(list.l); n > 0 && f.lastKind == kind && list.l[n-1].id == "" {
-		m = list.l[n-1]
-	}
+	m := f.target(list, kind, id)
 	if m == nil {
 		m = &msgAcc{id: id, order: f.tools.nextOrder()}
 		list.l = append(list.l, m)
@@ -128,6 +123,18 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 		}
 	}
 	m.add(b)
+}
+
+// target returns the message of list a chunk of kind with id continues, or
+// nil when it starts a new one.
+func (f *fold) target(list *msgList, kind, id string) *msgAcc {
+	if id != "" {
+		return list.byID[id]
+	}
+	if n := len(list.l); n > 0 && f.lastKind == kind && list.l[n-1].id == "" {
+		return list.l[n-1]
+	}
+	return nil
 }
 
 // apply folds one update and returns the tool call it touched, as merged

@@ -44,6 +44,15 @@ package acp_test
 //     Limits.OutsideLog (the feed still folds to State).
 //   - One turn (or the updates between turns) streaming without end →
 //     TestMaxTurnBytes, TestMaxTurnBytesOutsideTurns → Limits.MaxTurnBytes.
+//   - Tiny updates that each create state (a new toolCallId or messageId,
+//     plans of many entries), in a turn or between turns →
+//     TestMaxTurnBytesCountsRetainedHeap,
+//     TestMaxTurnBytesOutsideCountsRetainedHeap,
+//     BenchmarkTurnRetainedDensest → Limits.MaxTurnBytes, which counts
+//     what an update retains; Limits.SessionLog (bytes) for updates past
+//     it that replace session state.
+//   - Many such turns, none released → TestMaxEndedTurnBytes →
+//     Limits.MaxEndedTurnBytes.
 //   - Terminal output without end → TestTerminalOutputCeiling,
 //     TestTerminalMaxOutputBytes → workspace.Terminals.MaxOutputBytes.
 //   - Terminals without end → TestTerminalMaxTerminals,

@@ -1,5 +1,7 @@
 package acp
 
+import "math"
+
 // Limits bound every quantity the agent controls. The agent is untrusted
 // code: in an editor it is third-party and model-driven, while the host runs
 // for days. Each limit has a safe default (the zero value of a field selects
@@ -67,20 +69,30 @@ type Limits struct {
 	// TurnState.Updates). Zero means 1, the turn that ended last; a
 	// negative value keeps none; the running turn always keeps its log. A
 	// turn's folded state is kept whatever this says, until Turn.Release,
-	// Session.Release or Session.Close. A reader that asks for released
+	// Session.Release, Session.Close or MaxEndedTurnBytes. A reader that asks for released
 	// events gets an EventReleased holding the turn's state.
 	TurnLogs int
 
 	// SessionLog is how many of a session's most recent events
-	// (Session.Events) are kept. Zero means 4096. A reader that asks for
-	// older ones gets an EventReleased holding the session's state, then
-	// the events after it.
+	// (Session.Events) are kept. Zero means 4096. The log also keeps at
+	// most half MaxTurnBytes of what its events hold (counted as
+	// MaxTurnBytes counts it): past that the oldest go, down to a quarter.
+	// A reader that asks for older ones gets an EventReleased holding the
+	// session's state, then the events after it.
 	SessionLog int
 
-	// MaxTurnBytes bounds what one turn can make the client fold: the
-	// bytes of the session/update notifications and permission requests
-	// (whose toolCall is folded too) applied to it. Zero means 256 MiB.
-	// When a turn crosses it, the turn is cancelled as by Turn.Cancel, with
+	// MaxTurnBytes bounds what one turn can make the client keep. Each
+	// session/update notification and permission request (whose toolCall
+	// is folded too) applied to it counts what it makes the client retain
+	// — the decoded update, its log entries, and what it creates in the
+	// fold: a message, a tool call and its index entry, the merged tool
+	// call its event keeps, the joined copy of message text — or its
+	// length on the wire if that is more; the local marks of a cancelled
+	// turn's tool calls count too. So text costs about twice its length
+	// while the turn's log is kept, and a tiny update that creates a tool
+	// call costs several hundred bytes whatever its length: any sequence of
+	// updates keeps at most about three times the limit. Zero means
+	// 256 MiB. When a turn crosses it, the turn is cancelled as by Turn.Cancel, with
 	// a "limit_exceeded" diagnostic; the agent may wind down until the turn
 	// has sent twice the limit, and past that what would grow the state is
 	// not folded: messages, thoughts, tool calls, permission requests'
@@ -95,6 +107,18 @@ type Limits struct {
 	// grows History or Outside, under the same rule, and diagnostics count
 	// what was dropped (at 1, 2, 4, 8...).
 	MaxTurnBytes int64
+
+	// MaxEndedTurnBytes bounds what a session's ended turns keep, counted
+	// as MaxTurnBytes counts it (what each folded update was charged), over
+	// the turns not released. Zero means twice MaxTurnBytes: the most one
+	// turn can keep. When a turn ends and the session's ended turns keep
+	// more, the oldest are released, as by Turn.Release (their outcome
+	// stays, their state goes, they leave Session.Turns), until they keep
+	// no more — the turn that ended last always stays. Each release is an
+	// EventTurnReleased in the session's feed, and a "limit_exceeded"
+	// diagnostic counts them. Ordinary turns are far below it; a UI that
+	// keeps many long turns raises it.
+	MaxEndedTurnBytes int64
 
 	// OutsideLog is how many of the updates that arrived outside turns
 	// (SessionState.Outside: a session/load replay, updates between turns)
@@ -156,6 +180,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxTurnBytes <= 0 {
 		l.MaxTurnBytes = 256 << 20
+	}
+	if l.MaxEndedTurnBytes <= 0 {
+		l.MaxEndedTurnBytes = math.MaxInt64
+		if l.MaxTurnBytes <= math.MaxInt64/2 {
+			l.MaxEndedTurnBytes = 2 * l.MaxTurnBytes
+		}
 	}
 	if l.OutsideLog <= 0 {
 		l.OutsideLog = 1 << 16

@@ -211,7 +211,11 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	// against Limits.MaxTurnBytes too; past the budget it is not folded
 	// (the handler sees it as if it were the tool call's first news).
 	t := s.turn
-	past, over := s.chargeLocked(t, len(params))
+	charge := max(int64(len(params)), s.patchCostLocked(t, &p.ToolCall))
+	past, over := s.chargeLocked(t, charge)
+	if !past {
+		keptLocked(t, charge)
+	}
 	switch {
 	case past:
 		if m := s.droppedLocked(t); m != "" {
@@ -232,7 +236,7 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	default:
 		patch := keepTitle(&s.history.tools, &p.ToolCall)
 		tc := s.history.tools.update(patch)
-		s.logLocked(sentry{kind: entPermission, u: patch, tc: tc})
+		s.logLocked(sentry{kind: entPermission, u: patch, tc: tc, cost: charge})
 		req.ToolCall = *tc
 	}
 	s.perms[in.id] = in

@@ -7,13 +7,18 @@ import "slices"
 // Turn.Release, Session.Release or Session.Close. A turn's log — its events
 // and TurnState.Updates, which cost about as much again as the text the
 // agent sent plus ~50 bytes an update — is kept while the turn runs and
-// then only for the Limits.TurnLogs most recent ended turns.
+// then only for the Limits.TurnLogs most recent ended turns. What a
+// session's ended turns keep in all is bounded by Limits.MaxEndedTurnBytes:
+// past it the oldest are released.
 
-// retainLocked applies the retention policy when t ends. s.mu is held.
-func (s *Session) retainLocked(t *Turn) {
+// retainLocked applies the retention policy when t ends, and returns the
+// turns it released to keep the session's ended turns within
+// Limits.MaxEndedTurnBytes. s.mu is held.
+func (s *Session) retainLocked(t *Turn) (released int) {
+	s.endedKept += t.kept
 	if t.forgotten {
 		t.forgetLocked()
-		return
+		return 0
 	}
 	s.logged = append(s.logged, t)
 	keep := s.c.opts.Limits.TurnLogs
@@ -25,6 +30,27 @@ func (s *Session) retainLocked(t *Turn) {
 		s.logged[0] = nil
 		s.logged = s.logged[1:]
 	}
+	return s.releaseEndedLocked(t)
+}
+
+// releaseEndedLocked releases the oldest ended turns, as Turn.Release
+// does, while the session's ended turns keep more than
+// Limits.MaxEndedTurnBytes; last, the turn that just ended, stays. Each
+// release is an EventTurnReleased in the session's feed. s.mu is held.
+func (s *Session) releaseEndedLocked(last *Turn) (released int) {
+	ceiling := s.c.opts.Limits.MaxEndedTurnBytes
+	for i := 0; s.endedKept > ceiling && i < len(s.turns); {
+		old := s.turns[i]
+		if old == last || !old.ended {
+			i++
+			continue
+		}
+		old.forgotten = true
+		old.forgetLocked() // removes it from s.turns
+		s.logLocked(sentry{kind: entTurnReleased, turn: old})
+		released++
+	}
+	return released
 }
 
 // releaseLogLocked drops the turn's log; its fold stays, compacted. While
@@ -57,6 +83,7 @@ func (t *Turn) leave() {
 // session's list. s.mu is held and the turn has ended.
 func (t *Turn) forgetLocked() {
 	s := t.s
+	s.endedKept -= t.kept
 	t.releaseLogLocked()
 	t.fold = fold{}
 	if i := slices.Index(s.turns, t); i >= 0 {

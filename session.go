@@ -36,8 +36,13 @@ type Session struct {
 	// slogBase+i+1; sseq counts them all.
 	slog     []sentry
 	slogBase uint64
-	// histBytes counts the notification bytes of the updates that arrived
-	// outside turns against Limits.MaxTurnBytes; histDropped counts those
+	// slogBytes sums the cost of slog's entries.
+	slogBytes int64
+	// endedKept sums the kept bytes of the ended turns not released,
+	// against Limits.MaxEndedTurnBytes.
+	endedKept int64
+	// histBytes counts what the updates that arrived outside turns were
+	// charged against Limits.MaxTurnBytes (see cost.go); histDropped counts those
 	// dropped past it.
 	histBytes   int64
 	histDropped int

@@ -26,6 +26,7 @@ const (
 	entSetup uint8 = entEnd + 1 + iota
 	entTurnStart
 	entOutsideTrimmed
+	entTurnReleased
 )
 
 // SessionSetup is what creating a session, or a session/new, load or
@@ -53,19 +54,33 @@ type sentry struct {
 	kind   uint8
 	replay bool
 	n      int // entries trimmed, for entOutsideTrimmed
+	// cost is what the entry keeps, for an agent update or permission
+	// request: what it was charged against Limits.MaxTurnBytes.
+	cost int64
 	// overBudget: an agent update applied to the session's state only,
 	// past Limits.MaxTurnBytes (Event.OverBudget).
 	overBudget bool
 }
 
 // logLocked appends an event to the session's log, dropping the oldest
-// beyond Limits.SessionLog (in batches, so the cost stays O(1) per event).
-// s.mu is held, or s is not visible yet.
+// beyond Limits.SessionLog events or half Limits.MaxTurnBytes of what they
+// keep (as MaxTurnBytes counts it). It drops in batches, so the cost stays
+// O(1) per event: when the log holds twice SessionLog events, down to
+// SessionLog, and when it keeps more than half MaxTurnBytes, down to a
+// quarter; the latest event always stays. The bytes matter for updates past the budget that replace session
+// state (a plan, commands...): they are applied whatever the budget, and
+// the log is all that keeps them. s.mu is held, or s is not visible yet.
 func (s *Session) logLocked(e sentry) {
 	s.sseq++
 	s.slog = append(s.slog, e)
-	if max := s.c.opts.Limits.SessionLog; len(s.slog) >= 2*max {
-		drop := len(s.slog) - max
+	s.slogBytes += e.cost
+	l := s.c.opts.Limits
+	if len(s.slog) >= 2*l.SessionLog || s.slogBytes > l.MaxTurnBytes/2 {
+		drop := 0
+		for drop < len(s.slog)-1 && (len(s.slog)-drop > l.SessionLog || s.slogBytes > l.MaxTurnBytes/4) {
+			s.slogBytes -= s.slog[drop].cost
+			drop++
+		}
 		s.slog = slices.Clone(s.slog[drop:])
 		s.slogBase += uint64(drop)
 	}

@@ -14,7 +14,8 @@ import (
 
 // apply folds one update, in wire order, on the reader goroutine. meta is
 // the notification's own _meta, kept on the update's events; size is the
-// notification's length, counted against Limits.MaxTurnBytes.
+// notification's length, counted against Limits.MaxTurnBytes when it is
+// more than what the update retains (see cost.go).
 func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
 	over := s.applyLocked(u, meta, size)
@@ -40,16 +41,18 @@ func (o overBudget) act(c *Client) {
 
 // chargeLocked counts size bytes against Limits.MaxTurnBytes: the running
 // turn t's budget, or the session's for what arrives outside turns (t nil).
-// past reports that what they carry may no longer grow the state: past
-// twice the limit in a turn (the turn, cancelled when it crossed the limit,
-// may wind down until then), past the limit outside turns.
-func (s *Session) chargeLocked(t *Turn, size int) (past bool, over overBudget) {
+// size is what the caller will keep, as costLocked estimates it, or the
+// notification's length if that is more. past reports that what they carry
+// may no longer grow the state: past twice the limit in a turn (the turn,
+// cancelled when it crossed the limit, may wind down until then), past the
+// limit outside turns. A caller that folds it anyway calls keptLocked.
+func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget) {
 	budget := s.c.opts.Limits.MaxTurnBytes
 	if t == nil {
-		s.histBytes += int64(size)
+		s.histBytes += size
 		return s.histBytes > budget, over
 	}
-	t.bytes += int64(size)
+	t.bytes += size
 	if t.bytes > budget && !t.overBudget {
 		t.overBudget = true
 		over.cancel = t
@@ -57,6 +60,30 @@ func (s *Session) chargeLocked(t *Turn, size int) (past bool, over overBudget) {
 	}
 	// Not t.bytes > 2*budget: that overflows for a budget near MaxInt64.
 	return t.bytes-budget > budget, over
+}
+
+// keptLocked records that t (nil: the time outside turns) keeps what was
+// charged as size: the sum is what Limits.MaxEndedTurnBytes counts once
+// the turn has ended.
+func keptLocked(t *Turn, size int64) {
+	if t != nil {
+		t.kept += size
+	}
+}
+
+// costLocked estimates the heap that folding u keeps (see cost.go): the
+// decoded update and its _meta, its entry in the turn's log or in Outside
+// and the session's log, and what the fold creates for it. s.mu is held.
+func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
+	n := updateCost(u) + metaCost(meta)
+	if t == nil {
+		return n + costOutside + costSessionEntry + s.history.foldCost(u)
+	}
+	n += costEntry + t.fold.foldCost(u)
+	if replacesState(u) {
+		n += costSessionEntry // it is in the session's log too
+	}
+	return n
 }
 
 // droppedLocked counts something dropped past the budget and returns the
@@ -94,7 +121,8 @@ func replacesState(u Update) bool {
 // Limits.MaxTurnBytes (see there), and says what to do about the limit.
 func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudget {
 	t := s.turn
-	past, over := s.chargeLocked(t, size)
+	charge := max(int64(size), s.costLocked(t, u, meta))
+	past, over := s.chargeLocked(t, charge)
 	if past {
 		if !replacesState(u) {
 			if m := s.droppedLocked(t); m != "" {
@@ -106,14 +134,15 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		// Applied to the session's state only: not to the turn, History or
 		// Outside. The event says so, for SessionFold to do the same.
 		foldSessionUpdate(&s.state, u)
-		s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, overBudget: true})
+		s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, overBudget: true, cost: charge})
 		return over
 	}
+	keptLocked(t, charge)
 	session := foldSessionUpdate(&s.state, u)
 	if t != nil {
 		t.applyLocked(u, meta)
 		if session {
-			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta})
+			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, cost: charge})
 		}
 	} else {
 		// Trimmed in batches, so the copy costs O(1) per update, and before
@@ -123,7 +152,7 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		}
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
 		tc := s.history.apply(u)
-		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta})
+		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta, cost: charge})
 	}
 	s.notifyLocked()
 	return over

@@ -43,12 +43,16 @@ type Turn struct {
 	err            error
 	grace          *time.Timer
 	stopCtx        func() bool // stops the AfterFunc watching the Prompt context
-	// bytes counts the notification bytes of the turn's updates against
-	// Limits.MaxTurnBytes; overBudget is set once it crossed it (the turn
+	// bytes counts what the turn's updates were charged against
+	// Limits.MaxTurnBytes (what they retain, or their length if more; see
+	// cost.go); overBudget is set once it crossed it (the turn
 	// was cancelled), and dropped counts the updates dropped past twice it.
 	bytes      int64
 	overBudget bool
 	dropped    int
+	// kept is the part of bytes that was folded: what the turn keeps, as
+	// Limits.MaxEndedTurnBytes counts it once it has ended.
+	kept int64
 
 	done chan struct{}
 }
@@ -537,7 +541,8 @@ func (t *Turn) finish(set func()) {
 	if t.grace != nil {
 		t.grace.Stop()
 	}
-	s.retainLocked(t)
+	released := s.retainLocked(t)
+	endedKept := s.endedKept
 	stop := t.stopCtx
 	unregister := s.closed && s.turn == nil
 	dropped, bytes := t.dropped, t.bytes
@@ -549,6 +554,9 @@ func (t *Turn) finish(set func()) {
 	}
 	if dropped > 0 {
 		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
+	}
+	if released > 0 {
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, s.id, s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
 	}
 	if unregister {
 		s.c.unregister(s)
