@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -178,4 +179,13 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// checkPrefix checks that err carries the package's one "registry:" prefix
+// and no other package's.
+func checkPrefix(t *testing.T, err error) {
+	t.Helper()
+	if msg := err.Error(); !strings.HasPrefix(msg, "registry: ") || strings.Count(msg, "registry:") != 1 || strings.Contains(msg, "acp:") {
+		t.Errorf("error %q: want one leading \"registry: \" and no \"acp:\"", msg)
+	}
 }

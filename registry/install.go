@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"github.com/acpclient/acp"
 )
 
 // Install makes the agent's binary for the registry's platform
@@ -185,20 +183,20 @@ func download(ctx context.Context, o *Options, u *url.URL, w io.Writer) error {
 		return fmt.Errorf("downloading %s: %s", u.Redacted(), resp.Status)
 	}
 	if resp.ContentLength > o.MaxArchiveBytes {
-		return fmt.Errorf("%w: %s is %d bytes, more than %d", acp.ErrLimitExceeded, u.Redacted(), resp.ContentLength, o.MaxArchiveBytes)
+		return limitExceeded("%s is %d bytes, more than MaxArchiveBytes (%d)", u.Redacted(), resp.ContentLength, o.MaxArchiveBytes)
 	}
 	n, err := io.Copy(w, io.LimitReader(resp.Body, o.MaxArchiveBytes+1))
 	if err != nil {
 		return fmt.Errorf("downloading %s: %w", u.Redacted(), err)
 	}
 	if n > o.MaxArchiveBytes {
-		return fmt.Errorf("%w: %s is more than %d bytes", acp.ErrLimitExceeded, u.Redacted(), o.MaxArchiveBytes)
+		return limitExceeded("%s is more than MaxArchiveBytes (%d bytes)", u.Redacted(), o.MaxArchiveBytes)
 	}
 	return nil
 }
 
 // fetchError keeps a refused redirect recognisable (and its message free of
-// a second "acp:" inside the url.Error).
+// a second "registry:" inside the url.Error).
 func fetchError(u *url.URL, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) && errors.Is(ue.Err, ErrInsecureURL) {

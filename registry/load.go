@@ -13,8 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	"github.com/acpclient/acp"
 )
 
 // Load reads the registry that opts name (nil: the official one).
@@ -52,10 +50,10 @@ func Load(ctx context.Context, opts *Options) (*Registry, error) {
 func loadFile(path string, o *Options) (*Registry, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("acp: reading the registry: %w", err)
+		return nil, fmt.Errorf("registry: reading the registry: %w", err)
 	}
 	defer f.Close()
-	data, err := readLimited(f, o.MaxRegistryBytes, "registry")
+	data, err := readLimited(f, o.MaxRegistryBytes, "the registry is")
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +73,7 @@ func readLimited(r io.Reader, max int64, what string) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%w: %s larger than %d bytes", acp.ErrLimitExceeded, what, max)
+		return nil, limitExceeded("%s larger than MaxRegistryBytes (%d bytes)", what, max)
 	}
 	return data, nil
 }
@@ -145,9 +143,9 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		r.opts = o
 		return r, nil
 	case resp.StatusCode != http.StatusOK:
-		return fromCache(fmt.Errorf("acp: fetching %s: %s", u.Redacted(), resp.Status))
+		return fromCache(fmt.Errorf("registry: fetching %s: %s", u.Redacted(), resp.Status))
 	}
-	data, err := readLimited(resp.Body, o.MaxRegistryBytes, "registry")
+	data, err := readLimited(resp.Body, o.MaxRegistryBytes, "the registry is")
 	if err != nil {
 		return fromCache(err)
 	}
@@ -184,4 +182,4 @@ func writeFileAtomic(path string, data []byte) error {
 	return err
 }
 
-var errNoCache = errors.New("acp: no cached registry")
+var errNoCache = errors.New("registry: no cached registry")

@@ -75,13 +75,13 @@ type Options struct {
 var (
 	// ErrInsecureURL: a registry or archive URL (or a redirect) that is
 	// neither https nor http to a loopback address.
-	ErrInsecureURL = errors.New("acp: registry URLs must be https (or http on loopback)")
+	ErrInsecureURL = errors.New("registry: registry URLs must be https (or http on loopback)")
 	// ErrChecksum: a downloaded archive does not match its sha256.
-	ErrChecksum = errors.New("acp: archive checksum mismatch")
+	ErrChecksum = errors.New("registry: archive checksum mismatch")
 	// ErrUnsafeArchive: an archive entry would land outside the install
 	// directory (a ".." or absolute path, a link pointing out, a hard link to
 	// outside) or is of a kind that has no business in an agent archive.
-	ErrUnsafeArchive = errors.New("acp: unsafe archive")
+	ErrUnsafeArchive = errors.New("registry: unsafe archive")
 )
 
 func (o *Options) withDefaults() *Options {
@@ -123,7 +123,7 @@ func (o *Options) cacheDir() (string, error) {
 	}
 	d, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("acp: no cache directory (set Options.CacheDir): %w", err)
+		return "", fmt.Errorf("registry: no cache directory (set Options.CacheDir): %w", err)
 	}
 	return filepath.Join(d, "acp"), nil
 }
@@ -141,7 +141,7 @@ func (o *Options) httpClient() *http.Client {
 			return next(req, via)
 		}
 		if len(via) >= 10 {
-			return errors.New("acp: stopped after 10 redirects")
+			return errors.New("registry: stopped after 10 redirects")
 		}
 		return nil
 	}
