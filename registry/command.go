@@ -70,7 +70,7 @@ func (r *Registry) Command(ctx context.Context, id string) (*exec.Cmd, error) {
 	}
 	o := r.options()
 	if t, ok := a.Distribution.Binary[o.Platform]; ok {
-		exe, err := install(ctx, a, o, t)
+		exe, err := install(ctx, a, o, t, r.origin)
 		if err != nil {
 			return nil, &Error{AgentID: a.ID, Err: err}
 		}

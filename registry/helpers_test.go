@@ -97,10 +97,11 @@ type server struct {
 	lastMod  string
 	requests map[string]int
 	notMod   int
+	redirect map[string]string // path to the URL it redirects to
 }
 
 func newServer(t *testing.T, tls bool) *server {
-	s := &server{files: map[string][]byte{}, requests: map[string]int{}}
+	s := &server{files: map[string][]byte{}, requests: map[string]int{}, redirect: map[string]string{}}
 	h := http.HandlerFunc(s.serve)
 	if tls {
 		s.Server = httptest.NewTLSServer(h)
@@ -115,6 +116,10 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests[r.URL.Path]++
+	if to, ok := s.redirect[r.URL.Path]; ok {
+		http.Redirect(w, r, to, http.StatusFound)
+		return
+	}
 	body, ok := s.files[r.URL.Path]
 	if !ok {
 		http.NotFound(w, r)

@@ -35,14 +35,14 @@ func (r *Registry) Install(ctx context.Context, a *Agent) (string, error) {
 	if !ok {
 		return "", unsupported(a, o)
 	}
-	exe, err := install(ctx, a, o, t)
+	exe, err := install(ctx, a, o, t, r.origin)
 	if err != nil {
 		return "", &Error{AgentID: a.ID, Err: err}
 	}
 	return exe, nil
 }
 
-func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string, error) {
+func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *url.URL) (string, error) {
 	cmdPath, err := local(strings.TrimPrefix(t.Cmd, "./"))
 	if err != nil {
 		return "", fmt.Errorf("%w: cmd %q is not a path inside the archive", ErrInvalid, t.Cmd)
@@ -54,7 +54,7 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 	if err != nil {
 		return "", fmt.Errorf("%w: archive URL: %v", ErrInvalid, err)
 	}
-	if err := checkURL(u); err != nil {
+	if err := archiveAllowed(origin, u); err != nil {
 		return "", err
 	}
 	cache, err := o.cacheDir()
@@ -195,12 +195,16 @@ func download(ctx context.Context, o *Options, u *url.URL, w io.Writer) error {
 	return nil
 }
 
-// fetchError keeps a refused redirect recognisable (and its message free of
-// a second "registry:" inside the url.Error).
+// fetchError names the URL a request failed for. A refused redirect is
+// returned as is (it says where the redirect went); other url.Errors are
+// unwrapped, since they repeat the method and the URL.
 func fetchError(u *url.URL, err error) error {
 	var ue *url.Error
-	if errors.As(err, &ue) && errors.Is(ue.Err, ErrInsecureURL) {
-		return fmt.Errorf("%w (a redirect from %s)", ue.Err, u.Redacted())
+	if errors.As(err, &ue) {
+		if errors.Is(ue.Err, ErrInsecureURL) {
+			return ue.Err
+		}
+		err = ue.Err
 	}
 	return fmt.Errorf("fetching %s: %w", u.Redacted(), err)
 }

@@ -110,7 +110,7 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (and the cached copy: %v)", fetchErr, err)
 		}
-		r.opts, r.Stale = o, fetchErr
+		r.opts, r.origin, r.Stale = o, u, fetchErr
 		return r, nil
 	}
 
@@ -140,7 +140,7 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.opts = o
+		r.opts, r.origin = o, u
 		return r, nil
 	case resp.StatusCode != http.StatusOK:
 		return fromCache(fmt.Errorf("registry: fetching %s: %s", u.Redacted(), resp.Status))
@@ -153,7 +153,7 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 	if err != nil {
 		return fromCache(err)
 	}
-	r.opts = o
+	r.opts, r.origin = o, u
 	b, err := json.Marshal(cacheEntry{URL: u.String(), ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"), Body: data})
 	if err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 		// A failed write only costs the next run a full download.

@@ -35,8 +35,10 @@ type Options struct {
 	Registry string
 
 	// HTTPClient fetches the registry and archives. Default:
-	// [http.DefaultClient]. Redirects to anything but https (or loopback
-	// http) are refused whatever the client's own redirect policy.
+	// [http.DefaultClient]. Whatever the client's own redirect policy, at
+	// most 10 redirects are followed and a redirect never leaves https
+	// (plain http is followed only from an http URL on loopback, to
+	// loopback) nor goes from a remote host to a loopback one.
 	HTTPClient *http.Client
 
 	// CacheDir holds the cached registry and the installed binaries.
@@ -128,24 +130,62 @@ func (o *Options) cacheDir() (string, error) {
 	return filepath.Join(d, "acp"), nil
 }
 
+// maxRedirects bounds the redirects one request follows, whatever the
+// client's own policy.
+const maxRedirects = 10
+
 // httpClient is the configured client with a redirect policy that keeps to
-// allowed URLs.
+// allowed URLs (see [redirectAllowed]) and follows at most maxRedirects;
+// the client's own CheckRedirect, if any, is asked after ours.
 func (o *Options) httpClient() *http.Client {
 	c := *o.HTTPClient
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if err := checkURL(req.URL); err != nil {
+		if err := redirectAllowed(via[0].URL, req.URL); err != nil {
 			return err
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
 		}
 		if next != nil {
 			return next(req, via)
 		}
-		if len(via) >= 10 {
-			return errors.New("registry: stopped after 10 redirects")
-		}
 		return nil
 	}
 	return &c
+}
+
+// redirectAllowed says whether a request that started at orig may be
+// redirected to next. A redirect never leaves https: plain http is followed
+// only when the original URL was itself http on loopback (a test server, a
+// local mirror), and then only to loopback. A request that started at a
+// remote host is never redirected to a loopback one, over https either, so
+// that a registry or archive host cannot make this machine send requests to
+// its own local services. Hosts are judged by name or address as written;
+// a remote name that resolves to a loopback address is not caught.
+func redirectAllowed(orig, next *url.URL) error {
+	origLocal, nextLocal := isLoopback(orig.Hostname()), isLoopback(next.Hostname())
+	switch {
+	case next.Scheme == "https" && (origLocal || !nextLocal):
+		return nil
+	case next.Scheme == "http" && orig.Scheme == "http" && origLocal && nextLocal:
+		return nil
+	}
+	return fmt.Errorf("%w: %s redirected to %s", ErrInsecureURL, orig.Redacted(), next.Redacted())
+}
+
+// archiveAllowed says whether a registry read from origin (nil: a local
+// file or a Parse result, which the caller chose) may name this archive
+// URL: https, or http on loopback, and a loopback host only when the
+// registry itself is local, for the reason redirectAllowed gives.
+func archiveAllowed(origin, u *url.URL) error {
+	if err := checkURL(u); err != nil {
+		return err
+	}
+	if origin != nil && !isLoopback(origin.Hostname()) && isLoopback(u.Hostname()) {
+		return fmt.Errorf("%w: the registry at %s names an archive on this machine, %s", ErrInsecureURL, origin.Redacted(), u.Redacted())
+	}
+	return nil
 }
 
 // checkURL allows https, and http only to a loopback host (which is how

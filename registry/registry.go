@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"runtime"
 	"slices"
@@ -30,7 +31,8 @@ type Registry struct {
 	// works from a stale registry.
 	Stale error `json:"-"`
 
-	opts *Options // with defaults applied; nil for a Parse result
+	opts   *Options // with defaults applied; nil for a Parse result
+	origin *url.URL // where Load fetched it; nil for a local file or Parse
 }
 
 // Agent is one registry entry.
