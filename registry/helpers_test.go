@@ -98,6 +98,9 @@ type server struct {
 	requests map[string]int
 	notMod   int
 	redirect map[string]string // path to the URL it redirects to
+	header   http.Header       // added to every answer
+	// refuseConditional answers 412 to any request with If-None-Match.
+	refuseConditional bool
 }
 
 func newServer(t *testing.T, tls bool) *server {
@@ -118,6 +121,13 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests[r.URL.Path]++
 	if to, ok := s.redirect[r.URL.Path]; ok {
 		http.Redirect(w, r, to, http.StatusFound)
+		return
+	}
+	for k, v := range s.header {
+		w.Header()[k] = v
+	}
+	if s.refuseConditional && r.Header.Get("If-None-Match") != "" {
+		w.WriteHeader(http.StatusPreconditionFailed)
 		return
 	}
 	body, ok := s.files[r.URL.Path]

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // Load reads the registry that opts name (nil: the official one).
@@ -20,7 +21,11 @@ import (
 // A local file is read as is. A URL is fetched with a conditional request
 // (If-None-Match and If-Modified-Since from the cached copy's ETag and
 // Last-Modified) and the response cached under the cache directory; a
-// "304 Not Modified" reuses the cached copy. When the fetch fails (no
+// "304 Not Modified" reuses the cached copy. Validators longer than 1 KiB
+// or not of their syntax are not stored, and a conditional request the
+// server refuses (a 4xx other than 429) is sent once more without them, so
+// that a server cannot freeze the client at its cached copy. When the
+// fetch fails (no
 // network, a server error, a document that does not parse) and a cached
 // copy exists, Load returns it with [Registry.Stale] set to the failure;
 // without a cached copy it returns the failure. A response is cached only
@@ -87,6 +92,59 @@ type cacheEntry struct {
 	Body         json.RawMessage `json:"body"`
 }
 
+// maxValidatorBytes bounds a cached ETag or Last-Modified: each is sent
+// back with every refresh, so one the server should never have sent (a
+// megabyte ETag, answered 431 forever after) would otherwise freeze the
+// registry at the cached copy. Real validators are tens of bytes.
+const maxValidatorBytes = 1 << 10
+
+// dropBadValidators forgets an ETag or Last-Modified that is too long or
+// not of its syntax (RFC 9110 8.8.3, an HTTP date), so it is never sent.
+func (e *cacheEntry) dropBadValidators() {
+	if !validETag(e.ETag) {
+		e.ETag = ""
+	}
+	if _, err := http.ParseTime(e.LastModified); err != nil || len(e.LastModified) > maxValidatorBytes {
+		e.LastModified = ""
+	}
+}
+
+// validETag reports whether s is an entity tag: W/ optionally, then a
+// quoted string of etagc characters (no '"', no controls or spaces).
+func validETag(s string) bool {
+	s = strings.TrimPrefix(s, "W/")
+	if len(s) < 2 || len(s) > maxValidatorBytes || s[0] != '"' || s[len(s)-1] != '"' {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c == '"' || c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// refused reports a client-error answer, as a server gives to a
+// conditional request it will not take; 429 (slow down) is not retried.
+func refused(resp *http.Response) bool {
+	return resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests
+}
+
+// get sends the registry request, conditional on the validators given.
+func get(ctx context.Context, u *url.URL, o *Options, validators cacheEntry) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if validators.ETag != "" {
+		req.Header.Set("If-None-Match", validators.ETag)
+	}
+	if validators.LastModified != "" {
+		req.Header.Set("If-Modified-Since", validators.LastModified)
+	}
+	return o.httpClient().Do(req)
+}
+
 func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 	dir, err := o.cacheDir()
 	if err != nil {
@@ -101,6 +159,7 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		if cacheErr = json.Unmarshal(b, &entry); cacheErr == nil && entry.URL != u.String() {
 			cacheErr = errNoCache
 		}
+		entry.dropBadValidators() // a cache written before they were checked
 	}
 	fromCache := func(fetchErr error) (*Registry, error) {
 		if cacheErr != nil {
@@ -114,19 +173,18 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		return r, nil
 	}
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
+	var validators cacheEntry
 	if cacheErr == nil {
-		if entry.ETag != "" {
-			req.Header.Set("If-None-Match", entry.ETag)
-		}
-		if entry.LastModified != "" {
-			req.Header.Set("If-Modified-Since", entry.LastModified)
-		}
+		validators = entry
 	}
-	resp, err := o.httpClient().Do(req)
+	resp, err := get(ctx, u, o, validators)
+	if err == nil && refused(resp) && (validators.ETag != "" || validators.LastModified != "") {
+		// A server that refuses the validators it gave (a 412, or a 431
+		// for one it should never have sent) would otherwise keep this
+		// client on the stale copy for good: ask once more without them.
+		resp.Body.Close()
+		resp, err = get(ctx, u, o, cacheEntry{})
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -154,7 +212,9 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		return fromCache(err)
 	}
 	r.opts, r.origin = o, u
-	b, err := json.Marshal(cacheEntry{URL: u.String(), ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"), Body: data})
+	fresh := cacheEntry{URL: u.String(), ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"), Body: data}
+	fresh.dropBadValidators()
+	b, err := json.Marshal(fresh)
 	if err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 		// A failed write only costs the next run a full download.
 		_ = writeFileAtomic(path, b)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // DefaultURL is the official registry index, the one editors resolve
@@ -23,10 +24,30 @@ const (
 	DefaultMaxArchiveBytes   = 1 << 30  // 1 GiB
 	DefaultMaxUnpackedBytes  = 4 << 30  // 4 GiB
 	DefaultMaxArchiveEntries = 100_000
+
+	// DefaultMaxResponseHeaderBytes bounds the response headers the default
+	// client reads (http.Transport.MaxResponseHeaderBytes); a response with
+	// more fails. Real registry and CDN headers are a few KiB.
+	DefaultMaxResponseHeaderBytes = 64 << 10 // 64 KiB
 )
 
+// defaultClient is the client used when Options.HTTPClient is nil: the
+// default transport's settings (proxies from the environment, timeouts)
+// with response headers bounded. One for the process, so that connections
+// are reused across loads and installs.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	var tr *http.Transport
+	if d, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr = d.Clone()
+	} else {
+		tr = &http.Transport{Proxy: http.ProxyFromEnvironment}
+	}
+	tr.MaxResponseHeaderBytes = DefaultMaxResponseHeaderBytes
+	return &http.Client{Transport: tr}
+})
+
 // Options configure [Load] and command resolution. The zero value (or nil)
-// uses the official registry, [http.DefaultClient], the user's cache
+// uses the official registry, a default HTTP client, the user's cache
 // directory and this machine's platform.
 type Options struct {
 	// Registry is where the index comes from: an https:// URL (http:// only
@@ -34,8 +55,12 @@ type Options struct {
 	// [DefaultURL].
 	Registry string
 
-	// HTTPClient fetches the registry and archives. Default:
-	// [http.DefaultClient]. Whatever the client's own redirect policy, at
+	// HTTPClient fetches the registry and archives. Default: a client with
+	// [http.DefaultTransport]'s settings that reads at most
+	// DefaultMaxResponseHeaderBytes of response headers; a client given
+	// here bounds them with its own Transport's MaxResponseHeaderBytes
+	// (whatever it is, at most 1 KiB of a validator is ever stored and sent
+	// back). Whatever the client's own redirect policy, at
 	// most 10 redirects are followed and a redirect never leaves https
 	// (plain http is followed only from an http URL on loopback, to
 	// loopback) nor goes from a remote host to a loopback one.
@@ -95,7 +120,7 @@ func (o *Options) withDefaults() *Options {
 		c.Registry = DefaultURL
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = http.DefaultClient
+		c.HTTPClient = defaultClient()
 	}
 	if c.Platform == "" {
 		c.Platform = currentPlatform()
