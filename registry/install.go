@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -166,33 +165,6 @@ func findCmd(dir, cmd string) (string, error) {
 		return "", fmt.Errorf("%s is not a file", cmd)
 	}
 	return p, nil
-}
-
-// download writes the body at u to w, refusing more than MaxArchiveBytes.
-func download(ctx context.Context, o *Options, u *url.URL, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := o.httpClient().Do(req)
-	if err != nil {
-		return fetchError(u, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("downloading %s: %s", u.Redacted(), resp.Status)
-	}
-	if resp.ContentLength > o.MaxArchiveBytes {
-		return limitExceeded("%s is %d bytes, more than MaxArchiveBytes (%d)", u.Redacted(), resp.ContentLength, o.MaxArchiveBytes)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, o.MaxArchiveBytes+1))
-	if err != nil {
-		return fmt.Errorf("downloading %s: %w", u.Redacted(), err)
-	}
-	if n > o.MaxArchiveBytes {
-		return limitExceeded("%s is more than MaxArchiveBytes (%d bytes)", u.Redacted(), o.MaxArchiveBytes)
-	}
-	return nil
 }
 
 // fetchError names the URL a request failed for. A refused redirect is

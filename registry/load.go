@@ -29,7 +29,8 @@ import (
 // network, a server error, a document that does not parse) and a cached
 // copy exists, Load returns it with [Registry.Stale] set to the failure;
 // without a cached copy it returns the failure. A response is cached only
-// after it parses.
+// after it parses. The fetch is bounded by [Options.LoadTimeout] (30 s by
+// default); passing it is such a failure, wrapping [ErrTimeout].
 //
 // Load is safe to call concurrently, also from several processes: the cache
 // files are replaced atomically.
@@ -177,19 +178,33 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 	if cacheErr == nil {
 		validators = entry
 	}
-	resp, err := get(ctx, u, o, validators)
+	// The timeout is the fetch's, not the caller's: when it passes, the
+	// cached copy is still used.
+	fctx := ctx
+	if d := o.LoadTimeout; d > 0 {
+		var cancel context.CancelFunc
+		fctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: fetching %s took longer than LoadTimeout (%v)", ErrTimeout, u.Redacted(), d))
+		defer cancel()
+	}
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && fctx.Err() != nil {
+			return context.Cause(fctx)
+		}
+		return err
+	}
+	resp, err := get(fctx, u, o, validators)
 	if err == nil && refused(resp) && (validators.ETag != "" || validators.LastModified != "") {
 		// A server that refuses the validators it gave (a 412, or a 431
 		// for one it should never have sent) would otherwise keep this
 		// client on the stale copy for good: ask once more without them.
 		resp.Body.Close()
-		resp, err = get(ctx, u, o, cacheEntry{})
+		resp, err = get(fctx, u, o, cacheEntry{})
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return fromCache(withPrefix(fetchError(u, err)))
+		return fromCache(timedOut(withPrefix(fetchError(u, err))))
 	}
 	defer resp.Body.Close()
 	switch {
@@ -204,8 +219,17 @@ func loadURL(ctx context.Context, u *url.URL, o *Options) (*Registry, error) {
 		return fromCache(fmt.Errorf("registry: fetching %s: %s", u.Redacted(), resp.Status))
 	}
 	data, err := readLimited(resp.Body, o.MaxRegistryBytes, "the registry is")
+	if err == nil && fctx.Err() != nil {
+		// A canceled read can end in a clean EOF (the server saw the
+		// connection close and ended the body): a body read past the
+		// deadline may be cut short, so it is not used.
+		err = fctx.Err()
+	}
 	if err != nil {
-		return fromCache(err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return fromCache(timedOut(withPrefix(err)))
 	}
 	r, err := Parse(data)
 	if err != nil {

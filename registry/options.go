@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultURL is the official registry index, the one editors resolve
@@ -29,6 +30,9 @@ const (
 	// client reads (http.Transport.MaxResponseHeaderBytes); a response with
 	// more fails. Real registry and CDN headers are a few KiB.
 	DefaultMaxResponseHeaderBytes = 64 << 10 // 64 KiB
+
+	DefaultLoadTimeout  = 30 * time.Second
+	DefaultStallTimeout = 60 * time.Second
 )
 
 // defaultClient is the client used when Options.HTTPClient is nil: the
@@ -96,6 +100,20 @@ type Options struct {
 	// MaxArchiveEntries bounds the number of entries in one archive (default
 	// DefaultMaxArchiveEntries).
 	MaxArchiveEntries int
+
+	// LoadTimeout bounds fetching the registry over the network, from
+	// connecting to the last byte of the document (default
+	// DefaultLoadTimeout; negative: no bound but ctx). When it passes the
+	// fetch has failed, wrapping ErrTimeout: Load returns the cached copy
+	// marked Stale, or without one the error.
+	LoadTimeout time.Duration
+	// StallTimeout bounds how long an archive download may go without
+	// receiving a byte, the wait for the response included (default
+	// DefaultStallTimeout; negative: no bound but ctx). When it passes the
+	// install fails, wrapping ErrTimeout, and nothing is installed. There
+	// is no bound on a download's total time: a slow one that keeps making
+	// progress is not cut (ctx can).
+	StallTimeout time.Duration
 }
 
 // Errors wrapped by the failures they name.
@@ -105,6 +123,10 @@ var (
 	ErrInsecureURL = errors.New("registry: registry URLs must be https (or http on loopback)")
 	// ErrChecksum: a downloaded archive does not match its sha256.
 	ErrChecksum = errors.New("registry: archive checksum mismatch")
+	// ErrTimeout: fetching the registry took longer than
+	// Options.LoadTimeout, or a download received nothing for
+	// Options.StallTimeout.
+	ErrTimeout = errors.New("registry: timed out")
 	// ErrUnsafeArchive: an archive entry would land outside the install
 	// directory (a ".." or absolute path, a link pointing out, a hard link to
 	// outside) or is of a kind that has no business in an agent archive.
@@ -139,6 +161,12 @@ func (o *Options) withDefaults() *Options {
 	}
 	if c.MaxArchiveEntries <= 0 {
 		c.MaxArchiveEntries = DefaultMaxArchiveEntries
+	}
+	if c.LoadTimeout == 0 {
+		c.LoadTimeout = DefaultLoadTimeout
+	}
+	if c.StallTimeout == 0 {
+		c.StallTimeout = DefaultStallTimeout
 	}
 	return &c
 }
