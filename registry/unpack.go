@@ -289,7 +289,19 @@ func (u *unpacker) zip(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	zr, err := zip.NewReader(f, fi.Size())
+	walked, err := checkZipDirectory(f, fi.Size(), u.maxEntries)
+	if err != nil {
+		return err
+	}
+	// archive/zip reads the end record (searching up to 64 KiB and some
+	// back from the end) and the directory through a 4 KiB buffer.
+	br := &budgetReaderAt{r: f}
+	br.budget.Store(walked + 256<<10)
+	zr, err := zip.NewReader(br, fi.Size())
+	br.budget.Store(-1) // the entries' content is bounded by MaxUnpackedBytes
+	if errors.Is(err, errZipDirGrew) {
+		return limitExceeded("%v (MaxArchiveEntries × %d bytes)", err, zipDirBytesPerEntry)
+	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // names are checked below
 		return fmt.Errorf("registry: reading the archive: %w", err)
 	}
