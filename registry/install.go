@@ -27,7 +27,21 @@ import (
 //
 // The cache is per agent version and platform:
 // <CacheDir>/agents/<id>/<version>/<platform>-<hash of the archive URL,
-// sha256 and cmd>/. Installs of other versions are left in place.
+// sha256 and cmd>/, holding the unpacked archive under files/ and a
+// manifest of the executable's size, mode and modification time. Installs
+// of other versions are left in place.
+//
+// A cached install is checked before use. One whose executable no longer
+// matches its manifest (deleted, changed, from an older layout) is
+// installed again, the new install renamed into place as the first was.
+// What killed installs leave (a .download-* file no process holds locked
+// and its .unpack-* directory) is removed by the next install of that
+// agent version. On Unix, a cached executable, or a directory from it up
+// to CacheDir, that is not owned by the current user or is writable by
+// group or others (a directory with the sticky bit excepted, as only the
+// owner can then rename its entries) fails with [ErrUnsafeCache] and is
+// not run. Windows checks no ownership: the cache lives under the user's
+// profile, whose ACL keeps other users out.
 func (r *Registry) Install(ctx context.Context, a *Agent) (string, error) {
 	o := r.options()
 	t, ok := a.Distribution.Binary[o.Platform]
@@ -62,21 +76,26 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *
 	}
 	key := sha256.Sum256([]byte(t.Archive + "\n" + strings.ToLower(t.SHA256) + "\n" + t.Cmd))
 	final := filepath.Join(cache, "agents", a.ID, a.Version, o.Platform+"-"+hex.EncodeToString(key[:6]))
-	if exe, err := findCmd(final, cmdPath); err == nil {
-		return exe, nil
+	exe, err := cachedExe(cache, final)
+	if err == nil || errors.Is(err, ErrUnsafeCache) {
+		return exe, err
 	}
 
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	archive, err := os.CreateTemp(parent, ".download-*")
+	if err := checkOwnedPath(cache, parent); err != nil {
+		return "", err
+	}
+	cleanLeftovers(parent)
+	archive, suffix, err := newDownload(parent)
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		archive.Close()
+	defer func() { // after the unpack directory is gone (see cleanLeftovers)
 		os.Remove(archive.Name())
+		archive.Close()
 	}()
 	if o.OnDownload != nil {
 		o.OnDownload(a, t.Archive)
@@ -94,15 +113,19 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *
 		return "", err
 	}
 
-	tmp, err := os.MkdirTemp(parent, ".unpack-*")
-	if err != nil {
+	tmp := filepath.Join(parent, unpackPrefix+suffix)
+	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // gone already when the rename succeeded
-	if err := unpack(ctx, archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), tmp, o); err != nil {
+	files := filepath.Join(tmp, filesDir)
+	if err := os.Mkdir(files, 0o755); err != nil {
 		return "", err
 	}
-	exe, err := findCmd(tmp, cmdPath)
+	if err := unpack(ctx, archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), files, o); err != nil {
+		return "", err
+	}
+	exe, err = findCmd(files, cmdPath)
 	if err != nil {
 		return "", fmt.Errorf("the archive has no %s: %w", t.Cmd, err)
 	}
@@ -112,18 +135,37 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *
 			return "", err
 		}
 	}
-	rel, err := filepath.Rel(tmp, exe)
-	if err != nil {
+	if err := writeManifest(tmp, exe); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		// Another resolver may have installed it first; use that one.
-		if exe, ferr := findCmd(final, cmdPath); ferr == nil {
-			return exe, nil
+	return replaceInstall(cache, tmp, final)
+}
+
+// replaceInstall renames the complete install at tmp to final and returns
+// its executable. A broken install at final (see cachedExe) is first moved
+// aside, to be removed now or by a later cleanLeftovers; when another
+// resolver installed final meanwhile, its install is used.
+func replaceInstall(cache, tmp, final string) (string, error) {
+	for range 3 {
+		err := os.Rename(tmp, final)
+		if err == nil {
+			return cachedExe(cache, final)
 		}
-		return "", err
+		exe, cerr := cachedExe(cache, final)
+		switch {
+		case cerr == nil || errors.Is(cerr, ErrUnsafeCache):
+			return exe, cerr
+		case errors.Is(cerr, fs.ErrNotExist):
+			continue // moved aside by another resolver: try again
+		}
+		aside := filepath.Join(filepath.Dir(final), stalePrefix+filepath.Base(tmp)[len(unpackPrefix):])
+		if err := os.Rename(final, aside); err == nil {
+			os.RemoveAll(aside)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("replacing the broken install %s: %w", final, err)
+		}
 	}
-	return filepath.Join(final, rel), nil
+	return "", fmt.Errorf("could not install into %s: other resolvers keep replacing it", final)
 }
 
 // findCmd returns the executable named by cmd inside dir, checking that it
@@ -146,16 +188,9 @@ func findCmd(dir, cmd string) (string, error) {
 		}
 		p = found[0]
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
+	realExe, err := resolvesInside(dir, p)
 	if err != nil {
 		return "", err
-	}
-	realExe, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", err
-	}
-	if rel, err := filepath.Rel(realDir, realExe); err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("%w: %s resolves outside the archive", ErrUnsafeArchive, cmd)
 	}
 	fi, err := os.Stat(realExe)
 	if err != nil {
