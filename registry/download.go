@@ -12,8 +12,10 @@ import (
 // download writes the body at u to w, refusing more than MaxArchiveBytes
 // and giving up when the host sends nothing for StallTimeout (waiting for
 // the response included). There is no bound on the total time: a slow
-// download that keeps making progress is not cut.
-func download(parent context.Context, o *Options, u *url.URL, w io.Writer) error {
+// download that keeps making progress is not cut. report, when not nil,
+// is called with the bytes received and the total (-1 when unknown): once
+// when the response arrives, then after each read that returned bytes.
+func download(parent context.Context, o *Options, u *url.URL, w io.Writer, report func(done, total int64)) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	progress := func() {}
@@ -47,7 +49,21 @@ func download(parent context.Context, o *Options, u *url.URL, w io.Writer) error
 	if resp.ContentLength > o.MaxArchiveBytes {
 		return limitExceeded("%s is %d bytes, more than MaxArchiveBytes (%d)", u.Redacted(), resp.ContentLength, o.MaxArchiveBytes)
 	}
-	body := &progressReader{r: io.LimitReader(resp.Body, o.MaxArchiveBytes+1), progress: progress}
+	total := resp.ContentLength
+	if total < 0 {
+		total = -1
+	}
+	var done int64
+	if report != nil {
+		report(0, total)
+	}
+	body := &progressReader{r: io.LimitReader(resp.Body, o.MaxArchiveBytes+1), progress: func(n int) {
+		progress()
+		done += int64(n)
+		if report != nil {
+			report(done, total)
+		}
+	}}
 	n, err := io.Copy(w, body)
 	if err == nil && ctx.Err() != nil {
 		// A canceled read can end in a clean EOF (the server saw the
@@ -66,13 +82,13 @@ func download(parent context.Context, o *Options, u *url.URL, w io.Writer) error
 // progressReader calls progress after each read that returned bytes.
 type progressReader struct {
 	r        io.Reader
-	progress func()
+	progress func(n int)
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	if n > 0 {
-		p.progress()
+		p.progress(n)
 	}
 	return n, err
 }

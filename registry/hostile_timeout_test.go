@@ -122,7 +122,7 @@ func fakeDownload(t *testing.T, stall time.Duration, feed func(w *io.PipeWriter)
 			feed(pw)
 			pw.Close()
 		}()
-		err = download(context.Background(), o, mustURL(t, "https://dl.example/tool"), io.Discard)
+		err = download(context.Background(), o, mustURL(t, "https://dl.example/tool"), io.Discard, nil)
 		pr.Close() // the feeder's next write fails
 		<-fed
 	})

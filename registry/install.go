@@ -101,7 +101,11 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *
 		o.OnDownload(a, t.Archive)
 	}
 	sum := sha256.New()
-	if err := download(ctx, o, u, io.MultiWriter(archive, sum)); err != nil {
+	var report func(done, total int64)
+	if o.Progress != nil {
+		report = func(done, total int64) { o.Progress(Progress{Agent: a, URL: t.Archive, Done: done, Total: total}) }
+	}
+	if err := download(ctx, o, u, io.MultiWriter(archive, sum), report); err != nil {
 		return "", err
 	}
 	if got := hex.EncodeToString(sum.Sum(nil)); t.SHA256 != "" && !strings.EqualFold(got, t.SHA256) {

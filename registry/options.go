@@ -83,6 +83,14 @@ type Options struct {
 	// why it is waiting. It may be called from several goroutines at once.
 	OnDownload func(a *Agent, archiveURL string)
 
+	// Progress, when set, is called while an agent's archive downloads:
+	// once when the response arrives (Done 0), then after each chunk
+	// received. It is called from the goroutine that called Command or
+	// Install, never concurrently for one download, and should return
+	// quickly (the download waits for it); downloads of several agents at
+	// once may call it concurrently.
+	Progress func(Progress)
+
 	// LookPath finds npx and uvx. Default: [exec.LookPath].
 	LookPath func(file string) (string, error)
 
@@ -114,6 +122,14 @@ type Options struct {
 	// is no bound on a download's total time: a slow one that keeps making
 	// progress is not cut (ctx can).
 	StallTimeout time.Duration
+}
+
+// Progress is one report of an archive download, for Options.Progress.
+type Progress struct {
+	Agent *Agent
+	URL   string // the archive's URL
+	Done  int64  // bytes received so far
+	Total int64  // the archive's size when the host says it, else -1
 }
 
 // Errors wrapped by the failures they name.
