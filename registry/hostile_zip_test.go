@@ -64,9 +64,9 @@ func rawZip(n int, claim, claimSize uint64) []byte {
 	return b.Bytes()
 }
 
-// unpackZip unpacks data as a zip with these limits, returning the error
-// and the bytes allocated meanwhile.
-func unpackZip(t *testing.T, data []byte, maxEntries int) (error, uint64) {
+// unpackZip unpacks data as a zip with these limits, returning the bytes
+// allocated meanwhile and the error.
+func unpackZip(t *testing.T, data []byte, maxEntries int) (uint64, error) {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, "a.zip"))
@@ -87,14 +87,14 @@ func unpackZip(t *testing.T, data []byte, maxEntries int) (error, uint64) {
 	runtime.ReadMemStats(&before)
 	err = unpack(context.Background(), f, formatZip, "tool", out, o)
 	runtime.ReadMemStats(&after)
-	return err, after.TotalAlloc - before.TotalAlloc
+	return after.TotalAlloc - before.TotalAlloc, err
 }
 
 // A small archive whose end records claim 11 million entries is refused
 // from those records, before archive/zip reads anything of it.
 func TestHostileZipClaimsManyEntries(t *testing.T) {
 	for _, claim := range []uint64{11_000_000, 1 << 62} {
-		err, _ := unpackZip(t, rawZip(1, claim, 0), DefaultMaxArchiveEntries)
+		_, err := unpackZip(t, rawZip(1, claim, 0), DefaultMaxArchiveEntries)
 		if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), fmt.Sprintf("claims %d entries", claim)) {
 			t.Fatalf("claim %d: got %v, want a refusal naming the claim", claim, err)
 		}
@@ -110,7 +110,7 @@ func TestHostileZipClaimsManyEntries(t *testing.T) {
 // 65 536) and 470 bytes, so only the walk finds them.
 func TestHostileZipManyEntriesBeforeLoading(t *testing.T) {
 	const n = 3*65536 + 10
-	err, alloc := unpackZip(t, rawZip(n, 10, 470), 1000)
+	alloc, err := unpackZip(t, rawZip(n, 10, 470), 1000)
 	t.Logf("%d entries, limit 1000: %v; %.1f MiB allocated", n, err, float64(alloc)/(1<<20))
 	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "has more than MaxArchiveEntries (1000) entries") {
 		t.Fatalf("got %v, want the entry limit", err)
@@ -131,10 +131,10 @@ func TestHostileZipEntriesJustOverLimit(t *testing.T) {
 	entries[0].name = "bin/tool"
 	at := zipOf(t, entries...)
 	over := zipOf(t, append(entries, entry{name: "bin/extra", body: "x"})...)
-	if err, _ := unpackZip(t, at, 10); err != nil {
+	if _, err := unpackZip(t, at, 10); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
-	err, _ := unpackZip(t, over, 10)
+	_, err := unpackZip(t, over, 10)
 	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "MaxArchiveEntries (10)") {
 		t.Fatalf("over the limit: %v", err)
 	}
@@ -148,13 +148,13 @@ func TestHostileZipLongNames(t *testing.T) {
 	for i := range 20 {
 		entries = append(entries, entry{name: fmt.Sprintf("%d/%s", i, strings.Repeat("n", 4000)), body: "x"})
 	}
-	err, _ := unpackZip(t, zipOf(t, entries...), 100) // 51 200 bytes of directory allowed
+	_, err := unpackZip(t, zipOf(t, entries...), 100) // 51 200 bytes of directory allowed
 	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "more than 51200 bytes") {
 		t.Fatalf("got %v, want the directory bound", err)
 	}
 	lying := zipOf(t, entries...)
 	binary.LittleEndian.PutUint32(lying[len(lying)-10:], 470) // the end record's directory size
-	err, _ = unpackZip(t, lying, 100)
+	_, err = unpackZip(t, lying, 100)
 	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "directory is larger than 51200 bytes") {
 		t.Fatalf("got %v, want the walk's directory bound", err)
 	}
