@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acpclient/acp"
 )
 
 // Error is how resolving or installing an agent fails: which agent, and
@@ -20,17 +22,29 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return "acp: agent " + strconv.Quote(e.AgentID) + ": " + strings.TrimPrefix(e.Err.Error(), "acp: ")
+	return "registry: agent " + strconv.Quote(e.AgentID) + ": " + strings.TrimPrefix(e.Err.Error(), "registry: ")
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// withPrefix gives err the package's one "acp:" prefix.
+// limitError is a refusal at one of the package's limits: its message
+// starts with the package's prefix and names the limit, and it wraps
+// [acp.ErrLimitExceeded] without that error's "acp:" text.
+type limitError struct{ msg string }
+
+func limitExceeded(format string, args ...any) error {
+	return &limitError{"registry: " + fmt.Sprintf(format, args...)}
+}
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return acp.ErrLimitExceeded }
+
+// withPrefix gives err the package's one "registry:" prefix.
 func withPrefix(err error) error {
-	if strings.HasPrefix(err.Error(), "acp: ") {
+	if strings.HasPrefix(err.Error(), "registry: ") {
 		return err
 	}
-	return fmt.Errorf("acp: %w", err)
+	return fmt.Errorf("registry: %w", err)
 }
 
 func (r *Registry) options() *Options {
@@ -56,7 +70,7 @@ func (r *Registry) Command(ctx context.Context, id string) (*exec.Cmd, error) {
 	}
 	o := r.options()
 	if t, ok := a.Distribution.Binary[o.Platform]; ok {
-		exe, err := install(ctx, a, o, t)
+		exe, err := install(ctx, a, o, t, r.origin)
 		if err != nil {
 			return nil, &Error{AgentID: a.ID, Err: err}
 		}

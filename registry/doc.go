@@ -9,7 +9,9 @@
 // cache without the network.
 //
 // Everything the registry server and archive hosts send is untrusted: URLs
-// must be https (http only to a loopback address), archives are checked
+// must be https (http only to a loopback address), redirects never leave
+// https nor lead from a remote host to this machine, a remote registry may
+// not name an archive on loopback, archives are checked
 // against the sha256 the registry gives, downloads and unpacked sizes are
 // bounded (see [Options]), and an archive entry that would land outside the
 // install directory (a ".." or absolute path, a link pointing out) fails the

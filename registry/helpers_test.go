@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -96,10 +97,14 @@ type server struct {
 	lastMod  string
 	requests map[string]int
 	notMod   int
+	redirect map[string]string // path to the URL it redirects to
+	header   http.Header       // added to every answer
+	// refuseConditional answers 412 to any request with If-None-Match.
+	refuseConditional bool
 }
 
 func newServer(t *testing.T, tls bool) *server {
-	s := &server{files: map[string][]byte{}, requests: map[string]int{}}
+	s := &server{files: map[string][]byte{}, requests: map[string]int{}, redirect: map[string]string{}}
 	h := http.HandlerFunc(s.serve)
 	if tls {
 		s.Server = httptest.NewTLSServer(h)
@@ -114,6 +119,17 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests[r.URL.Path]++
+	if to, ok := s.redirect[r.URL.Path]; ok {
+		http.Redirect(w, r, to, http.StatusFound)
+		return
+	}
+	for k, v := range s.header {
+		w.Header()[k] = v
+	}
+	if s.refuseConditional && r.Header.Get("If-None-Match") != "" {
+		w.WriteHeader(http.StatusPreconditionFailed)
+		return
+	}
 	body, ok := s.files[r.URL.Path]
 	if !ok {
 		http.NotFound(w, r)
@@ -178,4 +194,13 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// checkPrefix checks that err carries the package's one "registry:" prefix
+// and no other package's.
+func checkPrefix(t *testing.T, err error) {
+	t.Helper()
+	if msg := err.Error(); !strings.HasPrefix(msg, "registry: ") || strings.Count(msg, "registry:") != 1 || strings.Contains(msg, "acp:") {
+		t.Errorf("error %q: want one leading \"registry: \" and no \"acp:\"", msg)
+	}
 }

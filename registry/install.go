@@ -8,14 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"github.com/acpclient/acp"
 )
 
 // Install makes the agent's binary for the registry's platform
@@ -30,21 +27,35 @@ import (
 //
 // The cache is per agent version and platform:
 // <CacheDir>/agents/<id>/<version>/<platform>-<hash of the archive URL,
-// sha256 and cmd>/. Installs of other versions are left in place.
+// sha256 and cmd>/, holding the unpacked archive under files/ and a
+// manifest of the executable's size, mode and modification time. Installs
+// of other versions are left in place.
+//
+// A cached install is checked before use. One whose executable no longer
+// matches its manifest (deleted, changed, from an older layout) is
+// installed again, the new install renamed into place as the first was.
+// What killed installs leave (a .download-* file no process holds locked
+// and its .unpack-* directory) is removed by the next install of that
+// agent version. On Unix, a cached executable, or a directory from it up
+// to CacheDir, that is not owned by the current user or is writable by
+// group or others (a directory with the sticky bit excepted, as only the
+// owner can then rename its entries) fails with [ErrUnsafeCache] and is
+// not run. Windows checks no ownership: the cache lives under the user's
+// profile, whose ACL keeps other users out.
 func (r *Registry) Install(ctx context.Context, a *Agent) (string, error) {
 	o := r.options()
 	t, ok := a.Distribution.Binary[o.Platform]
 	if !ok {
 		return "", unsupported(a, o)
 	}
-	exe, err := install(ctx, a, o, t)
+	exe, err := install(ctx, a, o, t, r.origin)
 	if err != nil {
 		return "", &Error{AgentID: a.ID, Err: err}
 	}
 	return exe, nil
 }
 
-func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string, error) {
+func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget, origin *url.URL) (string, error) {
 	cmdPath, err := local(strings.TrimPrefix(t.Cmd, "./"))
 	if err != nil {
 		return "", fmt.Errorf("%w: cmd %q is not a path inside the archive", ErrInvalid, t.Cmd)
@@ -56,7 +67,7 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 	if err != nil {
 		return "", fmt.Errorf("%w: archive URL: %v", ErrInvalid, err)
 	}
-	if err := checkURL(u); err != nil {
+	if err := archiveAllowed(origin, u); err != nil {
 		return "", err
 	}
 	cache, err := o.cacheDir()
@@ -65,27 +76,36 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 	}
 	key := sha256.Sum256([]byte(t.Archive + "\n" + strings.ToLower(t.SHA256) + "\n" + t.Cmd))
 	final := filepath.Join(cache, "agents", a.ID, a.Version, o.Platform+"-"+hex.EncodeToString(key[:6]))
-	if exe, err := findCmd(final, cmdPath); err == nil {
-		return exe, nil
+	exe, err := cachedExe(cache, final)
+	if err == nil || errors.Is(err, ErrUnsafeCache) {
+		return exe, err
 	}
 
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	archive, err := os.CreateTemp(parent, ".download-*")
+	if err := checkOwnedPath(cache, parent); err != nil {
+		return "", err
+	}
+	cleanLeftovers(parent)
+	archive, suffix, err := newDownload(parent)
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		archive.Close()
+	defer func() { // after the unpack directory is gone (see cleanLeftovers)
 		os.Remove(archive.Name())
+		archive.Close()
 	}()
 	if o.OnDownload != nil {
 		o.OnDownload(a, t.Archive)
 	}
 	sum := sha256.New()
-	if err := download(ctx, o, u, io.MultiWriter(archive, sum)); err != nil {
+	var report func(done, total int64)
+	if o.Progress != nil {
+		report = func(done, total int64) { o.Progress(Progress{Agent: a, URL: t.Archive, Done: done, Total: total}) }
+	}
+	if err := download(ctx, o, u, io.MultiWriter(archive, sum), report); err != nil {
 		return "", err
 	}
 	if got := hex.EncodeToString(sum.Sum(nil)); t.SHA256 != "" && !strings.EqualFold(got, t.SHA256) {
@@ -97,15 +117,19 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 		return "", err
 	}
 
-	tmp, err := os.MkdirTemp(parent, ".unpack-*")
-	if err != nil {
+	tmp := filepath.Join(parent, unpackPrefix+suffix)
+	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // gone already when the rename succeeded
-	if err := unpack(ctx, archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), tmp, o); err != nil {
+	files := filepath.Join(tmp, filesDir)
+	if err := os.Mkdir(files, 0o755); err != nil {
 		return "", err
 	}
-	exe, err := findCmd(tmp, cmdPath)
+	if err := unpack(ctx, archive, archiveFormat(t.Archive, head[:n]), filepath.ToSlash(cmdPath), files, o); err != nil {
+		return "", err
+	}
+	exe, err = findCmd(files, cmdPath)
 	if err != nil {
 		return "", fmt.Errorf("the archive has no %s: %w", t.Cmd, err)
 	}
@@ -115,18 +139,37 @@ func install(ctx context.Context, a *Agent, o *Options, t BinaryTarget) (string,
 			return "", err
 		}
 	}
-	rel, err := filepath.Rel(tmp, exe)
-	if err != nil {
+	if err := writeManifest(tmp, exe); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		// Another resolver may have installed it first; use that one.
-		if exe, ferr := findCmd(final, cmdPath); ferr == nil {
-			return exe, nil
+	return replaceInstall(cache, tmp, final)
+}
+
+// replaceInstall renames the complete install at tmp to final and returns
+// its executable. A broken install at final (see cachedExe) is first moved
+// aside, to be removed now or by a later cleanLeftovers; when another
+// resolver installed final meanwhile, its install is used.
+func replaceInstall(cache, tmp, final string) (string, error) {
+	for range 3 {
+		err := os.Rename(tmp, final)
+		if err == nil {
+			return cachedExe(cache, final)
 		}
-		return "", err
+		exe, cerr := cachedExe(cache, final)
+		switch {
+		case cerr == nil || errors.Is(cerr, ErrUnsafeCache):
+			return exe, cerr
+		case errors.Is(cerr, fs.ErrNotExist):
+			continue // moved aside by another resolver: try again
+		}
+		aside := filepath.Join(filepath.Dir(final), stalePrefix+filepath.Base(tmp)[len(unpackPrefix):])
+		if err := os.Rename(final, aside); err == nil {
+			os.RemoveAll(aside)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("replacing the broken install %s: %w", final, err)
+		}
 	}
-	return filepath.Join(final, rel), nil
+	return "", fmt.Errorf("could not install into %s: other resolvers keep replacing it", final)
 }
 
 // findCmd returns the executable named by cmd inside dir, checking that it
@@ -149,16 +192,9 @@ func findCmd(dir, cmd string) (string, error) {
 		}
 		p = found[0]
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
+	realExe, err := resolvesInside(dir, p)
 	if err != nil {
 		return "", err
-	}
-	realExe, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", err
-	}
-	if rel, err := filepath.Rel(realDir, realExe); err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("%w: %s resolves outside the archive", ErrUnsafeArchive, cmd)
 	}
 	fi, err := os.Stat(realExe)
 	if err != nil {
@@ -170,39 +206,16 @@ func findCmd(dir, cmd string) (string, error) {
 	return p, nil
 }
 
-// download writes the body at u to w, refusing more than MaxArchiveBytes.
-func download(ctx context.Context, o *Options, u *url.URL, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := o.httpClient().Do(req)
-	if err != nil {
-		return fetchError(u, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("downloading %s: %s", u.Redacted(), resp.Status)
-	}
-	if resp.ContentLength > o.MaxArchiveBytes {
-		return fmt.Errorf("%w: %s is %d bytes, more than %d", acp.ErrLimitExceeded, u.Redacted(), resp.ContentLength, o.MaxArchiveBytes)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, o.MaxArchiveBytes+1))
-	if err != nil {
-		return fmt.Errorf("downloading %s: %w", u.Redacted(), err)
-	}
-	if n > o.MaxArchiveBytes {
-		return fmt.Errorf("%w: %s is more than %d bytes", acp.ErrLimitExceeded, u.Redacted(), o.MaxArchiveBytes)
-	}
-	return nil
-}
-
-// fetchError keeps a refused redirect recognisable (and its message free of
-// a second "acp:" inside the url.Error).
+// fetchError names the URL a request failed for. A refused redirect is
+// returned as is (it says where the redirect went); other url.Errors are
+// unwrapped, since they repeat the method and the URL.
 func fetchError(u *url.URL, err error) error {
 	var ue *url.Error
-	if errors.As(err, &ue) && errors.Is(ue.Err, ErrInsecureURL) {
-		return fmt.Errorf("%w (a redirect from %s)", ue.Err, u.Redacted())
+	if errors.As(err, &ue) {
+		if errors.Is(ue.Err, ErrInsecureURL) {
+			return ue.Err
+		}
+		err = ue.Err
 	}
 	return fmt.Errorf("fetching %s: %w", u.Redacted(), err)
 }

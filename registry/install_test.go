@@ -238,9 +238,10 @@ func TestCommandChecksumMismatch(t *testing.T) {
 		t.Fatalf("got %v, want ErrChecksum", err)
 	}
 	var e *Error
-	if !errors.As(err, &e) || e.AgentID != "tool" || strings.Count(err.Error(), "acp:") != 1 {
+	if !errors.As(err, &e) || e.AgentID != "tool" {
 		t.Errorf("error %q", err)
 	}
+	checkPrefix(t, err)
 	assertNothingInstalled(t, opts)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"runtime"
 	"slices"
@@ -30,7 +31,8 @@ type Registry struct {
 	// works from a stale registry.
 	Stale error `json:"-"`
 
-	opts *Options // with defaults applied; nil for a Parse result
+	opts   *Options // with defaults applied; nil for a Parse result
+	origin *url.URL // where Load fetched it; nil for a local file or Parse
 }
 
 // Agent is one registry entry.
@@ -142,7 +144,7 @@ var (
 
 // ErrInvalid wraps every error about a registry document or entry that
 // breaks the format.
-var ErrInvalid = errors.New("acp: invalid registry")
+var ErrInvalid = errors.New("registry: invalid registry")
 
 // Parse decodes a registry document and checks each entry: ids and versions
 // are used as cache directory names, so they must match the format's
@@ -215,9 +217,9 @@ func (r *Registry) Agent(id string) (*Agent, error) {
 }
 
 // ErrUnknownAgent: the registry has no agent with the id asked for.
-var ErrUnknownAgent = errors.New("acp: no such agent in the registry")
+var ErrUnknownAgent = errors.New("registry: no such agent in the registry")
 
 // ErrUnsupportedPlatform: the agent has no distribution this machine can
 // run (no binary for this platform, and no npx or uvx on the PATH that its
 // other distributions need).
-var ErrUnsupportedPlatform = errors.New("acp: agent not available for this platform")
+var ErrUnsupportedPlatform = errors.New("registry: agent not available for this platform")

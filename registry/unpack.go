@@ -15,8 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/acpclient/acp"
 )
 
 // Archive formats.
@@ -104,7 +102,7 @@ func (u *unpacker) count() error {
 	}
 	u.entries++
 	if u.entries > u.maxEntries {
-		return fmt.Errorf("%w: archive has more than %d entries", acp.ErrLimitExceeded, u.maxEntries)
+		return limitExceeded("archive has more than MaxArchiveEntries (%d) entries", u.maxEntries)
 	}
 	return nil
 }
@@ -143,7 +141,7 @@ func (u *unpacker) file(name string, mode fs.FileMode, r io.Reader) error {
 		err = cerr
 	}
 	if err == nil && u.written > u.maxBytes {
-		err = fmt.Errorf("%w: archive unpacks to more than %d bytes", acp.ErrLimitExceeded, u.maxBytes)
+		err = limitExceeded("archive unpacks to more than MaxUnpackedBytes (%d bytes)", u.maxBytes)
 	}
 	return err
 }
@@ -258,7 +256,7 @@ func (u *unpacker) tar(r io.Reader) error {
 			return unsafeEntry(h.Name, "has an unsafe path")
 		}
 		if err != nil {
-			return fmt.Errorf("acp: reading the archive: %w", err)
+			return fmt.Errorf("registry: reading the archive: %w", err)
 		}
 		if err := u.count(); err != nil {
 			return err
@@ -291,12 +289,24 @@ func (u *unpacker) zip(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	zr, err := zip.NewReader(f, fi.Size())
+	walked, err := checkZipDirectory(f, fi.Size(), u.maxEntries)
+	if err != nil {
+		return err
+	}
+	// archive/zip reads the end record (searching up to 64 KiB and some
+	// back from the end) and the directory through a 4 KiB buffer.
+	br := &budgetReaderAt{r: f}
+	br.budget.Store(walked + 256<<10)
+	zr, err := zip.NewReader(br, fi.Size())
+	br.budget.Store(-1) // the entries' content is bounded by MaxUnpackedBytes
+	if errors.Is(err, errZipDirGrew) {
+		return limitExceeded("%v (MaxArchiveEntries × %d bytes)", err, zipDirBytesPerEntry)
+	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // names are checked below
-		return fmt.Errorf("acp: reading the archive: %w", err)
+		return fmt.Errorf("registry: reading the archive: %w", err)
 	}
 	if len(zr.File) > u.maxEntries {
-		return fmt.Errorf("%w: archive has more than %d entries", acp.ErrLimitExceeded, u.maxEntries)
+		return limitExceeded("archive has more than MaxArchiveEntries (%d) entries", u.maxEntries)
 	}
 	for _, zf := range zr.File {
 		if err := u.count(); err != nil {
@@ -332,7 +342,7 @@ func (u *unpacker) zipEntry(zf *zip.File) error {
 		return unsafeEntry(zf.Name, fmt.Sprintf("has mode %v, which an agent archive does not need", mode))
 	}
 	if zf.UncompressedSize64 > uint64(u.maxBytes-u.written) {
-		return fmt.Errorf("%w: archive unpacks to more than %d bytes", acp.ErrLimitExceeded, u.maxBytes)
+		return limitExceeded("archive unpacks to more than MaxUnpackedBytes (%d bytes)", u.maxBytes)
 	}
 	rc, err := zf.Open()
 	if err != nil {

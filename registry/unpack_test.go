@@ -141,9 +141,7 @@ func TestArchiveLimits(t *testing.T) {
 			if !errors.Is(err, acp.ErrLimitExceeded) {
 				t.Fatalf("got %v, want ErrLimitExceeded", err)
 			}
-			if strings.Count(err.Error(), "acp:") != 1 {
-				t.Errorf("error %q", err)
-			}
+			checkPrefix(t, err)
 			assertNothingInstalled(t, opts)
 		})
 	}

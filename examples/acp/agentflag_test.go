@@ -201,9 +201,9 @@ func TestAgentFromRegistry(t *testing.T) {
 	if n := downloads.Load(); n != 1 {
 		t.Fatalf("%d downloads", n)
 	}
-	installed, _ := filepath.Glob(filepath.Join(cache, "*", "agents", "demo", "1.0.0", platform+"-*", "demo", exe))
+	installed, _ := filepath.Glob(filepath.Join(cache, "*", "agents", "demo", "1.0.0", platform+"-*", "files", "demo", exe))
 	if len(installed) == 0 {
-		installed, _ = filepath.Glob(filepath.Join(cache, "*", "*", "acp", "agents", "demo", "1.0.0", platform+"-*", "demo", exe))
+		installed, _ = filepath.Glob(filepath.Join(cache, "*", "*", "acp", "agents", "demo", "1.0.0", platform+"-*", "files", "demo", exe))
 	}
 	if len(installed) != 1 {
 		t.Errorf("installed copies under %s: %v", cache, installed)
