@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/engine"
 	"github.com/creachadair/jrpc2"
 )
@@ -461,7 +462,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		return nil
 	}
 	if err := rsp.UnmarshalResult(result); err != nil {
-		return callError(method, fmt.Errorf("decoding the result: %w", err))
+		return callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))
 	}
 	return nil
 }
@@ -598,7 +599,7 @@ func (c *Client) onNotification(method string, params []byte) {
 			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}
 	default:
-		c.diag("unknown_notification", "ignored the notification "+method, nil)
+		c.diag("unknown_notification", "ignored the notification "+agenttext.Item(method), nil)
 	}
 }
 
@@ -651,7 +652,7 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 		if errors.Is(herr, ErrLimitExceeded) {
 			// A handler refused the request at one of its limits: the
 			// agent gets the error, the user hears of it too.
-			c.diag("limit_exceeded", req.Method()+": "+herr.Error(), nil)
+			c.diag("limit_exceeded", agenttext.Item(req.Method())+": "+agenttext.Text(herr.Error()), nil)
 		}
 		return nil, c.toWireError(ctx, herr)
 	}
