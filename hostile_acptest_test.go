@@ -72,6 +72,12 @@ package acp_test
 //     → TestHostileSetModelErrorBounded, TestHostileAgentTextInMessagesBounded
 //     (hostile_text_test.go) → internal/agenttext: 8 items of 128 bytes,
 //     512 bytes of text, escapes quoted.
+//   - nes/suggest answered with a malformed suggestion among valid ones, or
+//     with suggestions for other documents (~/.bashrc, the same file under
+//     another spelling) → TestHostileNESMalformedSuggestionDropped,
+//     TestHostileNESForeignSuggestionDropped (hostile_nes_test.go) → each
+//     suggestion screened alone; only SuggestNesRequest.URI, byte for byte,
+//     unless SuggestNesRequest.AllowURI allows another.
 
 import (
 	"context"
