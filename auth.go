@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // AuthRequiredError is the error of a call the agent refused with -32000
@@ -28,9 +30,15 @@ func (e *AuthRequiredError) Error() string {
 		return b.String()
 	}
 	b.WriteString("; the agent offers:")
-	for _, m := range e.Methods {
+	// The agent chose how many methods it offers and what they say: the
+	// message names a few, each cut short (Methods keeps them all).
+	shown := min(len(e.Methods), agenttext.MaxListItems)
+	for _, m := range e.Methods[:shown] {
 		b.WriteString("\n  - ")
-		b.WriteString(DescribeAuthMethod(m))
+		b.WriteString(agenttext.Text(DescribeAuthMethod(m)))
+	}
+	if rest := len(e.Methods) - shown; rest > 0 {
+		fmt.Fprintf(&b, "\n  - and %d more", rest)
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/engine"
 	"github.com/creachadair/jrpc2"
 )
@@ -471,7 +472,7 @@ func (c *Client) callID(ctx context.Context, method string, params, result any) 
 		return id, nil
 	}
 	if err := rsp.UnmarshalResult(result); err != nil {
-		return id, callError(method, fmt.Errorf("decoding the result: %w", err))
+		return id, callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))
 	}
 	return id, nil
 }
@@ -608,7 +609,7 @@ func (c *Client) onNotification(method string, params []byte) {
 			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}
 	default:
-		c.diag("unknown_notification", "ignored the notification "+method, nil)
+		c.diag("unknown_notification", "ignored the notification "+agenttext.Item(method), nil)
 	}
 }
 
@@ -661,7 +662,7 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 		if errors.Is(herr, ErrLimitExceeded) {
 			// A handler refused the request at one of its limits: the
 			// agent gets the error, the user hears of it too.
-			c.diag("limit_exceeded", req.Method()+": "+herr.Error(), nil)
+			c.diag("limit_exceeded", agenttext.Item(req.Method())+": "+agenttext.Text(herr.Error()), nil)
 		}
 		return nil, c.toWireError(ctx, herr)
 	}

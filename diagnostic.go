@@ -68,4 +68,13 @@ const (
 	// disconnected, or whose disconnect is under way. A request was answered
 	// -32602, a notification dropped; no handler ran.
 	DiagUnknownMCPConnection DiagnosticKind = "unknown_mcp_connection"
+	// DiagBadSuggestion: a suggestion in an nes/suggest answer did not
+	// decode (a known kind with a missing or malformed field, or a value
+	// that is not an object). It was dropped; the others were delivered.
+	DiagBadSuggestion DiagnosticKind = "bad_suggestion"
+	// DiagForeignSuggestion: a suggestion in an nes/suggest answer was for
+	// another document than the one asked about (its uri is not
+	// SuggestNesRequest.URI, byte for byte) and SuggestNesRequest.AllowURI
+	// did not allow it. It was dropped; the others were delivered.
+	DiagForeignSuggestion DiagnosticKind = "foreign_suggestion"
 )

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // Error is an error reply received from, or sent to, the peer: a JSON-RPC 2.0
@@ -41,7 +43,7 @@ func (e *Error) Error() string {
 		msg += " (" + name + ")"
 	}
 	if e.Message != "" {
-		msg += ": " + e.Message
+		msg += ": " + agenttext.Text(e.Message) // the agent chose its length; Message keeps it whole
 	}
 	if len(e.Data) > 0 && string(e.Data) != "null" {
 		d := string(e.Data)

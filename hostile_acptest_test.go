@@ -81,6 +81,18 @@ package acp_test
 //     TestMCPEverySessionRequestDeclares, TestMCPUnknownConnectionRefused,
 //     TestMCPMaxConnections (hostile_mcp_test.go) → the declared servers and
 //     Limits.MaxMCPConnections.
+//   - Errors and diagnostics that name what the agent chose (20 000
+//     models, 1 000 modes or config values, 1 MB ids and method names, a 1 MB
+//     error message, 1 000 auth methods, a 1 MB number in a decoding error)
+//     → TestHostileSetModelErrorBounded, TestHostileAgentTextInMessagesBounded
+//     (hostile_text_test.go) → internal/agenttext: 8 items of 128 bytes,
+//     512 bytes of text, escapes quoted.
+//   - nes/suggest answered with a malformed suggestion among valid ones, or
+//     with suggestions for other documents (~/.bashrc, the same file under
+//     another spelling) → TestHostileNESMalformedSuggestionDropped,
+//     TestHostileNESForeignSuggestionDropped (hostile_nes_test.go) → each
+//     suggestion screened alone; only SuggestNesRequest.URI, byte for byte,
+//     unless SuggestNesRequest.AllowURI allows another.
 
 import (
 	"context"

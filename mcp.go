@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // MCP-over-ACP lets the client host MCP servers itself and have the agent
@@ -221,7 +223,7 @@ func (c *Client) onMCPNotification(params []byte) {
 		return
 	}
 	if !c.mcp.usable(n.ConnectionID) {
-		c.diag(string(DiagUnknownMCPConnection), "dropped an mcp/message notification on "+quoteAgent(n.ConnectionID)+", which is not an open MCP connection", nil)
+		c.diag(string(DiagUnknownMCPConnection), "dropped an mcp/message notification on "+agenttext.Quote(n.ConnectionID)+", which is not an open MCP connection", nil)
 		return
 	}
 	c.events.Push(eventMCPNotification, int64(len(params)), func() { h(&n) })

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // mcpConns is what the client knows of MCP-over-ACP on one ACP connection:
@@ -127,7 +129,7 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 	declared, ok := c.mcp.reserve(req.ServerID, max)
 	switch {
 	case !declared:
-		msg := "no MCP server with serverId " + quoteAgent(req.ServerID) + " was declared on this connection"
+		msg := "no MCP server with serverId " + agenttext.Quote(req.ServerID) + " was declared on this connection"
 		c.diag(string(DiagUnknownMCPServer), "refused mcp/connect: "+msg, nil)
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: mcp/connect: " + msg}
 	case !ok:
@@ -236,7 +238,7 @@ func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage)
 // unknownMCPConnection is the -32602 for a request on a connection that is
 // not open, reported locally too.
 func (c *Client) unknownMCPConnection(method, connID string) error {
-	msg := "no open MCP connection " + quoteAgent(connID)
+	msg := "no open MCP connection " + agenttext.Quote(connID)
 	c.diag(string(DiagUnknownMCPConnection), "refused "+method+": "+msg, nil)
 	return &Error{Code: CodeInvalidParams, Message: "acp: " + method + ": " + msg}
 }
@@ -248,13 +250,3 @@ type mcpLimitError struct{ e *Error }
 
 func (l *mcpLimitError) Error() string   { return l.e.Message }
 func (l *mcpLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
-
-// quoteAgent quotes an id the agent sent for a message, cut short: the
-// agent chooses its length.
-func quoteAgent(s string) string {
-	const max = 128
-	if len(s) > max {
-		return strconv.Quote(s[:max]) + "..."
-	}
-	return strconv.Quote(s)
-}

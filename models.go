@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // SessionModelState is the legacy model selection an agent may return from
@@ -63,7 +65,7 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 		return notSupported(MethodSessionSetModel, "models for this session")
 	}
 	if !slices.ContainsFunc(models.AvailableModels, func(m ModelInfo) bool { return m.ModelID == modelID }) {
-		return callError(MethodSessionSetModel, fmt.Errorf("unknown model %q (valid: %s)", modelID, modelIDs(models.AvailableModels)))
+		return callError(MethodSessionSetModel, fmt.Errorf("unknown model %s (valid: %s)", agenttext.Quote(modelID), modelIDs(models.AvailableModels)))
 	}
 	if err := s.c.call(ctx, MethodSessionSetModel, &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
 		return err
@@ -78,11 +80,9 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	return nil
 }
 
-// modelIDs lists the ids of ms, comma-separated, for error messages.
+// modelIDs lists the ids of ms, comma-separated, for error messages: a
+// few of them, cut short (agenttext.List), since the agent chooses how many it
+// offers and how long their ids are.
 func modelIDs(ms []ModelInfo) string {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ModelID
-	}
-	return strings.Join(ids, ", ")
+	return strings.Join(agenttext.List(len(ms), func(i int) string { return ms[i].ModelID }), ", ")
 }

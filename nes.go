@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // Next-edit suggestions (NES): an editor opens an NES session with
@@ -131,6 +134,15 @@ type SuggestNesRequest struct {
 	TriggerKind NesTriggerKind  `json:"triggerKind"`
 	Context     json.RawMessage `json:"context,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
+
+	// AllowURI, if set, is asked about each suggestion whose uri is not
+	// URI: true keeps it. Nil keeps only suggestions for URI itself. It is
+	// not sent; SuggestNES calls it on its own goroutine before it returns.
+	// The schema lets an agent suggest edits, jumps and renames in other
+	// files (and a search and replace over a folder), so an editor that
+	// wants those allows the documents it is willing to show, e.g. the
+	// open ones inside its workspace.
+	AllowURI func(uri string) bool `json:"-"`
 }
 
 // SuggestNesResponse is the result of nes/suggest.
@@ -277,9 +289,25 @@ func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesR
 }
 
 // SuggestNES asks for suggestions at a position (nes/suggest); an empty
-// TriggerKind is sent as manual. Kinds of suggestion this package does not
-// know are kept as *UnknownNesSuggestion; a known one that does not decode
-// fails the call (the schema gives no leniency there).
+// TriggerKind is sent as manual.
+//
+// Each suggestion is screened on its own, so one bad suggestion costs only
+// itself: one that does not decode (a known kind with a missing or
+// malformed field, or a value that is not an object) is dropped with a
+// [DiagBadSuggestion]; one for a document other than req.URI is dropped
+// with a [DiagForeignSuggestion] unless req.AllowURI allows it. Kinds of
+// suggestion this package does not know are kept as
+// *UnknownNesSuggestion, screened by their top-level "uri" if they have
+// one. Only an answer whose "suggestions" is missing or not an array fails
+// the call.
+//
+// "The document asked about" is req.URI as an exact string: a uri that
+// differs in any byte (case, percent-encoding, a trailing slash, "..") is
+// another document. Normalizing would need the editor's own rules for its
+// URIs, and any gap between those and a normalizer here would let a
+// suggestion through for a file the editor resolves differently; with an
+// exact match, every suggestion kept names the document in the very words
+// the editor used for it.
 func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*SuggestNesResponse, error) {
 	if err := c.checkNes(MethodNESSuggest); err != nil {
 		return nil, err
@@ -291,11 +319,75 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 	if r.TriggerKind == "" {
 		r.TriggerKind = NesTriggerManual
 	}
-	var res SuggestNesResponse
-	if err := c.call(ctx, MethodNESSuggest, &r, &res); err != nil {
+	var raw json.RawMessage
+	if err := c.call(ctx, MethodNESSuggest, &r, &raw); err != nil {
 		return nil, err
 	}
-	return &res, nil
+	res, err := c.screenSuggestions(raw, r.URI, r.AllowURI)
+	if err != nil {
+		return nil, callError(MethodNESSuggest, fmt.Errorf("decoding the result: %w", err))
+	}
+	return res, nil
+}
+
+// screenSuggestions decodes an nes/suggest result the way
+// SuggestNesResponse.UnmarshalJSON does, except that it drops, with a
+// diagnostic, each suggestion that does not decode or that is for another
+// document than uri (and allow, if set, refuses).
+func (c *Client) screenSuggestions(b []byte, uri string, allow func(string) bool) (*SuggestNesResponse, error) {
+	var w struct {
+		Suggestions wireStrict[[]json.RawMessage] `json:"suggestions"`
+		Meta        wireMeta                      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, errDecode("suggest nes response", err)
+	}
+	if w.Suggestions.err != nil {
+		return nil, errField("suggest nes response", "suggestions", w.Suggestions.err)
+	}
+	if !w.Suggestions.ok {
+		return nil, errMissing("suggest nes response", "suggestions")
+	}
+	kept := make([]NesSuggestion, 0, len(w.Suggestions.v))
+	for i, e := range w.Suggestions.v {
+		s, err := unmarshalNesSuggestion(e)
+		if err != nil {
+			c.diag(string(DiagBadSuggestion), fmt.Sprintf("dropped suggestion %d of an nes/suggest answer, which did not decode: %s", i, agenttext.Text(err.Error())), e)
+			continue
+		}
+		if su, ok := suggestionURI(s); ok && su != uri && (allow == nil || !allow(su)) {
+			c.diag(string(DiagForeignSuggestion), fmt.Sprintf("dropped suggestion %d (id %s) of an nes/suggest answer: it is for %s, not the document asked about, %s",
+				i, agenttext.Quote(s.SuggestionID()), agenttext.Quote(su), agenttext.Quote(uri)), e)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return &SuggestNesResponse{Suggestions: kept, Meta: w.Meta.raw()}, nil
+}
+
+// suggestionURI returns the document s is for. ok is false for an unknown
+// kind without a top-level "uri" (or with a null one), which names no
+// document to screen; an unknown kind's "uri" that is not a string is
+// returned as its raw JSON, which matches no request's URI.
+func suggestionURI(s NesSuggestion) (uri string, ok bool) {
+	switch s := s.(type) {
+	case *NesEditSuggestion:
+		return s.URI, true
+	case *NesJumpSuggestion:
+		return s.URI, true
+	case *NesRenameSuggestion:
+		return s.URI, true
+	case *NesSearchAndReplaceSuggestion:
+		return s.URI, true
+	case *UnknownNesSuggestion:
+		v, found, err := jsonDiscriminator(s.Raw, "uri")
+		if err != nil {
+			raw, _, _ := jsonFindKey(s.Raw, "uri")
+			return string(raw), true
+		}
+		return string(v), found
+	}
+	return "", false
 }
 
 // AcceptNES tells the agent a suggestion was accepted (nes/accept).

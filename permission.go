@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // PermissionRequest is a session/request_permission as a handler sees it.
@@ -310,9 +312,9 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 				return &RequestPermissionResponse{Outcome: out}, nil
 			}
 		}
-		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %q, which is not an offered option", out.OptionID))
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %s, which is not an offered option", agenttext.Quote(out.OptionID)))
 	default:
-		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %q", out.Outcome))
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %s", agenttext.Quote(string(out.Outcome))))
 	}
 }
 
@@ -325,5 +327,5 @@ func (c *Client) invalidPermissionAnswer(msg string) error {
 }
 
 func invalidParams(err error) error {
-	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + agenttext.Text(err.Error())}
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/wsroot"
 )
 
@@ -417,7 +419,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 				return
 			}
 			if seen[res.NextCursor] {
-				yield(nil, callError(MethodSessionList, fmt.Errorf("the agent repeated cursor %q", res.NextCursor)))
+				yield(nil, callError(MethodSessionList, fmt.Errorf("the agent repeated cursor %s", agenttext.Quote(res.NextCursor))))
 				return
 			}
 			seen[res.NextCursor] = true
@@ -489,7 +491,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 		return notSupported(MethodSessionSetMode, "modes for this session")
 	}
 	if !slices.ContainsFunc(modes.AvailableModes, func(m SessionMode) bool { return m.ID == modeID }) {
-		return callError(MethodSessionSetMode, fmt.Errorf("unknown mode %q (valid: %s)", modeID, modeIDs(modes.AvailableModes)))
+		return callError(MethodSessionSetMode, fmt.Errorf("unknown mode %s (valid: %s)", agenttext.Quote(modeID), modeIDs(modes.AvailableModes)))
 	}
 	if err := s.c.call(ctx, MethodSessionSetMode, &SetSessionModeRequest{SessionID: s.id, ModeID: modeID}, nil); err != nil {
 		return err
@@ -504,14 +506,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 }
 
 func modeIDs(ms []SessionMode) string {
-	out := ""
-	for i, m := range ms {
-		if i > 0 {
-			out += ", "
-		}
-		out += m.ID
-	}
-	return out
+	return strings.Join(agenttext.List(len(ms), func(i int) string { return ms[i].ID }), ", ")
 }
 
 // SetConfigOption sets a select config option to one of its values
@@ -562,26 +557,24 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 		switch o := o.(type) {
 		case *SelectConfigOption:
 			if req.Boolean != nil {
-				return fmt.Errorf("config option %q is a select option, not a boolean", req.ConfigID)
+				return fmt.Errorf("config option %s is a select option, not a boolean", agenttext.Quote(req.ConfigID))
 			}
-			var vals []string
-			for _, v := range o.Values() {
-				if v.Value == req.Value {
-					return nil
-				}
-				vals = append(vals, v.Value)
+			vals := o.Values()
+			if slices.ContainsFunc(vals, func(v SelectOption) bool { return v.Value == req.Value }) {
+				return nil
 			}
-			return fmt.Errorf("config option %q has no value %q (valid: %v)", req.ConfigID, req.Value, vals)
+			return fmt.Errorf("config option %s has no value %s (valid: %v)", agenttext.Quote(req.ConfigID), agenttext.Quote(req.Value),
+				agenttext.List(len(vals), func(i int) string { return vals[i].Value }))
 		case *BooleanConfigOption:
 			if req.Boolean == nil {
-				return fmt.Errorf("config option %q is boolean: use SetConfigBool", req.ConfigID)
+				return fmt.Errorf("config option %s is boolean: use SetConfigBool", agenttext.Quote(req.ConfigID))
 			}
 			return nil
 		default:
 			return nil // an option kind we cannot check: let the agent judge
 		}
 	}
-	return fmt.Errorf("unknown config option %q (valid: %v)", req.ConfigID, ids)
+	return fmt.Errorf("unknown config option %s (valid: %v)", agenttext.Quote(req.ConfigID), agenttext.List(len(ids), func(i int) string { return ids[i] }))
 }
 
 // Close closes the session on the agent's side (session/close; needs

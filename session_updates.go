@@ -3,7 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // How an agent's session/update notifications reach a session: routed by
@@ -216,13 +217,13 @@ type orphan struct {
 func (c *Client) onUpdate(params []byte) {
 	sid, u, meta, err := decodeNotificationMeta(params)
 	if err != nil {
-		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+err.Error(), params)
+		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
 	}
 	if u == nil {
 		return
 	}
 	if uu, ok := u.(*UnknownUpdate); ok {
-		c.diag("unknown_update", "kept an update of unknown kind "+uu.Kind, nil)
+		c.diag("unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
 	c.mu.Lock()
 	s := c.sessions[sid]
@@ -230,7 +231,7 @@ func (c *Client) onUpdate(params []byte) {
 		reason := c.keepOrphanLocked(sid, u, meta, len(params))
 		c.mu.Unlock()
 		if reason != "" {
-			c.diag("limit_exceeded", "dropped an update for unknown session "+strconv.Quote(sid)+": "+reason, nil)
+			c.diag("limit_exceeded", "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
 		}
 		return
 	}

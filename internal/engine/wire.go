@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
 )
 
@@ -344,7 +345,7 @@ func (w *Wire) route(env *envelope, raw []byte) bool {
 			return false
 		case full:
 			msg := fmt.Sprintf("%s: %d agent requests are already being served (Limits.MaxPendingRequests)", w.limitText(), w.limits.MaxPending)
-			w.diag("limit_exceeded", "rejected "+strconv.Quote(env.Method)+": "+msg, nil)
+			w.diag("limit_exceeded", "rejected "+agenttext.Quote(env.Method)+": "+msg, nil)
 			w.reply(env.ID, codeInternalError, msg, limitData("MaxPendingRequests", int64(w.limits.MaxPending)))
 			return false
 		}

@@ -372,7 +372,8 @@ func (s *Obj) Rest() bool {
 }
 
 var (
-	// ErrNotObject: FindKey was given something other than an object.
+	// ErrNotObject: FindKey was given something other than an object,
+	// null included (which encoding/json would read into a map as nil).
 	ErrNotObject = errors.New("not a JSON object")
 	// ErrSyntax: FindKey met invalid JSON before it found the key.
 	ErrSyntax = errors.New("invalid JSON")

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -28,8 +29,9 @@ func FuzzValidValue(f *testing.F) {
 	})
 }
 
-// On valid objects, FindKey finds what encoding/json finds for a key that
-// occurs once, and Skip ends where ValidValue ends.
+// On valid JSON, Skip ends where ValidValue ends; on valid objects, FindKey
+// finds what encoding/json finds for a key that occurs once, and on any
+// other valid value it reports ErrNotObject.
 func FuzzFindKeyAndSkip(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s), "a")
@@ -41,6 +43,16 @@ func FuzzFindKeyAndSkip(f *testing.F) {
 		}
 		if got, want := Skip(b, i), ValidValue(b, i, 0); got != want {
 			t.Errorf("Skip(%q) = %d, ValidValue = %d", b, got, want)
+		}
+		if b[i] != '{' {
+			// encoding/json unmarshals null into a map as a no-op, but null
+			// is no object (RFC 8259 section 4), and FindKey's callers (the
+			// union decoders) need to tell it from {}: a null union value
+			// is an error, not a variant with every field absent.
+			if _, found, err := FindKey(b, key); found || !errors.Is(err, ErrNotObject) {
+				t.Fatalf("FindKey(%q, %q) = found %v, %v; want ErrNotObject", b, key, found, err)
+			}
+			return
 		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(b, &m) != nil {
@@ -65,6 +77,19 @@ func FuzzFindKeyAndSkip(f *testing.F) {
 			t.Errorf("FindKey(%q, %q) = %s, encoding/json %s", b, key, v, want)
 		}
 	})
+}
+
+// A value that is not an object has no keys, whatever encoding/json does
+// with it: null, above all, is not {}.
+func TestFindKeyNotObject(t *testing.T) {
+	for _, in := range []string{`null`, ` null `, `[]`, `[{"a":1}]`, `"a"`, `1`, `true`} {
+		if v, found, err := FindKey([]byte(in), "a"); found || !errors.Is(err, ErrNotObject) {
+			t.Errorf("FindKey(%q) = %q, %v, %v; want ErrNotObject", in, v, found, err)
+		}
+		if HasKey([]byte(in), "a") {
+			t.Errorf("HasKey(%q) = true", in)
+		}
+	}
 }
 
 // Plain takes only literals that need no decoding, and what it takes is
