@@ -57,7 +57,7 @@ func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget)
 	if t.bytes > budget && !t.overBudget {
 		t.overBudget = true
 		over.cancel = t
-		over.msgs = append(over.msgs, fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget))
+		over.msgs = append(over.msgs, fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.bytes, budget))
 	}
 	// Not t.bytes > 2*budget: that overflows for a budget near MaxInt64.
 	return t.bytes-budget > budget, over
@@ -94,12 +94,12 @@ func (s *Session) droppedLocked(t *Turn) string {
 	budget := s.c.opts.Limits.MaxTurnBytes
 	if t != nil {
 		if t.dropped++; t.dropped == 1 {
-			return fmt.Sprintf("dropping what a turn of session %s still sends: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", s.id, t.bytes, budget)
+			return fmt.Sprintf("dropping what a turn of session %s still sends: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.bytes, budget)
 		}
 		return ""
 	}
 	if s.histDropped++; s.histDropped&(s.histDropped-1) == 0 {
-		return fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History and Outside stop growing", s.histDropped, s.id, s.histBytes, budget)
+		return fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History and Outside stop growing", s.histDropped, agenttext.Item(s.id), s.histBytes, budget)
 	}
 	return ""
 }

@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"github.com/acpclient/acp/internal/agenttext"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -553,10 +555,10 @@ func (t *Turn) finish(set func()) {
 		stop()
 	}
 	if dropped > 0 {
-		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", s.id, dropped, bytes), nil)
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", agenttext.Item(s.id), dropped, bytes), nil)
 	}
 	if released > 0 {
-		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, s.id, s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
+		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, agenttext.Item(s.id), s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
 	}
 	if unregister {
 		s.c.unregister(s)
