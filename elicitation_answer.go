@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"net/url"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +56,7 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 	if err != nil {
 		return nil, fmt.Errorf("acp: encoding the elicitation answer: %w", err)
 	}
+	s.noteAccepted(b)
 	return &CreateElicitationResponse{Action: ElicitationAccept, Content: b}, nil
 }
 
@@ -168,10 +168,8 @@ func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
 		if !formatOK(p.Format, s) {
 			return nil, "is not a valid " + string(p.Format)
 		}
-		if p.Pattern != "" {
-			if re, err := regexp.Compile(p.Pattern); err == nil && !re.MatchString(s) {
-				return nil, "does not match the pattern"
-			}
+		if p.Pattern != "" && !matchPattern(p, s) {
+			return nil, "does not match the pattern"
 		}
 		return s, ""
 	case *ElicitationNumber:

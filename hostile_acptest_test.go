@@ -66,6 +66,12 @@ package acp_test
 //     TestMCPEverySessionRequestDeclares, TestMCPUnknownConnectionRefused,
 //     TestMCPMaxConnections (hostile_mcp_test.go) → the declared servers and
 //     Limits.MaxMCPConnections.
+//   - Elicitation forms whose patterns cost the client's CPU (a 1 MiB
+//     pattern, ".{0,1000}" repeated, many fields' patterns together) →
+//     TestHostileElicitationPatternOverLimit,
+//     TestHostileElicitationPatternCompiledOnce (hostile_elicitation_test.go)
+//     → Limits.MaxElicitationPatternBytes (each pattern compiled once, each
+//     answer checked once).
 
 import (
 	"context"
