@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,31 @@ func BenchmarkElicitationHostilePattern(b *testing.B) {
 				b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			}
 		})
+	}
+}
+
+// BenchmarkElicitationManyOptions checks a multi-select answer that picks
+// every one of 20000 options: linear in the options since membership is a
+// set lookup (it was a scan of the options per selected value).
+func BenchmarkElicitationManyOptions(b *testing.B) {
+	opts := make([]string, 20000)
+	for i := range opts {
+		opts[i] = "option-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strconv.Itoa(i)
+	}
+	raw, err := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+		"m": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": opts}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := ParseElicitationSchema(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	values := map[string]any{"m": opts}
+	b.ResetTimer()
+	for range b.N {
+		if err := s.Validate(values); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
