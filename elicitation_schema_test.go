@@ -210,6 +210,7 @@ func TestElicitationAccept(t *testing.T) {
 func FuzzParseElicitationSchema(f *testing.F) {
 	f.Add([]byte(formSchema))
 	f.Add([]byte(`{"properties":{"a":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}}}}`))
+	f.Add([]byte(`{"properties":{"s":{"type":"string","pattern":"^(a{2,5}|[\\pL-]*)+$","default":"aa"},"t":{"type":"string","pattern":"(?=x)"}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseElicitationSchema(b)
 		if err != nil {
