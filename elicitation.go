@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // CreateElicitationHandler serves elicitation/create.
@@ -33,7 +34,13 @@ type ElicitationHandlers struct {
 	// (see [ElicitationSchema.Validate]) before it is sent: content that
 	// does not match is never sent; the agent is answered -32603 and a
 	// [Diagnostic] of kind [DiagInvalidElicitationAnswer] names the fields
-	// at fault (not their values).
+	// at fault (not their values). Content built by Accept on a schema
+	// from req.Schema(), unchanged, was checked by Accept and is not
+	// checked again.
+	//
+	// A form whose patterns are over Limits.MaxElicitationPatternBytes is
+	// refused before Create runs (an error naming the limit, and a
+	// "limit_exceeded" diagnostic).
 	Create CreateElicitationHandler
 
 	// Complete, if set, receives elicitation/complete notifications (URL
@@ -77,7 +84,25 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
+	// A form is decoded, and its patterns compiled, once: here, before the
+	// handler runs, so that one over the limits is refused without it;
+	// req.Schema() hands the handler copies (see elicitation_served.go).
+	var schema *ElicitationSchema
+	var schemaErr error
+	if req.Mode == ElicitationModeForm {
+		schema, schemaErr = parseElicitationSchema(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
+		if errors.Is(schemaErr, ErrLimitExceeded) {
+			return nil, schemaErr
+		}
+		if schema != nil {
+			schema.served = &servedSchema{}
+		}
+	}
 	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
+		if schema != nil {
+			servedSchemas.Store(&req, schema)
+			defer servedSchemas.Delete(&req)
+		}
 		return h.Create(ctx, &req)
 	})
 	if err != nil {
@@ -87,8 +112,10 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		return nil, &Error{Code: CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
 	}
 	if req.Mode == ElicitationModeForm && resp.Action == ElicitationAccept {
-		schema, serr := req.Schema()
-		if serr == nil {
+		// An answer Accept built from the schema, unchanged, was checked
+		// there; any other is checked now.
+		serr := schemaErr
+		if serr == nil && !schema.acceptedContent(resp.Content) {
 			serr = schema.ValidateContent(resp.Content)
 		}
 		if serr != nil {

@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"net/url"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +56,7 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 	if err != nil {
 		return nil, fmt.Errorf("acp: encoding the elicitation answer: %w", err)
 	}
+	s.noteAccepted(b)
 	return &CreateElicitationResponse{Action: ElicitationAccept, Content: b}, nil
 }
 
@@ -162,16 +162,14 @@ func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
 		case p.MaxLength != nil && n > *p.MaxLength:
 			return nil, fmt.Sprintf("is longer than %d characters", *p.MaxLength)
 		}
-		if opts := p.Options(); opts != nil && !slices.ContainsFunc(opts, func(o ElicitationOption) bool { return o.Const == s }) {
+		if (len(p.Enum) > 0 || len(p.OneOf) > 0) && !newOptionSet(p.Enum, p.OneOf, 1).has(s) {
 			return nil, "is not one of the options"
 		}
 		if !formatOK(p.Format, s) {
 			return nil, "is not a valid " + string(p.Format)
 		}
-		if p.Pattern != "" {
-			if re, err := regexp.Compile(p.Pattern); err == nil && !re.MatchString(s) {
-				return nil, "does not match the pattern"
-			}
+		if p.Pattern != "" && !matchPattern(p, s) {
+			return nil, "does not match the pattern"
 		}
 		return s, ""
 	case *ElicitationNumber:
@@ -207,14 +205,14 @@ func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
 		if !ok {
 			return nil, "is not a list of strings"
 		}
-		opts := p.Options()
+		opts := newOptionSet(p.Enum, p.AnyOf, len(list))
 		seen := make(map[string]bool, len(list))
 		for _, s := range list {
 			if seen[s] {
 				return nil, "selects an option twice"
 			}
 			seen[s] = true
-			if !slices.ContainsFunc(opts, func(o ElicitationOption) bool { return o.Const == s }) {
+			if !opts.has(s) {
 				return nil, "selects a value that is not one of the options"
 			}
 		}
@@ -241,6 +239,42 @@ func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
 		return list, ""
 	}
 	return nil, "is not a string, number, boolean or list of strings"
+}
+
+// optionSet answers whether a value is one of a field's options (the
+// titled ones, or the plain values when there are none, as Options reads
+// them) in time linear in the
+// options, however many values are looked up: an agent may send thousands
+// of options, and a multi-select answer may select each of them.
+type optionSet struct {
+	plain []string
+	opts  []ElicitationOption
+	set   map[string]struct{} // when more than one value is looked up
+}
+
+func newOptionSet(plain []string, opts []ElicitationOption, lookups int) optionSet {
+	o := optionSet{plain: plain}
+	if len(opts) > 0 {
+		o.plain, o.opts = nil, opts
+	}
+	if lookups > 1 {
+		o.set = make(map[string]struct{}, len(o.plain)+len(o.opts))
+		for _, v := range o.plain {
+			o.set[v] = struct{}{}
+		}
+		for _, v := range o.opts {
+			o.set[v.Const] = struct{}{}
+		}
+	}
+	return o
+}
+
+func (o optionSet) has(v string) bool {
+	if o.set != nil {
+		_, ok := o.set[v]
+		return ok
+	}
+	return slices.Contains(o.plain, v) || slices.ContainsFunc(o.opts, func(x ElicitationOption) bool { return x.Const == v })
 }
 
 func formatOK(f ElicitationFormat, s string) bool {

@@ -29,6 +29,12 @@ type ElicitationSchema struct {
 	// Required is the schema's list of required property names, as sent.
 	Required []string
 	Meta     json.RawMessage
+
+	// served is set on the schema the client decoded from a request it
+	// serves; origin on the copies CreateElicitationRequest.Schema hands
+	// out of it (see elicitation_served.go).
+	served *servedSchema
+	origin *ElicitationSchema
 }
 
 // ElicitationField is one property of an [ElicitationSchema].
@@ -90,7 +96,8 @@ type ElicitationOption struct {
 // (titled options) it is a single-select enum. A nil bound is no bound;
 // lengths count Unicode code points. Pattern is the agent's regular
 // expression (ECMA-262 syntax); [ElicitationSchema.Validate] checks it only
-// when Go's regexp package accepts it.
+// when Go's regexp package accepts it. A decoded schema holds its patterns
+// compiled; a Pattern set or changed by hand is compiled at each check.
 type ElicitationString struct {
 	Title       string
 	Description string
@@ -102,6 +109,8 @@ type ElicitationString struct {
 	Enum        []string
 	OneOf       []ElicitationOption
 	Meta        json.RawMessage
+
+	pattern *elicitationPattern // Pattern compiled, when decoded
 }
 
 // Options returns the choices of a single-select enum (titled ones as sent,
@@ -197,18 +206,39 @@ func plainOptions(values []string) []ElicitationOption {
 	return out
 }
 
-// Schema decodes RequestedSchema. It fails only when the request is not in
-// form mode or its schema is not a JSON object.
+// Schema decodes RequestedSchema. It fails when the request is not in form
+// mode, when its schema is not a JSON object, or when the schema is over
+// the limit on patterns (see [ParseElicitationSchema]).
+//
+// In the Create handler of a client, the schema was decoded (and its
+// patterns compiled) once, when the request arrived, with the client's
+// Limits; Schema returns a copy of it, which the caller may change. An
+// answer built by [ElicitationSchema.Accept] from an unchanged copy is not
+// checked a second time before it is sent.
 func (r *CreateElicitationRequest) Schema() (*ElicitationSchema, error) {
 	if r.Mode != ElicitationModeForm {
 		return nil, errors.New("acp: elicitation mode " + strconv.Quote(string(r.Mode)) + " has no requested schema")
+	}
+	if s := servedSchemaOf(r); s != nil {
+		return s.clone(), nil
 	}
 	return ParseElicitationSchema(r.RequestedSchema)
 }
 
 // ParseElicitationSchema decodes a requestedSchema (see [ElicitationSchema]
-// for how leniently). It fails only when raw is not a JSON object.
+// for how leniently) and compiles its patterns. It fails when raw is not a
+// JSON object, and with an error wrapping [ErrLimitExceeded] when the
+// patterns of the schema's string fields hold more than 4096 bytes or
+// compile to more than 4096 instructions together (the default of
+// [Limits].MaxElicitationPatternBytes, which a client applies to the
+// requests it serves).
 func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
+	return parseElicitationSchema(raw, defaultElicitationPatternBytes)
+}
+
+// parseElicitationSchema is ParseElicitationSchema with maxPattern as the
+// limit on the patterns of the schema, together.
+func parseElicitationSchema(raw json.RawMessage, maxPattern int) (*ElicitationSchema, error) {
 	const typ = "elicitation schema"
 	var w struct {
 		Title       wireStr          `json:"title"`
@@ -229,6 +259,7 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 		required[n] = true
 	}
 	index := make(map[string]int)
+	budget := &patternBudget{max: maxPattern}
 	sc := jsonscan.NewObj(w.Properties.v, true)
 	for {
 		key, plain, val, ok := sc.Next()
@@ -239,7 +270,11 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 		if !plain && json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
 			continue
 		}
-		f := ElicitationField{Name: name, Required: required[name], Property: decodeElicitationProperty(val)}
+		prop, err := decodeElicitationProperty(name, val, budget)
+		if err != nil {
+			return nil, err
+		}
+		f := ElicitationField{Name: name, Required: required[name], Property: prop}
 		if i, dup := index[name]; dup { // the last one wins, as in encoding/json
 			s.Fields[i] = f
 			continue
@@ -251,8 +286,21 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 }
 
 // decodeElicitationProperty decodes one property schema; see
-// [ElicitationSchema] for what becomes unknown.
-func decodeElicitationProperty(raw []byte) ElicitationProperty {
+// [ElicitationSchema] for what becomes unknown. It compiles a string
+// field's pattern, and fails only when that is over budget.
+func decodeElicitationProperty(name string, raw []byte, budget *patternBudget) (ElicitationProperty, error) {
+	p := decodeElicitationPropertyRaw(raw)
+	if sp, ok := p.(*ElicitationString); ok && sp.Pattern != "" {
+		pat, err := budget.compile(name, sp.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		sp.pattern = pat
+	}
+	return p, nil
+}
+
+func decodeElicitationPropertyRaw(raw []byte) ElicitationProperty {
 	unknown := func(t string) ElicitationProperty {
 		return &ElicitationUnknownProperty{Type: t, Raw: rawCopy(raw)}
 	}

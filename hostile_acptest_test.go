@@ -93,6 +93,12 @@ package acp_test
 //     TestHostileNESForeignSuggestionDropped (hostile_nes_test.go) → each
 //     suggestion screened alone; only SuggestNesRequest.URI, byte for byte,
 //     unless SuggestNesRequest.AllowURI allows another.
+//   - Elicitation forms whose patterns cost the client's CPU (a 1 MiB
+//     pattern, ".{0,1000}" repeated, many fields' patterns together) →
+//     TestHostileElicitationPatternOverLimit,
+//     TestHostileElicitationPatternCompiledOnce (hostile_elicitation_test.go)
+//     → Limits.MaxElicitationPatternBytes (each pattern compiled once, each
+//     answer checked once).
 
 import (
 	"context"

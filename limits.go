@@ -153,6 +153,20 @@ type Limits struct {
 	// (wrapping ErrLimitExceeded) and a "limit_exceeded" diagnostic, and
 	// Connect does not run; a successful disconnect frees a slot.
 	MaxMCPConnections int
+
+	// ---- elicitation ----
+
+	// MaxElicitationPatternBytes caps the regular expressions ("pattern")
+	// of one elicitation form, all its string fields together: they may
+	// hold this many bytes and compile to this many instructions of Go's
+	// regexp (estimated from above: "x{0,1000}" is a few bytes and a
+	// thousand instructions). Zero means 4096. Matching costs the answer's
+	// length times the program's size, so this bounds what checking an
+	// answer costs. A form over it is refused before the handler runs: the
+	// agent is answered with an error naming the limit (wrapping
+	// ErrLimitExceeded) and a "limit_exceeded" diagnostic reports it.
+	// Patterns are compiled once, when the request arrives.
+	MaxElicitationPatternBytes int
 }
 
 // withDefaults returns l with every zero field set to its default.
@@ -198,6 +212,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxMCPConnections <= 0 {
 		l.MaxMCPConnections = 64
+	}
+	if l.MaxElicitationPatternBytes <= 0 {
+		l.MaxElicitationPatternBytes = defaultElicitationPatternBytes
 	}
 	return l
 }

@@ -1,0 +1,207 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// elicitForm is the params of an elicitation/create whose form has the
+// given properties.
+func elicitForm(props map[string]any) map[string]any {
+	return map[string]any{"mode": "form", "message": "?",
+		"requestedSchema": map[string]any{"type": "object", "properties": props}}
+}
+
+// countPatterns counts, until the test ends, how often each pattern is
+// compiled and matched.
+func countPatterns(t *testing.T) func(event, pattern string) int {
+	var mu sync.Mutex
+	counts := map[[2]string]int{}
+	h := func(event, pattern string) {
+		mu.Lock()
+		counts[[2]string{event, pattern}]++
+		mu.Unlock()
+	}
+	patternHook.Store(&h)
+	t.Cleanup(func() { patternHook.Store(nil) })
+	return func(event, pattern string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts[[2]string{event, pattern}]
+	}
+}
+
+// drainDiags returns the diagnostics delivered before a blank line the
+// agent writes now (diagnostics arrive in order).
+func drainDiags(a *rawAgent, diags <-chan Diagnostic) []Diagnostic {
+	a.write("\n")
+	var got []Diagnostic
+	for d := range diags {
+		if d.Kind == DiagBlankLine {
+			break
+		}
+		got = append(got, d)
+	}
+	return got
+}
+
+// TestHostileElicitationPatternOverLimit: a form whose patterns are over
+// Limits.MaxElicitationPatternBytes — a 1 MiB pattern, a short one that
+// repetition makes a huge program, several that are over it only together
+// — is refused before the handler runs, with an error naming the limit
+// and a "limit_exceeded" diagnostic. A form at the limit is served, and
+// the limit can be raised.
+func TestHostileElicitationPatternOverLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		props map[string]any
+	}{
+		{"1MiB", map[string]any{"f": map[string]any{"type": "string", "pattern": strings.Repeat("(a|aa)*", 1<<20/7)}}},
+		{"repetition", map[string]any{"f": map[string]any{"type": "string", "pattern": strings.Repeat(".{0,1000}", 3)}}},
+		{"together", map[string]any{
+			"f": map[string]any{"type": "string", "pattern": strings.Repeat("a", 2100)},
+			"g": map[string]any{"type": "string", "pattern": strings.Repeat("b", 2100)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			diags := make(chan Diagnostic, 10)
+			ran := make(chan struct{}, 1)
+			opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
+				Elicitation: &ElicitationHandlers{Form: true,
+					Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+						ran <- struct{}{}
+						return &CreateElicitationResponse{Action: ElicitationDecline}, nil
+					}}}
+			_, a := connectRaw(t, opts, nil)
+			a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(tc.props)})
+			m := a.next()
+			if m.Error == nil || m.Error.Code != CodeInternalError || !strings.Contains(m.Error.Message, "limit exceeded") ||
+				!strings.Contains(m.Error.Message, "Limits.MaxElicitationPatternBytes") ||
+				string(m.Error.Data) != `{"limit":"MaxElicitationPatternBytes","value":4096}` {
+				t.Fatalf("reply %.300s", m.line)
+			}
+			got := drainDiags(a, diags)
+			if len(got) != 1 || got[0].Kind != DiagLimitExceeded || !strings.Contains(got[0].Message, "MaxElicitationPatternBytes") {
+				t.Errorf("diagnostics %+v", got)
+			}
+			select {
+			case <-ran:
+				t.Error("the handler ran")
+			default:
+			}
+
+			raw, _ := json.Marshal(elicitForm(tc.props)["requestedSchema"])
+			if _, err := ParseElicitationSchema(raw); !errors.Is(err, ErrLimitExceeded) {
+				t.Errorf("ParseElicitationSchema: %v", err)
+			}
+		})
+	}
+
+	t.Run("at the limit, and raised", func(t *testing.T) {
+		opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: 8192},
+			Elicitation: &ElicitationHandlers{Form: true,
+				Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+					s, err := r.Schema()
+					if err != nil {
+						return nil, err
+					}
+					return s.Accept(map[string]any{"f": strings.Repeat("a", 2100), "g": strings.Repeat("b", 2100)})
+				}}}
+		_, a := connectRaw(t, opts, nil)
+		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(map[string]any{
+			"f": map[string]any{"type": "string", "pattern": strings.Repeat("a", 2100)},
+			"g": map[string]any{"type": "string", "pattern": strings.Repeat("b", 2100)}})})
+		if m := a.next(); m.Error != nil || !strings.Contains(string(m.Result), `"accept"`) {
+			t.Errorf("reply %.300s", m.line)
+		}
+		for _, p := range []string{strings.Repeat("a", 4096), hostilePattern} {
+			if _, err := ParseElicitationSchema(json.RawMessage(`{"properties":{"f":{"type":"string","pattern":` + jsonQuote(p) + `}}}`)); err != nil {
+				t.Errorf("a %d-byte pattern: %v", len(p), err)
+			}
+		}
+	})
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestHostileElicitationPatternCompiledOnce: a pattern at the limit is
+// compiled once per request, however often the handler asks for the schema,
+// and matched once per field: by Accept, whose answer the client does not
+// check again.
+func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
+	count := countPatterns(t)
+	p2, p3 := `^[a-z]+$`, `^\d{3}$`
+	// The three patterns take the whole budget.
+	opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: len(hostilePattern) + len(p2) + len(p3)}, Elicitation: &ElicitationHandlers{Form: true,
+		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			if _, err := r.Schema(); err != nil {
+				return nil, err
+			}
+			s, err := r.Schema()
+			if err != nil {
+				return nil, err
+			}
+			return s.Accept(map[string]any{"f": strings.Repeat("é", 1000), "g": "abc", "h": "123"})
+		}}}
+	_, a := connectRaw(t, opts, nil)
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(map[string]any{
+		"f": map[string]any{"type": "string", "pattern": hostilePattern},
+		"g": map[string]any{"type": "string", "pattern": p2},
+		"h": map[string]any{"type": "string", "pattern": p3}})})
+	if m := a.next(); m.Error != nil || !strings.Contains(string(m.Result), `"accept"`) {
+		t.Fatalf("reply %.300s", m.line)
+	}
+	for _, p := range []string{hostilePattern, p2, p3} {
+		if c, m := count("compile", p), count("match", p); c != 1 || m != 1 {
+			t.Errorf("pattern %.20q: compiled %d times, matched %d times; want 1 and 1", p, c, m)
+		}
+	}
+}
+
+// TestElicitationChangedSchemaCheckedAgain: an answer Accept built from a
+// copy of the schema the handler changed is checked against the schema the
+// agent sent, and refused if it does not match it.
+func TestElicitationChangedSchemaCheckedAgain(t *testing.T) {
+	diags := make(chan Diagnostic, 10)
+	opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
+		Elicitation: &ElicitationHandlers{Form: true,
+			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				s, err := r.Schema()
+				if err != nil {
+					return nil, err
+				}
+				p := s.Field("code").Property.(*ElicitationString)
+				p.Pattern = ""
+				*p.MaxLength = 100
+				return s.Accept(map[string]any{"code": "not digits"})
+			}}}
+	_, a := connectRaw(t, opts, nil)
+	a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(map[string]any{
+		"code": map[string]any{"type": "string", "pattern": `^\d+$`, "maxLength": 4}})})
+	if m := a.next(); m.Error == nil || !strings.Contains(m.Error.Message, `"code" is longer than 4 characters`) {
+		t.Errorf("reply %.300s", m.line)
+	}
+	if got := drainDiags(a, diags); len(got) != 1 || got[0].Kind != DiagInvalidElicitationAnswer {
+		t.Errorf("diagnostics %+v", got)
+	}
+}
+
+// TestElicitationOptionSet: membership reads the options as Options does
+// (titled ones first), whether it scans them or builds a set.
+func TestElicitationOptionSet(t *testing.T) {
+	titled := []ElicitationOption{{Const: "t", Title: "T"}}
+	for _, lookups := range []int{1, 2} {
+		if o := newOptionSet([]string{"p"}, titled, lookups); !o.has("t") || o.has("p") {
+			t.Errorf("%d lookups: titled options are not the ones read", lookups)
+		}
+		if o := newOptionSet([]string{"p"}, nil, lookups); !o.has("p") || o.has("t") {
+			t.Errorf("%d lookups: plain values are not read", lookups)
+		}
+	}
+}
