@@ -146,6 +146,12 @@ type linkHooks struct {
 // signal when the thread that started the child exits, and the Go runtime
 // retires threads of goroutines that exit while locked to them.
 //
+// A connected agent holds no OS thread of its own on Linux: its exit and
+// its watchdog's are awaited through pidfds in Go's poller, on one goroutine
+// shared by all agents (kernels before 5.3 fall back to a blocked thread per
+// process). On macOS, the BSDs and Windows each agent holds one thread,
+// blocked in its wait; Go stops a program at 10 000 threads.
+//
 // What escapes: a descendant that leaves the agent's process group (setsid,
 // setpgid — daemons, or a terminal multiplexer the agent starts) is neither
 // reached by Close nor by the watchdog; only the kernel could track it, by
@@ -273,8 +279,9 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		termGrace:  orDefault(t.TerminateGrace, 2*time.Second),
 	}
 	go p.drainStderr(errR, t.Stderr, h.stderrLine)
-	go func() {
-		err := cmd.Wait()
+	// Reap waits without a thread of its own (on Linux) and runs this on a
+	// goroutine shared by all agents: it must not block.
+	procgroup.Reap(cmd, func(err error) {
 		group.Reaped()
 		p.mu.Lock()
 		p.state, p.waitErr = cmd.ProcessState, err
@@ -286,7 +293,7 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		// is a wake-up, not a wait: it has passed when it is set.
 		_ = outR.SetReadDeadline(time.Now())
 		_ = errR.SetReadDeadline(time.Now())
-	}()
+	})
 
 	var rOnce, wOnce sync.Once
 	return &link{
