@@ -225,6 +225,9 @@ func (t *StreamTransport) open(context.Context, linkHooks) (*link, error) {
 // stderrRingSize bounds what is kept of the agent's stderr.
 const stderrRingSize = 64 << 10
 
+// stderrReadBuf is the size of the reads from the agent's stderr.
+const stderrReadBuf = 2 << 10
+
 // Connect starts the agent and returns a Conn over its stdin and stdout.
 // Closing the Conn shuts the agent down in stages, as described above.
 func (t *CommandTransport) Connect(ctx context.Context) (Conn, error) {
@@ -365,7 +368,9 @@ func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 	defer close(p.stderrDone)
 	defer r.Close()
 	er := &exitReader{f: r} // after the exit, read what is left and stop
-	buf := make([]byte, 32<<10)
+	// Stderr is rarely busy: a small buffer, since every idle connection
+	// holds one while it waits.
+	buf := make([]byte, stderrReadBuf)
 	var partial []byte
 	for {
 		n, err := er.Read(buf)
@@ -379,6 +384,9 @@ func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 			p.mu.Unlock()
 			if w != nil || onLine != nil {
 				partial = emitLines(append(partial, chunk...), w, onLine)
+				if len(partial) == 0 && cap(partial) > stderrReadBuf {
+					partial = nil // a long line is over: let its buffer go
+				}
 				if len(partial) > stderrRingSize {
 					// A line that never ends is still output: flush it.
 					emitLine(partial, w, onLine)
