@@ -66,8 +66,9 @@ func (b *readBuf) ReadSlice(delim byte) ([]byte, error) {
 	}
 }
 
-// fill reads once more into the buffer, first choosing its size if it is
-// empty. A line returned earlier may be overwritten (or, its buffer back
+// fill reads once more into the buffer, first choosing its size: large
+// after a read that filled its room, small again once a read came back
+// short and the buffer is empty. A line returned earlier may be overwritten (or, its buffer back
 // in the pool, by another connection): lines are valid until the next call.
 func (b *readBuf) fill() {
 	if b.r > 0 {
@@ -75,15 +76,16 @@ func (b *readBuf) fill() {
 		b.w -= b.r
 		b.r = 0
 	}
-	if b.w == 0 {
-		switch {
-		case b.burst && b.large == nil:
-			b.large = largeReadBufs.Get().(*[]byte)
-			b.buf = *b.large
-		case !b.burst && b.large != nil:
-			largeReadBufs.Put(b.large)
-			b.large, b.buf = nil, b.small
-		}
+	switch {
+	case b.burst && b.large == nil:
+		// Grow at once, carrying over the start of a line: under a burst a
+		// read rarely ends exactly at the end of a line.
+		b.large = largeReadBufs.Get().(*[]byte)
+		b.w = copy(*b.large, b.buf[:b.w])
+		b.buf = *b.large
+	case !b.burst && b.large != nil && b.w == 0:
+		largeReadBufs.Put(b.large)
+		b.large, b.buf = nil, b.small
 	}
 	for range 100 {
 		room := len(b.buf) - b.w
