@@ -146,6 +146,12 @@ type linkHooks struct {
 // signal when the thread that started the child exits, and the Go runtime
 // retires threads of goroutines that exit while locked to them.
 //
+// A connected agent holds no OS thread of its own on Linux: its exit and
+// its watchdog's are awaited through pidfds in Go's poller, on one goroutine
+// shared by all agents (kernels before 5.3 fall back to a blocked thread per
+// process). On macOS, the BSDs and Windows each agent holds one thread,
+// blocked in its wait; Go stops a program at 10 000 threads.
+//
 // What escapes: a descendant that leaves the agent's process group (setsid,
 // setpgid — daemons, or a terminal multiplexer the agent starts) is neither
 // reached by Close nor by the watchdog; only the kernel could track it, by
@@ -219,6 +225,9 @@ func (t *StreamTransport) open(context.Context, linkHooks) (*link, error) {
 // stderrRingSize bounds what is kept of the agent's stderr.
 const stderrRingSize = 64 << 10
 
+// stderrReadBuf is the size of the reads from the agent's stderr.
+const stderrReadBuf = 2 << 10
+
 // Connect starts the agent and returns a Conn over its stdin and stdout.
 // Closing the Conn shuts the agent down in stages, as described above.
 func (t *CommandTransport) Connect(ctx context.Context) (Conn, error) {
@@ -273,8 +282,9 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		termGrace:  orDefault(t.TerminateGrace, 2*time.Second),
 	}
 	go p.drainStderr(errR, t.Stderr, h.stderrLine)
-	go func() {
-		err := cmd.Wait()
+	// Reap waits without a thread of its own (on Linux) and runs this on a
+	// goroutine shared by all agents: it must not block.
+	procgroup.Reap(cmd, func(err error) {
 		group.Reaped()
 		p.mu.Lock()
 		p.state, p.waitErr = cmd.ProcessState, err
@@ -286,7 +296,7 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		// is a wake-up, not a wait: it has passed when it is set.
 		_ = outR.SetReadDeadline(time.Now())
 		_ = errR.SetReadDeadline(time.Now())
-	}()
+	})
 
 	var rOnce, wOnce sync.Once
 	return &link{
@@ -358,7 +368,9 @@ func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 	defer close(p.stderrDone)
 	defer r.Close()
 	er := &exitReader{f: r} // after the exit, read what is left and stop
-	buf := make([]byte, 32<<10)
+	// Stderr is rarely busy: a small buffer, since every idle connection
+	// holds one while it waits.
+	buf := make([]byte, stderrReadBuf)
 	var partial []byte
 	for {
 		n, err := er.Read(buf)
@@ -372,6 +384,9 @@ func (p *process) drainStderr(r *os.File, w io.Writer, onLine func([]byte)) {
 			p.mu.Unlock()
 			if w != nil || onLine != nil {
 				partial = emitLines(append(partial, chunk...), w, onLine)
+				if len(partial) == 0 && cap(partial) > stderrReadBuf {
+					partial = nil // a long line is over: let its buffer go
+				}
 				if len(partial) > stderrRingSize {
 					// A line that never ends is still output: flush it.
 					emitLine(partial, w, onLine)

@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,7 @@ import (
 var (
 	quick      = flag.Bool("quick", false, "fewer repetitions and smaller slow-consumer turns (~1 minute)")
 	reps       = flag.Int("reps", 0, "repetitions of the throughput scenario (default 7, quick 3)")
-	only       = flag.String("only", "", "comma-separated scenarios to run: turn,slow,burst,handshake,memory (default all)")
+	only       = flag.String("only", "", "comma-separated scenarios to run: turn,slow,burst,handshake,memory,scale (default all)")
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile = flag.String("memprofile", "", "write an allocation profile of the run to this file")
 )
@@ -37,6 +38,10 @@ func main() {
 		return
 	}
 	flag.Parse()
+	if n, _ := strconv.Atoi(os.Getenv(envScale)); n > 0 {
+		runScaleChild(n)
+		return
+	}
 	if *reps <= 0 {
 		*reps = 7
 		if *quick {
@@ -74,6 +79,7 @@ func main() {
 	run("burst", scenarioBurst)
 	run("handshake", scenarioHandshake)
 	run("memory", scenarioMemory)
+	run("scale", scenarioScale)
 	fmt.Printf("\n# benchstat-compatible lines\n%s", bench.String())
 	fmt.Printf("\ntotal %.1fs\n", time.Since(start).Seconds())
 }

@@ -47,6 +47,8 @@ func writerCmd(mode string, n int) *exec.Cmd {
 //	burst:     session/load replays n chunks before its response
 //	stream:    a prompt is answered by n chunks of 1000 bytes, rendered
 //	           on the fly (n=100 000: a 100 MB message)
+//	tiny:      a prompt is answered by n chunks of 16 bytes, rendered on
+//	           the fly (the many-agents scenario: small agents)
 //	turns, streamturns: the bytes of turn or stream, cut into prompts of
 //	           ACP_BENCH_PER updates each (one group per prompt, in order):
 //	           how coder/acp-go-sdk, which drops the connection when more
@@ -100,6 +102,8 @@ func runWriter(mode string) {
 			switch mode {
 			case "stream":
 				writeStream(out, 0, n, 1000)
+			case "tiny":
+				writeStream(out, 0, n, 16)
 			case "streamturns":
 				writeStream(out, next*per, min(per, n-next*per), 1000)
 				next++

@@ -13,7 +13,8 @@ import (
 )
 
 // KeepBufBytes is the largest line buffer a LineReader keeps between lines:
-// one huge line must not pin its buffer for the connection's life.
+// one huge line must not pin its buffer for the connection's life. Between
+// bursts it keeps none above the small read buffer's size (see readBuf).
 const KeepBufBytes = 1 << 20
 
 // LineReader splits a byte stream into newline-terminated lines of at most
@@ -23,7 +24,7 @@ const KeepBufBytes = 1 << 20
 // crashing agent's last words are exactly such a line). It is for one
 // goroutine.
 type LineReader struct {
-	br   *bufio.Reader
+	br   *readBuf
 	buf  []byte
 	max  int
 	over jsonscan.IDScanner
@@ -31,7 +32,7 @@ type LineReader struct {
 
 // NewLineReader returns a reader of lines of at most max bytes from r.
 func NewLineReader(r io.Reader, max int) *LineReader {
-	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &LineReader{br: newReadBuf(r), max: max}
 }
 
 // Next returns the next line without its terminator (\n or \r\n), and the
@@ -40,7 +41,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // from it is in Oversized. The line is valid until the next call. At the end
 // of the input Next returns io.EOF.
 func (r *LineReader) Next() ([]byte, int64, error) {
-	if cap(r.buf) > KeepBufBytes {
+	if cap(r.buf) > KeepBufBytes || cap(r.buf) > smallReadBuf && r.br.idle() {
+		// One huge line must not pin its buffer; nor, once the burst is
+		// over, must the long lines of a burst.
 		r.buf = nil
 	}
 	r.buf = r.buf[:0]

@@ -46,3 +46,41 @@ func TestLineReaderDropsHugeBuffer(t *testing.T) {
 		t.Errorf("kept a %d-byte buffer", c)
 	}
 }
+
+// Under a burst the reader moves to a large buffer even when no read ends
+// on a line boundary, and goes back to its small one once the input is
+// drained; lines come through whole either way.
+func TestLineReaderGrowsAndShrinks(t *testing.T) {
+	var in strings.Builder
+	for i := range 5000 {
+		in.WriteString(strings.Repeat("x", 100+i%37) + "\n")
+	}
+	src := &countingReader{r: strings.NewReader(in.String())}
+	r := NewLineReader(src, 1<<20)
+	for i := range 5000 {
+		line, _, err := r.Next()
+		if err != nil || len(line) != 100+i%37 {
+			t.Fatalf("line %d: %d bytes, %v", i, len(line), err)
+		}
+	}
+	// About 560 KB: in 64 KiB reads, not 2 KiB ones.
+	if src.reads > 40 {
+		t.Errorf("%d reads for %d bytes: the buffer did not grow", src.reads, in.Len())
+	}
+	if _, _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next = %v, want io.EOF", err)
+	}
+	if r.br.large != nil || len(r.br.buf) != smallReadBuf {
+		t.Errorf("after a short read the reader kept a %d-byte buffer", len(r.br.buf))
+	}
+}
+
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	c.reads++
+	return c.r.Read(b)
+}

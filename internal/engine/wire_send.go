@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -94,9 +95,11 @@ func (w *Wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, er
 	return ch, nil
 }
 
+// writeBufs are the writers' buffers, shared by all connections.
+var writeBufs = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
+
 func (w *Wire) writeLoop() {
 	defer close(w.wdone)
-	bw := bufio.NewWriterSize(w.w, 64<<10)
 	for {
 		w.mu.Lock()
 		for len(w.urgent) == 0 && len(w.normal) == 0 && !w.wclosed {
@@ -122,6 +125,10 @@ func (w *Wire) writeLoop() {
 		}
 		w.mu.Unlock()
 
+		// The buffer is the pool's between batches: an idle connection
+		// holds none.
+		bw := writeBufs.Get().(*bufio.Writer)
+		bw.Reset(w.w)
 		var err error
 		for _, f := range frames {
 			if w.hooks.Trace != nil {
@@ -137,6 +144,8 @@ func (w *Wire) writeLoop() {
 		if err == nil {
 			err = bw.Flush()
 		}
+		bw.Reset(nil)
+		writeBufs.Put(bw)
 
 		w.mu.Lock()
 		if err != nil && w.werr == nil {

@@ -12,6 +12,10 @@
 // process dies (Pdeathsig), which covers a leader whose watchdog could not
 // be started (no /bin/sh).
 //
+// [Reap] waits for a started process (a leader, a watchdog) without an OS
+// thread per process on Linux: a pidfd per process in one epoll set, in
+// Go's poller.
+//
 // On Windows the process runs in a job object of its own, which every
 // process it starts joins, and which kills whatever is still in it when its
 // last handle closes: when the Group is closed or this process dies.

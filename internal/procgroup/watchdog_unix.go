@@ -27,34 +27,46 @@ type watchdog struct {
 
 // startWatchdog joins a watchdog to process group pgid.
 //
-// The watchdog's death is learnt from its stdout, a pipe that reads EOF
-// once the watchdog (its only writer) is gone: that read parks a goroutine
-// in Go's poller, where waiting for the process would hold an OS thread for
-// as long as the group lives.
+// The watchdog is reaped without holding an OS thread for as long as the
+// group lives: on Linux through [Reap]; elsewhere its death is learnt from
+// its stdout, a pipe that reads EOF once the watchdog (its only writer) is
+// gone, a read that parks a goroutine in Go's poller.
 func startWatchdog(pgid int) (*watchdog, error) {
 	r, w, err := os.Pipe() // close-on-exec: no other child inherits w
 	if err != nil {
 		return nil, err
 	}
-	gone, out, err := os.Pipe()
-	if err != nil {
-		r.Close()
-		w.Close()
-		return nil, err
+	var gone, out *os.File
+	if !reapsWithoutThread {
+		if gone, out, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
 	}
 	cmd := exec.Command("/bin/sh", "-c", watchdogScript)
 	cmd.Stdin = r
-	cmd.Stdout = out
+	if out != nil {
+		cmd.Stdout = out
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
 	err = cmd.Start()
 	r.Close()
-	out.Close()
+	if out != nil {
+		out.Close()
+	}
 	if err != nil {
 		w.Close()
-		gone.Close()
+		if gone != nil {
+			gone.Close()
+		}
 		return nil, err
 	}
 	wd := &watchdog{pipe: w, done: make(chan struct{})}
+	if gone == nil {
+		Reap(cmd, func(error) { close(wd.done) })
+		return wd, nil
+	}
 	go func() {
 		_, _ = io.Copy(io.Discard, gone)
 		gone.Close()
