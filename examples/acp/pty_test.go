@@ -87,14 +87,15 @@ func (s *screen) expect(t *testing.T, want string) {
 	}
 }
 
-// The interactive mode under a pseudo-terminal: Tab completes the client's
-// and the agent's slash commands, a permission request opens a dialog (ask
-// is the default on a terminal), Ctrl-C cancels the running turn and
-// /quit ends the program.
-func TestInteractiveTerminal(t *testing.T) {
+// startPTY runs the command with args on a new pseudo-terminal, as a
+// session leader with it as the controlling terminal (so Ctrl-C typed
+// there is SIGINT). typ types on the terminal; the command is killed at
+// the end of the test if it is still running.
+func startPTY(t *testing.T, args ...string) (cmd *exec.Cmd, sc *screen, typ func(string)) {
+	t.Helper()
 	master, slave := openPTY(t)
-	defer master.Close()
-	cmd := exec.Command(os.Args[0], "--cwd", t.TempDir())
+	t.Cleanup(func() { master.Close() })
+	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -102,20 +103,42 @@ func TestInteractiveTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	sc := &screen{}
+	sc = &screen{}
 	sc.cond = sync.NewCond(&sc.mu)
 	go sc.read(master)
-	defer func() {
+	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()
 		}
-	}()
-	typ := func(s string) {
+	})
+	return cmd, sc, func(s string) {
 		if _, err := master.WriteString(s); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// ptyAgentArgs is agentArgs for a command under startPTY: the agent must
+// not inherit cliMainEnv, which would make it run the command instead.
+func ptyAgentArgs(t *testing.T, name string) []string {
+	agent := agentArgs(t, name)
+	return append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+}
+
+// all returns everything the program has written so far.
+func (s *screen) all() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// The interactive mode under a pseudo-terminal: Tab completes the client's
+// and the agent's slash commands, a permission request opens a dialog (ask
+// is the default on a terminal), Ctrl-C cancels the running turn and
+// /quit ends the program.
+func TestInteractiveTerminal(t *testing.T) {
+	cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
 
 	sc.expect(t, "> ")
 	typ("/he\t") // the client's command

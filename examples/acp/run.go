@@ -34,7 +34,11 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	// then 1 s, then SIGKILL.
 	tr := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
 	if cfg.stderr {
-		tr.Stderr = out.stderr
+		// The agent's own bytes, live: escaped like everything else it
+		// chooses, so its stderr cannot drive the terminal either.
+		sw := &cleanWriter{w: out.stderr, mu: &out.mu}
+		defer sw.flush()
+		tr.Stderr = sw
 	}
 	opts := &acp.ClientOptions{
 		ClientInfo: &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
@@ -127,7 +131,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 		if _, ok := m.(*acp.EnvVarAuthMethod); !ok {
 			continue
 		}
-		out.note("authenticating with %s", m.MethodID())
+		out.note("authenticating with %s", cleanLine(m.MethodID()))
 		if _, aerr := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: m.MethodID()}); aerr != nil {
 			return nil, fmt.Errorf("%w\n(tried %s: %v)", err, m.MethodID(), aerr)
 		}
@@ -298,7 +302,7 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 			} else if err := s.SetMode(ctx, id); err != nil {
 				out.note("%v", err)
 			} else {
-				out.note("mode: %s", id)
+				out.note("mode: %s", cleanLine(id))
 			}
 		case strings.HasPrefix(line, "/config"):
 			arg := strings.TrimSpace(strings.TrimPrefix(line, "/config"))
