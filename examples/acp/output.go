@@ -607,6 +607,15 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 		if ctx.Err() != nil {
 			return acp.CancelledOutcome(), nil
 		}
+		if errors.Is(err, errInterrupted) && req.Turn != nil {
+			// Ctrl-C here does what it does anywhere in a turn: cancel
+			// it. Turn.Cancel answers this request cancelled and the
+			// turn ends; a second Ctrl-C (now a signal, the terminal
+			// is no longer raw) exits.
+			o.note("cancelling (Ctrl-C again to exit)")
+			req.Turn.Cancel()
+			return acp.CancelledOutcome(), nil
+		}
 		if err != nil {
 			return acp.RejectAll(ctx, req)
 		}

@@ -176,3 +176,29 @@ func TestInteractiveTerminal(t *testing.T) {
 		t.Fatalf("exit: %v", err)
 	}
 }
+
+// Ctrl-C while the permission dialog waits cancels the turn, as it does
+// anywhere in a turn (the request is answered cancelled), and the session
+// goes on at the prompt.
+func TestCtrlCInPermissionDialog(t *testing.T) {
+	cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
+	sc.expect(t, "> ")
+	typ("hello\r")
+	sc.expect(t, "[permission] Write acp-demo.txt? (edit)")
+	sc.expect(t, "choose: ")
+	typ("\x03")
+	sc.expect(t, "cancelling (Ctrl-C again to exit)")
+	sc.expect(t, "[permission] Write acp-demo.txt?: cancelled")
+	sc.expect(t, "[cancelled]")
+	sc.expect(t, "> ")
+	typ("hello again\r") // the session is still there
+	sc.expect(t, "choose: ")
+	typ("2\r")
+	sc.expect(t, `You said: "hello again"`)
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "> ")
+	typ("/quit\r")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
