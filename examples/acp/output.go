@@ -28,6 +28,7 @@ type output struct {
 	last     string // kind of the last thing printed, for line breaks
 	lastDraw time.Time
 	spinning bool
+	reading  int        // prompts waiting for input: the spinner must not draw over them
 	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
 
 	// Where the renderer is in the current turn's events: a permission
@@ -415,7 +416,7 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 			case <-tick.C:
 			}
 			o.mu.Lock()
-			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" {
+			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" && o.reading == 0 {
 				fmt.Fprintf(o.stderr, "\r%c working", frames[i%len(frames)])
 				o.spinning = true
 			}
@@ -600,7 +601,14 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 		fmt.Fprintf(o.stdout, "  %d) %s [%s]\n", i+1, cleanLine(opt.Name), cleanLine(string(opt.Kind)))
 	}
 	o.last = ""
+	o.reading++
 	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.reading--
+		o.lastDraw = time.Now()
+		o.mu.Unlock()
+	}()
 	prompt := "choose: "
 	for {
 		line, err := o.lines.ReadLine(ctx, prompt)

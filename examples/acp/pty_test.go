@@ -12,7 +12,26 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/acpclient/acp/acptest"
 )
+
+func init() {
+	// An agent that asks for permission and, while the dialog waits, is
+	// silent for a second (long enough for the working spinner to draw
+	// several times) before it says "still here".
+	acptest.Register("quietdialog", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.ToolCall(acptest.ToolCall{ID: "e1", Title: "Edit a.go", Kind: "edit", Status: "pending"})
+			go func() {
+				time.Sleep(time.Second)
+				t.Say("still here")
+			}()
+			t.RequestPermission(map[string]any{"toolCallId": "e1"}, nil)
+			return "end_turn", nil
+		}})
+	})
+}
 
 // openPTY returns a pseudo-terminal's master and slave ends.
 func openPTY(t *testing.T) (master, slave *os.File) {
@@ -126,6 +145,13 @@ func ptyAgentArgs(t *testing.T, name string) []string {
 	return append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
 }
 
+// mark returns where the last match ended, for all()[mark:].
+func (s *screen) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen
+}
+
 // all returns everything the program has written so far.
 func (s *screen) all() string {
 	s.mu.Lock()
@@ -195,6 +221,27 @@ func TestCtrlCInPermissionDialog(t *testing.T) {
 	sc.expect(t, "choose: ")
 	typ("2\r")
 	sc.expect(t, `You said: "hello again"`)
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "> ")
+	typ("/quit\r")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// The working spinner stops while the permission dialog waits for an
+// answer: it does not draw over the "choose:" prompt.
+func TestSpinnerStopsDuringDialog(t *testing.T) {
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "quietdialog")...)...)
+	sc.expect(t, "> ")
+	typ("go\r")
+	sc.expect(t, "choose: ")
+	from := sc.mark()
+	sc.expect(t, "still here")
+	if shown := sc.all()[from:]; strings.Contains(shown, "working") {
+		t.Errorf("the spinner drew over the dialog: %q", shown)
+	}
+	typ("2\r")
 	sc.expect(t, "[end_turn]")
 	sc.expect(t, "> ")
 	typ("/quit\r")
