@@ -184,9 +184,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.fail(fmt.Errorf("%v: the agent was shut down", sig))
 		return signalStatus(sig)
 	}
+	if errors.Is(err, errInterrupted) {
+		// Ctrl-C at the prompt: the terminal was raw, so it came as a
+		// key, not as SIGINT, but it ends the command the same way.
+		out.fail(fmt.Errorf("%v: the agent was shut down", os.Interrupt))
+		return statusInterrupted
+	}
 	if err != nil {
 		out.fail(err)
 		return 1
 	}
 	return 0
 }
+
+// statusInterrupted is the exit status for Ctrl-C (SIGINT) outside a
+// turn, or twice in one: 128 + SIGINT's number, as a shell reports a
+// process killed by it.
+const statusInterrupted = 130

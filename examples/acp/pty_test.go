@@ -3,6 +3,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -152,6 +154,17 @@ func (s *screen) mark() int {
 	return s.seen
 }
 
+// rest waits for the end of the output and returns what follows the last
+// match.
+func (s *screen) rest() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.eof {
+		s.cond.Wait()
+	}
+	return s.buf.String()[s.seen:]
+}
+
 // all returns everything the program has written so far.
 func (s *screen) all() string {
 	s.mu.Lock()
@@ -247,5 +260,39 @@ func TestSpinnerStopsDuringDialog(t *testing.T) {
 	typ("/quit\r")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)
+	}
+}
+
+// At an idle prompt Ctrl-C ends the command with status 130 and Ctrl-D
+// with 0, each on a line of its own (the terminal is raw at the prompt,
+// so both come as keys, and the line editor reports both as io.EOF).
+func TestCtrlCAndCtrlDAtPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		key    string
+		status int
+		rest   string // what follows the prompt
+	}{
+		{"\x03", 130, "\r\nacp: interrupt: the agent was shut down\r\n"},
+		{"\x04", 0, "\r\n"},
+	} {
+		t.Run(fmt.Sprintf("%q", tc.key), func(t *testing.T) {
+			cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
+			sc.expect(t, "> ")
+			typ(tc.key)
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.status {
+				t.Errorf("exit status %d, want %d", code, tc.status)
+			}
+			if rest := sc.rest(); rest != tc.rest {
+				t.Errorf("after the prompt: %q, want %q", rest, tc.rest)
+			}
+		})
 	}
 }

@@ -255,7 +255,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 				if turn.State().Cancelled {
 					out.note("interrupted again: exiting")
 					s.Client().Close()
-					os.Exit(130)
+					os.Exit(statusInterrupted)
 				}
 				out.note("cancelling (Ctrl-C again to exit)")
 				turn.Cancel()
