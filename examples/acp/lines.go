@@ -23,6 +23,10 @@ type lineReader interface {
 	// at the end of input (Ctrl-D on an empty line) and errInterrupted for
 	// Ctrl-C typed at a terminal's prompt.
 	ReadLine(ctx context.Context, prompt string) (string, error)
+	// Abandon gives up a read its caller has stopped waiting for, before
+	// the command exits: a terminal is put back in cooked mode and the
+	// cursor moves to a new line, off the prompt.
+	Abandon()
 }
 
 // errInterrupted is ReadLine's error for Ctrl-C at a terminal's prompt:
@@ -60,6 +64,8 @@ type pipeLines struct {
 	out io.Writer
 }
 
+func (p *pipeLines) Abandon() {}
+
 func (p *pipeLines) ReadLine(ctx context.Context, prompt string) (string, error) {
 	select {
 	case r, ok := <-p.ch:
@@ -84,6 +90,7 @@ type ttyLines struct {
 	mu      sync.Mutex
 	t       *term.Terminal
 	pending chan lineResult // a read whose caller gave up
+	cooked  *term.State     // while a read has the terminal raw: its state before
 }
 
 // newTerminal returns a line editor on stdin and stdout, keeping the
@@ -109,7 +116,10 @@ func (r *ttyLines) ReadLine(ctx context.Context, prompt string) (string, error) 
 		t := r.t
 		t.SetPrompt(prompt)
 		go func() {
+			r.mu.Lock()
 			old, err := term.MakeRaw(r.fd)
+			r.cooked = old
+			r.mu.Unlock()
 			if err != nil {
 				ch <- lineResult{err: err}
 				return
@@ -130,7 +140,12 @@ func (r *ttyLines) ReadLine(ctx context.Context, prompt string) (string, error) 
 				r.t = r.newTerminal()
 				r.mu.Unlock()
 			}
-			term.Restore(r.fd, old)
+			r.mu.Lock()
+			if r.cooked != nil {
+				term.Restore(r.fd, old)
+				r.cooked = nil
+			}
+			r.mu.Unlock()
 			ch <- lineResult{line, err}
 		}()
 	}
@@ -143,6 +158,16 @@ func (r *ttyLines) ReadLine(ctx context.Context, prompt string) (string, error) 
 		r.pending = ch
 		r.mu.Unlock()
 		return "", ctx.Err()
+	}
+}
+
+func (r *ttyLines) Abandon() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cooked != nil {
+		term.Restore(r.fd, r.cooked)
+		r.cooked = nil
+		io.WriteString(r.out, "\n")
 	}
 }
 

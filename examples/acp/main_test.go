@@ -224,3 +224,12 @@ func roundTrip(t *testing.T, v any) any {
 	}
 	return out
 }
+
+// The SDK's errors start with "acp: ", and so does every line the command
+// prints about them: once, not twice.
+func TestErrorLineHasOnePrefix(t *testing.T) {
+	_, errOut, _ := runCLI(t, "fail\n", agentArgs(t, "hostile")...)
+	if !strings.Contains(errOut, "\nacp: session/prompt: agent error") || strings.Contains(errOut, "acp: acp:") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}

@@ -157,7 +157,7 @@ func (o *output) note(format string, args ...any) {
 		fmt.Fprintln(o.stdout)
 		o.last = ""
 	}
-	fmt.Fprintln(o.stderr, "acp: "+cleanText(msg))
+	fmt.Fprintln(o.stderr, "acp: "+cleanText(strings.TrimPrefix(msg, "acp: ")))
 }
 
 // diagnostic prints one of the client's diagnostics (--diagnostics). It
@@ -193,7 +193,8 @@ func (o *output) fail(err error) {
 	if o.last != "" {
 		fmt.Fprintln(o.stdout)
 	}
-	fmt.Fprintln(o.stderr, "acp: "+cleanText(msg))
+	// The SDK's errors start with "acp: " already.
+	fmt.Fprintln(o.stderr, "acp: "+cleanText(strings.TrimPrefix(msg, "acp: ")))
 }
 
 func lastLines(s string, n int) string {

@@ -33,6 +33,17 @@ func init() {
 			return "end_turn", nil
 		}})
 	})
+	// An agent that dies just after its first turn, saying why on stderr.
+	acptest.Register("dies", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.Say("bye")
+			t.AfterTurn(func() {
+				fmt.Fprintln(os.Stderr, "fatal: out of cheese")
+				os.Exit(3)
+			})
+			return "end_turn", nil
+		}})
+	})
 }
 
 // openPTY returns a pseudo-terminal's master and slave ends.
@@ -294,5 +305,25 @@ func TestCtrlCAndCtrlDAtPrompt(t *testing.T) {
 				t.Errorf("after the prompt: %q, want %q", rest, tc.rest)
 			}
 		})
+	}
+}
+
+// An agent that dies while the prompt waits is reported at once, with its
+// exit status and the tail of its stderr, and the command exits 1, rather
+// than prompting on for a connection that is gone.
+func TestAgentDiesAtPrompt(t *testing.T) {
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
+	sc.expect(t, "> ")
+	typ("go\r")
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "acp: the agent has gone: connection closed: agent exit status 3; stderr tail:")
+	sc.expect(t, "fatal: out of cheese")
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if all := sc.all(); strings.Contains(all, "acp: acp:") {
+		t.Errorf("a doubled prefix:\n%s", all)
 	}
 }

@@ -280,8 +280,24 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 	if out.json {
 		prompt = ""
 	}
+	// An agent that dies while the prompt waits is reported then, not at
+	// the next prompt sent to it: the read stops when the connection ends.
+	c := s.Client()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-c.Done():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	for {
 		raw, err := out.lines.ReadLine(ctx, prompt)
+		if gone := agentGone(c); gone != nil {
+			out.lines.Abandon()
+			return gone
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -317,11 +333,36 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 			out.note("unknown command %s (try /help)", strings.Fields(line)[0])
 		default:
 			if err := runTurn(ctx, s, line, cfg, out, sigs); err != nil {
+				if gone := agentGone(c); gone != nil {
+					return gone
+				}
 				out.note("%v", err)
 			}
 		}
 	}
 }
+
+// agentGone returns why the connection to the agent has ended (its exit
+// status and the tail of its stderr, when it died), or nil while it is
+// open.
+func agentGone(c *acp.Client) error {
+	select {
+	case <-c.Done():
+		return goneError{c.Err()}
+	default:
+		return nil
+	}
+}
+
+// goneError says the agent is gone; it wraps the client's reason
+// (acp.ErrConnClosed, and an *acp.ExitError when the process died).
+type goneError struct{ err error }
+
+func (e goneError) Error() string {
+	return "the agent has gone: " + strings.TrimPrefix(e.err.Error(), "acp: ")
+}
+
+func (e goneError) Unwrap() error { return e.err }
 
 // slashCommands are the completions for "/": the client's commands and the
 // agent's, from its latest available_commands_update.
