@@ -57,6 +57,7 @@ func init() {
 						map[string]any{"optionId": "no:" + hostile, "name": "no", "kind": "reject_once"},
 					})
 				t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "status:" + hostile})
+				t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "failed", Content: []any{acptest.ToolContent(acptest.Text("why:" + hostile))}})
 				t.Update(map[string]any{"sessionUpdate": "kind:" + hostile})
 				t.Mode("newmode:" + hostile)
 				return acptest.StopReason("stop:" + hostile), nil
@@ -85,7 +86,7 @@ func rawControls(s string) (string, bool) {
 
 // Every text-mode output path, fed the hostile string by the agent: the
 // agent's name, session list, replayed history, messages, thoughts, plan,
-// tool titles, kinds and statuses, the permission line, slash commands,
+// tool titles, kinds, statuses and failures, the permission line, slash commands,
 // modes, config options, diagnostics, the stop reason, an error reply, the
 // live stderr, and the dead agent's stderr tail. Nothing reaches stdout or
 // stderr but printable text, newlines and tabs; every string shows escaped.
@@ -114,7 +115,7 @@ func TestHostileStringsEscapedInText(t *testing.T) {
 	check("--session", []string{"replayed-user:", "replayed-agent:"}, "--session", "old", "-p", "fail")
 	check("interactive", []string{
 		"title:", "thought:", "message:", "plan:", "tool:", "kind:", "ask:", "no:", "status:",
-		"newmode:", "stop:", "cmd:", "mode:", "cfg:", "val:", "error:", "live:", "stderr:",
+		"why:", "newmode:", "stop:", "cmd:", "mode:", "cfg:", "val:", "error:", "live:", "stderr:",
 	}, "stdin=go\n/help\n/mode\n/config\nfail\ndie\n", "--diagnostics", "--stderr")
 	if !strings.Contains(all.String(), `\xff`) {
 		t.Error("a byte that is not UTF-8 is not shown as \\xff")

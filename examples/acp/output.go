@@ -328,13 +328,17 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	case *acp.AgentThoughtChunk:
 		o.textf("thought", "%s", prefixFirst("(thinking) ", cleanText(blockText(u.Content)), o.last == "thought"))
 	case *acp.ToolCall:
-		o.textf("tool", "[tool] %s (%s) %s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))))
+		o.textf("tool", "[tool] %s (%s) %s%s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content))
 		o.last = ""
 	case *acp.ToolCallUpdate:
 		if u.Status == nil {
 			return
 		}
-		o.textf("tool", "[tool] %s: %s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)))
+		content := u.Content
+		if content == nil && ev.ToolCall != nil {
+			content = ev.ToolCall.Content
+		}
+		o.textf("tool", "[tool] %s: %s%s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content))
 		o.last = ""
 	case *acp.Plan:
 		var b strings.Builder
@@ -356,6 +360,39 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		o.last = ""
 	}
 }
+
+// failure is why a failed tool call failed, as ": reason" on its status
+// line: the first line of its last text content (where agents say why:
+// "Rejected by the user.", "the client does not offer fs/write_text_file"),
+// at most maxReason runes. Otherwise "", and for any other status.
+func failure(status acp.ToolCallStatus, content []acp.ToolCallContent) string {
+	if status != acp.ToolCallStatusFailed {
+		return ""
+	}
+	for i := len(content) - 1; i >= 0; i-- {
+		tc, ok := content[i].(*acp.ToolContent)
+		if !ok {
+			continue
+		}
+		why := strings.TrimSpace(acp.TextOf(tc.Content))
+		if why == "" {
+			continue
+		}
+		first, _, more := strings.Cut(why, "\n")
+		first = strings.TrimSpace(first)
+		if r := []rune(first); len(r) > maxReason {
+			first, more = string(r[:maxReason]), true
+		}
+		if more {
+			first += " …"
+		}
+		return ": " + cleanLine(first)
+	}
+	return ""
+}
+
+// maxReason bounds the reason shown for a failed tool call: one line.
+const maxReason = 120
 
 func blockText(b acp.ContentBlock) string {
 	if img, ok := b.(*acp.ImageContent); ok {
