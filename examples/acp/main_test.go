@@ -270,3 +270,21 @@ func TestFailureReason(t *testing.T) {
 		}
 	}
 }
+
+// --help shows examples, the interactive commands and the exit statuses,
+// as well as the flags, and exits 0.
+func TestHelpText(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "--help")
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{
+		"usage: acp", "examples:", `acp -p "hello" -- codex-acp`, "-permission",
+		"interactive commands:", "/mode [ID]", "/config [ID=VALUE]", "/quit", "Ctrl-C",
+		"exit status:", "\n  0 ", "\n  1 ", "\n  2 ", "\n  130 ", "143 SIGTERM",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--help lacks %q:\n%s", want, errOut)
+		}
+	}
+}
