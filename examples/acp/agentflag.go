@@ -102,7 +102,7 @@ func (r *registryFlags) list(ctx context.Context, cfg *config, out *output) int 
 	tw := tabwriter.NewWriter(out.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tVERSION\tDISTRIBUTION")
 	for _, a := range reg.Agents {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.ID, a.Name, a.Version, strings.Join(a.Kinds(), ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cleanLine(a.ID), cleanLine(a.Name), cleanLine(a.Version), strings.Join(a.Kinds(), ", "))
 	}
 	tw.Flush()
 	return 0

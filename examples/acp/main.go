@@ -31,11 +31,18 @@
 // ["binary","npx","uvx"],"platforms":[...]} ("platforms", the binary
 // distribution's, only when there is one).
 //
-// Ctrl-C (SIGINT) during a turn cancels the turn; a second one exits with
-// status 130. SIGTERM, SIGHUP, and SIGINT outside a turn shut the agent
-// down in stages (stdin closed, 2 s, SIGTERM, 1 s, SIGKILL to its process
-// group), print an error event, and exit with 128 plus the signal's number
-// (143, 129, 130): no agent process outlives the command.
+// Ctrl-C (SIGINT) during a turn, also in a permission dialog, cancels the
+// turn; a second one exits with status 130. SIGTERM, SIGHUP, and SIGINT
+// or Ctrl-C outside a turn shut the agent down in stages (stdin closed,
+// 2 s, SIGTERM, 1 s, SIGKILL to its process group), print an error event,
+// and exit with 128 plus the signal's number (143, 129, 130): no agent
+// process outlives the command. Ctrl-D or the end of input at the prompt
+// exits 0. An agent that exits or closes its output is reported at once,
+// with its exit status and stderr tail, and the command exits 1.
+//
+// Without --json, every string the agent chooses is printed with its
+// control characters escaped (\r, \x1b, \u009b; see sanitize.go), so that
+// it cannot drive the terminal.
 //
 // These flags, this output and these exit statuses are a stable contract.
 package main
@@ -53,6 +60,40 @@ import (
 
 	"github.com/acpclient/acp/examples/internal/demo"
 )
+
+const usageHead = `usage: acp [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]
+
+With no agent command, acp runs the demo agent built into it.
+With no -p, it reads prompts interactively.
+
+examples:
+  acp -p "hello"                         one turn with the demo agent
+  acp -p "hello" -- codex-acp            a real agent
+  acp -p "hello" --agent codex-acp       an agent from the ACP registry
+  acp --list-agents                      the registry's agents
+  acp --json -p "a" -p "b" -- my-agent   two turns, as NDJSON for scripts
+  acp --fs --permission allow -- my-agent
+                                         interactive; the agent may edit files in --cwd
+
+flags:
+`
+
+const usageTail = `
+interactive commands:
+  /mode [ID]           show the session's modes, or switch to one
+  /config [ID=VALUE]   show the config options, or set one
+  /help                these commands and the agent's own
+  /quit, /exit         end the session (so does Ctrl-D)
+  /NAME ...            the agent's slash commands are sent as typed
+  Ctrl-C               cancel the turn (also in a permission dialog); at the prompt, exit
+
+exit status:
+  0    the last turn ended, whatever its stop reason; or /quit, Ctrl-D, end of input
+  1    a failure, including the agent exiting or closing its output
+  2    bad flags
+  130  Ctrl-C at the prompt, or twice in a turn
+  129  SIGHUP; 143 SIGTERM (the agent is shut down in stages first)
+`
 
 // demoEnv makes the binary serve the demo agent on stdin/stdout instead of
 // running the command: `acp` with no agent re-executes itself this way, so
@@ -119,8 +160,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
 	cfg.registry.register(fs, stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: acp [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]\n\nWith no agent command, acp runs the demo agent built into it.\nWith no -p, it reads prompts interactively.\n\nflags:\n")
+		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, usageTail)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -184,9 +226,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.fail(fmt.Errorf("%v: the agent was shut down", sig))
 		return signalStatus(sig)
 	}
+	if errors.Is(err, errInterrupted) {
+		// Ctrl-C at the prompt: the terminal was raw, so it came as a
+		// key, not as SIGINT, but it ends the command the same way.
+		out.fail(fmt.Errorf("%v: the agent was shut down", os.Interrupt))
+		return statusInterrupted
+	}
 	if err != nil {
 		out.fail(err)
 		return 1
 	}
 	return 0
 }
+
+// statusInterrupted is the exit status for Ctrl-C (SIGINT) outside a
+// turn, or twice in one: 128 + SIGINT's number, as a shell reports a
+// process killed by it.
+const statusInterrupted = 130

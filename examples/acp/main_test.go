@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
@@ -223,4 +224,67 @@ func roundTrip(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// The SDK's errors start with "acp: ", and so does every line the command
+// prints about them: once, not twice.
+func TestErrorLineHasOnePrefix(t *testing.T) {
+	_, errOut, _ := runCLI(t, "fail\n", agentArgs(t, "hostile")...)
+	if !strings.Contains(errOut, "\nacp: session/prompt: agent error") || strings.Contains(errOut, "acp: acp:") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// A failed tool call says why on its status line: with --fs off the
+// demo's allowed write fails, and a rejected one fails too.
+func TestFailedToolCallShowsWhy(t *testing.T) {
+	for _, tc := range []struct{ permission, want string }{
+		{"allow", "[tool] Write acp-demo.txt: failed: Skipped: the client does not offer fs/write_text_file.\n"},
+		{"reject", "[tool] Write acp-demo.txt: failed: Rejected by the user.\n"},
+	} {
+		out, errOut, code := runCLI(t, "", "--permission", tc.permission, "--cwd", t.TempDir(), "-p", "write it")
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("--permission %s: exit %d, stdout lacks %q:\n%s%s", tc.permission, code, tc.want, out, errOut)
+		}
+	}
+}
+
+// The reason shown for a failed tool call: the first line of its text,
+// cut at maxReason runes, escaped.
+func TestFailureReason(t *testing.T) {
+	long := strings.Repeat("é", maxReason+5)
+	for _, tc := range []struct {
+		status acp.ToolCallStatus
+		text   string
+		want   string
+	}{
+		{acp.ToolCallStatusFailed, "no such file\nstack trace", ": no such file …"},
+		{acp.ToolCallStatusFailed, long, ": " + long[:2*maxReason] + " …"},
+		{acp.ToolCallStatusFailed, "\x1b]52;c;eA==\x07", `: \x1b]52;c;eA==\x07`},
+		{acp.ToolCallStatusFailed, "", ""},
+		{acp.ToolCallStatusCompleted, "done", ""},
+	} {
+		content := []acp.ToolCallContent{&acp.ToolContent{Content: acp.Text(tc.text)}}
+		if got := failure(tc.status, content); got != tc.want {
+			t.Errorf("failure(%s, %q) = %q, want %q", tc.status, tc.text, got, tc.want)
+		}
+	}
+}
+
+// --help shows examples, the interactive commands and the exit statuses,
+// as well as the flags, and exits 0.
+func TestHelpText(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "--help")
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{
+		"usage: acp", "examples:", `acp -p "hello" -- codex-acp`, "-permission",
+		"interactive commands:", "/mode [ID]", "/config [ID=VALUE]", "/quit", "Ctrl-C",
+		"exit status:", "\n  0 ", "\n  1 ", "\n  2 ", "\n  130 ", "143 SIGTERM",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--help lacks %q:\n%s", want, errOut)
+		}
+	}
 }

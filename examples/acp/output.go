@@ -28,6 +28,7 @@ type output struct {
 	last     string // kind of the last thing printed, for line breaks
 	lastDraw time.Time
 	spinning bool
+	reading  int        // prompts waiting for input: the spinner must not draw over them
 	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
 
 	// Where the renderer is in the current turn's events: a permission
@@ -156,7 +157,7 @@ func (o *output) note(format string, args ...any) {
 		fmt.Fprintln(o.stdout)
 		o.last = ""
 	}
-	fmt.Fprintln(o.stderr, "acp: "+msg)
+	fmt.Fprintln(o.stderr, "acp: "+cleanText(strings.TrimPrefix(msg, "acp: ")))
 }
 
 // diagnostic prints one of the client's diagnostics (--diagnostics). It
@@ -172,7 +173,7 @@ func (o *output) diagnostic(d acp.Diagnostic) {
 		fmt.Fprint(o.stderr, "\r\033[K")
 		o.spinning = false
 	}
-	fmt.Fprintf(o.stderr, "acp: %s: %s\n", d.Kind, d.Message)
+	fmt.Fprintf(o.stderr, "acp: %s: %s\n", cleanLine(string(d.Kind)), cleanText(d.Message))
 }
 
 func (o *output) fail(err error) {
@@ -192,7 +193,8 @@ func (o *output) fail(err error) {
 	if o.last != "" {
 		fmt.Fprintln(o.stdout)
 	}
-	fmt.Fprintln(o.stderr, "acp: "+msg)
+	// The SDK's errors start with "acp: " already.
+	fmt.Fprintln(o.stderr, "acp: "+cleanText(strings.TrimPrefix(msg, "acp: ")))
 }
 
 func lastLines(s string, n int) string {
@@ -222,7 +224,7 @@ func (o *output) sessionStarted(s *acp.Session) {
 			name = info.Title
 		}
 	}
-	fmt.Fprintf(o.stderr, "acp: %s, session %s\n", name, s.ID())
+	fmt.Fprintf(o.stderr, "acp: %s, session %s\n", cleanLine(name), cleanLine(s.ID()))
 }
 
 // history prints what a session/load replayed.
@@ -240,11 +242,11 @@ func (o *output) history(s *acp.Session) {
 		switch u := u.Update.(type) {
 		case *acp.UserMessageChunk:
 			if t, ok := u.Content.(*acp.TextContent); ok {
-				o.textf("user", "%s", prefixFirst("> ", t.Text, o.last == "user"))
+				o.textf("user", "%s", prefixFirst("> ", cleanText(t.Text), o.last == "user"))
 			}
 		case *acp.AgentMessageChunk:
 			if t, ok := u.Content.(*acp.TextContent); ok {
-				o.textf("agent", "%s", t.Text)
+				o.textf("agent", "%s", cleanText(t.Text))
 			}
 		}
 	}
@@ -276,7 +278,7 @@ func (o *output) sessionInfo(info acp.SessionInfo) {
 	if info.UpdatedAt != nil {
 		updated = *info.UpdatedAt
 	}
-	fmt.Fprintf(o.stdout, "%s\t%s\t%s\t%s\n", info.SessionID, updated, info.Cwd, title)
+	fmt.Fprintf(o.stdout, "%s\t%s\t%s\t%s\n", cleanLine(info.SessionID), cleanLine(updated), cleanLine(info.Cwd), cleanLine(title))
 }
 
 // event renders one event of a turn as it is applied. It is called from
@@ -322,17 +324,21 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	}
 	switch u := ev.Update.(type) {
 	case *acp.AgentMessageChunk:
-		o.textf("agent", "%s", blockText(u.Content))
+		o.textf("agent", "%s", cleanText(blockText(u.Content)))
 	case *acp.AgentThoughtChunk:
-		o.textf("thought", "%s", prefixFirst("(thinking) ", blockText(u.Content), o.last == "thought"))
+		o.textf("thought", "%s", prefixFirst("(thinking) ", cleanText(blockText(u.Content)), o.last == "thought"))
 	case *acp.ToolCall:
-		o.textf("tool", "[tool] %s (%s) %s\n", u.Title, orDash(string(u.Kind)), orDash(string(u.Status)))
+		o.textf("tool", "[tool] %s (%s) %s%s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content))
 		o.last = ""
 	case *acp.ToolCallUpdate:
 		if u.Status == nil {
 			return
 		}
-		o.textf("tool", "[tool] %s: %s\n", ev.ToolCall.Title, *u.Status)
+		content := u.Content
+		if content == nil && ev.ToolCall != nil {
+			content = ev.ToolCall.Content
+		}
+		o.textf("tool", "[tool] %s: %s%s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content))
 		o.last = ""
 	case *acp.Plan:
 		var b strings.Builder
@@ -345,15 +351,48 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 			case acp.PlanEntryStatusInProgress:
 				mark = ">"
 			}
-			fmt.Fprintf(&b, "  [%s] %s\n", mark, e.Content)
+			fmt.Fprintf(&b, "  [%s] %s\n", mark, cleanLine(e.Content))
 		}
 		o.textf("plan", "%s", b.String())
 		o.last = ""
 	case *acp.CurrentModeUpdate:
-		o.textf("info", "[mode] %s\n", u.CurrentModeID)
+		o.textf("info", "[mode] %s\n", cleanLine(u.CurrentModeID))
 		o.last = ""
 	}
 }
+
+// failure is why a failed tool call failed, as ": reason" on its status
+// line: the first line of its last text content (where agents say why:
+// "Rejected by the user.", "the client does not offer fs/write_text_file"),
+// at most maxReason runes. Otherwise "", and for any other status.
+func failure(status acp.ToolCallStatus, content []acp.ToolCallContent) string {
+	if status != acp.ToolCallStatusFailed {
+		return ""
+	}
+	for i := len(content) - 1; i >= 0; i-- {
+		tc, ok := content[i].(*acp.ToolContent)
+		if !ok {
+			continue
+		}
+		why := strings.TrimSpace(acp.TextOf(tc.Content))
+		if why == "" {
+			continue
+		}
+		first, _, more := strings.Cut(why, "\n")
+		first = strings.TrimSpace(first)
+		if r := []rune(first); len(r) > maxReason {
+			first, more = string(r[:maxReason]), true
+		}
+		if more {
+			first += " …"
+		}
+		return ": " + cleanLine(first)
+	}
+	return ""
+}
+
+// maxReason bounds the reason shown for a failed tool call: one line.
+const maxReason = 120
 
 func blockText(b acp.ContentBlock) string {
 	if img, ok := b.(*acp.ImageContent); ok {
@@ -388,9 +427,9 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		fmt.Fprintln(o.stdout)
 		o.last = ""
 	}
-	msg := "[" + string(stop) + "]"
+	msg := "[" + cleanLine(string(stop)) + "]"
 	if err != nil {
-		msg += " " + err.Error()
+		msg += " " + cleanText(err.Error())
 	}
 	fmt.Fprintln(o.stderr, msg)
 }
@@ -415,7 +454,7 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 			case <-tick.C:
 			}
 			o.mu.Lock()
-			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" {
+			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" && o.reading == 0 {
 				fmt.Fprintf(o.stderr, "\r%c working", frames[i%len(frames)])
 				o.spinning = true
 			}
@@ -439,7 +478,7 @@ func (o *output) help(s *acp.Session) {
 	if cmds := s.State().Commands; len(cmds) > 0 {
 		var names []string
 		for _, c := range cmds {
-			names = append(names, "/"+c.Name)
+			names = append(names, "/"+cleanLine(c.Name))
 		}
 		o.note("agent commands: %s", strings.Join(names, " "))
 	}
@@ -453,9 +492,9 @@ func (o *output) modes(s *acp.Session) {
 	}
 	var ids []string
 	for _, md := range m.AvailableModes {
-		ids = append(ids, md.ID)
+		ids = append(ids, cleanLine(md.ID))
 	}
-	o.note("mode %s (available: %s)", m.CurrentModeID, strings.Join(ids, ", "))
+	o.note("mode %s (available: %s)", cleanLine(m.CurrentModeID), strings.Join(ids, ", "))
 }
 
 func (o *output) configs(s *acp.Session) {
@@ -469,13 +508,13 @@ func (o *output) configs(s *acp.Session) {
 		case *acp.SelectConfigOption:
 			var vals []string
 			for _, v := range opt.Values() {
-				vals = append(vals, v.Value)
+				vals = append(vals, cleanLine(v.Value))
 			}
-			o.note("%s = %s (values: %s)", opt.ID, opt.CurrentValue, strings.Join(vals, ", "))
+			o.note("%s = %s (values: %s)", cleanLine(opt.ID), cleanLine(opt.CurrentValue), strings.Join(vals, ", "))
 		case *acp.BooleanConfigOption:
-			o.note("%s = %v", opt.ID, opt.CurrentValue)
+			o.note("%s = %v", cleanLine(opt.ID), opt.CurrentValue)
 		default:
-			o.note("%s (unsupported kind)", opt.OptionID())
+			o.note("%s (unsupported kind)", cleanLine(opt.OptionID()))
 		}
 	}
 }
@@ -566,7 +605,7 @@ func (o *output) printPermission(d decision) {
 	if out.Outcome == acp.OutcomeSelected {
 		what = out.OptionID
 	}
-	o.textf("perm", "[permission] %s: %s\n", question(d.req), what)
+	o.textf("perm", "[permission] %s: %s\n", cleanLine(question(d.req)), cleanLine(what))
 	o.last = ""
 }
 
@@ -582,29 +621,45 @@ func question(req *acp.PermissionRequest) string {
 func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
 	o.lockAfterShown(ctx, req)
 	tc := req.ToolCall
-	o.textf("perm", "\n[permission] %s (%s)\n", question(req), orDash(string(tc.Kind)))
+	o.textf("perm", "\n[permission] %s (%s)\n", cleanLine(question(req)), cleanLine(orDash(string(tc.Kind))))
 	for _, c := range tc.Content {
 		if d, ok := c.(*acp.DiffContent); ok {
-			fmt.Fprintf(o.stdout, "  --- %s\n", d.Path)
+			fmt.Fprintf(o.stdout, "  --- %s\n", cleanLine(d.Path))
 			if d.OldText != nil {
 				for _, l := range strings.Split(*d.OldText, "\n") {
-					fmt.Fprintf(o.stdout, "  - %s\n", l)
+					fmt.Fprintf(o.stdout, "  - %s\n", cleanText(l))
 				}
 			}
 			for _, l := range strings.Split(d.NewText, "\n") {
-				fmt.Fprintf(o.stdout, "  + %s\n", l)
+				fmt.Fprintf(o.stdout, "  + %s\n", cleanText(l))
 			}
 		}
 	}
 	for i, opt := range req.Options {
-		fmt.Fprintf(o.stdout, "  %d) %s [%s]\n", i+1, opt.Name, opt.Kind)
+		fmt.Fprintf(o.stdout, "  %d) %s [%s]\n", i+1, cleanLine(opt.Name), cleanLine(string(opt.Kind)))
 	}
 	o.last = ""
+	o.reading++
 	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.reading--
+		o.lastDraw = time.Now()
+		o.mu.Unlock()
+	}()
 	prompt := "choose: "
 	for {
 		line, err := o.lines.ReadLine(ctx, prompt)
 		if ctx.Err() != nil {
+			return acp.CancelledOutcome(), nil
+		}
+		if errors.Is(err, errInterrupted) && req.Turn != nil {
+			// Ctrl-C here does what it does anywhere in a turn: cancel
+			// it. Turn.Cancel answers this request cancelled and the
+			// turn ends; a second Ctrl-C (now a signal, the terminal
+			// is no longer raw) exits.
+			o.note("cancelling (Ctrl-C again to exit)")
+			req.Turn.Cancel()
 			return acp.CancelledOutcome(), nil
 		}
 		if err != nil {

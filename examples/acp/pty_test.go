@@ -3,6 +3,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -12,7 +14,37 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/acpclient/acp/acptest"
 )
+
+func init() {
+	// An agent that asks for permission and, while the dialog waits, is
+	// silent for a second (long enough for the working spinner to draw
+	// several times) before it says "still here".
+	acptest.Register("quietdialog", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.ToolCall(acptest.ToolCall{ID: "e1", Title: "Edit a.go", Kind: "edit", Status: "pending"})
+			go func() {
+				time.Sleep(time.Second)
+				t.Say("still here")
+			}()
+			t.RequestPermission(map[string]any{"toolCallId": "e1"}, nil)
+			return "end_turn", nil
+		}})
+	})
+	// An agent that dies just after its first turn, saying why on stderr.
+	acptest.Register("dies", func() *acptest.Agent {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			t.Say("bye")
+			t.AfterTurn(func() {
+				fmt.Fprintln(os.Stderr, "fatal: out of cheese")
+				os.Exit(3)
+			})
+			return "end_turn", nil
+		}})
+	})
+}
 
 // openPTY returns a pseudo-terminal's master and slave ends.
 func openPTY(t *testing.T) (master, slave *os.File) {
@@ -87,14 +119,15 @@ func (s *screen) expect(t *testing.T, want string) {
 	}
 }
 
-// The interactive mode under a pseudo-terminal: Tab completes the client's
-// and the agent's slash commands, a permission request opens a dialog (ask
-// is the default on a terminal), Ctrl-C cancels the running turn and
-// /quit ends the program.
-func TestInteractiveTerminal(t *testing.T) {
+// startPTY runs the command with args on a new pseudo-terminal, as a
+// session leader with it as the controlling terminal (so Ctrl-C typed
+// there is SIGINT). typ types on the terminal; the command is killed at
+// the end of the test if it is still running.
+func startPTY(t *testing.T, args ...string) (cmd *exec.Cmd, sc *screen, typ func(string)) {
+	t.Helper()
 	master, slave := openPTY(t)
-	defer master.Close()
-	cmd := exec.Command(os.Args[0], "--cwd", t.TempDir())
+	t.Cleanup(func() { master.Close() })
+	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -102,20 +135,60 @@ func TestInteractiveTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	sc := &screen{}
+	sc = &screen{}
 	sc.cond = sync.NewCond(&sc.mu)
 	go sc.read(master)
-	defer func() {
+	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()
 		}
-	}()
-	typ := func(s string) {
+	})
+	return cmd, sc, func(s string) {
 		if _, err := master.WriteString(s); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// ptyAgentArgs is agentArgs for a command under startPTY: the agent must
+// not inherit cliMainEnv, which would make it run the command instead.
+func ptyAgentArgs(t *testing.T, name string) []string {
+	agent := agentArgs(t, name)
+	return append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+}
+
+// mark returns where the last match ended, for all()[mark:].
+func (s *screen) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen
+}
+
+// rest waits for the end of the output and returns what follows the last
+// match.
+func (s *screen) rest() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.eof {
+		s.cond.Wait()
+	}
+	return s.buf.String()[s.seen:]
+}
+
+// all returns everything the program has written so far.
+func (s *screen) all() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// The interactive mode under a pseudo-terminal: Tab completes the client's
+// and the agent's slash commands, a permission request opens a dialog (ask
+// is the default on a terminal), Ctrl-C cancels the running turn and
+// /quit ends the program.
+func TestInteractiveTerminal(t *testing.T) {
+	cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
 
 	sc.expect(t, "> ")
 	typ("/he\t") // the client's command
@@ -151,5 +224,106 @@ func TestInteractiveTerminal(t *testing.T) {
 	typ("/quit\r")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)
+	}
+}
+
+// Ctrl-C while the permission dialog waits cancels the turn, as it does
+// anywhere in a turn (the request is answered cancelled), and the session
+// goes on at the prompt.
+func TestCtrlCInPermissionDialog(t *testing.T) {
+	cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
+	sc.expect(t, "> ")
+	typ("hello\r")
+	sc.expect(t, "[permission] Write acp-demo.txt? (edit)")
+	sc.expect(t, "choose: ")
+	typ("\x03")
+	sc.expect(t, "cancelling (Ctrl-C again to exit)")
+	sc.expect(t, "[permission] Write acp-demo.txt?: cancelled")
+	sc.expect(t, "[cancelled]")
+	sc.expect(t, "> ")
+	typ("hello again\r") // the session is still there
+	sc.expect(t, "choose: ")
+	typ("2\r")
+	sc.expect(t, `You said: "hello again"`)
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "> ")
+	typ("/quit\r")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// The working spinner stops while the permission dialog waits for an
+// answer: it does not draw over the "choose:" prompt.
+func TestSpinnerStopsDuringDialog(t *testing.T) {
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "quietdialog")...)...)
+	sc.expect(t, "> ")
+	typ("go\r")
+	sc.expect(t, "choose: ")
+	from := sc.mark()
+	sc.expect(t, "still here")
+	if shown := sc.all()[from:]; strings.Contains(shown, "working") {
+		t.Errorf("the spinner drew over the dialog: %q", shown)
+	}
+	typ("2\r")
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "> ")
+	typ("/quit\r")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// At an idle prompt Ctrl-C ends the command with status 130 and Ctrl-D
+// with 0, each on a line of its own (the terminal is raw at the prompt,
+// so both come as keys, and the line editor reports both as io.EOF).
+func TestCtrlCAndCtrlDAtPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		key    string
+		status int
+		rest   string // what follows the prompt
+	}{
+		{"\x03", 130, "\r\nacp: interrupt: the agent was shut down\r\n"},
+		{"\x04", 0, "\r\n"},
+	} {
+		t.Run(fmt.Sprintf("%q", tc.key), func(t *testing.T) {
+			cmd, sc, typ := startPTY(t, "--cwd", t.TempDir())
+			sc.expect(t, "> ")
+			typ(tc.key)
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.status {
+				t.Errorf("exit status %d, want %d", code, tc.status)
+			}
+			if rest := sc.rest(); rest != tc.rest {
+				t.Errorf("after the prompt: %q, want %q", rest, tc.rest)
+			}
+		})
+	}
+}
+
+// An agent that dies while the prompt waits is reported at once, with its
+// exit status and the tail of its stderr, and the command exits 1, rather
+// than prompting on for a connection that is gone.
+func TestAgentDiesAtPrompt(t *testing.T) {
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
+	sc.expect(t, "> ")
+	typ("go\r")
+	sc.expect(t, "[end_turn]")
+	sc.expect(t, "acp: the agent has gone: connection closed: agent exit status 3; stderr tail:")
+	sc.expect(t, "fatal: out of cheese")
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if all := sc.all(); strings.Contains(all, "acp: acp:") {
+		t.Errorf("a doubled prefix:\n%s", all)
 	}
 }

@@ -34,7 +34,11 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	// then 1 s, then SIGKILL.
 	tr := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
 	if cfg.stderr {
-		tr.Stderr = out.stderr
+		// The agent's own bytes, live: escaped like everything else it
+		// chooses, so its stderr cannot drive the terminal either.
+		sw := &cleanWriter{w: out.stderr, mu: &out.mu}
+		defer sw.flush()
+		tr.Stderr = sw
 	}
 	opts := &acp.ClientOptions{
 		ClientInfo: &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
@@ -127,7 +131,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 		if _, ok := m.(*acp.EnvVarAuthMethod); !ok {
 			continue
 		}
-		out.note("authenticating with %s", m.MethodID())
+		out.note("authenticating with %s", cleanLine(m.MethodID()))
 		if _, aerr := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: m.MethodID()}); aerr != nil {
 			return nil, fmt.Errorf("%w\n(tried %s: %v)", err, m.MethodID(), aerr)
 		}
@@ -251,7 +255,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 				if turn.State().Cancelled {
 					out.note("interrupted again: exiting")
 					s.Client().Close()
-					os.Exit(130)
+					os.Exit(statusInterrupted)
 				}
 				out.note("cancelling (Ctrl-C again to exit)")
 				turn.Cancel()
@@ -276,8 +280,24 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 	if out.json {
 		prompt = ""
 	}
+	// An agent that dies while the prompt waits is reported then, not at
+	// the next prompt sent to it: the read stops when the connection ends.
+	c := s.Client()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-c.Done():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	for {
 		raw, err := out.lines.ReadLine(ctx, prompt)
+		if gone := agentGone(c); gone != nil {
+			out.lines.Abandon()
+			return gone
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -298,7 +318,7 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 			} else if err := s.SetMode(ctx, id); err != nil {
 				out.note("%v", err)
 			} else {
-				out.note("mode: %s", id)
+				out.note("mode: %s", cleanLine(id))
 			}
 		case strings.HasPrefix(line, "/config"):
 			arg := strings.TrimSpace(strings.TrimPrefix(line, "/config"))
@@ -313,11 +333,36 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 			out.note("unknown command %s (try /help)", strings.Fields(line)[0])
 		default:
 			if err := runTurn(ctx, s, line, cfg, out, sigs); err != nil {
+				if gone := agentGone(c); gone != nil {
+					return gone
+				}
 				out.note("%v", err)
 			}
 		}
 	}
 }
+
+// agentGone returns why the connection to the agent has ended (its exit
+// status and the tail of its stderr, when it died), or nil while it is
+// open.
+func agentGone(c *acp.Client) error {
+	select {
+	case <-c.Done():
+		return goneError{c.Err()}
+	default:
+		return nil
+	}
+}
+
+// goneError says the agent is gone; it wraps the client's reason
+// (acp.ErrConnClosed, and an *acp.ExitError when the process died).
+type goneError struct{ err error }
+
+func (e goneError) Error() string {
+	return "the agent has gone: " + strings.TrimPrefix(e.err.Error(), "acp: ")
+}
+
+func (e goneError) Unwrap() error { return e.err }
 
 // slashCommands are the completions for "/": the client's commands and the
 // agent's, from its latest available_commands_update.
