@@ -57,7 +57,9 @@ type Limits struct {
 	// MaxQueuedEvents caps the callbacks (OnDiagnostic and Logger
 	// diagnostics, ExtNotification, Elicitation.Complete) queued for the
 	// client's callback goroutine while a callback is slow. Zero means
-	// 4096. Past the cap, new ones are dropped and counted; once the
+	// 4096. The queued callbacks' notifications may also hold at most
+	// 64 MiB in all (a fixed bound; an empty queue still takes one callback,
+	// however large). Past either cap, new ones are dropped and counted; once the
 	// queue has room again, a diagnostic of kind "limit_exceeded" says how
 	// many of each were dropped.
 	MaxQueuedEvents int
