@@ -66,8 +66,8 @@ type DidFocusDocumentNotification struct {
 }
 
 // documentEvents returns the document events the agent wants, or nil.
-func (c *Client) documentEvents() *NesDocumentEventCapabilities {
-	n := c.init.AgentCapabilities.Nes
+func (c *Client) documentEvents() *NESDocumentEventCapabilities {
+	n := c.init.AgentCapabilities.NES
 	if n == nil || n.Events == nil {
 		return nil
 	}

@@ -8,13 +8,13 @@ import (
 
 // ForkSessionRequest is the params of session/fork (needs
 // sessionCapabilities.fork): a new session that starts from the history of
-// SessionID. McpServers is sent as [] when empty.
+// SessionID. MCPServers is sent as [] when empty.
 //
 // Unstable: follows schema.unstable.json; may change.
 type ForkSessionRequest struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -53,13 +53,13 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 		return nil, callError(MethodSessionFork, err)
 	}
 	r.Cwd = cwd
-	if r.McpServers == nil {
-		r.McpServers = []McpServer{}
+	if r.MCPServers == nil {
+		r.MCPServers = []MCPServer{}
 	}
 	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	c.mcp.declare(r.McpServers)
+	c.mcp.declare(r.MCPServers)
 	return c.createSession(ctx, MethodSessionFork, &r)
 }
 

@@ -24,35 +24,35 @@ const (
 	PositionUTF8  PositionEncodingKind = "utf-8"  // bytes
 )
 
-// NesCapabilities is the agent's nes capability: which document events it
+// NESCapabilities is the agent's nes capability: which document events it
 // wants, and (raw) which context it uses in nes/suggest.
-type NesCapabilities struct {
-	Events  *NesEventCapabilities `json:"events,omitempty"`
+type NESCapabilities struct {
+	Events  *NESEventCapabilities `json:"events,omitempty"`
 	Context json.RawMessage       `json:"context,omitempty"`
 	Meta    json.RawMessage       `json:"_meta,omitempty"`
 }
 
-// NesEventCapabilities lists the events the agent wants.
-type NesEventCapabilities struct {
-	Document *NesDocumentEventCapabilities `json:"document,omitempty"`
+// NESEventCapabilities lists the events the agent wants.
+type NESEventCapabilities struct {
+	Document *NESDocumentEventCapabilities `json:"document,omitempty"`
 	Meta     json.RawMessage               `json:"_meta,omitempty"`
 }
 
-// NesDocumentEventCapabilities: each non-nil field lets the client send
+// NESDocumentEventCapabilities: each non-nil field lets the client send
 // that document/* notification.
-type NesDocumentEventCapabilities struct {
+type NESDocumentEventCapabilities struct {
 	DidOpen   *Capability                       `json:"didOpen,omitempty"`
-	DidChange *NesDocumentDidChangeCapabilities `json:"didChange,omitempty"`
+	DidChange *NESDocumentDidChangeCapabilities `json:"didChange,omitempty"`
 	DidClose  *Capability                       `json:"didClose,omitempty"`
 	DidSave   *Capability                       `json:"didSave,omitempty"`
 	DidFocus  *Capability                       `json:"didFocus,omitempty"`
 	Meta      json.RawMessage                   `json:"_meta,omitempty"`
 }
 
-// NesDocumentDidChangeCapabilities says how document/didChange reports
+// NESDocumentDidChangeCapabilities says how document/didChange reports
 // changes: TextDocumentSyncFull (the whole text each time) or
 // TextDocumentSyncIncremental (ranges).
-type NesDocumentDidChangeCapabilities struct {
+type NESDocumentDidChangeCapabilities struct {
 	SyncKind TextDocumentSyncKind `json:"syncKind"`
 	Meta     json.RawMessage      `json:"_meta,omitempty"`
 }
@@ -87,94 +87,94 @@ type WorkspaceFolder struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesRepository names the workspace's repository.
-type NesRepository struct {
+// NESRepository names the workspace's repository.
+type NESRepository struct {
 	Name      string          `json:"name"`
 	Owner     string          `json:"owner"`
 	RemoteURL string          `json:"remoteUrl"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// StartNesRequest is the params of nes/start.
-type StartNesRequest struct {
+// StartNESRequest is the params of nes/start.
+type StartNESRequest struct {
 	WorkspaceURI     string            `json:"workspaceUri,omitempty"`
 	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders,omitempty"`
-	Repository       *NesRepository    `json:"repository,omitempty"`
+	Repository       *NESRepository    `json:"repository,omitempty"`
 	Meta             json.RawMessage   `json:"_meta,omitempty"`
 }
 
-// StartNesResponse is the result of nes/start: the NES session's id, which
+// StartNESResponse is the result of nes/start: the NES session's id, which
 // the document events and suggestion requests name.
-type StartNesResponse struct {
+type StartNESResponse struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesTriggerKind is why a suggestion is asked for.
-type NesTriggerKind string
+// NESTriggerKind is why a suggestion is asked for.
+type NESTriggerKind string
 
 const (
-	NesTriggerAutomatic  NesTriggerKind = "automatic"
-	NesTriggerDiagnostic NesTriggerKind = "diagnostic"
-	NesTriggerManual     NesTriggerKind = "manual"
+	NESTriggerAutomatic  NESTriggerKind = "automatic"
+	NESTriggerDiagnostic NESTriggerKind = "diagnostic"
+	NESTriggerManual     NESTriggerKind = "manual"
 )
 
-// SuggestNesRequest is the params of nes/suggest. Context is the optional
-// NesSuggestContext of the schema (recent files, edit history, ...), sent
+// SuggestNESRequest is the params of nes/suggest. Context is the optional
+// NESSuggestContext of the schema (recent files, edit history, ...), sent
 // as given.
-type SuggestNesRequest struct {
+type SuggestNESRequest struct {
 	SessionID   string          `json:"sessionId"`
 	URI         string          `json:"uri"`
 	Version     int64           `json:"version"`
 	Position    Position        `json:"position"`
 	Selection   *Range          `json:"selection,omitempty"`
-	TriggerKind NesTriggerKind  `json:"triggerKind"`
+	TriggerKind NESTriggerKind  `json:"triggerKind"`
 	Context     json.RawMessage `json:"context,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// SuggestNesResponse is the result of nes/suggest.
-type SuggestNesResponse struct {
-	Suggestions []NesSuggestion `json:"suggestions"`
+// SuggestNESResponse is the result of nes/suggest.
+type SuggestNESResponse struct {
+	Suggestions []NESSuggestion `json:"suggestions"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesSuggestion is one suggestion, told apart on the wire by "kind":
-// *NesEditSuggestion ("edit"), *NesJumpSuggestion ("jump"),
-// *NesRenameSuggestion ("rename"), *NesSearchAndReplaceSuggestion
-// ("searchAndReplace"), or *UnknownNesSuggestion (kept raw).
-type NesSuggestion interface {
+// NESSuggestion is one suggestion, told apart on the wire by "kind":
+// *NESEditSuggestion ("edit"), *NESJumpSuggestion ("jump"),
+// *NESRenameSuggestion ("rename"), *NESSearchAndReplaceSuggestion
+// ("searchAndReplace"), or *UnknownNESSuggestion (kept raw).
+type NESSuggestion interface {
 	// SuggestionID is the id to accept or reject it by ("" when unknown).
 	SuggestionID() string
-	isNesSuggestion()
+	isNESSuggestion()
 }
 
-// NesEditSuggestion proposes text edits to one document.
-type NesEditSuggestion struct {
+// NESEditSuggestion proposes text edits to one document.
+type NESEditSuggestion struct {
 	ID             string          `json:"id"`
 	URI            string          `json:"uri"`
-	Edits          []NesTextEdit   `json:"edits"`
+	Edits          []NESTextEdit   `json:"edits"`
 	CursorPosition *Position       `json:"cursorPosition,omitempty"`
 	Meta           json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesTextEdit replaces Range with NewText.
-type NesTextEdit struct {
+// NESTextEdit replaces Range with NewText.
+type NESTextEdit struct {
 	Range   Range           `json:"range"`
 	NewText string          `json:"newText"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesJumpSuggestion proposes moving the cursor.
-type NesJumpSuggestion struct {
+// NESJumpSuggestion proposes moving the cursor.
+type NESJumpSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
 	Position Position        `json:"position"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesRenameSuggestion proposes renaming the symbol at Position.
-type NesRenameSuggestion struct {
+// NESRenameSuggestion proposes renaming the symbol at Position.
+type NESRenameSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
 	Position Position        `json:"position"`
@@ -182,9 +182,9 @@ type NesRenameSuggestion struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesSearchAndReplaceSuggestion proposes a search and replace in a
+// NESSearchAndReplaceSuggestion proposes a search and replace in a
 // document.
-type NesSearchAndReplaceSuggestion struct {
+type NESSearchAndReplaceSuggestion struct {
 	ID      string          `json:"id"`
 	URI     string          `json:"uri"`
 	Search  string          `json:"search"`
@@ -193,51 +193,51 @@ type NesSearchAndReplaceSuggestion struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnknownNesSuggestion is a suggestion of a kind this package does not know.
-type UnknownNesSuggestion struct {
+// UnknownNESSuggestion is a suggestion of a kind this package does not know.
+type UnknownNESSuggestion struct {
 	Kind string
 	Raw  json.RawMessage
 }
 
-func (s *NesEditSuggestion) SuggestionID() string             { return s.ID }
-func (s *NesJumpSuggestion) SuggestionID() string             { return s.ID }
-func (s *NesRenameSuggestion) SuggestionID() string           { return s.ID }
-func (s *NesSearchAndReplaceSuggestion) SuggestionID() string { return s.ID }
-func (*UnknownNesSuggestion) SuggestionID() string            { return "" }
+func (s *NESEditSuggestion) SuggestionID() string             { return s.ID }
+func (s *NESJumpSuggestion) SuggestionID() string             { return s.ID }
+func (s *NESRenameSuggestion) SuggestionID() string           { return s.ID }
+func (s *NESSearchAndReplaceSuggestion) SuggestionID() string { return s.ID }
+func (*UnknownNESSuggestion) SuggestionID() string            { return "" }
 
-func (*NesEditSuggestion) isNesSuggestion()             {}
-func (*NesJumpSuggestion) isNesSuggestion()             {}
-func (*NesRenameSuggestion) isNesSuggestion()           {}
-func (*NesSearchAndReplaceSuggestion) isNesSuggestion() {}
-func (*UnknownNesSuggestion) isNesSuggestion()          {}
+func (*NESEditSuggestion) isNESSuggestion()             {}
+func (*NESJumpSuggestion) isNESSuggestion()             {}
+func (*NESRenameSuggestion) isNESSuggestion()           {}
+func (*NESSearchAndReplaceSuggestion) isNESSuggestion() {}
+func (*UnknownNESSuggestion) isNESSuggestion()          {}
 
-// NesRejectReason is why a suggestion was rejected.
-type NesRejectReason string
+// NESRejectReason is why a suggestion was rejected.
+type NESRejectReason string
 
 const (
-	NesRejected  NesRejectReason = "rejected"
-	NesIgnored   NesRejectReason = "ignored"
-	NesReplaced  NesRejectReason = "replaced"
-	NesCancelled NesRejectReason = "cancelled"
+	NESRejected  NESRejectReason = "rejected"
+	NESIgnored   NESRejectReason = "ignored"
+	NESReplaced  NESRejectReason = "replaced"
+	NESCancelled NESRejectReason = "cancelled"
 )
 
-// AcceptNesNotification is the params of nes/accept.
-type AcceptNesNotification struct {
+// AcceptNESNotification is the params of nes/accept.
+type AcceptNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// RejectNesNotification is the params of nes/reject.
-type RejectNesNotification struct {
+// RejectNESNotification is the params of nes/reject.
+type RejectNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
-	Reason    NesRejectReason `json:"reason,omitempty"`
+	Reason    NESRejectReason `json:"reason,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// CloseNesRequest is the params of nes/close.
-type CloseNesRequest struct {
+// CloseNESRequest is the params of nes/close.
+type CloseNESRequest struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
@@ -254,22 +254,22 @@ func (c *Client) PositionEncoding() PositionEncodingKind {
 	return PositionUTF16
 }
 
-func (c *Client) checkNes(method string) error {
-	if c.init.AgentCapabilities.Nes == nil {
+func (c *Client) checkNES(method string) error {
+	if c.init.AgentCapabilities.NES == nil {
 		return notSupported(method, "nes")
 	}
 	return nil
 }
 
 // StartNES opens an NES session (nes/start).
-func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesResponse, error) {
-	if err := c.checkNes(MethodNESStart); err != nil {
+func (c *Client) StartNES(ctx context.Context, req *StartNESRequest) (*StartNESResponse, error) {
+	if err := c.checkNES(MethodNESStart); err != nil {
 		return nil, err
 	}
 	if req == nil {
-		req = &StartNesRequest{}
+		req = &StartNESRequest{}
 	}
-	var res StartNesResponse
+	var res StartNESResponse
 	if err := c.call(ctx, MethodNESStart, req, &res); err != nil {
 		return nil, err
 	}
@@ -278,10 +278,10 @@ func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesR
 
 // SuggestNES asks for suggestions at a position (nes/suggest); an empty
 // TriggerKind is sent as manual. Kinds of suggestion this package does not
-// know are kept as *UnknownNesSuggestion; a known one that does not decode
+// know are kept as *UnknownNESSuggestion; a known one that does not decode
 // fails the call (the schema gives no leniency there).
-func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*SuggestNesResponse, error) {
-	if err := c.checkNes(MethodNESSuggest); err != nil {
+func (c *Client) SuggestNES(ctx context.Context, req *SuggestNESRequest) (*SuggestNESResponse, error) {
+	if err := c.checkNES(MethodNESSuggest); err != nil {
 		return nil, err
 	}
 	if req == nil || req.SessionID == "" || req.URI == "" {
@@ -289,9 +289,9 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 	}
 	r := *req
 	if r.TriggerKind == "" {
-		r.TriggerKind = NesTriggerManual
+		r.TriggerKind = NESTriggerManual
 	}
-	var res SuggestNesResponse
+	var res SuggestNESResponse
 	if err := c.call(ctx, MethodNESSuggest, &r, &res); err != nil {
 		return nil, err
 	}
@@ -300,34 +300,34 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 
 // AcceptNES tells the agent a suggestion was accepted (nes/accept).
 func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
-	if err := c.checkNes(MethodNESAccept); err != nil {
+	if err := c.checkNES(MethodNESAccept); err != nil {
 		return err
 	}
-	return c.notify(ctx, MethodNESAccept, &AcceptNesNotification{SessionID: sessionID, ID: suggestionID})
+	return c.notify(ctx, MethodNESAccept, &AcceptNESNotification{SessionID: sessionID, ID: suggestionID})
 }
 
 // RejectNES tells the agent a suggestion was not taken (nes/reject); reason
 // may be "".
-func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NesRejectReason) error {
-	if err := c.checkNes(MethodNESReject); err != nil {
+func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NESRejectReason) error {
+	if err := c.checkNES(MethodNESReject); err != nil {
 		return err
 	}
-	return c.notify(ctx, MethodNESReject, &RejectNesNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
+	return c.notify(ctx, MethodNESReject, &RejectNESNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
 }
 
 // CloseNES closes an NES session (nes/close).
 func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
-	if err := c.checkNes(MethodNESClose); err != nil {
+	if err := c.checkNES(MethodNESClose); err != nil {
 		return err
 	}
-	return c.call(ctx, MethodNESClose, &CloseNesRequest{SessionID: sessionID}, nil)
+	return c.call(ctx, MethodNESClose, &CloseNESRequest{SessionID: sessionID}, nil)
 }
 
 // The MarshalJSON methods write the "kind" the union is told apart by, so a
 // suggestion encodes as the agent sent it (traces, JSON output).
 
-func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesEditSuggestion
+func (s NESEditSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESEditSuggestion
 	s.Edits = orEmpty(s.Edits)
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
@@ -335,24 +335,24 @@ func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
 	}{"edit", body(s)})
 }
 
-func (s NesJumpSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesJumpSuggestion
+func (s NESJumpSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESJumpSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
 	}{"jump", body(s)})
 }
 
-func (s NesRenameSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesRenameSuggestion
+func (s NESRenameSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESRenameSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
 	}{"rename", body(s)})
 }
 
-func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesSearchAndReplaceSuggestion
+func (s NESSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESSearchAndReplaceSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
@@ -360,7 +360,7 @@ func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON returns Raw unchanged (or a bare {"kind":...} when Raw is empty).
-func (s UnknownNesSuggestion) MarshalJSON() ([]byte, error) {
+func (s UnknownNESSuggestion) MarshalJSON() ([]byte, error) {
 	return marshalRaw(s.Raw, func() ([]byte, error) {
 		return json.Marshal(struct {
 			Kind string `json:"kind"`

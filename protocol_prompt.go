@@ -107,7 +107,7 @@ type RequestPermissionResponse struct {
 }
 
 // PermissionOutcomeKind is the kind of a permission answer
-// (PermissionOutcome.Outcome). Unknown values are kept.
+// (PermissionOutcome.Kind). Unknown values are kept.
 type PermissionOutcomeKind string
 
 // Permission outcomes.
@@ -120,7 +120,7 @@ const (
 // OutcomeSelected. Unknown outcomes are kept, and must never be taken for
 // approval.
 type PermissionOutcome struct {
-	Outcome  PermissionOutcomeKind `json:"outcome"`
+	Kind     PermissionOutcomeKind `json:"outcome"`
 	OptionID string                `json:"optionId,omitempty"`
 	Meta     json.RawMessage       `json:"_meta,omitempty"`
 }

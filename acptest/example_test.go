@@ -3,6 +3,7 @@ package acptest_test
 import (
 	"bufio"
 	"fmt"
+	"github.com/acpclient/acp"
 	"io"
 
 	"github.com/acpclient/acp/acptest"
@@ -11,7 +12,7 @@ import (
 // A scripted turn, driven with raw JSON lines over in-process pipes.
 func Example() {
 	a := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
 			return "end_turn", nil
 		},

@@ -2,6 +2,7 @@ package acptest
 
 import (
 	"errors"
+	"github.com/acpclient/acp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 
 func TestMain(m *testing.M) {
 	Register("crasher", func() *Agent {
-		return New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
+		return New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
 			t.Say("about to crash")
 			t.Crash()
 			return "", nil

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,7 +43,7 @@ func init() {
 		return acptest.New(&acptest.Options{
 			IgnoreStdinEOF:  true,
 			SpawnGrandchild: true,
-			OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 				t.Say("working")
 				select {}
 			},
