@@ -32,15 +32,8 @@ type ForkSessionResponse struct {
 	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
-// ForkSession forks a session (session/fork): the agent creates a new
-// session starting from the history of req.SessionID, which need not be
-// open on this client. It needs the agent's sessionCapabilities.fork, else
-// ErrNotSupported and nothing is sent. An empty Cwd means the current
-// directory. The new session is registered and returned as NewSession's
-// is; updates the agent sends for it before answering are kept for it.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+// forkSession implements [Client.ForkSession].
+func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
 	if c.init.AgentCapabilities.SessionCapabilities.Fork == nil {
 		return nil, notSupported(MethodSessionFork, "sessionCapabilities.fork")
 	}
@@ -63,11 +56,8 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 	return c.createSession(ctx, MethodSessionFork, &r)
 }
 
-// Fork forks this session (see Client.ForkSession). A nil req, or an empty
-// Cwd, means this session's cwd; req.SessionID is ignored.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (s *Session) Fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+// fork implements [Session.Fork].
+func (s *Session) fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
 	r := ForkSessionRequest{}
 	if req != nil {
 		r = *req

@@ -16,8 +16,11 @@ import (
 // Unstable: follows schema.unstable.json; may change.
 
 // PositionEncodingKind is how a Position's character offset counts.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PositionEncodingKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	PositionUTF16 PositionEncodingKind = "utf-16" // UTF-16 code units (the default)
 	PositionUTF32 PositionEncodingKind = "utf-32" // Unicode code points
@@ -26,6 +29,8 @@ const (
 
 // NESCapabilities is the agent's nes capability: which document events it
 // wants, and (raw) which context it uses in nes/suggest.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESCapabilities struct {
 	Events  *NESEventCapabilities `json:"events,omitempty"`
 	Context json.RawMessage       `json:"context,omitempty"`
@@ -33,6 +38,8 @@ type NESCapabilities struct {
 }
 
 // NESEventCapabilities lists the events the agent wants.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESEventCapabilities struct {
 	Document *NESDocumentEventCapabilities `json:"document,omitempty"`
 	Meta     json.RawMessage               `json:"_meta,omitempty"`
@@ -40,6 +47,8 @@ type NESEventCapabilities struct {
 
 // NESDocumentEventCapabilities: each non-nil field lets the client send
 // that document/* notification.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESDocumentEventCapabilities struct {
 	DidOpen   *Capability                       `json:"didOpen,omitempty"`
 	DidChange *NESDocumentDidChangeCapabilities `json:"didChange,omitempty"`
@@ -52,14 +61,19 @@ type NESDocumentEventCapabilities struct {
 // NESDocumentDidChangeCapabilities says how document/didChange reports
 // changes: TextDocumentSyncFull (the whole text each time) or
 // TextDocumentSyncIncremental (ranges).
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESDocumentDidChangeCapabilities struct {
 	SyncKind TextDocumentSyncKind `json:"syncKind"`
 	Meta     json.RawMessage      `json:"_meta,omitempty"`
 }
 
 // TextDocumentSyncKind is how document changes are sent.
+//
+// Unstable: follows schema.unstable.json; may change.
 type TextDocumentSyncKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	TextDocumentSyncFull        TextDocumentSyncKind = "full"
 	TextDocumentSyncIncremental TextDocumentSyncKind = "incremental"
@@ -67,6 +81,8 @@ const (
 
 // Position is a zero-based line and character offset (in the negotiated
 // encoding).
+//
+// Unstable: follows schema.unstable.json; may change.
 type Position struct {
 	Line      uint32          `json:"line"`
 	Character uint32          `json:"character"`
@@ -74,6 +90,8 @@ type Position struct {
 }
 
 // Range is a span of a document, End exclusive.
+//
+// Unstable: follows schema.unstable.json; may change.
 type Range struct {
 	Start Position        `json:"start"`
 	End   Position        `json:"end"`
@@ -81,6 +99,8 @@ type Range struct {
 }
 
 // WorkspaceFolder is a folder of the editor's workspace.
+//
+// Unstable: follows schema.unstable.json; may change.
 type WorkspaceFolder struct {
 	URI  string          `json:"uri"`
 	Name string          `json:"name"`
@@ -88,6 +108,8 @@ type WorkspaceFolder struct {
 }
 
 // NESRepository names the workspace's repository.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESRepository struct {
 	Name      string          `json:"name"`
 	Owner     string          `json:"owner"`
@@ -96,6 +118,8 @@ type NESRepository struct {
 }
 
 // StartNESRequest is the params of nes/start.
+//
+// Unstable: follows schema.unstable.json; may change.
 type StartNESRequest struct {
 	WorkspaceURI     string            `json:"workspaceUri,omitempty"`
 	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders,omitempty"`
@@ -105,14 +129,19 @@ type StartNESRequest struct {
 
 // StartNESResponse is the result of nes/start: the NES session's id, which
 // the document events and suggestion requests name.
+//
+// Unstable: follows schema.unstable.json; may change.
 type StartNESResponse struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // NESTriggerKind is why a suggestion is asked for.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESTriggerKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	NESTriggerAutomatic  NESTriggerKind = "automatic"
 	NESTriggerDiagnostic NESTriggerKind = "diagnostic"
@@ -122,6 +151,8 @@ const (
 // SuggestNESRequest is the params of nes/suggest. Context is the optional
 // NESSuggestContext of the schema (recent files, edit history, ...), sent
 // as given.
+//
+// Unstable: follows schema.unstable.json; may change.
 type SuggestNESRequest struct {
 	SessionID   string          `json:"sessionId"`
 	URI         string          `json:"uri"`
@@ -134,6 +165,8 @@ type SuggestNESRequest struct {
 }
 
 // SuggestNESResponse is the result of nes/suggest.
+//
+// Unstable: follows schema.unstable.json; may change.
 type SuggestNESResponse struct {
 	Suggestions []NESSuggestion `json:"suggestions"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
@@ -143,6 +176,8 @@ type SuggestNESResponse struct {
 // *NESEditSuggestion ("edit"), *NESJumpSuggestion ("jump"),
 // *NESRenameSuggestion ("rename"), *NESSearchAndReplaceSuggestion
 // ("searchAndReplace"), or *UnknownNESSuggestion (kept raw).
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESSuggestion interface {
 	// SuggestionID is the id to accept or reject it by ("" when unknown).
 	SuggestionID() string
@@ -150,6 +185,8 @@ type NESSuggestion interface {
 }
 
 // NESEditSuggestion proposes text edits to one document.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESEditSuggestion struct {
 	ID             string          `json:"id"`
 	URI            string          `json:"uri"`
@@ -159,6 +196,8 @@ type NESEditSuggestion struct {
 }
 
 // NESTextEdit replaces Range with NewText.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESTextEdit struct {
 	Range   Range           `json:"range"`
 	NewText string          `json:"newText"`
@@ -166,6 +205,8 @@ type NESTextEdit struct {
 }
 
 // NESJumpSuggestion proposes moving the cursor.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESJumpSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
@@ -174,6 +215,8 @@ type NESJumpSuggestion struct {
 }
 
 // NESRenameSuggestion proposes renaming the symbol at Position.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESRenameSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
@@ -184,6 +227,8 @@ type NESRenameSuggestion struct {
 
 // NESSearchAndReplaceSuggestion proposes a search and replace in a
 // document.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESSearchAndReplaceSuggestion struct {
 	ID      string          `json:"id"`
 	URI     string          `json:"uri"`
@@ -194,6 +239,8 @@ type NESSearchAndReplaceSuggestion struct {
 }
 
 // UnknownNESSuggestion is a suggestion of a kind this package does not know.
+//
+// Unstable: follows schema.unstable.json; may change.
 type UnknownNESSuggestion struct {
 	Kind string
 	Raw  json.RawMessage
@@ -212,8 +259,11 @@ func (*NESSearchAndReplaceSuggestion) isNESSuggestion() {}
 func (*UnknownNESSuggestion) isNESSuggestion()          {}
 
 // NESRejectReason is why a suggestion was rejected.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NESRejectReason string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	NESRejected  NESRejectReason = "rejected"
 	NESIgnored   NESRejectReason = "ignored"
@@ -222,6 +272,8 @@ const (
 )
 
 // AcceptNESNotification is the params of nes/accept.
+//
+// Unstable: follows schema.unstable.json; may change.
 type AcceptNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
@@ -229,6 +281,8 @@ type AcceptNESNotification struct {
 }
 
 // RejectNESNotification is the params of nes/reject.
+//
+// Unstable: follows schema.unstable.json; may change.
 type RejectNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
@@ -237,16 +291,15 @@ type RejectNESNotification struct {
 }
 
 // CloseNESRequest is the params of nes/close.
+//
+// Unstable: follows schema.unstable.json; may change.
 type CloseNESRequest struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// PositionEncoding returns the encoding Positions use in NES: the agent's
-// positionEncoding when the client offered it, else utf-16, which both
-// sides assume when either says nothing. (An agent's choice the client did
-// not offer is not honoured.)
-func (c *Client) PositionEncoding() PositionEncodingKind {
+// positionEncoding implements [Client.PositionEncoding].
+func (c *Client) positionEncoding() PositionEncodingKind {
 	pe := c.init.AgentCapabilities.PositionEncoding
 	if pe != "" && slices.Contains(c.capabilities().PositionEncodings, pe) {
 		return pe
@@ -261,8 +314,8 @@ func (c *Client) checkNES(method string) error {
 	return nil
 }
 
-// StartNES opens an NES session (nes/start).
-func (c *Client) StartNES(ctx context.Context, req *StartNESRequest) (*StartNESResponse, error) {
+// startNES implements [Client.StartNES].
+func (c *Client) startNES(ctx context.Context, req *StartNESRequest) (*StartNESResponse, error) {
 	if err := c.checkNES(MethodNESStart); err != nil {
 		return nil, err
 	}
@@ -276,11 +329,8 @@ func (c *Client) StartNES(ctx context.Context, req *StartNESRequest) (*StartNESR
 	return &res, nil
 }
 
-// SuggestNES asks for suggestions at a position (nes/suggest); an empty
-// TriggerKind is sent as manual. Kinds of suggestion this package does not
-// know are kept as *UnknownNESSuggestion; a known one that does not decode
-// fails the call (the schema gives no leniency there).
-func (c *Client) SuggestNES(ctx context.Context, req *SuggestNESRequest) (*SuggestNESResponse, error) {
+// suggestNES implements [Client.SuggestNES].
+func (c *Client) suggestNES(ctx context.Context, req *SuggestNESRequest) (*SuggestNESResponse, error) {
 	if err := c.checkNES(MethodNESSuggest); err != nil {
 		return nil, err
 	}
@@ -298,25 +348,24 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNESRequest) (*Sugge
 	return &res, nil
 }
 
-// AcceptNES tells the agent a suggestion was accepted (nes/accept).
-func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
+// acceptNES implements [Client.AcceptNES].
+func (c *Client) acceptNES(ctx context.Context, sessionID, suggestionID string) error {
 	if err := c.checkNES(MethodNESAccept); err != nil {
 		return err
 	}
 	return c.notify(ctx, MethodNESAccept, &AcceptNESNotification{SessionID: sessionID, ID: suggestionID})
 }
 
-// RejectNES tells the agent a suggestion was not taken (nes/reject); reason
-// may be "".
-func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NESRejectReason) error {
+// rejectNES implements [Client.RejectNES].
+func (c *Client) rejectNES(ctx context.Context, sessionID, suggestionID string, reason NESRejectReason) error {
 	if err := c.checkNES(MethodNESReject); err != nil {
 		return err
 	}
 	return c.notify(ctx, MethodNESReject, &RejectNESNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
 }
 
-// CloseNES closes an NES session (nes/close).
-func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
+// closeNES implements [Client.CloseNES].
+func (c *Client) closeNES(ctx context.Context, sessionID string) error {
 	if err := c.checkNES(MethodNESClose); err != nil {
 		return err
 	}

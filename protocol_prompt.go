@@ -47,13 +47,17 @@ type PromptRequest struct {
 // PromptResponse is the result of session/prompt. stopReason is required
 // (an unknown value is kept); a malformed usage reads as nil.
 type PromptResponse struct {
-	StopReason StopReason      `json:"stopReason"`
-	Usage      *Usage          `json:"usage,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
+	StopReason StopReason `json:"stopReason"`
+	// Usage is the turn's token usage, if the agent sent one.
+	// Unstable: follows schema.unstable.json; may change.
+	Usage *Usage          `json:"usage,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Usage is token usage reported with a prompt response. It is UNSTABLE in
 // the spec (whether it counts the turn or the session is unresolved).
+//
+// Unstable: follows schema.unstable.json; may change.
 type Usage struct {
 	TotalTokens       uint64          `json:"totalTokens"`
 	InputTokens       uint64          `json:"inputTokens"`
