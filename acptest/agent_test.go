@@ -3,9 +3,9 @@ package acptest
 import (
 	"encoding/json"
 	"errors"
-	"github.com/acpclient/acp"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 

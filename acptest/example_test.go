@@ -3,9 +3,9 @@ package acptest_test
 import (
 	"bufio"
 	"fmt"
-	"github.com/acpclient/acp"
 	"io"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 

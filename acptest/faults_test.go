@@ -3,10 +3,10 @@ package acptest
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/acpclient/acp"
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 

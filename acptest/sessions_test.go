@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/acpclient/acp"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 

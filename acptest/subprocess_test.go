@@ -2,13 +2,14 @@ package acptest
 
 import (
 	"errors"
-	"github.com/acpclient/acp"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acpclient/acp"
 )
 
 func TestMain(m *testing.M) {

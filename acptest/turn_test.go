@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acpclient/acp"
 	"testing"
 
+	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
 )
 

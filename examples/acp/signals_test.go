@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/acpclient/acp"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/internal/proctest"
 )

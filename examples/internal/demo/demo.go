@@ -19,12 +19,12 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/acpclient/acp"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
