@@ -106,7 +106,7 @@ func (a *pipeAgent) run() {
 
 // promptResponseLine renders the agent's answer to a prompt.
 func promptResponseLine(t *Turn) []byte {
-	return []byte(`{"jsonrpc":"2.0","id":` + t.ID() + `,"result":{"stopReason":"end_turn"}}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + t.RequestID() + `,"result":{"stopReason":"end_turn"}}`)
 }
 
 // BenchmarkDecodeFoldChunk measures one agent_message_chunk line through the

@@ -13,7 +13,7 @@ import (
 // Call checks no capability and tracks nothing: the caller owns the
 // protocol. A session/prompt sent this way is no turn, and updates the agent
 // sends meanwhile still fold into the session as updates outside a turn.
-// One exception: the [McpServerACP] servers in params of a typed
+// One exception: the [MCPServerACP] servers in params of a typed
 // NewSessionRequest, LoadSessionRequest, ResumeSessionRequest or
 // ForkSessionRequest (value or pointer) are declared, as the typed helpers
 // declare them, so the agent may mcp/connect to them; servers in params of
@@ -37,32 +37,32 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 }
 
 // mcpServersOf returns the MCP servers of a typed session request.
-func mcpServersOf(params any) []McpServer {
+func mcpServersOf(params any) []MCPServer {
 	switch p := params.(type) {
 	case *NewSessionRequest:
 		if p != nil {
-			return p.McpServers
+			return p.MCPServers
 		}
 	case NewSessionRequest:
-		return p.McpServers
+		return p.MCPServers
 	case *LoadSessionRequest:
 		if p != nil {
-			return p.McpServers
+			return p.MCPServers
 		}
 	case LoadSessionRequest:
-		return p.McpServers
+		return p.MCPServers
 	case *ResumeSessionRequest:
 		if p != nil {
-			return p.McpServers
+			return p.MCPServers
 		}
 	case ResumeSessionRequest:
-		return p.McpServers
+		return p.MCPServers
 	case *ForkSessionRequest:
 		if p != nil {
-			return p.McpServers
+			return p.MCPServers
 		}
 	case ForkSessionRequest:
-		return p.McpServers
+		return p.MCPServers
 	}
 	return nil
 }

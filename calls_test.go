@@ -18,8 +18,8 @@ func TestPromptSharesTheCallIDSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := a.expect("session/prompt")
-	if got := turn.ID(); got != string(p.ID) {
-		t.Errorf("Turn.ID() = %s, want the request's id %s", got, p.ID)
+	if got := turn.RequestID(); got != string(p.ID) {
+		t.Errorf("Turn.RequestID() = %s, want the request's id %s", got, p.ID)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- c.CallExt(context.Background(), "_next", nil, nil) }()

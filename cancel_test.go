@@ -339,7 +339,7 @@ func outcomeOf(t *testing.T, m rawMsg) string {
 	if err := json.Unmarshal(m.Result, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome.Outcome == OutcomeCancelled {
+	if r.Outcome.Kind == OutcomeCancelled {
 		return "cancelled"
 	}
 	return r.Outcome.OptionID

@@ -56,9 +56,9 @@ func TestCapabilitiesFromHandlers(t *testing.T) {
 	}{
 		{"none", nil, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
 		{"fs", &ClientOptions{FS: FileSystemHandlers{ReadTextFile: readOnlyFS{}.ReadTextFile, WriteTextFile: writeHandler}}, `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":false,"auth":{"terminal":false}}`},
-		{"readonly", &ClientOptions{FileSystem: readOnlyFS{}}, `{"fs":{"readTextFile":true,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
+		{"readonly", &ClientOptions{FS: FileSystemHandlers{ReadTextFile: readOnlyFS{}.ReadTextFile}}, `{"fs":{"readTextFile":true,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
 		{"terminal", &ClientOptions{Terminal: fakeTerminals()}, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":true,"auth":{"terminal":false}}`},
-		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandler{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
+		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandlers{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,19 +55,6 @@ type ClientOptions struct {
 	// session or the client closes. workspace.Terminals is a ready one.
 	Terminal TerminalHandlers
 
-	// FileSystem is the old way to set FS, used when FS is unset: its
-	// ReadTextFile is served, and WriteTextFile too if it has one.
-	//
-	// Deprecated: Set FS, e.g. to workspace.FS's Handlers().
-	FileSystem FileReader
-
-	// Terminals is the old way to set Terminal, used when Terminal is
-	// unset; its CloseSession(string) and Close() error methods, if any,
-	// become the hooks.
-	//
-	// Deprecated: Set Terminal, e.g. to workspace.Terminals's Handlers().
-	Terminals Terminals
-
 	// Elicitation serves elicitation/create in the modes it enables.
 	Elicitation *ElicitationHandlers
 
@@ -82,9 +69,9 @@ type ClientOptions struct {
 	ExtNotification ExtNotificationHandler
 
 	// MCP serves the MCP servers the client hosts and declares as
-	// [*McpServerACP]: mcp/connect, mcp/message and mcp/disconnect. Unset
+	// [*MCPServerACP]: mcp/connect, mcp/message and mcp/disconnect. Unset
 	// handlers answer -32601. Nothing is advertised: the agent says whether
-	// it can reach such servers (McpCapabilities.ACP). Unstable: follows
+	// it can reach such servers (MCPCapabilities.ACP). Unstable: follows
 	// schema.unstable.json; may change.
 	MCP MCPHandlers
 
@@ -110,12 +97,6 @@ type ClientOptions struct {
 	// Limits bound everything the agent controls; the zero value selects
 	// safe defaults. See [Limits].
 	Limits Limits
-
-	// MaxLineBytes is the old spelling of Limits.MaxLineBytes, honoured
-	// when that is zero.
-	//
-	// Deprecated: set Limits.MaxLineBytes.
-	MaxLineBytes int
 
 	// CancelGrace is how long a cancelled turn waits for the agent's answer
 	// before it ends locally with ErrCancelGrace. Zero means 10s.
@@ -200,12 +181,8 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if opts != nil {
 		c.opts = *opts
 	}
-	c.opts.legacyHandlers()
 	if all, some := c.opts.Terminal.complete(); some && !all {
 		return nil, errors.New("acp: ClientOptions.Terminal sets some of the five terminal handlers but not all; the terminal capability covers all five")
-	}
-	if c.opts.Limits.MaxLineBytes <= 0 {
-		c.opts.Limits.MaxLineBytes = c.opts.MaxLineBytes
 	}
 	c.opts.Limits = c.opts.Limits.withDefaults()
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
@@ -302,21 +279,9 @@ func (c *Client) capabilities() ClientCapabilities {
 // capabilities, auth methods and info. The result must not be modified.
 func (c *Client) InitializeResponse() *InitializeResponse { return &c.init }
 
-// Initialize returns the agent's answer to initialize.
-//
-// Deprecated: Use [Client.InitializeResponse]; Initialize does not
-// initialize anything ([Connect] does).
-func (c *Client) Initialize() *InitializeResponse { return &c.init }
-
 // AgentCapabilities returns the agent's capabilities (shorthand for
 // InitializeResponse().AgentCapabilities).
 func (c *Client) AgentCapabilities() AgentCapabilities { return c.init.AgentCapabilities }
-
-// Capabilities returns the agent's capabilities.
-//
-// Deprecated: Use [Client.AgentCapabilities]; these are the agent's, not
-// the ones this client advertises.
-func (c *Client) Capabilities() AgentCapabilities { return c.init.AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
 // its output, or Close was called.

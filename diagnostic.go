@@ -60,7 +60,7 @@ const (
 	// left as it was.
 	DiagDuplicateSessionID DiagnosticKind = "duplicate_session_id"
 	// DiagUnknownMCPServer: the agent sent mcp/connect for a serverId the
-	// client did not declare as an [*McpServerACP] on this connection. It was
+	// client did not declare as an [*MCPServerACP] on this connection. It was
 	// answered -32602; MCPHandlers.Connect did not run.
 	DiagUnknownMCPServer DiagnosticKind = "unknown_mcp_server"
 	// DiagUnknownMCPConnection: the agent sent mcp/message or mcp/disconnect
@@ -74,7 +74,7 @@ const (
 	DiagBadSuggestion DiagnosticKind = "bad_suggestion"
 	// DiagForeignSuggestion: a suggestion in an nes/suggest answer was for
 	// another document than the one asked about (its uri is not
-	// SuggestNesRequest.URI, byte for byte) and SuggestNesRequest.AllowURI
+	// SuggestNESRequest.URI, byte for byte) and SuggestNESRequest.AllowURI
 	// did not allow it. It was dropped; the others were delivered.
 	DiagForeignSuggestion DiagnosticKind = "foreign_suggestion"
 )

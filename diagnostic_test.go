@@ -27,17 +27,17 @@ func TestInvalidPermissionAnswerIsDiagnosed(t *testing.T) {
 		want string
 	}{
 		{"unoffered option", acp.SelectedOutcome("made-up"), `"made-up", which is not an offered option`},
-		{"unknown outcome", acp.PermissionOutcome{Outcome: "maybe"}, `outcome "maybe"`},
+		{"unknown outcome", acp.PermissionOutcome{Kind: "maybe"}, `outcome "maybe"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := make(chan acp.Diagnostic, 10)
 			agentErr := make(chan error, 1)
 			c, _ := acptest.Connect(t, &acptest.Options{
-				OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-					_, err := t.RequestPermission(acptest.ToolCall{ID: "tc1", Title: "Edit"}, nil)
+				OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+					_, err := t.RequestPermission(acptest.ToolCallSpec{ID: "tc1", Title: "Edit"}, nil)
 					agentErr <- err
 					t.Junk("") // a blank_line diagnostic after the answer: a barrier
-					return acptest.StopReasonEndTurn, nil
+					return acp.StopReasonEndTurn, nil
 				},
 			}, &acp.ClientOptions{
 				Permission: func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {

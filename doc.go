@@ -141,4 +141,36 @@
 // [ClientOptions.OnDiagnostic]. A line longer than
 // [Limits.MaxLineBytes] is skipped; only the call it answered fails,
 // with [ErrLineTooLong]. A panicking handler becomes a -32603 reply.
+//
+// # Unstable features
+//
+// Some of the API follows schema.unstable.json (pinned in schema/) or no
+// schema at all, and may change in any release, whatever this module's
+// version says. Each such identifier's doc has an "Unstable:" line; the
+// Client and Session methods are together in client_unstable.go. They are:
+//
+//   - Next-edit suggestions (NES): [Client.StartNES], [Client.SuggestNES],
+//     [Client.AcceptNES], [Client.RejectNES], [Client.CloseNES],
+//     [Client.PositionEncoding], [ClientOptions].PositionEncodings,
+//     [AgentCapabilities].NES and PositionEncoding, and the NES* and
+//     Position* types.
+//   - Document sync: [Client.DidOpenDocument], [Client.DidChangeDocument],
+//     [Client.DidCloseDocument], [Client.DidSaveDocument],
+//     [Client.DidFocusDocument] and their *DocumentNotification types.
+//   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [MCPServerACP],
+//     [MCPCapabilities].ACP, [ConnectMCPRequest], [MessageMCPRequest],
+//     [DisconnectMCPRequest] and their responses.
+//   - Session fork: [Client.ForkSession], [Session.Fork],
+//     [ForkSessionRequest], [SessionCapabilities].Fork.
+//   - Model selection with the legacy session/set_model: [Session.SetModel],
+//     [SessionModelState], [ModelInfo].
+//   - Session update kinds: [PlanUpdate] (and [PlanContent]), [Notice],
+//     [CompactionUpdate] and [CompactionSummaryChunk], folded into
+//     [CompactionState]; a tool's programmatic name (ToolCall.Name); token
+//     usage ([PromptResponse].Usage, [Usage]).
+//   - Method names: the unstable block of Method* constants
+//     ([MethodSessionFork], [MethodNESStart], [MethodDocumentDidOpen], ...).
+//
+// Providers (providers/*) are in schema.unstable.json but not implemented
+// here; [Client.Call] reaches them, as any method, by name.
 package acp

@@ -15,6 +15,8 @@ import (
 // Unstable: follows schema.unstable.json; may change.
 
 // DidOpenDocumentNotification is the params of document/didOpen.
+//
+// Unstable: follows schema.unstable.json; may change.
 type DidOpenDocumentNotification struct {
 	SessionID  string          `json:"sessionId"`
 	URI        string          `json:"uri"`
@@ -25,6 +27,8 @@ type DidOpenDocumentNotification struct {
 }
 
 // DidChangeDocumentNotification is the params of document/didChange.
+//
+// Unstable: follows schema.unstable.json; may change.
 type DidChangeDocumentNotification struct {
 	SessionID      string                           `json:"sessionId"`
 	URI            string                           `json:"uri"`
@@ -35,6 +39,8 @@ type DidChangeDocumentNotification struct {
 
 // TextDocumentContentChangeEvent is one change: Text replaces Range, or
 // the whole document when Range is nil.
+//
+// Unstable: follows schema.unstable.json; may change.
 type TextDocumentContentChangeEvent struct {
 	Range *Range          `json:"range,omitempty"`
 	Text  string          `json:"text"`
@@ -42,6 +48,8 @@ type TextDocumentContentChangeEvent struct {
 }
 
 // DidCloseDocumentNotification is the params of document/didClose.
+//
+// Unstable: follows schema.unstable.json; may change.
 type DidCloseDocumentNotification struct {
 	SessionID string          `json:"sessionId"`
 	URI       string          `json:"uri"`
@@ -49,6 +57,8 @@ type DidCloseDocumentNotification struct {
 }
 
 // DidSaveDocumentNotification is the params of document/didSave.
+//
+// Unstable: follows schema.unstable.json; may change.
 type DidSaveDocumentNotification struct {
 	SessionID string          `json:"sessionId"`
 	URI       string          `json:"uri"`
@@ -56,6 +66,8 @@ type DidSaveDocumentNotification struct {
 }
 
 // DidFocusDocumentNotification is the params of document/didFocus.
+//
+// Unstable: follows schema.unstable.json; may change.
 type DidFocusDocumentNotification struct {
 	SessionID    string          `json:"sessionId"`
 	URI          string          `json:"uri"`
@@ -66,8 +78,8 @@ type DidFocusDocumentNotification struct {
 }
 
 // documentEvents returns the document events the agent wants, or nil.
-func (c *Client) documentEvents() *NesDocumentEventCapabilities {
-	n := c.init.AgentCapabilities.Nes
+func (c *Client) documentEvents() *NESDocumentEventCapabilities {
+	n := c.init.AgentCapabilities.NES
 	if n == nil || n.Events == nil {
 		return nil
 	}
@@ -84,16 +96,14 @@ func (c *Client) sendDocumentEvent(ctx context.Context, method string, wanted bo
 	return c.notify(ctx, method, params)
 }
 
-// DidOpenDocument sends document/didOpen.
-func (c *Client) DidOpenDocument(ctx context.Context, n *DidOpenDocumentNotification) error {
+// didOpenDocument implements [Client.DidOpenDocument].
+func (c *Client) didOpenDocument(ctx context.Context, n *DidOpenDocumentNotification) error {
 	d := c.documentEvents()
 	return c.sendDocumentEvent(ctx, MethodDocumentDidOpen, d != nil && d.DidOpen != nil, n.SessionID, n.URI, n)
 }
 
-// DidChangeDocument sends document/didChange. When the agent asked for
-// full sync, there must be exactly one change, without a range (the whole
-// new text); otherwise the call fails and nothing is sent.
-func (c *Client) DidChangeDocument(ctx context.Context, n *DidChangeDocumentNotification) error {
+// didChangeDocument implements [Client.DidChangeDocument].
+func (c *Client) didChangeDocument(ctx context.Context, n *DidChangeDocumentNotification) error {
 	d := c.documentEvents()
 	wanted := d != nil && d.DidChange != nil
 	if wanted && d.DidChange.SyncKind == TextDocumentSyncFull &&
@@ -108,20 +118,20 @@ func (c *Client) DidChangeDocument(ctx context.Context, n *DidChangeDocumentNoti
 	return c.sendDocumentEvent(ctx, MethodDocumentDidChange, wanted, n.SessionID, n.URI, n)
 }
 
-// DidCloseDocument sends document/didClose.
-func (c *Client) DidCloseDocument(ctx context.Context, n *DidCloseDocumentNotification) error {
+// didCloseDocument implements [Client.DidCloseDocument].
+func (c *Client) didCloseDocument(ctx context.Context, n *DidCloseDocumentNotification) error {
 	d := c.documentEvents()
 	return c.sendDocumentEvent(ctx, MethodDocumentDidClose, d != nil && d.DidClose != nil, n.SessionID, n.URI, n)
 }
 
-// DidSaveDocument sends document/didSave.
-func (c *Client) DidSaveDocument(ctx context.Context, n *DidSaveDocumentNotification) error {
+// didSaveDocument implements [Client.DidSaveDocument].
+func (c *Client) didSaveDocument(ctx context.Context, n *DidSaveDocumentNotification) error {
 	d := c.documentEvents()
 	return c.sendDocumentEvent(ctx, MethodDocumentDidSave, d != nil && d.DidSave != nil, n.SessionID, n.URI, n)
 }
 
-// DidFocusDocument sends document/didFocus.
-func (c *Client) DidFocusDocument(ctx context.Context, n *DidFocusDocumentNotification) error {
+// didFocusDocument implements [Client.DidFocusDocument].
+func (c *Client) didFocusDocument(ctx context.Context, n *DidFocusDocumentNotification) error {
 	d := c.documentEvents()
 	return c.sendDocumentEvent(ctx, MethodDocumentDidFocus, d != nil && d.DidFocus != nil, n.SessionID, n.URI, n)
 }

@@ -9,11 +9,6 @@ import (
 // CreateElicitationHandler serves elicitation/create.
 type CreateElicitationHandler func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
 
-// ElicitationHandler is the old name of [ElicitationHandlers].
-//
-// Deprecated: Use ElicitationHandlers.
-type ElicitationHandler = ElicitationHandlers
-
 // ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
 // (URL mode). Only the modes with Form or URL set are advertised; a request

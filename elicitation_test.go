@@ -15,7 +15,7 @@ func TestElicitationAnswerChecked(t *testing.T) {
 	content := make(chan string, 3)
 	opts := &ClientOptions{
 		OnDiagnostic: func(d Diagnostic) { diags <- d },
-		Elicitation: &ElicitationHandler{
+		Elicitation: &ElicitationHandlers{
 			Form: true,
 			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
 				c := <-content
@@ -75,7 +75,7 @@ func TestElicitation(t *testing.T) {
 	})
 	t.Run("with handler", func(t *testing.T) {
 		completed := make(chan string, 1)
-		opts := &ClientOptions{Elicitation: &ElicitationHandler{
+		opts := &ClientOptions{Elicitation: &ElicitationHandlers{
 			Form: true,
 			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
 				if !strings.Contains(string(r.RequestedSchema), `"name"`) {

@@ -33,12 +33,12 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 	}
 
 	t.Run("turn in progress", func(t *testing.T) {
-		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			select {
 			case <-t.Cancelled():
 			case <-t.Context().Done():
 			}
-			return acptest.StopReasonCancelled, nil
+			return acp.StopReasonCancelled, nil
 		}}, nil)
 		s, err := c.NewSession(ctx, nil)
 		if err != nil {

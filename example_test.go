@@ -25,10 +25,10 @@ func connect(opts *acptest.Options, copts *acp.ClientOptions) (*acp.Client, func
 // chunks of one message; Wait returns once all of it is folded.
 func Example() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Think("Looking at the files.")
-			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
-			t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "completed"})
+			t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: "completed"})
 			t.SayID("m1", "There are ")
 			t.SayID("m1", "3 files.")
 			return "end_turn", nil
@@ -65,8 +65,8 @@ func Example() {
 // loop started; it ends when the turn does.
 func ExampleTurn_Updates() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			t.Plan(acptest.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			t.Plan(acp.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
 			t.Say("Hello")
 			t.Say(", world")
 			return "end_turn", nil
@@ -96,8 +96,8 @@ func ExampleTurn_Updates() {
 func ExampleTurn_Cancel() {
 	asked := make(chan struct{})
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			t.ToolCall(acptest.ToolCall{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
 			outcome, _ := t.RequestPermission(map[string]any{"toolCallId": "rm"}, acptest.DefaultPermissionOptions)
 			_, cancelled, _ := acptest.ParseOutcome(outcome)
 			fmt.Println("agent saw cancelled outcome:", cancelled)
@@ -128,11 +128,11 @@ func ExampleTurn_Cancel() {
 // tool calls of that kind in that session.
 func ExampleRememberAlways() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			for i := range 3 {
 				id := fmt.Sprint("edit-", i)
-				t.ToolCall(acptest.ToolCall{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
-				out, _ := t.RequestPermission(map[string]any{"toolCallId": id}, []acptest.PermissionOption{
+				t.ToolCall(acptest.ToolCallSpec{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
+				out, _ := t.RequestPermission(map[string]any{"toolCallId": id}, []acp.PermissionOption{
 					{OptionID: "yes", Name: "Allow", Kind: "allow_once"},
 					{OptionID: "always", Name: "Always allow", Kind: "allow_always"},
 					{OptionID: "no", Name: "Reject", Kind: "reject_once"},
@@ -198,11 +198,11 @@ func ExampleDiffContent_Unified() {
 // and tool calls interleaved in the order they started.
 func ExampleTurnState_Items() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Think("Let me look.")
-			t.ToolCall(acptest.ToolCall{ID: "read-1", Title: "Read main.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusPending})
+			t.ToolCall(acptest.ToolCallSpec{ID: "read-1", Title: "Read main.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusPending})
 			t.Say("It is a Go file.")
-			t.UpdateToolCall(acptest.ToolCall{ID: "read-1", Status: acp.ToolCallStatusCompleted})
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "read-1", Status: acp.ToolCallStatusCompleted})
 			return "end_turn", nil
 		},
 	}, nil)
@@ -229,8 +229,8 @@ func ExampleTurnState_Items() {
 // drops the raw log, so the folded state compares with a hand-written one.
 func ExampleTurnState_WithoutLog() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			t.ToolCall(acptest.ToolCall{ID: "t1", Title: "Read a.go", Kind: "read", Status: "completed"})
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Read a.go", Kind: "read", Status: "completed"})
 			t.SayID("m1", "Read ")
 			t.SayID("m1", "it.")
 			return "end_turn", nil

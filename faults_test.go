@@ -18,14 +18,14 @@ import (
 // process_test.go) runs them when the test binary is re-executed.
 func init() {
 	acptest.Register("faults.crash", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("partial answer")
 			t.Crash()
 			return "", nil
 		}})
 	})
 	acptest.Register("faults.flood", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{StderrFlood: 8 << 20, OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		return acptest.New(&acptest.Options{StderrFlood: 8 << 20, OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.FloodStderr(1 << 20)
 			t.Say("still here")
 			return "end_turn", nil
@@ -78,7 +78,7 @@ func runTurn(t *testing.T, opts *acptest.Options, copts *acp.ClientOptions) (*ac
 
 func TestFaultJunkLines(t *testing.T) {
 	var d diags
-	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		t.Junk("npm WARN deprecated uuid@3.4.0")
 		t.Junk("")
 		t.Say("fine")
@@ -98,12 +98,12 @@ func TestFaultJunkLines(t *testing.T) {
 
 func TestFaultOversizedFrame(t *testing.T) {
 	var d diags
-	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		t.Say("before ")
 		t.Raw(append(acptest.HugeFrame(t.SessionID(), 1<<20), '\n'))
 		t.Say("after")
 		return "end_turn", nil
-	}}, &acp.ClientOptions{OnDiagnostic: d.add, MaxLineBytes: 64 << 10})
+	}}, &acp.ClientOptions{OnDiagnostic: d.add, Limits: acp.Limits{MaxLineBytes: 64 << 10}})
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestFaultCrashMidTurn(t *testing.T) {
 func TestFaultHang(t *testing.T) {
 	agent := acptest.New(&acptest.Options{
 		Methods: map[string]acptest.MethodFunc{"session/list": acptest.NeverAnswer},
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Hang()
 			return "", nil
 		},
@@ -180,7 +180,7 @@ func TestFaultUpdatesBeforeNewSessionAndAfterTurn(t *testing.T) {
 		OnNewSession: func(s *acptest.Session) {
 			s.Commands(acptest.SlashCommand{Name: "test", Description: "Run tests"})
 		},
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("answer")
 			t.AfterTurn(func() { t.Say("afterthought") })
 			return "end_turn", nil
@@ -208,10 +208,10 @@ func TestFaultUpdatesBeforeNewSessionAndAfterTurn(t *testing.T) {
 }
 
 func TestFaultUnknownVariantsAndIDs(t *testing.T) {
-	_, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	_, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		t.Update(map[string]any{"sessionUpdate": "hologram", "beam": 1})
-		t.ToolCall(acptest.ToolCall{ID: "a", Title: "Teleport", Kind: "teleport", Status: "paused"})
-		t.UpdateToolCall(acptest.ToolCall{ID: "never-announced", Title: "Ghost", Status: "completed"})
+		t.ToolCall(acptest.ToolCallSpec{ID: "a", Title: "Teleport", Kind: "teleport", Status: "paused"})
+		t.UpdateToolCall(acptest.ToolCallSpec{ID: "never-announced", Title: "Ghost", Status: "completed"})
 		t.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "smell", "odor": "ozone"}})
 		return "end_turn", nil
 	}}, nil)
@@ -234,7 +234,7 @@ func TestFaultUnknownVariantsAndIDs(t *testing.T) {
 // Agents number their requests as strings or numbers; answers echo them.
 func TestFaultStringAndNumericRequestIDs(t *testing.T) {
 	for _, stringIDs := range []bool{false, true} {
-		_, _, turn, agent := runTurn(t, &acptest.Options{StringIDs: stringIDs, OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		_, _, turn, agent := runTurn(t, &acptest.Options{StringIDs: stringIDs, OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			out, err := t.RequestPermission(map[string]any{"toolCallId": "x", "title": "X"}, acptest.DefaultPermissionOptions)
 			if err != nil {
 				return "", err

@@ -114,7 +114,7 @@ func TestFeedReproducesState(t *testing.T) {
 					<-ctx.Done() // left pending until the cancel, or the end
 					return CancelledOutcome(), nil
 				}
-				return AllowOnce(ctx, req)
+				return AllowAll(ctx, req)
 			}}
 			_, a, _, turn, p := startTurn(t, opts)
 			live := make(chan []Event, 1)
@@ -392,7 +392,7 @@ func TestUILoopAllocations(t *testing.T) {
 // after which event.
 func TestElicitationPlacedInStream(t *testing.T) {
 	got := make(chan *CreateElicitationRequest, 1)
-	opts := &ClientOptions{Elicitation: &ElicitationHandler{Form: true,
+	opts := &ClientOptions{Elicitation: &ElicitationHandlers{Form: true,
 		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
 			got <- r
 			return &CreateElicitationResponse{Action: ElicitationDecline}, nil

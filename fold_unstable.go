@@ -12,6 +12,8 @@ import "slices"
 // CompactionState is what the agent said about its latest context
 // compaction: its id, status, error and summary (the compaction_update's
 // summary, or the compaction_summary_chunk blocks in order).
+//
+// Unstable: follows schema.unstable.json; may change.
 type CompactionState struct {
 	CompactionID string           `json:"compactionId"`
 	Status       CompactionStatus `json:"status,omitempty"`

@@ -8,13 +8,13 @@ import (
 
 // ForkSessionRequest is the params of session/fork (needs
 // sessionCapabilities.fork): a new session that starts from the history of
-// SessionID. McpServers is sent as [] when empty.
+// SessionID. MCPServers is sent as [] when empty.
 //
 // Unstable: follows schema.unstable.json; may change.
 type ForkSessionRequest struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -32,15 +32,8 @@ type ForkSessionResponse struct {
 	Meta   json.RawMessage    `json:"_meta,omitempty"`
 }
 
-// ForkSession forks a session (session/fork): the agent creates a new
-// session starting from the history of req.SessionID, which need not be
-// open on this client. It needs the agent's sessionCapabilities.fork, else
-// ErrNotSupported and nothing is sent. An empty Cwd means the current
-// directory. The new session is registered and returned as NewSession's
-// is; updates the agent sends for it before answering are kept for it.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+// forkSession implements [Client.ForkSession].
+func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
 	if c.init.AgentCapabilities.SessionCapabilities.Fork == nil {
 		return nil, notSupported(MethodSessionFork, "sessionCapabilities.fork")
 	}
@@ -53,21 +46,18 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 		return nil, callError(MethodSessionFork, err)
 	}
 	r.Cwd = cwd
-	if r.McpServers == nil {
-		r.McpServers = []McpServer{}
+	if r.MCPServers == nil {
+		r.MCPServers = []MCPServer{}
 	}
 	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	c.mcp.declare(r.McpServers)
+	c.mcp.declare(r.MCPServers)
 	return c.createSession(ctx, MethodSessionFork, &r)
 }
 
-// Fork forks this session (see Client.ForkSession). A nil req, or an empty
-// Cwd, means this session's cwd; req.SessionID is ignored.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (s *Session) Fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+// fork implements [Session.Fork].
+func (s *Session) fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
 	r := ForkSessionRequest{}
 	if req != nil {
 		r = *req

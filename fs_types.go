@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"io"
 )
 
 // Wire types of the agent→client fs/* and terminal/* methods, shaped after
@@ -204,61 +203,4 @@ func (h *TerminalHandlers) complete() (all, some bool) {
 	all = h.Create != nil && h.Output != nil && h.WaitForExit != nil && h.Kill != nil && h.Release != nil
 	some = h.Create != nil || h.Output != nil || h.WaitForExit != nil || h.Kill != nil || h.Release != nil
 	return all, some
-}
-
-// FileReader serves fs/read_text_file.
-//
-// Deprecated: Set [ClientOptions.FS] instead; [ClientOptions.FileSystem],
-// which takes a FileReader, still works.
-type FileReader interface {
-	ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error)
-}
-
-// FileWriter serves fs/write_text_file.
-//
-// Deprecated: Set [FileSystemHandlers.WriteTextFile] instead.
-type FileWriter interface {
-	WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error)
-}
-
-// Terminals serves the five terminal/* methods.
-//
-// Deprecated: Set [ClientOptions.Terminal] instead; [ClientOptions.Terminals],
-// which takes a Terminals, still works.
-type Terminals interface {
-	CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error)
-	TerminalOutput(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error)
-	WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error)
-	KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error)
-	ReleaseTerminal(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error)
-}
-
-// legacyHandlers fills FS and Terminal from the deprecated FileSystem and
-// Terminals fields, where those are set and the new ones are not, with the
-// old rules: writing is served if the FileReader is also a FileWriter, and
-// a Terminals with CloseSession(string) or io.Closer gets those as hooks.
-func (o *ClientOptions) legacyHandlers() {
-	if f := o.FileSystem; f != nil && o.FS.ReadTextFile == nil && o.FS.WriteTextFile == nil {
-		o.FS.ReadTextFile = f.ReadTextFile
-		if w, ok := f.(FileWriter); ok {
-			o.FS.WriteTextFile = w.WriteTextFile
-		}
-	}
-	if t := o.Terminals; t != nil {
-		if _, some := o.Terminal.complete(); !some {
-			o.Terminal = TerminalHandlers{
-				Create:      t.CreateTerminal,
-				Output:      t.TerminalOutput,
-				WaitForExit: t.WaitForTerminalExit,
-				Kill:        t.KillTerminal,
-				Release:     t.ReleaseTerminal,
-			}
-			if cs, ok := t.(interface{ CloseSession(string) }); ok {
-				o.Terminal.CloseSession = cs.CloseSession
-			}
-			if cl, ok := t.(io.Closer); ok {
-				o.Terminal.Close = cl.Close
-			}
-		}
-	}
 }

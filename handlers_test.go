@@ -147,50 +147,6 @@ func TestTerminalLifecycleHooks(t *testing.T) {
 	}
 }
 
-// legacyTerminals implements the deprecated Terminals interface and the
-// optional methods the old field found by type assertion.
-type legacyTerminals struct {
-	h      TerminalHandlers
-	closed chan string
-}
-
-func (l legacyTerminals) CreateTerminal(ctx context.Context, r *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return l.h.Create(ctx, r)
-}
-func (l legacyTerminals) TerminalOutput(ctx context.Context, r *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	return l.h.Output(ctx, r)
-}
-func (l legacyTerminals) WaitForTerminalExit(ctx context.Context, r *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return l.h.WaitForExit(ctx, r)
-}
-func (l legacyTerminals) KillTerminal(ctx context.Context, r *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return l.h.Kill(ctx, r)
-}
-func (l legacyTerminals) ReleaseTerminal(ctx context.Context, r *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return l.h.Release(ctx, r)
-}
-func (l legacyTerminals) CloseSession(id string) { l.closed <- id }
-func (l legacyTerminals) Close() error           { l.closed <- "client"; return nil }
-
-// The deprecated Terminals field keeps its old behaviour, hooks included.
-func TestDeprecatedTerminalsField(t *testing.T) {
-	l := legacyTerminals{h: fakeTerminals(), closed: make(chan string, 2)}
-	c, a := connectRaw(t, &ClientOptions{Terminals: l}, nil)
-	if !c.capabilities().Terminal {
-		t.Error("the deprecated Terminals field is not advertised")
-	}
-	s := newSessionRaw(t, c, a)
-	go func() { _ = s.Close(context.Background()) }()
-	a.reply(a.expect("session/close"), map[string]any{})
-	if got := <-l.closed; got != "s1" {
-		t.Errorf("CloseSession(%q), want s1", got)
-	}
-	c.Close()
-	if got := <-l.closed; got != "client" {
-		t.Errorf("after Client.Close: %q, want its Close", got)
-	}
-}
-
 // The extension handlers' named types accept plain func literals, as the
 // fields did before they were named.
 func TestExtHandlerTypesTakeFuncLiterals(t *testing.T) {
@@ -209,28 +165,5 @@ func TestExtHandlerTypesTakeFuncLiterals(t *testing.T) {
 	a.send(map[string]any{"jsonrpc": "2.0", "method": "_x/note", "params": map[string]any{}})
 	if m := <-got; m != "_x/note" {
 		t.Errorf("ext notification %q", m)
-	}
-}
-
-// legacyFS implements the deprecated FileReader and FileWriter.
-type legacyFS struct{}
-
-func (legacyFS) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return readHandler(ctx, r)
-}
-func (legacyFS) WriteTextFile(ctx context.Context, r *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return writeHandler(ctx, r)
-}
-
-// The deprecated FileSystem field keeps its old rule (writing is served if
-// the reader also writes), and FS, when set, takes precedence over it.
-func TestDeprecatedFileSystemField(t *testing.T) {
-	c, _ := connectRaw(t, &ClientOptions{FileSystem: legacyFS{}}, nil)
-	if caps := c.capabilities(); !caps.FS.ReadTextFile || !caps.FS.WriteTextFile {
-		t.Errorf("FileSystem that reads and writes: advertised %+v", caps.FS)
-	}
-	c, _ = connectRaw(t, &ClientOptions{FileSystem: legacyFS{}, FS: FileSystemHandlers{ReadTextFile: readHandler}}, nil)
-	if caps := c.capabilities(); !caps.FS.ReadTextFile || caps.FS.WriteTextFile {
-		t.Errorf("FS set besides FileSystem: advertised %+v, want FS's read only", caps.FS)
 	}
 }

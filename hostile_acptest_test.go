@@ -91,8 +91,8 @@ package acp_test
 //     with suggestions for other documents (~/.bashrc, the same file under
 //     another spelling) → TestHostileNESMalformedSuggestionDropped,
 //     TestHostileNESForeignSuggestionDropped (hostile_nes_test.go) → each
-//     suggestion screened alone; only SuggestNesRequest.URI, byte for byte,
-//     unless SuggestNesRequest.AllowURI allows another.
+//     suggestion screened alone; only SuggestNESRequest.URI, byte for byte,
+//     unless SuggestNESRequest.AllowURI allows another.
 //   - Elicitation forms whose patterns cost the client's CPU (a 1 MiB
 //     pattern, ".{0,1000}" repeated, many fields' patterns together) →
 //     TestHostileElicitationPatternOverLimit,
@@ -234,7 +234,7 @@ func TestHostileOversizedLinesDoNotWedge(t *testing.T) {
 // An over-cap answer to a prompt fails that turn with ErrLineTooLong, and
 // only it: the connection keeps serving.
 func TestHostileOversizedPromptResponse(t *testing.T) {
-	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		t.OversizedLine(t.RequestID(), "", 4<<10)
 		t.Hang() // the oversized line was the answer
 		return "", nil
@@ -262,7 +262,7 @@ func TestHostileDuplicateIDNoAllowAfterCancel(t *testing.T) {
 		err error
 	}
 	answers := make(chan answer, 2)
-	script := func(t *acptest.Turn) (acptest.StopReason, error) {
+	script := func(t *acptest.Turn) (acp.StopReason, error) {
 		id := json.RawMessage(`"perm"`)
 		first, err := t.StartWithID(id, "session/request_permission", permissionParams(t.SessionID(), "t1"))
 		if err != nil {
@@ -439,8 +439,8 @@ func TestHostileStopReadingWhileReadingFiles(t *testing.T) {
 	probed := make(chan struct{}, 1)
 	fs := &bigFile{content: strings.Repeat("a", fileSize)}
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: stall}, &acp.ClientOptions{
-		FileSystem: fs,
-		Limits:     acp.Limits{MaxQueuedWriteBytes: budget},
+		FS:     acp.FileSystemHandlers{ReadTextFile: fs.ReadTextFile},
+		Limits: acp.Limits{MaxQueuedWriteBytes: budget},
 		OnDiagnostic: func(d acp.Diagnostic) {
 			if d.Kind == acp.DiagJunkLine {
 				probed <- struct{}{}
@@ -563,7 +563,7 @@ func TestHostileDistinctMessageIDFlood(t *testing.T) {
 	const n = 2000
 	_, s, _ := hostileConnect(t, &acptest.Options{
 		DisableTranscript: true,
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			var k int
 			fmt.Sscan(t.PromptText(), &k)
 			return "", t.FloodUpdates(t.SessionID(), k, true)
@@ -633,18 +633,18 @@ func TestHostileToolCallsAfterCancel(t *testing.T) {
 	const n = 2000
 	_, s, _ := hostileConnect(t, &acptest.Options{
 		DisableTranscript: true,
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			select {
 			case <-t.Cancelled():
 			case <-t.Context().Done():
 				return "", nil
 			}
 			for i := range n {
-				if err := t.ToolCall(acptest.ToolCall{ID: fmt.Sprint("late-", i), Title: "rm -rf", Status: "pending"}); err != nil {
+				if err := t.ToolCall(acptest.ToolCallSpec{ID: fmt.Sprint("late-", i), Title: "rm -rf", Status: "pending"}); err != nil {
 					return "", err
 				}
 			}
-			return acptest.StopReasonEndTurn, nil // agents often say so
+			return acp.StopReasonEndTurn, nil // agents often say so
 		},
 	}, nil)
 	turn, err := s.Prompt(context.Background(), acp.Text("go"))

@@ -44,19 +44,19 @@ func (r *mcpRecorder) options(limits acp.Limits) *acp.ClientOptions {
 	return &acp.ClientOptions{
 		Limits: limits,
 		MCP: acp.MCPHandlers{
-			Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+			Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
 				r.connects.Add(1)
-				return &acp.ConnectMcpResponse{ConnectionID: fmt.Sprintf("%s/%d", req.ServerID, r.n.Add(1))}, nil
+				return &acp.ConnectMCPResponse{ConnectionID: fmt.Sprintf("%s/%d", req.ServerID, r.n.Add(1))}, nil
 			},
-			Message: func(context.Context, *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
+			Message: func(context.Context, *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
 				r.messages.Add(1)
-				return &acp.MessageMcpResponse{Result: json.RawMessage(`{"ok":true}`)}, nil
+				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"ok":true}`)}, nil
 			},
-			Disconnect: func(context.Context, *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+			Disconnect: func(context.Context, *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
 				r.disconnects.Add(1)
 				return nil, nil
 			},
-			Notify: func(n *acp.MessageMcpNotification) { r.notes <- n.ConnectionID },
+			Notify: func(n *acp.MessageMCPNotification) { r.notes <- n.ConnectionID },
 		},
 		OnDiagnostic: func(d acp.Diagnostic) { r.diags <- d },
 	}
@@ -83,11 +83,11 @@ func mcpSetup(t *testing.T, copts *acp.ClientOptions, ids ...string) (*acp.Clien
 		DisableTranscript: true,
 		OnNewSession:      func(s *acptest.Session) { ss <- s },
 	}, copts)
-	var servers []acp.McpServer
+	var servers []acp.MCPServer
 	for _, id := range ids {
-		servers = append(servers, &acp.McpServerACP{Name: "server " + id, ServerID: id})
+		servers = append(servers, &acp.MCPServerACP{Name: "server " + id, ServerID: id})
 	}
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{McpServers: servers})
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func mcpOpen(t *testing.T, a *acptest.Session, serverID string) string {
 	if err != nil {
 		t.Fatalf("mcp/connect %s: %v", serverID, err)
 	}
-	var r acp.ConnectMcpResponse
+	var r acp.ConnectMCPResponse
 	if err := json.Unmarshal(res, &r); err != nil || r.ConnectionID == "" {
 		t.Fatalf("mcp/connect %s = %s, %v", serverID, res, err)
 	}
@@ -180,26 +180,26 @@ func TestMCPEverySessionRequestDeclares(t *testing.T) {
 				},
 			}, r.options(acp.Limits{}))
 			ctx := context.Background()
-			servers := []acp.McpServer{&acp.McpServerACP{Name: "tools", ServerID: server}, &acp.McpServerStdio{Name: "srv-never", Command: "/bin/true"}}
+			servers := []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: server}, &acp.MCPServerStdio{Name: "srv-never", Command: "/bin/true"}}
 			var err error
 			switch {
 			case tc.viaCall:
 				// Pointers and values both declare.
 				params := map[string]any{
-					acp.MethodSessionNew:    &acp.NewSessionRequest{McpServers: servers},
-					acp.MethodSessionLoad:   acp.LoadSessionRequest{SessionID: "s-1", McpServers: servers},
-					acp.MethodSessionResume: &acp.ResumeSessionRequest{SessionID: "s-1", McpServers: servers},
-					acp.MethodSessionFork:   acp.ForkSessionRequest{SessionID: "s-0", McpServers: servers},
+					acp.MethodSessionNew:    &acp.NewSessionRequest{MCPServers: servers},
+					acp.MethodSessionLoad:   acp.LoadSessionRequest{SessionID: "s-1", MCPServers: servers},
+					acp.MethodSessionResume: &acp.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers},
+					acp.MethodSessionFork:   acp.ForkSessionRequest{SessionID: "s-0", MCPServers: servers},
 				}[method]
 				err = c.Call(ctx, method, params, nil)
 			case method == acp.MethodSessionNew:
-				_, err = c.NewSession(ctx, &acp.NewSessionRequest{McpServers: servers})
+				_, err = c.NewSession(ctx, &acp.NewSessionRequest{MCPServers: servers})
 			case method == acp.MethodSessionLoad:
-				_, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "s-1", McpServers: servers})
+				_, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "s-1", MCPServers: servers})
 			case method == acp.MethodSessionResume:
-				_, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "s-1", McpServers: servers})
+				_, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers})
 			case method == acp.MethodSessionFork:
-				_, err = c.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: "s-0", McpServers: servers})
+				_, err = c.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: "s-0", MCPServers: servers})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -284,7 +284,7 @@ func TestMCPFailedDisconnectKeepsConnection(t *testing.T) {
 	opts := r.options(acp.Limits{})
 	var fail atomic.Bool
 	fail.Store(true)
-	opts.MCP.Disconnect = func(context.Context, *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+	opts.MCP.Disconnect = func(context.Context, *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
 		if fail.Swap(false) {
 			return nil, &acp.Error{Code: -32001, Message: "busy"}
 		}
@@ -370,7 +370,7 @@ func TestMCPMaxConnections(t *testing.T) {
 		entered, release := make(chan struct{}), make(chan struct{})
 		var calls atomic.Int64
 		serve := opts.MCP.Connect
-		opts.MCP.Connect = func(ctx context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+		opts.MCP.Connect = func(ctx context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
 			if calls.Add(1) == 1 { // only the first waits, so a wrongly admitted second one fails the test rather than hangs it
 				close(entered)
 				<-release
@@ -396,7 +396,7 @@ func TestMCPMaxConnections(t *testing.T) {
 		r := newMCPRecorder()
 		opts := r.options(acp.Limits{MaxMCPConnections: 1})
 		serve := opts.MCP.Connect
-		opts.MCP.Connect = func(ctx context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+		opts.MCP.Connect = func(ctx context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
 			if req.ServerID == "srv-down" {
 				return nil, &acp.Error{Code: -32001, Message: "down"}
 			}
@@ -422,14 +422,14 @@ func TestMCPWithdrawnConnectKeepsItsSlot(t *testing.T) {
 	copts := &acp.ClientOptions{
 		Limits: acp.Limits{MaxMCPConnections: 1},
 		MCP: acp.MCPHandlers{
-			Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+			Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
 				if calls.Add(1) == 1 {
 					entered <- req.ServerID
 					<-release // ignores its context, as a careless handler does
 				}
-				return &acp.ConnectMcpResponse{ConnectionID: fmt.Sprint("conn-", calls.Load())}, nil
+				return &acp.ConnectMCPResponse{ConnectionID: fmt.Sprint("conn-", calls.Load())}, nil
 			},
-			Disconnect: func(_ context.Context, req *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+			Disconnect: func(_ context.Context, req *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
 				disconnected <- req.ConnectionID
 				return nil, nil
 			},
@@ -470,14 +470,14 @@ func TestMCPWithdrawnDisconnectStillCloses(t *testing.T) {
 	copts := &acp.ClientOptions{
 		Limits: acp.Limits{MaxMCPConnections: 1},
 		MCP: acp.MCPHandlers{
-			Connect: func(context.Context, *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
-				return &acp.ConnectMcpResponse{ConnectionID: "conn-1"}, nil
+			Connect: func(context.Context, *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
+				return &acp.ConnectMCPResponse{ConnectionID: "conn-1"}, nil
 			},
-			Message: func(context.Context, *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
+			Message: func(context.Context, *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
 				messages.Add(1)
-				return &acp.MessageMcpResponse{Result: json.RawMessage(`{}`)}, nil
+				return &acp.MessageMCPResponse{Result: json.RawMessage(`{}`)}, nil
 			},
-			Disconnect: func(context.Context, *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+			Disconnect: func(context.Context, *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
 				entered <- struct{}{}
 				<-release
 				return nil, nil

@@ -48,8 +48,8 @@ func TestRepliesWaitForAnAgentThatStopsReading(t *testing.T) {
 	ch := make(chan res, 1)
 	go func() {
 		c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, &ClientOptions{
-			FileSystem: fs,
-			Limits:     Limits{MaxQueuedWriteBytes: budget},
+			FS:     FileSystemHandlers{ReadTextFile: fs.ReadTextFile},
+			Limits: Limits{MaxQueuedWriteBytes: budget},
 			OnDiagnostic: func(d Diagnostic) {
 				if d.Kind == "junk_line" {
 					probe <- struct{}{}
@@ -113,7 +113,7 @@ func budgetSettled(w *engine.Wire) bool {
 // a long-lived connection does not leak budget.
 func TestWriteBudgetReleasedAfterReplies(t *testing.T) {
 	fs := &countingFile{content: strings.Repeat("b", 10<<10)}
-	c, a := connectRaw(t, &ClientOptions{FileSystem: fs, Permission: AllowOnce, Limits: Limits{MaxQueuedWriteBytes: 64 << 10}}, nil)
+	c, a := connectRaw(t, &ClientOptions{FS: FileSystemHandlers{ReadTextFile: fs.ReadTextFile}, Permission: AllowAll, Limits: Limits{MaxQueuedWriteBytes: 64 << 10}}, nil)
 	newSessionRaw(t, c, a)
 	const n = 50
 	go func() {

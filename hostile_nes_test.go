@@ -27,10 +27,10 @@ func nesSuggestAgent(t *testing.T, suggestions string) (*acp.Client, <-chan acp.
 }
 
 // suggestionIDs lists the ids of ss, an unknown kind's as "?kind".
-func suggestionIDs(ss []acp.NesSuggestion) string {
+func suggestionIDs(ss []acp.NESSuggestion) string {
 	var ids []string
 	for _, s := range ss {
-		if u, ok := s.(*acp.UnknownNesSuggestion); ok {
+		if u, ok := s.(*acp.UnknownNESSuggestion); ok {
 			ids = append(ids, "?"+u.Kind)
 			continue
 		}
@@ -51,9 +51,9 @@ func nextDiags(diags <-chan acp.Diagnostic, n int) []acp.Diagnostic {
 
 const askedURI = "file:///w/a.go"
 
-func suggest(t *testing.T, c *acp.Client, allow func(string) bool) *acp.SuggestNesResponse {
+func suggest(t *testing.T, c *acp.Client, allow func(string) bool) *acp.SuggestNESResponse {
 	t.Helper()
-	res, err := c.SuggestNES(context.Background(), &acp.SuggestNesRequest{SessionID: "n", URI: askedURI, AllowURI: allow})
+	res, err := c.SuggestNES(context.Background(), &acp.SuggestNESRequest{SessionID: "n", URI: askedURI, AllowURI: allow})
 	if err != nil {
 		t.Fatalf("SuggestNES: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestHostileNESMalformedSuggestionDropped(t *testing.T) {
 	}
 	// An answer whose suggestions are not an array still fails the call.
 	c, _ = nesSuggestAgent(t, `{"kind":"edit"}`)
-	if _, err := c.SuggestNES(context.Background(), &acp.SuggestNesRequest{SessionID: "n", URI: askedURI}); err == nil {
+	if _, err := c.SuggestNES(context.Background(), &acp.SuggestNESRequest{SessionID: "n", URI: askedURI}); err == nil {
 		t.Fatal("suggestions that are not an array: no error")
 	}
 }
@@ -110,7 +110,7 @@ func TestHostileNESForeignSuggestionDropped(t *testing.T) {
 		t.Fatalf("suggestions = %s, want s1 s6 ?hint", got)
 	}
 	for _, s := range res.Suggestions {
-		if e, ok := s.(*acp.NesEditSuggestion); ok && e.URI != askedURI {
+		if e, ok := s.(*acp.NESEditSuggestion); ok && e.URI != askedURI {
 			t.Errorf("delivered an edit of %s", e.URI)
 		}
 	}

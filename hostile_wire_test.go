@@ -138,7 +138,7 @@ func TestDuplicateRequestIDNeverAllowsAfterCancel(t *testing.T) {
 		case <-release:
 		case <-ctx.Done():
 		}
-		return AllowOnce(ctx, req)
+		return AllowAll(ctx, req)
 	}}, nil)
 	s := newSessionRaw(t, c, a)
 	turn, err := s.Prompt(context.Background(), Text("hi"))

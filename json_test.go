@@ -270,7 +270,7 @@ func TestJSONDiscriminator(t *testing.T) {
 		{`{"a":1}`, "", false, false},
 		{`{"sessionUpdate":5}`, "", true, true},
 		// A null discriminator reads as absent: the default variant where
-		// the union has one (AuthMethod, McpServer), else "missing".
+		// the union has one (AuthMethod, MCPServer), else "missing".
 		{`{"sessionUpdate":null}`, "", false, false},
 		{`{"sessionUpdate": null }`, "", false, false},
 		{`[]`, "", false, true},

@@ -9,7 +9,7 @@ import (
 
 // MCP-over-ACP lets the client host MCP servers itself and have the agent
 // reach them over the ACP connection instead of a subprocess or a URL. The
-// client declares such a server in session/new as an [*McpServerACP] (only
+// client declares such a server in session/new as an [*MCPServerACP] (only
 // when the agent advertises mcpCapabilities.acp); the agent then opens a
 // connection to it with mcp/connect, exchanges MCP messages on it with
 // mcp/message, and closes it with mcp/disconnect. The client advertises
@@ -22,7 +22,7 @@ const (
 	MethodMCPDisconnect = "mcp/disconnect" // agent to client: request
 )
 
-// MCPHandlers serve the MCP servers the client declared as [*McpServerACP].
+// MCPHandlers serve the MCP servers the client declared as [*MCPServerACP].
 // Each unset request handler answers its method -32601 (method not found),
 // as does the whole group when it is the zero value. Request handlers run
 // like every other handler: each on its own goroutine, its context cancelled
@@ -31,7 +31,7 @@ const (
 // The agent is held to what the client declared and opened; what it names
 // otherwise is refused before any of these handlers runs:
 //   - mcp/connect runs Connect only for a ServerID declared as an
-//     [*McpServerACP] in a session/new, session/load, session/resume or
+//     [*MCPServerACP] in a session/new, session/load, session/resume or
 //     session/fork this client sent on the connection (any session, any
 //     outcome; through the typed helpers, or [Client.Call] with a typed
 //     request); otherwise it is answered -32602 and reported as a
@@ -67,7 +67,7 @@ const (
 //
 // The server's own messages to the agent (MCP requests such as sampling, and
 // MCP notifications) go out as mcp/message through [Client.Call] and
-// [Client.Notify] with a [MessageMcpRequest].
+// [Client.Notify] with a [MessageMCPRequest].
 //
 // Unstable: follows schema.unstable.json; may change.
 type MCPHandlers struct {
@@ -96,46 +96,46 @@ type MCPHandlers struct {
 	// wait; the rest are dropped and counted in a "limit_exceeded"
 	// diagnostic. Only notifications on an open connection are queued. Nil
 	// ignores them.
-	Notify func(*MessageMcpNotification)
+	Notify func(*MessageMCPNotification)
 }
 
 // MCPConnectHandler serves mcp/connect.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MCPConnectHandler func(ctx context.Context, req *ConnectMcpRequest) (*ConnectMcpResponse, error)
+type MCPConnectHandler func(ctx context.Context, req *ConnectMCPRequest) (*ConnectMCPResponse, error)
 
 // MCPMessageHandler serves mcp/message requests.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MCPMessageHandler func(ctx context.Context, req *MessageMcpRequest) (*MessageMcpResponse, error)
+type MCPMessageHandler func(ctx context.Context, req *MessageMCPRequest) (*MessageMCPResponse, error)
 
 // MCPDisconnectHandler serves mcp/disconnect.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MCPDisconnectHandler func(ctx context.Context, req *DisconnectMcpRequest) (*DisconnectMcpResponse, error)
+type MCPDisconnectHandler func(ctx context.Context, req *DisconnectMCPRequest) (*DisconnectMCPResponse, error)
 
-// ConnectMcpRequest is mcp/connect's params.
+// ConnectMCPRequest is mcp/connect's params.
 //
 // Unstable: follows schema.unstable.json; may change.
-type ConnectMcpRequest struct {
-	// ServerID is the McpServerACP.ServerID the client declared.
+type ConnectMCPRequest struct {
+	// ServerID is the MCPServerACP.ServerID the client declared.
 	ServerID string          `json:"serverId"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// ConnectMcpResponse is mcp/connect's result.
+// ConnectMCPResponse is mcp/connect's result.
 //
 // Unstable: follows schema.unstable.json; may change.
-type ConnectMcpResponse struct {
+type ConnectMCPResponse struct {
 	ConnectionID string          `json:"connectionId"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
-// MessageMcpRequest is mcp/message's params: one MCP message on an open
+// MessageMCPRequest is mcp/message's params: one MCP message on an open
 // connection, its method and params flattened in.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MessageMcpRequest struct {
+type MessageMCPRequest struct {
 	ConnectionID string `json:"connectionId"`
 	// Method is the inner MCP method, such as "tools/call".
 	Method string `json:"method"`
@@ -144,44 +144,44 @@ type MessageMcpRequest struct {
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
-// MessageMcpNotification is an mcp/message notification's params: an MCP
+// MessageMCPNotification is an mcp/message notification's params: an MCP
 // notification on an open connection.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MessageMcpNotification = MessageMcpRequest
+type MessageMCPNotification = MessageMCPRequest
 
-// MessageMcpResponse is mcp/message's result: the inner MCP result, any JSON
+// MessageMCPResponse is mcp/message's result: the inner MCP result, any JSON
 // value, sent as it is. Empty Result is sent as {}.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MessageMcpResponse struct {
+type MessageMCPResponse struct {
 	Result json.RawMessage
 }
 
 // MarshalJSON returns Result, or {} when it is empty.
-func (r MessageMcpResponse) MarshalJSON() ([]byte, error) {
+func (r MessageMCPResponse) MarshalJSON() ([]byte, error) {
 	if len(r.Result) == 0 {
 		return []byte("{}"), nil
 	}
 	return r.Result.MarshalJSON()
 }
 
-// DisconnectMcpRequest is mcp/disconnect's params.
+// DisconnectMCPRequest is mcp/disconnect's params.
 //
 // Unstable: follows schema.unstable.json; may change.
-type DisconnectMcpRequest struct {
+type DisconnectMCPRequest struct {
 	ConnectionID string          `json:"connectionId"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
-// DisconnectMcpResponse is mcp/disconnect's result.
+// DisconnectMCPResponse is mcp/disconnect's result.
 //
 // Unstable: follows schema.unstable.json; may change.
-type DisconnectMcpResponse struct {
+type DisconnectMCPResponse struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerACP is an MCP server that lives in the client and is reached over
+// MCPServerACP is an MCP server that lives in the client and is reached over
 // the ACP connection ("type": "acp"); declare it only when the agent
 // advertises mcpCapabilities.acp, and serve it with ClientOptions.MCP.
 //
@@ -192,7 +192,7 @@ type DisconnectMcpResponse struct {
 // other server id (see [MCPHandlers]).
 //
 // Unstable: follows schema.unstable.json; may change.
-type McpServerACP struct {
+type MCPServerACP struct {
 	Name string `json:"name"`
 	// ServerID is chosen by the client and comes back in mcp/connect; it
 	// must be unique among the ACP-transport servers on the connection.
@@ -200,11 +200,11 @@ type McpServerACP struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-func (*McpServerACP) isMcpServer() {}
+func (*MCPServerACP) isMCPServer() {}
 
 // MarshalJSON writes "type": "acp".
-func (s McpServerACP) MarshalJSON() ([]byte, error) {
-	type body McpServerACP
+func (s MCPServerACP) MarshalJSON() ([]byte, error) {
+	type body MCPServerACP
 	return json.Marshal(struct {
 		Type string `json:"type"`
 		body
@@ -217,7 +217,7 @@ func (c *Client) onMCPNotification(params []byte) {
 	if h == nil {
 		return
 	}
-	var n MessageMcpNotification
+	var n MessageMCPNotification
 	if err := json.Unmarshal(params, &n); err != nil {
 		c.diag("bad_notification", "ignored a malformed mcp/message notification", params)
 		return

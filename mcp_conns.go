@@ -36,11 +36,11 @@ type mcpConn struct {
 // it handles that request, before it answers. A declaration stays even if
 // the request then fails; the agent has seen it, and the user's Connect
 // handler still decides what a connection to it gets.
-func (m *mcpConns) declare(servers []McpServer) {
+func (m *mcpConns) declare(servers []MCPServer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range servers {
-		if srv, ok := s.(*McpServerACP); ok && srv != nil {
+		if srv, ok := s.(*MCPServerACP); ok && srv != nil {
 			if m.declared == nil {
 				m.declared = map[string]bool{}
 			}
@@ -121,7 +121,7 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 	if h == nil {
 		return nil, methodNotFound(MethodMCPConnect)
 	}
-	var req ConnectMcpRequest
+	var req ConnectMCPRequest
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 	// The bookkeeping runs with the handler, not after runHandler returns:
 	// when the agent withdraws the request, runHandler answers at once while
 	// Connect may still run, and its slot must stay taken until it returns.
-	res, err := runHandler(ctx, MethodMCPConnect, func(ctx context.Context) (res *ConnectMcpResponse, err error) {
+	res, err := runHandler(ctx, MethodMCPConnect, func(ctx context.Context) (res *ConnectMCPResponse, err error) {
 		recorded := false
 		defer func() {
 			if !recorded { // an error, or a panic
@@ -153,7 +153,7 @@ func (c *Client) serveMCPConnect(ctx context.Context, params json.RawMessage) (a
 			return nil, err
 		}
 		if res == nil {
-			res = &ConnectMcpResponse{}
+			res = &ConnectMCPResponse{}
 		}
 		c.mcp.opened(res.ConnectionID, req.ServerID, true)
 		recorded = true
@@ -181,7 +181,7 @@ func (c *Client) abandonMCPConnection(ctx context.Context, connID string) {
 	}
 	ok := false
 	defer func() { c.mcp.closed(connID, ok) }()
-	_, err := d(context.WithoutCancel(ctx), &DisconnectMcpRequest{ConnectionID: connID})
+	_, err := d(context.WithoutCancel(ctx), &DisconnectMCPRequest{ConnectionID: connID})
 	ok = err == nil
 }
 
@@ -192,7 +192,7 @@ func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (a
 	if h == nil {
 		return nil, methodNotFound(MethodMCPMessage)
 	}
-	var req MessageMcpRequest
+	var req MessageMCPRequest
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage)
 	if h == nil {
 		return nil, methodNotFound(MethodMCPDisconnect)
 	}
-	var req DisconnectMcpRequest
+	var req DisconnectMCPRequest
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (c *Client) serveMCPDisconnect(ctx context.Context, params json.RawMessage)
 	// As for Connect, the outcome is Disconnect's own, recorded when it
 	// returns: a withdrawn request does not reopen a connection whose
 	// Disconnect still runs (and may yet succeed).
-	res, err := runHandler(ctx, MethodMCPDisconnect, func(ctx context.Context) (res *DisconnectMcpResponse, err error) {
+	res, err := runHandler(ctx, MethodMCPDisconnect, func(ctx context.Context) (res *DisconnectMCPResponse, err error) {
 		ok := false
 		defer func() { c.mcp.closed(req.ConnectionID, ok) }()
 		res, err = h(ctx, &req)

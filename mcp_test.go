@@ -17,15 +17,15 @@ import (
 
 // mcpClientHandlers serve one tool server, "srv-1", whose tools/call echoes
 // its arguments and fails for an unknown tool; notifications go to notes.
-func mcpClientHandlers(notes chan<- *acp.MessageMcpNotification) acp.MCPHandlers {
+func mcpClientHandlers(notes chan<- *acp.MessageMCPNotification) acp.MCPHandlers {
 	return acp.MCPHandlers{
-		Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
+		Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
 			if req.ServerID != "srv-1" {
 				return nil, &acp.Error{Code: acp.CodeInvalidParams, Message: "no server " + req.ServerID}
 			}
-			return &acp.ConnectMcpResponse{ConnectionID: "conn-1"}, nil
+			return &acp.ConnectMCPResponse{ConnectionID: "conn-1"}, nil
 		},
-		Message: func(_ context.Context, req *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
+		Message: func(_ context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
 			var p struct {
 				Name      string          `json:"name"`
 				Arguments json.RawMessage `json:"arguments"`
@@ -36,15 +36,15 @@ func mcpClientHandlers(notes chan<- *acp.MessageMcpNotification) acp.MCPHandlers
 			if p.Name != "echo" {
 				return nil, &acp.Error{Code: -32002, Message: "unknown tool " + p.Name}
 			}
-			return &acp.MessageMcpResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
+			return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
 		},
-		Disconnect: func(_ context.Context, req *acp.DisconnectMcpRequest) (*acp.DisconnectMcpResponse, error) {
+		Disconnect: func(_ context.Context, req *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
 			if req.ConnectionID != "conn-1" {
 				return nil, &acp.Error{Code: acp.CodeInvalidParams, Message: "no connection " + req.ConnectionID}
 			}
 			return nil, nil
 		},
-		Notify: func(n *acp.MessageMcpNotification) { notes <- n },
+		Notify: func(n *acp.MessageMCPNotification) { notes <- n },
 	}
 }
 
@@ -53,7 +53,7 @@ func mcpClientHandlers(notes chan<- *acp.MessageMcpNotification) acp.MCPHandlers
 // reach the handlers and their answers (results and MCP errors) reach the
 // agent, and the agent's MCP notifications arrive in wire order.
 func TestMCPOverACP(t *testing.T) {
-	notes := make(chan *acp.MessageMcpNotification, 2)
+	notes := make(chan *acp.MessageMCPNotification, 2)
 	type result struct {
 		connect json.RawMessage
 		message json.RawMessage
@@ -67,12 +67,12 @@ func TestMCPOverACP(t *testing.T) {
 		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
 		OnNewSession: func(s *acptest.Session) {
 			var p struct {
-				McpServers []any `json:"mcpServers"`
+				MCPServers []any `json:"mcpServers"`
 			}
 			_ = json.Unmarshal(s.Params(), &p)
-			declared <- p.McpServers
+			declared <- p.MCPServers
 		},
-		OnPrompt: func(tn *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
 			ctx := context.Background()
 			var r result
 			r.connect, r.err = tn.Call(ctx, acp.MethodMCPConnect, map[string]any{"serverId": "srv-1"})
@@ -95,11 +95,11 @@ func TestMCPOverACP(t *testing.T) {
 		},
 	}, &acp.ClientOptions{MCP: mcpClientHandlers(notes)})
 
-	if !c.AgentCapabilities().McpCapabilities.ACP {
-		t.Fatalf("McpCapabilities = %+v, want acp", c.AgentCapabilities().McpCapabilities)
+	if !c.AgentCapabilities().MCPCapabilities.ACP {
+		t.Fatalf("MCPCapabilities = %+v, want acp", c.AgentCapabilities().MCPCapabilities)
 	}
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w", McpServers: []acp.McpServer{&acp.McpServerACP{Name: "tools", ServerID: "srv-1"}}})
+	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: "srv-1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +149,8 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 		want map[string]bool // method → served
 	}{
 		{"unset", acp.MCPHandlers{}, map[string]bool{}},
-		{"connect only", acp.MCPHandlers{Connect: func(context.Context, *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
-			return &acp.ConnectMcpResponse{ConnectionID: "c"}, nil
+		{"connect only", acp.MCPHandlers{Connect: func(context.Context, *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
+			return &acp.ConnectMCPResponse{ConnectionID: "c"}, nil
 		}}, map[string]bool{acp.MethodMCPConnect: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 			var diags []acp.Diagnostic
 			done := make(chan map[string]error, 1)
 			c, _ := acptest.Connect(t, &acptest.Options{
-				OnPrompt: func(tn *acptest.Turn) (acptest.StopReason, error) {
+				OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
 					errs := map[string]error{}
 					_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "c", "method": "notifications/initialized"})
 					for _, m := range []string{acp.MethodMCPConnect, acp.MethodMCPMessage, acp.MethodMCPDisconnect} {
@@ -174,7 +174,7 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 			}})
 			// "s" is declared, so what is checked is the unset handler
 			// (with Connect unset, even an undeclared server gets -32601).
-			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{McpServers: []acp.McpServer{&acp.McpServerACP{Name: "s", ServerID: "s"}}})
+			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "s"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,17 +229,17 @@ func TestMCPAdvertisesNothing(t *testing.T) {
 	}
 }
 
-// An "acp" server declaration decodes as *McpServerACP (it was kept raw as
+// An "acp" server declaration decodes as *MCPServerACP (it was kept raw as
 // an unknown type before) and encodes back the same.
-func TestMcpServerACPRoundTrip(t *testing.T) {
+func TestMCPServerACPRoundTrip(t *testing.T) {
 	in := `{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools","serverId":"srv-1","_meta":{"k":1}}]}`
 	var req acp.NewSessionRequest
 	if err := json.Unmarshal([]byte(in), &req); err != nil {
 		t.Fatal(err)
 	}
-	s, ok := req.McpServers[0].(*acp.McpServerACP)
+	s, ok := req.MCPServers[0].(*acp.MCPServerACP)
 	if !ok || s.Name != "tools" || s.ServerID != "srv-1" || string(s.Meta) != `{"k":1}` {
-		t.Fatalf("decoded %#v", req.McpServers[0])
+		t.Fatalf("decoded %#v", req.MCPServers[0])
 	}
 	out, err := json.Marshal(req)
 	if err != nil {
@@ -254,8 +254,8 @@ func TestMcpServerACPRoundTrip(t *testing.T) {
 	// Like any malformed server, one without serverId is dropped from the
 	// list rather than passed on half-filled.
 	req = acp.NewSessionRequest{}
-	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err != nil || len(req.McpServers) != 0 {
-		t.Errorf("an acp server without serverId: %v, %#v", err, req.McpServers)
+	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err != nil || len(req.MCPServers) != 0 {
+		t.Errorf("an acp server without serverId: %v, %#v", err, req.MCPServers)
 	}
 }
 
@@ -271,10 +271,10 @@ func TestHostileMCPNotificationFlood(t *testing.T) {
 	_, _, a := mcpSetup(t, &acp.ClientOptions{
 		Limits: acp.Limits{MaxQueuedEvents: limit},
 		MCP: acp.MCPHandlers{
-			Connect: func(context.Context, *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
-				return &acp.ConnectMcpResponse{ConnectionID: "c"}, nil
+			Connect: func(context.Context, *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
+				return &acp.ConnectMCPResponse{ConnectionID: "c"}, nil
 			},
-			Notify: func(*acp.MessageMcpNotification) {
+			Notify: func(*acp.MessageMCPNotification) {
 				<-release
 				delivered.Add(1)
 			},
@@ -325,14 +325,14 @@ func TestMCPMessageToAgent(t *testing.T) {
 	}, nil)
 	ctx := context.Background()
 	var res json.RawMessage
-	err := c.Call(ctx, acp.MethodMCPMessage, &acp.MessageMcpRequest{ConnectionID: "conn-1", Method: "sampling/createMessage", Params: json.RawMessage(`{"maxTokens":5}`)}, &res)
+	err := c.Call(ctx, acp.MethodMCPMessage, &acp.MessageMCPRequest{ConnectionID: "conn-1", Method: "sampling/createMessage", Params: json.RawMessage(`{"maxTokens":5}`)}, &res)
 	if err != nil || string(res) != `{"model":"m","content":{"type":"text","text":"ok"}}` {
 		t.Fatalf("Call = %s, %v", res, err)
 	}
 	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"sampling/createMessage","params":{"maxTokens":5}}` {
 		t.Errorf("request params %s", p)
 	}
-	if err := c.Notify(ctx, acp.MethodMCPMessage, &acp.MessageMcpNotification{ConnectionID: "conn-1", Method: "notifications/tools/list_changed"}); err != nil {
+	if err := c.Notify(ctx, acp.MethodMCPMessage, &acp.MessageMCPNotification{ConnectionID: "conn-1", Method: "notifications/tools/list_changed"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"notifications/tools/list_changed"}` {
@@ -345,10 +345,10 @@ func TestMCPMessageToAgent(t *testing.T) {
 func ExampleMCPHandlers() {
 	agent := acptest.New(&acptest.Options{
 		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			ctx := context.Background()
 			res, _ := t.Call(ctx, acp.MethodMCPConnect, map[string]any{"serverId": "tools-1"})
-			var conn acp.ConnectMcpResponse
+			var conn acp.ConnectMCPResponse
 			_ = json.Unmarshal(res, &conn)
 			res, _ = t.Call(ctx, acp.MethodMCPMessage, map[string]any{"connectionId": conn.ConnectionID, "method": "tools/call", "params": map[string]any{"name": "now"}})
 			t.Say(string(res))
@@ -358,11 +358,11 @@ func ExampleMCPHandlers() {
 	fromAgent, toAgent := agent.Pipe()
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, &acp.ClientOptions{
 		MCP: acp.MCPHandlers{
-			Connect: func(_ context.Context, req *acp.ConnectMcpRequest) (*acp.ConnectMcpResponse, error) {
-				return &acp.ConnectMcpResponse{ConnectionID: req.ServerID + "/1"}, nil
+			Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
+				return &acp.ConnectMCPResponse{ConnectionID: req.ServerID + "/1"}, nil
 			},
-			Message: func(_ context.Context, req *acp.MessageMcpRequest) (*acp.MessageMcpResponse, error) {
-				return &acp.MessageMcpResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
+			Message: func(_ context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
 			},
 		},
 	})
@@ -374,11 +374,11 @@ func ExampleMCPHandlers() {
 	defer c.Close()
 
 	ctx := context.Background()
-	var servers []acp.McpServer
-	if c.AgentCapabilities().McpCapabilities.ACP {
-		servers = append(servers, &acp.McpServerACP{Name: "clock", ServerID: "tools-1"})
+	var servers []acp.MCPServer
+	if c.AgentCapabilities().MCPCapabilities.ACP {
+		servers = append(servers, &acp.MCPServerACP{Name: "clock", ServerID: "tools-1"})
 	}
-	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work", McpServers: servers})
+	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work", MCPServers: servers})
 	turn, _ := s.Prompt(ctx, acp.Text("What time is it?"))
 	_, _ = turn.Wait()
 	fmt.Println(turn.State().Messages[0].Text)

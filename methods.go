@@ -39,8 +39,10 @@ const (
 	MethodCancelRequest = "$/cancel_request"
 )
 
-// Unstable method names: they follow schema.unstable.json (pinned in
-// schema/) and may change.
+// Method names of the unstable features.
+//
+// Unstable: they follow schema.unstable.json (pinned in schema/), or no
+// schema (session/set_model), and may change.
 const (
 	MethodSessionFork     = "session/fork"
 	MethodSessionSetModel = "session/set_model" // legacy model selection; in no schema any more

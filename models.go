@@ -26,6 +26,8 @@ type SessionModelState struct {
 }
 
 // ModelInfo is one model an agent offers in SessionModelState.
+//
+// Unstable: follows schema.unstable.json; may change.
 type ModelInfo struct {
 	ModelID     string          `json:"modelId"`
 	Name        string          `json:"name"`
@@ -34,6 +36,8 @@ type ModelInfo struct {
 }
 
 // SetSessionModelRequest is the params of the legacy session/set_model.
+//
+// Unstable: follows schema.unstable.json; may change.
 type SetSessionModelRequest struct {
 	SessionID string          `json:"sessionId"`
 	ModelID   string          `json:"modelId"`
@@ -41,20 +45,14 @@ type SetSessionModelRequest struct {
 }
 
 // SetSessionModelResponse is the result of the legacy session/set_model.
+//
+// Unstable: follows schema.unstable.json; may change.
 type SetSessionModelResponse struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// SetModel switches the session's model with the legacy session/set_model.
-// It needs the agent to have offered models for this session (else
-// ErrNotSupported and nothing is sent), and modelID must be one of them
-// (else an error naming the valid choices, and nothing is sent). On
-// success SessionState.Models.CurrentModelID follows.
-//
-// Unstable: session/set_model is in no schema any more; agents that offer
-// config options of category "model" should be driven through
-// SetConfigOption instead.
-func (s *Session) SetModel(ctx context.Context, modelID string) error {
+// setModel implements [Session.SetModel].
+func (s *Session) setModel(ctx context.Context, modelID string) error {
 	if err := s.checkOpen(MethodSessionSetModel); err != nil {
 		return err
 	}

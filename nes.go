@@ -19,50 +19,64 @@ import (
 // Unstable: follows schema.unstable.json; may change.
 
 // PositionEncodingKind is how a Position's character offset counts.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PositionEncodingKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	PositionUTF16 PositionEncodingKind = "utf-16" // UTF-16 code units (the default)
 	PositionUTF32 PositionEncodingKind = "utf-32" // Unicode code points
 	PositionUTF8  PositionEncodingKind = "utf-8"  // bytes
 )
 
-// NesCapabilities is the agent's nes capability: which document events it
+// NESCapabilities is the agent's nes capability: which document events it
 // wants, and (raw) which context it uses in nes/suggest.
-type NesCapabilities struct {
-	Events  *NesEventCapabilities `json:"events,omitempty"`
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESCapabilities struct {
+	Events  *NESEventCapabilities `json:"events,omitempty"`
 	Context json.RawMessage       `json:"context,omitempty"`
 	Meta    json.RawMessage       `json:"_meta,omitempty"`
 }
 
-// NesEventCapabilities lists the events the agent wants.
-type NesEventCapabilities struct {
-	Document *NesDocumentEventCapabilities `json:"document,omitempty"`
+// NESEventCapabilities lists the events the agent wants.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESEventCapabilities struct {
+	Document *NESDocumentEventCapabilities `json:"document,omitempty"`
 	Meta     json.RawMessage               `json:"_meta,omitempty"`
 }
 
-// NesDocumentEventCapabilities: each non-nil field lets the client send
+// NESDocumentEventCapabilities: each non-nil field lets the client send
 // that document/* notification.
-type NesDocumentEventCapabilities struct {
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESDocumentEventCapabilities struct {
 	DidOpen   *Capability                       `json:"didOpen,omitempty"`
-	DidChange *NesDocumentDidChangeCapabilities `json:"didChange,omitempty"`
+	DidChange *NESDocumentDidChangeCapabilities `json:"didChange,omitempty"`
 	DidClose  *Capability                       `json:"didClose,omitempty"`
 	DidSave   *Capability                       `json:"didSave,omitempty"`
 	DidFocus  *Capability                       `json:"didFocus,omitempty"`
 	Meta      json.RawMessage                   `json:"_meta,omitempty"`
 }
 
-// NesDocumentDidChangeCapabilities says how document/didChange reports
+// NESDocumentDidChangeCapabilities says how document/didChange reports
 // changes: TextDocumentSyncFull (the whole text each time) or
 // TextDocumentSyncIncremental (ranges).
-type NesDocumentDidChangeCapabilities struct {
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESDocumentDidChangeCapabilities struct {
 	SyncKind TextDocumentSyncKind `json:"syncKind"`
 	Meta     json.RawMessage      `json:"_meta,omitempty"`
 }
 
 // TextDocumentSyncKind is how document changes are sent.
+//
+// Unstable: follows schema.unstable.json; may change.
 type TextDocumentSyncKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	TextDocumentSyncFull        TextDocumentSyncKind = "full"
 	TextDocumentSyncIncremental TextDocumentSyncKind = "incremental"
@@ -70,6 +84,8 @@ const (
 
 // Position is a zero-based line and character offset (in the negotiated
 // encoding).
+//
+// Unstable: follows schema.unstable.json; may change.
 type Position struct {
 	Line      uint32          `json:"line"`
 	Character uint32          `json:"character"`
@@ -77,6 +93,8 @@ type Position struct {
 }
 
 // Range is a span of a document, End exclusive.
+//
+// Unstable: follows schema.unstable.json; may change.
 type Range struct {
 	Start Position        `json:"start"`
 	End   Position        `json:"end"`
@@ -84,54 +102,67 @@ type Range struct {
 }
 
 // WorkspaceFolder is a folder of the editor's workspace.
+//
+// Unstable: follows schema.unstable.json; may change.
 type WorkspaceFolder struct {
 	URI  string          `json:"uri"`
 	Name string          `json:"name"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesRepository names the workspace's repository.
-type NesRepository struct {
+// NESRepository names the workspace's repository.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESRepository struct {
 	Name      string          `json:"name"`
 	Owner     string          `json:"owner"`
 	RemoteURL string          `json:"remoteUrl"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// StartNesRequest is the params of nes/start.
-type StartNesRequest struct {
+// StartNESRequest is the params of nes/start.
+//
+// Unstable: follows schema.unstable.json; may change.
+type StartNESRequest struct {
 	WorkspaceURI     string            `json:"workspaceUri,omitempty"`
 	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders,omitempty"`
-	Repository       *NesRepository    `json:"repository,omitempty"`
+	Repository       *NESRepository    `json:"repository,omitempty"`
 	Meta             json.RawMessage   `json:"_meta,omitempty"`
 }
 
-// StartNesResponse is the result of nes/start: the NES session's id, which
+// StartNESResponse is the result of nes/start: the NES session's id, which
 // the document events and suggestion requests name.
-type StartNesResponse struct {
+//
+// Unstable: follows schema.unstable.json; may change.
+type StartNESResponse struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesTriggerKind is why a suggestion is asked for.
-type NesTriggerKind string
+// NESTriggerKind is why a suggestion is asked for.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESTriggerKind string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
-	NesTriggerAutomatic  NesTriggerKind = "automatic"
-	NesTriggerDiagnostic NesTriggerKind = "diagnostic"
-	NesTriggerManual     NesTriggerKind = "manual"
+	NESTriggerAutomatic  NESTriggerKind = "automatic"
+	NESTriggerDiagnostic NESTriggerKind = "diagnostic"
+	NESTriggerManual     NESTriggerKind = "manual"
 )
 
-// SuggestNesRequest is the params of nes/suggest. Context is the optional
-// NesSuggestContext of the schema (recent files, edit history, ...), sent
+// SuggestNESRequest is the params of nes/suggest. Context is the optional
+// NESSuggestContext of the schema (recent files, edit history, ...), sent
 // as given.
-type SuggestNesRequest struct {
+//
+// Unstable: follows schema.unstable.json; may change.
+type SuggestNESRequest struct {
 	SessionID   string          `json:"sessionId"`
 	URI         string          `json:"uri"`
 	Version     int64           `json:"version"`
 	Position    Position        `json:"position"`
 	Selection   *Range          `json:"selection,omitempty"`
-	TriggerKind NesTriggerKind  `json:"triggerKind"`
+	TriggerKind NESTriggerKind  `json:"triggerKind"`
 	Context     json.RawMessage `json:"context,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 
@@ -145,48 +176,60 @@ type SuggestNesRequest struct {
 	AllowURI func(uri string) bool `json:"-"`
 }
 
-// SuggestNesResponse is the result of nes/suggest.
-type SuggestNesResponse struct {
-	Suggestions []NesSuggestion `json:"suggestions"`
+// SuggestNESResponse is the result of nes/suggest.
+//
+// Unstable: follows schema.unstable.json; may change.
+type SuggestNESResponse struct {
+	Suggestions []NESSuggestion `json:"suggestions"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesSuggestion is one suggestion, told apart on the wire by "kind":
-// *NesEditSuggestion ("edit"), *NesJumpSuggestion ("jump"),
-// *NesRenameSuggestion ("rename"), *NesSearchAndReplaceSuggestion
-// ("searchAndReplace"), or *UnknownNesSuggestion (kept raw).
-type NesSuggestion interface {
+// NESSuggestion is one suggestion, told apart on the wire by "kind":
+// *NESEditSuggestion ("edit"), *NESJumpSuggestion ("jump"),
+// *NESRenameSuggestion ("rename"), *NESSearchAndReplaceSuggestion
+// ("searchAndReplace"), or *UnknownNESSuggestion (kept raw).
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESSuggestion interface {
 	// SuggestionID is the id to accept or reject it by ("" when unknown).
 	SuggestionID() string
-	isNesSuggestion()
+	isNESSuggestion()
 }
 
-// NesEditSuggestion proposes text edits to one document.
-type NesEditSuggestion struct {
+// NESEditSuggestion proposes text edits to one document.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESEditSuggestion struct {
 	ID             string          `json:"id"`
 	URI            string          `json:"uri"`
-	Edits          []NesTextEdit   `json:"edits"`
+	Edits          []NESTextEdit   `json:"edits"`
 	CursorPosition *Position       `json:"cursorPosition,omitempty"`
 	Meta           json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesTextEdit replaces Range with NewText.
-type NesTextEdit struct {
+// NESTextEdit replaces Range with NewText.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESTextEdit struct {
 	Range   Range           `json:"range"`
 	NewText string          `json:"newText"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesJumpSuggestion proposes moving the cursor.
-type NesJumpSuggestion struct {
+// NESJumpSuggestion proposes moving the cursor.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESJumpSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
 	Position Position        `json:"position"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesRenameSuggestion proposes renaming the symbol at Position.
-type NesRenameSuggestion struct {
+// NESRenameSuggestion proposes renaming the symbol at Position.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESRenameSuggestion struct {
 	ID       string          `json:"id"`
 	URI      string          `json:"uri"`
 	Position Position        `json:"position"`
@@ -194,9 +237,11 @@ type NesRenameSuggestion struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NesSearchAndReplaceSuggestion proposes a search and replace in a
+// NESSearchAndReplaceSuggestion proposes a search and replace in a
 // document.
-type NesSearchAndReplaceSuggestion struct {
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESSearchAndReplaceSuggestion struct {
 	ID      string          `json:"id"`
 	URI     string          `json:"uri"`
 	Search  string          `json:"search"`
@@ -205,60 +250,68 @@ type NesSearchAndReplaceSuggestion struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnknownNesSuggestion is a suggestion of a kind this package does not know.
-type UnknownNesSuggestion struct {
+// UnknownNESSuggestion is a suggestion of a kind this package does not know.
+//
+// Unstable: follows schema.unstable.json; may change.
+type UnknownNESSuggestion struct {
 	Kind string
 	Raw  json.RawMessage
 }
 
-func (s *NesEditSuggestion) SuggestionID() string             { return s.ID }
-func (s *NesJumpSuggestion) SuggestionID() string             { return s.ID }
-func (s *NesRenameSuggestion) SuggestionID() string           { return s.ID }
-func (s *NesSearchAndReplaceSuggestion) SuggestionID() string { return s.ID }
-func (*UnknownNesSuggestion) SuggestionID() string            { return "" }
+func (s *NESEditSuggestion) SuggestionID() string             { return s.ID }
+func (s *NESJumpSuggestion) SuggestionID() string             { return s.ID }
+func (s *NESRenameSuggestion) SuggestionID() string           { return s.ID }
+func (s *NESSearchAndReplaceSuggestion) SuggestionID() string { return s.ID }
+func (*UnknownNESSuggestion) SuggestionID() string            { return "" }
 
-func (*NesEditSuggestion) isNesSuggestion()             {}
-func (*NesJumpSuggestion) isNesSuggestion()             {}
-func (*NesRenameSuggestion) isNesSuggestion()           {}
-func (*NesSearchAndReplaceSuggestion) isNesSuggestion() {}
-func (*UnknownNesSuggestion) isNesSuggestion()          {}
+func (*NESEditSuggestion) isNESSuggestion()             {}
+func (*NESJumpSuggestion) isNESSuggestion()             {}
+func (*NESRenameSuggestion) isNESSuggestion()           {}
+func (*NESSearchAndReplaceSuggestion) isNESSuggestion() {}
+func (*UnknownNESSuggestion) isNESSuggestion()          {}
 
-// NesRejectReason is why a suggestion was rejected.
-type NesRejectReason string
+// NESRejectReason is why a suggestion was rejected.
+//
+// Unstable: follows schema.unstable.json; may change.
+type NESRejectReason string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
-	NesRejected  NesRejectReason = "rejected"
-	NesIgnored   NesRejectReason = "ignored"
-	NesReplaced  NesRejectReason = "replaced"
-	NesCancelled NesRejectReason = "cancelled"
+	NESRejected  NESRejectReason = "rejected"
+	NESIgnored   NESRejectReason = "ignored"
+	NESReplaced  NESRejectReason = "replaced"
+	NESCancelled NESRejectReason = "cancelled"
 )
 
-// AcceptNesNotification is the params of nes/accept.
-type AcceptNesNotification struct {
+// AcceptNESNotification is the params of nes/accept.
+//
+// Unstable: follows schema.unstable.json; may change.
+type AcceptNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// RejectNesNotification is the params of nes/reject.
-type RejectNesNotification struct {
+// RejectNESNotification is the params of nes/reject.
+//
+// Unstable: follows schema.unstable.json; may change.
+type RejectNESNotification struct {
 	SessionID string          `json:"sessionId"`
 	ID        string          `json:"id"`
-	Reason    NesRejectReason `json:"reason,omitempty"`
+	Reason    NESRejectReason `json:"reason,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// CloseNesRequest is the params of nes/close.
-type CloseNesRequest struct {
+// CloseNESRequest is the params of nes/close.
+//
+// Unstable: follows schema.unstable.json; may change.
+type CloseNESRequest struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// PositionEncoding returns the encoding Positions use in NES: the agent's
-// positionEncoding when the client offered it, else utf-16, which both
-// sides assume when either says nothing. (An agent's choice the client did
-// not offer is not honoured.)
-func (c *Client) PositionEncoding() PositionEncodingKind {
+// positionEncoding implements [Client.PositionEncoding].
+func (c *Client) positionEncoding() PositionEncodingKind {
 	pe := c.init.AgentCapabilities.PositionEncoding
 	if pe != "" && slices.Contains(c.capabilities().PositionEncodings, pe) {
 		return pe
@@ -266,50 +319,31 @@ func (c *Client) PositionEncoding() PositionEncodingKind {
 	return PositionUTF16
 }
 
-func (c *Client) checkNes(method string) error {
-	if c.init.AgentCapabilities.Nes == nil {
+func (c *Client) checkNES(method string) error {
+	if c.init.AgentCapabilities.NES == nil {
 		return notSupported(method, "nes")
 	}
 	return nil
 }
 
-// StartNES opens an NES session (nes/start).
-func (c *Client) StartNES(ctx context.Context, req *StartNesRequest) (*StartNesResponse, error) {
-	if err := c.checkNes(MethodNESStart); err != nil {
+// startNES implements [Client.StartNES].
+func (c *Client) startNES(ctx context.Context, req *StartNESRequest) (*StartNESResponse, error) {
+	if err := c.checkNES(MethodNESStart); err != nil {
 		return nil, err
 	}
 	if req == nil {
-		req = &StartNesRequest{}
+		req = &StartNESRequest{}
 	}
-	var res StartNesResponse
+	var res StartNESResponse
 	if err := c.call(ctx, MethodNESStart, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-// SuggestNES asks for suggestions at a position (nes/suggest); an empty
-// TriggerKind is sent as manual.
-//
-// Each suggestion is screened on its own, so one bad suggestion costs only
-// itself: one that does not decode (a known kind with a missing or
-// malformed field, or a value that is not an object) is dropped with a
-// [DiagBadSuggestion]; one for a document other than req.URI is dropped
-// with a [DiagForeignSuggestion] unless req.AllowURI allows it. Kinds of
-// suggestion this package does not know are kept as
-// *UnknownNesSuggestion, screened by their top-level "uri" if they have
-// one. Only an answer whose "suggestions" is missing or not an array fails
-// the call.
-//
-// "The document asked about" is req.URI as an exact string: a uri that
-// differs in any byte (case, percent-encoding, a trailing slash, "..") is
-// another document. Normalizing would need the editor's own rules for its
-// URIs, and any gap between those and a normalizer here would let a
-// suggestion through for a file the editor resolves differently; with an
-// exact match, every suggestion kept names the document in the very words
-// the editor used for it.
-func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*SuggestNesResponse, error) {
-	if err := c.checkNes(MethodNESSuggest); err != nil {
+// suggestNES implements [Client.SuggestNES].
+func (c *Client) suggestNES(ctx context.Context, req *SuggestNESRequest) (*SuggestNESResponse, error) {
+	if err := c.checkNES(MethodNESSuggest); err != nil {
 		return nil, err
 	}
 	if req == nil || req.SessionID == "" || req.URI == "" {
@@ -317,7 +351,7 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 	}
 	r := *req
 	if r.TriggerKind == "" {
-		r.TriggerKind = NesTriggerManual
+		r.TriggerKind = NESTriggerManual
 	}
 	var raw json.RawMessage
 	if err := c.call(ctx, MethodNESSuggest, &r, &raw); err != nil {
@@ -331,10 +365,10 @@ func (c *Client) SuggestNES(ctx context.Context, req *SuggestNesRequest) (*Sugge
 }
 
 // screenSuggestions decodes an nes/suggest result the way
-// SuggestNesResponse.UnmarshalJSON does, except that it drops, with a
+// SuggestNESResponse.UnmarshalJSON does, except that it drops, with a
 // diagnostic, each suggestion that does not decode or that is for another
 // document than uri (and allow, if set, refuses).
-func (c *Client) screenSuggestions(b []byte, uri string, allow func(string) bool) (*SuggestNesResponse, error) {
+func (c *Client) screenSuggestions(b []byte, uri string, allow func(string) bool) (*SuggestNESResponse, error) {
 	var w struct {
 		Suggestions wireStrict[[]json.RawMessage] `json:"suggestions"`
 		Meta        wireMeta                      `json:"_meta"`
@@ -348,9 +382,9 @@ func (c *Client) screenSuggestions(b []byte, uri string, allow func(string) bool
 	if !w.Suggestions.ok {
 		return nil, errMissing("suggest nes response", "suggestions")
 	}
-	kept := make([]NesSuggestion, 0, len(w.Suggestions.v))
+	kept := make([]NESSuggestion, 0, len(w.Suggestions.v))
 	for i, e := range w.Suggestions.v {
-		s, err := unmarshalNesSuggestion(e)
+		s, err := unmarshalNESSuggestion(e)
 		if err != nil {
 			c.diag(string(DiagBadSuggestion), fmt.Sprintf("dropped suggestion %d of an nes/suggest answer, which did not decode: %s", i, agenttext.Text(err.Error())), e)
 			continue
@@ -362,24 +396,24 @@ func (c *Client) screenSuggestions(b []byte, uri string, allow func(string) bool
 		}
 		kept = append(kept, s)
 	}
-	return &SuggestNesResponse{Suggestions: kept, Meta: w.Meta.raw()}, nil
+	return &SuggestNESResponse{Suggestions: kept, Meta: w.Meta.raw()}, nil
 }
 
 // suggestionURI returns the document s is for. ok is false for an unknown
 // kind without a top-level "uri" (or with a null one), which names no
 // document to screen; an unknown kind's "uri" that is not a string is
 // returned as its raw JSON, which matches no request's URI.
-func suggestionURI(s NesSuggestion) (uri string, ok bool) {
+func suggestionURI(s NESSuggestion) (uri string, ok bool) {
 	switch s := s.(type) {
-	case *NesEditSuggestion:
+	case *NESEditSuggestion:
 		return s.URI, true
-	case *NesJumpSuggestion:
+	case *NESJumpSuggestion:
 		return s.URI, true
-	case *NesRenameSuggestion:
+	case *NESRenameSuggestion:
 		return s.URI, true
-	case *NesSearchAndReplaceSuggestion:
+	case *NESSearchAndReplaceSuggestion:
 		return s.URI, true
-	case *UnknownNesSuggestion:
+	case *UnknownNESSuggestion:
 		v, found, err := jsonDiscriminator(s.Raw, "uri")
 		if err != nil {
 			raw, _, _ := jsonFindKey(s.Raw, "uri")
@@ -390,36 +424,35 @@ func suggestionURI(s NesSuggestion) (uri string, ok bool) {
 	return "", false
 }
 
-// AcceptNES tells the agent a suggestion was accepted (nes/accept).
-func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
-	if err := c.checkNes(MethodNESAccept); err != nil {
+// acceptNES implements [Client.AcceptNES].
+func (c *Client) acceptNES(ctx context.Context, sessionID, suggestionID string) error {
+	if err := c.checkNES(MethodNESAccept); err != nil {
 		return err
 	}
-	return c.notify(ctx, MethodNESAccept, &AcceptNesNotification{SessionID: sessionID, ID: suggestionID})
+	return c.notify(ctx, MethodNESAccept, &AcceptNESNotification{SessionID: sessionID, ID: suggestionID})
 }
 
-// RejectNES tells the agent a suggestion was not taken (nes/reject); reason
-// may be "".
-func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NesRejectReason) error {
-	if err := c.checkNes(MethodNESReject); err != nil {
+// rejectNES implements [Client.RejectNES].
+func (c *Client) rejectNES(ctx context.Context, sessionID, suggestionID string, reason NESRejectReason) error {
+	if err := c.checkNES(MethodNESReject); err != nil {
 		return err
 	}
-	return c.notify(ctx, MethodNESReject, &RejectNesNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
+	return c.notify(ctx, MethodNESReject, &RejectNESNotification{SessionID: sessionID, ID: suggestionID, Reason: reason})
 }
 
-// CloseNES closes an NES session (nes/close).
-func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
-	if err := c.checkNes(MethodNESClose); err != nil {
+// closeNES implements [Client.CloseNES].
+func (c *Client) closeNES(ctx context.Context, sessionID string) error {
+	if err := c.checkNES(MethodNESClose); err != nil {
 		return err
 	}
-	return c.call(ctx, MethodNESClose, &CloseNesRequest{SessionID: sessionID}, nil)
+	return c.call(ctx, MethodNESClose, &CloseNESRequest{SessionID: sessionID}, nil)
 }
 
 // The MarshalJSON methods write the "kind" the union is told apart by, so a
 // suggestion encodes as the agent sent it (traces, JSON output).
 
-func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesEditSuggestion
+func (s NESEditSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESEditSuggestion
 	s.Edits = orEmpty(s.Edits)
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
@@ -427,24 +460,24 @@ func (s NesEditSuggestion) MarshalJSON() ([]byte, error) {
 	}{"edit", body(s)})
 }
 
-func (s NesJumpSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesJumpSuggestion
+func (s NESJumpSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESJumpSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
 	}{"jump", body(s)})
 }
 
-func (s NesRenameSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesRenameSuggestion
+func (s NESRenameSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESRenameSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
 	}{"rename", body(s)})
 }
 
-func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
-	type body NesSearchAndReplaceSuggestion
+func (s NESSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
+	type body NESSearchAndReplaceSuggestion
 	return json.Marshal(struct {
 		Kind string `json:"kind"`
 		body
@@ -452,7 +485,7 @@ func (s NesSearchAndReplaceSuggestion) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON returns Raw unchanged (or a bare {"kind":...} when Raw is empty).
-func (s UnknownNesSuggestion) MarshalJSON() ([]byte, error) {
+func (s UnknownNESSuggestion) MarshalJSON() ([]byte, error) {
 	return marshalRaw(s.Raw, func() ([]byte, error) {
 		return json.Marshal(struct {
 			Kind string `json:"kind"`

@@ -59,31 +59,31 @@ func nesAgent(t *testing.T, document map[string]any) (*acp.Client, func() []stri
 func TestNESSuggestAcceptReject(t *testing.T) {
 	ctx := context.Background()
 	c, got := nesAgent(t, map[string]any{})
-	start, err := c.StartNES(ctx, &acp.StartNesRequest{WorkspaceURI: "file:///w"})
+	start, err := c.StartNES(ctx, &acp.StartNESRequest{WorkspaceURI: "file:///w"})
 	if err != nil || start.SessionID != "nes-1" {
 		t.Fatalf("StartNES = %+v, %v", start, err)
 	}
-	res, err := c.SuggestNES(ctx, &acp.SuggestNesRequest{SessionID: "nes-1", URI: "file:///a.go", Version: 3, Position: acp.Position{Line: 1}})
+	res, err := c.SuggestNES(ctx, &acp.SuggestNESRequest{SessionID: "nes-1", URI: "file:///a.go", Version: 3, Position: acp.Position{Line: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Suggestions) != 3 {
 		t.Fatalf("suggestions = %+v", res.Suggestions)
 	}
-	edit, ok := res.Suggestions[0].(*acp.NesEditSuggestion)
+	edit, ok := res.Suggestions[0].(*acp.NESEditSuggestion)
 	if !ok || edit.ID != "s1" || len(edit.Edits) != 1 || edit.Edits[0].NewText != "var" || edit.Edits[0].Range.End.Character != 3 || edit.CursorPosition != nil {
 		t.Fatalf("edit = %+v", res.Suggestions[0])
 	}
-	if j, ok := res.Suggestions[1].(*acp.NesJumpSuggestion); !ok || j.Position.Line != 9 {
+	if j, ok := res.Suggestions[1].(*acp.NESJumpSuggestion); !ok || j.Position.Line != 9 {
 		t.Fatalf("jump = %+v", res.Suggestions[1])
 	}
-	if u, ok := res.Suggestions[2].(*acp.UnknownNesSuggestion); !ok || u.Kind != "teleport" {
+	if u, ok := res.Suggestions[2].(*acp.UnknownNESSuggestion); !ok || u.Kind != "teleport" {
 		t.Fatalf("unknown = %+v", res.Suggestions[2])
 	}
 	if err := c.AcceptNES(ctx, "nes-1", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.RejectNES(ctx, "nes-1", "s2", acp.NesIgnored); err != nil {
+	if err := c.RejectNES(ctx, "nes-1", "s2", acp.NESIgnored); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.CloseNES(ctx, "nes-1"); err != nil {
@@ -115,7 +115,7 @@ func TestNESNeedsCapability(t *testing.T) {
 	calls := []func() error{
 		func() error { _, err := c.StartNES(ctx, nil); return err },
 		func() error {
-			_, err := c.SuggestNES(ctx, &acp.SuggestNesRequest{SessionID: "n", URI: "file:///a"})
+			_, err := c.SuggestNES(ctx, &acp.SuggestNESRequest{SessionID: "n", URI: "file:///a"})
 			return err
 		},
 		func() error { return c.AcceptNES(ctx, "n", "s") },
@@ -180,18 +180,18 @@ func TestDocumentEvents(t *testing.T) {
 
 // Suggestions encode with their "kind" and decode back to themselves.
 func TestNESSuggestionsRoundTrip(t *testing.T) {
-	in := acp.SuggestNesResponse{Suggestions: []acp.NesSuggestion{
-		&acp.NesEditSuggestion{ID: "a", URI: "file:///a", Edits: []acp.NesTextEdit{{NewText: "x"}}},
-		&acp.NesJumpSuggestion{ID: "b", URI: "file:///a", Position: acp.Position{Line: 2}},
-		&acp.NesRenameSuggestion{ID: "c", URI: "file:///a", NewName: "y"},
-		&acp.NesSearchAndReplaceSuggestion{ID: "d", URI: "file:///a", Search: "s", Replace: "r", IsRegex: true},
-		&acp.UnknownNesSuggestion{Kind: "teleport", Raw: json.RawMessage(`{"kind":"teleport","id":"e"}`)},
+	in := acp.SuggestNESResponse{Suggestions: []acp.NESSuggestion{
+		&acp.NESEditSuggestion{ID: "a", URI: "file:///a", Edits: []acp.NESTextEdit{{NewText: "x"}}},
+		&acp.NESJumpSuggestion{ID: "b", URI: "file:///a", Position: acp.Position{Line: 2}},
+		&acp.NESRenameSuggestion{ID: "c", URI: "file:///a", NewName: "y"},
+		&acp.NESSearchAndReplaceSuggestion{ID: "d", URI: "file:///a", Search: "s", Replace: "r", IsRegex: true},
+		&acp.UnknownNESSuggestion{Kind: "teleport", Raw: json.RawMessage(`{"kind":"teleport","id":"e"}`)},
 	}}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out acp.SuggestNesResponse
+	var out acp.SuggestNESResponse
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}

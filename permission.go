@@ -69,18 +69,12 @@ type PermissionHandler func(ctx context.Context, req *PermissionRequest) (Permis
 
 // SelectedOutcome returns the outcome that picks optionID.
 func SelectedOutcome(optionID string) PermissionOutcome {
-	return PermissionOutcome{Outcome: OutcomeSelected, OptionID: optionID}
+	return PermissionOutcome{Kind: OutcomeSelected, OptionID: optionID}
 }
-
-// Select returns the outcome that picks optionID.
-//
-// Deprecated: Use [SelectedOutcome]; the name read like the config-option
-// selectors.
-func Select(optionID string) PermissionOutcome { return SelectedOutcome(optionID) }
 
 // CancelledOutcome is the outcome that answers "cancelled".
 func CancelledOutcome() PermissionOutcome {
-	return PermissionOutcome{Outcome: OutcomeCancelled}
+	return PermissionOutcome{Kind: OutcomeCancelled}
 }
 
 // pick selects the first offered option whose kind is in kinds, in the
@@ -107,14 +101,6 @@ func AllowAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, err
 	return pick(req, PermissionAllowOnce, PermissionAllowAlways, PermissionRejectOnce, PermissionRejectAlways), nil
 }
 
-// AllowOnce is [AllowAll].
-//
-// Deprecated: Use [AllowAll]; this policy also picks allow_always, unlike
-// the option kind [PermissionAllowOnce] its name suggests.
-func AllowOnce(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
-	return AllowAll(ctx, req)
-}
-
 // CancelAll answers every request with the cancelled outcome.
 func CancelAll(context.Context, *PermissionRequest) (PermissionOutcome, error) {
 	return CancelledOutcome(), nil
@@ -138,15 +124,15 @@ func RememberAlways(ask PermissionHandler) PermissionHandler {
 		mu.Unlock()
 		if ok {
 			if choice == PermissionAllowAlways {
-				if out := pick(req, PermissionAllowAlways, PermissionAllowOnce); out.Outcome == OutcomeSelected {
+				if out := pick(req, PermissionAllowAlways, PermissionAllowOnce); out.Kind == OutcomeSelected {
 					return out, nil
 				}
-			} else if out := pick(req, PermissionRejectAlways, PermissionRejectOnce); out.Outcome == OutcomeSelected {
+			} else if out := pick(req, PermissionRejectAlways, PermissionRejectOnce); out.Kind == OutcomeSelected {
 				return out, nil
 			}
 		}
 		out, err := ask(ctx, req)
-		if err != nil || out.Outcome != OutcomeSelected {
+		if err != nil || out.Kind != OutcomeSelected {
 			return out, err
 		}
 		for _, o := range req.Options {
@@ -303,7 +289,7 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 		}
 		return nil, err
 	}
-	switch out.Outcome {
+	switch out.Kind {
 	case OutcomeCancelled:
 		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 	case OutcomeSelected:
@@ -314,7 +300,7 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 		}
 		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %s, which is not an offered option", agenttext.Quote(out.OptionID)))
 	default:
-		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %s", agenttext.Quote(string(out.Outcome))))
+		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler returned outcome %s", agenttext.Quote(string(out.Kind))))
 	}
 }
 

@@ -18,10 +18,6 @@ func TestPermissionPolicies(t *testing.T) {
 		{"reject falls back to always", RejectAll, []string{"allow_once", "reject_always"}, "opt-reject_always"},
 		{"allow all", AllowAll, all, "opt-allow_once"},
 		{"allow all falls back", AllowAll, []string{"allow_always", "reject_once"}, "opt-allow_always"},
-		{"deprecated AllowOnce is AllowAll", AllowOnce, []string{"allow_always", "reject_once"}, "opt-allow_always"},
-		{"deprecated Select", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
-			return Select(r.Options[2].OptionID), nil
-		}, all, "opt-reject_once"},
 		{"cancel", CancelAll, all, "cancelled"},
 		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
 			return SelectedOutcome(r.Options[2].OptionID), nil

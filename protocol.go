@@ -136,12 +136,15 @@ type SessionConfigOptionsCapabilities struct {
 type AgentCapabilities struct {
 	LoadSession         bool                  `json:"loadSession"`
 	PromptCapabilities  PromptCapabilities    `json:"promptCapabilities"`
-	McpCapabilities     McpCapabilities       `json:"mcpCapabilities"`
+	MCPCapabilities     MCPCapabilities       `json:"mcpCapabilities"`
 	SessionCapabilities SessionCapabilities   `json:"sessionCapabilities"`
 	Auth                AgentAuthCapabilities `json:"auth"`
-	// Nes and PositionEncoding are the next-edit-suggestion capabilities
-	// (nes.go). Unstable: follows schema.unstable.json; may change.
-	Nes              *NesCapabilities     `json:"nes,omitempty"`
+	// NES is the agent's next-edit-suggestion capabilities (nes.go).
+	// Unstable: follows schema.unstable.json; may change.
+	NES *NESCapabilities `json:"nes,omitempty"`
+	// PositionEncoding is the position encoding the agent picked for
+	// next-edit suggestions (see [Client.PositionEncoding]).
+	// Unstable: follows schema.unstable.json; may change.
 	PositionEncoding PositionEncodingKind `json:"positionEncoding,omitempty"`
 	Meta             json.RawMessage      `json:"_meta,omitempty"`
 }
@@ -155,12 +158,12 @@ type PromptCapabilities struct {
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpCapabilities are the MCP transports the agent supports besides stdio.
-type McpCapabilities struct {
+// MCPCapabilities are the MCP transports the agent supports besides stdio.
+type MCPCapabilities struct {
 	HTTP bool `json:"http"`
 	SSE  bool `json:"sse"`
 	// ACP: the agent reaches MCP servers the client hosts over the ACP
-	// connection ([McpServerACP]). Unstable: follows schema.unstable.json;
+	// connection ([MCPServerACP]). Unstable: follows schema.unstable.json;
 	// may change.
 	ACP  bool            `json:"acp,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`

@@ -115,26 +115,26 @@ type LogoutResponse struct {
 
 // ---- MCP servers ----
 
-// McpServer is an MCP server the agent should connect to:
+// MCPServer is an MCP server the agent should connect to:
 //
-//   - *McpServerStdio (no "type" on the v1 wire; null, "" and "stdio" are
+//   - *MCPServerStdio (no "type" on the v1 wire; null, "" and "stdio" are
 //     accepted)
-//   - *McpServerHTTP ("http", needs mcpCapabilities.http)
-//   - *McpServerSSE ("sse", needs mcpCapabilities.sse)
-//   - *McpServerACP ("acp", needs mcpCapabilities.acp; unstable)
-//   - *UnknownMcpServer (any other "type"; raw JSON kept)
-type McpServer interface {
-	isMcpServer()
+//   - *MCPServerHTTP ("http", needs mcpCapabilities.http)
+//   - *MCPServerSSE ("sse", needs mcpCapabilities.sse)
+//   - *MCPServerACP ("acp", needs mcpCapabilities.acp; unstable)
+//   - *UnknownMCPServer (any other "type"; raw JSON kept)
+type MCPServer interface {
+	isMCPServer()
 }
 
-func (*McpServerStdio) isMcpServer()   {}
-func (*McpServerHTTP) isMcpServer()    {}
-func (*McpServerSSE) isMcpServer()     {}
-func (*UnknownMcpServer) isMcpServer() {}
+func (*MCPServerStdio) isMCPServer()   {}
+func (*MCPServerHTTP) isMCPServer()    {}
+func (*MCPServerSSE) isMCPServer()     {}
+func (*UnknownMCPServer) isMCPServer() {}
 
-// McpServerStdio is launched by the agent as a subprocess. Command should be
+// MCPServerStdio is launched by the agent as a subprocess. Command should be
 // an absolute path. Args and Env are always sent, as [] when empty.
-type McpServerStdio struct {
+type MCPServerStdio struct {
 	Name    string          `json:"name"`
 	Command string          `json:"command"`
 	Args    []string        `json:"args"`
@@ -142,25 +142,25 @@ type McpServerStdio struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerHTTP is reached over streamable HTTP. Headers is always sent.
-type McpServerHTTP struct {
+// MCPServerHTTP is reached over streamable HTTP. Headers is always sent.
+type MCPServerHTTP struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []HTTPHeader    `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerSSE is reached over SSE (deprecated by MCP). Headers is always
+// MCPServerSSE is reached over SSE (deprecated by MCP). Headers is always
 // sent.
-type McpServerSSE struct {
+type MCPServerSSE struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []HTTPHeader    `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnknownMcpServer is a server config of a type this package does not know.
-type UnknownMcpServer struct {
+// UnknownMCPServer is a server config of a type this package does not know.
+type UnknownMCPServer struct {
 	Type string
 	Raw  json.RawMessage
 }

@@ -163,7 +163,7 @@ func (o *PermissionOutcome) UnmarshalJSON(b []byte) error {
 	if w.Outcome.v == string(OutcomeSelected) && !w.OptionID.ok {
 		return errMissing("permission outcome", "optionId")
 	}
-	*o = PermissionOutcome{Outcome: PermissionOutcomeKind(w.Outcome.v), OptionID: w.OptionID.v, Meta: w.Meta.raw()}
+	*o = PermissionOutcome{Kind: PermissionOutcomeKind(w.Outcome.v), OptionID: w.OptionID.v, Meta: w.Meta.raw()}
 	return nil
 }
 

@@ -42,14 +42,14 @@ func (m UnknownAuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes no "type": v1 stdio servers have none.
-func (s McpServerStdio) MarshalJSON() ([]byte, error) {
-	type body McpServerStdio
+func (s MCPServerStdio) MarshalJSON() ([]byte, error) {
+	type body MCPServerStdio
 	s.Args, s.Env = orEmpty(s.Args), orEmpty(s.Env)
 	return json.Marshal(body(s))
 }
 
-func (s McpServerHTTP) MarshalJSON() ([]byte, error) {
-	type body McpServerHTTP
+func (s MCPServerHTTP) MarshalJSON() ([]byte, error) {
+	type body MCPServerHTTP
 	s.Headers = orEmpty(s.Headers)
 	return json.Marshal(struct {
 		Type string `json:"type"`
@@ -57,8 +57,8 @@ func (s McpServerHTTP) MarshalJSON() ([]byte, error) {
 	}{"http", body(s)})
 }
 
-func (s McpServerSSE) MarshalJSON() ([]byte, error) {
-	type body McpServerSSE
+func (s MCPServerSSE) MarshalJSON() ([]byte, error) {
+	type body MCPServerSSE
 	s.Headers = orEmpty(s.Headers)
 	return json.Marshal(struct {
 		Type string `json:"type"`
@@ -67,7 +67,7 @@ func (s McpServerSSE) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON returns Raw unchanged.
-func (s UnknownMcpServer) MarshalJSON() ([]byte, error) {
+func (s UnknownMCPServer) MarshalJSON() ([]byte, error) {
 	return marshalRaw(s.Raw, func() ([]byte, error) {
 		return json.Marshal(struct {
 			Type string `json:"type"`
@@ -77,19 +77,19 @@ func (s UnknownMcpServer) MarshalJSON() ([]byte, error) {
 
 func (r NewSessionRequest) MarshalJSON() ([]byte, error) {
 	type body NewSessionRequest
-	r.McpServers = orEmpty(r.McpServers)
+	r.MCPServers = orEmpty(r.MCPServers)
 	return json.Marshal(body(r))
 }
 
 func (r LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	type body LoadSessionRequest
-	r.McpServers = orEmpty(r.McpServers)
+	r.MCPServers = orEmpty(r.MCPServers)
 	return json.Marshal(body(r))
 }
 
 func (r ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	type body ResumeSessionRequest
-	r.McpServers = orEmpty(r.McpServers)
+	r.MCPServers = orEmpty(r.MCPServers)
 	return json.Marshal(body(r))
 }
 

@@ -232,10 +232,10 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		LoadSession         wireOpt[bool]                  `json:"loadSession"`
 		PromptCapabilities  wireOpt[PromptCapabilities]    `json:"promptCapabilities"`
-		McpCapabilities     wireOpt[McpCapabilities]       `json:"mcpCapabilities"`
+		MCPCapabilities     wireOpt[MCPCapabilities]       `json:"mcpCapabilities"`
 		SessionCapabilities wireOpt[SessionCapabilities]   `json:"sessionCapabilities"`
 		Auth                wireOpt[AgentAuthCapabilities] `json:"auth"`
-		Nes                 wireOpt[NesCapabilities]       `json:"nes"`
+		NES                 wireOpt[NESCapabilities]       `json:"nes"`
 		PositionEncoding    wireStr                        `json:"positionEncoding"`
 		Meta                wireMeta                       `json:"_meta"`
 	}
@@ -245,10 +245,10 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	*x = AgentCapabilities{
 		LoadSession:         w.LoadSession.v,
 		PromptCapabilities:  w.PromptCapabilities.v,
-		McpCapabilities:     w.McpCapabilities.v,
+		MCPCapabilities:     w.MCPCapabilities.v,
 		SessionCapabilities: w.SessionCapabilities.v,
 		Auth:                w.Auth.v,
-		Nes:                 w.Nes.ptr(),
+		NES:                 w.NES.ptr(),
 		PositionEncoding:    PositionEncodingKind(w.PositionEncoding.v),
 		Meta:                w.Meta.raw(),
 	}
@@ -280,7 +280,7 @@ func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the schema's McpCapabilities. Read as their default
 // when malformed: http, sse, acp. From the unstable schema: acp. Unknown
 // fields are ignored; _meta is kept when it is an object.
-func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
+func (x *MCPCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		HTTP wireOpt[bool] `json:"http"`
 		SSE  wireOpt[bool] `json:"sse"`
@@ -290,7 +290,7 @@ func (x *McpCapabilities) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("mcp capabilities", err)
 	}
-	*x = McpCapabilities{
+	*x = MCPCapabilities{
 		HTTP: w.HTTP.v,
 		SSE:  w.SSE.v,
 		ACP:  w.ACP.v,
@@ -593,7 +593,7 @@ func (v *LogoutResponse) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the schema's McpServerStdio. Required, an error
 // when absent or malformed: name, command, args, env. Unknown fields are
 // ignored; _meta is kept when it is an object.
-func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
+func (x *MCPServerStdio) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                   `json:"name"`
 		Command wireStr                   `json:"command"`
@@ -622,7 +622,7 @@ func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
 	if !w.Env.ok {
 		return errMissing("mcp server stdio", "env")
 	}
-	*x = McpServerStdio{
+	*x = MCPServerStdio{
 		Name:    w.Name.v,
 		Command: w.Command.v,
 		Args:    orEmpty(w.Args.v),
@@ -636,7 +636,7 @@ func (x *McpServerStdio) UnmarshalJSON(b []byte) error {
 // "type" is not checked. Required, an error when absent or malformed: name,
 // url, headers. Unknown fields are ignored; _meta is kept when it is an
 // object.
-func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
+func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
 		URL     wireStr                  `json:"url"`
@@ -658,7 +658,7 @@ func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 	if !w.Headers.ok {
 		return errMissing("mcp server http", "headers")
 	}
-	*x = McpServerHTTP{
+	*x = MCPServerHTTP{
 		Name:    w.Name.v,
 		URL:     w.URL.v,
 		Headers: orEmpty(w.Headers.v),
@@ -671,7 +671,7 @@ func (x *McpServerHTTP) UnmarshalJSON(b []byte) error {
 // "type" is not checked. Required, an error when absent or malformed: name,
 // url, headers. Unknown fields are ignored; _meta is kept when it is an
 // object.
-func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
+func (x *MCPServerSSE) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name    wireStr                  `json:"name"`
 		URL     wireStr                  `json:"url"`
@@ -693,7 +693,7 @@ func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 	if !w.Headers.ok {
 		return errMissing("mcp server sse", "headers")
 	}
-	*x = McpServerSSE{
+	*x = MCPServerSSE{
 		Name:    w.Name.v,
 		URL:     w.URL.v,
 		Headers: orEmpty(w.Headers.v),
@@ -706,7 +706,7 @@ func (x *McpServerSSE) UnmarshalJSON(b []byte) error {
 // variant; "type" is not checked. Required, an error when absent or
 // malformed: name, serverId. Unknown fields are ignored; _meta is kept when
 // it is an object.
-func (x *McpServerACP) UnmarshalJSON(b []byte) error {
+func (x *MCPServerACP) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Name     wireStr  `json:"name"`
 		ServerID wireStr  `json:"serverId"`
@@ -721,7 +721,7 @@ func (x *McpServerACP) UnmarshalJSON(b []byte) error {
 	if !w.ServerID.ok {
 		return errMissing("mcp server acp", "serverId")
 	}
-	*x = McpServerACP{
+	*x = MCPServerACP{
 		Name:     w.Name.v,
 		ServerID: w.ServerID.v,
 		Meta:     w.Meta.raw(),
@@ -788,7 +788,7 @@ func (x *HTTPHeader) UnmarshalJSON(b []byte) error {
 func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Cwd                   wireStr                  `json:"cwd"`
-		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		MCPServers            wireList[mcpServerField] `json:"mcpServers"`
 		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
 		Meta                  wireMeta                 `json:"_meta"`
 	}
@@ -798,19 +798,19 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	if !w.Cwd.ok {
 		return errMissing("new session request", "cwd")
 	}
-	if !w.McpServers.seen {
+	if !w.MCPServers.seen {
 		return errMissing("new session request", "mcpServers")
 	}
-	var mcpServers []McpServer
-	if w.McpServers.ok {
-		mcpServers = make([]McpServer, len(w.McpServers.v))
-		for i, e := range w.McpServers.v {
-			mcpServers[i] = e.v
+	var mCPServers []MCPServer
+	if w.MCPServers.ok {
+		mCPServers = make([]MCPServer, len(w.MCPServers.v))
+		for i, e := range w.MCPServers.v {
+			mCPServers[i] = e.v
 		}
 	}
 	*x = NewSessionRequest{
 		Cwd:                   w.Cwd.v,
-		McpServers:            orEmpty(mcpServers),
+		MCPServers:            orEmpty(mCPServers),
 		AdditionalDirectories: w.AdditionalDirectories.v,
 		Meta:                  w.Meta.raw(),
 	}
@@ -862,7 +862,7 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr                  `json:"sessionId"`
 		Cwd                   wireStr                  `json:"cwd"`
-		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		MCPServers            wireList[mcpServerField] `json:"mcpServers"`
 		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
 		Meta                  wireMeta                 `json:"_meta"`
 	}
@@ -875,20 +875,20 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 	if !w.Cwd.ok {
 		return errMissing("load session request", "cwd")
 	}
-	if !w.McpServers.seen {
+	if !w.MCPServers.seen {
 		return errMissing("load session request", "mcpServers")
 	}
-	var mcpServers []McpServer
-	if w.McpServers.ok {
-		mcpServers = make([]McpServer, len(w.McpServers.v))
-		for i, e := range w.McpServers.v {
-			mcpServers[i] = e.v
+	var mCPServers []MCPServer
+	if w.MCPServers.ok {
+		mCPServers = make([]MCPServer, len(w.MCPServers.v))
+		for i, e := range w.MCPServers.v {
+			mCPServers[i] = e.v
 		}
 	}
 	*x = LoadSessionRequest{
 		SessionID:             w.SessionID.v,
 		Cwd:                   w.Cwd.v,
-		McpServers:            orEmpty(mcpServers),
+		MCPServers:            orEmpty(mCPServers),
 		AdditionalDirectories: w.AdditionalDirectories.v,
 		Meta:                  w.Meta.raw(),
 	}
@@ -933,7 +933,7 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr                  `json:"sessionId"`
 		Cwd                   wireStr                  `json:"cwd"`
-		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		MCPServers            wireList[mcpServerField] `json:"mcpServers"`
 		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
 		Meta                  wireMeta                 `json:"_meta"`
 	}
@@ -946,17 +946,17 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 	if !w.Cwd.ok {
 		return errMissing("resume session request", "cwd")
 	}
-	var mcpServers []McpServer
-	if w.McpServers.ok {
-		mcpServers = make([]McpServer, len(w.McpServers.v))
-		for i, e := range w.McpServers.v {
-			mcpServers[i] = e.v
+	var mCPServers []MCPServer
+	if w.MCPServers.ok {
+		mCPServers = make([]MCPServer, len(w.MCPServers.v))
+		for i, e := range w.MCPServers.v {
+			mCPServers[i] = e.v
 		}
 	}
 	*x = ResumeSessionRequest{
 		SessionID:             w.SessionID.v,
 		Cwd:                   w.Cwd.v,
-		McpServers:            mcpServers,
+		MCPServers:            mCPServers,
 		AdditionalDirectories: w.AdditionalDirectories.v,
 		Meta:                  w.Meta.raw(),
 	}
@@ -1001,7 +1001,7 @@ func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr                  `json:"sessionId"`
 		Cwd                   wireStr                  `json:"cwd"`
-		McpServers            wireList[mcpServerField] `json:"mcpServers"`
+		MCPServers            wireList[mcpServerField] `json:"mcpServers"`
 		AdditionalDirectories wireList[string]         `json:"additionalDirectories"`
 		Meta                  wireMeta                 `json:"_meta"`
 	}
@@ -1014,17 +1014,17 @@ func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
 	if !w.Cwd.ok {
 		return errMissing("fork session request", "cwd")
 	}
-	var mcpServers []McpServer
-	if w.McpServers.ok {
-		mcpServers = make([]McpServer, len(w.McpServers.v))
-		for i, e := range w.McpServers.v {
-			mcpServers[i] = e.v
+	var mCPServers []MCPServer
+	if w.MCPServers.ok {
+		mCPServers = make([]MCPServer, len(w.MCPServers.v))
+		for i, e := range w.MCPServers.v {
+			mCPServers[i] = e.v
 		}
 	}
 	*x = ForkSessionRequest{
 		SessionID:             w.SessionID.v,
 		Cwd:                   w.Cwd.v,
-		McpServers:            mcpServers,
+		MCPServers:            mCPServers,
 		AdditionalDirectories: w.AdditionalDirectories.v,
 		Meta:                  w.Meta.raw(),
 	}
@@ -2470,16 +2470,16 @@ func (v *TextDocumentSyncKind) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's NesCapabilities. Read as
 // their default when malformed: events, context. Unknown fields are
 // ignored; _meta is kept when it is an object.
-func (x *NesCapabilities) UnmarshalJSON(b []byte) error {
+func (x *NESCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Events  wireOpt[NesEventCapabilities] `json:"events"`
+		Events  wireOpt[NESEventCapabilities] `json:"events"`
 		Context wireRaw                       `json:"context"`
 		Meta    wireMeta                      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("nes capabilities", err)
 	}
-	*x = NesCapabilities{
+	*x = NESCapabilities{
 		Events:  w.Events.ptr(),
 		Context: w.Context.v,
 		Meta:    w.Meta.raw(),
@@ -2490,15 +2490,15 @@ func (x *NesCapabilities) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's NesEventCapabilities. Read as
 // their default when malformed: document. Unknown fields are ignored; _meta
 // is kept when it is an object.
-func (x *NesEventCapabilities) UnmarshalJSON(b []byte) error {
+func (x *NESEventCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Document wireOpt[NesDocumentEventCapabilities] `json:"document"`
+		Document wireOpt[NESDocumentEventCapabilities] `json:"document"`
 		Meta     wireMeta                              `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("nes event capabilities", err)
 	}
-	*x = NesEventCapabilities{
+	*x = NESEventCapabilities{
 		Document: w.Document.ptr(),
 		Meta:     w.Meta.raw(),
 	}
@@ -2509,10 +2509,10 @@ func (x *NesEventCapabilities) UnmarshalJSON(b []byte) error {
 // Read as their default when malformed: didOpen, didChange, didClose,
 // didSave, didFocus. Unknown fields are ignored; _meta is kept when it is
 // an object.
-func (x *NesDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
+func (x *NESDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		DidOpen   wireOpt[Capability]                       `json:"didOpen"`
-		DidChange wireOpt[NesDocumentDidChangeCapabilities] `json:"didChange"`
+		DidChange wireOpt[NESDocumentDidChangeCapabilities] `json:"didChange"`
 		DidClose  wireOpt[Capability]                       `json:"didClose"`
 		DidSave   wireOpt[Capability]                       `json:"didSave"`
 		DidFocus  wireOpt[Capability]                       `json:"didFocus"`
@@ -2521,7 +2521,7 @@ func (x *NesDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("nes document event capabilities", err)
 	}
-	*x = NesDocumentEventCapabilities{
+	*x = NESDocumentEventCapabilities{
 		DidOpen:   w.DidOpen.ptr(),
 		DidChange: w.DidChange.ptr(),
 		DidClose:  w.DidClose.ptr(),
@@ -2536,7 +2536,7 @@ func (x *NesDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
 // NesDocumentDidChangeCapabilities. Required, an error when absent or
 // malformed: syncKind. Unknown fields are ignored; _meta is kept when it is
 // an object.
-func (x *NesDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
+func (x *NESDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SyncKind wireStr  `json:"syncKind"`
 		Meta     wireMeta `json:"_meta"`
@@ -2547,7 +2547,7 @@ func (x *NesDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
 	if !w.SyncKind.ok {
 		return errMissing("nes document did change capabilities", "syncKind")
 	}
-	*x = NesDocumentDidChangeCapabilities{
+	*x = NESDocumentDidChangeCapabilities{
 		SyncKind: TextDocumentSyncKind(w.SyncKind.v),
 		Meta:     w.Meta.raw(),
 	}
@@ -2621,7 +2621,7 @@ func (x *Range) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's StartNesResponse. Required,
 // an error when absent or malformed: sessionId. Unknown fields are ignored;
 // _meta is kept when it is an object.
-func (x *StartNesResponse) UnmarshalJSON(b []byte) error {
+func (x *StartNESResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID wireStr  `json:"sessionId"`
 		Meta      wireMeta `json:"_meta"`
@@ -2632,7 +2632,7 @@ func (x *StartNesResponse) UnmarshalJSON(b []byte) error {
 	if !w.SessionID.ok {
 		return errMissing("start nes response", "sessionId")
 	}
-	*x = StartNesResponse{
+	*x = StartNESResponse{
 		SessionID: w.SessionID.v,
 		Meta:      w.Meta.raw(),
 	}
@@ -2642,7 +2642,7 @@ func (x *StartNesResponse) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's SuggestNesResponse. Required,
 // an error when absent or malformed: suggestions. Unknown fields are
 // ignored; _meta is kept when it is an object.
-func (x *SuggestNesResponse) UnmarshalJSON(b []byte) error {
+func (x *SuggestNESResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Suggestions wireStrict[[]nesSuggestionField] `json:"suggestions"`
 		Meta        wireMeta                         `json:"_meta"`
@@ -2656,14 +2656,14 @@ func (x *SuggestNesResponse) UnmarshalJSON(b []byte) error {
 	if !w.Suggestions.ok {
 		return errMissing("suggest nes response", "suggestions")
 	}
-	var suggestions []NesSuggestion
+	var suggestions []NESSuggestion
 	if w.Suggestions.ok {
-		suggestions = make([]NesSuggestion, len(w.Suggestions.v))
+		suggestions = make([]NESSuggestion, len(w.Suggestions.v))
 		for i, e := range w.Suggestions.v {
 			suggestions[i] = e.v
 		}
 	}
-	*x = SuggestNesResponse{
+	*x = SuggestNESResponse{
 		Suggestions: orEmpty(suggestions),
 		Meta:        w.Meta.raw(),
 	}
@@ -2675,11 +2675,11 @@ func (x *SuggestNesResponse) UnmarshalJSON(b []byte) error {
 // malformed: id, uri, edits. Read as their default when malformed:
 // cursorPosition. Unknown fields are ignored; _meta is kept when it is an
 // object.
-func (x *NesEditSuggestion) UnmarshalJSON(b []byte) error {
+func (x *NESEditSuggestion) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID             wireStr                   `json:"id"`
 		URI            wireStr                   `json:"uri"`
-		Edits          wireStrict[[]NesTextEdit] `json:"edits"`
+		Edits          wireStrict[[]NESTextEdit] `json:"edits"`
 		CursorPosition wireOpt[Position]         `json:"cursorPosition"`
 		Meta           wireMeta                  `json:"_meta"`
 	}
@@ -2698,7 +2698,7 @@ func (x *NesEditSuggestion) UnmarshalJSON(b []byte) error {
 	if !w.Edits.ok {
 		return errMissing("nes edit suggestion", "edits")
 	}
-	*x = NesEditSuggestion{
+	*x = NESEditSuggestion{
 		ID:             w.ID.v,
 		URI:            w.URI.v,
 		Edits:          orEmpty(w.Edits.v),
@@ -2711,7 +2711,7 @@ func (x *NesEditSuggestion) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's NesTextEdit. Required, an
 // error when absent or malformed: range, newText. Unknown fields are
 // ignored; _meta is kept when it is an object.
-func (x *NesTextEdit) UnmarshalJSON(b []byte) error {
+func (x *NESTextEdit) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Range   wireStrict[Range] `json:"range"`
 		NewText wireStr           `json:"newText"`
@@ -2729,7 +2729,7 @@ func (x *NesTextEdit) UnmarshalJSON(b []byte) error {
 	if !w.NewText.ok {
 		return errMissing("nes text edit", "newText")
 	}
-	*x = NesTextEdit{
+	*x = NESTextEdit{
 		Range:   w.Range.v,
 		NewText: w.NewText.v,
 		Meta:    w.Meta.raw(),
@@ -2741,7 +2741,7 @@ func (x *NesTextEdit) UnmarshalJSON(b []byte) error {
 // union variant; "kind" is not checked. Required, an error when absent or
 // malformed: id, uri, position. Unknown fields are ignored; _meta is kept
 // when it is an object.
-func (x *NesJumpSuggestion) UnmarshalJSON(b []byte) error {
+func (x *NESJumpSuggestion) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID       wireStr              `json:"id"`
 		URI      wireStr              `json:"uri"`
@@ -2763,7 +2763,7 @@ func (x *NesJumpSuggestion) UnmarshalJSON(b []byte) error {
 	if !w.Position.ok {
 		return errMissing("nes jump suggestion", "position")
 	}
-	*x = NesJumpSuggestion{
+	*x = NESJumpSuggestion{
 		ID:       w.ID.v,
 		URI:      w.URI.v,
 		Position: w.Position.v,
@@ -2776,7 +2776,7 @@ func (x *NesJumpSuggestion) UnmarshalJSON(b []byte) error {
 // union variant; "kind" is not checked. Required, an error when absent or
 // malformed: id, uri, position, newName. Unknown fields are ignored; _meta
 // is kept when it is an object.
-func (x *NesRenameSuggestion) UnmarshalJSON(b []byte) error {
+func (x *NESRenameSuggestion) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID       wireStr              `json:"id"`
 		URI      wireStr              `json:"uri"`
@@ -2802,7 +2802,7 @@ func (x *NesRenameSuggestion) UnmarshalJSON(b []byte) error {
 	if !w.NewName.ok {
 		return errMissing("nes rename suggestion", "newName")
 	}
-	*x = NesRenameSuggestion{
+	*x = NESRenameSuggestion{
 		ID:       w.ID.v,
 		URI:      w.URI.v,
 		Position: w.Position.v,
@@ -2817,7 +2817,7 @@ func (x *NesRenameSuggestion) UnmarshalJSON(b []byte) error {
 // checked. Required, an error when absent or malformed: id, uri, search,
 // replace. Optional but an error when malformed: isRegex. Unknown fields
 // are ignored; _meta is kept when it is an object.
-func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
+func (x *NESSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID      wireStr          `json:"id"`
 		URI     wireStr          `json:"uri"`
@@ -2844,7 +2844,7 @@ func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 	if w.IsRegex.err != nil {
 		return errField("nes search and replace suggestion", "isRegex", w.IsRegex.err)
 	}
-	*x = NesSearchAndReplaceSuggestion{
+	*x = NESSearchAndReplaceSuggestion{
 		ID:      w.ID.v,
 		URI:     w.URI.v,
 		Search:  w.Search.v,
@@ -2858,7 +2858,7 @@ func (x *NesSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's ConnectMcpRequest. Required,
 // an error when absent or malformed: serverId. Unknown fields are ignored;
 // _meta is kept when it is an object.
-func (x *ConnectMcpRequest) UnmarshalJSON(b []byte) error {
+func (x *ConnectMCPRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ServerID wireStr  `json:"serverId"`
 		Meta     wireMeta `json:"_meta"`
@@ -2869,7 +2869,7 @@ func (x *ConnectMcpRequest) UnmarshalJSON(b []byte) error {
 	if !w.ServerID.ok {
 		return errMissing("connect mcp request", "serverId")
 	}
-	*x = ConnectMcpRequest{
+	*x = ConnectMCPRequest{
 		ServerID: w.ServerID.v,
 		Meta:     w.Meta.raw(),
 	}
@@ -2880,7 +2880,7 @@ func (x *ConnectMcpRequest) UnmarshalJSON(b []byte) error {
 // Required, an error when absent or malformed: connectionId, method. Read
 // as their default when malformed: params. Unknown fields are ignored;
 // _meta is kept when it is an object.
-func (x *MessageMcpRequest) UnmarshalJSON(b []byte) error {
+func (x *MessageMCPRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ConnectionID wireStr  `json:"connectionId"`
 		Method       wireStr  `json:"method"`
@@ -2896,7 +2896,7 @@ func (x *MessageMcpRequest) UnmarshalJSON(b []byte) error {
 	if !w.Method.ok {
 		return errMissing("mcp message", "method")
 	}
-	*x = MessageMcpRequest{
+	*x = MessageMCPRequest{
 		ConnectionID: w.ConnectionID.v,
 		Method:       w.Method.v,
 		Params:       w.Params.v,
@@ -2908,7 +2908,7 @@ func (x *MessageMcpRequest) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes the unstable schema's DisconnectMcpRequest.
 // Required, an error when absent or malformed: connectionId. Unknown fields
 // are ignored; _meta is kept when it is an object.
-func (x *DisconnectMcpRequest) UnmarshalJSON(b []byte) error {
+func (x *DisconnectMCPRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ConnectionID wireStr  `json:"connectionId"`
 		Meta         wireMeta `json:"_meta"`
@@ -2919,7 +2919,7 @@ func (x *DisconnectMcpRequest) UnmarshalJSON(b []byte) error {
 	if !w.ConnectionID.ok {
 		return errMissing("disconnect mcp request", "connectionId")
 	}
-	*x = DisconnectMcpRequest{
+	*x = DisconnectMCPRequest{
 		ConnectionID: w.ConnectionID.v,
 		Meta:         w.Meta.raw(),
 	}
@@ -3410,13 +3410,13 @@ func (x *UnknownPlanContent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// unmarshalNesSuggestion decodes the schema's NesSuggestion, told apart by
-// "kind": "edit" (NesEditSuggestion), "jump" (NesJumpSuggestion), "rename"
-// (NesRenameSuggestion), "searchAndReplace"
-// (NesSearchAndReplaceSuggestion). Any other "kind" is kept as
-// *UnknownNesSuggestion, raw. A value that is not an object, has no string
+// unmarshalNESSuggestion decodes the schema's NesSuggestion, told apart by
+// "kind": "edit" (NESEditSuggestion), "jump" (NESJumpSuggestion), "rename"
+// (NESRenameSuggestion), "searchAndReplace"
+// (NESSearchAndReplaceSuggestion). Any other "kind" is kept as
+// *UnknownNESSuggestion, raw. A value that is not an object, has no string
 // "kind", or is a known variant that does not decode is an error.
-func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
+func unmarshalNESSuggestion(data []byte) (NESSuggestion, error) {
 	kind, found, err := jsonDiscriminator(data, "kind")
 	if err != nil {
 		return nil, errDecode("nes suggestion", err)
@@ -3425,23 +3425,23 @@ func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
 		return nil, errMissing("nes suggestion", "kind")
 	}
 	var v interface {
-		NesSuggestion
+		NESSuggestion
 		json.Unmarshaler
 	}
 	switch string(kind) {
 	case "edit":
-		v = new(NesEditSuggestion)
+		v = new(NESEditSuggestion)
 	case "jump":
-		v = new(NesJumpSuggestion)
+		v = new(NESJumpSuggestion)
 	case "rename":
-		v = new(NesRenameSuggestion)
+		v = new(NESRenameSuggestion)
 	case "searchAndReplace":
-		v = new(NesSearchAndReplaceSuggestion)
+		v = new(NESSearchAndReplaceSuggestion)
 	default:
 		if err := jsonObject(data); err != nil {
 			return nil, errDecode("nes suggestion", err)
 		}
-		return &UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownNESSuggestion{Kind: string(kind), Raw: rawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -3449,22 +3449,22 @@ func unmarshalNesSuggestion(data []byte) (NesSuggestion, error) {
 	return v, nil
 }
 
-// nesSuggestionField decodes one NesSuggestion inside a wire struct; its
+// nesSuggestionField decodes one NESSuggestion inside a wire struct; its
 // error fails the enclosing decode.
-type nesSuggestionField struct{ v NesSuggestion }
+type nesSuggestionField struct{ v NESSuggestion }
 
 func (f *nesSuggestionField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalNesSuggestion(b)
+	f.v, err = unmarshalNESSuggestion(b)
 	return err
 }
 
-// UnmarshalJSON keeps any object as UnknownNesSuggestion, with its "kind".
-func (x *UnknownNesSuggestion) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON keeps any object as UnknownNESSuggestion, with its "kind".
+func (x *UnknownNESSuggestion) UnmarshalJSON(b []byte) error {
 	if err := jsonObject(b); err != nil {
 		return errDecode("nes suggestion", err)
 	}
 	kind, _, _ := jsonDiscriminator(b, "kind")
-	*x = UnknownNesSuggestion{Kind: string(kind), Raw: rawCopy(b)}
+	*x = UnknownNESSuggestion{Kind: string(kind), Raw: rawCopy(b)}
 	return nil
 }
 
@@ -3540,13 +3540,13 @@ func (x *UnknownAuthMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// unmarshalMcpServer decodes the schema's McpServer, told apart by "type":
-// "http" (McpServerHTTP), "sse" (McpServerSSE), "acp" (McpServerACP),
-// "stdio" (McpServerStdio). An absent, null or empty "type" means "stdio".
-// Any other "type" is kept as *UnknownMcpServer, raw. A value that is not
+// unmarshalMCPServer decodes the schema's McpServer, told apart by "type":
+// "http" (MCPServerHTTP), "sse" (MCPServerSSE), "acp" (MCPServerACP),
+// "stdio" (MCPServerStdio). An absent, null or empty "type" means "stdio".
+// Any other "type" is kept as *UnknownMCPServer, raw. A value that is not
 // an object, has a "type" that is not a string, or is a known variant that
 // does not decode is an error.
-func unmarshalMcpServer(data []byte) (McpServer, error) {
+func unmarshalMCPServer(data []byte) (MCPServer, error) {
 	kind, found, err := jsonDiscriminator(data, "type")
 	if err != nil {
 		return nil, errDecode("mcp server", err)
@@ -3555,23 +3555,23 @@ func unmarshalMcpServer(data []byte) (McpServer, error) {
 		kind = []byte("stdio")
 	}
 	var v interface {
-		McpServer
+		MCPServer
 		json.Unmarshaler
 	}
 	switch string(kind) {
 	case "http":
-		v = new(McpServerHTTP)
+		v = new(MCPServerHTTP)
 	case "sse":
-		v = new(McpServerSSE)
+		v = new(MCPServerSSE)
 	case "acp":
-		v = new(McpServerACP)
+		v = new(MCPServerACP)
 	case "stdio":
-		v = new(McpServerStdio)
+		v = new(MCPServerStdio)
 	default:
 		if err := jsonObject(data); err != nil {
 			return nil, errDecode("mcp server", err)
 		}
-		return &UnknownMcpServer{Type: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownMCPServer{Type: string(kind), Raw: rawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -3579,22 +3579,22 @@ func unmarshalMcpServer(data []byte) (McpServer, error) {
 	return v, nil
 }
 
-// mcpServerField decodes one McpServer inside a wire struct; its error
+// mcpServerField decodes one MCPServer inside a wire struct; its error
 // fails the enclosing decode.
-type mcpServerField struct{ v McpServer }
+type mcpServerField struct{ v MCPServer }
 
 func (f *mcpServerField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalMcpServer(b)
+	f.v, err = unmarshalMCPServer(b)
 	return err
 }
 
-// UnmarshalJSON keeps any object as UnknownMcpServer, with its "type".
-func (x *UnknownMcpServer) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON keeps any object as UnknownMCPServer, with its "type".
+func (x *UnknownMCPServer) UnmarshalJSON(b []byte) error {
 	if err := jsonObject(b); err != nil {
 		return errDecode("mcp server", err)
 	}
 	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownMcpServer{Type: string(kind), Raw: rawCopy(b)}
+	*x = UnknownMCPServer{Type: string(kind), Raw: rawCopy(b)}
 	return nil
 }
 

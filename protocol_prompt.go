@@ -47,13 +47,17 @@ type PromptRequest struct {
 // PromptResponse is the result of session/prompt. stopReason is required
 // (an unknown value is kept); a malformed usage reads as nil.
 type PromptResponse struct {
-	StopReason StopReason      `json:"stopReason"`
-	Usage      *Usage          `json:"usage,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
+	StopReason StopReason `json:"stopReason"`
+	// Usage is the turn's token usage, if the agent sent one.
+	// Unstable: follows schema.unstable.json; may change.
+	Usage *Usage          `json:"usage,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Usage is token usage reported with a prompt response. It is UNSTABLE in
 // the spec (whether it counts the turn or the session is unresolved).
+//
+// Unstable: follows schema.unstable.json; may change.
 type Usage struct {
 	TotalTokens       uint64          `json:"totalTokens"`
 	InputTokens       uint64          `json:"inputTokens"`
@@ -107,7 +111,7 @@ type RequestPermissionResponse struct {
 }
 
 // PermissionOutcomeKind is the kind of a permission answer
-// (PermissionOutcome.Outcome). Unknown values are kept.
+// (PermissionOutcome.Kind). Unknown values are kept.
 type PermissionOutcomeKind string
 
 // Permission outcomes.
@@ -120,7 +124,7 @@ const (
 // OutcomeSelected. Unknown outcomes are kept, and must never be taken for
 // approval.
 type PermissionOutcome struct {
-	Outcome  PermissionOutcomeKind `json:"outcome"`
+	Kind     PermissionOutcomeKind `json:"outcome"`
 	OptionID string                `json:"optionId,omitempty"`
 	Meta     json.RawMessage       `json:"_meta,omitempty"`
 }

@@ -7,12 +7,12 @@ import "encoding/json"
 
 // ---- sessions ----
 
-// NewSessionRequest is the params of session/new. McpServers is always sent
+// NewSessionRequest is the params of session/new. MCPServers is always sent
 // ([] when nil). AdditionalDirectories needs
 // sessionCapabilities.additionalDirectories and is left out when empty.
 type NewSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -32,7 +32,7 @@ type NewSessionResponse struct {
 type LoadSessionRequest struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -48,12 +48,12 @@ type LoadSessionResponse struct {
 }
 
 // ResumeSessionRequest is the params of session/resume (needs
-// sessionCapabilities.resume). McpServers is optional in the schema but the
+// sessionCapabilities.resume). MCPServers is optional in the schema but the
 // docs require it, so it is always sent.
 type ResumeSessionRequest struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }

@@ -60,10 +60,10 @@ func TestRequestsAlwaysSendRequiredArrays(t *testing.T) {
 		{LoadSessionRequest{SessionID: "s", Cwd: "/p"}, `{"sessionId":"s","cwd":"/p","mcpServers":[]}`},
 		{ResumeSessionRequest{SessionID: "s", Cwd: "/p"}, `{"sessionId":"s","cwd":"/p","mcpServers":[]}`},
 		{NewSessionRequest{Cwd: "/p", AdditionalDirectories: []string{}}, `{"cwd":"/p","mcpServers":[]}`},
-		{NewSessionRequest{Cwd: "/p", McpServers: []McpServer{
-			&McpServerStdio{Name: "a", Command: "/bin/a"},
-			&McpServerHTTP{Name: "h", URL: "https://h"},
-			&McpServerSSE{Name: "s", URL: "https://s"},
+		{NewSessionRequest{Cwd: "/p", MCPServers: []MCPServer{
+			&MCPServerStdio{Name: "a", Command: "/bin/a"},
+			&MCPServerHTTP{Name: "h", URL: "https://h"},
+			&MCPServerSSE{Name: "s", URL: "https://s"},
 		}}, `{"cwd":"/p","mcpServers":[{"name":"a","command":"/bin/a","args":[],"env":[]},{"type":"http","name":"h","url":"https://h","headers":[]},{"type":"sse","name":"s","url":"https://s","headers":[]}]}`},
 		{PromptRequest{SessionID: "s"}, `{"sessionId":"s","prompt":[]}`},
 		{PromptRequest{SessionID: "s", Prompt: []ContentBlock{Text("hi")}}, `{"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}`},
@@ -81,9 +81,9 @@ func TestRequestsAlwaysSendRequiredArrays(t *testing.T) {
 			Elicitation: &ElicitationCapabilities{Form: &Capability{}},
 		}, ClientInfo: &Implementation{Name: "n", Version: "1"}},
 			`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":false},"elicitation":{"form":{}}},"clientInfo":{"name":"n","version":"1"}}`},
-		{RequestPermissionResponse{Outcome: PermissionOutcome{Outcome: OutcomeSelected, OptionID: "allow"}},
+		{RequestPermissionResponse{Outcome: PermissionOutcome{Kind: OutcomeSelected, OptionID: "allow"}},
 			`{"outcome":{"outcome":"selected","optionId":"allow"}}`},
-		{RequestPermissionResponse{Outcome: PermissionOutcome{Outcome: OutcomeCancelled}}, `{"outcome":{"outcome":"cancelled"}}`},
+		{RequestPermissionResponse{Outcome: PermissionOutcome{Kind: OutcomeCancelled}}, `{"outcome":{"outcome":"cancelled"}}`},
 		{CreateElicitationResponse{Action: ElicitationDecline}, `{"action":"decline"}`},
 		{CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(`{"a":1}`)}, `{"action":"accept","content":{"a":1}}`},
 		{RequestPermissionRequest{SessionID: "s", ToolCall: ToolCallUpdate{ToolCallID: "t"}},
@@ -109,7 +109,7 @@ func TestCapabilitiesLeniency(t *testing.T) {
 	}{
 		{"bool of wrong type", `{"loadSession":"true"}`, AgentCapabilities{}},
 		{"nested object of wrong type", `{"promptCapabilities":true,"mcpCapabilities":{"http":1,"sse":true}}`,
-			AgentCapabilities{McpCapabilities: McpCapabilities{SSE: true}}},
+			AgentCapabilities{MCPCapabilities: MCPCapabilities{SSE: true}}},
 		{"marker of wrong type reads as absent", `{"sessionCapabilities":{"list":true,"resume":{},"close":"yes","delete":null}}`,
 			AgentCapabilities{SessionCapabilities: SessionCapabilities{Resume: &Capability{}}}},
 		{"marker keeps its _meta", `{"auth":{"logout":{"_meta":{"v":2}}}}`,
@@ -238,28 +238,28 @@ func TestSelectConfigOption(t *testing.T) {
 	}
 }
 
-func TestMcpServerDecode(t *testing.T) {
+func TestMCPServerDecode(t *testing.T) {
 	tests := []struct {
 		in   string
-		want McpServer
+		want MCPServer
 	}{
-		{`{"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
-		{`{"type":null,"name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
-		{`{"type":"","name":"a","command":"/a","args":[],"env":[]}`, &McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
+		{`{"name":"a","command":"/a","args":[],"env":[]}`, &MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
+		{`{"type":null,"name":"a","command":"/a","args":[],"env":[]}`, &MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
+		{`{"type":"","name":"a","command":"/a","args":[],"env":[]}`, &MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []EnvVariable{}}},
 		{`{"type":"stdio","name":"a","command":"/a","args":["x"],"env":[{"name":"K","value":"V"}]}`,
-			&McpServerStdio{Name: "a", Command: "/a", Args: []string{"x"}, Env: []EnvVariable{{Name: "K", Value: "V"}}}},
-		{`{"type":"http","name":"h","url":"u","headers":[]}`, &McpServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}},
-		{`{"type":"sse","name":"s","url":"u","headers":[{"name":"A","value":"B"}]}`, &McpServerSSE{Name: "s", URL: "u", Headers: []HTTPHeader{{Name: "A", Value: "B"}}}},
-		{`{"type":"acp","name":"x","serverId":"1"}`, &McpServerACP{Name: "x", ServerID: "1"}},
-		{`{"type":"ws","name":"x","url":"u"}`, &UnknownMcpServer{Type: "ws", Raw: json.RawMessage(`{"type":"ws","name":"x","url":"u"}`)}},
+			&MCPServerStdio{Name: "a", Command: "/a", Args: []string{"x"}, Env: []EnvVariable{{Name: "K", Value: "V"}}}},
+		{`{"type":"http","name":"h","url":"u","headers":[]}`, &MCPServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}},
+		{`{"type":"sse","name":"s","url":"u","headers":[{"name":"A","value":"B"}]}`, &MCPServerSSE{Name: "s", URL: "u", Headers: []HTTPHeader{{Name: "A", Value: "B"}}}},
+		{`{"type":"acp","name":"x","serverId":"1"}`, &MCPServerACP{Name: "x", ServerID: "1"}},
+		{`{"type":"ws","name":"x","url":"u"}`, &UnknownMCPServer{Type: "ws", Raw: json.RawMessage(`{"type":"ws","name":"x","url":"u"}`)}},
 	}
 	for _, in := range []string{`{"type":1,"name":"a","command":"/a","args":[],"env":[]}`, `[]`, `null`} {
-		if got, err := unmarshalMcpServer([]byte(in)); err == nil {
+		if got, err := unmarshalMCPServer([]byte(in)); err == nil {
 			t.Errorf("%s: decoded as %#v, want an error", in, got)
 		}
 	}
 	for _, tt := range tests {
-		got, err := unmarshalMcpServer([]byte(tt.in))
+		got, err := unmarshalMCPServer([]byte(tt.in))
 		if err != nil {
 			t.Errorf("%s: %v", tt.in, err)
 			continue
@@ -273,8 +273,8 @@ func TestMcpServerDecode(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"cwd":"/p","mcpServers":[{"name":"a","command":"/a"},{"type":"http","name":"h","url":"u"},{"name":"ok","command":"/b","args":[],"env":[]}]}`), &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.McpServers) != 1 {
-		t.Errorf("want only the valid server, got %#v", r.McpServers)
+	if len(r.MCPServers) != 1 {
+		t.Errorf("want only the valid server, got %#v", r.MCPServers)
 	}
 }
 
@@ -422,7 +422,7 @@ func FuzzUnionRoundTrip(f *testing.F) {
 	}
 	decoders := []func([]byte) (any, error){
 		func(b []byte) (any, error) { return unmarshalAuthMethod(b) },
-		func(b []byte) (any, error) { return unmarshalMcpServer(b) },
+		func(b []byte) (any, error) { return unmarshalMCPServer(b) },
 		func(b []byte) (any, error) { return unmarshalConfigOption(b) },
 	}
 	// An empty list and an absent one encode alike (omitempty); raw JSON

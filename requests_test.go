@@ -53,13 +53,13 @@ func TestAgentCancelRequest(t *testing.T) {
 	entered := make(chan struct{})
 	var handlerErr error
 	done := make(chan struct{})
-	opts := &ClientOptions{FileSystem: fsFunc(func(ctx context.Context, _ *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	opts := &ClientOptions{FS: FileSystemHandlers{ReadTextFile: fsFunc(func(ctx context.Context, _ *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 		defer close(done)
 		close(entered)
 		<-ctx.Done()
 		handlerErr = context.Cause(ctx)
 		return nil, ctx.Err()
-	})}
+	}).ReadTextFile}}
 	c, a := connectRaw(t, opts, nil)
 	newSessionRaw(t, c, a)
 	a.send(map[string]any{"jsonrpc": "2.0", "id": "r1", "method": "fs/read_text_file", "params": map[string]any{"sessionId": "s1", "path": "/tmp/x"}})

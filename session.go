@@ -264,7 +264,7 @@ func (c *Client) lookup(id string) *Session {
 }
 
 // NewSession creates a session (session/new). A nil req, or an empty Cwd,
-// means the current directory. McpServers is sent as [] when empty.
+// means the current directory. MCPServers is sent as [] when empty.
 //
 // The session is registered as soon as the agent's answer is read, before
 // the line after it: a request the agent writes for the new session right
@@ -285,7 +285,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 	if err := c.checkAddDirs(MethodSessionNew, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	c.mcp.declare(r.McpServers)
+	c.mcp.declare(r.MCPServers)
 	return c.createSession(ctx, MethodSessionNew, &r)
 }
 
@@ -316,7 +316,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	s.loading = true
 	c.register(s)
 	var res LoadSessionResponse
-	c.mcp.declare(r.McpServers)
+	c.mcp.declare(r.MCPServers)
 	err = c.call(ctx, MethodSessionLoad, &r, &res)
 	s.mu.Lock()
 	s.loading = false
@@ -349,7 +349,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	c.register(s)
-	c.mcp.declare(r.McpServers)
+	c.mcp.declare(r.MCPServers)
 	var res ResumeSessionResponse
 	if err := c.call(ctx, MethodSessionResume, &r, &res); err != nil {
 		c.unregister(s)

@@ -143,7 +143,7 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 			t.Errorf("a permission request the recording did not answer: %+v", req.ToolCall)
 			return acp.CancelledOutcome(), nil
 		}
-		if r.Outcome.Outcome == acp.OutcomeCancelled {
+		if r.Outcome.Kind == acp.OutcomeCancelled {
 			// The recorded client cancelled the turn while this was open.
 			<-pctx.Done()
 		}
@@ -160,7 +160,7 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 		t.Fatalf("Connect: %v", err)
 	}
 	defer c.Close()
-	res := replayResult{Agent: c.Initialize()}
+	res := replayResult{Agent: c.InitializeResponse()}
 	record := func(method string, err error) *step {
 		st := step{Method: method}
 		if err != nil {

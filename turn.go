@@ -165,7 +165,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	select {
 	case err = <-t.sent:
 	case <-t.done:
-		if t.ID() == "" {
+		if t.RequestID() == "" {
 			return nil, t.Err() // never handed to the wire (the connection ended)
 		}
 		// The answer can end the turn before the writer reports the write.
@@ -278,10 +278,11 @@ func (c *Client) checkPrompt(blocks []ContentBlock) error {
 	return nil
 }
 
-// ID returns the session/prompt request id (as JSON text). It is empty
+// RequestID returns the JSON-RPC id of the turn's session/prompt request,
+// as JSON text ("3" for the first turn of a fresh client). It is empty
 // until the request was handed to the wire, which Prompt waits for unless
 // its context ended first.
-func (t *Turn) ID() string {
+func (t *Turn) RequestID() string {
 	c := t.s.c
 	c.mu.Lock()
 	defer c.mu.Unlock()

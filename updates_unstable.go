@@ -13,12 +13,16 @@ import (
 
 // PlanUpdate ("plan_update") creates or replaces the plan its content
 // names by id: a list of entries, a file, or markdown.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanUpdate struct {
 	Plan PlanContent     `json:"plan"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PlanRemoved ("plan_removed") says the plan with this id is gone.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanRemoved struct {
 	PlanID string          `json:"planId"`
 	Meta   json.RawMessage `json:"_meta,omitempty"`
@@ -26,6 +30,8 @@ type PlanRemoved struct {
 
 // Notice ("notice") is a message the agent wants shown to the user, such
 // as a warning that a rate limit is near.
+//
+// Unstable: follows schema.unstable.json; may change.
 type Notice struct {
 	Severity    NoticeSeverity  `json:"severity"`
 	Title       string          `json:"title"`
@@ -35,8 +41,11 @@ type Notice struct {
 
 // NoticeSeverity is how serious a Notice is. Values the schema does not
 // list are kept.
+//
+// Unstable: follows schema.unstable.json; may change.
 type NoticeSeverity string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	NoticeInfo    NoticeSeverity = "info"
 	NoticeWarning NoticeSeverity = "warning"
@@ -46,6 +55,8 @@ const (
 // CompactionUpdate ("compaction_update") reports the progress of the
 // agent compacting its context; Summary, when sent, replaces the summary
 // gathered so far.
+//
+// Unstable: follows schema.unstable.json; may change.
 type CompactionUpdate struct {
 	CompactionID string           `json:"compactionId"`
 	Status       CompactionStatus `json:"status"`
@@ -56,8 +67,11 @@ type CompactionUpdate struct {
 
 // CompactionStatus is the state of a compaction. Values the schema does not
 // list are kept.
+//
+// Unstable: follows schema.unstable.json; may change.
 type CompactionStatus string
 
+// Unstable: follows schema.unstable.json; may change.
 const (
 	CompactionInProgress CompactionStatus = "in_progress"
 	CompactionCompleted  CompactionStatus = "completed"
@@ -67,6 +81,8 @@ const (
 
 // CompactionSummaryChunk ("compaction_summary_chunk") streams one block of
 // a compaction's summary.
+//
+// Unstable: follows schema.unstable.json; may change.
 type CompactionSummaryChunk struct {
 	CompactionID string          `json:"compactionId"`
 	Content      ContentBlock    `json:"content"`
@@ -88,6 +104,8 @@ func (*CompactionSummaryChunk) UpdateKind() string { return "compaction_summary_
 // PlanContent is the content of a PlanUpdate, told apart on the wire by
 // "type": *PlanItems ("items"), *PlanFile ("file"), *PlanMarkdown
 // ("markdown"), or *UnknownPlanContent (any other type, kept raw).
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanContent interface {
 	// PlanID is the plan's id ("" for an unknown type).
 	PlanID() string
@@ -95,6 +113,8 @@ type PlanContent interface {
 }
 
 // PlanItems is a plan as a list of entries.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanItems struct {
 	ID      string          `json:"planId"`
 	Entries []PlanEntry     `json:"entries"`
@@ -102,6 +122,8 @@ type PlanItems struct {
 }
 
 // PlanFile is a plan kept in a file the agent names by URI.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanFile struct {
 	ID   string          `json:"planId"`
 	URI  string          `json:"uri"`
@@ -109,6 +131,8 @@ type PlanFile struct {
 }
 
 // PlanMarkdown is a plan as markdown text.
+//
+// Unstable: follows schema.unstable.json; may change.
 type PlanMarkdown struct {
 	ID      string          `json:"planId"`
 	Content string          `json:"content"`
@@ -116,6 +140,8 @@ type PlanMarkdown struct {
 }
 
 // UnknownPlanContent is plan content of a type this package does not know.
+//
+// Unstable: follows schema.unstable.json; may change.
 type UnknownPlanContent struct {
 	Type string
 	Raw  json.RawMessage

@@ -86,7 +86,7 @@ func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 // response it was fails with ErrLineTooLong, and the connection lives on.
 func TestOversizedResponseFailsOnlyItsCall(t *testing.T) {
 	rec := newDiagRecorder()
-	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record, MaxLineBytes: 1 << 10}, nil)
+	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record, Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
@@ -112,7 +112,7 @@ func TestOversizedResponseFailsOnlyItsCall(t *testing.T) {
 // The id of an oversized line is recovered even when it comes after the
 // huge field, and an oversized prompt response fails the turn.
 func TestOversizedPromptResponseIDAfterPayload(t *testing.T) {
-	c, a := connectRaw(t, &ClientOptions{MaxLineBytes: 1 << 10}, nil)
+	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 	s := newSessionRaw(t, c, a)
 	turn, err := s.Prompt(context.Background(), Text("hi"))
 	if err != nil {
@@ -137,7 +137,7 @@ func TestOversizedPromptResponseIDAfterPayload(t *testing.T) {
 // An oversized request from the agent is answered with an error so the
 // agent does not wait forever.
 func TestOversizedAgentRequestAnswered(t *testing.T) {
-	c, a := connectRaw(t, &ClientOptions{MaxLineBytes: 1 << 10}, nil)
+	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 	_ = c
 	a.write(`{"jsonrpc":"2.0","id":"big-1","method":"fs/read_text_file","params":{"pad":"` + strings.Repeat("z", 4<<10) + `"}}` + "\n")
 	m := a.next()

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/acpclient/acp"
 )
 
 // Options configures an [Agent]. The zero value is a usable agent that needs
@@ -72,10 +74,10 @@ type Options struct {
 	// session/prompt and may block; the agent keeps serving other requests
 	// and notifications meanwhile. Its stopReason is sent as the result
 	// (any string goes out as given, so unknown reasons can be tested);
-	// "" means [StopReasonCancelled] if the turn was cancelled and
-	// [StopReasonEndTurn] otherwise. A non-nil error is sent as an error
+	// "" means [acp.StopReasonCancelled] if the turn was cancelled and
+	// [acp.StopReasonEndTurn] otherwise. A non-nil error is sent as an error
 	// reply instead. Nil OnPrompt ends every turn at once with "end_turn".
-	OnPrompt func(t *Turn) (stopReason StopReason, err error)
+	OnPrompt func(t *Turn) (stopReason acp.StopReason, err error)
 	// OnExtMethod answers requests the agent does not implement (extension
 	// methods starting with "_", and any other unknown method). It runs in
 	// its own goroutine; ctx is cancelled by a $/cancel_request for the

@@ -16,16 +16,9 @@ import (
 // permission request with the "cancelled" outcome). An error reply is
 // returned as *Error.
 
-// PermissionOption is one choice offered by [Session.RequestPermission].
-type PermissionOption struct {
-	OptionID string                   `json:"optionId"`
-	Name     string                   `json:"name"`
-	Kind     acp.PermissionOptionKind `json:"kind"`
-}
-
 // DefaultPermissionOptions are offered when RequestPermission gets nil
 // options: "allow" (allow_once) and "reject" (reject_once).
-var DefaultPermissionOptions = []PermissionOption{
+var DefaultPermissionOptions = []acp.PermissionOption{
 	{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 	{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
 }
@@ -34,15 +27,15 @@ var DefaultPermissionOptions = []PermissionOption{
 // client's outcome object, e.g. {"outcome":"selected","optionId":"allow"}
 // or {"outcome":"cancelled"} (see [ParseOutcome], or [Session.AskPermission]
 // for the typed form). toolCall is a
-// [ToolCall] (sent as a ToolCallUpdate with its set fields), a string
+// [ToolCallSpec] (sent as a ToolCallUpdate with its set fields), a string
 // (just the toolCallId) or any raw object; options is a
-// []PermissionOption, any raw list, or nil for
+// []acp.PermissionOption, any raw list, or nil for
 // [DefaultPermissionOptions].
 func (s *Session) RequestPermission(toolCall any, options any) (outcome json.RawMessage, err error) {
 	switch tc := toolCall.(type) {
-	case ToolCall:
+	case ToolCallSpec:
 		toolCall = tc.object("")
-	case *ToolCall:
+	case *ToolCallSpec:
 		toolCall = tc.object("")
 	case string:
 		toolCall = map[string]any{"toolCallId": tc}
@@ -71,7 +64,7 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 // the acp package decodes it, so that an outcome without "outcome", or
 // "selected" without an optionId, is an error. Use RequestPermission to
 // send malformed requests.
-func (s *Session) AskPermission(tc ToolCall, options ...PermissionOption) (acp.PermissionOutcome, error) {
+func (s *Session) AskPermission(tc ToolCallSpec, options ...acp.PermissionOption) (acp.PermissionOutcome, error) {
 	var opts any = DefaultPermissionOptions
 	if len(options) > 0 {
 		opts = options

@@ -19,9 +19,9 @@ func ExampleConnect() {
 	defer cleanup()
 
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
-			return acptest.StopReasonEndTurn, nil
+			return acp.StopReasonEndTurn, nil
 		},
 	}, nil)
 	ctx := context.Background()
@@ -70,10 +70,10 @@ func TestConnectCleanup(t *testing.T) {
 	scriptDone := make(chan struct{})
 	t.Run("inner", func(t *testing.T) {
 		c, a = acptest.Connect(t, &acptest.Options{
-			OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 				defer close(scriptDone)
 				<-t.Context().Done() // runs until the connection ends
-				return acptest.StopReasonEndTurn, nil
+				return acp.StopReasonEndTurn, nil
 			},
 		}, nil)
 		s, err := c.NewSession(context.Background(), nil)
@@ -123,17 +123,17 @@ func ExampleSession_AskPermission() {
 	defer cleanup()
 
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			edit := acptest.ToolCall{ID: "e1", Title: "Create notes.md", Kind: acp.ToolKindEdit,
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			edit := acptest.ToolCallSpec{ID: "e1", Title: "Create notes.md", Kind: acp.ToolKindEdit,
 				Content: []any{acptest.Diff("/w/notes.md", nil, "# Notes\n")}}
 			t.ToolCall(edit)
 			out, err := t.AskPermission(edit)
 			if err != nil {
 				return "", err
 			}
-			fmt.Println("agent got:", out.Outcome, out.OptionID)
-			t.UpdateToolCall(acptest.ToolCall{ID: "e1", Status: acp.ToolCallStatusCompleted})
-			return acptest.StopReasonEndTurn, nil
+			fmt.Println("agent got:", out.Kind, out.OptionID)
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: acp.ToolCallStatusCompleted})
+			return acp.StopReasonEndTurn, nil
 		},
 	}, &acp.ClientOptions{Permission: acp.AllowAll})
 	ctx := context.Background()

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
 // A scripted turn, driven with raw JSON lines over in-process pipes.
 func Example() {
 	a := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
 			return "end_turn", nil
 		},

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acpclient/acp"
 )
 
 func TestMain(m *testing.M) {
 	Register("crasher", func() *Agent {
-		return New(&Options{OnPrompt: func(t *Turn) (StopReason, error) {
+		return New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
 			t.Say("about to crash")
 			t.Crash()
 			return "", nil

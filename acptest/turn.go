@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/acpclient/acp"
 )
 
 // Turn is the handle a turn script ([Options.OnPrompt]) gets for one
@@ -72,7 +74,7 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 		for _, b := range blocks {
 			t.remember(mustJSON(map[string]any{"sessionUpdate": "user_message_chunk", "content": b}))
 		}
-		var stop StopReason
+		var stop acp.StopReason
 		if f := a.opts.OnPrompt; f != nil {
 			var err error
 			if stop, err = f(t); err != nil {
@@ -80,9 +82,9 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 			}
 		}
 		if stop == "" {
-			stop = StopReasonEndTurn
+			stop = acp.StopReasonEndTurn
 			if t.IsCancelled() {
-				stop = StopReasonCancelled
+				stop = acp.StopReasonCancelled
 			}
 		}
 		res := map[string]any{"stopReason": stop}

@@ -2,7 +2,6 @@ package acptest_test
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"github.com/acpclient/acp"
@@ -15,23 +14,23 @@ func TestTypedToolCallsAndPermission(t *testing.T) {
 	old := "a\n"
 	outcomes := make(chan acp.PermissionOutcome, 1)
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			t.ToolCall(acptest.ToolCall{ID: "e1", Title: "Edit a", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusInProgress,
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit a", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusInProgress,
 				Content: []any{
 					acptest.ToolContent(acptest.Text("editing")),
 					&acp.DiffContent{Path: "/w/a", OldText: &old, NewText: "b\n"},
 					acptest.Diff("/w/new", nil, "n\n"),
 				},
 				Locations: []any{acp.ToolCallLocation{Path: "/w/a"}}})
-			out, err := t.AskPermission(acptest.ToolCall{ID: "e1"},
-				acptest.PermissionOption{OptionID: "yes", Name: "Yes", Kind: acp.PermissionAllowAlways},
-				acptest.PermissionOption{OptionID: "no", Name: "No", Kind: acp.PermissionRejectOnce})
+			out, err := t.AskPermission(acptest.ToolCallSpec{ID: "e1"},
+				acp.PermissionOption{OptionID: "yes", Name: "Yes", Kind: acp.PermissionAllowAlways},
+				acp.PermissionOption{OptionID: "no", Name: "No", Kind: acp.PermissionRejectOnce})
 			if err != nil {
 				return "", err
 			}
 			outcomes <- out
-			t.UpdateToolCall(acptest.ToolCall{ID: "e1", Status: acp.ToolCallStatusCompleted})
-			return acptest.StopReasonMaxTokens, nil
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: acp.ToolCallStatusCompleted})
+			return acp.StopReasonMaxTokens, nil
 		},
 	}, &acp.ClientOptions{Permission: acp.AllowAll})
 	s, err := c.NewSession(context.Background(), nil)
@@ -46,7 +45,7 @@ func TestTypedToolCallsAndPermission(t *testing.T) {
 	if err != nil || stop != acp.StopReasonMaxTokens {
 		t.Fatalf("Wait = %v, %v; want max_tokens", stop, err)
 	}
-	if out := <-outcomes; out.Outcome != acp.OutcomeSelected || out.OptionID != "yes" {
+	if out := <-outcomes; out.Kind != acp.OutcomeSelected || out.OptionID != "yes" {
 		t.Errorf("AskPermission = %+v, want selected yes", out)
 	}
 	tc := turn.State().ToolCalls[0]
@@ -70,8 +69,8 @@ func TestAskPermissionDefaults(t *testing.T) {
 	got := make(chan acp.PermissionOutcome, 1)
 	var offered []string
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			out, err := t.AskPermission(acptest.ToolCall{ID: "x", Title: "X"})
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			out, err := t.AskPermission(acptest.ToolCallSpec{ID: "x", Title: "X"})
 			if err != nil {
 				return "", err
 			}
@@ -95,25 +94,10 @@ func TestAskPermissionDefaults(t *testing.T) {
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if out := <-got; out.Outcome != acp.OutcomeCancelled {
+	if out := <-got; out.Kind != acp.OutcomeCancelled {
 		t.Errorf("outcome = %+v, want cancelled", out)
 	}
 	if len(offered) != 2 || offered[0] != "allow:allow_once" || offered[1] != "reject:reject_once" {
 		t.Errorf("offered %v, want the default options", offered)
-	}
-}
-
-// The deprecated builders send what their replacements send.
-func TestDeprecatedBuilders(t *testing.T) {
-	old := "o"
-	for _, tc := range []struct{ old, new any }{
-		{acptest.TextBlock("x"), acptest.Text("x")},
-		{acptest.TextContent("x"), acptest.ToolContent(acptest.Text("x"))},
-		{acptest.DiffContent("/p", &old, "n"), acptest.Diff("/p", &old, "n")},
-		{acptest.DiffContent("/p", nil, "n"), acptest.Diff("/p", nil, "n")},
-	} {
-		if !reflect.DeepEqual(tc.old, tc.new) {
-			t.Errorf("%v != %v", tc.old, tc.new)
-		}
 	}
 }

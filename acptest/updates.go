@@ -68,24 +68,24 @@ func (s *Session) Stream(n int, chunk string) error {
 	return nil
 }
 
-// ToolCall sends a tool_call update creating tc. Kind and Status default
+// ToolCallSpec sends a tool_call update creating tc. Kind and Status default
 // to the spec's defaults ("other", "pending") when empty, by omission.
-func (s *Session) ToolCall(tc ToolCall) error {
+func (s *Session) ToolCall(tc ToolCallSpec) error {
 	return s.Update(tc.object("tool_call"))
 }
 
 // UpdateToolCall sends a tool_call_update with the fields of tc that are
 // set (ID is required). Content and Locations, when non-nil, replace the
 // client's lists.
-func (s *Session) UpdateToolCall(tc ToolCall) error {
+func (s *Session) UpdateToolCall(tc ToolCallSpec) error {
 	return s.Update(tc.object("tool_call_update"))
 }
 
 // Plan sends a plan update with the complete list of entries.
-func (s *Session) Plan(entries ...PlanEntry) error {
+func (s *Session) Plan(entries ...acp.PlanEntry) error {
 	list := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
-		list = append(list, e.object())
+		list = append(list, planEntry(e))
 	}
 	return s.Update(map[string]any{"sessionUpdate": "plan", "entries": list})
 }
@@ -174,15 +174,14 @@ func Text(text string) map[string]any {
 	return map[string]any{"type": "text", "text": text}
 }
 
-// TextBlock returns a text content block.
-//
-// Deprecated: Use [Text], named like [acp.Text].
-func TextBlock(text string) map[string]any { return Text(text) }
-
-// ToolCall describes a tool call for [Session.ToolCall],
-// [Session.UpdateToolCall] and [Session.RequestPermission]. Empty fields
-// are omitted from the wire.
-type ToolCall struct {
+// ToolCallSpec says what the fake agent sends about a tool call, for
+// [Session.ToolCall], [Session.UpdateToolCall] and
+// [Session.RequestPermission]. Empty fields are omitted from the wire. It is
+// not [acp.ToolCall], the client's decoded view: its fields take any value
+// (raw content objects, unknown kinds) so a test can send what a real or
+// hostile agent sends, and the same spec serves a create and a partial
+// update.
+type ToolCallSpec struct {
 	ID        string // toolCallId, required
 	Title     string
 	Kind      acp.ToolKind       // "" omits it; any string is sent as given
@@ -194,7 +193,7 @@ type ToolCall struct {
 	Meta      any // _meta
 }
 
-func (tc ToolCall) object(kind string) map[string]any {
+func (tc ToolCallSpec) object(kind string) map[string]any {
 	m := map[string]any{"toolCallId": tc.ID}
 	if kind != "" {
 		m["sessionUpdate"] = kind
@@ -224,12 +223,6 @@ func ToolContent(block any) map[string]any {
 	return map[string]any{"type": "content", "content": block}
 }
 
-// TextContent returns tool-call content holding a text block.
-//
-// Deprecated: Use ToolContent(Text(text)); acp.TextContent is a text block,
-// not tool-call content.
-func TextContent(text string) map[string]any { return ToolContent(Text(text)) }
-
 // Diff returns diff tool-call content, like [acp.DiffContent]. oldText nil
 // means a new file.
 func Diff(path string, oldText *string, newText string) map[string]any {
@@ -238,13 +231,6 @@ func Diff(path string, oldText *string, newText string) map[string]any {
 		m["oldText"] = *oldText
 	}
 	return m
-}
-
-// DiffContent returns diff tool-call content.
-//
-// Deprecated: Use [Diff]; acp.DiffContent is a type.
-func DiffContent(path string, oldText *string, newText string) map[string]any {
-	return Diff(path, oldText, newText)
 }
 
 // TerminalContent returns tool-call content embedding a client terminal,
@@ -262,15 +248,9 @@ func Location(path string, line int) map[string]any {
 	return m
 }
 
-// PlanEntry is one entry of a plan. Priority defaults to "medium" and
-// Status to "pending".
-type PlanEntry struct {
-	Content  string
-	Priority acp.PlanEntryPriority
-	Status   acp.PlanEntryStatus
-}
-
-func (e PlanEntry) object() map[string]any {
+// planEntry is the wire object of e. Priority defaults to "medium" and
+// Status to "pending", which the spec requires; Meta is sent when set.
+func planEntry(e acp.PlanEntry) map[string]any {
 	p, st := e.Priority, e.Status
 	if p == "" {
 		p = "medium"
@@ -278,7 +258,11 @@ func (e PlanEntry) object() map[string]any {
 	if st == "" {
 		st = "pending"
 	}
-	return map[string]any{"content": e.Content, "priority": p, "status": st}
+	m := map[string]any{"content": e.Content, "priority": p, "status": st}
+	if e.Meta != nil {
+		m["_meta"] = e.Meta
+	}
+	return m
 }
 
 // SlashCommand is an available slash command; Hint, if set, becomes its input

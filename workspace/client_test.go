@@ -24,7 +24,7 @@ import (
 // it.
 func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	pids := make(chan int, 2)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "sh", Args: []string{"-c", "echo $$; exec sleep 300"}})
 		if err != nil {
 			return "", err
@@ -100,7 +100,7 @@ func running(pid int) bool {
 // limit, and the client lives on.
 func TestTerminalLimitReachesAgent(t *testing.T) {
 	refusal := make(chan *acptest.Error, 1)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		if _, err := t.CreateTerminal(acptest.Terminal{Command: "sleep", Args: []string{"300"}}); err != nil {
 			return "", err
 		}
@@ -145,7 +145,7 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 
 // The client's Close may be called from Terminals.OnOutput.
 func TestClientCloseFromOnOutput(t *testing.T) {
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "yes"})
 		if err != nil {
 			return "", err

@@ -20,7 +20,7 @@ func ExampleFS() {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 
 	agent := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			text, err := t.ReadTextFile(filepath.Join(t.Cwd(), "notes.txt"), 2, 1)
 			fmt.Printf("line 2: %q %v\n", text, err)
 			_, err = t.ReadTextFile("/etc/passwd", 0, 0)

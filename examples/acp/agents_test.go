@@ -79,7 +79,7 @@ func registerTestAgents() {
 		})
 	})
 	acptest.Register("toolcancel", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.SayID("m1", "editing ")
 			t.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit a.go", "kind": "edit", "status": "pending"})
 			t.RequestPermission(map[string]any{"toolCallId": "e1", "title": "Allow editing a.go?",
@@ -293,7 +293,7 @@ func TestShutdownStubbornAgent(t *testing.T) {
 
 func init() {
 	acptest.Register("odd-update", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Update(map[string]any{"sessionUpdate": "future_kind", "x": 1})
 			t.Say("hi")
 			return "end_turn", nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
@@ -36,7 +37,7 @@ func init() {
 			}},
 			ConfigOptions: []any{map[string]any{"id": "cfg:" + hostile, "name": "C", "type": "select", "currentValue": "val:" + hostile,
 				"options": []any{map[string]any{"value": "val:" + hostile, "name": "V"}}}},
-			OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 				switch t.PromptText() {
 				case "fail":
 					return "", &acptest.Error{Code: -32603, Message: "error:" + hostile}
@@ -48,19 +49,19 @@ func init() {
 				t.Commands(acptest.SlashCommand{Name: "cmd:" + hostile})
 				t.Think("thought:" + hostile)
 				t.Say("message:" + hostile + "\n\tsecond line")
-				t.Plan(acptest.PlanEntry{Content: "plan:" + hostile})
-				t.ToolCall(acptest.ToolCall{ID: "t1", Title: "tool:" + hostile, Kind: "kind:" + hostile, Status: "pending"})
+				t.Plan(acp.PlanEntry{Content: "plan:" + hostile})
+				t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "tool:" + hostile, Kind: "kind:" + hostile, Status: "pending"})
 				t.RequestPermission(map[string]any{"toolCallId": "t1", "title": "ask:" + hostile,
 					"content": []any{acptest.Diff("path:"+hostile, nil, "new:"+hostile)}},
 					[]any{
 						map[string]any{"optionId": "allow", "name": "yes:" + hostile, "kind": "allow_once"},
 						map[string]any{"optionId": "no:" + hostile, "name": "no", "kind": "reject_once"},
 					})
-				t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "status:" + hostile})
-				t.UpdateToolCall(acptest.ToolCall{ID: "t1", Status: "failed", Content: []any{acptest.ToolContent(acptest.Text("why:" + hostile))}})
+				t.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: "status:" + hostile})
+				t.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: "failed", Content: []any{acptest.ToolContent(acptest.Text("why:" + hostile))}})
 				t.Update(map[string]any{"sessionUpdate": "kind:" + hostile})
 				t.Mode("newmode:" + hostile)
-				return acptest.StopReason("stop:" + hostile), nil
+				return acp.StopReason("stop:" + hostile), nil
 			},
 		})
 	})

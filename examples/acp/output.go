@@ -601,8 +601,8 @@ func (o *output) printPermission(d decision) {
 	if d.cancelled {
 		out = acp.CancelledOutcome()
 	}
-	what := string(out.Outcome)
-	if out.Outcome == acp.OutcomeSelected {
+	what := string(out.Kind)
+	if out.Kind == acp.OutcomeSelected {
 		what = out.OptionID
 	}
 	o.textf("perm", "[permission] %s: %s\n", cleanLine(question(d.req)), cleanLine(what))

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
@@ -23,8 +24,8 @@ func init() {
 	// silent for a second (long enough for the working spinner to draw
 	// several times) before it says "still here".
 	acptest.Register("quietdialog", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
-			t.ToolCall(acptest.ToolCall{ID: "e1", Title: "Edit a.go", Kind: "edit", Status: "pending"})
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit a.go", Kind: "edit", Status: "pending"})
 			go func() {
 				time.Sleep(time.Second)
 				t.Say("still here")
@@ -35,7 +36,7 @@ func init() {
 	})
 	// An agent that dies just after its first turn, saying why on stderr.
 	acptest.Register("dies", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.Say("bye")
 			t.AfterTurn(func() {
 				fmt.Fprintln(os.Stderr, "fatal: out of cheese")

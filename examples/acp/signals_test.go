@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/internal/proctest"
 )
@@ -42,7 +43,7 @@ func init() {
 		return acptest.New(&acptest.Options{
 			IgnoreStdinEOF:  true,
 			SpawnGrandchild: true,
-			OnPrompt: func(t *acptest.Turn) (acptest.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 				t.Say("working")
 				select {}
 			},

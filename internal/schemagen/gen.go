@@ -580,7 +580,7 @@ func (g *gen) rangeCheck(label string, f goField, m member, gt *goType) string {
 }
 
 // words turns a Go type name into the lower-case words used in errors:
-// "McpServerHTTP" becomes "mcp server http".
+// "MCPServerHTTP" becomes "mcp server http".
 func words(name string) string {
 	var out []string
 	rs := []rune(name)

@@ -200,7 +200,7 @@ func TestMarksDriveDecoding(t *testing.T) {
 
 func TestWords(t *testing.T) {
 	for in, want := range map[string]string{
-		"McpServerHTTP":       "mcp server http",
+		"MCPServerHTTP":       "mcp server http",
 		"HTTPHeader":          "http header",
 		"Implementation":      "implementation",
 		"ListSessionsRequest": "list sessions request",

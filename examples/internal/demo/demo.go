@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
@@ -71,7 +72,7 @@ func Agent() *acptest.Agent {
 	})
 }
 
-func turn(t *acptest.Turn) (acptest.StopReason, error) {
+func turn(t *acptest.Turn) (acp.StopReason, error) {
 	text := strings.TrimSpace(t.PromptText())
 	msgID := fmt.Sprintf("msg-%d", t.Number())
 	switch {
@@ -86,7 +87,7 @@ func turn(t *acptest.Turn) (acptest.StopReason, error) {
 }
 
 // slow streams 50 chunks 20 ms apart, stopping at a cancel.
-func slow(t *acptest.Turn, msgID string) (acptest.StopReason, error) {
+func slow(t *acptest.Turn, msgID string) (acp.StopReason, error) {
 	for i := range 50 {
 		if !t.Pause(20 * time.Millisecond) {
 			return "cancelled", nil
@@ -98,13 +99,13 @@ func slow(t *acptest.Turn, msgID string) (acptest.StopReason, error) {
 	return "end_turn", nil
 }
 
-func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
+func work(t *acptest.Turn, text, msgID string) (acp.StopReason, error) {
 	n := t.Number()
 	readID, editID := fmt.Sprintf("read-%d", n), fmt.Sprintf("edit-%d", n)
 	cwd := t.Cwd()
 	path := filepath.Join(cwd, FileName)
-	steps := func(done int) []acptest.PlanEntry {
-		e := []acptest.PlanEntry{
+	steps := func(done int) []acp.PlanEntry {
+		e := []acp.PlanEntry{
 			{Content: "Read the workspace", Priority: "high"},
 			{Content: "Write " + FileName, Priority: "medium"},
 			{Content: "Answer", Priority: "low"},
@@ -121,9 +122,9 @@ func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
 	}
 	// cancelled ends the turn the way the spec asks: open tool calls are
 	// marked finished and the stop reason is "cancelled", not an error.
-	cancelled := func(open ...string) (acptest.StopReason, error) {
+	cancelled := func(open ...string) (acp.StopReason, error) {
 		for _, id := range open {
-			t.UpdateToolCall(acptest.ToolCall{ID: id, Status: "failed",
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: id, Status: "failed",
 				Content: []any{acptest.ToolContent(acptest.Text("Cancelled."))}})
 		}
 		return "cancelled", nil
@@ -136,23 +137,23 @@ func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
 		return cancelled()
 	}
 
-	t.ToolCall(acptest.ToolCall{ID: readID, Title: "Read the workspace", Kind: "read", Status: "in_progress",
+	t.ToolCall(acptest.ToolCallSpec{ID: readID, Title: "Read the workspace", Kind: "read", Status: "in_progress",
 		Locations: []any{acptest.Location(cwd, 0)}, RawInput: map[string]any{"path": cwd}})
 	if t.IsCancelled() {
 		return cancelled(readID)
 	}
-	t.UpdateToolCall(acptest.ToolCall{ID: readID, Status: "completed",
+	t.UpdateToolCall(acptest.ToolCallSpec{ID: readID, Status: "completed",
 		Content: []any{acptest.ToolContent(acptest.Text("The workspace at " + cwd + " is ready for " + FileName + "."))}})
 	t.Plan(steps(1)...)
 
 	content := "Hello from the ACP demo agent.\nYou said: " + text + "\n"
-	t.ToolCall(acptest.ToolCall{ID: editID, Title: "Write " + FileName, Kind: "edit", Status: "pending",
+	t.ToolCall(acptest.ToolCallSpec{ID: editID, Title: "Write " + FileName, Kind: "edit", Status: "pending",
 		Content: []any{acptest.Diff(path, nil, content)}, Locations: []any{acptest.Location(path, 1)}})
 	if t.IsCancelled() {
 		return cancelled(editID)
 	}
 	if t.CurrentMode() != "code" {
-		out, err := t.RequestPermission(acptest.ToolCall{ID: editID, Title: "Write " + FileName + "?"}, []acptest.PermissionOption{
+		out, err := t.RequestPermission(acptest.ToolCallSpec{ID: editID, Title: "Write " + FileName + "?"}, []acp.PermissionOption{
 			{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 			{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
 		})
@@ -164,24 +165,24 @@ func work(t *acptest.Turn, text, msgID string) (acptest.StopReason, error) {
 			return cancelled(editID)
 		}
 		if err != nil || choice != "allow" {
-			t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
 				Content: []any{acptest.ToolContent(acptest.Text("Rejected by the user."))}})
 			t.SayID(msgID+"-rejected", "Understood: I did not write "+FileName+". ")
 			goto answer
 		}
 	}
-	t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "in_progress"})
+	t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "in_progress"})
 	switch {
 	case !t.ClientCan("fs", "writeTextFile"):
-		t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
+		t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
 			Content: []any{acptest.ToolContent(acptest.Text("Skipped: the client does not offer fs/write_text_file."))}})
 	default:
 		if err := t.WriteTextFile(path, content); err != nil {
-			t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "failed",
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
 				Content: []any{acptest.ToolContent(acptest.Text("Write failed: " + err.Error()))}})
 			break
 		}
-		t.UpdateToolCall(acptest.ToolCall{ID: editID, Status: "completed",
+		t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "completed",
 			Content: []any{acptest.Diff(path, nil, content)}})
 	}
 
