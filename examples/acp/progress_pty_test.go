@@ -3,7 +3,10 @@
 package main
 
 import (
+	"errors"
+	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +18,7 @@ import (
 func TestDownloadProgressTerminal(t *testing.T) {
 	isolateCache(t) // inherited by the command's process
 	ch, release := releaseOnce(t)
-	file, size := chunkedRegistry(t, 4, ch)
+	file, size := chunkedRegistry(t, 4, ch, false)
 	total := formatBytes(int64(size))
 
 	cmd, sc, _ := startPTY(t, "--cwd", t.TempDir(), "--permission", "reject", "-p", "hello", "--agent", "demo", "--registry", file)
@@ -33,5 +36,28 @@ func TestDownloadProgressTerminal(t *testing.T) {
 	sc.expect(t, "[end_turn]")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)
+	}
+}
+
+// A download that fails midway ends its line with a newline before the
+// error, which is not drawn over.
+func TestDownloadFailsTerminal(t *testing.T) {
+	isolateCache(t)
+	ch, release := releaseOnce(t)
+	file, _ := chunkedRegistry(t, 4, ch, true)
+	cmd, sc, _ := startPTY(t, "--cwd", t.TempDir(), "-p", "hello", "--agent", "demo", "--registry", file)
+	sc.expect(t, "\racp: downloading demo 1.0.0  0 B / ")
+	release()
+	from := sc.mark()
+	sc.expect(t, "\x1b[K\r\nacp: ")
+	if drawn := sc.all()[from:sc.mark()]; strings.Contains(drawn, "100%") {
+		t.Errorf("a failed download drawn complete: %q", drawn)
+	}
+	if rest := sc.rest(); strings.Count(rest, "\r") != 1 || !strings.HasSuffix(rest, "\r\n") || strings.Contains(rest, "\x1b") {
+		t.Errorf("after the line: %q, want one line: the error", rest)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
 	}
 }

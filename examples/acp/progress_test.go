@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -138,9 +139,10 @@ func TestDownloadBarJSON(t *testing.T) {
 
 // chunkedRegistry serves a registry whose demo agent's archive (this test
 // binary, see zipOfSelf) is sent with its Content-Length in chunks, each
-// flushed: the first at once, the others once release is closed. It
-// returns the registry file and the archive's size.
-func chunkedRegistry(t *testing.T, chunks int, release <-chan struct{}) (file string, size int) {
+// flushed: the first at once, the others once release is closed; or, with
+// fail, the connection is cut instead of the second. It returns the
+// registry file and the archive's size.
+func chunkedRegistry(t *testing.T, chunks int, release <-chan struct{}, fail bool) (file string, size int) {
 	t.Helper()
 	platform := registry.Platform(runtime.GOOS, runtime.GOARCH)
 	if platform == "" {
@@ -161,6 +163,9 @@ func chunkedRegistry(t *testing.T, chunks int, release <-chan struct{}) (file st
 				case <-release:
 				case <-r.Context().Done():
 					return
+				}
+				if fail {
+					panic(http.ErrAbortHandler) // cut the connection mid-body
 				}
 			}
 			w.Write(archive[i:min(i+step, len(archive))])
@@ -192,7 +197,7 @@ func TestDownloadNotTerminal(t *testing.T) {
 	isolateCache(t)
 	ch, release := releaseOnce(t)
 	release()
-	file, size := chunkedRegistry(t, 4, ch)
+	file, size := chunkedRegistry(t, 4, ch, false)
 
 	_, errOut, code := runCLI(t, "", "--cwd", t.TempDir(), "--permission", "reject", "-p", "hello", "--agent", "demo", "--registry", file)
 	if code != 0 {
@@ -222,5 +227,28 @@ func TestDownloadNotTerminal(t *testing.T) {
 		if e["phase"] != want.phase || e["agent"] != "demo" || e["version"] != "1.0.0" || e["done"] != float64(want.done) || e["total"] != float64(size) {
 			t.Errorf("event %d: %v, want phase %s done %d total %d", i, e, want.phase, want.done, size)
 		}
+	}
+}
+
+// A download cut off midway: with --json the end event still comes, with
+// the bytes received, then the error; nothing is redrawn on stderr.
+func TestDownloadFailsJSON(t *testing.T) {
+	isolateCache(t)
+	ch, release := releaseOnce(t)
+	release()
+	file, size := chunkedRegistry(t, 4, ch, true)
+	out, errOut, code := runCLI(t, "", "--json", "--cwd", t.TempDir(), "-p", "hello", "--agent", "demo", "--registry", file)
+	if code != 1 {
+		t.Fatalf("exit %d; stdout %s", code, out)
+	}
+	if strings.Contains(errOut, "\r") {
+		t.Errorf("stderr %q", errOut)
+	}
+	evs := parseEvents(t, out)
+	if ks := kinds(evs); fmt.Sprint(ks) != "[download download error]" {
+		t.Fatalf("events %v", ks)
+	}
+	if done := evs[1]["done"].(float64); evs[1]["phase"] != "end" || done <= 0 || done >= float64(size) {
+		t.Errorf("end event %v, want some of %d bytes", evs[1], size)
 	}
 }
