@@ -23,11 +23,15 @@ type registryFlags struct {
 	source     string
 	listAgents bool
 	stderr     io.Writer // warnings, such as a stale registry
+	// out, when set (run sets it), shows downloads: the "installing" line
+	// and the progress bar (progress.go), under its lock.
+	out *output
+	bar *downloadBar
 }
 
 func (r *registryFlags) register(fs *flag.FlagSet, stderr io.Writer) {
 	r.stderr = stderr
-	fs.StringVar(&r.agentID, "agent", "", "run this agent from the ACP registry instead of a command after --")
+	fs.StringVar(&r.agentID, "agent", "", "run this agent from the ACP registry instead of a command after -- (a binary is downloaded on first use, with a progress line on a terminal)")
 	fs.StringVar(&r.source, "registry", "", "the agent registry, a URL or a file (default: the official registry)")
 	fs.BoolVar(&r.listAgents, "list-agents", false, "list the registry's agents and exit (NDJSON with --json)")
 }
@@ -46,12 +50,21 @@ func (r *registryFlags) validate(cfg *config) error {
 }
 
 func (r *registryFlags) load(ctx context.Context) (*registry.Registry, error) {
-	reg, err := registry.Load(ctx, &registry.Options{
+	opts := &registry.Options{
 		Registry: r.source,
 		OnDownload: func(a *registry.Agent, url string) {
-			fmt.Fprintf(r.stderr, "acp: installing %s %s from %s\n", a.ID, a.Version, url)
+			if r.out != nil {
+				r.out.mu.Lock()
+				defer r.out.mu.Unlock()
+			}
+			fmt.Fprintf(r.stderr, "acp: installing %s %s from %s\n", cleanLine(a.ID), cleanLine(a.Version), cleanLine(url))
 		},
-	})
+	}
+	if r.out != nil {
+		r.bar = newDownloadBar(r.out)
+		opts.Progress = r.bar.report
+	}
+	reg, err := registry.Load(ctx, opts)
 	if err != nil {
 		return nil, cliError{err}
 	}
@@ -68,6 +81,9 @@ func (r *registryFlags) command(ctx context.Context) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd, err := reg.Command(ctx, r.agentID)
+	if r.bar != nil {
+		r.bar.end() // the download, if any, is over: end its line
+	}
 	if err != nil {
 		return nil, cliError{err}
 	}

@@ -10,8 +10,9 @@
 //	go run ./examples/acp -- my-agent                      # interactive
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
-// first, then {"event":"update","sessionId":...,"seq":N,"update":{...}} for
-// each update as received, {"event":"permission",...} for each permission
+// first (after the download events of --agent's first run, below), then
+// {"event":"update","sessionId":...,"seq":N,"update":{...}} for each
+// update as received, {"event":"permission",...} for each permission
 // request, and exactly one {"event":"turn_end","stopReason":...,"state":{...}}
 // per turn; a failure prints {"event":"error","message":...} and exits 1.
 // With --diagnostics it also prints {"event":"diagnostic","kind":...,
@@ -30,6 +31,18 @@
 // {"id":...,"name":...,"version":...,"description":...,"distribution":
 // ["binary","npx","uvx"],"platforms":[...]} ("platforms", the binary
 // distribution's, only when there is one).
+//
+// --agent downloads a binary agent's archive on first use. Stderr says
+// "acp: installing ID VERSION from URL" first; on a terminal (without
+// --json) a line follows, redrawn in place at most ten times a second,
+// "acp: downloading ID VERSION  12.3 MiB / 49.0 MiB  25%  4.1 MiB/s"
+// (bytes and rate only when the size is unknown), ended with a newline when
+// the download ends. With --json two events come before the session event:
+// {"event":"download","phase":"start","agent":ID,"version":...,"url":...,
+// "done":0,"total":N} when the response arrives and the same with
+// "phase":"end" and the bytes received as "done" when the download ends,
+// also when it failed (an error event follows); "total" is -1 when the
+// size is unknown.
 //
 // Ctrl-C (SIGINT) during a turn, also in a permission dialog, cancels the
 // turn; a second one exits with status 130. SIGTERM, SIGHUP, and SIGINT
@@ -212,6 +225,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out := newOutput(cfg, stdout, stderr)
+	cfg.registry.out = out
 	if cfg.registry.listAgents {
 		return cfg.registry.list(context.Background(), cfg, out)
 	}
