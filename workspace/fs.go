@@ -249,7 +249,7 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 		if scanned > maxScan {
 			return limitExceeded(acp.CodeInvalidParams,
 				map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxScanBytes", "max": maxScan},
-				"acp: limit exceeded: %s: the requested lines end more than %d bytes into the file (workspace.FS.MaxScanBytes)", rp.agent, maxScan)
+				"workspace: limit exceeded: %s: the requested lines end more than %d bytes into the file (workspace.FS.MaxScanBytes)", rp.agent, maxScan)
 		}
 		if scanned >= nextCheck {
 			nextCheck = scanned + cancelCheckBytes
@@ -325,7 +325,7 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 	}
 	defer rp.root.Close()
 	if rp.rel == "." {
-		return nil, pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is a directory", rp.agent)
+		return nil, pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s is a directory", rp.agent)
 	}
 
 	rel, err := followFinalLinks(rp)
@@ -474,7 +474,7 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 	if w.PathMapper != nil {
 		mapped, err := w.PathMapper(p)
 		if err != nil {
-			return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: cannot map path %q: %v", agentPath, err)
+			return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: cannot map path %q: %v", agentPath, err)
 		}
 		p = mapped
 	}
@@ -487,15 +487,15 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 		roots = acp.RootsFromContext(ctx)
 	}
 	if len(roots) == 0 {
-		return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: no workspace roots; refusing access to %s", agentPath)
+		return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: no workspace roots; refusing access to %s", agentPath)
 	}
 	rootReal, rel, ok := pickRoot(roots, local)
 	if !ok {
-		return nil, pathError(acp.CodeInvalidParams, agentPath, "acp: %s is outside the workspace roots", agentPath)
+		return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: %s is outside the workspace roots", agentPath)
 	}
 	r, err := os.OpenRoot(rootReal)
 	if err != nil {
-		return nil, pathError(acp.CodeInternalError, agentPath, "acp: cannot open workspace root for %s: %v", agentPath, err)
+		return nil, pathError(acp.CodeInternalError, agentPath, "workspace: cannot open workspace root for %s: %v", agentPath, err)
 	}
 	return &resolvedPath{root: r, rootReal: rootReal, rel: rel, local: local, agent: agentPath}, nil
 }
@@ -507,15 +507,15 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 func checkPath(agentPath, p string) (string, error) {
 	switch {
 	case p == "":
-		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: empty path")
+		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: empty path")
 	case strings.IndexByte(p, 0) >= 0:
-		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q contains a NUL byte", agentPath)
+		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q contains a NUL byte", agentPath)
 	case !filepath.IsAbs(p):
-		return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q is not absolute", agentPath)
+		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q is not absolute", agentPath)
 	}
 	for _, elem := range strings.Split(p, string(filepath.Separator)) {
 		if elem == ".." {
-			return "", pathError(acp.CodeInvalidParams, agentPath, "acp: path %q contains \"..\"", agentPath)
+			return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q contains \"..\"", agentPath)
 		}
 	}
 	return filepath.Clean(p), nil
@@ -592,7 +592,7 @@ func followFinalLinks(rp *resolvedPath) (string, error) {
 		}
 		rel = next
 	}
-	return "", pathError(acp.CodeInvalidParams, rp.agent, "acp: too many levels of symbolic links in %s", rp.agent)
+	return "", pathError(acp.CodeInvalidParams, rp.agent, "workspace: too many levels of symbolic links in %s", rp.agent)
 }
 
 // splitRel splits rel after its last separator without cleaning it (see
@@ -613,15 +613,15 @@ func fsError(rp *resolvedPath, op string, err error) error {
 		u := url.URL{Scheme: "file", Path: rp.agent}
 		return &acp.Error{
 			Code:    acp.CodeResourceNotFound,
-			Message: fmt.Sprintf("acp: %s: file not found: %s", op, rp.agent),
+			Message: fmt.Sprintf("workspace: %s: file not found: %s", op, rp.agent),
 			Data:    mustJSON(map[string]string{"uri": u.String()}),
 		}
 	case isEscape(err):
 		return escapes(rp)
 	case errors.Is(err, fs.ErrPermission):
-		return pathError(acp.CodeInternalError, rp.agent, "acp: %s: permission denied: %s", op, rp.agent)
+		return pathError(acp.CodeInternalError, rp.agent, "workspace: %s: permission denied: %s", op, rp.agent)
 	}
-	return pathError(acp.CodeInternalError, rp.agent, "acp: %s %s: %v", op, rp.agent, unwrapPathError(err))
+	return pathError(acp.CodeInternalError, rp.agent, "workspace: %s %s: %v", op, rp.agent, unwrapPathError(err))
 }
 
 // isEscape recognizes os.Root's refusal. Its error value is unexported, so
@@ -639,19 +639,19 @@ func unwrapPathError(err error) error {
 }
 
 func escapes(rp *resolvedPath) error {
-	return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s resolves outside the workspace roots", rp.agent)
+	return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s resolves outside the workspace roots", rp.agent)
 }
 
 func notText(rp *resolvedPath) error {
-	return pathError(acp.CodeInvalidParams, rp.agent, "acp: %s is not a text file (binary or not UTF-8)", rp.agent)
+	return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s is not a text file (binary or not UTF-8)", rp.agent)
 }
 
 func tooLarge(rp *resolvedPath, size, max int64) error {
 	data := map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxReadBytes", "max": max}
 	if size >= 0 {
-		return limitExceeded(acp.CodeInvalidParams, data, "acp: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
+		return limitExceeded(acp.CodeInvalidParams, data, "workspace: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
 	}
-	return limitExceeded(acp.CodeInvalidParams, data, "acp: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
+	return limitExceeded(acp.CodeInvalidParams, data, "workspace: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
 }
 
 // limitExceeded is a handler's refusal at one of its own limits: the agent

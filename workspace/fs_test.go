@@ -125,7 +125,7 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
-// wantCode checks that err is an *acp.Error with the code and an "acp: " message.
+// wantCode checks that err is an *acp.Error with the code and a "workspace: " message.
 func wantCode(t *testing.T, err error, code int64) *acp.Error {
 	t.Helper()
 	var e *acp.Error
@@ -135,8 +135,8 @@ func wantCode(t *testing.T, err error, code int64) *acp.Error {
 	if e.Code != code {
 		t.Fatalf("error code = %d (%v), want %d", e.Code, e, code)
 	}
-	if !strings.HasPrefix(e.Message, "acp: ") {
-		t.Errorf("error message %q lacks the \"acp: \" prefix", e.Message)
+	if !strings.HasPrefix(e.Message, "workspace: ") {
+		t.Errorf("error message %q lacks the \"workspace: \" prefix", e.Message)
 	}
 	return e
 }
@@ -711,6 +711,7 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 		name  string
 		setup func(t *testing.T, w *FS, dir string)
 		code  int64
+		msg   string // the exact message, when it is not the package's own
 	}{
 		{
 			name: "writer fails midway",
@@ -723,10 +724,11 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 			name: "review refuses",
 			setup: func(t *testing.T, w *FS, dir string) {
 				w.ReviewWrite = func(context.Context, string, string, string, bool) error {
-					return &acp.Error{Code: acp.CodeInvalidRequest, Message: "acp: user rejected the edit"}
+					return &acp.Error{Code: acp.CodeInvalidRequest, Message: "editor: user rejected the edit"}
 				}
 			},
 			code: acp.CodeInvalidRequest,
+			msg:  "editor: user rejected the edit", // the review's own error passes through
 		},
 		{
 			name: "read-only directory",
@@ -765,7 +767,14 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 				t.Fatal("unexpected file")
 			}
 			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: p, Content: "new content that is longer\n"})
-			wantCode(t, err, tt.code)
+			if tt.msg != "" {
+				var e *acp.Error
+				if !errors.As(err, &e) || e.Code != tt.code || e.Message != tt.msg {
+					t.Fatalf("error = %v, want code %d and message %q", err, tt.code, tt.msg)
+				}
+			} else {
+				wantCode(t, err, tt.code)
+			}
 			if old != "" {
 				if got := readFile(t, p); got != old {
 					t.Errorf("content = %q, want the old %q", got, old)

@@ -204,7 +204,7 @@ type exitStatus struct {
 // has started.
 func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
 	if m.isClosed() {
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "acp: terminal manager is closed"}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "workspace: terminal manager is closed"}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	if err != nil {
 		return nil, &acp.Error{
 			Code:    acp.CodeResourceNotFound,
-			Message: fmt.Sprintf("acp: command not found: %q", req.Command),
+			Message: fmt.Sprintf("workspace: command not found: %q", req.Command),
 			Data:    mustJSON(map[string]string{"command": req.Command}),
 		}
 	}
@@ -256,7 +256,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("acp: create terminal: %w", err)
+		return nil, fmt.Errorf("workspace: create terminal: %w", err)
 	}
 	cmd := &exec.Cmd{
 		Path:   path,
@@ -270,7 +270,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	w.Close() // the child holds its own copy; ours would block EOF forever
 	if err != nil {
 		r.Close()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: %v", req.Command, unwrapPathError(err))}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: %v", req.Command, unwrapPathError(err))}
 	}
 	if err := tree.Tracked(); err != nil {
 		// A command whose tree kill could not reach is not run at all.
@@ -279,7 +279,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		tree.Reaped()
 		tree.Close()
 		r.Close()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: start %q: tracking its processes: %v", req.Command, err)}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: tracking its processes: %v", req.Command, err)}
 	}
 
 	t := &terminal{
@@ -304,7 +304,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		// Close ran while the process was starting and could not see it.
 		m.mu.Unlock()
 		t.destroy()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "acp: terminal manager is closed"}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "workspace: terminal manager is closed"}
 	}
 	if m.terms == nil {
 		m.terms = make(map[string]*terminal)
@@ -357,7 +357,7 @@ func (m *Terminals) KillTerminal(ctx context.Context, req *acp.KillTerminalReque
 		return nil, err
 	}
 	if err := t.kill(); err != nil {
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("acp: kill terminal %s: %v", t.id, err)}
+		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: kill terminal %s: %v", t.id, err)}
 	}
 	return &acp.KillTerminalResponse{}, nil
 }
@@ -435,7 +435,7 @@ func (m *Terminals) reserve() error {
 	if len(m.terms)+m.starting >= max {
 		return limitExceeded(acp.CodeInternalError,
 			map[string]any{"limit": "workspace.Terminals.MaxTerminals", "max": max},
-			"acp: limit exceeded: %d terminals exist, the most workspace.Terminals.MaxTerminals allows; release one first", max)
+			"workspace: limit exceeded: %d terminals exist, the most workspace.Terminals.MaxTerminals allows; release one first", max)
 	}
 	m.starting++
 	return nil
@@ -456,7 +456,7 @@ func (m *Terminals) lookup(sessionID, id string) (*terminal, error) {
 	if t == nil || t.sessionID != sessionID {
 		return nil, &acp.Error{
 			Code:    acp.CodeResourceNotFound,
-			Message: fmt.Sprintf("acp: unknown terminal %q (never created, or already released)", id),
+			Message: fmt.Sprintf("workspace: unknown terminal %q (never created, or already released)", id),
 			Data:    mustJSON(map[string]string{"terminalId": id}),
 		}
 	}
@@ -605,19 +605,19 @@ func checkCommand(req *acp.CreateTerminalRequest) error {
 		return &acp.Error{Code: acp.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 	}
 	if req.Command == "" {
-		return bad("acp: empty command")
+		return bad("workspace: empty command")
 	}
 	if strings.IndexByte(req.Command, 0) >= 0 {
-		return bad("acp: command contains a NUL byte")
+		return bad("workspace: command contains a NUL byte")
 	}
 	for _, a := range req.Args {
 		if strings.IndexByte(a, 0) >= 0 {
-			return bad("acp: argument %q contains a NUL byte", a)
+			return bad("workspace: argument %q contains a NUL byte", a)
 		}
 	}
 	for _, e := range req.Env {
 		if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || strings.IndexByte(e.Value, 0) >= 0 {
-			return bad("acp: invalid environment variable %q", e.Name)
+			return bad("workspace: invalid environment variable %q", e.Name)
 		}
 	}
 	return nil
@@ -638,7 +638,7 @@ func workDir(roots []string, cwd string) (string, error) {
 		}
 	}
 	if len(real) == 0 {
-		return "", &acp.Error{Code: acp.CodeInvalidParams, Message: "acp: no workspace roots; refusing to start a command"}
+		return "", &acp.Error{Code: acp.CodeInvalidParams, Message: "workspace: no workspace roots; refusing to start a command"}
 	}
 	if cwd == "" {
 		return real[0], nil
@@ -650,19 +650,19 @@ func workDir(roots []string, cwd string) (string, error) {
 	dir, err := filepath.EvalSymlinks(clean)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", pathError(acp.CodeResourceNotFound, cwd, "acp: working directory not found: %s", cwd)
+			return "", pathError(acp.CodeResourceNotFound, cwd, "workspace: working directory not found: %s", cwd)
 		}
-		return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s: %v", cwd, unwrapPathError(err))
+		return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s: %v", cwd, unwrapPathError(err))
 	}
 	for _, r := range real {
 		if _, ok := within(r, dir); ok {
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s is not a directory", cwd)
+				return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s is not a directory", cwd)
 			}
 			return dir, nil
 		}
 	}
-	return "", pathError(acp.CodeInvalidParams, cwd, "acp: working directory %s is outside the workspace roots", cwd)
+	return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s is outside the workspace roots", cwd)
 }
 
 // mergeEnv sets vars over base (nil: os.Environ()), replacing existing
