@@ -6,10 +6,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/proctest"
 )
 
 // An agent asking to retain 2^62 bytes of a command that writes without end
@@ -191,24 +190,7 @@ func waiters() int {
 	return count
 }
 
-func osThreads(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatal("no Threads line in /proc/self/status")
-	return 0
-}
+func osThreads(t *testing.T) int { return proctest.Threads(t) }
 
 // OnOutput may end the terminal it reports on, or the whole manager,
 // without deadlocking; no call starts once Close has returned.

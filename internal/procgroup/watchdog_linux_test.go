@@ -3,13 +3,12 @@
 package procgroup
 
 import (
-	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
-	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/acpclient/acp/internal/proctest"
 )
 
 // Watchdogs are reaped by the shared reaper, which parks in Go's poller:
@@ -50,15 +49,4 @@ func TestWatchdogsHoldNoThreads(t *testing.T) {
 }
 
 // threads is the number of OS threads of this process.
-func threads(t *testing.T) int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^Threads:\s+(\d+)$`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("no Threads line in /proc/self/status")
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
-}
+func threads(t *testing.T) int { return proctest.Threads(t) }

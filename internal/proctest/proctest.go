@@ -94,3 +94,24 @@ func Describe(pids []int) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// Threads returns the number of OS threads of this process, from
+// /proc/self/status (Linux only: elsewhere it fails the test).
+func Threads(t testing.TB) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no Threads line in /proc/self/status")
+	return 0
+}
