@@ -168,18 +168,29 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 // never copies the log, whatever its length, and costs 40 bytes an event.
 const logChunk = 256
 
+// entry is one event of a turn's log. A plain text chunk (see plainText),
+// the bulk of every turn, keeps no update: only where its text is in its
+// message, the msg-th of the list text names, bytes [off, off+n) of its
+// text — which is the message's own, so the text is held once. Events and
+// Updates make an equal chunk from it when they yield it.
 type entry struct {
-	u Update
-	// meta is the notification's own _meta, for agent updates; a pointer
-	// because it is rare and the log holds an entry per update.
-	meta *json.RawMessage
-	tc   *ToolCallState
-	kind uint8
+	u           Update
+	tc          *ToolCallState
+	off, n, msg uint32
+	kind        uint8
+	text        uint8
+	// meta: the notification had its own _meta, which Turn.metas holds
+	// by seq (it is rare, and the log holds an entry per update).
+	meta bool
 }
 
 // logLocked appends an event to the turn's log and wakes its readers.
 // s.mu is held.
 func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
+	t.appendLocked(entry{u: u, tc: tc, kind: kind})
+}
+
+func (t *Turn) appendLocked(e entry) {
 	t.seq++
 	if !t.released {
 		n := len(t.log)
@@ -187,18 +198,51 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 			t.log = append(t.log, make([]entry, 0, logChunk))
 			n++
 		}
-		t.log[n-1] = append(t.log[n-1], entry{u: u, tc: tc, kind: kind})
+		t.log[n-1] = append(t.log[n-1], e)
 	}
 	t.wakeLocked()
 }
 
-// event makes the public form of the entry with sequence number seq. The
-// outcome fields of an end entry are final once it is logged.
-func (t *Turn) event(seq uint64, e entry) Event {
-	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
+// updateLocked returns the update an agent's entry holds, making a plain
+// text chunk's again. s.mu is held (the message's buffer may grow).
+func (t *Turn) updateLocked(e *entry) Update {
+	if e.text == textNone {
+		return e.u
+	}
+	f := &t.fold
+	if t.logFold != nil {
+		f = t.logFold
+	}
+	m := f.list(e.text).l[e.msg]
+	return newTextChunk(e.text, m.id, m.slice(int(e.off), int(e.n)))
+}
+
+// updatesLocked returns the updates of the entries of batch, made once
+// under s.mu, for a reader to yield after releasing it; nil for a batch
+// with no plain text chunk, whose entries hold their updates.
+func (t *Turn) updatesLocked(batch []entry) []Update {
+	var us []Update
+	for i := range batch {
+		if batch[i].text != textNone {
+			if us == nil {
+				us = make([]Update, len(batch))
+			}
+			us[i] = t.updateLocked(&batch[i])
+		}
+	}
+	return us
+}
+
+// event makes the public form of the entry with sequence number seq; u is
+// its update (see updatesLocked). The outcome fields of an end entry are
+// final once it is logged.
+func (t *Turn) event(seq uint64, e *entry, u Update) Event {
+	ev := Event{Seq: seq, Update: u, ToolCall: e.tc, Turn: t}
 	ev.Kind, ev.Origin = entryKind(e.kind)
-	if e.meta != nil {
-		ev.Meta = *e.meta
+	if e.meta {
+		t.s.mu.Lock()
+		ev.Meta = t.metas[seq]
+		t.s.mu.Unlock()
 	}
 	if e.kind == entEnd {
 		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
@@ -281,10 +325,12 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				return
 			}
 			var batch []entry
+			var us []Update
 			if next <= t.seq {
 				i := next - 1
 				c := t.log[i/logChunk]
 				batch = c[i%logChunk : len(c) : len(c)]
+				us = t.updatesLocked(batch)
 			}
 			ended := t.ended
 			var wait chan struct{}
@@ -295,8 +341,12 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				wait = t.waitCh
 			}
 			s.mu.Unlock()
-			for _, e := range batch {
-				if !yield(t.event(next, e)) {
+			for i := range batch {
+				u := batch[i].u
+				if us != nil && us[i] != nil {
+					u = us[i]
+				}
+				if !yield(t.event(next, &batch[i], u)) {
 					return
 				}
 				next++
@@ -346,7 +396,6 @@ func (t *Turn) WaitFor(ctx context.Context, match func(Event) bool) (Event, erro
 // not safe for concurrent use.
 type TurnFold struct {
 	f        fold
-	updates  []Update
 	seq      uint64
 	cancel   bool
 	end      *TurnEnd
@@ -364,7 +413,6 @@ func (tf *TurnFold) Apply(ev Event) {
 			return
 		}
 		if ev.Origin == OriginAgent || ev.Origin == "" {
-			tf.updates = append(tf.updates, ev.Update)
 			tf.f.apply(ev.Update)
 		} else if u, ok := ev.Update.(*ToolCallUpdate); ok {
 			tf.f.tools.update(u)
@@ -388,7 +436,6 @@ func (tf *TurnFold) State() TurnState {
 	}
 	st := tf.f.state()
 	st.Cancelled = tf.cancel
-	st.Updates = tf.updates[:len(tf.updates):len(tf.updates)]
 	if e := tf.end; e != nil {
 		st.StopReason, st.Usage, st.Meta, st.AgentStopReason, st.AgentError = e.StopReason, e.Usage, e.Meta, e.AgentStopReason, e.AgentError
 	}

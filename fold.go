@@ -22,8 +22,7 @@ type Message struct {
 // fold accumulates the updates of one turn (or of the time outside turns)
 // into messages, thoughts, tool calls and the plan. It never calls user code
 // and does constant work per update (a map lookup by messageId or
-// toolCallId), except for the first State after a long stream, which joins
-// the text once.
+// toolCallId) plus appending a chunk's text to its message.
 type fold struct {
 	messages msgList
 	thoughts msgList
@@ -38,6 +37,82 @@ type fold struct {
 	// visits counts the entries lookups and marks have touched: the work
 	// the agent can make the reader do, which tests bound per update.
 	visits int
+
+	// lastMsg and lastOff are the message the last chunk went to and where
+	// its text starts there: what a turn's log keeps of a plain text chunk.
+	lastMsg *msgAcc
+	lastOff int
+}
+
+// Kinds of plain text chunks, by the list their message is in: a turn's log
+// keeps such a chunk as a place in its message's text (entry.text).
+const (
+	textNone uint8 = iota
+	textMessage
+	textThought
+	textUser
+)
+
+// list returns the message list of a plain text chunk kind.
+func (f *fold) list(k uint8) *msgList {
+	switch k {
+	case textMessage:
+		return &f.messages
+	case textThought:
+		return &f.thoughts
+	}
+	return &f.user
+}
+
+// plainText reports the kind of u when it is a plain text chunk — a
+// message, thought or user chunk whose content is a text block, with no
+// annotations and no _meta on either: the bulk of every turn. Such a chunk
+// is equal, by value, to the one newTextChunk makes from its kind, message
+// id and text.
+func plainText(u Update) uint8 {
+	var b ContentBlock
+	var k uint8
+	switch u := u.(type) {
+	case *AgentMessageChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textMessage
+	case *AgentThoughtChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textThought
+	case *UserMessageChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textUser
+	default:
+		return textNone
+	}
+	if t, ok := b.(*TextContent); !ok || t == nil || t.Annotations != nil || t.Meta != nil {
+		return textNone
+	}
+	return k
+}
+
+// newTextChunk makes a plain text chunk of kind k, the chunk and its text
+// block in one allocation.
+func newTextChunk(k uint8, id, text string) Update {
+	switch k {
+	case textMessage:
+		c := &agentTextChunk{t: TextContent{Text: text}}
+		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
+		return &c.u
+	case textThought:
+		c := &thoughtTextChunk{t: TextContent{Text: text}}
+		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
+		return &c.u
+	}
+	c := &userTextChunk{t: TextContent{Text: text}}
+	c.u = UserMessageChunk{Content: &c.t, MessageID: id}
+	return &c.u
 }
 
 // msgList is one kind of message in order of first appearance, indexed by
@@ -48,53 +123,42 @@ type msgList struct {
 	byID map[string]*msgAcc
 }
 
-// msgAcc assembles one message. Text parts are kept as received — they are
-// the same strings the turn's update log holds, so streaming costs no copy —
-// and joined into buf only when a snapshot asks, then extended from there.
+// msgAcc assembles one message. Its text is one append-only buffer, the
+// only copy the client keeps: a snapshot's Text shares it, and the turn's
+// log refers to each plain text chunk by its place in it (see entry).
 type msgAcc struct {
-	id      string
-	order   int
-	parts   []string
-	size    int
-	buf     []byte // parts[:joined] concatenated
-	joined  int
+	id    string
+	order int
+	// pos is the message's index in its list, which log entries name.
+	pos     int
+	buf     []byte // the text so far
 	content []ContentBlock
 }
 
-func (m *msgAcc) add(b ContentBlock) {
+// add appends a block and returns where its text starts in buf.
+func (m *msgAcc) add(b ContentBlock) int {
+	off := len(m.buf)
 	if t, ok := b.(*TextContent); ok {
-		m.parts = append(m.parts, t.Text)
-		m.size += len(t.Text)
-		return
+		m.buf = append(m.buf, t.Text...)
+		return off
 	}
 	m.content = append(m.content, b)
+	return off
 }
 
 // text returns the message text so far. The string shares buf's bytes: buf
 // is only ever appended to past its length, like strings.Builder, so bytes a
 // returned string covers are never written again.
 func (m *msgAcc) text() string {
-	if m.joined < len(m.parts) {
-		if m.buf == nil {
-			m.buf = make([]byte, 0, m.size)
-		}
-		for _, p := range m.parts[m.joined:] {
-			m.buf = append(m.buf, p...)
-		}
-		m.joined = len(m.parts)
-	}
-	if len(m.buf) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(m.buf), len(m.buf))
+	return m.slice(0, len(m.buf))
 }
 
-// compact joins the text and drops the parts, which otherwise keep every
-// chunk's string (and its allocation overhead) alive after the update log
-// that shared them is released.
-func (m *msgAcc) compact() {
-	m.text()
-	m.parts, m.joined = nil, 0
+// slice returns the text in [off, off+n) of buf, sharing its bytes.
+func (m *msgAcc) slice(off, n int) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&m.buf[off], n)
 }
 
 func (m *msgAcc) snapshot() Message {
@@ -109,11 +173,11 @@ func (m *msgAcc) snapshot() Message {
 // belong to one message wherever they arrive; a new id starts a new message;
 // without an id, the chunk continues the last message only if the previous
 // update was of the same kind.
-func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
+func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) (m *msgAcc, off int) {
 	f.visits++
-	m := f.target(list, kind, id)
+	m = f.target(list, kind, id)
 	if m == nil {
-		m = &msgAcc{id: id, order: f.tools.nextOrder()}
+		m = &msgAcc{id: id, order: f.tools.nextOrder(), pos: len(list.l)}
 		list.l = append(list.l, m)
 		if id != "" {
 			if list.byID == nil {
@@ -122,7 +186,9 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 			list.byID[id] = m
 		}
 	}
-	m.add(b)
+	off = m.add(b)
+	f.lastMsg, f.lastOff = m, off
+	return m, off
 }
 
 // target returns the message of list a chunk of kind with id continues, or
@@ -168,15 +234,6 @@ func (f *fold) apply(u Update) *ToolCallState {
 	}
 	f.lastKind = kind
 	return tc
-}
-
-// compact releases what only the update log needed: see msgAcc.compact.
-func (f *fold) compact() {
-	for _, l := range []*msgList{&f.messages, &f.thoughts, &f.user} {
-		for _, m := range l.l {
-			m.compact()
-		}
-	}
 }
 
 func (l *msgList) snapshot() []Message {

@@ -53,7 +53,7 @@ func (s *Session) releaseEndedLocked(last *Turn) (released int) {
 	return released
 }
 
-// releaseLogLocked drops the turn's log; its fold stays, compacted. While
+// releaseLogLocked drops the turn's log; its fold stays. While
 // an iterator reads the log, the release waits for the last one to stop:
 // a reader that started never loses an event.
 func (t *Turn) releaseLogLocked() {
@@ -62,8 +62,7 @@ func (t *Turn) releaseLogLocked() {
 		return
 	}
 	t.released = true
-	t.log, t.updates = nil, nil
-	t.fold.compact()
+	t.log, t.metas, t.logFold = nil, nil, nil
 }
 
 // enterLocked and leaveLocked bracket an iterator's reading of the log.
@@ -85,6 +84,12 @@ func (t *Turn) forgetLocked() {
 	s := t.s
 	s.endedKept -= t.kept
 	t.releaseLogLocked()
+	if !t.released {
+		// Readers still read the log, whose text chunks refer to the
+		// fold's messages: keep those for them.
+		keep := t.fold
+		t.logFold = &keep
+	}
 	t.fold = fold{}
 	if i := slices.Index(s.turns, t); i >= 0 {
 		s.turns = slices.Delete(s.turns, i, i+1)
@@ -155,7 +160,6 @@ func (s *Session) ReleaseHistory() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.trimOutsideLocked(len(s.state.Outside))
-	s.history.compact()
 }
 
 // trimOutsideLocked drops the oldest n entries of SessionState.Outside and

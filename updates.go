@@ -573,18 +573,11 @@ func decodeTextChunk(data []byte) (Update, bool) {
 	}
 	switch string(k) {
 	case "agent_message_chunk":
-		c := &agentTextChunk{t: TextContent{Text: text}}
-		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
+		return newTextChunk(textMessage, id, text), true
 	case "agent_thought_chunk":
-		c := &thoughtTextChunk{t: TextContent{Text: text}}
-		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
-	default:
-		c := &userTextChunk{t: TextContent{Text: text}}
-		c.u = UserMessageChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
+		return newTextChunk(textThought, id, text), true
 	}
+	return newTextChunk(textUser, id, text), true
 }
 
 // decodeBareText returns the text of a validated {"type":"text","text":...}
