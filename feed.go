@@ -165,29 +165,68 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 }
 
 // logChunk is the size of the chunks a turn's log grows by: appending
-// never copies the log, whatever its length, and costs 40 bytes an event.
+// never copies the log, whatever its length, and costs 24 bytes an event.
 const logChunk = 256
 
-// entry is one event of a turn's log. A plain text chunk (see plainText),
-// the bulk of every turn, keeps no update: only where its text is in its
-// message, the msg-th of the list text names, bytes [off, off+n) of its
-// text — which is the message's own, so the text is held once. Events and
-// Updates make an equal chunk from it when they yield it.
+// entry is one event of a turn's log, in 24 bytes. v is the update, or for
+// an event that changed a tool call a *tcEntry with the update and the tool
+// call as merged after it. A plain text chunk (see plainText), the bulk of
+// every turn, keeps no update: v is its *msgAcc and x says where its text
+// is in the message's buffer — the message's own text, so the text is held
+// once. Events and Updates make an equal chunk from it when they yield it.
+//
+// x packs, from the low bits: the entry's kind (3 bits), the plain text
+// chunk's kind (2 bits, textNone for other entries), whether the
+// notification had its own _meta (1 bit; Turn.metas holds it by seq, as it
+// is rare), the text's length (26 bits) and its offset (32 bits).
 type entry struct {
-	u           Update
-	tc          *ToolCallState
-	off, n, msg uint32
-	kind        uint8
-	text        uint8
-	// meta: the notification had its own _meta, which Turn.metas holds
-	// by seq (it is rare, and the log holds an entry per update).
-	meta bool
+	v any
+	x uint64
+}
+
+// tcEntry is what an entry keeps for an event that changed a tool call.
+type tcEntry struct {
+	u  Update
+	tc *ToolCallState
+}
+
+const (
+	entryTextShift = 3
+	entryMetaBit   = 1 << 5
+	entryLenShift  = 6
+	entryMaxLen    = 1<<26 - 1
+	entryOffShift  = 32
+	entryMaxOff    = 1<<32 - 1
+)
+
+func (e *entry) kind() uint8 { return uint8(e.x & 7) }
+func (e *entry) text() uint8 { return uint8(e.x>>entryTextShift) & 3 }
+func (e *entry) hasMeta() bool {
+	return e.x&entryMetaBit != 0
+}
+
+// newEntry makes the entry of an event of kind with update u (nil for a
+// cancel or an end) that changed tool call tc (nil: none).
+func newEntry(kind uint8, u Update, tc *ToolCallState) entry {
+	if tc != nil {
+		return entry{v: &tcEntry{u, tc}, x: uint64(kind)}
+	}
+	return entry{v: u, x: uint64(kind)}
+}
+
+// textEntry makes the entry of a plain text chunk of kind k whose text is
+// m.buf[off:off+n], and reports false when the numbers do not fit.
+func textEntry(k uint8, m *msgAcc, off, n int) (entry, bool) {
+	if n > entryMaxLen || off > entryMaxOff {
+		return entry{}, false
+	}
+	return entry{v: m, x: uint64(entAgent) | uint64(k)<<entryTextShift | uint64(n)<<entryLenShift | uint64(off)<<entryOffShift}, true
 }
 
 // logLocked appends an event to the turn's log and wakes its readers.
 // s.mu is held.
 func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
-	t.appendLocked(entry{u: u, tc: tc, kind: kind})
+	t.appendLocked(newEntry(kind, u, tc))
 }
 
 func (t *Turn) appendLocked(e entry) {
@@ -203,48 +242,59 @@ func (t *Turn) appendLocked(e entry) {
 	t.wakeLocked()
 }
 
-// updateLocked returns the update an agent's entry holds, making a plain
-// text chunk's again. s.mu is held (the message's buffer may grow).
-func (t *Turn) updateLocked(e *entry) Update {
-	if e.text == textNone {
-		return e.u
+// updateLocked returns the update an entry holds and the tool call it
+// changed, making a plain text chunk's again. s.mu is held: the message's
+// buffer may be growing.
+func updateLocked(e *entry) (Update, *ToolCallState) {
+	switch v := e.v.(type) {
+	case nil:
+		return nil, nil
+	case *tcEntry:
+		return v.u, v.tc
+	case *msgAcc:
+		off, n := int(e.x>>entryOffShift), int(e.x>>entryLenShift)&entryMaxLen
+		return newTextChunk(e.text(), v.id, v.slice(off, n)), nil
 	}
-	f := &t.fold
-	if t.logFold != nil {
-		f = t.logFold
-	}
-	m := f.list(e.text).l[e.msg]
-	return newTextChunk(e.text, m.id, m.slice(int(e.off), int(e.n)))
+	return e.v.(Update), nil
 }
 
 // updatesLocked returns the updates of the entries of batch, made once
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates.
-func (t *Turn) updatesLocked(batch []entry) []Update {
+func updatesLocked(batch []entry) []Update {
 	var us []Update
 	for i := range batch {
-		if batch[i].text != textNone {
+		if _, ok := batch[i].v.(*msgAcc); ok {
 			if us == nil {
 				us = make([]Update, len(batch))
 			}
-			us[i] = t.updateLocked(&batch[i])
+			us[i], _ = updateLocked(&batch[i])
 		}
 	}
 	return us
 }
 
-// event makes the public form of the entry with sequence number seq; u is
-// its update (see updatesLocked). The outcome fields of an end entry are
-// final once it is logged.
-func (t *Turn) event(seq uint64, e *entry, u Update) Event {
-	ev := Event{Seq: seq, Update: u, ToolCall: e.tc, Turn: t}
-	ev.Kind, ev.Origin = entryKind(e.kind)
-	if e.meta {
+// entryUpdate returns what updateLocked does, taking a plain text chunk's
+// update from us, the batch's updatesLocked; no lock is needed.
+func entryUpdate(e *entry, us []Update, i int) (Update, *ToolCallState) {
+	if _, ok := e.v.(*msgAcc); ok {
+		return us[i], nil
+	}
+	return updateLocked(e)
+}
+
+// event makes the public form of the entry with sequence number seq, of
+// update u and tool call tc (see entryUpdate). The outcome fields of an end
+// entry are final once it is logged.
+func (t *Turn) event(seq uint64, e *entry, u Update, tc *ToolCallState) Event {
+	ev := Event{Seq: seq, Update: u, ToolCall: tc, Turn: t}
+	ev.Kind, ev.Origin = entryKind(e.kind())
+	if e.hasMeta() {
 		t.s.mu.Lock()
 		ev.Meta = t.metas[seq]
 		t.s.mu.Unlock()
 	}
-	if e.kind == entEnd {
+	if e.kind() == entEnd {
 		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
 	}
 	return ev
@@ -330,7 +380,7 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				i := next - 1
 				c := t.log[i/logChunk]
 				batch = c[i%logChunk : len(c) : len(c)]
-				us = t.updatesLocked(batch)
+				us = updatesLocked(batch)
 			}
 			ended := t.ended
 			var wait chan struct{}
@@ -342,11 +392,8 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 			}
 			s.mu.Unlock()
 			for i := range batch {
-				u := batch[i].u
-				if us != nil && us[i] != nil {
-					u = us[i]
-				}
-				if !yield(t.event(next, &batch[i], u)) {
+				u, tc := entryUpdate(&batch[i], us, i)
+				if !yield(t.event(next, &batch[i], u, tc)) {
 					return
 				}
 				next++

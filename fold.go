@@ -127,10 +127,8 @@ type msgList struct {
 // only copy the client keeps: a snapshot's Text shares it, and the turn's
 // log refers to each plain text chunk by its place in it (see entry).
 type msgAcc struct {
-	id    string
-	order int
-	// pos is the message's index in its list, which log entries name.
-	pos     int
+	id      string
+	order   int
 	buf     []byte // the text so far
 	content []ContentBlock
 }
@@ -177,7 +175,7 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) (m *msgAcc,
 	f.visits++
 	m = f.target(list, kind, id)
 	if m == nil {
-		m = &msgAcc{id: id, order: f.tools.nextOrder(), pos: len(list.l)}
+		m = &msgAcc{id: id, order: f.tools.nextOrder()}
 		list.l = append(list.l, m)
 		if id != "" {
 			if list.byID == nil {

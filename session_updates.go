@@ -72,14 +72,25 @@ func keptLocked(t *Turn, size int64) {
 }
 
 // costLocked estimates the heap that folding u keeps (see cost.go): the
-// decoded update and its _meta, its entry in the turn's log or in Outside
-// and the session's log, and what the fold creates for it. s.mu is held.
+// decoded update (none for a turn's plain text chunk) and its _meta, its
+// entry in the turn's log or in Outside and the session's log, and what the
+// fold creates for it. s.mu is held.
 func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
-	n := updateCost(u) + metaCost(meta)
+	n := metaCost(meta)
 	if t == nil {
-		return n + costOutside + costSessionEntry + s.history.foldCost(u)
+		return n + updateCost(u) + costOutside + costSessionEntry + s.history.foldCost(u)
 	}
 	n += costEntry + t.fold.foldCost(u)
+	if meta != nil {
+		n += costMetaEntry
+	}
+	switch u.(type) {
+	case *ToolCall, *ToolCallUpdate:
+		n += costToolEntry
+	}
+	if plainText(u) == textNone {
+		n += updateCost(u) // a plain text chunk keeps no update: see entry
+	}
 	if replacesState(u) {
 		n += costSessionEntry // it is in the session's log too
 	}

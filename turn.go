@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"time"
 
 	"github.com/creachadair/jrpc2"
@@ -28,10 +27,7 @@ type Turn struct {
 	log  [][]entry // every event, in chunks of logChunk: seq n is at (n-1)/logChunk, (n-1)%logChunk
 	// metas holds the notifications' own _meta, by seq, for the entries
 	// that have one.
-	metas map[uint64]json.RawMessage
-	// logFold is the fold the log's plain text chunks refer to, when the
-	// turn was forgotten while readers still read its log.
-	logFold   *fold
+	metas     map[uint64]json.RawMessage
 	seq       uint64 // events applied so far
 	released  bool   // the log was released (the turn has ended)
 	forgotten bool   // Release was called: the fold goes too, at the end
@@ -394,7 +390,7 @@ func (t *Turn) Updates() iter.Seq[Update] {
 			if next < t.seq {
 				c := t.log[next/logChunk]
 				batch = c[next%logChunk : len(c) : len(c)]
-				us = t.updatesLocked(batch)
+				us = updatesLocked(batch)
 			}
 			ended := t.ended
 			var wait chan struct{}
@@ -407,14 +403,10 @@ func (t *Turn) Updates() iter.Seq[Update] {
 			t.s.mu.Unlock()
 			for i := range batch {
 				next++
-				if batch[i].kind != entAgent {
+				if batch[i].kind() != entAgent {
 					continue
 				}
-				u := batch[i].u
-				if us != nil && us[i] != nil {
-					u = us[i]
-				}
-				if !yield(u) {
+				if u, _ := entryUpdate(&batch[i], us, i); !yield(u) {
 					return
 				}
 			}
@@ -432,12 +424,11 @@ func (t *Turn) Updates() iter.Seq[Update] {
 // own _meta. s.mu is held.
 func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 	tc := t.fold.apply(u)
-	e := entry{u: u, tc: tc, kind: entAgent}
+	e := newEntry(entAgent, u, tc)
 	if k := plainText(u); k != textNone {
 		m, off := t.fold.lastMsg, t.fold.lastOff
-		n := len(m.buf) - off
-		if uint64(m.pos) <= math.MaxUint32 && uint64(len(m.buf)) <= math.MaxUint32 {
-			e = entry{kind: entAgent, text: k, msg: uint32(m.pos), off: uint32(off), n: uint32(n)}
+		if te, ok := textEntry(k, m, off, len(m.buf)-off); ok {
+			e = te
 		}
 	}
 	if meta != nil && !t.released {
@@ -445,7 +436,7 @@ func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 			t.metas = map[uint64]json.RawMessage{}
 		}
 		t.metas[t.seq+1] = meta
-		e.meta = true
+		e.x |= entryMetaBit
 	}
 	t.appendLocked(e)
 	t.markIfCancelledLocked(tc)
