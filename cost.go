@@ -202,16 +202,22 @@ func (f *fold) foldCost(u Update) int64 {
 }
 
 func (f *fold) chunkCost(list *msgList, kind, id string, b ContentBlock) int64 {
-	var n int64
-	if f.target(list, kind, id) == nil {
-		n += costMessage + costNewItem + allocSize(int64(len(id)))
-	}
+	isNew := f.target(list, kind, id) == nil
 	if t, ok := b.(*TextContent); ok {
-		// Appended to the message's buffer, which grows by doubling: half
-		// again on average.
-		return n + int64(len(t.Text))*3/2
+		return textCost(isNew, len(id), len(t.Text))
 	}
-	return n + int64(unsafe.Sizeof(b))*3/2
+	return textCost(isNew, len(id), 0) + int64(unsafe.Sizeof(b))*3/2
+}
+
+// textCost is what a chunk's text of n bytes adds to a fold, with a new
+// message of an id of idLen bytes if isNew: the text is appended to the
+// message's buffer, which grows by doubling (half again on average).
+func textCost(isNew bool, idLen, n int) int64 {
+	var c int64
+	if isNew {
+		c = costMessage + costNewItem + allocSize(int64(idLen))
+	}
+	return c + int64(n)*3/2
 }
 
 // cost is what a tool call event for id adds to the table and the log.

@@ -189,6 +189,46 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) (m *msgAcc,
 	return m, off
 }
 
+// textKinds are the UpdateKind of each kind of plain text chunk.
+var textKinds = [...]string{textMessage: "agent_message_chunk", textThought: "agent_thought_chunk", textUser: "user_message_chunk"}
+
+// targetBytes is target for an id given as bytes (a plain JSON string's
+// inside), looked up without a copy.
+func (f *fold) targetBytes(list *msgList, kind string, id []byte) *msgAcc {
+	if len(id) > 0 {
+		return list.byID[string(id)]
+	}
+	return f.target(list, kind, "")
+}
+
+// appendText folds a plain text chunk of kind k: its text, taken from
+// plain (a slice of the wire, copied) or else text, goes to m, or to a new
+// message of id when m is nil — as apply folds the chunk it decodes to. It
+// returns the message and where the text starts there.
+func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text string) (*msgAcc, int) {
+	f.visits++
+	if m == nil {
+		list := f.list(k)
+		m = &msgAcc{id: string(id), order: f.tools.nextOrder()}
+		list.l = append(list.l, m)
+		if m.id != "" {
+			if list.byID == nil {
+				list.byID = map[string]*msgAcc{}
+			}
+			list.byID[m.id] = m
+		}
+	}
+	off := len(m.buf)
+	if plain != nil {
+		m.buf = append(m.buf, plain...)
+	} else {
+		m.buf = append(m.buf, text...)
+	}
+	f.lastKind = textKinds[k]
+	f.lastMsg, f.lastOff = m, off
+	return m, off
+}
+
 // target returns the message of list a chunk of kind with id continues, or
 // nil when it starts a new one.
 func (f *fold) target(list *msgList, kind, id string) *msgAcc {

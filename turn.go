@@ -431,6 +431,13 @@ func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 			e = te
 		}
 	}
+	t.logAgentLocked(e, meta)
+	t.markIfCancelledLocked(tc)
+}
+
+// logAgentLocked logs the entry of an agent's update, whose notification
+// had its own _meta when meta is not nil. s.mu is held.
+func (t *Turn) logAgentLocked(e entry, meta json.RawMessage) {
 	if meta != nil && !t.released {
 		if t.metas == nil {
 			t.metas = map[uint64]json.RawMessage{}
@@ -439,7 +446,18 @@ func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 		e.x |= entryMetaBit
 	}
 	t.appendLocked(e)
-	t.markIfCancelledLocked(tc)
+}
+
+// applyTextLocked is applyLocked for a plain text chunk of kind k, folded
+// from the wire as appendText says; it logs no decoded update (see entry).
+// s.mu is held.
+func (t *Turn) applyTextLocked(k uint8, m *msgAcc, id, plain []byte, text string, meta json.RawMessage) {
+	m, off := t.fold.appendText(k, m, id, plain, text)
+	e, ok := textEntry(k, m, off, len(m.buf)-off)
+	if !ok {
+		e = newEntry(entAgent, newTextChunk(k, m.id, m.slice(off, len(m.buf)-off)), nil)
+	}
+	t.logAgentLocked(e, meta)
 }
 
 func (t *Turn) wakeLocked() {
