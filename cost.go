@@ -24,6 +24,9 @@ var (
 	// costEntry is a turn's log entry (the log grows by chunks, never
 	// copied).
 	costEntry = int64(unsafe.Sizeof(entry{}))
+	// costBoxed is the update an entry points to, other than a plain text
+	// chunk's or a tool call event's.
+	costBoxed = allocSize(int64(unsafe.Sizeof(Update(nil))))
 	// costToolEntry is what the log entry of an event that changed a tool
 	// call points to.
 	costToolEntry = allocSize(int64(unsafe.Sizeof(tcEntry{})))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"unsafe"
 )
 
 // Event is one change to a turn's folded state. A turn's events are
@@ -165,22 +166,25 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 }
 
 // logChunk is the size of the chunks a turn's log grows by: appending
-// never copies the log, whatever its length, and costs 24 bytes an event.
+// never copies the log, whatever its length, and costs 16 bytes an event.
 const logChunk = 256
 
-// entry is one event of a turn's log, in 24 bytes. v is the update, or for
-// an event that changed a tool call a *tcEntry with the update and the tool
-// call as merged after it. A plain text chunk (see plainText), the bulk of
-// every turn, keeps no update: v is its *msgAcc and x says where its text
-// is in the message's buffer — the message's own text, so the text is held
-// once. Events and Updates make an equal chunk from it when they yield it.
+// entry is one event of a turn's log, in 16 bytes: a pointer and a packed
+// word. The pointer is, as the word's tag says: nothing (a cancel, an
+// end), a *Update (the update, boxed: an interface would take 16 bytes of
+// the entry), a *tcEntry (the update and the tool call as merged after
+// it), or for a plain text chunk (see plainText), the bulk of every turn,
+// its *msgAcc: the chunk keeps no update, only where its text is in its
+// message's buffer — the message's own text, so the text is held once.
+// Events and Updates make an equal chunk from it when they yield it.
 //
-// x packs, from the low bits: the entry's kind (3 bits), the plain text
-// chunk's kind (2 bits, textNone for other entries), whether the
+// The word packs, from the low bits: the entry's kind (3 bits), the plain
+// text chunk's kind (2 bits, textNone for other entries), whether the
 // notification had its own _meta (1 bit; Turn.metas holds it by seq, as it
-// is rare), the text's length (26 bits) and its offset (32 bits).
+// is rare), the tag (2 bits), the text's length (24 bits) and its offset
+// (32 bits). A chunk whose numbers do not fit keeps its update.
 type entry struct {
-	v any
+	p unsafe.Pointer
 	x uint64
 }
 
@@ -193,14 +197,24 @@ type tcEntry struct {
 const (
 	entryTextShift = 3
 	entryMetaBit   = 1 << 5
-	entryLenShift  = 6
-	entryMaxLen    = 1<<26 - 1
+	entryTagShift  = 6
+	entryLenShift  = 8
+	entryMaxLen    = 1<<24 - 1
 	entryOffShift  = 32
 	entryMaxOff    = 1<<32 - 1
 )
 
+// Tags of an entry's pointer.
+const (
+	tagNone uint8 = iota
+	tagUpdate
+	tagTool
+	tagText
+)
+
 func (e *entry) kind() uint8 { return uint8(e.x & 7) }
 func (e *entry) text() uint8 { return uint8(e.x>>entryTextShift) & 3 }
+func (e *entry) tag() uint8  { return uint8(e.x>>entryTagShift) & 3 }
 func (e *entry) hasMeta() bool {
 	return e.x&entryMetaBit != 0
 }
@@ -208,10 +222,15 @@ func (e *entry) hasMeta() bool {
 // newEntry makes the entry of an event of kind with update u (nil for a
 // cancel or an end) that changed tool call tc (nil: none).
 func newEntry(kind uint8, u Update, tc *ToolCallState) entry {
-	if tc != nil {
-		return entry{v: &tcEntry{u, tc}, x: uint64(kind)}
+	switch {
+	case tc != nil:
+		return entry{p: unsafe.Pointer(&tcEntry{u, tc}), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
+	case u != nil:
+		box := new(Update)
+		*box = u
+		return entry{p: unsafe.Pointer(box), x: uint64(kind) | uint64(tagUpdate)<<entryTagShift}
 	}
-	return entry{v: u, x: uint64(kind)}
+	return entry{x: uint64(kind)}
 }
 
 // textEntry makes the entry of a plain text chunk of kind k whose text is
@@ -220,7 +239,7 @@ func textEntry(k uint8, m *msgAcc, off, n int) (entry, bool) {
 	if n > entryMaxLen || off > entryMaxOff {
 		return entry{}, false
 	}
-	return entry{v: m, x: uint64(entAgent) | uint64(k)<<entryTextShift | uint64(n)<<entryLenShift | uint64(off)<<entryOffShift}, true
+	return entry{p: unsafe.Pointer(m), x: uint64(entAgent) | uint64(k)<<entryTextShift | uint64(tagText)<<entryTagShift | uint64(n)<<entryLenShift | uint64(off)<<entryOffShift}, true
 }
 
 // logLocked appends an event to the turn's log and wakes its readers.
@@ -246,16 +265,18 @@ func (t *Turn) appendLocked(e entry) {
 // changed, making a plain text chunk's again. s.mu is held: the message's
 // buffer may be growing.
 func updateLocked(e *entry) (Update, *ToolCallState) {
-	switch v := e.v.(type) {
-	case nil:
-		return nil, nil
-	case *tcEntry:
+	switch e.tag() {
+	case tagUpdate:
+		return *(*Update)(e.p), nil
+	case tagTool:
+		v := (*tcEntry)(e.p)
 		return v.u, v.tc
-	case *msgAcc:
+	case tagText:
+		m := (*msgAcc)(e.p)
 		off, n := int(e.x>>entryOffShift), int(e.x>>entryLenShift)&entryMaxLen
-		return newTextChunk(e.text(), v.id, v.slice(off, n)), nil
+		return newTextChunk(e.text(), m.id, m.slice(off, n)), nil
 	}
-	return e.v.(Update), nil
+	return nil, nil
 }
 
 // updatesLocked returns the updates of the entries of batch, made once
@@ -264,7 +285,7 @@ func updateLocked(e *entry) (Update, *ToolCallState) {
 func updatesLocked(batch []entry) []Update {
 	var us []Update
 	for i := range batch {
-		if _, ok := batch[i].v.(*msgAcc); ok {
+		if batch[i].tag() == tagText {
 			if us == nil {
 				us = make([]Update, len(batch))
 			}
@@ -277,7 +298,7 @@ func updatesLocked(batch []entry) []Update {
 // entryUpdate returns what updateLocked does, taking a plain text chunk's
 // update from us, the batch's updatesLocked; no lock is needed.
 func entryUpdate(e *entry, us []Update, i int) (Update, *ToolCallState) {
-	if _, ok := e.v.(*msgAcc); ok {
+	if e.tag() == tagText {
 		return us[i], nil
 	}
 	return updateLocked(e)

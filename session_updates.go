@@ -87,10 +87,11 @@ func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
 	}
 	switch u.(type) {
 	case *ToolCall, *ToolCallUpdate:
-		n += costToolEntry
-	}
-	if plainText(u) == textNone {
-		n += updateCost(u) // a plain text chunk keeps no update: see entry
+		n += costToolEntry + updateCost(u)
+	default:
+		if plainText(u) == textNone {
+			n += costBoxed + updateCost(u)
+		} // else a plain text chunk keeps no update: see entry
 	}
 	if replacesState(u) {
 		n += costSessionEntry // it is in the session's log too
