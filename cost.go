@@ -213,14 +213,14 @@ func (f *fold) chunkCost(list *msgList, kind, id string, b ContentBlock) int64 {
 }
 
 // textCost is what a chunk's text of n bytes adds to a fold, with a new
-// message of an id of idLen bytes if isNew: the text is appended to the
-// message's buffer, which grows by doubling (half again on average).
+// message of an id of idLen bytes if isNew: the text is kept twice, in the
+// message's blocks and in the copy a snapshot joins (see msgAcc).
 func textCost(isNew bool, idLen, n int) int64 {
 	var c int64
 	if isNew {
 		c = costMessage + costNewItem + allocSize(int64(idLen))
 	}
-	return c + int64(n)*3/2
+	return c + int64(n)*2
 }
 
 // cost is what a tool call event for id adds to the table and the log.

@@ -181,8 +181,9 @@ const logChunk = 256
 // The word packs, from the low bits: the entry's kind (3 bits), the plain
 // text chunk's kind (2 bits, textNone for other entries), whether the
 // notification had its own _meta (1 bit; Turn.metas holds it by seq, as it
-// is rare), the tag (2 bits), the text's length (24 bits) and its offset
-// (32 bits). A chunk whose numbers do not fit keeps its update.
+// is rare), the tag (2 bits), and the text's place (textPos): its length
+// (24 bits), its offset in its block (16 bits) and its block (16 bits). A
+// chunk whose numbers do not fit keeps its update.
 type entry struct {
 	p unsafe.Pointer
 	x uint64
@@ -201,7 +202,9 @@ const (
 	entryLenShift  = 8
 	entryMaxLen    = 1<<24 - 1
 	entryOffShift  = 32
-	entryMaxOff    = 1<<32 - 1
+	entryMaxOff    = 1<<16 - 1
+	entryBlkShift  = 48
+	entryMaxBlk    = 1<<16 - 1
 )
 
 // Tags of an entry's pointer.
@@ -234,12 +237,23 @@ func newEntry(kind uint8, u Update, tc *ToolCallState) entry {
 }
 
 // textEntry makes the entry of a plain text chunk of kind k whose text is
-// m.buf[off:off+n], and reports false when the numbers do not fit.
-func textEntry(k uint8, m *msgAcc, off, n int) (entry, bool) {
-	if n > entryMaxLen || off > entryMaxOff {
+// at p in m, and reports false when the numbers do not fit.
+func textEntry(k uint8, m *msgAcc, p textPos) (entry, bool) {
+	if p.n > entryMaxLen || p.off > entryMaxOff || p.blk > entryMaxBlk {
 		return entry{}, false
 	}
-	return entry{p: unsafe.Pointer(m), x: uint64(entAgent) | uint64(k)<<entryTextShift | uint64(tagText)<<entryTagShift | uint64(n)<<entryLenShift | uint64(off)<<entryOffShift}, true
+	x := uint64(entAgent) | uint64(k)<<entryTextShift | uint64(tagText)<<entryTagShift
+	x |= uint64(p.n)<<entryLenShift | uint64(p.off)<<entryOffShift | uint64(p.blk)<<entryBlkShift
+	return entry{p: unsafe.Pointer(m), x: x}, true
+}
+
+// pos returns the place of a plain text chunk's text.
+func (e *entry) pos() textPos {
+	return textPos{
+		n:   int(e.x>>entryLenShift) & entryMaxLen,
+		off: int(e.x>>entryOffShift) & entryMaxOff,
+		blk: int(e.x >> entryBlkShift),
+	}
 }
 
 // logLocked appends an event to the turn's log and wakes its readers.
@@ -273,8 +287,7 @@ func updateLocked(e *entry) (Update, *ToolCallState) {
 		return v.u, v.tc
 	case tagText:
 		m := (*msgAcc)(e.p)
-		off, n := int(e.x>>entryOffShift), int(e.x>>entryLenShift)&entryMaxLen
-		return newTextChunk(e.text(), m.id, m.slice(off, n)), nil
+		return newTextChunk(e.text(), m.id, m.slice(e.pos())), nil
 	}
 	return nil, nil
 }

@@ -38,10 +38,11 @@ type fold struct {
 	// the agent can make the reader do, which tests bound per update.
 	visits int
 
-	// lastMsg and lastOff are the message the last chunk went to and where
-	// its text starts there: what a turn's log keeps of a plain text chunk.
+	// lastMsg and lastPos are the message the last chunk went to and
+	// where its text is there: what a turn's log keeps of a plain text
+	// chunk.
 	lastMsg *msgAcc
-	lastOff int
+	lastPos textPos
 }
 
 // Kinds of plain text chunks, by the list their message is in: a turn's log
@@ -123,40 +124,114 @@ type msgList struct {
 	byID map[string]*msgAcc
 }
 
-// msgAcc assembles one message. Its text is one append-only buffer, the
-// only copy the client keeps: a snapshot's Text shares it, and the turn's
-// log refers to each plain text chunk by its place in it (see entry).
+// msgAcc assembles one message. Its text is kept in blocks, as received,
+// and never copied once a block is full: a turn's log refers to each plain
+// text chunk by its place there (see entry), so the text is held once
+// while the log is kept. A snapshot's Text is one string: the first block
+// itself while there is only one (a message of up to textBlock bytes),
+// else a joined copy, made when a snapshot asks and extended from there;
+// compact, once no log refers to the blocks, keeps only that copy.
 type msgAcc struct {
-	id      string
-	order   int
-	buf     []byte // the text so far
+	id     string
+	order  int
+	blocks [][]byte
+	size   int    // bytes of text in all
+	joined []byte // the text's first len(joined) bytes, when blocks > 1
+	// jb and jo are the block and offset in it that joined ends at.
+	jb, jo  int
 	content []ContentBlock
 }
 
-// add appends a block and returns where its text starts in buf.
-func (m *msgAcc) add(b ContentBlock) int {
-	off := len(m.buf)
+// textBlock is the size of a message's text blocks past the first, which
+// grows to it by appending.
+const textBlock = 64 << 10
+
+// textPos is where a chunk's text is in its message: n bytes at off of
+// block blk.
+type textPos struct{ blk, off, n int }
+
+// add appends a block; a text block's text goes to the message's text.
+func (m *msgAcc) add(b ContentBlock) textPos {
 	if t, ok := b.(*TextContent); ok {
-		m.buf = append(m.buf, t.Text...)
-		return off
+		return m.addText(nil, t.Text)
 	}
 	m.content = append(m.content, b)
-	return off
+	return textPos{}
 }
 
-// text returns the message text so far. The string shares buf's bytes: buf
-// is only ever appended to past its length, like strings.Builder, so bytes a
-// returned string covers are never written again.
+// addText appends text given as plain (a slice of the wire, copied) or,
+// when plain is nil, as s, and returns where it went.
+func (m *msgAcc) addText(plain []byte, s string) textPos {
+	n := len(plain) + len(s)
+	last := len(m.blocks) - 1
+	if last < 0 || (len(m.blocks[last])+n > max(textBlock, cap(m.blocks[last])) && len(m.blocks[last]) > 0) {
+		var b []byte
+		if last >= 0 {
+			// A full block is never copied: a new one starts. A chunk
+			// longer than a block has one of its own.
+			b = make([]byte, 0, max(textBlock, n))
+		}
+		m.blocks = append(m.blocks, b)
+		last++
+	}
+	b := m.blocks[last]
+	pos := textPos{blk: last, off: len(b), n: n}
+	if plain != nil {
+		b = append(b, plain...)
+	} else {
+		b = append(b, s...)
+	}
+	m.blocks[last] = b
+	m.size += n
+	return pos
+}
+
+// text returns the message text so far. The string shares the blocks' or
+// joined's bytes, which are only ever appended to past their length, like
+// strings.Builder, so bytes a returned string covers are never written
+// again.
 func (m *msgAcc) text() string {
-	return m.slice(0, len(m.buf))
+	switch len(m.blocks) {
+	case 0:
+		return ""
+	case 1:
+		return bytesString(m.blocks[0])
+	}
+	if m.joined == nil {
+		m.joined = make([]byte, 0, m.size)
+	}
+	for {
+		b := m.blocks[m.jb]
+		m.joined = append(m.joined, b[m.jo:]...)
+		m.jo = len(b)
+		if m.jb == len(m.blocks)-1 {
+			break
+		}
+		m.jb, m.jo = m.jb+1, 0
+	}
+	return bytesString(m.joined)
 }
 
-// slice returns the text in [off, off+n) of buf, sharing its bytes.
-func (m *msgAcc) slice(off, n int) string {
-	if n == 0 {
+// slice returns the text at p, sharing its bytes.
+func (m *msgAcc) slice(p textPos) string {
+	return bytesString(m.blocks[p.blk][p.off : p.off+p.n])
+}
+
+func bytesString(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(&m.buf[off], n)
+	return unsafe.String(&b[0], len(b))
+}
+
+// compact joins the text into one block and drops the others, which only
+// the turn's log needed (as places of its chunks): the text is then held
+// once, as the snapshots' copy.
+func (m *msgAcc) compact() {
+	if len(m.blocks) > 1 {
+		m.text()
+		m.blocks, m.joined, m.jb, m.jo = [][]byte{m.joined}, nil, 0, 0
+	}
 }
 
 func (m *msgAcc) snapshot() Message {
@@ -171,9 +246,9 @@ func (m *msgAcc) snapshot() Message {
 // belong to one message wherever they arrive; a new id starts a new message;
 // without an id, the chunk continues the last message only if the previous
 // update was of the same kind.
-func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) (m *msgAcc, off int) {
+func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 	f.visits++
-	m = f.target(list, kind, id)
+	m := f.target(list, kind, id)
 	if m == nil {
 		m = &msgAcc{id: id, order: f.tools.nextOrder()}
 		list.l = append(list.l, m)
@@ -184,9 +259,7 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) (m *msgAcc,
 			list.byID[id] = m
 		}
 	}
-	off = m.add(b)
-	f.lastMsg, f.lastOff = m, off
-	return m, off
+	f.lastMsg, f.lastPos = m, m.add(b)
 }
 
 // textKinds are the UpdateKind of each kind of plain text chunk.
@@ -204,8 +277,8 @@ func (f *fold) targetBytes(list *msgList, kind string, id []byte) *msgAcc {
 // appendText folds a plain text chunk of kind k: its text, taken from
 // plain (a slice of the wire, copied) or else text, goes to m, or to a new
 // message of id when m is nil — as apply folds the chunk it decodes to. It
-// returns the message and where the text starts there.
-func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text string) (*msgAcc, int) {
+// returns the message and where the text went there.
+func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text string) (*msgAcc, textPos) {
 	f.visits++
 	if m == nil {
 		list := f.list(k)
@@ -218,15 +291,19 @@ func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text stri
 			list.byID[m.id] = m
 		}
 	}
-	off := len(m.buf)
-	if plain != nil {
-		m.buf = append(m.buf, plain...)
-	} else {
-		m.buf = append(m.buf, text...)
-	}
+	pos := m.addText(plain, text)
 	f.lastKind = textKinds[k]
-	f.lastMsg, f.lastOff = m, off
-	return m, off
+	f.lastMsg, f.lastPos = m, pos
+	return m, pos
+}
+
+// compact releases what only the turn's log needed: see msgAcc.compact.
+func (f *fold) compact() {
+	for _, l := range []*msgList{&f.messages, &f.thoughts, &f.user} {
+		for _, m := range l.l {
+			m.compact()
+		}
+	}
 }
 
 // target returns the message of list a chunk of kind with id continues, or

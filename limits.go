@@ -89,9 +89,8 @@ type Limits struct {
 	// wire if that is more; the local marks of a cancelled turn's tool
 	// calls count too. So a plain text chunk (a text block with no
 	// annotations or _meta, logged as a place in its message's text)
-	// costs 24 bytes and one and a half times its text (the message's
-	// buffer grows by doubling), unless its notification was longer, and a
-	// tiny update that creates a tool
+	// costs 16 bytes and twice its text (kept as received and joined for
+	// snapshots), unless its notification was longer, and a tiny update that creates a tool
 	// call costs several hundred bytes whatever its length: any sequence of
 	// updates keeps at most about three times the limit. Zero means
 	// 256 MiB. When a turn crosses it, the turn is cancelled as by Turn.Cancel, with

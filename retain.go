@@ -5,7 +5,7 @@ import "slices"
 // What the client keeps, and for how long. A turn's folded state (messages,
 // tool calls, plan, outcome) is kept for as long as the turn is: until
 // Turn.Release, Session.Release or Session.Close. A turn's log — its events
-// and updates, 24 bytes an event plus, for updates other than plain text
+// and updates, 16 bytes an event plus, for updates other than plain text
 // chunks (whose text is their message's), the decoded update — is kept
 // while the turn runs and then only for the Limits.TurnLogs most recent
 // ended turns. What a
@@ -54,7 +54,7 @@ func (s *Session) releaseEndedLocked(last *Turn) (released int) {
 	return released
 }
 
-// releaseLogLocked drops the turn's log; its fold stays. While
+// releaseLogLocked drops the turn's log; its fold stays, compacted. While
 // an iterator reads the log, the release waits for the last one to stop:
 // a reader that started never loses an event.
 func (t *Turn) releaseLogLocked() {
@@ -64,6 +64,7 @@ func (t *Turn) releaseLogLocked() {
 	}
 	t.released = true
 	t.log, t.metas = nil, nil
+	t.fold.compact()
 }
 
 // enterLocked and leaveLocked bracket an iterator's reading of the log.
@@ -155,6 +156,7 @@ func (s *Session) ReleaseHistory() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.trimOutsideLocked(len(s.state.Outside))
+	s.history.compact()
 }
 
 // trimOutsideLocked drops the oldest n entries of SessionState.Outside and

@@ -426,8 +426,7 @@ func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
 	tc := t.fold.apply(u)
 	e := newEntry(entAgent, u, tc)
 	if k := plainText(u); k != textNone {
-		m, off := t.fold.lastMsg, t.fold.lastOff
-		if te, ok := textEntry(k, m, off, len(m.buf)-off); ok {
+		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
 			e = te
 		}
 	}
@@ -452,10 +451,10 @@ func (t *Turn) logAgentLocked(e entry, meta json.RawMessage) {
 // from the wire as appendText says; it logs no decoded update (see entry).
 // s.mu is held.
 func (t *Turn) applyTextLocked(k uint8, m *msgAcc, id, plain []byte, text string, meta json.RawMessage) {
-	m, off := t.fold.appendText(k, m, id, plain, text)
-	e, ok := textEntry(k, m, off, len(m.buf)-off)
+	m, pos := t.fold.appendText(k, m, id, plain, text)
+	e, ok := textEntry(k, m, pos)
 	if !ok {
-		e = newEntry(entAgent, newTextChunk(k, m.id, m.slice(off, len(m.buf)-off)), nil)
+		e = newEntry(entAgent, newTextChunk(k, m.id, m.slice(pos)), nil)
 	}
 	t.logAgentLocked(e, meta)
 }
