@@ -153,7 +153,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if got := len(t.State().Updates); got != n%round {
+	if _, got := t.Snapshot(); got != uint64(n%round) {
 		b.Fatalf("the turn folded %d updates, want %d", got, n%round)
 	}
 }
@@ -202,8 +202,8 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 		}
 		elapsed += time.Since(start)
 		turns++
-		if got := len(t.State().Updates); got != n {
-			b.Fatalf("folded %d updates, want %d", got, n)
+		if _, got := t.Snapshot(); got != n+1 { // and the end
+			b.Fatalf("folded %d events, want %d", got, n+1)
 		}
 	}
 	runtime.ReadMemStats(&ms1)

@@ -12,7 +12,8 @@ import (
 // folded: the decoded update (its structs, strings and lists, with
 // allocation rounding), its log entry, and what it makes the fold create —
 // a message, a tool call and its index entry, the tool call's merged state
-// the event keeps, the joined copy of a message's text. Charging the wire
+// the event keeps, the message's text. A turn's plain text chunk keeps no
+// decoded update, only its log entry and its text in its message. Charging the wire
 // length alone let an agent make ~1 KB of state out of a 110-byte
 // tool_call_update with a new id, 19 times the limit in all. The estimate
 // is an upper bound in the common cases and within a small factor of the
@@ -20,9 +21,18 @@ import (
 
 // Fixed costs, from the sizes of what the client allocates.
 var (
-	// costEntry is a turn's log entry and the update's slot in
-	// Turn.updates (append grows it by doubling: half again on average).
-	costEntry = int64(unsafe.Sizeof(entry{})) + int64(unsafe.Sizeof(Update(nil)))*3/2
+	// costEntry is a turn's log entry (the log grows by chunks, never
+	// copied).
+	costEntry = int64(unsafe.Sizeof(entry{}))
+	// costBoxed is the update an entry points to, other than a plain text
+	// chunk's or a tool call event's.
+	costBoxed = allocSize(int64(unsafe.Sizeof(Update(nil))))
+	// costToolEntry is what the log entry of an event that changed a tool
+	// call points to.
+	costToolEntry = allocSize(int64(unsafe.Sizeof(tcEntry{})))
+	// costMetaEntry is a notification _meta's entry in Turn.metas, whose
+	// table is at most 7/8 full and grows by doubling.
+	costMetaEntry = 2 * int64(unsafe.Sizeof(uint64(0))+unsafe.Sizeof(json.RawMessage(nil))+1)
 	// costSessionEntry is a session's log entry (Session.Events), grown
 	// and trimmed in batches.
 	costSessionEntry = int64(unsafe.Sizeof(sentry{})) * 3 / 2
@@ -37,11 +47,9 @@ var (
 	costNewItem = int64(unsafe.Sizeof(uintptr(0)))*3/2 + 3*int64(unsafe.Sizeof("")+unsafe.Sizeof(0))
 	// costMessage is a new message's accumulator.
 	costMessage = allocSize(int64(unsafe.Sizeof(msgAcc{})))
-	// costPart is a text chunk's slot in its message's parts.
-	costPart = int64(unsafe.Sizeof("")) * 3 / 2
 	// costMark is the local update that marks a tool call cancelled: the
 	// update, its status, the merged state and the log entry.
-	costMark = allocSize(int64(unsafe.Sizeof(ToolCallUpdate{}))) + allocSize(int64(unsafe.Sizeof(ToolCallStatus("")))) + costToolState + int64(unsafe.Sizeof(entry{}))
+	costMark = allocSize(int64(unsafe.Sizeof(ToolCallUpdate{}))) + allocSize(int64(unsafe.Sizeof(ToolCallStatus("")))) + costToolState + costEntry + costToolEntry
 )
 
 // allocSize rounds an allocation of n bytes up the way the Go allocator
@@ -177,8 +185,8 @@ func hasPointers(t reflect.Type) bool {
 }
 
 // foldCost is what folding u adds to f beyond the update itself: a new
-// message or tool call, a text chunk's slot and its share of the joined
-// text, the merged state a tool call event keeps. It looks, and changes
+// message or tool call, a chunk's text in its message, the merged state a
+// tool call event keeps. It looks, and changes
 // nothing: the caller decides from it whether u is folded.
 func (f *fold) foldCost(u Update) int64 {
 	switch u := u.(type) {
@@ -197,16 +205,22 @@ func (f *fold) foldCost(u Update) int64 {
 }
 
 func (f *fold) chunkCost(list *msgList, kind, id string, b ContentBlock) int64 {
-	var n int64
-	if f.target(list, kind, id) == nil {
-		n += costMessage + costNewItem
-	}
+	isNew := f.target(list, kind, id) == nil
 	if t, ok := b.(*TextContent); ok {
-		// The text is kept twice while the log is: in the update, and in
-		// the message a snapshot joins.
-		return n + costPart + int64(len(t.Text))
+		return textCost(isNew, len(id), len(t.Text))
 	}
-	return n + int64(unsafe.Sizeof(b))*3/2
+	return textCost(isNew, len(id), 0) + int64(unsafe.Sizeof(b))*3/2
+}
+
+// textCost is what a chunk's text of n bytes adds to a fold, with a new
+// message of an id of idLen bytes if isNew: the text is kept twice, in the
+// message's blocks and in the copy a snapshot joins (see msgAcc).
+func textCost(isNew bool, idLen, n int) int64 {
+	var c int64
+	if isNew {
+		c = costMessage + costNewItem + allocSize(int64(idLen))
+	}
+	return c + int64(n)*2
 }
 
 // cost is what a tool call event for id adds to the table and the log.
@@ -226,5 +240,5 @@ func (s *Session) patchCostLocked(t *Turn, p *ToolCallUpdate) int64 {
 	if t == nil {
 		return n + costSessionEntry + s.history.tools.cost(p.ToolCallID)
 	}
-	return n + int64(unsafe.Sizeof(entry{})) + t.fold.tools.cost(p.ToolCallID)
+	return n + costEntry + costToolEntry + t.fold.tools.cost(p.ToolCallID)
 }

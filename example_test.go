@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"slices"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
@@ -225,9 +226,9 @@ func ExampleTurnState_Items() {
 	// message: It is a Go file.
 }
 
-// A snapshot holds the raw updates as well as what they fold to; WithoutLog
-// drops the raw log, so the folded state compares with a hand-written one.
-func ExampleTurnState_WithoutLog() {
+// A snapshot holds what the updates fold to, so it compares with a
+// hand-written one; Turn.Updates replays the raw updates.
+func ExampleTurnState() {
 	c, done := connect(&acptest.Options{
 		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
 			t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Read a.go", Kind: "read", Status: "completed"})
@@ -248,8 +249,8 @@ func ExampleTurnState_WithoutLog() {
 		ToolCalls:  []acp.ToolCallState{{ToolCallID: "t1", Title: "Read a.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusCompleted}},
 		Messages:   []acp.Message{{MessageID: "m1", Text: "Read it.", Order: 1}},
 	}
-	fmt.Println("raw updates:", len(got.Updates))
-	if diff := cmp.Diff(want, got.WithoutLog()); diff != "" {
+	fmt.Println("raw updates:", len(slices.Collect(turn.Updates())))
+	if diff := cmp.Diff(want, got); diff != "" {
 		fmt.Printf("state (-want +got):\n%s", diff)
 	} else {
 		fmt.Println("folded state as expected")

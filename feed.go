@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"unsafe"
 )
 
 // Event is one change to a turn's folded state. A turn's events are
@@ -165,21 +166,103 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 }
 
 // logChunk is the size of the chunks a turn's log grows by: appending
-// never copies the log, whatever its length, and costs 40 bytes an event.
+// never copies the log, whatever its length, and costs 16 bytes an event.
 const logChunk = 256
 
+// entry is one event of a turn's log, in 16 bytes: a pointer and a packed
+// word. The pointer is, as the word's tag says: nothing (a cancel, an
+// end), a *Update (the update, boxed: an interface would take 16 bytes of
+// the entry), a *tcEntry (the update and the tool call as merged after
+// it), or for a plain text chunk (see plainText), the bulk of every turn,
+// its *msgAcc: the chunk keeps no update, only where its text is in its
+// message's buffer — the message's own text, so the text is held once.
+// Events and Updates make an equal chunk from it when they yield it.
+//
+// The word packs, from the low bits: the entry's kind (3 bits), the plain
+// text chunk's kind (2 bits, textNone for other entries), whether the
+// notification had its own _meta (1 bit; Turn.metas holds it by seq, as it
+// is rare), the tag (2 bits), and the text's place (textPos): its length
+// (24 bits), its offset in its block (16 bits) and its block (16 bits). A
+// chunk whose numbers do not fit keeps its update.
 type entry struct {
-	u Update
-	// meta is the notification's own _meta, for agent updates; a pointer
-	// because it is rare and the log holds an entry per update.
-	meta *json.RawMessage
-	tc   *ToolCallState
-	kind uint8
+	p unsafe.Pointer
+	x uint64
+}
+
+// tcEntry is what an entry keeps for an event that changed a tool call.
+type tcEntry struct {
+	u  Update
+	tc *ToolCallState
+}
+
+const (
+	entryTextShift = 3
+	entryMetaBit   = 1 << 5
+	entryTagShift  = 6
+	entryLenShift  = 8
+	entryMaxLen    = 1<<24 - 1
+	entryOffShift  = 32
+	entryMaxOff    = 1<<16 - 1
+	entryBlkShift  = 48
+	entryMaxBlk    = 1<<16 - 1
+)
+
+// Tags of an entry's pointer.
+const (
+	tagNone uint8 = iota
+	tagUpdate
+	tagTool
+	tagText
+)
+
+func (e *entry) kind() uint8 { return uint8(e.x & 7) }
+func (e *entry) text() uint8 { return uint8(e.x>>entryTextShift) & 3 }
+func (e *entry) tag() uint8  { return uint8(e.x>>entryTagShift) & 3 }
+func (e *entry) hasMeta() bool {
+	return e.x&entryMetaBit != 0
+}
+
+// newEntry makes the entry of an event of kind with update u (nil for a
+// cancel or an end) that changed tool call tc (nil: none).
+func newEntry(kind uint8, u Update, tc *ToolCallState) entry {
+	switch {
+	case tc != nil:
+		return entry{p: unsafe.Pointer(&tcEntry{u, tc}), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
+	case u != nil:
+		box := new(Update)
+		*box = u
+		return entry{p: unsafe.Pointer(box), x: uint64(kind) | uint64(tagUpdate)<<entryTagShift}
+	}
+	return entry{x: uint64(kind)}
+}
+
+// textEntry makes the entry of a plain text chunk of kind k whose text is
+// at p in m, and reports false when the numbers do not fit.
+func textEntry(k uint8, m *msgAcc, p textPos) (entry, bool) {
+	if p.n > entryMaxLen || p.off > entryMaxOff || p.blk > entryMaxBlk {
+		return entry{}, false
+	}
+	x := uint64(entAgent) | uint64(k)<<entryTextShift | uint64(tagText)<<entryTagShift
+	x |= uint64(p.n)<<entryLenShift | uint64(p.off)<<entryOffShift | uint64(p.blk)<<entryBlkShift
+	return entry{p: unsafe.Pointer(m), x: x}, true
+}
+
+// pos returns the place of a plain text chunk's text.
+func (e *entry) pos() textPos {
+	return textPos{
+		n:   int(e.x>>entryLenShift) & entryMaxLen,
+		off: int(e.x>>entryOffShift) & entryMaxOff,
+		blk: int(e.x >> entryBlkShift),
+	}
 }
 
 // logLocked appends an event to the turn's log and wakes its readers.
 // s.mu is held.
 func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
+	t.appendLocked(newEntry(kind, u, tc))
+}
+
+func (t *Turn) appendLocked(e entry) {
 	t.seq++
 	if !t.released {
 		n := len(t.log)
@@ -187,20 +270,65 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 			t.log = append(t.log, make([]entry, 0, logChunk))
 			n++
 		}
-		t.log[n-1] = append(t.log[n-1], entry{u: u, tc: tc, kind: kind})
+		t.log[n-1] = append(t.log[n-1], e)
 	}
 	t.wakeLocked()
 }
 
-// event makes the public form of the entry with sequence number seq. The
-// outcome fields of an end entry are final once it is logged.
-func (t *Turn) event(seq uint64, e entry) Event {
-	ev := Event{Seq: seq, Update: e.u, ToolCall: e.tc, Turn: t}
-	ev.Kind, ev.Origin = entryKind(e.kind)
-	if e.meta != nil {
-		ev.Meta = *e.meta
+// updateLocked returns the update an entry holds and the tool call it
+// changed, making a plain text chunk's again. s.mu is held: the message's
+// buffer may be growing.
+func updateLocked(e *entry) (Update, *ToolCallState) {
+	switch e.tag() {
+	case tagUpdate:
+		return *(*Update)(e.p), nil
+	case tagTool:
+		v := (*tcEntry)(e.p)
+		return v.u, v.tc
+	case tagText:
+		m := (*msgAcc)(e.p)
+		return newTextChunk(e.text(), m.id, m.slice(e.pos())), nil
 	}
-	if e.kind == entEnd {
+	return nil, nil
+}
+
+// updatesLocked returns the updates of the entries of batch, made once
+// under s.mu, for a reader to yield after releasing it; nil for a batch
+// with no plain text chunk, whose entries hold their updates.
+func updatesLocked(batch []entry) []Update {
+	var us []Update
+	for i := range batch {
+		if batch[i].tag() == tagText {
+			if us == nil {
+				us = make([]Update, len(batch))
+			}
+			us[i], _ = updateLocked(&batch[i])
+		}
+	}
+	return us
+}
+
+// entryUpdate returns what updateLocked does, taking a plain text chunk's
+// update from us, the batch's updatesLocked; no lock is needed.
+func entryUpdate(e *entry, us []Update, i int) (Update, *ToolCallState) {
+	if e.tag() == tagText {
+		return us[i], nil
+	}
+	return updateLocked(e)
+}
+
+// event makes the public form of the entry with sequence number seq, of
+// update u and tool call tc (see entryUpdate). The outcome fields of an end
+// entry are final once it is logged.
+func (t *Turn) event(seq uint64, e *entry, u Update, tc *ToolCallState) Event {
+	ev := Event{Seq: seq, Update: u, ToolCall: tc, Turn: t}
+	ev.Kind, ev.Origin = entryKind(e.kind())
+	if e.hasMeta() {
+		t.s.mu.Lock()
+		ev.Meta = t.metas[seq]
+		t.s.mu.Unlock()
+	}
+	if e.kind() == entEnd {
 		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
 	}
 	return ev
@@ -281,10 +409,12 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				return
 			}
 			var batch []entry
+			var us []Update
 			if next <= t.seq {
 				i := next - 1
 				c := t.log[i/logChunk]
 				batch = c[i%logChunk : len(c) : len(c)]
+				us = updatesLocked(batch)
 			}
 			ended := t.ended
 			var wait chan struct{}
@@ -295,8 +425,9 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				wait = t.waitCh
 			}
 			s.mu.Unlock()
-			for _, e := range batch {
-				if !yield(t.event(next, e)) {
+			for i := range batch {
+				u, tc := entryUpdate(&batch[i], us, i)
+				if !yield(t.event(next, &batch[i], u, tc)) {
 					return
 				}
 				next++
@@ -346,7 +477,6 @@ func (t *Turn) WaitFor(ctx context.Context, match func(Event) bool) (Event, erro
 // not safe for concurrent use.
 type TurnFold struct {
 	f        fold
-	updates  []Update
 	seq      uint64
 	cancel   bool
 	end      *TurnEnd
@@ -364,7 +494,6 @@ func (tf *TurnFold) Apply(ev Event) {
 			return
 		}
 		if ev.Origin == OriginAgent || ev.Origin == "" {
-			tf.updates = append(tf.updates, ev.Update)
 			tf.f.apply(ev.Update)
 		} else if u, ok := ev.Update.(*ToolCallUpdate); ok {
 			tf.f.tools.update(u)
@@ -388,7 +517,6 @@ func (tf *TurnFold) State() TurnState {
 	}
 	st := tf.f.state()
 	st.Cancelled = tf.cancel
-	st.Updates = tf.updates[:len(tf.updates):len(tf.updates)]
 	if e := tf.end; e != nil {
 		st.StopReason, st.Usage, st.Meta, st.AgentStopReason, st.AgentError = e.StopReason, e.Usage, e.Meta, e.AgentStopReason, e.AgentError
 	}

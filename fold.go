@@ -22,8 +22,7 @@ type Message struct {
 // fold accumulates the updates of one turn (or of the time outside turns)
 // into messages, thoughts, tool calls and the plan. It never calls user code
 // and does constant work per update (a map lookup by messageId or
-// toolCallId), except for the first State after a long stream, which joins
-// the text once.
+// toolCallId) plus appending a chunk's text to its message.
 type fold struct {
 	messages msgList
 	thoughts msgList
@@ -38,6 +37,83 @@ type fold struct {
 	// visits counts the entries lookups and marks have touched: the work
 	// the agent can make the reader do, which tests bound per update.
 	visits int
+
+	// lastMsg and lastPos are the message the last chunk went to and
+	// where its text is there: what a turn's log keeps of a plain text
+	// chunk.
+	lastMsg *msgAcc
+	lastPos textPos
+}
+
+// Kinds of plain text chunks, by the list their message is in: a turn's log
+// keeps such a chunk as a place in its message's text (entry.text).
+const (
+	textNone uint8 = iota
+	textMessage
+	textThought
+	textUser
+)
+
+// list returns the message list of a plain text chunk kind.
+func (f *fold) list(k uint8) *msgList {
+	switch k {
+	case textMessage:
+		return &f.messages
+	case textThought:
+		return &f.thoughts
+	}
+	return &f.user
+}
+
+// plainText reports the kind of u when it is a plain text chunk — a
+// message, thought or user chunk whose content is a text block, with no
+// annotations and no _meta on either: the bulk of every turn. Such a chunk
+// is equal, by value, to the one newTextChunk makes from its kind, message
+// id and text.
+func plainText(u Update) uint8 {
+	var b ContentBlock
+	var k uint8
+	switch u := u.(type) {
+	case *AgentMessageChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textMessage
+	case *AgentThoughtChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textThought
+	case *UserMessageChunk:
+		if u.Meta != nil {
+			return textNone
+		}
+		b, k = u.Content, textUser
+	default:
+		return textNone
+	}
+	if t, ok := b.(*TextContent); !ok || t == nil || t.Annotations != nil || t.Meta != nil {
+		return textNone
+	}
+	return k
+}
+
+// newTextChunk makes a plain text chunk of kind k, the chunk and its text
+// block in one allocation.
+func newTextChunk(k uint8, id, text string) Update {
+	switch k {
+	case textMessage:
+		c := &agentTextChunk{t: TextContent{Text: text}}
+		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
+		return &c.u
+	case textThought:
+		c := &thoughtTextChunk{t: TextContent{Text: text}}
+		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
+		return &c.u
+	}
+	c := &userTextChunk{t: TextContent{Text: text}}
+	c.u = UserMessageChunk{Content: &c.t, MessageID: id}
+	return &c.u
 }
 
 // msgList is one kind of message in order of first appearance, indexed by
@@ -48,53 +124,114 @@ type msgList struct {
 	byID map[string]*msgAcc
 }
 
-// msgAcc assembles one message. Text parts are kept as received — they are
-// the same strings the turn's update log holds, so streaming costs no copy —
-// and joined into buf only when a snapshot asks, then extended from there.
+// msgAcc assembles one message. Its text is kept in blocks, as received,
+// and never copied once a block is full: a turn's log refers to each plain
+// text chunk by its place there (see entry), so the text is held once
+// while the log is kept. A snapshot's Text is one string: the first block
+// itself while there is only one (a message of up to textBlock bytes),
+// else a joined copy, made when a snapshot asks and extended from there;
+// compact, once no log refers to the blocks, keeps only that copy.
 type msgAcc struct {
-	id      string
-	order   int
-	parts   []string
-	size    int
-	buf     []byte // parts[:joined] concatenated
-	joined  int
+	id     string
+	order  int
+	blocks [][]byte
+	size   int    // bytes of text in all
+	joined []byte // the text's first len(joined) bytes, when blocks > 1
+	// jb and jo are the block and offset in it that joined ends at.
+	jb, jo  int
 	content []ContentBlock
 }
 
-func (m *msgAcc) add(b ContentBlock) {
+// textBlock is the size of a message's text blocks past the first, which
+// grows to it by appending.
+const textBlock = 64 << 10
+
+// textPos is where a chunk's text is in its message: n bytes at off of
+// block blk.
+type textPos struct{ blk, off, n int }
+
+// add appends a block; a text block's text goes to the message's text.
+func (m *msgAcc) add(b ContentBlock) textPos {
 	if t, ok := b.(*TextContent); ok {
-		m.parts = append(m.parts, t.Text)
-		m.size += len(t.Text)
-		return
+		return m.addText(nil, t.Text)
 	}
 	m.content = append(m.content, b)
+	return textPos{}
 }
 
-// text returns the message text so far. The string shares buf's bytes: buf
-// is only ever appended to past its length, like strings.Builder, so bytes a
-// returned string covers are never written again.
-func (m *msgAcc) text() string {
-	if m.joined < len(m.parts) {
-		if m.buf == nil {
-			m.buf = make([]byte, 0, m.size)
+// addText appends text given as plain (a slice of the wire, copied) or,
+// when plain is nil, as s, and returns where it went.
+func (m *msgAcc) addText(plain []byte, s string) textPos {
+	n := len(plain) + len(s)
+	last := len(m.blocks) - 1
+	if last < 0 || (len(m.blocks[last])+n > max(textBlock, cap(m.blocks[last])) && len(m.blocks[last]) > 0) {
+		var b []byte
+		if last >= 0 {
+			// A full block is never copied: a new one starts. A chunk
+			// longer than a block has one of its own.
+			b = make([]byte, 0, max(textBlock, n))
 		}
-		for _, p := range m.parts[m.joined:] {
-			m.buf = append(m.buf, p...)
-		}
-		m.joined = len(m.parts)
+		m.blocks = append(m.blocks, b)
+		last++
 	}
-	if len(m.buf) == 0 {
+	b := m.blocks[last]
+	pos := textPos{blk: last, off: len(b), n: n}
+	if plain != nil {
+		b = append(b, plain...)
+	} else {
+		b = append(b, s...)
+	}
+	m.blocks[last] = b
+	m.size += n
+	return pos
+}
+
+// text returns the message text so far. The string shares the blocks' or
+// joined's bytes, which are only ever appended to past their length, like
+// strings.Builder, so bytes a returned string covers are never written
+// again.
+func (m *msgAcc) text() string {
+	switch len(m.blocks) {
+	case 0:
+		return ""
+	case 1:
+		return bytesString(m.blocks[0])
+	}
+	if m.joined == nil {
+		m.joined = make([]byte, 0, m.size)
+	}
+	for {
+		b := m.blocks[m.jb]
+		m.joined = append(m.joined, b[m.jo:]...)
+		m.jo = len(b)
+		if m.jb == len(m.blocks)-1 {
+			break
+		}
+		m.jb, m.jo = m.jb+1, 0
+	}
+	return bytesString(m.joined)
+}
+
+// slice returns the text at p, sharing its bytes.
+func (m *msgAcc) slice(p textPos) string {
+	return bytesString(m.blocks[p.blk][p.off : p.off+p.n])
+}
+
+func bytesString(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(unsafe.SliceData(m.buf), len(m.buf))
+	return unsafe.String(&b[0], len(b))
 }
 
-// compact joins the text and drops the parts, which otherwise keep every
-// chunk's string (and its allocation overhead) alive after the update log
-// that shared them is released.
+// compact joins the text into one block and drops the others, which only
+// the turn's log needed (as places of its chunks): the text is then held
+// once, as the snapshots' copy.
 func (m *msgAcc) compact() {
-	m.text()
-	m.parts, m.joined = nil, 0
+	if len(m.blocks) > 1 {
+		m.text()
+		m.blocks, m.joined, m.jb, m.jo = [][]byte{m.joined}, nil, 0, 0
+	}
 }
 
 func (m *msgAcc) snapshot() Message {
@@ -122,7 +259,51 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 			list.byID[id] = m
 		}
 	}
-	m.add(b)
+	f.lastMsg, f.lastPos = m, m.add(b)
+}
+
+// textKinds are the UpdateKind of each kind of plain text chunk.
+var textKinds = [...]string{textMessage: "agent_message_chunk", textThought: "agent_thought_chunk", textUser: "user_message_chunk"}
+
+// targetBytes is target for an id given as bytes (a plain JSON string's
+// inside), looked up without a copy.
+func (f *fold) targetBytes(list *msgList, kind string, id []byte) *msgAcc {
+	if len(id) > 0 {
+		return list.byID[string(id)]
+	}
+	return f.target(list, kind, "")
+}
+
+// appendText folds a plain text chunk of kind k: its text, taken from
+// plain (a slice of the wire, copied) or else text, goes to m, or to a new
+// message of id when m is nil — as apply folds the chunk it decodes to. It
+// returns the message and where the text went there.
+func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text string) (*msgAcc, textPos) {
+	f.visits++
+	if m == nil {
+		list := f.list(k)
+		m = &msgAcc{id: string(id), order: f.tools.nextOrder()}
+		list.l = append(list.l, m)
+		if m.id != "" {
+			if list.byID == nil {
+				list.byID = map[string]*msgAcc{}
+			}
+			list.byID[m.id] = m
+		}
+	}
+	pos := m.addText(plain, text)
+	f.lastKind = textKinds[k]
+	f.lastMsg, f.lastPos = m, pos
+	return m, pos
+}
+
+// compact releases what only the turn's log needed: see msgAcc.compact.
+func (f *fold) compact() {
+	for _, l := range []*msgList{&f.messages, &f.thoughts, &f.user} {
+		for _, m := range l.l {
+			m.compact()
+		}
+	}
 }
 
 // target returns the message of list a chunk of kind with id continues, or
@@ -168,15 +349,6 @@ func (f *fold) apply(u Update) *ToolCallState {
 	}
 	f.lastKind = kind
 	return tc
-}
-
-// compact releases what only the update log needed: see msgAcc.compact.
-func (f *fold) compact() {
-	for _, l := range []*msgList{&f.messages, &f.thoughts, &f.user} {
-		for _, m := range l.l {
-			m.compact()
-		}
-	}
 }
 
 func (l *msgList) snapshot() []Message {

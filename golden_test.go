@@ -113,7 +113,7 @@ func runGoldenTurn(t *testing.T, updates []byte) (turnJSON, sessionJSON []byte) 
 	}
 	st := turn.State()
 	var kinds []string
-	for _, u := range st.Updates {
+	for u := range turn.Updates() {
 		kinds = append(kinds, u.UpdateKind())
 	}
 	// TurnState's own MarshalJSON would swallow an embedding struct's

@@ -67,8 +67,7 @@ type Limits struct {
 	// ---- folded state and memory ----
 
 	// TurnLogs is how many ended turns of a session keep their log: their
-	// events (Turn.Events), their updates (Turn.Updates,
-	// TurnState.Updates). Zero means 1, the turn that ended last; a
+	// events (Turn.Events) and their updates (Turn.Updates). Zero means 1, the turn that ended last; a
 	// negative value keeps none; the running turn always keeps its log. A
 	// turn's folded state is kept whatever this says, until Turn.Release,
 	// Session.Release, Session.Close or MaxEndedTurnBytes. A reader that asks for released
@@ -88,10 +87,12 @@ type Limits struct {
 	// is folded too) applied to it counts what it makes the client retain
 	// — the decoded update, its log entries, and what it creates in the
 	// fold: a message, a tool call and its index entry, the merged tool
-	// call its event keeps, the joined copy of message text — or its
-	// length on the wire if that is more; the local marks of a cancelled
-	// turn's tool calls count too. So text costs about twice its length
-	// while the turn's log is kept, and a tiny update that creates a tool
+	// call its event keeps, the message's text — or its length on the
+	// wire if that is more; the local marks of a cancelled turn's tool
+	// calls count too. So a plain text chunk (a text block with no
+	// annotations or _meta, logged as a place in its message's text)
+	// costs 16 bytes and twice its text (kept as received and joined for
+	// snapshots), unless its notification was longer, and a tiny update that creates a tool
 	// call costs several hundred bytes whatever its length: any sequence of
 	// updates keeps at most about three times the limit. Zero means
 	// 256 MiB. When a turn crosses it, the turn is cancelled as by Turn.Cancel, with

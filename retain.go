@@ -5,9 +5,10 @@ import "slices"
 // What the client keeps, and for how long. A turn's folded state (messages,
 // tool calls, plan, outcome) is kept for as long as the turn is: until
 // Turn.Release, Session.Release or Session.Close. A turn's log — its events
-// and TurnState.Updates, which cost about as much again as the text the
-// agent sent plus ~50 bytes an update — is kept while the turn runs and
-// then only for the Limits.TurnLogs most recent ended turns. What a
+// and updates, 16 bytes an event plus, for updates other than plain text
+// chunks (whose text is their message's), the decoded update — is kept
+// while the turn runs and then only for the Limits.TurnLogs most recent
+// ended turns. What a
 // session's ended turns keep in all is bounded by Limits.MaxEndedTurnBytes:
 // past it the oldest are released.
 
@@ -62,7 +63,7 @@ func (t *Turn) releaseLogLocked() {
 		return
 	}
 	t.released = true
-	t.log, t.updates = nil, nil
+	t.log, t.metas = nil, nil
 	t.fold.compact()
 }
 
@@ -85,7 +86,7 @@ func (t *Turn) forgetLocked() {
 	s := t.s
 	s.endedKept -= t.kept
 	t.releaseLogLocked()
-	t.fold = fold{}
+	t.fold = fold{} // a log still read keeps the messages it refers to
 	if i := slices.Index(s.turns, t); i >= 0 {
 		s.turns = slices.Delete(s.turns, i, i+1)
 	}

@@ -53,8 +53,8 @@ type Session struct {
 
 // SessionState is a snapshot of what the agent told about the session as a
 // whole. Snapshots are values, safe to keep: later updates never change
-// one. They hold raw logs too (Outside, History.Updates), which a
-// hand-written SessionState does not list: compare [SessionState.WithoutLog]
+// one. They hold a raw log too (Outside), which a hand-written
+// SessionState does not list: compare [SessionState.WithoutLog]
 // with it (cmp.Diff, reflect.DeepEqual).
 type SessionState struct {
 	SessionID             string                `json:"sessionId"`

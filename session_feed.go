@@ -260,7 +260,7 @@ func foldFrom(st TurnState, outside []OutsideUpdate) fold {
 	var f fold
 	restore := func(l *msgList, msgs []Message) {
 		for _, m := range msgs {
-			acc := &msgAcc{id: m.MessageID, order: m.Order, buf: []byte(m.Text), size: len(m.Text), content: slices.Clone(m.Content)}
+			acc := &msgAcc{id: m.MessageID, order: m.Order, blocks: [][]byte{[]byte(m.Text)}, size: len(m.Text), content: slices.Clone(m.Content)}
 			l.l = append(l.l, acc)
 			if m.MessageID != "" {
 				if l.byID == nil {

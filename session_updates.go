@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // How an agent's session/update notifications reach a session: routed by
@@ -73,14 +74,26 @@ func keptLocked(t *Turn, size int64) {
 }
 
 // costLocked estimates the heap that folding u keeps (see cost.go): the
-// decoded update and its _meta, its entry in the turn's log or in Outside
-// and the session's log, and what the fold creates for it. s.mu is held.
+// decoded update (none for a turn's plain text chunk) and its _meta, its
+// entry in the turn's log or in Outside and the session's log, and what the
+// fold creates for it. s.mu is held.
 func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
-	n := updateCost(u) + metaCost(meta)
+	n := metaCost(meta)
 	if t == nil {
-		return n + costOutside + costSessionEntry + s.history.foldCost(u)
+		return n + updateCost(u) + costOutside + costSessionEntry + s.history.foldCost(u)
 	}
 	n += costEntry + t.fold.foldCost(u)
+	if meta != nil {
+		n += costMetaEntry
+	}
+	switch u.(type) {
+	case *ToolCall, *ToolCallUpdate:
+		n += costToolEntry + updateCost(u)
+	default:
+		if plainText(u) == textNone {
+			n += costBoxed + updateCost(u)
+		} // else a plain text chunk keeps no update: see entry
+	}
 	if replacesState(u) {
 		n += costSessionEntry // it is in the session's log too
 	}
@@ -215,6 +228,9 @@ type orphan struct {
 
 // onUpdate is the wire's hook for session/update, on the reader goroutine.
 func (c *Client) onUpdate(params []byte) {
+	if c.applyPlainText(params) {
+		return
+	}
 	sid, u, meta, err := decodeNotificationMeta(params)
 	if err != nil {
 		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
@@ -299,4 +315,72 @@ func (c *Client) registerLocked(s *Session) (after func()) {
 			o.act(c)
 		}
 	}
+}
+
+// applyPlainText folds a plain text chunk (see plainText) for a session's
+// running turn straight from its notification, the bulk of every turn: no
+// update is decoded, its text is copied once, into its message. It reports
+// false, having changed nothing, for any other notification, and for a
+// chunk that arrives outside turns or for a session not registered, which
+// take the general path; the state and events are the same either way.
+func (c *Client) applyPlainText(params []byte) bool {
+	sid, upd, meta, ok := splitNotificationRaw(params)
+	if !ok {
+		return false
+	}
+	k, msgID, raw, ok := scanTextChunk(upd)
+	if !ok {
+		return false
+	}
+	var id []byte
+	if msgID != nil {
+		if id, ok = jsonscan.Plain(msgID); !ok {
+			return false // an escaped id: rare, decoded
+		}
+	}
+	plain, isPlain := jsonscan.Plain(raw)
+	var text string
+	if !isPlain {
+		if text, ok = jsonscan.Unquote(raw); !ok {
+			return false
+		}
+	}
+	c.mu.Lock()
+	s := c.sessions[string(sid)]
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	t := s.turn
+	if t == nil {
+		s.mu.Unlock()
+		return false
+	}
+	n := len(text)
+	if isPlain {
+		n = len(plain)
+		if plain == nil {
+			plain = raw[1:1] // empty, but not nil: appendText's choice
+		}
+	}
+	m := t.fold.targetBytes(t.fold.list(k), textKinds[k], id)
+	cost := costEntry + textCost(m == nil, len(id), n) + metaCost(meta)
+	if meta != nil {
+		cost += costMetaEntry
+	}
+	charge := max(int64(len(params)), cost)
+	past, over := s.chargeLocked(t, charge)
+	if past {
+		if msg := s.droppedLocked(t); msg != "" {
+			over.msgs = append(over.msgs, msg)
+		}
+	} else {
+		keptLocked(t, charge)
+		t.applyTextLocked(k, m, id, plain, text, meta)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	over.act(c)
+	return true
 }

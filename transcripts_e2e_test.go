@@ -244,7 +244,9 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 			st := s.State()
 			n := len(st.Outside)
 			for _, turn := range s.Turns() {
-				n += len(turn.State().Updates)
+				for range turn.Updates() {
+					n++
+				}
 			}
 			return n
 		}

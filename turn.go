@@ -25,13 +25,15 @@ type Turn struct {
 	expired bool
 
 	// Guarded by s.mu.
-	fold      fold
-	updates   []Update  // the agent's, for Updates and TurnState.Updates
-	log       [][]entry // every event, in chunks of logChunk: seq n is at (n-1)/logChunk, (n-1)%logChunk
-	seq       uint64    // events applied so far
-	released  bool      // log and updates were released (the turn has ended)
-	forgotten bool      // Release was called: the fold goes too, at the end
-	readers   int       // iterators reading the log
+	fold fold
+	log  [][]entry // every event, in chunks of logChunk: seq n is at (n-1)/logChunk, (n-1)%logChunk
+	// metas holds the notifications' own _meta, by seq, for the entries
+	// that have one.
+	metas     map[uint64]json.RawMessage
+	seq       uint64 // events applied so far
+	released  bool   // the log was released (the turn has ended)
+	forgotten bool   // Release was called: the fold goes too, at the end
+	readers   int    // iterators reading the log
 	// releasePending: release the log when the last reader stops.
 	releasePending bool
 	waitCh         chan struct{} // closed at the next update or at the end; nil when nobody waits
@@ -61,9 +63,8 @@ type Turn struct {
 
 // TurnState is a snapshot of a turn's folded state. Snapshots are values,
 // safe to keep: later updates never change one (text shares memory with the
-// live fold but never changes). They hold the raw log too (Updates), which
-// a hand-written TurnState does not list: compare [TurnState.WithoutLog]
-// with it (cmp.Diff, reflect.DeepEqual).
+// live fold but never changes). The raw updates are not part of it:
+// [Turn.Updates] and [Turn.Events] replay them.
 type TurnState struct {
 	// StopReason is why the turn ended; empty while it runs or if it failed.
 	// A cancelled turn says cancelled whatever the agent answered.
@@ -85,11 +86,6 @@ type TurnState struct {
 	Cancelled       bool       `json:"cancelled,omitempty"`
 	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
 	AgentError      *Error     `json:"agentError,omitempty"`
-
-	// Updates is every update the agent sent in the turn, in wire order,
-	// unknown kinds included — nil once the turn's log was released (see
-	// Limits.TurnLogs).
-	Updates []Update `json:"-"`
 }
 
 func (f *fold) state() TurnState {
@@ -365,7 +361,6 @@ func (t *Turn) stateLocked() TurnState {
 	st.Cancelled = t.cancelled
 	st.AgentStopReason = t.agentStop
 	st.AgentError = t.agentErr
-	st.Updates = t.updates[:len(t.updates):len(t.updates)]
 	return st
 }
 
@@ -374,23 +369,32 @@ func (t *Turn) stateLocked() TurnState {
 // the turn has ended and all were yielded. Any number of goroutines may range
 // over it at once; each reads the turn's log at its own pace, so a slow
 // consumer never slows the connection or the other consumers. It yields only
-// the agent's updates; [Turn.Events] yields every change to the turn's
-// state. The turn's log is not released (see Limits.TurnLogs) while an
-// iteration runs; one started after the release yields nothing.
+// the agent's updates, every one in wire order, unknown kinds included;
+// [Turn.Events] yields every change to the turn's state. A plain text chunk
+// is yielded as an equal value made again from the log (a reader must not
+// rely on two readers getting the same pointer). The turn's log is not
+// released (see Limits.TurnLogs) while an iteration runs; one started after
+// the release yields nothing.
 func (t *Turn) Updates() iter.Seq[Update] {
 	return func(yield func(Update) bool) {
 		t.s.mu.Lock()
 		t.enterLocked()
 		t.s.mu.Unlock()
 		defer t.leave()
-		i := 0
+		var next uint64 // entries read
 		for {
 			t.s.mu.Lock()
 			if t.released {
 				t.s.mu.Unlock()
 				return
 			}
-			batch := t.updates[i:len(t.updates):len(t.updates)]
+			var batch []entry
+			var us []Update
+			if next < t.seq {
+				c := t.log[next/logChunk]
+				batch = c[next%logChunk : len(c) : len(c)]
+				us = updatesLocked(batch)
+			}
 			ended := t.ended
 			var wait chan struct{}
 			if len(batch) == 0 && !ended {
@@ -400,11 +404,14 @@ func (t *Turn) Updates() iter.Seq[Update] {
 				wait = t.waitCh
 			}
 			t.s.mu.Unlock()
-			for _, u := range batch {
-				if !yield(u) {
+			for i := range batch {
+				next++
+				if batch[i].kind() != entAgent {
+					continue
+				}
+				if u, _ := entryUpdate(&batch[i], us, i); !yield(u) {
 					return
 				}
-				i++
 			}
 			if len(batch) == 0 {
 				if ended {
@@ -419,16 +426,40 @@ func (t *Turn) Updates() iter.Seq[Update] {
 // applyLocked folds one update into the turn; meta is its notification's
 // own _meta. s.mu is held.
 func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
-	t.updates = append(t.updates, u)
 	tc := t.fold.apply(u)
-	t.logLocked(entAgent, u, tc)
-	if meta != nil && !t.released {
-		last := t.log[len(t.log)-1]
-		m := new(json.RawMessage) // only here: &meta would move every call's meta to the heap
-		*m = meta
-		last[len(last)-1].meta = m
+	e := newEntry(entAgent, u, tc)
+	if k := plainText(u); k != textNone {
+		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
+			e = te
+		}
 	}
+	t.logAgentLocked(e, meta)
 	t.markIfCancelledLocked(tc)
+}
+
+// logAgentLocked logs the entry of an agent's update, whose notification
+// had its own _meta when meta is not nil. s.mu is held.
+func (t *Turn) logAgentLocked(e entry, meta json.RawMessage) {
+	if meta != nil && !t.released {
+		if t.metas == nil {
+			t.metas = map[uint64]json.RawMessage{}
+		}
+		t.metas[t.seq+1] = meta
+		e.x |= entryMetaBit
+	}
+	t.appendLocked(e)
+}
+
+// applyTextLocked is applyLocked for a plain text chunk of kind k, folded
+// from the wire as appendText says; it logs no decoded update (see entry).
+// s.mu is held.
+func (t *Turn) applyTextLocked(k uint8, m *msgAcc, id, plain []byte, text string, meta json.RawMessage) {
+	m, pos := t.fold.appendText(k, m, id, plain, text)
+	e, ok := textEntry(k, m, pos)
+	if !ok {
+		e = newEntry(entAgent, newTextChunk(k, m.id, m.slice(pos)), nil)
+	}
+	t.logAgentLocked(e, meta)
 }
 
 func (t *Turn) wakeLocked() {

@@ -40,8 +40,8 @@ func TestTurnBarrierUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := turn.State()
-	if len(st.Updates) != n {
-		t.Fatalf("folded %d updates, want %d", len(st.Updates), n)
+	if got := len(slices.Collect(turn.Updates())); got != n {
+		t.Fatalf("folded %d updates, want %d", got, n)
 	}
 	if len(st.Messages) != 1 {
 		t.Fatalf("%d messages", len(st.Messages))
@@ -91,7 +91,7 @@ func TestSlowUpdatesConsumer(t *testing.T) {
 	if got := slowSeen.Load(); got == n {
 		t.Logf("the slow consumer had already seen everything when Wait returned")
 	}
-	if got := len(turn.State().Updates); got != n {
+	if got := len(slices.Collect(turn.Updates())); got != n {
 		t.Fatalf("Wait returned with %d of %d updates folded", got, n)
 	}
 	wg.Wait()

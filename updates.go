@@ -448,6 +448,13 @@ func decodeNotificationSlow(params []byte) (string, Update, json.RawMessage, err
 // splitNotification finds sessionId (a plain string) and update in
 // validated params; ok is false for any shape it does not handle exactly.
 func splitNotification(params []byte) (sid string, update, meta []byte, ok bool) {
+	in, update, meta, ok := splitNotificationRaw(params)
+	return string(in), update, meta, ok
+}
+
+// splitNotificationRaw is splitNotification with the session id as the
+// inside of its literal, a slice of params.
+func splitNotificationRaw(params []byte) (sid, update, meta []byte, ok bool) {
 	s := jsonscan.NewObj(params, false)
 	var sidRaw []byte
 	for {
@@ -456,17 +463,17 @@ func splitNotification(params []byte) (sid string, update, meta []byte, ok bool)
 			break
 		}
 		if !plain {
-			return "", nil, nil, false
+			return nil, nil, nil, false
 		}
 		switch string(key) {
 		case "sessionId":
 			if sidRaw != nil {
-				return "", nil, nil, false
+				return nil, nil, nil, false
 			}
 			sidRaw = val
 		case "_meta":
 			if meta != nil {
-				return "", nil, nil, false
+				return nil, nil, nil, false
 			}
 			if len(val) > 0 && val[0] == '{' {
 				meta = bytes.Clone(val)
@@ -475,26 +482,26 @@ func splitNotification(params []byte) (sid string, update, meta []byte, ok bool)
 			}
 		case "update":
 			if update != nil {
-				return "", nil, nil, false
+				return nil, nil, nil, false
 			}
 			update = val
 		default:
 			if jsonscan.FoldsLike(key, "sessionId") || jsonscan.FoldsLike(key, "update") || jsonscan.FoldsLike(key, "_meta") {
-				return "", nil, nil, false
+				return nil, nil, nil, false
 			}
 		}
 	}
 	if s.Bad() || sidRaw == nil || len(update) == 0 || update[0] != '{' {
-		return "", nil, nil, false
+		return nil, nil, nil, false
 	}
 	in, ok := jsonscan.Plain(sidRaw)
 	if !ok {
-		return "", nil, nil, false
+		return nil, nil, nil, false
 	}
 	if len(meta) == 0 {
 		meta = nil
 	}
-	return string(in), update, meta, true
+	return in, update, meta, true
 }
 
 // Chunks with a text block are allocated in one piece with their block.
@@ -518,15 +525,37 @@ type (
 // or _meta), in one pass. ok is false for anything else, which then takes
 // the general path; the result is the same as decodeUpdate's.
 func decodeTextChunk(data []byte) (Update, bool) {
+	k, msgID, text, ok := scanTextChunk(data)
+	if !ok {
+		return nil, false
+	}
+	var id string
+	if msgID != nil {
+		if id, ok = jsonscan.Unquote(msgID); !ok {
+			return nil, false
+		}
+	}
+	t, ok := jsonscan.Unquote(text)
+	if !ok {
+		return nil, false
+	}
+	return newTextChunk(k, id, t), true
+}
+
+// scanTextChunk finds, in a validated update, what decodeTextChunk decodes,
+// without decoding it: the chunk's kind (see plainText), its messageId as a
+// JSON string literal (nil when absent or not a string, which reads as no
+// id), and its text block's text as a JSON string literal.
+func scanTextChunk(data []byte) (k uint8, msgID, text []byte, ok bool) {
 	s := jsonscan.NewObj(data, false)
-	var kind, content, msgID []byte
+	var kind, content []byte
 	for {
 		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
 		if !plain {
-			return nil, false
+			return 0, nil, nil, false
 		}
 		var slot *[]byte
 		switch string(key) {
@@ -539,57 +568,45 @@ func decodeTextChunk(data []byte) (Update, bool) {
 		default:
 			for _, k := range [...]string{"sessionUpdate", "content", "messageId", "_meta"} {
 				if string(key) == "_meta" || jsonscan.FoldsLike(key, k) {
-					return nil, false
+					return 0, nil, nil, false
 				}
 			}
 			continue
 		}
 		if *slot != nil {
-			return nil, false
+			return 0, nil, nil, false
 		}
 		*slot = val
 	}
 	if s.Bad() || kind == nil || content == nil {
-		return nil, false
+		return 0, nil, nil, false
 	}
-	k, ok := jsonscan.Plain(kind)
+	name, ok := jsonscan.Plain(kind)
 	if !ok {
-		return nil, false
+		return 0, nil, nil, false
 	}
-	switch string(k) {
-	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
-	default:
-		return nil, false
-	}
-	text, ok := decodeBareText(content)
-	if !ok {
-		return nil, false
-	}
-	var id string
-	if len(msgID) > 0 && msgID[0] == '"' {
-		if id, ok = jsonscan.Unquote(msgID); !ok {
-			return nil, false
-		}
-	}
-	switch string(k) {
+	switch string(name) {
 	case "agent_message_chunk":
-		c := &agentTextChunk{t: TextContent{Text: text}}
-		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
+		k = textMessage
 	case "agent_thought_chunk":
-		c := &thoughtTextChunk{t: TextContent{Text: text}}
-		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
+		k = textThought
+	case "user_message_chunk":
+		k = textUser
 	default:
-		c := &userTextChunk{t: TextContent{Text: text}}
-		c.u = UserMessageChunk{Content: &c.t, MessageID: id}
-		return &c.u, true
+		return 0, nil, nil, false
 	}
+	if text, ok = scanBareText(content); !ok {
+		return 0, nil, nil, false
+	}
+	if len(msgID) == 0 || msgID[0] != '"' {
+		msgID = nil
+	}
+	return k, msgID, text, true
 }
 
-// decodeBareText returns the text of a validated {"type":"text","text":...}
-// block with no other known member.
-func decodeBareText(data []byte) (string, bool) {
+// scanBareText returns the text, as a JSON string literal, of a validated
+// {"type":"text","text":...} block with no other known member.
+func scanBareText(data []byte) ([]byte, bool) {
 	s := jsonscan.NewObj(data, false)
 	var typ, text []byte
 	for {
@@ -598,29 +615,29 @@ func decodeBareText(data []byte) (string, bool) {
 			break
 		}
 		if !plain {
-			return "", false
+			return nil, false
 		}
 		switch string(key) {
 		case "type":
 			if typ != nil {
-				return "", false
+				return nil, false
 			}
 			typ = val
 		case "text":
 			if text != nil {
-				return "", false
+				return nil, false
 			}
 			text = val
 		default:
 			for _, k := range [...]string{"type", "text", "annotations", "_meta"} {
 				if string(key) == k || jsonscan.FoldsLike(key, k) {
-					return "", false
+					return nil, false
 				}
 			}
 		}
 	}
 	if s.Bad() || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
-		return "", false
+		return nil, false
 	}
-	return jsonscan.Unquote(text)
+	return text, true
 }

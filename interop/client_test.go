@@ -22,7 +22,6 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // testTimeout bounds each test; every scenario takes well under a second.
@@ -196,13 +195,12 @@ func TestInteropUpdates(t *testing.T) {
 		t.Errorf("kinds yielded by Turn.Updates (-want +got):\n%s", diff)
 	}
 
-	st := turn.State()
-	var stateKinds []string
-	for _, u := range st.Updates {
-		stateKinds = append(stateKinds, u.UpdateKind())
+	var replayed []string
+	for u := range turn.Updates() {
+		replayed = append(replayed, u.UpdateKind())
 	}
-	if diff := cmp.Diff(wantKinds, stateKinds); diff != "" {
-		t.Errorf("kinds in TurnState.Updates (-want +got):\n%s", diff)
+	if diff := cmp.Diff(wantKinds, replayed); diff != "" {
+		t.Errorf("kinds replayed by Turn.Updates after the end (-want +got):\n%s", diff)
 	}
 
 	plan := []acp.PlanEntry{
@@ -235,7 +233,7 @@ func TestInteropUpdates(t *testing.T) {
 		}},
 		Plan: plan,
 	}
-	if diff := cmp.Diff(wantTurn, st, cmpopts.IgnoreFields(acp.TurnState{}, "Updates")); diff != "" {
+	if diff := cmp.Diff(wantTurn, turn.State()); diff != "" {
 		t.Errorf("TurnState (-want +got):\n%s", diff)
 	}
 
@@ -397,10 +395,14 @@ func TestInteropCancel(t *testing.T) {
 		// holds that update.
 		checkMarked := func(when string) {
 			t.Helper()
-			st := turn.State()
+			// The state and the updates folded into it, at one point.
+			st, seq := turn.Snapshot()
 			want := acp.ToolCallStatusCancelled
-			for _, u := range st.Updates {
-				if tu, ok := u.(*acp.ToolCallUpdate); ok && tu.ToolCallID == "cancel-1" && tu.Status != nil && *tu.Status == acp.ToolCallStatusFailed {
+			for ev := range turn.Events(context.Background(), 0) {
+				if ev.Seq > seq {
+					break
+				}
+				if tu, ok := ev.Update.(*acp.ToolCallUpdate); ok && ev.Origin == acp.OriginAgent && tu.ToolCallID == "cancel-1" && tu.Status != nil && *tu.Status == acp.ToolCallStatusFailed {
 					want = acp.ToolCallStatusFailed
 				}
 			}
@@ -693,7 +695,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 		Messages:     []acp.Message{{MessageID: "h-a1", Text: "hi from history", Order: 1}},
 	}
 	ls := loaded.State()
-	if diff := cmp.Diff(wantHistory, ls.History, cmpopts.IgnoreFields(acp.TurnState{}, "Updates")); diff != "" {
+	if diff := cmp.Diff(wantHistory, ls.History); diff != "" {
 		t.Errorf("History after load (-want +got):\n%s", diff)
 	}
 	if len(ls.Outside) != 2 || !ls.Outside[0].Replay || !ls.Outside[1].Replay || ls.Outside[0].Late || ls.Outside[1].Late {
@@ -712,7 +714,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	if diff := cmp.Diff([]acp.Message{{MessageID: "t1-r1", Text: "echo:after load"}}, st.Messages); diff != "" {
 		t.Errorf("the turn after load holds (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantHistory, loaded.State().History, cmpopts.IgnoreFields(acp.TurnState{}, "Updates")); diff != "" {
+	if diff := cmp.Diff(wantHistory, loaded.State().History); diff != "" {
 		t.Errorf("History after a turn (-want +got):\n%s", diff)
 	}
 

@@ -121,13 +121,26 @@ func isTerminal(w any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// emit writes one NDJSON event.
-func (o *output) emit(v map[string]any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+// updateEvent is the update event, the bulk of the output: a struct, not
+// a map, so a long turn does not allocate a map per update. Its fields are
+// in the order json.Marshal writes a map's keys (sorted), which the other
+// events use: the bytes are the same.
+type updateEvent struct {
+	Event     string          `json:"event"`
+	Origin    acp.EventOrigin `json:"origin,omitempty"`
+	Seq       uint64          `json:"seq"`
+	SessionID string          `json:"sessionId"`
+	Update    acp.Update      `json:"update"`
+}
+
+// emit writes one NDJSON event. An Encoder writes the line from its own
+// pooled buffer, newline included, in one Write, and nothing when the
+// encoding fails: a turn_end holding a long message is not copied twice
+// more (out of json.Marshal, then to append the newline).
+func (o *output) emit(v any) {
+	if err := json.NewEncoder(o.stdout).Encode(v); err != nil {
+		json.NewEncoder(o.stdout).Encode(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
 	}
-	o.stdout.Write(append(b, '\n'))
 }
 
 // textf writes human output of a given kind, starting a new line when the
@@ -312,11 +325,11 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	defer o.mu.Unlock()
 	defer o.advanceLocked(turn, ev.Seq)
 	if o.json {
-		e := map[string]any{"event": "update", "sessionId": s.ID(), "seq": ev.Seq, "update": ev.Update}
+		e := updateEvent{Event: "update", SessionID: s.ID(), Seq: ev.Seq, Update: ev.Update}
 		if ev.Origin != acp.OriginAgent {
-			e["origin"] = ev.Origin
+			e.Origin = ev.Origin
 		}
-		o.emit(e)
+		o.emit(&e)
 		return
 	}
 	if ev.Origin == acp.OriginPermission {

@@ -47,7 +47,9 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// SessionState.Outside once session/load returns: keep far more of
 		// it than a long-running host would (4 Mi updates, a few hundred MB
 		// at most, for one command's lifetime).
-		Limits: acp.Limits{OutsideLog: 1 << 22},
+		// Each turn's events are read once, as they come (runTurn): an
+		// ended turn's log is never replayed, so none is kept.
+		Limits: acp.Limits{OutsideLog: 1 << 22, TurnLogs: -1},
 	}
 	if cfg.diagnostics {
 		opts.OnDiagnostic = out.diagnostic
