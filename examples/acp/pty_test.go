@@ -328,3 +328,26 @@ func TestAgentDiesAtPrompt(t *testing.T) {
 		t.Errorf("a doubled prefix:\n%s", all)
 	}
 }
+
+// On a terminal too, a failed tool call's line says why (with --fs off the
+// demo's allowed write is skipped), escaped like every agent string.
+func TestFailedToolCallShowsWhyInTerminal(t *testing.T) {
+	cmd, sc, _ := startPTY(t, "--cwd", t.TempDir(), "--permission", "allow", "-p", "write it")
+	sc.expect(t, "[tool] Write acp-demo.txt: failed: Skipped: the client does not offer fs/write_text_file.")
+	sc.expect(t, "[end_turn]")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// --help on a terminal shows the examples, the interactive commands and the
+// exit statuses, and exits 0.
+func TestHelpInTerminal(t *testing.T) {
+	cmd, sc, _ := startPTY(t, "--help")
+	for _, want := range []string{"usage: acp", "examples:", "interactive commands:", "/quit", "exit status:", "130"} {
+		sc.expect(t, want)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
