@@ -37,9 +37,13 @@ type memrunResult struct {
 // agent (./fastagent) through one turn of -memrun-chunks small chunks.
 // Each client spawns the agent itself, as a real client does, so wait4's
 // ru_maxrss (what /usr/bin/time -f %M prints) is the maximum of the
-// client's peak and the agent's: the agent reports its own VmHWM, and the
-// clients whose peak is below it (the floor) report theirs, which is then
-// the figure used. Runs are interleaved (client 1..5, then again) so a
+// client's peak, the agent's, and this harness's RSS when it spawned the
+// client (Go spawns with a vfork-like clone, and exec records the shared
+// mm's high-water mark as the new program's starting maximum). The agent
+// reports its own VmHWM so a reader can see which one a figure is; the
+// floor and the TypeScript client report their own peak (VmHWM,
+// process.resourceUsage), and that is the figure used for them. The acp
+// command's is wait4's, well above both bounds. Runs are interleaved (client 1..5, then again) so a
 // change in the machine's load spreads over all clients.
 func scenarioMemrun() {
 	fmt.Printf("\n== memrun: peak RSS of clients driving one %d-chunk turn (%d runs each, interleaved)\n", *memrunChunks, *memrunReps)
@@ -112,7 +116,8 @@ func scenarioMemrun() {
 		fmt.Printf(", TS prints/acp %.2f×, TS accumulates/acp %.2f×", med[3]/med[1], med[4]/med[1])
 	}
 	fmt.Println()
-	fmt.Println("   peak MB: wait4's ru_maxrss (= /usr/bin/time -f %M), or the client's own VmHWM where wait4's is the agent's; MB = 10^6 bytes of kB·1000")
+	fmt.Println("   peak: wait4's ru_maxrss (what /usr/bin/time -f %M prints), or the client's own VmHWM where it reports one; MB = KiB/1000")
+	fmt.Println("   wait4's figure is at least the agent's peak and this harness's RSS when it spawned the client (exec keeps the old mm's high-water mark)")
 }
 
 // memrunOnce runs one client against the agent and returns its peak.
