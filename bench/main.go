@@ -27,7 +27,7 @@ import (
 var (
 	quick      = flag.Bool("quick", false, "fewer repetitions and smaller slow-consumer turns (~1 minute)")
 	reps       = flag.Int("reps", 0, "repetitions of the throughput scenario (default 7, quick 3)")
-	only       = flag.String("only", "", "comma-separated scenarios to run: turn,slow,burst,handshake,memory,scale (default all)")
+	only       = flag.String("only", "", "comma-separated scenarios to run: turn,slow,burst,handshake,memory,scale,memrun (default all)")
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile = flag.String("memprofile", "", "write an allocation profile of the run to this file")
 )
@@ -80,6 +80,7 @@ func main() {
 	run("handshake", scenarioHandshake)
 	run("memory", scenarioMemory)
 	run("scale", scenarioScale)
+	run("memrun", scenarioMemrun)
 	fmt.Printf("\n# benchstat-compatible lines\n%s", bench.String())
 	fmt.Printf("\ntotal %.1fs\n", time.Since(start).Seconds())
 }
