@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -426,6 +427,14 @@ func orDash(s string) string {
 func (o *output) turnEnd(turn *acp.Turn, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.json {
+		// turn_end is the largest thing the command writes: State joins
+		// the turn's text and the encoder holds the whole line. Collecting
+		// the garbage of the streamed events first keeps that from raising
+		// the heap's goal (and the peak RSS of a long turn) by its size;
+		// one collection per turn costs nothing a user would notice.
+		runtime.GC()
+	}
 	st := turn.State()
 	stop, _ := turn.Wait()
 	if o.json {

@@ -47,9 +47,11 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// SessionState.Outside once session/load returns: keep far more of
 		// it than a long-running host would (4 Mi updates, a few hundred MB
 		// at most, for one command's lifetime).
-		// Each turn's events are read once, as they come (runTurn): an
-		// ended turn's log is never replayed, so none is kept.
-		Limits: acp.Limits{OutsideLog: 1 << 22, TurnLogs: -1},
+		// TurnLogs stays at its default (the last ended turn keeps its
+		// log): runTurn reads a turn's events as they come, but a short
+		// turn can end before it starts reading, and a turn whose log was
+		// released at its end would print nothing but its state.
+		Limits: acp.Limits{OutsideLog: 1 << 22},
 	}
 	if cfg.diagnostics {
 		opts.OnDiagnostic = out.diagnostic
