@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/acpclient/acp/internal/agenttext"
 )
 
 // How session/new and session/fork make their session known. The agent
@@ -90,7 +91,7 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 		cr.err = errors.New("the agent answered without a sessionId")
 	case c.sessions[res.SessionID] != nil:
 		dup = true
-		cr.err = fmt.Errorf("%w: %q", ErrDuplicateSessionID, res.SessionID)
+		cr.err = fmt.Errorf("%w: %s", ErrDuplicateSessionID, agenttext.Quote(res.SessionID))
 	default:
 		s := newSession(c, res.SessionID, cr.cwd, cr.dirs)
 		s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
@@ -102,7 +103,7 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	}
 	c.mu.Unlock()
 	if dup {
-		c.diag(string(DiagDuplicateSessionID), method+": the agent answered with session id "+strconv.Quote(res.SessionID)+", which is already open on this client; the call fails and that session is left as it was", nil)
+		c.diag(string(DiagDuplicateSessionID), method+": the agent answered with session id "+agenttext.Quote(res.SessionID)+", which is already open on this client; the call fails and that session is left as it was", nil)
 	}
 }
 
