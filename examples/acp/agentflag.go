@@ -66,10 +66,10 @@ func (r *registryFlags) load(ctx context.Context) (*registry.Registry, error) {
 	}
 	reg, err := registry.Load(ctx, opts)
 	if err != nil {
-		return nil, cliError{err}
+		return nil, err
 	}
 	if reg.Stale != nil {
-		fmt.Fprintf(r.stderr, "acp: using the cached registry: %s\n", trimPrefix(reg.Stale))
+		fmt.Fprintf(r.stderr, "acp: using the cached registry: %s\n", cleanText(reg.Stale.Error()))
 	}
 	return reg, nil
 }
@@ -85,7 +85,7 @@ func (r *registryFlags) command(ctx context.Context) (*exec.Cmd, error) {
 		r.bar.end() // the download, if any, is over: end its line
 	}
 	if err != nil {
-		return nil, cliError{err}
+		return nil, err
 	}
 	return cmd, nil
 }
@@ -123,12 +123,3 @@ func (r *registryFlags) list(ctx context.Context, cfg *config, out *output) int 
 	tw.Flush()
 	return 0
 }
-
-// cliError drops the "acp: " the registry package starts its errors with,
-// since the command prints its own.
-type cliError struct{ err error }
-
-func (e cliError) Error() string { return trimPrefix(e.err) }
-func (e cliError) Unwrap() error { return e.err }
-
-func trimPrefix(err error) string { return strings.TrimPrefix(err.Error(), "acp: ") }
