@@ -59,7 +59,7 @@ func (c *Client) placeElicitation(in *inbound, params []byte) {
 	}
 	s.mu.Lock()
 	if t := s.turn; t != nil {
-		in.turn, in.seq = t, t.seq
+		in.turn, in.seq = t, t.log.seq
 	}
 	s.mu.Unlock()
 }

@@ -263,16 +263,8 @@ func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
 }
 
 func (t *Turn) appendLocked(e entry) {
-	t.seq++
-	if !t.released {
-		n := len(t.log)
-		if n == 0 || len(t.log[n-1]) == logChunk {
-			t.log = append(t.log, make([]entry, 0, logChunk))
-			n++
-		}
-		t.log[n-1] = append(t.log[n-1], e)
-	}
-	t.wakeLocked()
+	t.log.append(e)
+	t.updated.fire()
 }
 
 // updateLocked returns the update an entry holds and the tool call it
@@ -329,7 +321,8 @@ func (t *Turn) event(seq uint64, e *entry, u Update, tc *ToolCallState) Event {
 		t.s.mu.Unlock()
 	}
 	if e.kind() == entEnd {
-		ev.End = &TurnEnd{StopReason: t.stop, Usage: t.usage, Meta: t.meta, AgentStopReason: t.agentStop, AgentError: t.agentErr, Err: t.err}
+		end := t.life.out
+		ev.End = &end
 	}
 	return ev
 }
@@ -341,8 +334,8 @@ func (t *Turn) markLocked(id string) {
 	mk := &ToolCallUpdate{ToolCallID: id, Status: &st}
 	// A mark is never dropped (the tool call will not run), but it is kept,
 	// so it counts against the turn's budget like what the agent sent.
-	t.bytes += costMark
-	t.kept += costMark
+	t.budget.charged += costMark
+	t.budget.keep(costMark)
 	t.fold.visits++
 	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
 }
@@ -354,7 +347,7 @@ func (t *Turn) markIfCancelledLocked(tc *ToolCallState) {
 	if tc == nil {
 		return
 	}
-	for _, id := range t.fold.tools.toMark(t.cancelled, tc) {
+	for _, id := range t.fold.tools.toMark(t.life.cancelled, tc) {
 		t.markLocked(id)
 	}
 }
@@ -362,7 +355,7 @@ func (t *Turn) markIfCancelledLocked(tc *ToolCallState) {
 // markAllLocked applies the cancellation policy at the cancel itself: every
 // unfinished tool call is marked. s.mu is held.
 func (t *Turn) markAllLocked() {
-	for _, id := range t.fold.tools.toMark(t.cancelled, nil) {
+	for _, id := range t.fold.tools.toMark(t.life.cancelled, nil) {
 		t.markLocked(id)
 	}
 }
@@ -374,7 +367,7 @@ func (t *Turn) patchLocked(p *ToolCallUpdate) uint64 {
 	t.fold.visits++
 	tc := t.fold.tools.update(patch)
 	t.logLocked(entPermission, patch, tc)
-	seq := t.seq
+	seq := t.log.seq
 	t.markIfCancelledLocked(tc)
 	return seq
 }
@@ -395,34 +388,25 @@ func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		s := t.s
 		s.mu.Lock()
-		t.enterLocked()
+		t.log.enter()
 		s.mu.Unlock()
 		defer t.leave()
 		next := after + 1
 		for {
 			s.mu.Lock()
-			if t.released && next <= t.seq {
+			if t.log.released && next <= t.log.seq {
 				st := t.stateLocked()
-				seq := t.seq
+				seq := t.log.seq
 				s.mu.Unlock()
 				yield(Event{Seq: seq, Kind: EventReleased, State: &st, Turn: t})
 				return
 			}
-			var batch []entry
-			var us []Update
-			if next <= t.seq {
-				i := next - 1
-				c := t.log[i/logChunk]
-				batch = c[i%logChunk : len(c) : len(c)]
-				us = updatesLocked(batch)
-			}
-			ended := t.ended
+			batch := t.log.from(next)
+			us := updatesLocked(batch)
+			ended := t.life.ended
 			var wait chan struct{}
 			if len(batch) == 0 && !ended {
-				if t.waitCh == nil {
-					t.waitCh = make(chan struct{})
-				}
-				wait = t.waitCh
+				wait = t.updated.wait()
 			}
 			s.mu.Unlock()
 			for i := range batch {

@@ -210,13 +210,13 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 			over.msgs = append(over.msgs, m)
 		}
 		if t != nil {
-			cancelled = t.cancelled
-			req.Turn, req.Seq = t, t.seq
+			cancelled = t.life.cancelled
+			req.Turn, req.Seq = t, t.log.seq
 		}
 		var tt toolTable
 		req.ToolCall = *tt.update(&p.ToolCall)
 	case t != nil:
-		cancelled = t.cancelled
+		cancelled = t.life.cancelled
 		req.Turn = t
 		req.Seq = t.patchLocked(&p.ToolCall)
 		tc, _ := t.fold.tools.get(p.ToolCall.ToolCallID)

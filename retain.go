@@ -16,7 +16,7 @@ import "slices"
 // turns it released to keep the session's ended turns within
 // Limits.MaxEndedTurnBytes. s.mu is held.
 func (s *Session) retainLocked(t *Turn) (released int) {
-	s.endedKept += t.kept
+	s.endedKept += t.budget.kept
 	if t.forgotten {
 		t.forgetLocked()
 		return 0
@@ -42,7 +42,7 @@ func (s *Session) releaseEndedLocked(last *Turn) (released int) {
 	ceiling := s.c.opts.Limits.MaxEndedTurnBytes
 	for i := 0; s.endedKept > ceiling && i < len(s.turns); {
 		old := s.turns[i]
-		if old == last || !old.ended {
+		if old == last || !old.life.ended {
 			i++
 			continue
 		}
@@ -58,25 +58,24 @@ func (s *Session) releaseEndedLocked(last *Turn) (released int) {
 // an iterator reads the log, the release waits for the last one to stop:
 // a reader that started never loses an event.
 func (t *Turn) releaseLogLocked() {
-	if t.readers > 0 {
-		t.releasePending = true
-		return
+	if t.log.release() {
+		t.releasedLocked()
 	}
-	t.released = true
-	t.log, t.metas = nil, nil
+}
+
+// releasedLocked drops what goes with the log once it is released.
+func (t *Turn) releasedLocked() {
+	t.metas = nil
 	t.fold.compact()
 }
 
-// enterLocked and leaveLocked bracket an iterator's reading of the log.
-func (t *Turn) enterLocked() { t.readers++ }
-
+// leave ends an iterator's reading of the log, releasing it if the
+// release waited for that.
 func (t *Turn) leave() {
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
-	t.readers--
-	if t.readers == 0 && t.releasePending {
-		t.releasePending = false
-		t.releaseLogLocked()
+	if t.log.leave() {
+		t.releasedLocked()
 	}
 }
 
@@ -84,7 +83,7 @@ func (t *Turn) leave() {
 // session's list. s.mu is held and the turn has ended.
 func (t *Turn) forgetLocked() {
 	s := t.s
-	s.endedKept -= t.kept
+	s.endedKept -= t.budget.kept
 	t.releaseLogLocked()
 	t.fold = fold{} // a log still read keeps the messages it refers to
 	if i := slices.Index(s.turns, t); i >= 0 {
@@ -109,7 +108,7 @@ func (t *Turn) Release() {
 		return
 	}
 	t.forgotten = true
-	if t.ended {
+	if t.life.ended {
 		t.forgetLocked()
 	}
 }

@@ -24,31 +24,27 @@ type Session struct {
 
 	mu      sync.Mutex
 	state   SessionState
-	history fold    // updates outside any turn
-	turn    *Turn   // the running turn, nil between turns
-	turns   []*Turn // the turns not released, in order
-	started int     // turns started
-	logged  []*Turn // ended turns whose log is kept, oldest first
-	closed  bool    // Release or Close: forgotten on this client
-	loading bool    // a session/load replay is in progress
-	changed chan struct{}
+	history fold                // updates outside any turn
+	turn    *Turn               // the running turn, nil between turns
+	turns   []*Turn             // the turns not released, in order
+	started int                 // turns started
+	logged  []*Turn             // ended turns whose log is kept, oldest first
+	closed  bool                // Release or Close: forgotten on this client
+	loading bool                // a session/load replay is in progress
+	changed notifier            // fired at every change: Changes and Events wait on it
 	perms   map[string]*inbound // pending permission requests by request id
 
-	// The session's events (Session.Events): slog[i] has sequence number
-	// slogBase+i+1; sseq counts them all.
-	slog     []sentry
-	slogBase uint64
-	// slogBytes sums the cost of slog's entries.
-	slogBytes int64
+	// log holds the session's events (Session.Events), the latest of
+	// them: see logLocked. logBytes sums the cost of those it keeps.
+	log      eventLog[sentry]
+	logBytes int64
 	// endedKept sums the kept bytes of the ended turns not released,
 	// against Limits.MaxEndedTurnBytes.
 	endedKept int64
-	// histBytes counts what the updates that arrived outside turns were
-	// charged against Limits.MaxTurnBytes (see cost.go); histDropped counts those
-	// dropped past it.
-	histBytes   int64
-	histDropped int
-	sseq        uint64
+	// outside counts what the updates that arrived outside turns were
+	// charged against Limits.MaxTurnBytes (see cost.go), and those dropped
+	// past it.
+	outside byteBudget
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
@@ -115,6 +111,7 @@ type OutsideUpdate struct {
 
 func newSession(c *Client, id, cwd string, addDirs []string) *Session {
 	s := &Session{c: c, id: id, perms: map[string]*inbound{}}
+	s.log.growFirst = true
 	s.roots = append([]string{cwd}, addDirs...)
 	s.state.SessionID = id
 	s.state.Cwd = cwd
@@ -201,19 +198,9 @@ func (s *Session) Changes(ctx context.Context) iter.Seq[struct{}] {
 }
 
 // changedLocked returns a channel closed at the next change.
-func (s *Session) changedLocked() chan struct{} {
-	if s.changed == nil {
-		s.changed = make(chan struct{})
-	}
-	return s.changed
-}
+func (s *Session) changedLocked() chan struct{} { return s.changed.wait() }
 
-func (s *Session) notifyLocked() {
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-}
+func (s *Session) notifyLocked() { s.changed.fire() }
 
 // adopt records what a session/new, load or resume result says.
 func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState, meta json.RawMessage) {

@@ -71,18 +71,15 @@ type sentry struct {
 // state (a plan, commands...): they are applied whatever the budget, and
 // the log is all that keeps them. s.mu is held, or s is not visible yet.
 func (s *Session) logLocked(e sentry) {
-	s.sseq++
-	s.slog = append(s.slog, e)
-	s.slogBytes += e.cost
+	s.log.append(e)
+	s.logBytes += e.cost
 	l := s.c.opts.Limits
-	if len(s.slog) >= 2*l.SessionLog || s.slogBytes > l.MaxTurnBytes/2 {
+	if n := s.log.len(); n >= 2*l.SessionLog || s.logBytes > l.MaxTurnBytes/2 {
 		drop := 0
-		for drop < len(s.slog)-1 && (len(s.slog)-drop > l.SessionLog || s.slogBytes > l.MaxTurnBytes/4) {
-			s.slogBytes -= s.slog[drop].cost
-			drop++
+		for first := s.log.base + 1; drop < n-1 && (n-drop > l.SessionLog || s.logBytes > l.MaxTurnBytes/4); drop++ {
+			s.logBytes -= s.log.at(first + uint64(drop)).cost
 		}
-		s.slog = slices.Clone(s.slog[drop:])
-		s.slogBase += uint64(drop)
+		s.log.dropFront(drop)
 	}
 	s.notifyLocked()
 }
@@ -109,9 +106,9 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 		next := after + 1
 		for {
 			s.mu.Lock()
-			if next <= s.slogBase && next <= s.sseq {
+			if next <= s.log.base && next <= s.log.seq {
 				st := s.stateLocked()
-				seq, histKind := s.sseq, s.history.lastKind
+				seq, histKind := s.log.seq, s.history.lastKind
 				s.mu.Unlock()
 				if !yield(Event{Seq: seq, Kind: EventReleased, Session: &st, histKind: histKind}) {
 					return
@@ -119,10 +116,7 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				next = seq + 1
 				continue
 			}
-			var batch []sentry
-			if next <= s.sseq {
-				batch = s.slog[next-1-s.slogBase : len(s.slog) : len(s.slog)]
-			}
+			batch := s.log.from(next)
 			closed := s.closed
 			changed := s.changedLocked()
 			s.mu.Unlock()
@@ -144,7 +138,7 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 				return
 			case <-s.c.done:
 				s.mu.Lock()
-				more := next <= s.sseq
+				more := next <= s.log.seq
 				s.mu.Unlock()
 				if !more {
 					return

@@ -49,19 +49,16 @@ func (o overBudget) act(c *Client) {
 // cancelled when it crossed the limit, may wind down until then), past the
 // limit outside turns. A caller that folds it anyway calls keptLocked.
 func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget) {
-	budget := s.c.opts.Limits.MaxTurnBytes
+	limit := s.c.opts.Limits.MaxTurnBytes
 	if t == nil {
-		s.histBytes += size
-		return s.histBytes > budget, over
+		s.outside.charge(size, limit)
+		return s.outside.charged > limit, over
 	}
-	t.bytes += size
-	if t.bytes > budget && !t.overBudget {
-		t.overBudget = true
+	if t.budget.charge(size, limit) {
 		over.cancel = t
-		over.msgs = append(over.msgs, fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.bytes, budget))
+		over.msgs = append(over.msgs, fmt.Sprintf("cancelling a turn of session %s: its updates reached %d bytes, over Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.budget.charged, limit))
 	}
-	// Not t.bytes > 2*budget: that overflows for a budget near MaxInt64.
-	return t.bytes-budget > budget, over
+	return t.budget.pastTwice(limit), over
 }
 
 // keptLocked records that t (nil: the time outside turns) keeps what was
@@ -69,7 +66,7 @@ func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget)
 // the turn has ended.
 func keptLocked(t *Turn, size int64) {
 	if t != nil {
-		t.kept += size
+		t.budget.keep(size)
 	}
 }
 
@@ -104,15 +101,15 @@ func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
 // diagnostic to report, if any: the first drop of a turn (the total comes
 // when it ends), and the 1st, 2nd, 4th, 8th... outside turns.
 func (s *Session) droppedLocked(t *Turn) string {
-	budget := s.c.opts.Limits.MaxTurnBytes
+	limit := s.c.opts.Limits.MaxTurnBytes
 	if t != nil {
-		if t.dropped++; t.dropped == 1 {
-			return fmt.Sprintf("dropping what a turn of session %s still sends: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.bytes, budget)
+		if t.budget.drop() == 1 {
+			return fmt.Sprintf("dropping what a turn of session %s still sends: it has sent %d bytes, over twice Limits.MaxTurnBytes (%d)", agenttext.Item(s.id), t.budget.charged, limit)
 		}
 		return ""
 	}
-	if s.histDropped++; s.histDropped&(s.histDropped-1) == 0 {
-		return fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History and Outside stop growing", s.histDropped, agenttext.Item(s.id), s.histBytes, budget)
+	if n := s.outside.drop(); n&(n-1) == 0 {
+		return fmt.Sprintf("dropped %d updates outside turns for session %s: they reached %d bytes, over Limits.MaxTurnBytes (%d); the session's History and Outside stop growing", n, agenttext.Item(s.id), s.outside.charged, limit)
 	}
 	return ""
 }

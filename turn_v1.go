@@ -1,0 +1,176 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/creachadair/jrpc2"
+)
+
+// The v1 lifecycle of a turn: it starts when session/prompt is on the
+// wire, with the request id jrpc2 gave it (onCallSent), and ends at the
+// agent's answer to that request, read in wire order on the reader
+// goroutine (onResponse): every update written before the answer is the
+// turn's, every one after it is the session's. v2 ends a turn at the
+// agent's idle state_update instead, the answer to session/prompt only
+// accepting it; both end through Turn.finish.
+
+// startPrompt sends the session/prompt request of t, the session's
+// running turn, and returns t once the request is on the wire (see
+// Session.Prompt).
+func (c *Client) startPrompt(ctx context.Context, t *Turn, req *PromptRequest) (*Turn, error) {
+	s := t.s
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		<-c.done
+		t.fail(callError(MethodSessionPrompt, c.endErr))
+		return nil, callError(MethodSessionPrompt, c.endErr)
+	}
+	c.calls.Add(1)
+	c.mu.Unlock()
+	// jrpc2 picks the request id when it sends the frame; the wire's hook
+	// (onCallSent) learns it there and gives it to c.sending. One prompt at
+	// a time passes this point, for the few microseconds jrpc2 takes to
+	// encode and queue the frame, so the id always reaches its own turn.
+	c.promptSlot <- struct{}{}
+	c.mu.Lock()
+	c.sending = t
+	c.mu.Unlock()
+	go c.runPrompt(t, req)
+
+	var err error
+	select {
+	case err = <-t.sent:
+	case <-t.done:
+		if t.RequestID() == "" {
+			return nil, t.Err() // never handed to the wire (the connection ended)
+		}
+		// The answer can end the turn before the writer reports the write.
+		err = <-t.sent
+	case <-ctx.Done():
+		// The frame may still go out; cancelling covers both cases.
+		t.Cancel()
+		return t, nil
+	}
+	if err != nil {
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		return nil, t.Err()
+	}
+	stop := context.AfterFunc(ctx, t.Cancel)
+	s.mu.Lock()
+	if t.life.ended {
+		stop()
+	} else {
+		t.life.stopCtx = stop
+	}
+	s.mu.Unlock()
+	return t, nil
+}
+
+// runPrompt is the session/prompt call: an ordinary jrpc2 call, whose
+// answer the reader also reads on its way to jrpc2 to end the turn in wire
+// order (onResponse). What jrpc2 then delivers here only matters when the
+// agent never answered: jrpc2 failed the call because the connection ended.
+func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
+	defer c.calls.Done()
+	// The call is not tied to the Prompt context: ending a turn early is
+	// session/cancel (see Turn.Cancel), never an abandoned call.
+	rsps, err := c.rpc.Batch(c.baseCtx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: req}})
+	if err != nil {
+		c.mu.Lock()
+		if c.sending == t { // never reached the wire
+			c.sending = nil
+			<-c.promptSlot
+		}
+		c.mu.Unlock()
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		return
+	}
+	if out := c.wire.Settle(rsps[0].ID()); out.Answered {
+		return // the reader ended the turn
+	}
+	<-c.done
+	t.fail(callError(MethodSessionPrompt, c.endErr))
+}
+
+// onCallSent is the wire's hook for every call jrpc2 sends, called before
+// the frame can reach the agent. A prompt's turn learns its request id here
+// and is registered under it, so its response always finds it.
+func (c *Client) onCallSent(id []byte, method string, params []byte) func(error) {
+	if method != MethodSessionPrompt {
+		return c.onCreateSent(id, method, params)
+	}
+	c.mu.Lock()
+	t := c.sending
+	c.sending = nil
+	if t != nil {
+		<-c.promptSlot
+		t.id = string(id)
+		if !t.expired {
+			c.prompts[t.id] = t
+		}
+	}
+	c.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	return func(err error) { t.sent <- err }
+}
+
+func (c *Client) mapSendErr(err error) error {
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+		return err
+	}
+}
+
+// onResponse is the wire's hook for every response to a call of ours, on
+// the reader goroutine, before jrpc2 has it. A prompt's turn ends here, in
+// wire order: every update the agent wrote before the answer is in the
+// turn, every one after it is not. jrpc2 still completes the call.
+func (c *Client) onResponse(id []byte, method string, raw []byte) {
+	if method != MethodSessionPrompt {
+		c.onCreateAnswered(id, method, raw)
+		return
+	}
+	key := string(id)
+	c.mu.Lock()
+	t := c.prompts[key]
+	if t != nil {
+		delete(c.prompts, key)
+	} else if c.deadPrompts[key] {
+		delete(c.deadPrompts, key)
+		c.mu.Unlock()
+		c.diag("late_response", "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
+		return
+	}
+	c.mu.Unlock()
+	if t == nil {
+		return
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		t.fail(callError(MethodSessionPrompt, err))
+		return
+	}
+	var res PromptResponse
+	var decodeErr error
+	if msg.Error == nil {
+		decodeErr = json.Unmarshal(msg.Result, &res)
+	}
+	a := agentAnswer{stop: res.StopReason, usage: res.Usage, meta: res.Meta, err: msg.Error}
+	switch {
+	case msg.Error != nil:
+		a.fail = callError(MethodSessionPrompt, c.authError(msg.Error))
+	case decodeErr != nil:
+		a.fail = callError(MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
+	}
+	t.finish(func(l *turnLife) { l.agentEnded(a) })
+}
