@@ -13,11 +13,13 @@ import (
 // whoever watches; Updates replays and follows them, State snapshots the
 // fold. All methods are safe for concurrent use.
 type Turn struct {
-	s    *Session
-	id   string     // the session/prompt request id, as JSON text; set (under c.mu) when sent
-	sent chan error // the result of writing the request
-	// expired: the cancel grace ended the turn (guarded by c.mu).
+	s *Session
+	// How v1 finds the turn its answer ends (turn_v1.go), guarded by c.mu:
+	// id is the session/prompt request id, as JSON text, set when sent;
+	// expired: the cancel grace ended the turn, a late answer finds none.
+	id      string
 	expired bool
+	sent    chan error // the result of writing the request
 
 	// Guarded by s.mu.
 	fold fold
@@ -34,7 +36,7 @@ type Turn struct {
 	budget    byteBudget
 	forgotten bool // Release was called: the fold goes too, at the end
 
-	done chan struct{}
+	done chan struct{} // closed when the turn has ended
 }
 
 // TurnState is a snapshot of a turn's folded state. Snapshots are values,
