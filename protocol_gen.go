@@ -2409,13 +2409,14 @@ func (x *PlanFile) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's PlanMarkdown. It is a union variant;
 // "type" is not checked. Required, an error when absent or malformed:
-// planId, content. Unknown fields are ignored; _meta is kept when it is an
-// object.
+// planId, content. Optional but an error when malformed: path. Unknown
+// fields are ignored; _meta is kept when it is an object.
 func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID      wireStr  `json:"planId"`
-		Content wireStr  `json:"content"`
-		Meta    wireMeta `json:"_meta"`
+		ID      wireStr            `json:"planId"`
+		Content wireStr            `json:"content"`
+		Path    wireStrict[string] `json:"path"`
+		Meta    wireMeta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("plan markdown", err)
@@ -2426,9 +2427,13 @@ func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
 	if !w.Content.ok {
 		return errMissing("plan markdown", "content")
 	}
+	if w.Path.err != nil {
+		return errField("plan markdown", "path", w.Path.err)
+	}
 	*x = PlanMarkdown{
 		ID:      w.ID.v,
 		Content: w.Content.v,
+		Path:    w.Path.ptr(),
 		Meta:    w.Meta.raw(),
 	}
 	return nil

@@ -130,7 +130,7 @@ var generated = []genType{
 	{Go: "SessionInfoUpdate", Defs: []string{"SessionInfoUpdate"}, Label: "session_info_update"},
 	{Go: "UsageUpdate", Defs: []string{"UsageUpdate"}, Label: "usage_update"},
 	{Go: "Cost", Defs: []string{"Cost"}},
-	// The unstable update kinds (updates_unstable.go).
+	// Plan operations, notices and compaction (updates_plans_notices.go).
 	{Go: "PlanUpdate", Defs: []string{"PlanUpdate"}, Label: "plan_update", Unstable: true},
 	{Go: "PlanRemoved", Defs: []string{"PlanRemoved"}, Label: "plan_removed", Unstable: true},
 	{Go: "PlanItems", Defs: []string{"PlanItems"}, Label: "plan items", Unstable: true},
@@ -274,8 +274,8 @@ var notGenerated = map[string]skip{
 	"RequestId":            {Why: "a JSON-RPC id: kept as raw JSON (CancelRequestNotification, CreateElicitationRequest)"},
 	"PlanId":               {Why: whyID},
 	"CompactionId":         {Why: whyID},
-	"NoticeSeverity":       hand("updates_unstable.go", "NoticeSeverity", whyOpenSet),
-	"CompactionStatus":     hand("updates_unstable.go", "CompactionStatus", whyOpenSet),
+	"NoticeSeverity":       hand("updates_plans_notices.go", "NoticeSeverity", whyOpenSet),
+	"CompactionStatus":     hand("updates_plans_notices.go", "CompactionStatus", whyOpenSet),
 	"SystemPromptMode":     hand("system_prompt.go", "SystemPromptMode", whyOpenSet),
 	"SessionConfigOptionCategory": {Why: "an open set of strings: SessionConfigOption.Category is a plain string " +
 		"with the known values as constants"},
