@@ -60,6 +60,8 @@ func TestCapabilitiesFromHandlers(t *testing.T) {
 		{"terminal", &ClientOptions{Terminal: fakeTerminals()}, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":true,"auth":{"terminal":false}}`},
 		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandlers{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
+		{"plans, notices, compaction", &ClientOptions{PlanOperations: true, Notices: true, Compaction: true},
+			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"notices":{},"compaction":{}},"plan":{},"auth":{"terminal":false}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, tr := newRawAgent(t)

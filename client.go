@@ -79,6 +79,20 @@ type ClientOptions struct {
 	// agent may then offer boolean config options.
 	BooleanConfigOptions bool
 
+	// PlanOperations advertises clientCapabilities.plan: the agent may then
+	// send plan_update and plan_removed (several plans by id, markdown
+	// plans) instead of the legacy plan update. Both are folded either way
+	// (SessionState.Plans, PlanContent, Plan).
+	PlanOperations bool
+
+	// Notices advertises session.notices: the agent may then send notice
+	// updates for the user (SessionState.Notice; shown by the caller).
+	Notices bool
+
+	// Compaction advertises session.compaction: the agent may then report
+	// its context compactions (SessionState.Compaction).
+	Compaction bool
+
 	// TerminalAuth advertises auth.terminal: the agent may then offer
 	// terminal login methods, which the caller runs (see TerminalAuthMethod).
 	TerminalAuth bool
@@ -258,8 +272,20 @@ func (c *Client) capabilities() ClientCapabilities {
 	caps.FS.WriteTextFile = c.opts.FS.WriteTextFile != nil
 	caps.Terminal, _ = c.opts.Terminal.complete()
 	caps.Auth.Terminal = c.opts.TerminalAuth
-	if c.opts.BooleanConfigOptions {
-		caps.Session = &ClientSessionCapabilities{ConfigOptions: &SessionConfigOptionsCapabilities{Boolean: &Capability{}}}
+	if c.opts.BooleanConfigOptions || c.opts.Notices || c.opts.Compaction {
+		caps.Session = &ClientSessionCapabilities{}
+		if c.opts.BooleanConfigOptions {
+			caps.Session.ConfigOptions = &SessionConfigOptionsCapabilities{Boolean: &Capability{}}
+		}
+		if c.opts.Notices {
+			caps.Session.Notices = &Capability{}
+		}
+		if c.opts.Compaction {
+			caps.Session.Compaction = &Capability{}
+		}
+	}
+	if c.opts.PlanOperations {
+		caps.Plan = &Capability{}
 	}
 	if e := c.opts.Elicitation; e != nil && e.Create != nil && (e.Form || e.URL) {
 		caps.Elicitation = &ElicitationCapabilities{}

@@ -144,9 +144,10 @@
 //
 // # Unstable features
 //
-// Some of the API follows schema.unstable.json (pinned in schema/) or no
-// schema at all, and may change in any release, whatever this module's
-// version says. Each such identifier's doc has an "Unstable:" line; the
+// Some of the API follows schema.unstable.json (pinned in
+// schema/sdk-2.4.0/v1; NES, document sync and MCP-over-ACP in the shapes of
+// schema/1.21.0, see internal/schemagen/frozen.json) or no schema at all,
+// and may change in any release, whatever this module's version says. Each such identifier's doc has an "Unstable:" line; the
 // Client and Session methods are together in client_unstable.go. They are:
 //
 //   - Next-edit suggestions (NES): [Client.StartNES], [Client.SuggestNES],
@@ -164,10 +165,8 @@
 //     [ForkSessionRequest], [SessionCapabilities].Fork.
 //   - Model selection with the legacy session/set_model: [Session.SetModel],
 //     [SessionModelState], [ModelInfo].
-//   - Session update kinds: [PlanUpdate] (and [PlanContent]), [Notice],
-//     [CompactionUpdate] and [CompactionSummaryChunk], folded into
-//     [CompactionState]; a tool's programmatic name (ToolCall.Name); token
-//     usage ([PromptResponse].Usage, [Usage]).
+//   - Token usage ([PromptResponse].Usage, [Usage]); the error stop reason
+//     of a session's activity ([StopReasonError]).
 //   - Method names: the unstable block of Method* constants
 //     ([MethodSessionFork], [MethodNESStart], [MethodDocumentDidOpen], ...).
 //

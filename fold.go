@@ -29,6 +29,7 @@ type fold struct {
 	user     msgList
 	tools    toolTable
 	plan     []PlanEntry
+	planID   string // the plan_update plan that plan shows; "" for a legacy plan
 
 	// lastKind is the kind of the previous update, the only message boundary
 	// an agent that sends no messageId gives (spec: prompt-turn.mdx).
@@ -339,12 +340,17 @@ func (f *fold) apply(u Update) *ToolCallState {
 		f.visits++
 		tc = f.tools.update(u)
 	case *Plan:
-		f.plan = u.Entries
+		f.plan, f.planID = u.Entries, ""
 	case *PlanUpdate:
-		// A turn shows the entries of a list plan; which plan is current,
-		// and its removal, is the session's (SessionState.PlanContent).
+		// A turn shows the entries of the plan it updated last when that
+		// is a list, and its id (the session keeps every plan).
+		f.plan, f.planID = nil, ""
 		if items, ok := u.Plan.(*PlanItems); ok {
-			f.plan = items.Entries
+			f.plan, f.planID = items.Entries, items.ID
+		}
+	case *PlanRemoved:
+		if f.planID != "" && f.planID == u.PlanID {
+			f.plan, f.planID = nil, ""
 		}
 	}
 	f.lastKind = kind

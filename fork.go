@@ -16,6 +16,7 @@ type ForkSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
 	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 

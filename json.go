@@ -361,6 +361,15 @@ func (w *wireStrict[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ptr is the value, or nil when it was absent or null.
+func (w wireStrict[T]) ptr() *T {
+	if !w.ok {
+		return nil
+	}
+	v := w.v
+	return &v
+}
+
 // errField reports a field whose value is malformed.
 func errField(typ, field string, err error) error {
 	return fmt.Errorf("acp: %s: field %q: %w", typ, field, err)

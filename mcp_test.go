@@ -251,10 +251,11 @@ func TestMCPServerACPRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("re-encoded %s, want %s", out, in)
 	}
-	// Like any malformed server, one without serverId is dropped from the
-	// list rather than passed on half-filled.
+	// Like any malformed server, one without serverId fails the request
+	// (the list is strict since schema 1.25.0) rather than being passed on
+	// half-filled.
 	req = acp.NewSessionRequest{}
-	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err != nil || len(req.MCPServers) != 0 {
+	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err == nil || len(req.MCPServers) != 0 {
 		t.Errorf("an acp server without serverId: %v, %#v", err, req.MCPServers)
 	}
 }

@@ -90,6 +90,12 @@ type ClientCapabilities struct {
 	Session     *ClientSessionCapabilities `json:"session,omitempty"`
 	Auth        AuthCapabilities           `json:"auth"`
 	Elicitation *ElicitationCapabilities   `json:"elicitation,omitempty"`
+	// Plan says the client understands the plan_update and plan_removed
+	// updates (stable since schema 1.34.0).
+	Plan *Capability `json:"plan,omitempty"`
+	// Subagents says the client keeps the child sessions that
+	// subagent_update announces (stable since schema 1.34.0).
+	Subagents *Capability `json:"subagents,omitempty"`
 	// PositionEncodings lists the position encodings the client supports
 	// for next-edit suggestions, preferred first. Unstable: follows
 	// schema.unstable.json; may change.
@@ -120,8 +126,14 @@ type ElicitationCapabilities struct {
 
 // ClientSessionCapabilities are the client's session-related capabilities.
 type ClientSessionCapabilities struct {
+	// Compaction says the client understands compaction_update and
+	// compaction_summary_chunk (stable since schema 1.25.0).
+	Compaction    *Capability                       `json:"compaction,omitempty"`
 	ConfigOptions *SessionConfigOptionsCapabilities `json:"configOptions,omitempty"`
-	Meta          json.RawMessage                   `json:"_meta,omitempty"`
+	// Notices says the client shows notice updates to the user (stable
+	// since schema 1.25.0).
+	Notices *Capability     `json:"notices,omitempty"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SessionConfigOptionsCapabilities: Boolean lets the agent send boolean
@@ -178,8 +190,21 @@ type SessionCapabilities struct {
 	Close                 *Capability `json:"close,omitempty"`
 	// Fork gates session/fork. Unstable: follows schema.unstable.json; may
 	// change.
-	Fork *Capability     `json:"fork,omitempty"`
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	Fork *Capability `json:"fork,omitempty"`
+	// SystemPrompt says the agent applies a client SystemPrompt on
+	// session/new, load and resume (stable since schema 1.30.0).
+	SystemPrompt *SessionSystemPromptCapabilities `json:"systemPrompt,omitempty"`
+	// Archive gates session/archive, session/unarchive and the archived
+	// filter of session/list. Unstable: follows schema.unstable.json; may
+	// change.
+	Archive *Capability `json:"archive,omitempty"`
+	// Status gates session/status. Unstable: follows schema.unstable.json;
+	// may change.
+	Status *Capability `json:"status,omitempty"`
+	// Title gates session/set_title. Unstable: follows
+	// schema.unstable.json; may change.
+	Title *Capability     `json:"title,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentAuthCapabilities: Logout gates the logout method.

@@ -14,6 +14,7 @@ type NewSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
 	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -34,6 +35,7 @@ type LoadSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
 	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -55,6 +57,7 @@ type ResumeSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
 	MCPServers            []MCPServer     `json:"mcpServers"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 

@@ -268,13 +268,24 @@ func TestMCPServerDecode(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.in, d)
 		}
 	}
-	// Required arrays are strict on a single server; the list drops it.
+	// Since schema 1.25.0 the list is strict: one malformed server fails
+	// the request (the agent would act on it), with the server named; a
+	// null list or null args read as empty.
 	var r NewSessionRequest
-	if err := json.Unmarshal([]byte(`{"cwd":"/p","mcpServers":[{"name":"a","command":"/a"},{"type":"http","name":"h","url":"u"},{"name":"ok","command":"/b","args":[],"env":[]}]}`), &r); err != nil {
-		t.Fatal(err)
+	err := json.Unmarshal([]byte(`{"cwd":"/p","mcpServers":[{"name":"a","command":"/a"},{"name":"ok","command":"/b","args":[],"env":[]}]}`), &r)
+	if err == nil || !strings.Contains(err.Error(), `"args"`) {
+		t.Errorf("a server without args: %v, want an error naming args", err)
 	}
-	if len(r.MCPServers) != 1 {
-		t.Errorf("want only the valid server, got %#v", r.MCPServers)
+	r = NewSessionRequest{}
+	if err := json.Unmarshal([]byte(`{"cwd":"/p","mcpServers":null}`), &r); err != nil || r.MCPServers == nil || len(r.MCPServers) != 0 {
+		t.Errorf("null mcpServers: %v, %#v; want an empty list", err, r.MCPServers)
+	}
+	if err := json.Unmarshal([]byte(`{"cwd":"/p"}`), &r); err == nil {
+		t.Error("absent mcpServers decoded; want an error")
+	}
+	got, err := unmarshalMCPServer([]byte(`{"name":"a","command":"/a","args":null,"env":null}`))
+	if s, ok := got.(*MCPServerStdio); err != nil || !ok || s.Args == nil || s.Env == nil {
+		t.Errorf("null args and env: %#v, %v; want empty lists", got, err)
 	}
 }
 

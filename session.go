@@ -69,11 +69,18 @@ type SessionState struct {
 	// Plan is the latest plan, whichever turn sent it: a plan update, or
 	// the entries of a plan_update of type items.
 	Plan []PlanEntry `json:"plan,omitempty"`
-	// PlanContent, Notice and Compaction fold unstable update kinds; see
-	// foldUnstableUpdate.
-	PlanContent PlanContent      `json:"planContent,omitempty"`
-	Notice      *Notice          `json:"notice,omitempty"`
-	Compaction  *CompactionState `json:"compaction,omitempty"`
+	// PlanContent is the plan of the latest plan_update, until a
+	// plan_removed of its id or a (legacy) plan update.
+	PlanContent PlanContent `json:"planContent,omitempty"`
+	// Plans are the session's plans that plan_update created and
+	// plan_removed has not removed, in the order they were created; an
+	// update replaces its plan in place. (A plan of a type this package
+	// does not know has no id to track it by: it is only PlanContent.)
+	Plans []PlanContent `json:"plans,omitempty"`
+	// Notice is the latest notice update; Compaction what the agent said
+	// about its latest context compaction.
+	Notice     *Notice          `json:"notice,omitempty"`
+	Compaction *CompactionState `json:"compaction,omitempty"`
 	// Meta is the _meta of the session/new, load, resume or fork result
 	// (an object, as the agent sent it; nil when it sent none).
 	Meta json.RawMessage `json:"_meta,omitempty"`

@@ -273,7 +273,7 @@ func foldFrom(st TurnState, outside []OutsideUpdate) fold {
 		c.Order = tc.Order // put numbered it afresh; the snapshot's stands
 	}
 	f.tools.items = len(st.Messages) + len(st.Thoughts) + len(st.UserMessages) + len(st.ToolCalls)
-	f.plan = st.Plan
+	f.plan, f.planID = st.Plan, st.PlanID
 	if n := len(outside); n > 0 {
 		f.lastKind = outside[n-1].Update.UpdateKind()
 	}

@@ -198,7 +198,7 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 	case *Plan:
 		st.Plan, st.PlanContent = u.Entries, nil
 	default:
-		return foldUnstableUpdate(st, u)
+		return foldPlanOrNoticeUpdate(st, u)
 	}
 	return true
 }

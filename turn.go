@@ -57,6 +57,11 @@ type TurnState struct {
 	UserMessages []Message       `json:"userMessages,omitempty"`
 	ToolCalls    []ToolCallState `json:"toolCalls"`
 	Plan         []PlanEntry     `json:"plan"`
+	// PlanID is the id of the plan_update list plan whose entries Plan
+	// shows (the plan the turn updated last, until its plan_removed); ""
+	// when Plan is a legacy plan update's, or empty because the last plan
+	// is markdown, a file or removed. SessionState.Plans has every plan.
+	PlanID string `json:"planId,omitempty"`
 
 	// Cancelled: the client cancelled the turn. AgentStopReason and
 	// AgentError keep what the agent answered when that was not
@@ -73,6 +78,7 @@ func (f *fold) state() TurnState {
 		UserMessages: f.user.snapshot(),
 		ToolCalls:    f.tools.snapshot(),
 		Plan:         f.plan[:len(f.plan):len(f.plan)],
+		PlanID:       f.planID,
 	}
 }
 

@@ -30,7 +30,10 @@ var generated = []genType{
 		"LogoutCapabilities", "SessionListCapabilities", "SessionDeleteCapabilities",
 		"SessionAdditionalDirectoriesCapabilities", "SessionResumeCapabilities",
 		"SessionCloseCapabilities", "ElicitationFormCapabilities", "ElicitationUrlCapabilities",
-		"BooleanConfigOptionCapabilities", "SessionForkCapabilities",
+		"BooleanConfigOptionCapabilities", "SessionForkCapabilities", "SessionCancelCapabilities",
+		"SubagentCapabilities", "PlanCapabilities", "NoticeCapabilities", "CompactionCapabilities",
+		"SessionSystemPromptOverrideCapabilities", "SessionArchiveCapabilities", "SessionStatusCapabilities",
+		"SessionTitleCapabilities",
 		"NesDocumentDidOpenCapabilities", "NesDocumentDidCloseCapabilities",
 		"NesDocumentDidSaveCapabilities", "NesDocumentDidFocusCapabilities",
 	}, Unstable: true},
@@ -127,7 +130,7 @@ var generated = []genType{
 	{Go: "SessionInfoUpdate", Defs: []string{"SessionInfoUpdate"}, Label: "session_info_update"},
 	{Go: "UsageUpdate", Defs: []string{"UsageUpdate"}, Label: "usage_update"},
 	{Go: "Cost", Defs: []string{"Cost"}},
-	// The unstable update kinds (updates_unstable.go).
+	// Plan operations, notices and compaction (updates_plans_notices.go).
 	{Go: "PlanUpdate", Defs: []string{"PlanUpdate"}, Label: "plan_update", Unstable: true},
 	{Go: "PlanRemoved", Defs: []string{"PlanRemoved"}, Label: "plan_removed", Unstable: true},
 	{Go: "PlanItems", Defs: []string{"PlanItems"}, Label: "plan items", Unstable: true},
@@ -136,6 +139,15 @@ var generated = []genType{
 	{Go: "Notice", Defs: []string{"Notice"}, Label: "notice", Unstable: true},
 	{Go: "CompactionUpdate", Defs: []string{"CompactionUpdate"}, Label: "compaction_update", Unstable: true},
 	{Go: "CompactionSummaryChunk", Defs: []string{"CompactionSummaryChunk"}, Label: "compaction_summary_chunk", Unstable: true},
+	// The client system prompt (system_prompt.go).
+	{Go: "SystemPrompt", Defs: []string{"SystemPrompt"}},
+	{Go: "SessionSystemPromptCapabilities", Defs: []string{"SessionSystemPromptCapabilities"}},
+	{Go: "SessionSystemPromptModeCapabilities", Defs: []string{"SessionSystemPromptModeCapabilities"}},
+	// Subagent sessions (updates_subagent.go).
+	{Go: "SubagentUpdate", Defs: []string{"SubagentUpdate"}, Label: "subagent_update"},
+	{Go: "SubagentSessionCapabilities", Defs: []string{"SubagentSessionCapabilities"}},
+	{Go: "SessionMessage", Defs: []string{"SessionMessage"}, Label: "session_message"},
+	{Go: "SessionMessageChunk", Defs: []string{"SessionMessageChunk"}, Label: "session_message_chunk"},
 
 	// Next-edit suggestions (nes.go).
 	{Go: "PositionEncodingKind", Defs: []string{"PositionEncodingKind"}, Unstable: true},
@@ -229,7 +241,9 @@ func hand(file, goType, why string) skip {
 }
 
 const (
-	whyID       = "an identifier: fields hold it as a plain string"
+	whyID      = "an identifier: fields hold it as a plain string"
+	whyOpenSet = "an open set of strings (the listed constants or any other string): a named string type " +
+		"with the listed values as constants keeps whatever string arrives"
 	whyEnvelope = "a JSON-RPC envelope or method union: jrpc2 and the dispatcher route by method name"
 	// The fs and terminal types have no decoder of their own.
 	whyFS = "decoded by encoding/json as declared: a generated decoder would refuse a request " +
@@ -238,6 +252,11 @@ const (
 )
 
 // notGenerated is every stable $defs entry that is not in generated.
+// whyState is why the StateUpdate union is decoded by hand.
+const whyState = "a union on state whose idle branch is a union on stopReason, neither of which the generator " +
+	"reads; their variants add no fields of their own, so one flat struct with a hand-written lenient decoder " +
+	"(StateUpdate.UnmarshalJSON) holds them all"
+
 var notGenerated = map[string]skip{
 	// Identifiers and scalars.
 	"AuthMethodId":         {Why: whyID},
@@ -253,8 +272,21 @@ var notGenerated = map[string]skip{
 	"ToolCallId":           {Why: whyID},
 	"ProtocolVersion":      {Why: "an integer: its range is checked where InitializeRequest and InitializeResponse read it"},
 	"RequestId":            {Why: "a JSON-RPC id: kept as raw JSON (CancelRequestNotification, CreateElicitationRequest)"},
+	"PlanId":               {Why: whyID},
+	"CompactionId":         {Why: whyID},
+	"NoticeSeverity":       hand("updates_plans_notices.go", "NoticeSeverity", whyOpenSet),
+	"CompactionStatus":     hand("updates_plans_notices.go", "CompactionStatus", whyOpenSet),
+	"SystemPromptMode":     hand("system_prompt.go", "SystemPromptMode", whyOpenSet),
 	"SessionConfigOptionCategory": {Why: "an open set of strings: SessionConfigOption.Category is a plain string " +
 		"with the known values as constants"},
+
+	// A session's activity (updates_subagent.go).
+	"StateUpdate":               {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
+	"RunningStateUpdate":        {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
+	"IdleStateUpdate":           {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
+	"RequiresActionStateUpdate": {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
+	"UnknownStateUpdate":        {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
+	"ErrorStopReason":           {Go: "StateUpdate", File: "updates_subagent.go", Why: whyState},
 
 	// JSON-RPC plumbing.
 	"AgentNotification":  {Why: whyEnvelope},

@@ -5,24 +5,25 @@ import (
 	"fmt"
 )
 
-// The update kinds below are from schema.unstable.json; real agents send
-// them within v1. Each is folded (see foldUnstableUpdate) and, like every
-// update, kept in the turn's Updates and on the change feed.
-//
-// Unstable: follows schema.unstable.json; may change.
+// The update kinds below were unstable until recently and are stable now:
+// notices and compaction since schema 1.25.0, plan operations since 1.34.0
+// (see internal/schemagen/stabilised.json). Each is folded (see
+// foldPlanOrNoticeUpdate) and, like every update, kept in the turn's
+// Updates and on the change feed. Plan operations reach a client that
+// advertises them (ClientOptions.PlanOperations); other clients get the
+// legacy plan update.
 
-// PlanUpdate ("plan_update") creates or replaces the plan its content
-// names by id: a list of entries, a file, or markdown.
-//
-// Unstable: follows schema.unstable.json; may change.
+// PlanUpdate ("plan_update") creates the plan its content names by id, or
+// replaces the plan of that id whole: a list of entries (complete, with
+// every entry's current status), a file, or markdown. A session may have
+// several plans at once, told apart by id.
 type PlanUpdate struct {
 	Plan PlanContent     `json:"plan"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// PlanRemoved ("plan_removed") says the plan with this id is gone.
-//
-// Unstable: follows schema.unstable.json; may change.
+// PlanRemoved ("plan_removed") says the plan with this id is gone; a
+// removal of an unknown id is ignored.
 type PlanRemoved struct {
 	PlanID string          `json:"planId"`
 	Meta   json.RawMessage `json:"_meta,omitempty"`
@@ -30,8 +31,6 @@ type PlanRemoved struct {
 
 // Notice ("notice") is a message the agent wants shown to the user, such
 // as a warning that a rate limit is near.
-//
-// Unstable: follows schema.unstable.json; may change.
 type Notice struct {
 	Severity    NoticeSeverity  `json:"severity"`
 	Title       string          `json:"title"`
@@ -41,11 +40,8 @@ type Notice struct {
 
 // NoticeSeverity is how serious a Notice is. Values the schema does not
 // list are kept.
-//
-// Unstable: follows schema.unstable.json; may change.
 type NoticeSeverity string
 
-// Unstable: follows schema.unstable.json; may change.
 const (
 	NoticeInfo    NoticeSeverity = "info"
 	NoticeWarning NoticeSeverity = "warning"
@@ -55,8 +51,6 @@ const (
 // CompactionUpdate ("compaction_update") reports the progress of the
 // agent compacting its context; Summary, when sent, replaces the summary
 // gathered so far.
-//
-// Unstable: follows schema.unstable.json; may change.
 type CompactionUpdate struct {
 	CompactionID string           `json:"compactionId"`
 	Status       CompactionStatus `json:"status"`
@@ -67,11 +61,8 @@ type CompactionUpdate struct {
 
 // CompactionStatus is the state of a compaction. Values the schema does not
 // list are kept.
-//
-// Unstable: follows schema.unstable.json; may change.
 type CompactionStatus string
 
-// Unstable: follows schema.unstable.json; may change.
 const (
 	CompactionInProgress CompactionStatus = "in_progress"
 	CompactionCompleted  CompactionStatus = "completed"
@@ -81,8 +72,6 @@ const (
 
 // CompactionSummaryChunk ("compaction_summary_chunk") streams one block of
 // a compaction's summary.
-//
-// Unstable: follows schema.unstable.json; may change.
 type CompactionSummaryChunk struct {
 	CompactionID string          `json:"compactionId"`
 	Content      ContentBlock    `json:"content"`
@@ -104,8 +93,6 @@ func (*CompactionSummaryChunk) UpdateKind() string { return "compaction_summary_
 // PlanContent is the content of a PlanUpdate, told apart on the wire by
 // "type": *PlanItems ("items"), *PlanFile ("file"), *PlanMarkdown
 // ("markdown"), or *UnknownPlanContent (any other type, kept raw).
-//
-// Unstable: follows schema.unstable.json; may change.
 type PlanContent interface {
 	// PlanID is the plan's id ("" for an unknown type).
 	PlanID() string
@@ -113,8 +100,6 @@ type PlanContent interface {
 }
 
 // PlanItems is a plan as a list of entries.
-//
-// Unstable: follows schema.unstable.json; may change.
 type PlanItems struct {
 	ID      string          `json:"planId"`
 	Entries []PlanEntry     `json:"entries"`
@@ -122,8 +107,6 @@ type PlanItems struct {
 }
 
 // PlanFile is a plan kept in a file the agent names by URI.
-//
-// Unstable: follows schema.unstable.json; may change.
 type PlanFile struct {
 	ID   string          `json:"planId"`
 	URI  string          `json:"uri"`
@@ -131,17 +114,17 @@ type PlanFile struct {
 }
 
 // PlanMarkdown is a plan as markdown text.
-//
-// Unstable: follows schema.unstable.json; may change.
 type PlanMarkdown struct {
-	ID      string          `json:"planId"`
-	Content string          `json:"content"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
+	ID string `json:"planId"`
+	// Content is the whole plan, whether or not Path is set.
+	Content string `json:"content"`
+	// Path is the absolute path of the file holding the plan, if any
+	// (schema 1.34.0); clients need not read it to show the plan.
+	Path *string         `json:"path,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // UnknownPlanContent is plan content of a type this package does not know.
-//
-// Unstable: follows schema.unstable.json; may change.
 type UnknownPlanContent struct {
 	Type string
 	Raw  json.RawMessage

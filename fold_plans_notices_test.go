@@ -108,3 +108,63 @@ func summaryText(bs []ContentBlock) string {
 	}
 	return out
 }
+
+// Several plans live side by side by id, in the order they were created;
+// an update replaces its plan in place, a removal drops it, and a snapshot
+// taken before either is not written into.
+func TestFoldSeveralPlans(t *testing.T) {
+	var st SessionState
+	var f fold
+	apply := func(l string) {
+		t.Helper()
+		u, err := decodeUpdate([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		foldSessionUpdate(&st, u)
+		f.apply(u)
+	}
+	ids := func(ps []PlanContent) (out []string) {
+		for _, p := range ps {
+			out = append(out, p.PlanID())
+		}
+		return out
+	}
+	apply(`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"a","entries":[{"content":"1","priority":"low","status":"pending"}]}}`)
+	apply(`{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"b","content":"# B"}}`)
+	apply(`{"sessionUpdate":"plan_update","plan":{"type":"file","planId":"c","uri":"file:///c.md"}}`)
+	before := st.Plans
+	apply(`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"a","entries":[{"content":"2","priority":"low","status":"completed"}]}}`)
+	if got := ids(st.Plans); !cmp.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("plans %v, want a b c", got)
+	}
+	if e := before[0].(*PlanItems).Entries[0].Content; e != "1" {
+		t.Errorf("the update wrote into an earlier snapshot's plans: %q", e)
+	}
+	if st.PlanContent.PlanID() != "a" || len(st.Plan) != 1 || st.Plan[0].Content != "2" {
+		t.Errorf("current plan %v %+v", st.PlanContent.PlanID(), st.Plan)
+	}
+	if ts := f.state(); ts.PlanID != "a" || len(ts.Plan) != 1 {
+		t.Errorf("turn plan %q %+v", ts.PlanID, ts.Plan)
+	}
+	before = st.Plans
+	apply(`{"sessionUpdate":"plan_removed","planId":"b"}`)
+	if got := ids(st.Plans); !cmp.Equal(got, []string{"a", "c"}) || len(before) != 3 || before[1].PlanID() != "b" {
+		t.Fatalf("plans %v after removing b (before: %v)", got, ids(before))
+	}
+	if st.PlanContent.PlanID() != "a" {
+		t.Errorf("removing another plan changed the current one: %v", st.PlanContent.PlanID())
+	}
+	apply(`{"sessionUpdate":"plan_removed","planId":"a"}`)
+	if st.PlanContent != nil || st.Plan != nil || !cmp.Equal(ids(st.Plans), []string{"c"}) {
+		t.Errorf("after removing the current plan: %+v %+v %v", st.PlanContent, st.Plan, ids(st.Plans))
+	}
+	if ts := f.state(); ts.PlanID != "" || len(ts.Plan) != 0 {
+		t.Errorf("the turn still shows the removed plan: %q %+v", ts.PlanID, ts.Plan)
+	}
+	// A legacy plan update is the current plan; Plans stays as it was.
+	apply(`{"sessionUpdate":"plan","entries":[{"content":"x","priority":"high","status":"pending"}]}`)
+	if st.PlanContent != nil || len(st.Plan) != 1 || len(st.Plans) != 1 {
+		t.Errorf("after a legacy plan: %+v %+v %v", st.PlanContent, st.Plan, ids(st.Plans))
+	}
+}

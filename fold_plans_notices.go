@@ -2,18 +2,14 @@ package acp
 
 import "slices"
 
-// The session-level fold of the unstable update kinds (updates_unstable.go):
-// one function per kind. Like every fold they run on the reader goroutine
-// under the session's lock, copy what snapshots may share instead of
-// writing into it, and never call user code.
-//
-// Unstable: follows schema.unstable.json; may change.
+// The session-level fold of plan operations, notices and compaction
+// (updates_plans_notices.go): one function per kind. Like every fold they run on
+// the reader goroutine under the session's lock, copy what snapshots may
+// share instead of writing into it, and never call user code.
 
 // CompactionState is what the agent said about its latest context
 // compaction: its id, status, error and summary (the compaction_update's
 // summary, or the compaction_summary_chunk blocks in order).
-//
-// Unstable: follows schema.unstable.json; may change.
 type CompactionState struct {
 	CompactionID string           `json:"compactionId"`
 	Status       CompactionStatus `json:"status,omitempty"`
@@ -21,9 +17,9 @@ type CompactionState struct {
 	Summary      []ContentBlock   `json:"summary,omitempty"`
 }
 
-// foldUnstableUpdate folds an unstable kind into st and reports whether u
-// was one.
-func foldUnstableUpdate(st *SessionState, u Update) bool {
+// foldPlanOrNoticeUpdate folds one of these kinds into st and reports
+// whether u was one.
+func foldPlanOrNoticeUpdate(st *SessionState, u Update) bool {
 	switch u := u.(type) {
 	case *PlanUpdate:
 		foldPlanUpdate(st, u)
@@ -41,10 +37,26 @@ func foldUnstableUpdate(st *SessionState, u Update) bool {
 	return true
 }
 
-// foldPlanUpdate makes the update's plan the session's: PlanContent holds
+// foldPlanUpdate creates or replaces, in Plans, the plan of the update's
+// id (a new id goes last), and makes it the current one: PlanContent holds
 // it whatever its type, and Plan its entries (none for a file or markdown
-// plan).
+// plan). Plans is copied, never written into: snapshots share it.
 func foldPlanUpdate(st *SessionState, u *PlanUpdate) {
+	id := u.Plan.PlanID()
+	i := slices.IndexFunc(st.Plans, func(p PlanContent) bool { return p.PlanID() == id })
+	if _, unknown := u.Plan.(*UnknownPlanContent); unknown {
+		// An unknown type has no id to track it by: it is the current
+		// plan, and Plans keeps only the plans it can tell apart.
+		i = -2
+	}
+	switch {
+	case i >= 0:
+		plans := slices.Clone(st.Plans)
+		plans[i] = u.Plan
+		st.Plans = plans
+	case i == -1:
+		st.Plans = append(slices.Clip(st.Plans), u.Plan)
+	}
 	st.PlanContent = u.Plan
 	st.Plan = nil
 	if items, ok := u.Plan.(*PlanItems); ok {
@@ -52,9 +64,15 @@ func foldPlanUpdate(st *SessionState, u *PlanUpdate) {
 	}
 }
 
-// foldPlanRemoved clears the plan when it is the one removed; the removal
-// of another id changes nothing.
+// foldPlanRemoved drops the plan of this id from Plans, and clears the
+// current plan when it is the one removed; an unknown id changes nothing.
 func foldPlanRemoved(st *SessionState, u *PlanRemoved) {
+	if i := slices.IndexFunc(st.Plans, func(p PlanContent) bool { return p.PlanID() == u.PlanID }); i >= 0 {
+		st.Plans = slices.Delete(slices.Clone(st.Plans), i, i+1)
+		if len(st.Plans) == 0 {
+			st.Plans = nil
+		}
+	}
 	if st.PlanContent != nil && st.PlanContent.PlanID() == u.PlanID {
 		st.PlanContent, st.Plan = nil, nil
 	}

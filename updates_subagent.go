@@ -1,0 +1,154 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The update kinds of subagent sessions, stable since schema 1.34.0 (see
+// internal/schemagen/stabilised.json): a parent session announces the
+// child sessions its agent creates (SubagentUpdate), and sessions send one
+// another messages (SessionMessage, SessionMessageChunk). They decode into
+// these types and are kept in the turn's Updates and on the change feed;
+// the state of the child sessions themselves is not folded yet.
+
+// SubagentUpdate ("subagent_update") announces a child session that the
+// enclosing (parent) session's agent created and owns, or patches what the
+// parent said about it earlier. The first one for an unknown SessionID
+// announces the child; it comes before any traffic of the child. Only
+// SessionID is required; the Field members follow patch rules: absent
+// leaves the stored value, null clears it, a value replaces it. Clearing
+// Capabilities withdraws the operations the client may perform on the
+// child.
+type SubagentUpdate struct {
+	SessionID    string                             `json:"sessionId"`
+	Title        Field[string]                      `json:"title,omitzero"`
+	Description  Field[string]                      `json:"description,omitzero"`
+	Capabilities Field[SubagentSessionCapabilities] `json:"capabilities,omitzero"`
+	State        Field[StateUpdate]                 `json:"state,omitzero"`
+	// CWD and AdditionalDirectories are strict in the schema (a malformed
+	// value fails the update); null reads as absent here.
+	CWD                   *string         `json:"cwd,omitempty"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitzero"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SubagentSessionCapabilities are the operations the client may perform on
+// a child session. Without Cancel, the client must not send session/cancel
+// for the child.
+type SubagentSessionCapabilities struct {
+	Cancel *Capability     `json:"cancel,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionMessage ("session_message") is a whole message from one session
+// to another: from the parent to a child or back. The sender and recipient
+// are optional (absent means the session the update arrives on, or the
+// user); content may come whole here or in SessionMessageChunk updates of
+// the same MessageID.
+type SessionMessage struct {
+	MessageID          string          `json:"messageId"`
+	SenderSessionID    *string         `json:"senderSessionId,omitempty"`
+	RecipientSessionID *string         `json:"recipientSessionId,omitempty"`
+	SenderMessageID    *string         `json:"senderMessageId,omitempty"`
+	RecipientMessageID *string         `json:"recipientMessageId,omitempty"`
+	Content            []ContentBlock  `json:"content,omitzero"`
+	Meta               json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionMessageChunk ("session_message_chunk") streams one block of the
+// SessionMessage with the same MessageID.
+type SessionMessageChunk struct {
+	MessageID string          `json:"messageId"`
+	Content   ContentBlock    `json:"content"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+func (*SubagentUpdate) isUpdate()      {}
+func (*SessionMessage) isUpdate()      {}
+func (*SessionMessageChunk) isUpdate() {}
+
+func (*SubagentUpdate) UpdateKind() string      { return "subagent_update" }
+func (*SessionMessage) UpdateKind() string      { return "session_message" }
+func (*SessionMessageChunk) UpdateKind() string { return "session_message_chunk" }
+
+// The activity states of a StateUpdate. Values the schema does not list
+// are kept.
+const (
+	StateRunning        = "running"
+	StateIdle           = "idle"
+	StateRequiresAction = "requires_action"
+	StateUnknown        = "unknown"
+)
+
+// StopReasonError is the stop reason of an idle StateUpdate whose work
+// ended because something failed; StateUpdate.Error holds the details.
+//
+// Unstable: ErrorStopReason is marked unstable in the schema; may change.
+const StopReasonError StopReason = "error"
+
+// StateUpdate is a session's activity as its agent reports it (in v1, a
+// child session's, in SubagentUpdate.State): State is one of the State*
+// constants or a value the schema does not list. An idle state may carry
+// the StopReason of the work that ended (omitted or malformed: not
+// reported), with Error set when that reason is [StopReasonError], and the
+// work's Usage.
+//
+// The schema's StateUpdate is a union on "state" whose idle branch is a
+// union on "stopReason"; its variants carry no fields of their own besides
+// these, so one flat struct decodes them all (by hand: the generator reads
+// neither nested union).
+type StateUpdate struct {
+	State      string          `json:"state"`
+	StopReason StopReason      `json:"stopReason,omitempty"`
+	Error      *Error          `json:"error,omitempty"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the schema's StateUpdate (RunningStateUpdate,
+// IdleStateUpdate, RequiresActionStateUpdate, UnknownStateUpdate, or another
+// state): state is required; stopReason, error, usage and _meta read as
+// absent when malformed, as the schema's marks say.
+func (s *StateUpdate) UnmarshalJSON(b []byte) error {
+	var w struct {
+		State      *string         `json:"state"`
+		StopReason json.RawMessage `json:"stopReason"`
+		Error      json.RawMessage `json:"error"`
+		Usage      json.RawMessage `json:"usage"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("state update", err)
+	}
+	if w.State == nil {
+		return errMissing("state update", "state")
+	}
+	*s = StateUpdate{State: *w.State}
+	var reason string
+	if json.Unmarshal(w.StopReason, &reason) == nil {
+		s.StopReason = StopReason(reason)
+	}
+	if s.StopReason == StopReasonError {
+		var e Error
+		if len(w.Error) > 0 && !jsonIsNull(w.Error) && json.Unmarshal(w.Error, &e) == nil {
+			s.Error = &e
+		}
+	}
+	var u Usage
+	if len(w.Usage) > 0 && !jsonIsNull(w.Usage) && json.Unmarshal(w.Usage, &u) == nil {
+		s.Usage = &u
+	}
+	if len(w.Meta) > 0 && w.Meta[0] == '{' {
+		s.Meta = w.Meta
+	}
+	return nil
+}
+
+// String is the state, with the stop reason when there is one.
+func (s StateUpdate) String() string {
+	if s.StopReason == "" {
+		return s.State
+	}
+	return fmt.Sprintf("%s (%s)", s.State, s.StopReason)
+}
