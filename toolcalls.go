@@ -22,7 +22,11 @@ type ToolCallState struct {
 	Locations []ToolCallLocation `json:"locations,omitempty"`
 	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta      json.RawMessage    `json:"_meta,omitempty"`
+	// Meta is the _meta of the latest tool_call or tool_call_update that
+	// carried one: like every other field, a _meta sent replaces the one
+	// held (codex-acp 2.x sends a command's output and exit status only
+	// there, as terminal_output_delta and terminal_exit).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
@@ -140,6 +144,9 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	}
 	if u.RawOutput != nil {
 		tc.RawOutput = u.RawOutput
+	}
+	if u.Meta != nil {
+		tc.Meta = u.Meta
 	}
 	tt.put(&tc)
 	return &tc

@@ -112,7 +112,8 @@ func baseEnv(home string) []string {
 		switch {
 		case k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_DATA_HOME", k == "XDG_STATE_HOME", k == "XDG_CACHE_HOME",
 			strings.HasPrefix(k, "ANTHROPIC_"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "OPENAI_"),
-			strings.HasPrefix(k, "CODEX_"), k == "http_proxy", k == "https_proxy", k == "HTTP_PROXY", k == "HTTPS_PROXY",
+			strings.HasPrefix(k, "CODEX_"), k == "INITIAL_AGENT_MODE", k == "MODEL_PROVIDER", k == "DEFAULT_AUTH_REQUEST",
+			k == "APP_SERVER_LOGS", k == "NO_BROWSER", k == "http_proxy", k == "https_proxy", k == "HTTP_PROXY", k == "HTTPS_PROXY",
 			k == "ALL_PROXY", k == "all_proxy":
 			continue
 		}
@@ -122,6 +123,12 @@ func baseEnv(home string) []string {
 }
 
 func setupCodex(t *testing.T, m *Model) ([]string, []string) {
+	return setupCodexMode(t, m, "read-only")
+}
+
+// setupCodexMode starts codex-acp's sessions in mode (INITIAL_AGENT_MODE);
+// "" leaves codex-acp's default, "agent".
+func setupCodexMode(t *testing.T, m *Model, mode string) ([]string, []string) {
 	install(t)
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
@@ -130,8 +137,6 @@ func setupCodex(t *testing.T, m *Model) ([]string, []string) {
 	// Top-level keys must come before any table.
 	config := fmt.Sprintf(`model = %q
 model_provider = "mock"
-approval_policy = "untrusted"
-sandbox_mode = "danger-full-access"
 
 [model_providers.mock]
 name = "mock"
@@ -140,17 +145,63 @@ wire_api = "responses"
 env_key = "ACP_E2E_MODEL_KEY"
 request_max_retries = 0
 stream_max_retries = 0
-`, MainModel, m.URL)
+
+[tools]
+update_plan = { enabled = true }
+`, CodexModel, m.URL)
 	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := append(baseEnv(home), "ACP_E2E_MODEL_KEY=test-key", "CODEX_HOME="+filepath.Join(home, ".codex"))
+	if mode != "" {
+		// codex-acp's own switch for the mode a session starts in
+		// (AgentMode.ts). Its default, "agent" (Auto review), sends every
+		// approval to a model reviewer ("Guardian Review",
+		// TestCodexGuardian) instead of the client; "read-only" asks the
+		// client (approvals_reviewer "user", approval policy
+		// "on-request"), for every patch and for every command the model
+		// runs with sandbox_permissions "require_escalated" (see shell).
+		// The other modes ask less: "workspace-write" applies patches
+		// inside the workspace without asking, "agent-full-access" never
+		// asks. The approval_policy of config.toml does not count: the
+		// mode's is sent with every turn.
+		env = append(env, "INITIAL_AGENT_MODE="+mode)
+	}
+	// codex warns in the session (a "Config warning" message) unless a
+	// bwrap is on PATH; it ships one, which the read-only sandbox uses.
+	for i, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + codexResources(t) + string(os.PathListSeparator) + p
+		}
+	}
 	return []string{bin(t, "codex-acp")}, env
+}
+
+// codexResources is the directory of the bwrap the codex package ships.
+func codexResources(t testing.TB) string {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	triple := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH] + "-unknown-linux-musl"
+	p, err := filepath.Abs(filepath.Join("node_modules", "@openai", "codex-linux-"+arch, "vendor", triple, "codex-resources"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func setupClaude(t *testing.T, m *Model) ([]string, []string) {
 	install(t)
 	home := t.TempDir()
+	// claude-agent-acp starts a session in "auto" mode, where a classifier
+	// (a model request) approves tools instead of the client; settings
+	// choose "default", which asks the client (session-mode.js,
+	// resolveInitialPermissionMode).
+	cfg := filepath.Join(home, ".claude")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"permissions":{"defaultMode":"default"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := append(baseEnv(home),
 		"ANTHROPIC_BASE_URL="+m.URL,
 		"ANTHROPIC_API_KEY=test-key",
@@ -159,7 +210,7 @@ func setupClaude(t *testing.T, m *Model) ([]string, []string) {
 		"ANTHROPIC_DEFAULT_HAIKU_MODEL="+SmallModel,
 		"ANTHROPIC_DEFAULT_SONNET_MODEL="+MainModel,
 		"ANTHROPIC_DEFAULT_OPUS_MODEL="+MainModel,
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"CLAUDE_CONFIG_DIR="+cfg,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_AUTOUPDATER=1",
@@ -167,6 +218,13 @@ func setupClaude(t *testing.T, m *Model) ([]string, []string) {
 		// Claude Code refuses to skip permissions as root outside a
 		// sandbox; the agent starts it that way.
 		"IS_SANDBOX=1",
+		// After each turn Claude Code asks the model to predict the next
+		// prompt (a conversation request the script would have to answer);
+		// claude-agent-acp forwards it only to AIR clients.
+		"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false",
+		// Claude Code retries a failed model request, even a 400; the
+		// script answers each request once (codex: request_max_retries).
+		"CLAUDE_CODE_MAX_RETRIES=0",
 	)
 	return []string{bin(t, "claude-agent-acp")}, env
 }

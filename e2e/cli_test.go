@@ -218,7 +218,7 @@ func TestCLIPermissionRefused(t *testing.T) {
 				out, _ := perms[0]["outcome"].(map[string]any)
 				switch mode {
 				case "reject":
-					if out["outcome"] != "selected" || !strings.Contains(out["optionId"].(string), map[string]string{"codex": "abort", "claude": "reject"}[ag.name]) {
+					if out["outcome"] != "selected" || !strings.Contains(out["optionId"].(string), map[string]string{"codex": "cancel", "claude": "reject"}[ag.name]) {
 						t.Errorf("outcome %v, want the reject option", out)
 					}
 				case "cancel":

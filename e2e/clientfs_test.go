@@ -12,7 +12,7 @@ import (
 )
 
 // TestClaudeClientFS: the client offers its fs and terminal capabilities
-// (workspace.FS, workspace.Terminals); claude-agent-acp 0.23.1 still reads,
+// (workspace.FS, workspace.Terminals); claude-agent-acp 0.101.0 still reads,
 // writes and runs commands itself. The test pins that, so a release that
 // starts sending fs/* or terminal/* shows up here.
 func TestClaudeClientFS(t *testing.T) {
@@ -60,7 +60,7 @@ func TestClaudeClientFS(t *testing.T) {
 		t.Errorf("%d permission requests, want 2 (the write and the command)", n)
 	}
 	r.C.Close()
-	// claude-agent-acp 0.23.1 advertises nothing about it, but runs Read,
+	// claude-agent-acp 0.101.0 advertises nothing about it, but runs Read,
 	// Write and Bash itself even when the client offers fs and terminals:
 	// it never sends fs/* or terminal/*. If a new version does, extend this
 	// test to check what workspace.FS and workspace.Terminals served.
@@ -72,7 +72,7 @@ func TestClaudeClientFS(t *testing.T) {
 	r.save("claude-client-capabilities")
 }
 
-// TestCodexClientFS: codex-acp 0.16.0 applies patches and runs commands
+// TestCodexClientFS: codex-acp 2.6.0 applies patches and runs commands
 // itself too, whatever the client offers.
 func TestCodexClientFS(t *testing.T) {
 	t.Parallel()

@@ -24,6 +24,11 @@ import (
 // traces; the root package's TestE2ETranscripts replays them without Node.
 var record = flag.Bool("record", false, "rewrite the e2e-* transcripts in ../testdata/transcripts")
 
+// dump names a directory that receives, unsanitized, each SDK-driven
+// agent's wire trace and stderr tail and the body of every request the
+// model server got: what to read when an agent release changes behaviour.
+var dump = flag.String("dump", "", "write each agent's trace and stderr, and each model request body, into this directory")
+
 // run is one agent process under test, driven through the SDK.
 type run struct {
 	t      *testing.T
@@ -120,6 +125,15 @@ func (r *run) connect(opts *acp.ClientOptions) {
 		}
 		if t.Failed() {
 			t.Logf("%s stderr:\n%s", r.ag.name, r.stderrTail())
+		}
+		if *dump != "" {
+			name := filepath.Join(*dump, strings.ReplaceAll(t.Name(), "/", "_"))
+			if err := os.WriteFile(name+".trace.jsonl", r.trace.Bytes(), 0o644); err != nil {
+				t.Errorf("-dump: %v", err)
+			}
+			if err := os.WriteFile(name+".stderr", []byte(r.stderrTail()), 0o644); err != nil {
+				t.Errorf("-dump: %v", err)
+			}
 		}
 		r.mu.Lock()
 		for _, d := range r.diags {

@@ -32,7 +32,8 @@ func post(t *testing.T, m *Model, path, body string) (int, []string) {
 }
 
 // TestModelRouting: Claude Code's side requests (another model, no tools,
-// token counting) are answered without consuming the script; conversation
+// token counting) and codex's (another model) are answered without
+// consuming the script; conversation
 // requests take the scripted replies in order.
 func TestModelRouting(t *testing.T) {
 	m := newModel(t)
@@ -49,13 +50,16 @@ func TestModelRouting(t *testing.T) {
 	if got := strings.Join(main, "\n"); !strings.Contains(got, `"text":"scripted"`) || !strings.Contains(got, `"stop_reason":"end_turn"`) {
 		t.Errorf("scripted reply:\n%s", got)
 	}
-	if code, body := post(t, m, "/v1/responses", `{"model":"`+MainModel+`","input":[]}`); code != 429 || !strings.Contains(body[0], "slow down") {
+	if _, side := post(t, m, "/v1/responses", `{"model":"gpt-5.6-luna","input":[]}`); !strings.Contains(strings.Join(side, "\n"), "Side answer") {
+		t.Errorf("codex side request answered:\n%s", side)
+	}
+	if code, body := post(t, m, "/v1/responses", `{"model":"`+CodexModel+`","input":[]}`); code != 429 || !strings.Contains(body[0], "slow down") {
 		t.Errorf("scripted error: %d %q", code, body)
 	}
 	if n := len(m.Requests(true)); n != 2 {
 		t.Errorf("%d scripted requests, want 2", n)
 	}
-	if n := len(m.Requests(false)); n != 4 {
-		t.Errorf("%d requests, want 4", n)
+	if n := len(m.Requests(false)); n != 5 {
+		t.Errorf("%d requests, want 5", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,12 @@ type Reply struct {
 	Error  string // the error message of that status
 
 	InputTokens, OutputTokens int
+
+	// seq ends the ids of the response, message and reasoning items:
+	// the scripted request's number from 1 ("side-N" for side requests),
+	// so they are unique in a conversation as a real model's are (both
+	// agents now key messages by them).
+	seq string
 }
 
 // ToolUse is a tool call the model makes.
@@ -61,11 +69,16 @@ type Model struct {
 	srv     *http.Server
 }
 
-// MainModel is the model name the agents are configured with; Claude Code's
-// side requests use SmallModel, which routes them away from the script.
+// MainModel is the model name Claude Code is configured with; its side
+// requests use SmallModel, which routes them away from the script. codex is
+// configured with CodexModel, a model of its own catalog: for a model it
+// has no metadata for, it warns in every turn's first message and offers
+// fewer tools (no update_plan). Its side requests (the session title) use
+// another model of its catalog.
 const (
 	MainModel  = "mock-model"
 	SmallModel = "mock-small"
+	CodexModel = "gpt-5.5"
 )
 
 func newModel(t testing.TB) *Model {
@@ -127,7 +140,8 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	scripted := false
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
-		scripted = true
+		model, _ := req.Body["model"].(string)
+		scripted = model == CodexModel
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		model, _ := req.Body["model"].(string)
 		scripted = model == MainModel && req.Body["tools"] != nil
@@ -153,18 +167,33 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			m.waiters = append(m.waiters, make(chan struct{}))
 		}
 		close(m.waiters[n])
+		reply.seq = fmt.Sprint(n + 1)
+	} else {
+		reply.seq = fmt.Sprint("side-", len(m.reqs)+1)
 	}
 	m.reqs = append(m.reqs, req)
+	n := len(m.reqs)
 	m.mu.Unlock()
+	if *dump != "" {
+		kind := map[bool]string{true: "scripted", false: "side"}[scripted]
+		name := fmt.Sprintf("%s-model-%02d-%s.json", strings.ReplaceAll(m.t.Name(), "/", "_"), n, kind)
+		if err := os.WriteFile(filepath.Join(*dump, name), raw, 0o644); err != nil {
+			m.t.Errorf("-dump: %v", err)
+		}
+	}
 
 	switch {
 	case r.URL.Path == "/v1/responses" && r.Method == http.MethodPost:
+		if !scripted {
+			// codex's title request asks for one JSON object.
+			reply = Reply{Text: []string{`{"title":"Side answer"}`}, seq: reply.seq}
+		}
 		writeResponses(w, r, reply)
 	case r.URL.Path == "/v1/messages/count_tokens":
 		writeJSON(w, 200, map[string]any{"input_tokens": 100})
 	case r.URL.Path == "/v1/messages" && r.Method == http.MethodPost:
 		if !scripted {
-			reply = Reply{Text: []string{"Side answer"}}
+			reply = Reply{Text: []string{"Side answer"}, seq: reply.seq}
 		}
 		writeMessages(w, r, reply)
 	case r.Method == http.MethodHead || r.URL.Path == "/":
@@ -172,6 +201,17 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, 404, map[string]any{"error": map[string]any{"type": "not_found_error", "message": "no such endpoint in the test model: " + r.URL.Path}})
 	}
+}
+
+// errorType is the error type both APIs give an HTTP status.
+func errorType(status int) string {
+	switch {
+	case status == 429:
+		return "rate_limit_error"
+	case status >= 500:
+		return "api_error"
+	}
+	return "invalid_request_error"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -241,32 +281,33 @@ func tokens(reply Reply) (in, out int) {
 // streaming events codex consumes.
 func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
 	if reply.Status != 0 {
-		writeJSON(w, reply.Status, map[string]any{"error": map[string]any{"type": "invalid_request_error", "code": "test_error", "message": reply.Error}})
+		writeJSON(w, reply.Status, map[string]any{"error": map[string]any{"type": errorType(reply.Status), "code": "test_error", "message": reply.Error}})
 		return
 	}
+	id := func(kind string) string { return kind + "_" + reply.seq }
 	s := startSSE(w)
-	s.event("response.created", map[string]any{"response": map[string]any{"id": "resp_1"}})
+	s.event("response.created", map[string]any{"response": map[string]any{"id": id("resp")}})
 	idx := 0
 	if len(reply.Thinking) > 0 {
-		item := map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}}
+		item := map[string]any{"type": "reasoning", "id": id("rs"), "summary": []any{}}
 		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": item})
-		s.event("response.reasoning_summary_part.added", map[string]any{"item_id": "rs_1", "output_index": idx, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
+		s.event("response.reasoning_summary_part.added", map[string]any{"item_id": id("rs"), "output_index": idx, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
 		for _, d := range reply.Thinking {
-			s.event("response.reasoning_summary_text.delta", map[string]any{"item_id": "rs_1", "output_index": idx, "summary_index": 0, "delta": d})
+			s.event("response.reasoning_summary_text.delta", map[string]any{"item_id": id("rs"), "output_index": idx, "summary_index": 0, "delta": d})
 		}
-		done := map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{map[string]any{"type": "summary_text", "text": strings.Join(reply.Thinking, "")}}}
+		done := map[string]any{"type": "reasoning", "id": id("rs"), "summary": []any{map[string]any{"type": "summary_text", "text": strings.Join(reply.Thinking, "")}}}
 		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": done})
 		idx++
 	}
 	if len(reply.Text) > 0 {
-		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{}}})
+		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": id("msg"), "content": []any{}}})
 		for _, d := range reply.Text {
-			s.event("response.output_text.delta", map[string]any{"item_id": "msg_1", "output_index": idx, "content_index": 0, "delta": d})
+			s.event("response.output_text.delta", map[string]any{"item_id": id("msg"), "output_index": idx, "content_index": 0, "delta": d})
 		}
 		if !stall(r, reply) {
 			return
 		}
-		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{map[string]any{"type": "output_text", "text": strings.Join(reply.Text, "")}}}})
+		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": id("msg"), "content": []any{map[string]any{"type": "output_text", "text": strings.Join(reply.Text, "")}}}})
 		idx++
 	} else if !stall(r, reply) {
 		return
@@ -277,7 +318,7 @@ func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
 		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": item})
 	}
 	in, out := tokens(reply)
-	s.event("response.completed", map[string]any{"response": map[string]any{"id": "resp_1", "usage": map[string]any{
+	s.event("response.completed", map[string]any{"response": map[string]any{"id": id("resp"), "usage": map[string]any{
 		"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
 		"total_tokens": in + out}}})
@@ -287,13 +328,14 @@ func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
 // streaming events Claude Code consumes.
 func writeMessages(w http.ResponseWriter, r *http.Request, reply Reply) {
 	if reply.Status != 0 {
-		writeJSON(w, reply.Status, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": reply.Error}})
+		writeJSON(w, reply.Status, map[string]any{"type": "error", "error": map[string]any{"type": errorType(reply.Status), "message": reply.Error}})
 		return
 	}
 	in, out := tokens(reply)
+	id := func(kind string) string { return kind + "_" + reply.seq }
 	s := startSSE(w)
 	s.event("message_start", map[string]any{"message": map[string]any{
-		"id": "msg_1", "type": "message", "role": "assistant", "model": MainModel, "content": []any{},
+		"id": id("msg"), "type": "message", "role": "assistant", "model": MainModel, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": in, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
 	idx := 0

@@ -31,17 +31,10 @@ func TestText(t *testing.T) {
 			if u == nil || u.Used == 0 || u.Size == 0 {
 				t.Errorf("session usage %+v, want a usage_update", u)
 			}
-			// Claude Code answers the prompt with the model's token counts;
-			// codex sends only usage_update.
-			switch ag.name {
-			case "claude":
-				if st.Usage == nil || st.Usage.InputTokens != 120 || st.Usage.OutputTokens != 7 {
-					t.Errorf("prompt usage %+v, want 120 in, 7 out", st.Usage)
-				}
-			case "codex":
-				if st.Usage != nil {
-					t.Errorf("prompt usage %+v: codex-acp now reports it; check the values", st.Usage)
-				}
+			// Both answer the prompt with the model's token counts (codex-acp
+			// 0.16.0 sent only usage_update).
+			if st.Usage == nil || st.Usage.InputTokens != 120 || st.Usage.OutputTokens != 7 {
+				t.Errorf("prompt usage %+v, want 120 in, 7 out", st.Usage)
 			}
 			for _, q := range r.Model.Requests(false) {
 				if !q.Scripted {

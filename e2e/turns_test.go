@@ -47,6 +47,11 @@ func TestPlan(t *testing.T) {
 				{Content: "Write the test", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusCompleted},
 				{Content: "Fix the bug", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusInProgress},
 			}
+			if ag.name == "claude" {
+				// claude-agent-acp shows the step in progress by its
+				// activeForm (0.23.1 showed its content).
+				want[1].Content = "Fixing the bug"
+			}
 			if diff := cmp.Diff(want, turn.State().Plan, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("turn plan (-want +got):\n%s", diff)
 			}
@@ -105,44 +110,45 @@ func TestCancelStall(t *testing.T) {
 	}
 }
 
-// TestModelError: an HTTP error from the model fails the prompt with a
-// clear error naming it, and the session goes on (as each agent manages).
+// TestModelError: an HTTP error from the model ends the turn with the
+// model's message, as each agent reports it, and the session goes on.
+//
+// claude-agent-acp fails the prompt with an agent error carrying the
+// message. It is scripted a 500: Claude Code answers a 400 by asking again
+// with fewer request features (five more requests before it gives up).
+// codex-acp 2.x answers a failed model request end_turn, the error shown
+// as an agent message (the body of a 400; a 500 becomes a generic "high
+// demand" text) and the thread status "systemError" in a
+// session_info_update's _meta (codex-acp 0.16.0 failed the prompt).
 func TestModelError(t *testing.T) {
 	for _, ag := range agents {
 		t.Run(ag.name, func(t *testing.T) {
 			t.Parallel()
 			r := start(t, ag, nil)
-			r.Model.Script(Reply{Status: 400, Error: "the model is on fire"})
+			status := map[string]int{"codex": 400, "claude": 500}[ag.name]
+			r.Model.Script(Reply{Status: status, Error: "the model is on fire"})
 			turn, stop, err := r.prompt("fail")
-			var e *acp.Error
-			if !errors.As(err, &e) || !strings.Contains(err.Error(), "the model is on fire") {
-				t.Fatalf("turn: %v, %v; want an agent error carrying the model's message", stop, err)
-			}
-			if turn.State().StopReason != "" {
-				t.Errorf("stop reason %q on a failed turn", turn.State().StopReason)
-			}
-			// The session goes on.
 			switch ag.name {
 			case "codex":
-				r.Model.Script(Reply{Text: []string{"Back again."}})
-				turn, stop, err := r.prompt("again")
-				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || !strings.HasSuffix(m[len(m)-1], "Back again.") {
-					t.Errorf("the turn after the error: %v, %v, %q", stop, err, m)
+				m := texts(turn.State().Messages)
+				if err != nil || stop != acp.StopReasonEndTurn || len(m) == 0 || !strings.Contains(m[len(m)-1], "the model is on fire") {
+					t.Fatalf("turn: %v, %v, messages %q; want end_turn with the model's message", stop, err, m)
 				}
 			case "claude":
-				// claude-agent-acp 0.23.1 answers the prompt after a failed
-				// turn at once, end_turn, without asking the model; the
-				// answer to it arrives in the turn after. The SDK folds
-				// exactly what is sent.
-				r.Model.Script(Reply{Text: []string{"Back again."}}, Reply{Text: []string{"Third."}})
-				turn, stop, err := r.prompt("again")
-				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || len(m) != 0 || len(r.Model.Requests(true)) != 1 {
-					t.Errorf("the turn after the error: %v, %v, %q, %d model requests; claude-agent-acp changed (it used to answer at once with nothing)", stop, err, m, len(r.Model.Requests(true)))
+				var e *acp.Error
+				if !errors.As(err, &e) || !strings.Contains(err.Error(), "the model is on fire") {
+					t.Fatalf("turn: %v, %v; want an agent error carrying the model's message", stop, err)
 				}
-				turn, stop, err = r.prompt("third")
-				if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || strings.Join(m, "|") != "Back again.|Third." {
-					t.Errorf("the third turn: %v, %v, %q; want the second's answer and its own", stop, err, m)
+				if turn.State().StopReason != "" {
+					t.Errorf("stop reason %q on a failed turn", turn.State().StopReason)
 				}
+			}
+			// The session goes on. (claude-agent-acp 0.23.1 answered the
+			// prompt after a failed turn at once, without asking the model.)
+			r.Model.Script(Reply{Text: []string{"Back again."}})
+			turn, stop, err = r.prompt("again")
+			if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || len(m) == 0 || !strings.HasSuffix(m[len(m)-1], "Back again.") {
+				t.Errorf("the turn after the error: %v, %v, %q", stop, err, m)
 			}
 			r.save(ag.name + "-model-error")
 		})
@@ -231,8 +237,11 @@ func TestCancelCommand(t *testing.T) {
 			if err != nil || stop != acp.StopReasonCancelled {
 				t.Fatalf("turn: %v, %v; want cancelled", stop, err)
 			}
-			if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != acp.ToolCallStatusCancelled {
-				t.Errorf("tool call %+v, want cancelled", tc)
+			// codex leaves the call to the client's cancelled mark; Claude
+			// Code reports it failed, which replaces the mark.
+			want := map[string]acp.ToolCallStatus{"codex": acp.ToolCallStatusCancelled, "claude": acp.ToolCallStatusFailed}[ag.name]
+			if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != want {
+				t.Errorf("tool call %+v, want %s", tc, want)
 			}
 			r.save(ag.name + "-cancel-command")
 		})
