@@ -74,7 +74,7 @@ function newSessionState(cwd) {
 function configOptions(s) {
   return [
     {
-      id: "model",
+      configId: "model",
       name: "Model",
       description: "Which model answers",
       category: "model",
@@ -214,8 +214,8 @@ const scenarios = {
     await t.update({
       sessionUpdate: "available_commands_update",
       availableCommands: [
-        { name: "web", description: "Search the web", input: { hint: "query to search for" } },
-        { name: "test", description: "Run the tests" },
+        { type: "command", name: "web", description: "Search the web", input: { type: "text", hint: "query to search for" } },
+        { type: "command", name: "test", description: "Run the tests" },
       ],
     });
     await t.update({ sessionUpdate: "config_option_update", configOptions: configOptions(t.s) });

@@ -1,0 +1,233 @@
+package acp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acpclient/acp/acptest"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// v2Schema is the ACP v2 schema the agents of today speak (the TypeScript
+// SDK 2.4.0's copy; see schema/sdk-2.4.0/SOURCE.md).
+const v2Schema = "schema/sdk-2.4.0/v2/schema.json"
+
+// v2Method is what the schema says of one method: the $defs names of its
+// params and result (result "" for a notification) and the side that
+// receives it ("agent", "client", or "protocol" for either).
+type v2Method struct {
+	params, result, side string
+}
+
+// v2Methods reads the method table from the schema's x-method / x-side
+// annotations, so a method the schema adds is known here without an edit.
+func v2Methods(t *testing.T, defs map[string]json.RawMessage) map[string]*v2Method {
+	t.Helper()
+	out := map[string]*v2Method{}
+	for name, raw := range defs {
+		var d struct {
+			Method string `json:"x-method"`
+			Side   string `json:"x-side"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil || d.Method == "" {
+			continue
+		}
+		m := out[d.Method]
+		if m == nil {
+			m = &v2Method{side: d.Side}
+			out[d.Method] = m
+		}
+		switch {
+		case strings.HasSuffix(name, "Response"):
+			m.result = name
+		case strings.HasSuffix(name, "Request"), strings.HasSuffix(name, "Notification"):
+			m.params = name
+		default:
+			t.Fatalf("schema def %s has x-method %s but is neither a request, a response nor a notification", name, d.Method)
+		}
+	}
+	return out
+}
+
+// TestV2RecordingsValid holds the v2 recordings of testdata/transcripts/v2
+// (made by e2e's TestV2* with -record) to the v2 schema: every frame is
+// JSON-RPC 2.0, every method is one the schema defines (or an extension,
+// "_…"), sent by the side that may send it, and its params, and the result
+// or error of its response, validate against the schema's definitions. A
+// recording that does not pass is not a fixture the v2 core can be built
+// on; what the agents send beyond the schema is listed in docs/V2.md.
+func TestV2RecordingsValid(t *testing.T) {
+	raw, err := os.ReadFile(v2Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &root); err != nil {
+		t.Fatal(err)
+	}
+	methods := v2Methods(t, root.Defs)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("acp-v2.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	compiled := map[string]*jsonschema.Schema{}
+	schemaOf := func(def string) *jsonschema.Schema {
+		if s, ok := compiled[def]; ok {
+			return s
+		}
+		s, err := c.Compile("acp-v2.json#/$defs/" + def)
+		if err != nil {
+			t.Fatalf("compiling %s: %v", def, err)
+		}
+		compiled[def] = s
+		return s
+	}
+
+	paths, _ := filepath.Glob("testdata/transcripts/v2/*.jsonl")
+	// The recordings TestV2* writes: each agent's offers, text, permission,
+	// cancel and resume, and the TS agent's background terminal.
+	if len(paths) != 23 {
+		t.Fatalf("found %d v2 recordings, want 23", len(paths))
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames, err := acptest.ReadTranscript(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkV2Frames(t, frames, methods, schemaOf, strings.Contains(name, "offer1"))
+		})
+	}
+}
+
+func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2Method, schemaOf func(string) *jsonschema.Schema, offer1 bool) {
+	validate := func(i int, what, def string, v json.RawMessage) {
+		t.Helper()
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(v))
+		if err != nil {
+			t.Errorf("frame %d: %s: %v", i+1, what, err)
+			return
+		}
+		if err := schemaOf(def).Validate(inst); err != nil {
+			t.Errorf("frame %d: %s does not validate against %s: %v\n%.600s", i+1, what, def, err, v)
+		}
+	}
+	// Requests awaiting a response, by direction of the request and id.
+	pending := map[string]string{}
+	var sawInit bool
+	for i, f := range frames {
+		if f.Dir != ">" && f.Dir != "<" {
+			t.Errorf("frame %d: direction %q: a recording holds frames only", i+1, f.Dir)
+			continue
+		}
+		var m struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+			Result  json.RawMessage `json:"result"`
+			Error   json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(f.Msg, &m); err != nil || m.JSONRPC != "2.0" {
+			t.Errorf("frame %d: not a JSON-RPC 2.0 message: %.300s", i+1, f.Msg)
+			continue
+		}
+		// The side that receives the frame: ">" is what the client sent.
+		to := map[string]string{">": "agent", "<": "client"}[f.Dir]
+		switch {
+		case m.Method != "":
+			if m.ID != nil {
+				pending[f.Dir+string(m.ID)] = m.Method
+			}
+			if strings.HasPrefix(m.Method, "_") {
+				continue // an extension: the schema says nothing of its shape
+			}
+			def, ok := methods[m.Method]
+			if !ok {
+				t.Errorf("frame %d: method %q is not in the v2 schema", i+1, m.Method)
+				continue
+			}
+			if def.side != "protocol" && def.side != to {
+				t.Errorf("frame %d: %s sent to the %s; the schema has the %s receive it", i+1, m.Method, to, def.side)
+			}
+			if (m.ID == nil) != (def.result == "") {
+				t.Errorf("frame %d: %s sent as a %s", i+1, m.Method, map[bool]string{true: "notification", false: "request"}[m.ID == nil])
+			}
+			if m.Method == "initialize" {
+				sawInit = true
+				if offer1 {
+					continue // the v1 offer is v1-shaped on purpose
+				}
+			}
+			validate(i, m.Method+" params", def.params, m.Params)
+		default:
+			// A response goes the other way from its request.
+			back := map[string]string{">": "<", "<": ">"}[f.Dir]
+			method, ok := pending[back+string(m.ID)]
+			if !ok {
+				t.Errorf("frame %d: a response to no request (id %s)", i+1, m.ID)
+				continue
+			}
+			delete(pending, back+string(m.ID))
+			if m.Error != nil {
+				validate(i, method+" error", "Error", m.Error)
+				if method == "initialize" && !offer1 {
+					t.Errorf("frame %d: initialize offering 2 failed: %s", i+1, m.Error)
+				}
+				continue
+			}
+			if strings.HasPrefix(method, "_") {
+				continue
+			}
+			def := methods[method]
+			if def == nil || def.result == "" {
+				continue // reported at the request
+			}
+			if method == "initialize" {
+				// An agent that also speaks v1 answers an offer of 1 (and
+				// a v1-only agent any offer) with version 1 in the v1
+				// shape: not a v2 frame.
+				var r struct {
+					ProtocolVersion int `json:"protocolVersion"`
+				}
+				json.Unmarshal(m.Result, &r)
+				if r.ProtocolVersion == 1 {
+					continue
+				}
+			}
+			validate(i, method+" result", def.result, m.Result)
+		}
+	}
+	if !sawInit {
+		t.Errorf("no initialize: every recording starts a connection")
+	}
+	if offer1 {
+		return
+	}
+	var left []string
+	for k, method := range pending {
+		left = append(left, fmt.Sprint(method, " ", k))
+	}
+	slices.Sort(left)
+	if len(left) > 0 {
+		t.Errorf("requests never answered: %v", left)
+	}
+}
