@@ -97,9 +97,10 @@ func (b *lockedBuffer) String() string {
 
 // startTSAgentScript installs the agent's npm dependencies (once per test
 // binary) and starts `node <script>` in tsagent/ (agent.mjs, the v1 agent, or
-// agent_v2.mjs). The process is stopped when the test ends (stdin closed,
-// then killed after 5 s); its stderr is logged if the test failed.
-func startTSAgentScript(t *testing.T, script string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+// agent_v2.mjs), with env added to the environment. The process is stopped
+// when the test ends (stdin closed, then killed after 5 s); its stderr is
+// logged if the test failed.
+func startTSAgentScript(t *testing.T, script string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
 	node := needTool(t, "node")
 	npm := needTool(t, "npm")
@@ -110,6 +111,9 @@ func startTSAgentScript(t *testing.T, script string) (*exec.Cmd, io.WriteCloser,
 
 	cmd := exec.Command(node, script)
 	cmd.Dir = tsagentDir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -179,9 +183,10 @@ func newRawClient(t *testing.T) *rawClient {
 	return newRawClientScript(t, "agent.mjs")
 }
 
-// newRawClientScript is newRawClient for a script in tsagent/.
-func newRawClientScript(t *testing.T, script string) *rawClient {
-	_, stdin, stdout := startTSAgentScript(t, script)
+// newRawClientScript is newRawClient for a script in tsagent/, with env
+// added to its environment.
+func newRawClientScript(t *testing.T, script string, env ...string) *rawClient {
+	_, stdin, stdout := startTSAgentScript(t, script, env...)
 	c := &rawClient{t: t, in: stdin, msgs: make(chan rawMsg, 1024), nextID: 1}
 	go func() {
 		defer close(c.msgs)

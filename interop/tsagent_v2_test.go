@@ -614,3 +614,93 @@ func TestTSAgentV2SessionMethods(t *testing.T) {
 	}
 	c.result("session/delete", map[string]string{"sessionId": "sess-1"}, nil, nil)
 }
+
+// Extensions work in v2 as in v1: an extension notification, an extension
+// request answered by the client, and the agent's own $/cancel_request for
+// a request of its own.
+func TestTSAgentV2Extensions(t *testing.T) {
+	t.Parallel()
+	c := newRawClientScript(t, tsagentV2)
+	sid := c.session2()
+	var order []string
+	tr := c.prompt2(sid, "ext", func(m rawMsg) {
+		order = append(order, m.Method)
+		if m.ID != nil {
+			c.reply(m, paramsMap(t, m))
+		}
+	})
+	if want := fmt.Sprintf(`echo:{"sessionId":%q,"text":"ping"}`, sid); tr.stopReason() != "end_turn" || !slices.Equal(tr.reports, []string{want}) {
+		t.Errorf("ext: stop %q reports %q, want %q", tr.stopReason(), tr.reports, want)
+	}
+	if !slices.Equal(order, []string{"_acp/note", "_acp/echo"}) {
+		t.Errorf("ext messages %v", order)
+	}
+	var slow *rawMsg
+	cancelled := false
+	tr = c.prompt2(sid, "cancel_request", func(m rawMsg) {
+		switch m.Method {
+		case "_acp/slow":
+			slow = &m
+		case "$/cancel_request":
+			p := paramsMap(t, m)
+			if slow == nil || fmt.Sprint(p["requestId"]) != string(slow.ID) {
+				t.Fatalf("$/cancel_request %s for request %v", m.Params, slow)
+			}
+			cancelled = true
+			c.reply(*slow, &rawError{Code: -32800, Message: "Request cancelled"})
+		}
+	})
+	if !cancelled || !slices.Equal(tr.reports, []string{"cancel_request:error:-32800"}) {
+		t.Errorf("cancel_request: cancelled %v, reports %q", cancelled, tr.reports)
+	}
+}
+
+// A background tool call: listed in the idle state's background after its
+// turn, stopped by tool_call/cancel (answered, then a final
+// tool_call_update, then an idle state without it and without a stop
+// reason).
+func TestTSAgentV2BackgroundToolCall(t *testing.T) {
+	t.Parallel()
+	c := newRawClientScript(t, tsagentV2)
+	sid := c.session2()
+	tr := c.prompt2(sid, "bgtool", nil)
+	bg, _ := json.Marshal(tr.idle["background"])
+	if tr.stopReason() != "end_turn" || string(bg) != `[{"toolCallId":"t1-bg","type":"tool_call"}]` {
+		t.Fatalf("bgtool: idle %v", tr.idle)
+	}
+	c.result("tool_call/cancel", map[string]string{"sessionId": sid, "toolCallId": "t1-bg"}, nil, nil)
+	var got []string
+	for len(got) < 2 {
+		m := c.next("after tool_call/cancel")
+		var u update
+		json.Unmarshal(m.Params, &u)
+		got = append(got, fmt.Sprintf("%v status=%v state=%v stop=%v background=%v", u.Update["sessionUpdate"], u.Update["status"], u.Update["state"], u.Update["stopReason"], u.Update["background"]))
+	}
+	if want := []string{
+		"tool_call_update status=failed state=<nil> stop=<nil> background=<nil>",
+		"state_update status=<nil> state=idle stop=<nil> background=[]",
+	}; !slices.Equal(got, want) {
+		t.Errorf("after tool_call/cancel: %q, want %q", got, want)
+	}
+	if m := c.call("tool_call/cancel", map[string]string{"sessionId": sid, "toolCallId": "t1-bg"}, nil); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("second tool_call/cancel: %s %+v; want -32602", m.Result, m.Error)
+	}
+}
+
+// With TSAGENT_REQUIRE_AUTH=1, session/new fails -32000 until auth/login.
+func TestTSAgentV2AuthRequired(t *testing.T) {
+	t.Parallel()
+	c := newRawClientScript(t, tsagentV2, "TSAGENT_REQUIRE_AUTH=1")
+	c.result("initialize", map[string]any{"protocolVersion": 2, "info": map[string]string{"name": "x", "version": "0"}}, nil, nil)
+	if m := c.call("session/new", map[string]any{"cwd": "/tmp"}, nil); m.Error == nil || m.Error.Code != -32000 {
+		t.Fatalf("session/new before auth/login: %s %+v; want -32000", m.Result, m.Error)
+	}
+	c.result("auth/login", map[string]string{"methodId": "token"}, nil, nil)
+	var ns struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.result("session/new", map[string]any{"cwd": "/tmp"}, &ns, nil)
+	if ns.SessionID == "" {
+		t.Errorf("session/new after auth/login: no sessionId")
+	}
+}

@@ -58,6 +58,14 @@ const PERMISSION_OPTIONS = [
 // Connection state (one connection per process)
 
 let sessionCounter = 0;
+let authenticated = false;
+const requireAuth = process.env.TSAGENT_REQUIRE_AUTH === "1";
+
+// With TSAGENT_REQUIRE_AUTH=1, session/new and session/resume fail with
+// -32000 (auth_required) until auth/login succeeded with method "token".
+function checkAuth() {
+  if (requireAuth && !authenticated) throw RequestError.authRequired({ methods: ["token"] });
+}
 
 /**
  * sessionId -> {cwd, model, turns, cancel, history, terminals}. history is
@@ -68,7 +76,7 @@ let sessionCounter = 0;
 const sessions = new Map();
 
 function newSessionState(cwd) {
-  return { cwd, model: "a", turns: 0, cancel: null, history: [], terminals: new Map() };
+  return { cwd, model: "a", turns: 0, cancel: null, history: [], terminals: new Map(), toolCalls: new Set() };
 }
 
 function configOptions(s) {
@@ -92,7 +100,10 @@ function getSession(sessionId) {
 }
 
 function background(s) {
-  return [...s.terminals.keys()].map((terminalId) => ({ type: "terminal", terminalId }));
+  return [
+    ...[...s.terminals.keys()].map((terminalId) => ({ type: "terminal", terminalId })),
+    ...[...s.toolCalls].map((toolCallId) => ({ type: "tool_call", toolCallId })),
+  ];
 }
 
 function errCode(err) {
@@ -341,6 +352,58 @@ const scenarios = {
   },
 };
 
+// Additional scenarios shared with the v1 agent where v2 allows them.
+Object.assign(scenarios, {
+  // Extension notification "_acp/note" {sessionId, note: "hello"}, then
+  // extension request "_acp/echo" {sessionId, text: "ping"}. Reports
+  // "echo:<json result>" or "echo:error:<code>".
+  async ext(t) {
+    await t.client.notify("_acp/note", { sessionId: t.sessionId, note: "hello" });
+    try {
+      const res = await t.client.request("_acp/echo", { sessionId: t.sessionId, text: "ping" });
+      await t.report(`echo:${JSON.stringify(res)}`);
+    } catch (err) {
+      await t.report(`echo:error:${errCode(err)}`);
+    }
+    return "end_turn";
+  },
+
+  // Extension request "_acp/slow" {sessionId} immediately followed by
+  // $/cancel_request for it; waits for the one response. Reports
+  // "cancel_request:error:<code>" (-32800 expected) or
+  // "cancel_request:result:<json>".
+  async cancel_request(t) {
+    const ac = new AbortController();
+    const pending = t.request("_acp/slow", {}, { cancellationSignal: ac.signal });
+    ac.abort(new Error("tsagent cancels its own request"));
+    try {
+      const res = await pending;
+      await t.report(`cancel_request:result:${JSON.stringify(res)}`);
+    } catch (err) {
+      await t.report(`cancel_request:error:${errCode(err)}`);
+    }
+    return "end_turn";
+  },
+
+  // A tool call that outlives the turn: tool_call_update in_progress with
+  // capabilities {cancel: {}}, idle end_turn with it in background; on
+  // tool_call/cancel the agent answers {}, then tool_call_update status
+  // failed, then an idle state without a stop reason, background [].
+  async bgtool(t) {
+    const toolCallId = t.id("bg");
+    await t.update({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      title: "index the repository",
+      kind: "search",
+      status: "in_progress",
+      capabilities: { cancel: {} },
+    });
+    t.s.toolCalls.add(toolCallId);
+    return "end_turn";
+  },
+});
+
 // "reject" fails session/prompt itself (before acceptance) with -32603 and
 // data {"scenario":"reject"}: no state update, no user message.
 const REJECT = "reject";
@@ -399,16 +462,22 @@ const app = agent({ name: "acp-interop-tsagent-v2" })
     if (params.methodId !== "token") {
       throw RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method ${JSON.stringify(params.methodId)}`);
     }
+    authenticated = true;
     return {};
   })
-  .onRequest(methods.agent.auth.logout, () => ({}))
+  .onRequest(methods.agent.auth.logout, () => {
+    authenticated = false;
+    return {};
+  })
   .onRequest(methods.agent.session.new, ({ params }) => {
+    checkAuth();
     const sessionId = `ts2-${++sessionCounter}`;
     const s = newSessionState(params.cwd);
     sessions.set(sessionId, s);
     return { sessionId, configOptions: configOptions(s) };
   })
   .onRequest(methods.agent.session.resume, async ({ params, client }) => {
+    checkAuth();
     let s = sessions.get(params.sessionId);
     if (!s) {
       // A listed session that this process never ran: give it a history.
@@ -520,6 +589,20 @@ const app = agent({ name: "acp-interop-tsagent-v2" })
     }
     // Answered first, then confirmed by the terminal_update with exitStatus.
     setImmediate(() => stopTerminal(s, params.terminalId, client, params.sessionId).catch(() => {}));
+    return {};
+  })
+  .onRequest(methods.agent.toolCall.cancel, async ({ params, client }) => {
+    const s = getSession(params.sessionId);
+    if (!s.toolCalls.has(params.toolCallId)) {
+      throw RequestError.invalidParams({ toolCallId: params.toolCallId }, "unknown, final or not cancellable tool call");
+    }
+    s.toolCalls.delete(params.toolCallId);
+    // Answered first, then confirmed by a tool_call_update to a final status.
+    setImmediate(async () => {
+      const update = (u) => client.notify(methods.client.session.update, { sessionId: params.sessionId, update: u });
+      await update({ sessionUpdate: "tool_call_update", toolCallId: params.toolCallId, status: "failed" }).catch(() => {});
+      await update({ sessionUpdate: "state_update", state: "idle", background: background(s) }).catch(() => {});
+    });
     return {};
   })
   .onRequest("_acp/ping", (p) => p ?? {}, ({ params }) => ({ pong: true, params }))
