@@ -63,43 +63,12 @@ func v2Methods(t *testing.T, defs map[string]json.RawMessage) map[string]*v2Meth
 // recording that does not pass is not a fixture the v2 core can be built
 // on; what the agents send beyond the schema is listed in docs/V2.md.
 func TestV2RecordingsValid(t *testing.T) {
-	raw, err := os.ReadFile(v2Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root struct {
-		Defs map[string]json.RawMessage `json:"$defs"`
-	}
-	if err := json.Unmarshal(raw, &root); err != nil {
-		t.Fatal(err)
-	}
-	methods := v2Methods(t, root.Defs)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("acp-v2.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	compiled := map[string]*jsonschema.Schema{}
-	schemaOf := func(def string) *jsonschema.Schema {
-		if s, ok := compiled[def]; ok {
-			return s
-		}
-		s, err := c.Compile("acp-v2.json#/$defs/" + def)
-		if err != nil {
-			t.Fatalf("compiling %s: %v", def, err)
-		}
-		compiled[def] = s
-		return s
-	}
-
+	v2 := newV2Checker(t)
 	paths, _ := filepath.Glob("testdata/transcripts/v2/*.jsonl")
 	// The recordings TestV2* writes: each agent's offers, text, permission,
-	// cancel and resume, and the TS agent's background terminal.
-	if len(paths) != 23 {
-		t.Fatalf("found %d v2 recordings, want 23", len(paths))
+	// cancel and resume, and the TS agent's background terminal and extras.
+	if len(paths) != 24 {
+		t.Fatalf("found %d v2 recordings, want 24", len(paths))
 	}
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
@@ -113,21 +82,77 @@ func TestV2RecordingsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkV2Frames(t, frames, methods, schemaOf, strings.Contains(name, "offer1"))
+			for _, p := range v2.check(frames, strings.Contains(name, "offer1")) {
+				t.Error(p)
+			}
 		})
 	}
 }
 
-func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2Method, schemaOf func(string) *jsonschema.Schema, offer1 bool) {
+// v2Checker checks frames against the v2 schema.
+type v2Checker struct {
+	methods map[string]*v2Method
+	schema  func(def string) (*jsonschema.Schema, error)
+}
+
+// newV2Checker compiles the v2 schema's method table and definitions.
+func newV2Checker(t *testing.T) *v2Checker {
+	t.Helper()
+	raw, err := os.ReadFile(v2Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &root); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("acp-v2.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	compiled := map[string]*jsonschema.Schema{}
+	return &v2Checker{
+		methods: v2Methods(t, root.Defs),
+		schema: func(def string) (*jsonschema.Schema, error) {
+			if s, ok := compiled[def]; ok {
+				return s, nil
+			}
+			s, err := c.Compile("acp-v2.json#/$defs/" + def)
+			if err != nil {
+				return nil, err
+			}
+			compiled[def] = s
+			return s, nil
+		},
+	}
+}
+
+// check returns what is wrong with a recording's frames, nothing when it is
+// well-formed v2. offer1 marks a recording whose initialize offers
+// version 1 on purpose.
+func (v2 *v2Checker) check(frames []acptest.Frame, offer1 bool) []string {
+	var problems []string
+	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	methods := v2.methods
 	validate := func(i int, what, def string, v json.RawMessage) {
-		t.Helper()
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(v))
 		if err != nil {
-			t.Errorf("frame %d: %s: %v", i+1, what, err)
+			errorf("frame %d: %s: %v", i+1, what, err)
 			return
 		}
-		if err := schemaOf(def).Validate(inst); err != nil {
-			t.Errorf("frame %d: %s does not validate against %s: %v\n%.600s", i+1, what, def, err, v)
+		sch, err := v2.schema(def)
+		if err != nil {
+			errorf("frame %d: compiling %s: %v", i+1, def, err)
+			return
+		}
+		if err := sch.Validate(inst); err != nil {
+			errorf("frame %d: %s does not validate against %s: %v\n%.600s", i+1, what, def, err, v)
 		}
 	}
 	// Requests awaiting a response, by direction of the request and id.
@@ -135,7 +160,7 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 	var sawInit bool
 	for i, f := range frames {
 		if f.Dir != ">" && f.Dir != "<" {
-			t.Errorf("frame %d: direction %q: a recording holds frames only", i+1, f.Dir)
+			errorf("frame %d: direction %q: a recording holds frames only", i+1, f.Dir)
 			continue
 		}
 		var m struct {
@@ -147,7 +172,7 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 			Error   json.RawMessage `json:"error"`
 		}
 		if err := json.Unmarshal(f.Msg, &m); err != nil || m.JSONRPC != "2.0" {
-			t.Errorf("frame %d: not a JSON-RPC 2.0 message: %.300s", i+1, f.Msg)
+			errorf("frame %d: not a JSON-RPC 2.0 message: %.300s", i+1, f.Msg)
 			continue
 		}
 		// The side that receives the frame: ">" is what the client sent.
@@ -162,14 +187,14 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 			}
 			def, ok := methods[m.Method]
 			if !ok {
-				t.Errorf("frame %d: method %q is not in the v2 schema", i+1, m.Method)
+				errorf("frame %d: method %q is not in the v2 schema", i+1, m.Method)
 				continue
 			}
 			if def.side != "protocol" && def.side != to {
-				t.Errorf("frame %d: %s sent to the %s; the schema has the %s receive it", i+1, m.Method, to, def.side)
+				errorf("frame %d: %s sent to the %s; the schema has the %s receive it", i+1, m.Method, to, def.side)
 			}
 			if (m.ID == nil) != (def.result == "") {
-				t.Errorf("frame %d: %s sent as a %s", i+1, m.Method, map[bool]string{true: "notification", false: "request"}[m.ID == nil])
+				errorf("frame %d: %s sent as a %s", i+1, m.Method, map[bool]string{true: "notification", false: "request"}[m.ID == nil])
 			}
 			if m.Method == "initialize" {
 				sawInit = true
@@ -183,14 +208,14 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 			back := map[string]string{">": "<", "<": ">"}[f.Dir]
 			method, ok := pending[back+string(m.ID)]
 			if !ok {
-				t.Errorf("frame %d: a response to no request (id %s)", i+1, m.ID)
+				errorf("frame %d: a response to no request (id %s)", i+1, m.ID)
 				continue
 			}
 			delete(pending, back+string(m.ID))
 			if m.Error != nil {
 				validate(i, method+" error", "Error", m.Error)
 				if method == "initialize" && !offer1 {
-					t.Errorf("frame %d: initialize offering 2 failed: %s", i+1, m.Error)
+					errorf("frame %d: initialize offering 2 failed: %s", i+1, m.Error)
 				}
 				continue
 			}
@@ -217,10 +242,10 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 		}
 	}
 	if !sawInit {
-		t.Errorf("no initialize: every recording starts a connection")
+		errorf("no initialize: every recording starts a connection")
 	}
 	if offer1 {
-		return
+		return problems
 	}
 	var left []string
 	for k, method := range pending {
@@ -228,6 +253,59 @@ func checkV2Frames(t *testing.T, frames []acptest.Frame, methods map[string]*v2M
 	}
 	slices.Sort(left)
 	if len(left) > 0 {
-		t.Errorf("requests never answered: %v", left)
+		errorf("requests never answered: %v", left)
+	}
+	return problems
+}
+
+// The checker rejects what a v2 recording must not hold, each with a
+// message naming the frame: without it TestV2RecordingsValid would pass
+// anything.
+func TestV2CheckerRejects(t *testing.T) {
+	v2 := newV2Checker(t)
+	init := []string{
+		`{"t":0,"dir":">","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"c","version":"0"}}}}`,
+		`{"t":1,"dir":"<","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"info":{"name":"a","version":"0"}}}}`,
+	}
+	frames := func(lines ...string) []acptest.Frame {
+		fs, err := acptest.ReadTranscript(strings.NewReader(strings.Join(append(append([]string{}, init...), lines...), "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	if p := v2.check(frames(), false); len(p) != 0 {
+		t.Fatalf("a valid handshake: %v", p)
+	}
+	update := func(u string) string {
+		return `{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":` + u + `}}}`
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"chunk without messageId", []string{update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`)}, "missing property 'messageId'"},
+		{"v1 stop reason on the prompt response", []string{
+			`{"t":2,"dir":">","msg":{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"x"}]}}}`,
+			`{"t":3,"dir":"<","msg":{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}}`,
+		}, "session/prompt result does not validate against PromptResponse"},
+		{"a v1-only method", []string{`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a"}}}`}, "not in the v2 schema"},
+		{"a method sent the wrong way", []string{`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":"/"}}}`}, "the schema has the agent receive it"},
+		{"a notification sent as a request", []string{`{"t":2,"dir":">","msg":{"jsonrpc":"2.0","id":7,"method":"session/cancel","params":{"sessionId":"s"}}}`}, "sent as a request"},
+		{"state_update without state", []string{update(`{"sessionUpdate":"state_update"}`)}, "missing property 'state'"},
+		{"permission request without options", []string{`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s","title":"t","options":[]}}}`, `{"t":3,"dir":">","msg":{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}}`}, "at '/options'"},
+		{"a response to no request", []string{`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","id":9,"result":{}}}`}, "a response to no request"},
+		{"a request never answered", []string{`{"t":2,"dir":">","msg":{"jsonrpc":"2.0","id":3,"method":"session/list","params":{}}}`}, "never answered"},
+		{"not JSON-RPC 2.0", []string{`{"t":2,"dir":"<","msg":{"method":"session/update","params":{}}}`}, "not a JSON-RPC 2.0 message"},
+	} {
+		p := v2.check(frames(tc.lines...), false)
+		if len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), tc.want) {
+			t.Errorf("%s: problems %q, want one mentioning %q", tc.name, p, tc.want)
+		}
+	}
+	// An extension is not checked, whatever its shape.
+	if p := v2.check(frames(`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","method":"_x/anything","params":[1]}}`), false); len(p) != 0 {
+		t.Errorf("an extension notification: %v", p)
 	}
 }

@@ -856,3 +856,46 @@ func TestV2BackgroundTerminal(t *testing.T) {
 	}
 	r.save("terminal")
 }
+
+// TestV2Extras: the TS agent's extensions (a notification, a request the
+// client answers, the agent's own $/cancel_request) and a background tool
+// call stopped by tool_call/cancel.
+func TestV2Extras(t *testing.T) {
+	r := startV2(t, tsV2)
+	r.initV2()
+	sid := r.newSession("/tmp/acp-interop")
+	var slow *wireMsg
+	for _, text := range []string{"ext", "cancel_request"} {
+		tr := r.prompt(sid, text, func(m wireMsg) {
+			switch m.Method {
+			case "_acp/echo":
+				r.reply(m, map[string]any{"echoed": true})
+			case "_acp/slow":
+				slow = &m
+			case "$/cancel_request":
+				if slow != nil {
+					r.write(map[string]any{"jsonrpc": "2.0", "id": slow.ID, "error": map[string]any{"code": -32800, "message": "Request cancelled"}})
+				}
+			}
+		})
+		if tr.stopReason() != "end_turn" {
+			t.Fatalf("%s: %v", text, tr.idle)
+		}
+	}
+	if tr := r.prompt(sid, "bgtool", nil); tr.stopReason() != "end_turn" {
+		t.Fatalf("bgtool: %v", tr.idle)
+	}
+	r.result("tool_call/cancel", map[string]any{"sessionId": sid, "toolCallId": "t3-bg"}, nil, nil)
+	for {
+		m, ok := r.next("idle after tool_call/cancel", 10*time.Second)
+		if !ok {
+			t.Fatal("no idle after tool_call/cancel")
+		}
+		var u wireUpdate
+		json.Unmarshal(m.Params, &u)
+		if u.Update["sessionUpdate"] == "state_update" {
+			break
+		}
+	}
+	r.save("extras")
+}
