@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp/acptest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -307,5 +309,138 @@ func TestV2CheckerRejects(t *testing.T) {
 	// An extension is not checked, whatever its shape.
 	if p := v2.check(frames(`{"t":2,"dir":"<","msg":{"jsonrpc":"2.0","method":"_x/anything","params":[1]}}`), false); len(p) != 0 {
 		t.Errorf("an extension notification: %v", p)
+	}
+}
+
+// TestV2RecordingsReplay plays each v2 recording through acptest.Replay
+// and drives it with its own recorded client frames over raw lines, each
+// sent once the agent frames recorded before it have arrived (answers to
+// the agent's requests carry the live ids): every recorded agent frame
+// comes back, the same methods and update kinds. The recordings are
+// fixtures the v2 core replays; this holds that acptest, which knows
+// nothing of versions, plays them whole.
+func TestV2RecordingsReplay(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/transcripts/v2/*.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no v2 recordings")
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames, err := acptest.ReadTranscript(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			agent := acptest.Replay(frames)
+			defer agent.Close()
+			fromAgent, toAgent := agent.Pipe()
+			defer toAgent.Close()
+
+			type msg struct {
+				ID     json.RawMessage `json:"id,omitempty"`
+				Method string          `json:"method,omitempty"`
+				Params struct {
+					Update struct {
+						Kind string `json:"sessionUpdate"`
+					} `json:"update"`
+				} `json:"params"`
+			}
+			kind := func(b []byte) string {
+				var m msg
+				json.Unmarshal(b, &m)
+				switch {
+				case m.Method == "session/update":
+					return "update:" + m.Params.Update.Kind
+				case m.Method != "":
+					return m.Method
+				default:
+					return "response"
+				}
+			}
+			got := make(chan []byte, 1<<14)
+			go func() {
+				defer close(got)
+				sc := bufio.NewScanner(fromAgent)
+				sc.Buffer(nil, 16<<20)
+				for sc.Scan() {
+					got <- append([]byte(nil), sc.Bytes()...)
+				}
+			}()
+			var received [][]byte
+			// The agent's requests by arrival: the n-th recorded agent
+			// request is the n-th live one.
+			var liveReqIDs []json.RawMessage
+			recReqIndex := map[string]int{}
+			waitFor := func(n int) {
+				t.Helper()
+				timeout := time.After(10 * time.Second)
+				for len(received) < n {
+					select {
+					case b, ok := <-got:
+						if !ok {
+							t.Fatalf("the replay closed after %d of %d frames", len(received), n)
+						}
+						received = append(received, b)
+						var m msg
+						json.Unmarshal(b, &m)
+						if m.Method != "" && m.ID != nil {
+							liveReqIDs = append(liveReqIDs, m.ID)
+						}
+					case <-timeout:
+						t.Fatalf("only %d of %d agent frames within 10 s", len(received), n)
+					}
+				}
+			}
+			var want []string
+			agentSeen := 0
+			for _, fr := range frames {
+				if fr.Dir == "<" {
+					want = append(want, kind(fr.Msg))
+					var m msg
+					json.Unmarshal(fr.Msg, &m)
+					if m.Method != "" && m.ID != nil {
+						recReqIndex[string(m.ID)] = len(recReqIndex)
+					}
+					agentSeen++
+					continue
+				}
+				if fr.Dir != ">" {
+					continue
+				}
+				waitFor(agentSeen)
+				out := fr.Msg
+				var m msg
+				json.Unmarshal(fr.Msg, &m)
+				if m.Method == "" { // an answer to the agent's request
+					i, ok := recReqIndex[string(m.ID)]
+					if !ok || i >= len(liveReqIDs) {
+						t.Fatalf("recorded answer %s to no agent request", fr.Msg)
+					}
+					var v map[string]json.RawMessage
+					json.Unmarshal(fr.Msg, &v)
+					v["id"] = liveReqIDs[i]
+					out, _ = json.Marshal(v)
+				}
+				if _, err := toAgent.Write(append(append([]byte(nil), out...), '\n')); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(agentSeen)
+			var have []string
+			for _, b := range received {
+				have = append(have, kind(b))
+			}
+			slices.Sort(want)
+			slices.Sort(have)
+			if !slices.Equal(have, want) {
+				t.Errorf("replayed frames differ from the recording's:\n got %v\nwant %v", have, want)
+			}
+		})
 	}
 }
