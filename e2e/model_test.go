@@ -154,19 +154,24 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		close(m.waiters[n])
 	}
+	// Every answer names its items after the request's number, as real
+	// model APIs give every message its own id: agents pass those ids on
+	// (as ACP v2 messageIds), and one id for two replies would make them
+	// one message.
+	seq := len(m.reqs) + 1
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
 
 	switch {
 	case r.URL.Path == "/v1/responses" && r.Method == http.MethodPost:
-		writeResponses(w, r, reply)
+		writeResponses(w, r, reply, seq)
 	case r.URL.Path == "/v1/messages/count_tokens":
 		writeJSON(w, 200, map[string]any{"input_tokens": 100})
 	case r.URL.Path == "/v1/messages" && r.Method == http.MethodPost:
 		if !scripted {
 			reply = Reply{Text: []string{"Side answer"}}
 		}
-		writeMessages(w, r, reply)
+		writeMessages(w, r, reply, seq)
 	case r.Method == http.MethodHead || r.URL.Path == "/":
 		w.WriteHeader(200)
 	default:
@@ -239,34 +244,35 @@ func tokens(reply Reply) (in, out int) {
 
 // writeResponses answers POST /v1/responses with the OpenAI Responses
 // streaming events codex consumes.
-func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
+func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply, seq int) {
+	respID, rsID, msgID := fmt.Sprint("resp_", seq), fmt.Sprint("rs_", seq), fmt.Sprint("msg_", seq)
 	if reply.Status != 0 {
 		writeJSON(w, reply.Status, map[string]any{"error": map[string]any{"type": "invalid_request_error", "code": "test_error", "message": reply.Error}})
 		return
 	}
 	s := startSSE(w)
-	s.event("response.created", map[string]any{"response": map[string]any{"id": "resp_1"}})
+	s.event("response.created", map[string]any{"response": map[string]any{"id": respID}})
 	idx := 0
 	if len(reply.Thinking) > 0 {
-		item := map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}}
+		item := map[string]any{"type": "reasoning", "id": rsID, "summary": []any{}}
 		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": item})
-		s.event("response.reasoning_summary_part.added", map[string]any{"item_id": "rs_1", "output_index": idx, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
+		s.event("response.reasoning_summary_part.added", map[string]any{"item_id": rsID, "output_index": idx, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
 		for _, d := range reply.Thinking {
-			s.event("response.reasoning_summary_text.delta", map[string]any{"item_id": "rs_1", "output_index": idx, "summary_index": 0, "delta": d})
+			s.event("response.reasoning_summary_text.delta", map[string]any{"item_id": rsID, "output_index": idx, "summary_index": 0, "delta": d})
 		}
-		done := map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{map[string]any{"type": "summary_text", "text": strings.Join(reply.Thinking, "")}}}
+		done := map[string]any{"type": "reasoning", "id": rsID, "summary": []any{map[string]any{"type": "summary_text", "text": strings.Join(reply.Thinking, "")}}}
 		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": done})
 		idx++
 	}
 	if len(reply.Text) > 0 {
-		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{}}})
+		s.event("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": msgID, "content": []any{}}})
 		for _, d := range reply.Text {
-			s.event("response.output_text.delta", map[string]any{"item_id": "msg_1", "output_index": idx, "content_index": 0, "delta": d})
+			s.event("response.output_text.delta", map[string]any{"item_id": msgID, "output_index": idx, "content_index": 0, "delta": d})
 		}
 		if !stall(r, reply) {
 			return
 		}
-		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{map[string]any{"type": "output_text", "text": strings.Join(reply.Text, "")}}}})
+		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "message", "role": "assistant", "id": msgID, "content": []any{map[string]any{"type": "output_text", "text": strings.Join(reply.Text, "")}}}})
 		idx++
 	} else if !stall(r, reply) {
 		return
@@ -277,7 +283,7 @@ func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
 		s.event("response.output_item.done", map[string]any{"output_index": idx, "item": item})
 	}
 	in, out := tokens(reply)
-	s.event("response.completed", map[string]any{"response": map[string]any{"id": "resp_1", "usage": map[string]any{
+	s.event("response.completed", map[string]any{"response": map[string]any{"id": respID, "usage": map[string]any{
 		"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
 		"total_tokens": in + out}}})
@@ -285,7 +291,8 @@ func writeResponses(w http.ResponseWriter, r *http.Request, reply Reply) {
 
 // writeMessages answers POST /v1/messages with the Anthropic Messages
 // streaming events Claude Code consumes.
-func writeMessages(w http.ResponseWriter, r *http.Request, reply Reply) {
+func writeMessages(w http.ResponseWriter, r *http.Request, reply Reply, seq int) {
+	msgID := fmt.Sprint("msg_", seq)
 	if reply.Status != 0 {
 		writeJSON(w, reply.Status, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": reply.Error}})
 		return
@@ -293,7 +300,7 @@ func writeMessages(w http.ResponseWriter, r *http.Request, reply Reply) {
 	in, out := tokens(reply)
 	s := startSSE(w)
 	s.event("message_start", map[string]any{"message": map[string]any{
-		"id": "msg_1", "type": "message", "role": "assistant", "model": MainModel, "content": []any{},
+		"id": msgID, "type": "message", "role": "assistant", "model": MainModel, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": in, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
 	idx := 0
