@@ -305,6 +305,23 @@ func TestTSAgentV2Permission(t *testing.T) {
 	}
 }
 
+// A permission answered "cancelled" (the client's dialog was dismissed, no
+// session/cancel): the call fails and the turn ends "cancelled".
+func TestTSAgentV2PermissionAnsweredCancelled(t *testing.T) {
+	t.Parallel()
+	c := newRawClientScript(t, tsagentV2)
+	sid := c.session2()
+	tr := c.prompt2(sid, "permission", func(m rawMsg) {
+		c.reply(m, map[string]any{"outcome": map[string]string{"outcome": "cancelled"}})
+	})
+	if tr.stopReason() != "cancelled" || !slices.Equal(tr.reports, []string{"outcome:cancelled"}) {
+		t.Errorf("stop %q reports %q; want cancelled, outcome:cancelled", tr.stopReason(), tr.reports)
+	}
+	if got := tr.updates[len(tr.updates)-3]["status"]; got != "failed" {
+		t.Errorf("tool call status %v, want failed", got)
+	}
+}
+
 // On session/cancel with a permission request pending, the v2 agent
 // withdraws the request itself ($/cancel_request naming it), stops waiting
 // for the answer, and ends the turn idle "cancelled".
