@@ -31,12 +31,7 @@ import (
 	"time"
 )
 
-// v2Dir is the npm project of the agents recorded in v2.
-const v2Dir = "v2"
-
 var (
-	v2Once sync.Once
-	v2Err  error
 	tsOnce sync.Once
 	tsErr  error
 )
@@ -84,23 +79,12 @@ type v2agent struct {
 }
 
 var (
-	codexV2  = v2agent{name: "codex", model: codex, setup: v2Setup(setupCodexEnv, "codex-acp")}
-	claudeV2 = v2agent{name: "claude", model: claude, setup: v2Setup(setupClaudeEnv, "claude-agent-acp")}
+	codexV2  = v2agent{name: "codex", model: codex, setup: func(t *testing.T, m *Model) ([]string, []string) { return setupCodexMode(t, m, "") }}
+	claudeV2 = v2agent{name: "claude", model: claude, setup: setupClaude}
 	tsV2     = v2agent{name: "tsagent-v2", setup: tsSetup("agent_v2.mjs")}
 	tsV1     = v2agent{name: "tsagent-v1", setup: tsSetup("agent.mjs")}
 	realV2   = []v2agent{codexV2, claudeV2}
 )
-
-func v2Setup(env func(t *testing.T, m *Model) []string, bin string) func(t *testing.T, m *Model) ([]string, []string) {
-	return func(t *testing.T, m *Model) ([]string, []string) {
-		installIn(t, &v2Once, &v2Err, v2Dir)
-		p, err := filepath.Abs(filepath.Join(v2Dir, "node_modules", ".bin", bin))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []string{p}, env(t, m)
-	}
-}
 
 func tsSetup(script string) func(t *testing.T, m *Model) ([]string, []string) {
 	return func(t *testing.T, m *Model) ([]string, []string) {
@@ -112,53 +96,6 @@ func tsSetup(script string) func(t *testing.T, m *Model) ([]string, []string) {
 		}
 		return []string{needTool(t, "node"), p}, baseEnv(t.TempDir())
 	}
-}
-
-// setupCodexEnv is setupCodex's environment and config (the same for the
-// v2 package: codex-acp 2.6.0 runs `codex app-server`, which reads the same
-// $CODEX_HOME/config.toml).
-func setupCodexEnv(t *testing.T, m *Model) []string {
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	config := fmt.Sprintf(`model = %q
-model_provider = "mock"
-approval_policy = "on-request"
-sandbox_mode = "workspace-write"
-
-[model_providers.mock]
-name = "mock"
-base_url = "%s/v1"
-wire_api = "responses"
-env_key = "ACP_E2E_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-`, MainModel, m.URL)
-	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return append(baseEnv(home), "ACP_E2E_MODEL_KEY=test-key", "CODEX_HOME="+filepath.Join(home, ".codex"))
-}
-
-// setupClaudeEnv is setupClaude's environment.
-func setupClaudeEnv(t *testing.T, m *Model) []string {
-	home := t.TempDir()
-	return append(baseEnv(home),
-		"ANTHROPIC_BASE_URL="+m.URL,
-		"ANTHROPIC_API_KEY=test-key",
-		"ANTHROPIC_MODEL="+MainModel,
-		"ANTHROPIC_SMALL_FAST_MODEL="+SmallModel,
-		"ANTHROPIC_DEFAULT_HAIKU_MODEL="+SmallModel,
-		"ANTHROPIC_DEFAULT_SONNET_MODEL="+MainModel,
-		"ANTHROPIC_DEFAULT_OPUS_MODEL="+MainModel,
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"IS_SANDBOX=1",
-	)
 }
 
 // ---------------------------------------------------------------------------
