@@ -93,6 +93,14 @@ type ClientOptions struct {
 	// its context compactions (SessionState.Compaction).
 	Compaction bool
 
+	// OnAuthStatus receives each auth status the agent notifies
+	// (auth/status_update, or _auth/status_update as codex-acp sends it),
+	// one at a time in wire order on a goroutine of the client's; the
+	// latest, notified or asked for with Client.AuthStatus, is also
+	// Client.LastAuthStatus. Unstable: follows schema.unstable.json; may
+	// change.
+	OnAuthStatus func(AuthStatus)
+
 	// TerminalAuth advertises auth.terminal: the agent may then offer
 	// terminal login methods, which the caller runs (see TerminalAuthMethod).
 	TerminalAuth bool
@@ -157,6 +165,7 @@ type Client struct {
 	baseCancel context.CancelFunc
 
 	mu          sync.Mutex
+	auth        *AuthStatus // the latest auth status heard of, under mu
 	sessions    map[string]*Session
 	orphans     map[string][]orphan  // updates for session ids not registered yet
 	orphanBytes int                  // their notifications' total size
@@ -594,6 +603,15 @@ func (c *Client) onNotification(method string, params []byte) {
 		}
 	case method == MethodMCPMessage:
 		c.onMCPNotification(params)
+	case method == MethodAuthStatusUpdate:
+		c.onAuthStatusUpdate(method, params)
+	case method == "_"+MethodAuthStatusUpdate:
+		// codex-acp sends the update as an extension right after
+		// initialize: read it, and still hand it to ExtNotification.
+		c.onAuthStatusUpdate(method, params)
+		if h := c.opts.ExtNotification; h != nil {
+			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
+		}
 	case len(method) > 1 && method[0] == '_':
 		if h := c.opts.ExtNotification; h != nil {
 			// The wire hands notification params over as a copy already.

@@ -142,3 +142,55 @@ func (s *Session) Fork(ctx context.Context, req *ForkSessionRequest) (*Session, 
 func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	return s.setModel(ctx, modelID)
 }
+
+// ArchiveSession hides a session from the default session/list, keeping it
+// and its history (session/archive; needs sessionCapabilities.archive, else
+// ErrNotSupported and nothing is sent). An open session stays open.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) ArchiveSession(ctx context.Context, req *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
+	return c.archiveSession(ctx, req)
+}
+
+// UnarchiveSession returns an archived session to the default session/list
+// (session/unarchive; needs sessionCapabilities.archive).
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) UnarchiveSession(ctx context.Context, req *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
+	return c.unarchiveSession(ctx, req)
+}
+
+// SessionStatus asks whether the agent has a session in memory
+// (session/status; needs sessionCapabilities.status). The answer is a
+// snapshot; see [SessionStatus.IsOpen].
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) SessionStatus(ctx context.Context, req *SessionStatusRequest) (*SessionStatusResponse, error) {
+	return c.sessionStatus(ctx, req)
+}
+
+// SetSessionTitle sets a session's title (session/set_title; needs
+// sessionCapabilities.title) and returns the title the agent stored, which
+// may be normalized. When the session is open on this client its state's
+// Title becomes that title, with a local session_info_update on its feed.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) SetSessionTitle(ctx context.Context, req *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
+	return c.setSessionTitle(ctx, req)
+}
+
+// AuthStatus asks the agent for its auth status (auth/status; needs
+// auth.status). The answer also becomes LastAuthStatus.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) AuthStatus(ctx context.Context) (*AuthStatus, error) {
+	return c.authStatus(ctx)
+}
+
+// LastAuthStatus returns the latest auth status the agent sent, in an
+// auth/status_update (or _auth/status_update) notification or an
+// auth/status answer, or nil if it sent none. Agents such as codex-acp
+// notify it right after initialize.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) LastAuthStatus() *AuthStatus { return c.lastAuthStatus() }

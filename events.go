@@ -8,7 +8,8 @@ const (
 	eventExtNotification
 	eventElicitation
 	eventMCPNotification
+	eventAuthStatus
 	eventKinds
 )
 
-var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "mcp/message notifications"}
+var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "mcp/message notifications", "auth status updates"}

@@ -104,6 +104,14 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 			t.Errorf("%s decodes as %T (kind %q)", kind, last, last.UpdateKind())
 			continue
 		}
+		// It encodes with its kind (the --json output and acptest send
+		// updates this way) and decodes back to the same value.
+		if b, err := json.Marshal(last); err != nil {
+			t.Errorf("%s: encoding: %v", kind, err)
+		} else if again, err := decodeUpdate(b); err != nil || again.UpdateKind() != kind ||
+			!cmp.Equal(again, last, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })) {
+			t.Errorf("%s re-encoded as %s decodes as %T %v", kind, b, again, err)
+		}
 		for _, inTurn := range []bool{true, false} {
 			s := newSession(c, "s", "/w", nil)
 			var turn *Turn

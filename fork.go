@@ -53,6 +53,9 @@ func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
+	if err := c.checkSystemPrompt(MethodSessionFork, r.SystemPrompt); err != nil {
+		return nil, err
+	}
 	c.mcp.declare(r.MCPServers)
 	return c.createSession(ctx, MethodSessionFork, &r)
 }

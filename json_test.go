@@ -94,6 +94,8 @@ var goldenDecoders = map[string]func([]byte) (any, error){
 	"CreateElicitationRequest":       decoderFor[CreateElicitationRequest],
 	"CreateElicitationResponse":      decoderFor[CreateElicitationResponse],
 	"CancelRequestNotification":      decoderFor[CancelRequestNotification],
+	"AuthStatus":                     decoderFor[AuthStatus],
+	"SessionStatusResponse":          decoderFor[SessionStatusResponse],
 }
 
 func TestGolden(t *testing.T) {

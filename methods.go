@@ -59,3 +59,19 @@ const (
 	MethodDocumentDidSave   = "document/didSave"
 	MethodDocumentDidFocus  = "document/didFocus"
 )
+
+// Method names of session archive, status and title, and of the auth
+// status, added in schema 1.29.0.
+//
+// Unstable: they follow schema.unstable.json and may change.
+const (
+	MethodSessionArchive   = "session/archive"
+	MethodSessionUnarchive = "session/unarchive"
+	MethodSessionStatus    = "session/status"
+	MethodSessionSetTitle  = "session/set_title"
+	MethodAuthStatus       = "auth/status"
+	// MethodAuthStatusUpdate is the agent's notification of a change of
+	// its auth status. Agents also send it as "_auth/status_update"
+	// (codex-acp), which is read the same way.
+	MethodAuthStatusUpdate = "auth/status_update"
+)

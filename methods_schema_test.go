@@ -19,22 +19,18 @@ var methodsNamed = []string{
 	MethodNESReject, MethodNESClose, MethodDocumentDidOpen, MethodDocumentDidChange,
 	MethodDocumentDidClose, MethodDocumentDidSave, MethodDocumentDidFocus,
 	MethodMCPConnect, MethodMCPMessage, MethodMCPDisconnect,
+	MethodSessionArchive, MethodSessionUnarchive, MethodSessionStatus, MethodSessionSetTitle,
+	MethodAuthStatus, MethodAuthStatusUpdate,
 }
 
 // methodsUntyped are the schema's methods with no constant (and no typed
 // call), each with the reason; Client.Call reaches any of them.
 var methodsUntyped = map[string]string{
-	"providers/list":     "unstable LLM provider selection: no agent sends it here yet; reachable through Client.Call",
-	"providers/set":      "unstable LLM provider selection: reachable through Client.Call",
-	"providers/disable":  "unstable LLM provider selection: reachable through Client.Call",
-	"proxy/initialize":   "between a proxy and its conductor (proxy chains), not a client's method",
-	"proxy/successor":    "between a proxy and its conductor (proxy chains), not a client's method",
-	"session/archive":    "typed in a later commit",
-	"session/unarchive":  "typed in a later commit",
-	"session/status":     "typed in a later commit",
-	"session/set_title":  "typed in a later commit",
-	"auth/status":        "typed in a later commit",
-	"auth/status_update": "typed in a later commit",
+	"providers/list":    "unstable LLM provider selection: no agent sends it here yet; reachable through Client.Call",
+	"providers/set":     "unstable LLM provider selection: reachable through Client.Call",
+	"providers/disable": "unstable LLM provider selection: reachable through Client.Call",
+	"proxy/initialize":  "between a proxy and its conductor (proxy chains), not a client's method",
+	"proxy/successor":   "between a proxy and its conductor (proxy chains), not a client's method",
 }
 
 // TestEverySchemaMethodNamed reads the method names (x-method) of the

@@ -209,7 +209,10 @@ type SessionCapabilities struct {
 
 // AgentAuthCapabilities: Logout gates the logout method.
 type AgentAuthCapabilities struct {
-	Logout *Capability     `json:"logout,omitempty"`
+	Logout *Capability `json:"logout,omitempty"`
+	// Status gates auth/status. Unstable: follows schema.unstable.json;
+	// may change.
+	Status *Capability     `json:"status,omitempty"`
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 

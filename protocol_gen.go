@@ -88,9 +88,10 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // PlanCapabilities, NoticeCapabilities, CompactionCapabilities,
 // SessionSystemPromptOverrideCapabilities, SessionArchiveCapabilities,
 // SessionStatusCapabilities, SessionTitleCapabilities,
-// NesDocumentDidOpenCapabilities, NesDocumentDidCloseCapabilities,
-// NesDocumentDidSaveCapabilities, NesDocumentDidFocusCapabilities. Unknown
-// fields are ignored; _meta is kept when it is an object.
+// AuthStatusCapabilities, NesDocumentDidOpenCapabilities,
+// NesDocumentDidCloseCapabilities, NesDocumentDidSaveCapabilities,
+// NesDocumentDidFocusCapabilities. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Meta wireMeta `json:"_meta"`
@@ -358,11 +359,12 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's AgentAuthCapabilities. Read as their
-// default when malformed: logout. Unknown fields are ignored; _meta is kept
-// when it is an object.
+// default when malformed: logout, status. From the unstable schema: status.
+// Unknown fields are ignored; _meta is kept when it is an object.
 func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Logout wireOpt[Capability] `json:"logout"`
+		Status wireOpt[Capability] `json:"status"`
 		Meta   wireMeta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -370,6 +372,7 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 	}
 	*x = AgentAuthCapabilities{
 		Logout: w.Logout.ptr(),
+		Status: w.Status.ptr(),
 		Meta:   w.Meta.raw(),
 	}
 	return nil
@@ -1175,13 +1178,14 @@ func (v *CloseSessionResponse) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes the schema's ListSessionsRequest. Optional but an
-// error when malformed: cwd, cursor. Unknown fields are ignored; _meta is
-// kept when it is an object.
+// error when malformed: cwd, cursor, archived. From the unstable schema:
+// archived. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Cwd    wireStrict[string] `json:"cwd"`
-		Cursor wireStrict[string] `json:"cursor"`
-		Meta   wireMeta           `json:"_meta"`
+		Cwd      wireStrict[string] `json:"cwd"`
+		Cursor   wireStrict[string] `json:"cursor"`
+		Archived wireStrict[string] `json:"archived"`
+		Meta     wireMeta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("list sessions request", err)
@@ -1192,10 +1196,14 @@ func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 	if w.Cursor.err != nil {
 		return errField("list sessions request", "cursor", w.Cursor.err)
 	}
+	if w.Archived.err != nil {
+		return errField("list sessions request", "archived", w.Archived.err)
+	}
 	*x = ListSessionsRequest{
-		Cwd:    w.Cwd.v,
-		Cursor: w.Cursor.v,
-		Meta:   w.Meta.raw(),
+		Cwd:      w.Cwd.v,
+		Cursor:   w.Cursor.v,
+		Archived: SessionArchiveFilter(w.Archived.v),
+		Meta:     w.Meta.raw(),
 	}
 	return nil
 }
@@ -1226,9 +1234,9 @@ func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the schema's SessionInfo. Required, an error when
 // absent or malformed: sessionId, cwd. Read as their default when
-// malformed: title, updatedAt. Invalid items dropped from:
-// additionalDirectories. Unknown fields are ignored; _meta is kept when it
-// is an object.
+// malformed: title, updatedAt, archived. Invalid items dropped from:
+// additionalDirectories. From the unstable schema: archived. Unknown fields
+// are ignored; _meta is kept when it is an object.
 func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 	var w struct {
 		SessionID             wireStr          `json:"sessionId"`
@@ -1236,6 +1244,7 @@ func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories wireList[string] `json:"additionalDirectories"`
 		Title                 wireStr          `json:"title"`
 		UpdatedAt             wireStr          `json:"updatedAt"`
+		Archived              wireOpt[bool]    `json:"archived"`
 		Meta                  wireMeta         `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -1253,6 +1262,7 @@ func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 		AdditionalDirectories: w.AdditionalDirectories.v,
 		Title:                 w.Title.ptr(),
 		UpdatedAt:             w.UpdatedAt.ptr(),
+		Archived:              w.Archived.ptr(),
 		Meta:                  w.Meta.raw(),
 	}
 	return nil
@@ -2530,6 +2540,207 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
 	*x = CompactionSummaryChunk{
 		CompactionID: w.CompactionID.v,
 		Content:      w.Content.v,
+		Meta:         w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's ArchiveSessionRequest.
+// Required, an error when absent or malformed: sessionId. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *ArchiveSessionRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("archive session request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("archive session request", "sessionId")
+	}
+	*x = ArchiveSessionRequest{
+		SessionID: w.SessionID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON never fails: ArchiveSessionResponse is a method's params or result holding only
+// _meta, and agents send null, {} or other shapes for it. A _meta that is
+// not an object is dropped.
+func (v *ArchiveSessionResponse) UnmarshalJSON(b []byte) error {
+	*v = ArchiveSessionResponse{Meta: decodeMetaOnly(b)}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's UnarchiveSessionRequest.
+// Required, an error when absent or malformed: sessionId. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *UnarchiveSessionRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("unarchive session request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("unarchive session request", "sessionId")
+	}
+	*x = UnarchiveSessionRequest{
+		SessionID: w.SessionID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON never fails: UnarchiveSessionResponse is a method's params or result holding only
+// _meta, and agents send null, {} or other shapes for it. A _meta that is
+// not an object is dropped.
+func (v *UnarchiveSessionResponse) UnmarshalJSON(b []byte) error {
+	*v = UnarchiveSessionResponse{Meta: decodeMetaOnly(b)}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SessionStatusRequest.
+// Required, an error when absent or malformed: sessionId. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *SessionStatusRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session status request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("session status request", "sessionId")
+	}
+	*x = SessionStatusRequest{
+		SessionID: w.SessionID.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SessionStatusResponse.
+// Required, an error when absent or malformed: status. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *SessionStatusResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Status wireStr  `json:"status"`
+		Meta   wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("session status response", err)
+	}
+	if !w.Status.ok {
+		return errMissing("session status response", "status")
+	}
+	*x = SessionStatusResponse{
+		Status: SessionStatus(w.Status.v),
+		Meta:   w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SetSessionTitleRequest.
+// Required, an error when absent or malformed: sessionId, title. Unknown
+// fields are ignored; _meta is kept when it is an object.
+func (x *SetSessionTitleRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID wireStr  `json:"sessionId"`
+		Title     wireStr  `json:"title"`
+		Meta      wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("set session title request", err)
+	}
+	if !w.SessionID.ok {
+		return errMissing("set session title request", "sessionId")
+	}
+	if !w.Title.ok {
+		return errMissing("set session title request", "title")
+	}
+	*x = SetSessionTitleRequest{
+		SessionID: w.SessionID.v,
+		Title:     w.Title.v,
+		Meta:      w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's SetSessionTitleResponse.
+// Required, an error when absent or malformed: title. Unknown fields are
+// ignored; _meta is kept when it is an object.
+func (x *SetSessionTitleResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Title wireStr  `json:"title"`
+		Meta  wireMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("set session title response", err)
+	}
+	if !w.Title.ok {
+		return errMissing("set session title response", "title")
+	}
+	*x = SetSessionTitleResponse{
+		Title: w.Title.v,
+		Meta:  w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's AuthStatusResponse,
+// AuthStatusUpdateNotification. Required, an error when absent or
+// malformed: state. Invalid items dropped from: accounts. Unknown fields
+// are ignored; _meta is kept when it is an object.
+func (x *AuthStatus) UnmarshalJSON(b []byte) error {
+	var w struct {
+		State    wireStr               `json:"state"`
+		Accounts wireList[AuthAccount] `json:"accounts"`
+		Meta     wireMeta              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("auth status", err)
+	}
+	if !w.State.ok {
+		return errMissing("auth status", "state")
+	}
+	*x = AuthStatus{
+		State:    AuthState(w.State.v),
+		Accounts: w.Accounts.v,
+		Meta:     w.Meta.raw(),
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes the unstable schema's AuthAccount. Required, an
+// error when absent or malformed: label. Read as their default when
+// malformed: active, name, email, organization. Unknown fields are ignored;
+// _meta is kept when it is an object.
+func (x *AuthAccount) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Label        wireStr       `json:"label"`
+		Active       wireOpt[bool] `json:"active"`
+		Name         wireStr       `json:"name"`
+		Email        wireStr       `json:"email"`
+		Organization wireStr       `json:"organization"`
+		Meta         wireMeta      `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return errDecode("auth account", err)
+	}
+	if !w.Label.ok {
+		return errMissing("auth account", "label")
+	}
+	*x = AuthAccount{
+		Label:        w.Label.v,
+		Active:       w.Active.ptr(),
+		Name:         w.Name.ptr(),
+		Email:        w.Email.ptr(),
+		Organization: w.Organization.ptr(),
 		Meta:         w.Meta.raw(),
 	}
 	return nil

@@ -85,9 +85,14 @@ type CloseSessionResponse struct {
 // ListSessionsRequest is the params of session/list; empty fields are left
 // out ({} asks for the first page of all sessions).
 type ListSessionsRequest struct {
-	Cwd    string          `json:"cwd,omitempty"`
-	Cursor string          `json:"cursor,omitempty"`
-	Meta   json.RawMessage `json:"_meta,omitempty"`
+	Cwd    string `json:"cwd,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	// Archived filters by archive state; "" means the agent's default
+	// (ArchiveExclude). Only for an agent advertising
+	// sessionCapabilities.archive. Unstable: follows schema.unstable.json;
+	// may change.
+	Archived SessionArchiveFilter `json:"archived,omitempty"`
+	Meta     json.RawMessage      `json:"_meta,omitempty"`
 }
 
 // ListSessionsResponse is the result of session/list. sessions is required;
@@ -101,12 +106,15 @@ type ListSessionsResponse struct {
 // SessionInfo describes a listed session. SessionID and Cwd are required;
 // the rest is lenient.
 type SessionInfo struct {
-	SessionID             string          `json:"sessionId"`
-	Cwd                   string          `json:"cwd"`
-	AdditionalDirectories []string        `json:"additionalDirectories,omitzero"`
-	Title                 *string         `json:"title,omitempty"`
-	UpdatedAt             *string         `json:"updatedAt,omitempty"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	SessionID             string   `json:"sessionId"`
+	Cwd                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitzero"`
+	Title                 *string  `json:"title,omitempty"`
+	UpdatedAt             *string  `json:"updatedAt,omitempty"`
+	// Archived is whether the session is archived (nil: not reported).
+	// Unstable: follows schema.unstable.json; may change.
+	Archived *bool           `json:"archived,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
 // DeleteSessionRequest is the params of session/delete.

@@ -279,6 +279,9 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 	if err := c.checkAddDirs(MethodSessionNew, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
+	if err := c.checkSystemPrompt(MethodSessionNew, r.SystemPrompt); err != nil {
+		return nil, err
+	}
 	c.mcp.declare(r.MCPServers)
 	return c.createSession(ctx, MethodSessionNew, &r)
 }
@@ -302,6 +305,9 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	}
 	r.Cwd = cwd
 	if err := c.checkAddDirs(MethodSessionLoad, &r.AdditionalDirectories); err != nil {
+		return nil, err
+	}
+	if err := c.checkSystemPrompt(MethodSessionLoad, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	// Register first: the replay arrives before the answer and must land in
@@ -339,6 +345,9 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 	}
 	r.Cwd = cwd
 	if err := c.checkAddDirs(MethodSessionResume, &r.AdditionalDirectories); err != nil {
+		return nil, err
+	}
+	if err := c.checkSystemPrompt(MethodSessionResume, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
@@ -384,6 +393,38 @@ func (c *Client) checkAddDirs(method string, dirs *[]string) error {
 	return nil
 }
 
+// checkSystemPrompt refuses, before anything is sent, a system prompt the
+// agent did not advertise (sessionCapabilities.systemPrompt, and its
+// mode.override for SystemPromptOverride) and one the schema forbids
+// clients to send: no content, or content other than text (agents need
+// accept only text until a capability says more).
+func (c *Client) checkSystemPrompt(method string, sp *SystemPrompt) error {
+	if sp == nil {
+		return nil
+	}
+	caps := c.init.AgentCapabilities.SessionCapabilities.SystemPrompt
+	switch {
+	case caps == nil:
+		return notSupported(method+" with systemPrompt", "sessionCapabilities.systemPrompt")
+	case sp.Mode == SystemPromptAppend:
+	case sp.Mode == SystemPromptOverride:
+		if caps.Mode == nil || caps.Mode.Override == nil {
+			return notSupported(method+" with an override systemPrompt", "sessionCapabilities.systemPrompt.mode.override")
+		}
+	default:
+		return notSupported(method+" with systemPrompt mode "+agenttext.Quote(string(sp.Mode)), "that mode")
+	}
+	if len(sp.Content) == 0 {
+		return callError(method, errors.New("a system prompt needs content"))
+	}
+	for i, b := range sp.Content {
+		if _, ok := b.(*TextContent); !ok {
+			return callError(method, fmt.Errorf("system prompt block %d is %T: a system prompt holds text blocks only", i, b))
+		}
+	}
+	return nil
+}
+
 func notSupported(what, capability string) error {
 	return callError(what, fmt.Errorf("%w (the agent did not advertise %s)", ErrNotSupported, capability))
 }
@@ -401,6 +442,10 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 		r := ListSessionsRequest{}
 		if req != nil {
 			r = *req
+		}
+		if r.Archived != "" && c.init.AgentCapabilities.SessionCapabilities.Archive == nil {
+			yield(nil, notSupported(MethodSessionList+" with the archived filter", "sessionCapabilities.archive"))
+			return
 		}
 		seen := map[string]bool{}
 		for {

@@ -357,22 +357,89 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	case *acp.Plan:
 		var b strings.Builder
 		b.WriteString("[plan]\n")
-		for _, e := range u.Entries {
-			mark := " "
-			switch e.Status {
-			case acp.PlanEntryStatusCompleted:
-				mark = "x"
-			case acp.PlanEntryStatusInProgress:
-				mark = ">"
-			}
-			fmt.Fprintf(&b, "  [%s] %s\n", mark, cleanLine(e.Content))
-		}
+		planEntries(&b, u.Entries)
 		o.textf("plan", "%s", b.String())
+		o.last = ""
+	case *acp.PlanUpdate:
+		o.textf("plan", "%s", planText(u.Plan))
+		o.last = ""
+	case *acp.PlanRemoved:
+		o.textf("plan", "[plan %s removed]\n", cleanLine(u.PlanID))
 		o.last = ""
 	case *acp.CurrentModeUpdate:
 		o.textf("info", "[mode] %s\n", cleanLine(u.CurrentModeID))
 		o.last = ""
 	}
+}
+
+// planEntries writes a checklist's entries, one per line.
+func planEntries(b *strings.Builder, entries []acp.PlanEntry) {
+	for _, e := range entries {
+		mark := " "
+		switch e.Status {
+		case acp.PlanEntryStatusCompleted:
+			mark = "x"
+		case acp.PlanEntryStatusInProgress:
+			mark = ">"
+		}
+		fmt.Fprintf(b, "  [%s] %s\n", mark, cleanLine(e.Content))
+	}
+}
+
+// planText renders one plan of a plan_update, headed by its id: a
+// checklist as the legacy plan is shown, markdown as its text (indented),
+// a file by its URI.
+func planText(p acp.PlanContent) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[plan %s]", cleanLine(orDash(p.PlanID())))
+	switch p := p.(type) {
+	case *acp.PlanItems:
+		b.WriteString("\n")
+		planEntries(&b, p.Entries)
+	case *acp.PlanMarkdown:
+		if p.Path != nil {
+			fmt.Fprintf(&b, " %s", cleanLine(*p.Path))
+		}
+		b.WriteString("\n")
+		for _, l := range strings.Split(strings.TrimRight(cleanText(p.Content), "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	case *acp.PlanFile:
+		fmt.Fprintf(&b, " %s\n", cleanLine(p.URI))
+	case *acp.UnknownPlanContent:
+		fmt.Fprintf(&b, " (%s)\n", cleanLine(p.Type))
+	}
+	return b.String()
+}
+
+// authStatus shows an auth status the agent notified. It runs on the
+// client's callback goroutine.
+func (o *output) authStatus(st acp.AuthStatus) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.json {
+		ev := map[string]any{"event": "auth_status", "state": st.State}
+		if len(st.Accounts) > 0 {
+			ev["accounts"] = st.Accounts
+		}
+		o.emit(ev)
+		return
+	}
+	if o.spinning {
+		fmt.Fprint(o.stderr, "\r\033[K")
+		o.spinning = false
+	}
+	msg := "acp: auth: " + cleanLine(string(st.State))
+	var active []string
+	for _, a := range st.Accounts {
+		if a.Active != nil && *a.Active {
+			active = append(active, cleanLine(a.Label))
+		}
+	}
+	if len(active) > 0 {
+		msg += " (" + strings.Join(active, ", ") + ")"
+	}
+	fmt.Fprintln(o.stderr, msg)
 }
 
 // failure is why a failed tool call failed, as ": reason" on its status
@@ -442,6 +509,11 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		if err != nil {
 			ev["error"] = err.Error()
 		}
+		// The session's plans (plan operations keep several by id): the
+		// turn's state shows only the one it updated last.
+		if plans := turn.Session().State().Plans; len(plans) > 0 {
+			ev["plans"] = plans
+		}
 		o.emit(ev)
 		return
 	}
@@ -450,6 +522,9 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		o.last = ""
 	}
 	msg := "[" + cleanLine(string(stop)) + "]"
+	if stop == acp.StopReasonError && err == nil {
+		msg += " the agent reported a failure"
+	}
 	if err != nil {
 		msg += " " + cleanText(err.Error())
 	}

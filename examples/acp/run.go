@@ -56,6 +56,10 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	if cfg.diagnostics {
 		opts.OnDiagnostic = out.diagnostic
 	}
+	// Agents such as codex-acp say right after initialize whether the user
+	// must sign in; show it, and every change.
+	opts.OnAuthStatus = out.authStatus
+	opts.PlanOperations = cfg.planOps
 	if cfg.fs {
 		opts.FS = (&workspace.FS{}).Handlers()
 	}

@@ -33,7 +33,7 @@ var generated = []genType{
 		"BooleanConfigOptionCapabilities", "SessionForkCapabilities", "SessionCancelCapabilities",
 		"SubagentCapabilities", "PlanCapabilities", "NoticeCapabilities", "CompactionCapabilities",
 		"SessionSystemPromptOverrideCapabilities", "SessionArchiveCapabilities", "SessionStatusCapabilities",
-		"SessionTitleCapabilities",
+		"SessionTitleCapabilities", "AuthStatusCapabilities",
 		"NesDocumentDidOpenCapabilities", "NesDocumentDidCloseCapabilities",
 		"NesDocumentDidSaveCapabilities", "NesDocumentDidFocusCapabilities",
 	}, Unstable: true},
@@ -47,7 +47,7 @@ var generated = []genType{
 	{Go: "PromptCapabilities", Defs: []string{"PromptCapabilities"}},
 	{Go: "MCPCapabilities", Defs: []string{"McpCapabilities"}, Unstable: true},
 	{Go: "SessionCapabilities", Defs: []string{"SessionCapabilities"}, Unstable: true},
-	{Go: "AgentAuthCapabilities", Defs: []string{"AgentAuthCapabilities"}},
+	{Go: "AgentAuthCapabilities", Defs: []string{"AgentAuthCapabilities"}, Unstable: true},
 	{Go: "InitializeRequest", Defs: []string{"InitializeRequest"}},
 	{Go: "InitializeResponse", Defs: []string{"InitializeResponse"}},
 
@@ -77,9 +77,9 @@ var generated = []genType{
 	{Go: "ForkSessionResponse", Defs: []string{"ForkSessionResponse"}, Unstable: true, Legacy: true},
 	{Go: "CloseSessionRequest", Defs: []string{"CloseSessionRequest"}},
 	{Go: "CloseSessionResponse", Defs: []string{"CloseSessionResponse"}},
-	{Go: "ListSessionsRequest", Defs: []string{"ListSessionsRequest"}},
+	{Go: "ListSessionsRequest", Defs: []string{"ListSessionsRequest"}, Unstable: true},
 	{Go: "ListSessionsResponse", Defs: []string{"ListSessionsResponse"}},
-	{Go: "SessionInfo", Defs: []string{"SessionInfo"}},
+	{Go: "SessionInfo", Defs: []string{"SessionInfo"}, Unstable: true},
 	{Go: "DeleteSessionRequest", Defs: []string{"DeleteSessionRequest"}},
 	{Go: "DeleteSessionResponse", Defs: []string{"DeleteSessionResponse"}},
 
@@ -139,6 +139,18 @@ var generated = []genType{
 	{Go: "Notice", Defs: []string{"Notice"}, Label: "notice", Unstable: true},
 	{Go: "CompactionUpdate", Defs: []string{"CompactionUpdate"}, Label: "compaction_update", Unstable: true},
 	{Go: "CompactionSummaryChunk", Defs: []string{"CompactionSummaryChunk"}, Label: "compaction_summary_chunk", Unstable: true},
+	// Session archive, status and title (session_manage.go) and the auth
+	// status (auth_status.go).
+	{Go: "ArchiveSessionRequest", Defs: []string{"ArchiveSessionRequest"}, Unstable: true},
+	{Go: "ArchiveSessionResponse", Defs: []string{"ArchiveSessionResponse"}, Unstable: true},
+	{Go: "UnarchiveSessionRequest", Defs: []string{"UnarchiveSessionRequest"}, Unstable: true},
+	{Go: "UnarchiveSessionResponse", Defs: []string{"UnarchiveSessionResponse"}, Unstable: true},
+	{Go: "SessionStatusRequest", Defs: []string{"SessionStatusRequest"}, Unstable: true},
+	{Go: "SessionStatusResponse", Defs: []string{"SessionStatusResponse"}, Unstable: true},
+	{Go: "SetSessionTitleRequest", Defs: []string{"SetSessionTitleRequest"}, Unstable: true},
+	{Go: "SetSessionTitleResponse", Defs: []string{"SetSessionTitleResponse"}, Unstable: true},
+	{Go: "AuthStatus", Defs: []string{"AuthStatusResponse", "AuthStatusUpdateNotification"}, Unstable: true, Label: "auth status"},
+	{Go: "AuthAccount", Defs: []string{"AuthAccount"}, Unstable: true},
 	// The client system prompt (system_prompt.go).
 	{Go: "SystemPrompt", Defs: []string{"SystemPrompt"}},
 	{Go: "SessionSystemPromptCapabilities", Defs: []string{"SessionSystemPromptCapabilities"}},
