@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +89,14 @@ func TestTextTurn(t *testing.T) {
 			}
 		})
 	}
+}
+
+type ctxT = context.Context
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
