@@ -12,6 +12,7 @@
 //                           succeeded with method "token".
 
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 
 const { agent, methods, ndJsonStream, RequestError } = acp;
@@ -582,10 +583,16 @@ function logged(stream) {
   return { readable: stream.readable.pipeThrough(inLog), writable: outLog.writable };
 }
 
-const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = app.connect(logged(stream));
-log("ready, pid", process.pid);
-connection.closed.then(() => {
-  log("connection closed; exiting");
-  process.exit(0);
-});
+// The app is shared with server.mjs, which serves it over Streamable HTTP
+// and WebSocket; run as a program, this file serves it on stdio.
+export { app };
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  const connection = app.connect(logged(stream));
+  log("ready, pid", process.pid);
+  connection.closed.then(() => {
+    log("connection closed; exiting");
+    process.exit(0);
+  });
+}
