@@ -221,4 +221,3 @@ func TestRemoteInteropTokenAndCookie(t *testing.T) {
 		})
 	}
 }
-

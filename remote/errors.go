@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,7 +75,15 @@ func (e *CloseError) Error() string {
 	return msg
 }
 
-func (e *CloseError) Unwrap() error { return e.Err }
+// Unwrap returns Err — except an end of file (a socket that dropped
+// without a close frame), which the client would take for the agent's
+// orderly end of output, and which Code 1006 already says.
+func (e *CloseError) Unwrap() error {
+	if errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return e.Err
+}
 
 // serverText is text the server chose, as an error shows it: cut, and
 // quoted when it holds control characters, so that it cannot drive a

@@ -349,7 +349,10 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 	opened(nil)
 	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage()), func(msg []byte) { c.inspect(session, msg) })
 	if err == nil {
-		err = io.EOF
+		// Not io.EOF: the client would take that for the agent's own end
+		// of output and drop the reason.
+		c.streamFailed(session, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
+		return
 	}
 	c.streamFailed(session, fmt.Errorf("acp/remote: %s ended: %w", what, err))
 }

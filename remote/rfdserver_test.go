@@ -31,6 +31,7 @@ type rfdServer struct {
 
 	// hooks
 	onRequest func(w http.ResponseWriter, r *http.Request) bool // true: handled
+	ssePrefix []byte                                            // written at the start of every SSE stream
 	deletes   atomic.Int32
 
 	mu    sync.Mutex
@@ -139,7 +140,7 @@ func (s *rfdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		id := r.Header.Get("Acp-Connection-Id")
 		if id == "" {
-			http.Error(w, "Missing Acp-Connection-Id", 400)
+			http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 			return
 		}
 		s.mu.Lock()
@@ -147,14 +148,14 @@ func (s *rfdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(s.conns, id)
 		s.mu.Unlock()
 		if c == nil {
-			http.Error(w, "Unknown Acp-Connection-Id", 404)
+			http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 			return
 		}
 		s.deletes.Add(1)
 		c.shutdown()
-		w.WriteHeader(202)
+		w.WriteHeader(http.StatusAccepted)
 	default:
-		http.Error(w, "Method Not Allowed", 405)
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
 }
 
@@ -166,7 +167,7 @@ func newID() string {
 
 func (s *rfdServer) post(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		http.Error(w, "Unsupported Media Type", 415)
+		http.Error(w, "Unsupported Media Type", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
@@ -175,27 +176,27 @@ func (s *rfdServer) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var e env
 	if err := json.Unmarshal(body, &e); err != nil {
-		http.Error(w, "Invalid JSON", 400)
+		http.Error(w, "Invalid JSON", http.StatusBadRequest)
 		return
 	}
 	connID := r.Header.Get("Acp-Connection-Id")
 	if e.Method == "initialize" {
 		if connID != "" {
-			http.Error(w, "Initialize not allowed on existing connection", 400)
+			http.Error(w, "Initialize not allowed on existing connection", http.StatusBadRequest)
 			return
 		}
 		s.initialize(w, r, body)
 		return
 	}
 	if connID == "" {
-		http.Error(w, "Missing Acp-Connection-Id", 400)
+		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
 	c := s.conns[connID]
 	s.mu.Unlock()
 	if c == nil {
-		http.Error(w, "Unknown Acp-Connection-Id", 404)
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 		return
 	}
 	sess := r.Header.Get("Acp-Session-Id")
@@ -204,12 +205,12 @@ func (s *rfdServer) post(w http.ResponseWriter, r *http.Request) {
 	if e.Method != "" {
 		if e.Params.SessionID != "" && sess == "" {
 			c.mu.Unlock()
-			http.Error(w, "Missing Acp-Session-Id", 400)
+			http.Error(w, "Missing Acp-Session-Id", http.StatusBadRequest)
 			return
 		}
 		if e.Params.SessionID != "" && sess != e.Params.SessionID {
 			c.mu.Unlock()
-			http.Error(w, "Mismatched Acp-Session-Id", 400)
+			http.Error(w, "Mismatched Acp-Session-Id", http.StatusBadRequest)
 			return
 		}
 		if len(e.ID) > 0 {
@@ -222,7 +223,7 @@ func (s *rfdServer) post(w http.ResponseWriter, r *http.Request) {
 	} else if want, ok := c.replyTo[string(e.ID)]; ok {
 		if want != sess {
 			c.mu.Unlock()
-			http.Error(w, "Missing or mismatched Acp-Session-Id", 400)
+			http.Error(w, "Missing or mismatched Acp-Session-Id", http.StatusBadRequest)
 			return
 		}
 		delete(c.replyTo, string(e.ID))
@@ -232,10 +233,10 @@ func (s *rfdServer) post(w http.ResponseWriter, r *http.Request) {
 	_, err = c.toAgent.Write(append(body, '\n'))
 	c.writeMu.Unlock()
 	if err != nil {
-		http.Error(w, "Unknown Acp-Connection-Id", 404)
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 		return
 	}
-	w.WriteHeader(202)
+	w.WriteHeader(http.StatusAccepted)
 }
 
 func (s *rfdServer) newConn() *rfdConn {
@@ -250,13 +251,13 @@ func (s *rfdServer) initialize(w http.ResponseWriter, r *http.Request, body []by
 	br := bufio.NewReaderSize(c.from, 64<<10)
 	if _, err := c.toAgent.Write(append(body, '\n')); err != nil {
 		c.shutdown()
-		http.Error(w, "agent gone", 500)
+		http.Error(w, "agent gone", http.StatusInternalServerError)
 		return
 	}
 	line, err := br.ReadBytes('\n')
 	if err != nil {
 		c.shutdown()
-		http.Error(w, "agent gone", 500)
+		http.Error(w, "agent gone", http.StatusInternalServerError)
 		return
 	}
 	s.mu.Lock()
@@ -266,7 +267,7 @@ func (s *rfdServer) initialize(w http.ResponseWriter, r *http.Request, body []by
 	go s.route(c, br)
 	w.Header().Set("Acp-Connection-Id", c.id)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
+	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(bytes.TrimSpace(line))
 }
 
@@ -305,26 +306,26 @@ func (s *rfdServer) route(c *rfdConn, br *bufio.Reader) {
 
 func (s *rfdServer) get(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		http.Error(w, "Not Acceptable", 406)
+		http.Error(w, "Not Acceptable", http.StatusNotAcceptable)
 		return
 	}
 	connID := r.Header.Get("Acp-Connection-Id")
 	if connID == "" {
-		http.Error(w, "Missing Acp-Connection-Id", 400)
+		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
 	c := s.conns[connID]
 	s.mu.Unlock()
 	if c == nil {
-		http.Error(w, "Unknown Acp-Connection-Id", 404)
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 		return
 	}
 	m := c.stream(r.Header.Get("Acp-Session-Id"))
 	m.mu.Lock()
 	if m.reader {
 		m.mu.Unlock()
-		http.Error(w, "Outbound stream already has an active receiver", 409)
+		http.Error(w, "Outbound stream already has an active receiver", http.StatusConflict)
 		return
 	}
 	m.reader = true
@@ -332,8 +333,11 @@ func (s *rfdServer) get(w http.ResponseWriter, r *http.Request) {
 	defer func() { m.mu.Lock(); m.reader = false; m.mu.Unlock() }()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(200)
+	w.WriteHeader(http.StatusOK)
 	fl := w.(http.Flusher)
+	if _, err := w.Write(s.ssePrefix); err != nil {
+		return
+	}
 	fl.Flush()
 	stop := context.AfterFunc(r.Context(), m.close)
 	defer stop()
@@ -404,3 +408,5 @@ func (s *rfdServer) websocket(w http.ResponseWriter, r *http.Request) {
 	ws.CloseNow()
 	<-done
 }
+
+var jsonUnmarshal = json.Unmarshal

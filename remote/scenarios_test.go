@@ -157,7 +157,7 @@ func TestCookiesAndHeaders(t *testing.T) {
 			var refused []string
 			s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
 				if r.Header.Get("Authorization") != "Bearer T" {
-					http.Error(w, "no token", 401)
+					http.Error(w, "no token", http.StatusUnauthorized)
 					return true
 				}
 				if _, err := r.Cookie("affinity"); err != nil {
@@ -171,7 +171,7 @@ func TestCookiesAndHeaders(t *testing.T) {
 					mu.Lock()
 					refused = append(refused, r.Method)
 					mu.Unlock()
-					http.Error(w, "no affinity cookie", 403)
+					http.Error(w, "no affinity cookie", http.StatusForbidden)
 					return true
 				}
 				return false
@@ -281,4 +281,3 @@ func TestInsecureURLRefused(t *testing.T) {
 		t.Error("ftp:// accepted")
 	}
 }
-
