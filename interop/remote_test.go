@@ -9,12 +9,14 @@ package interop
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -219,5 +221,38 @@ func TestRemoteInteropTokenAndCookie(t *testing.T) {
 				t.Errorf("jar holds %v", got)
 			}
 		})
+	}
+}
+
+// The acp command with --url against the TypeScript server, both profiles:
+// the --json output is the same as against a local agent.
+func TestRemoteInteropCommand(t *testing.T) {
+	t.Parallel()
+	u := startTSServer(t, "TSSERVER_TOKEN=s3cret")
+	bin := filepath.Join(t.TempDir(), "acp")
+	build := exec.Command("go", "build", "-o", bin, "github.com/acpclient/acp/examples/acp")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the acp command: %v\n%s", err, out)
+	}
+	for _, endpoint := range []string{u, strings.Replace(u, "http://", "ws://", 1)} {
+		cmd := exec.Command(bin, "--json", "-p", "permission", "--permission", "allow", "--url", endpoint, "--header", "Authorization: Bearer s3cret")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", endpoint, err, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var first, last struct {
+			Event      string `json:"event"`
+			StopReason string `json:"stopReason"`
+		}
+		if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil ||
+			first.Event != "session" || last.Event != "turn_end" || last.StopReason != "end_turn" {
+			t.Errorf("%s: output:\n%s", endpoint, out)
+		}
+		if !strings.Contains(string(out), `"event":"permission"`) || !strings.Contains(string(out), "outcome:selected:allow-once") {
+			t.Errorf("%s: no permission round in:\n%s", endpoint, out)
+		}
 	}
 }
