@@ -362,6 +362,9 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 // server keeps for it waits for the client's first message), and the
 // session whose stream carried an agent request (its answer goes there).
 func (c *httpConn) inspect(stream string, msg []byte) {
+	if bytes.HasPrefix(msg, sessionUpdate) {
+		return // a notification (the flood of a turn): nothing to learn
+	}
 	env := peek(msg)
 	switch {
 	case env.isResponse():
@@ -377,6 +380,8 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 		c.mu.Unlock()
 	}
 }
+
+var sessionUpdate = []byte(`{"jsonrpc":"2.0","method":"session/update",`)
 
 // streamFailed handles the end of a stream: the connection's ends the
 // connection; a session's fails the calls that wait on it (and, refused

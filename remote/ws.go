@@ -141,7 +141,10 @@ func (c *wsConn) readLoop() {
 	m := newMessage(c.in, c.max)
 	buf := make([]byte, 32<<10)
 	for {
-		typ, r, err := c.ws.Reader(c.ctx)
+		// A context that never ends: coder/websocket arms a timer per
+		// frame for one that can (a third of the cost of a small
+		// message), and Close ends a blocked read anyway.
+		typ, r, err := c.ws.Reader(context.Background())
 		if err != nil {
 			c.in.fail(c.closeErr(err))
 			return
@@ -154,22 +157,12 @@ func (c *wsConn) readLoop() {
 			}
 			continue
 		}
-		for {
-			n, err := r.Read(buf)
-			if n > 0 {
-				if aerr := m.add(buf[:n]); aerr != nil {
-					m.abandon()
-					return
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				m.abandon()
+		if err := m.readFrom(r, buf); !errors.Is(err, io.EOF) {
+			m.abandon()
+			if !errors.Is(err, io.ErrClosedPipe) {
 				c.in.fail(c.closeErr(err))
-				return
 			}
+			return
 		}
 		if err := m.finish(nil); err != nil {
 			return // the client closed
