@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -218,14 +219,21 @@ func TestHostileHTTPConnectionStream(t *testing.T) {
 	}
 }
 
-// A session's stream refused with 409 fails the calls for that session and
-// leaves the connection and other sessions alone.
-func TestHostileHTTPSessionStreamConflict(t *testing.T) {
+// A session's stream refused with 409 (or 404, an unknown session) fails
+// the calls for that session and leaves the connection and other sessions
+// alone.
+func TestHostileHTTPSessionStreamRefused(t *testing.T) {
+	for _, code := range []int{http.StatusConflict, http.StatusNotFound} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) { sessionStreamRefused(t, code) })
+	}
+}
+
+func sessionStreamRefused(t *testing.T, code int) {
 	s, ts := serve(t, nil)
 	var refused atomic.Bool
 	s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodGet && r.Header.Get("Acp-Session-Id") != "" && refused.CompareAndSwap(false, true) {
-			http.Error(w, "Outbound stream already has an active receiver", http.StatusConflict)
+			http.Error(w, "refused", code)
 			return true
 		}
 		return false
@@ -243,8 +251,8 @@ func TestHostileHTTPSessionStreamConflict(t *testing.T) {
 	}
 	if err != nil {
 		var e *acp.Error
-		if !errors.As(err, &e) || !strings.Contains(e.Message, "409") {
-			t.Fatalf("prompt: %v, want success or a -32603 naming 409", err)
+		if !errors.As(err, &e) || !strings.Contains(e.Message, strconv.Itoa(code)) {
+			t.Fatalf("prompt: %v, want success or a -32603 naming %d", err, code)
 		}
 	}
 	select {
@@ -343,5 +351,49 @@ func TestHostileHTTPFirstMessage(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Fatal("a request went out")
+	}
+}
+
+// A session's stream that ends while a call waits on it fails that call
+// (its answer can no longer come), and the next message for the session
+// opens the stream again; the connection lives on.
+func TestHostileHTTPSessionStreamEnds(t *testing.T) {
+	s, ts := serve(t, nil)
+	cut := make(chan struct{})
+	var once, first atomic.Bool
+	s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.Method == http.MethodGet && r.Header.Get("Acp-Session-Id") != "" && first.CompareAndSwap(false, true):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-cut
+			return true
+		case r.Method == http.MethodPost && r.Header.Get("Acp-Session-Id") != "" && once.CompareAndSwap(false, true):
+			close(cut)
+		}
+		return false
+	}
+	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
+	sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+	if err == nil {
+		_, err = turn.Wait()
+	}
+	if err == nil {
+		t.Fatal("the prompt whose stream ended succeeded")
+	}
+	if !strings.Contains(err.Error(), "SSE stream of session") || errors.Is(err, acp.ErrConnClosed) {
+		t.Fatalf("prompt: %v, want the session's stream named, connection alive", err)
+	}
+	turn, err = sess.Prompt(ctx(t), acp.Text("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatalf("the next prompt: %v", err)
 	}
 }

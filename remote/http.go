@@ -66,9 +66,10 @@ const (
 // A POST of a request answered with an error status fails only that call,
 // with a JSON-RPC error (-32603) naming the status and the server's text —
 // except 401, 403, 404 and 410, which mean the connection is refused or
-// gone and end it. A session's stream refused with 409 fails that
-// session's calls; a session stream that ends fails the calls waiting on
-// it, and the next message for the session reopens it. Everything else
+// gone and end it. A session's stream refused with 409 (it has a reader
+// already) or 404 (an unknown session) fails that session's calls; a
+// session stream that ends fails the calls waiting on it; either way the
+// next message for the session opens it again. Everything else
 // that goes wrong — the connection's stream refused or ended, a POST of a
 // notification or an answer refused, the network — ends the connection:
 // the client's pending calls fail with an error wrapping acp.ErrConnClosed
@@ -179,8 +180,7 @@ func (c *httpConn) send(msg []byte) error {
 	}
 	if session != "" {
 		if err := c.openSession(session); err != nil {
-			var se *StatusError
-			if errors.As(err, &se) && se.StatusCode == http.StatusConflict {
+			if sessionRefused(err) {
 				// That session is refused, not the connection.
 				c.failRequest(env, err)
 				return nil
@@ -394,11 +394,22 @@ func (c *httpConn) streamFailed(session string, err error) {
 		return
 	}
 	var se *StatusError
-	if session == "" || (errors.As(err, &se) && se.StatusCode != http.StatusConflict) {
+	if session == "" || (errors.As(err, &se) && !sessionRefused(err)) {
 		_ = c.fatal(err)
 		return
 	}
 	c.failSession(session, err)
+}
+
+// sessionRefused: a session's stream was refused for that session alone —
+// 409 (it has a reader already, or must be loaded again: the TypeScript
+// server's meaning) or 404 (the RFD's unknown Acp-Session-Id). The
+// TypeScript client ends the whole connection on a 404 here; a session
+// the server does not know says nothing about the others, so only that
+// session's calls fail.
+func sessionRefused(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusNotFound)
 }
 
 // failSession fails the pending calls of session and forgets its stream,
