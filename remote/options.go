@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -142,6 +144,16 @@ func (o *Options) httpClient(http1 bool) (*http.Client, error) {
 			// A non-nil empty map turns HTTP/2 off.
 			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 			tr.ForceAttemptHTTP2 = false
+			// coder/websocket reads through a 4 KiB buffer: a burst of
+			// small messages would cost a read syscall per 4 KiB.
+			dial := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := dial(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return &bufConn{Conn: c, r: bufio.NewReaderSize(c, wsReadBuf)}, nil
+			}
 		} else {
 			// The RFD requires HTTP/2; Go negotiates it over TLS (ALPN).
 			// Plain http stays HTTP/1.1: the TypeScript SDK's server
@@ -206,3 +218,14 @@ func (o *Options) header(own map[string]string) http.Header {
 	}
 	return h
 }
+
+// wsReadBuf is the read buffer under a WebSocket connection.
+const wsReadBuf = 32 << 10
+
+// bufConn reads a connection through a larger buffer.
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
