@@ -30,6 +30,10 @@ type inbox struct {
 // wait for the client.
 const inboxQueue = 1 << 20
 
+// inboxKeep is the most an empty inbox keeps of its buffer: an idle
+// connection holds little, whatever burst it had.
+const inboxKeep = 64 << 10
+
 func newInbox() *inbox {
 	b := &inbox{}
 	b.cond = sync.NewCond(&b.mu)
@@ -110,8 +114,8 @@ func (b *inbox) Read(p []byte) (int, error) {
 	n := copy(p, b.buf[b.r:])
 	b.r += n
 	if b.r == len(b.buf) {
-		if cap(b.buf) > 4*inboxQueue {
-			b.buf = nil // a big message is through: let its buffer go
+		if cap(b.buf) > inboxKeep {
+			b.buf = nil // the burst is read: let its buffer go
 		} else {
 			b.buf = b.buf[:0]
 		}
