@@ -74,6 +74,19 @@ const (
 // notification or an answer refused, the network — ends the connection:
 // the client's pending calls fail with an error wrapping acp.ErrConnClosed
 // and a *StatusError (or the network error).
+//
+// # Where the RFD's prose and the TypeScript SDK differ
+//
+// The wire follows the SDK 2.4.0 (the real peer): any 2xx answers a POST
+// (the RFD says 202); the connection id is taken from the
+// Acp-Connection-Id header (the RFD also names a connectionId in the
+// initialize result, which the SDK's server does not send); the first
+// message must be initialize, and is refused locally otherwise; no
+// Acp-Protocol-Version header is sent (the RFD: SHOULD, "not yet
+// implemented"; the SDK sends none). HTTP/2, which the RFD requires, is
+// negotiated over TLS; plain http:// (loopback, tests) is HTTP/1.1, all
+// the SDK's node:http server speaks. A 404 on a session's stream fails
+// that session only (the SDK's client ends the connection; see above).
 type HTTPTransport struct {
 	// URL is the endpoint, e.g. https://agents.example.com/acp.
 	URL string
