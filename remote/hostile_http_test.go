@@ -397,3 +397,23 @@ func TestHostileHTTPSessionStreamEnds(t *testing.T) {
 		t.Fatalf("the next prompt: %v", err)
 	}
 }
+
+// A server that trickles: it answers initialize's headers and then sends
+// its body a byte at a time, never finishing. RequestTimeout bounds the
+// body of initialize too.
+func TestHostileHTTPTricklingInitialize(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Acp-Connection-Id", "c1")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("{"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	_, err := acp.Connect(ctx(t), &remote.HTTPTransport{URL: ts.URL, Options: remote.Options{RequestTimeout: 200 * time.Millisecond}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "RequestTimeout") {
+		t.Fatalf("Connect: %v, want the timeout named", err)
+	}
+}
