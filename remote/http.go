@@ -103,7 +103,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := t.httpClient(false)
+	client, err := t.httpClient(false, nil)
 	if err != nil {
 		return nil, err
 	}

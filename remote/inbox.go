@@ -24,7 +24,18 @@ type inbox struct {
 	r      int
 	err    error // set by fail: Read returns it once the queue is empty
 	closed bool  // the client closed: writes and reads fail
+
+	// deferred: wake the reader only when inboxSignal bytes wait, or at
+	// flush, which the producer calls before it blocks on the network
+	// (see bufConn). Waking the client's reader for each small message
+	// costs a futex handoff per message on a busy machine.
+	deferred bool
+	pending  bool // bytes were queued without waking the reader
 }
+
+// inboxSignal is how much a deferred inbox queues before it wakes the
+// reader anyway.
+const inboxSignal = 32 << 10
 
 // inboxQueue is how many unread bytes an inbox holds before the streams
 // wait for the client.
@@ -67,6 +78,10 @@ func (b *inbox) write(p []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for len(b.buf)-b.r >= inboxQueue && !b.closed && b.err == nil {
+		if b.pending {
+			b.pending = false
+			b.cond.Broadcast()
+		}
 		b.cond.Wait()
 	}
 	switch {
@@ -82,8 +97,24 @@ func (b *inbox) write(p []byte) error {
 		b.buf, b.r = b.buf[:n], 0
 	}
 	b.buf = append(b.buf, p...)
+	if b.deferred && len(b.buf)-b.r < inboxSignal {
+		b.pending = true
+		return nil
+	}
+	b.pending = false
 	b.cond.Broadcast()
 	return nil
+}
+
+// flush wakes the reader for what a deferred inbox queued.
+func (b *inbox) flush() {
+	b.mu.Lock()
+	wake := b.pending
+	b.pending = false
+	b.mu.Unlock()
+	if wake {
+		b.cond.Broadcast()
+	}
 }
 
 // fail ends the client's input with err: its reader gets err once it has

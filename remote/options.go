@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -128,7 +129,7 @@ func isLoopback(host string) bool {
 // httpClient returns the client the transport uses: the caller's (copied,
 // so its CheckRedirect and Jar can be wrapped) or one of its own. http1
 // builds one that never negotiates HTTP/2, for the WebSocket upgrade.
-func (o *Options) httpClient(http1 bool) (*http.Client, error) {
+func (o *Options) httpClient(http1 bool, onBlock *atomic.Pointer[func()]) (*http.Client, error) {
 	var c http.Client
 	switch {
 	case o.HTTPClient != nil && o.TLSConfig != nil:
@@ -152,7 +153,7 @@ func (o *Options) httpClient(http1 bool) (*http.Client, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &bufConn{Conn: c, r: bufio.NewReaderSize(c, wsReadBuf)}, nil
+				return &bufConn{Conn: c, r: bufio.NewReaderSize(c, wsReadBuf), onBlock: onBlock}, nil
 			}
 		} else {
 			// The RFD requires HTTP/2; Go negotiates it over TLS (ALPN).
@@ -222,10 +223,20 @@ func (o *Options) header(own map[string]string) http.Header {
 // wsReadBuf is the read buffer under a WebSocket connection.
 const wsReadBuf = 32 << 10
 
-// bufConn reads a connection through a larger buffer.
+// bufConn reads a connection through a larger buffer, and calls onBlock
+// (when set) before a read that may block: all that was read before has
+// been handled, and the inbox may wake the client for it.
 type bufConn struct {
 	net.Conn
-	r *bufio.Reader
+	r       *bufio.Reader
+	onBlock *atomic.Pointer[func()]
 }
 
-func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *bufConn) Read(p []byte) (int, error) {
+	if c.r.Buffered() == 0 && c.onBlock != nil {
+		if f := c.onBlock.Load(); f != nil {
+			(*f)()
+		}
+	}
+	return c.r.Read(p)
+}

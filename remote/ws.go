@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acpclient/acp"
 	"github.com/coder/websocket"
@@ -51,7 +52,8 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (acp.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := t.httpClient(true)
+	onBlock := new(atomic.Pointer[func()])
+	client, err := t.httpClient(true, onBlock)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +86,12 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (acp.Conn, error) {
 	c := &wsConn{ws: ws, in: newInbox(), max: t.maxMessage(), done: make(chan struct{})}
 	if t.HTTPClient == nil {
 		c.client = client
+		// Our own dialer tells the inbox when the reader is about to wait
+		// for the network (bufConn), so the client is woken once per
+		// burst rather than per message.
+		c.in.deferred = true
+		flush := c.in.flush
+		onBlock.Store(&flush)
 	}
 	if id := resp.Header.Get(HeaderConnectionID); id != "" {
 		c.connID = id
