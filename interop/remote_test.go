@@ -29,8 +29,25 @@ import (
 // server exits when its stdin closes, at the test's end.
 func startTSServer(t *testing.T, env ...string) string {
 	t.Helper()
-	node := needTool(t, "node")
-	npm := needTool(t, "npm")
+	return startServerMJS(t, needTool(t, "node"), needTool(t, "npm"), env...)
+}
+
+// startTSServerB is startTSServer for benchmarks.
+func startTSServerB(b *testing.B) string {
+	b.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return startServerMJS(b, node, npm, "TSAGENT_QUIET=1")
+}
+
+func startServerMJS(t testing.TB, node, npm string, env ...string) string {
+	t.Helper()
 	npmOnce.Do(func() { npmErr = installTSAgent(npm) })
 	if npmErr != nil {
 		t.Fatalf("installing the TypeScript agent's dependencies failed: %v", npmErr)
