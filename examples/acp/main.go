@@ -1,11 +1,14 @@
 // Command acp runs prompt turns against an ACP agent: the demo agent that
 // ships with this module (the default, so it works offline), any agent
-// named after "--", or one from the ACP agent registry (--agent ID).
+// named after "--", one from the ACP agent registry (--agent ID), or one
+// served remotely (--url: https:// speaks the RFD's Streamable HTTP, wss://
+// its WebSocket profile; --header adds a header such as a bearer token).
 //
 //	go run ./examples/acp -p "hello"                       # the demo agent
 //	go run ./examples/acp -p "hello" -- codex-acp          # a real agent
 //	go run ./examples/acp -p "hello" --agent codex-acp     # from the registry
 //	go run ./examples/acp --list-agents                    # the registry's agents
+//	go run ./examples/acp -p "hello" --url wss://host/acp  # a remote agent
 //	go run ./examples/acp --json -p "a" -p "b" -- my-agent # NDJSON for scripts
 //	go run ./examples/acp -- my-agent                      # interactive
 //
@@ -74,7 +77,7 @@ import (
 	"github.com/acpclient/acp/examples/internal/demo"
 )
 
-const usageHead = `usage: acp [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]
+const usageHead = `usage: acp [flags] [--agent ID | --url URL | -- AGENT_COMMAND [ARGS...]]
 
 With no agent command, acp runs the demo agent built into it.
 With no -p, it reads prompts interactively.
@@ -84,6 +87,8 @@ examples:
   acp -p "hello" -- codex-acp            a real agent
   acp -p "hello" --agent codex-acp       an agent from the ACP registry
   acp --list-agents                      the registry's agents
+  acp -p "hello" --url wss://host/acp --header 'Authorization: Bearer T'
+                                         an agent served remotely
   acp --json -p "a" -p "b" -- my-agent   two turns, as NDJSON for scripts
   acp --fs --permission allow -- my-agent
                                          interactive; the agent may edit files in --cwd
@@ -138,6 +143,7 @@ type config struct {
 	planOps     bool // --plan-ops
 	agent       []string
 	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
+	remote      remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
 }
 
 func main() {
@@ -174,6 +180,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.planOps, "plan-ops", false, "advertise plan operations: the agent may then send several plans by id (plan_update, plan_removed) instead of one checklist")
 	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
 	cfg.registry.register(fs, stderr)
+	cfg.remote.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
@@ -184,6 +191,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	cfg.agent = fs.Args()
 	if err := cfg.registry.validate(cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.remote.validate(cfg); err != nil {
 		return nil, err
 	}
 	switch cfg.permission {

@@ -25,20 +25,28 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	if err != nil {
 		return err
 	}
-	cmd, err := agentCommand(cfg)
-	if err != nil {
-		return err
-	}
-	// A command line tool should not hang for long on an agent that ignores
-	// stdin EOF (codex-acp and claude-agent-acp do): 2 s, then SIGTERM,
-	// then 1 s, then SIGKILL.
-	tr := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
-	if cfg.stderr {
-		// The agent's own bytes, live: escaped like everything else it
-		// chooses, so its stderr cannot drive the terminal either.
-		sw := &cleanWriter{w: out.stderr, mu: &out.mu}
-		defer sw.flush()
-		tr.Stderr = sw
+	var tr acp.Transport
+	if cfg.remote.url != "" {
+		if tr, err = cfg.remote.transport(); err != nil {
+			return err
+		}
+	} else {
+		cmd, err := agentCommand(cfg)
+		if err != nil {
+			return err
+		}
+		// A command line tool should not hang for long on an agent that
+		// ignores stdin EOF (codex-acp and claude-agent-acp do): 2 s, then
+		// SIGTERM, then 1 s, then SIGKILL.
+		ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+		if cfg.stderr {
+			// The agent's own bytes, live: escaped like everything else it
+			// chooses, so its stderr cannot drive the terminal either.
+			sw := &cleanWriter{w: out.stderr, mu: &out.mu}
+			defer sw.flush()
+			ct.Stderr = sw
+		}
+		tr = ct
 	}
 	opts := &acp.ClientOptions{
 		ClientInfo: &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},

@@ -12,6 +12,7 @@
 //                           succeeded with method "token".
 
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 
 const { agent, methods, ndJsonStream, RequestError } = acp;
@@ -166,6 +167,16 @@ function outcomeText(outcome) {
 // Prompt scenarios. Each returns a PromptResponse.
 
 const scenarios = {
+  // `flood N`: N agent_message_chunk updates of one message (24-byte texts,
+  // as the Go benchmarks send), then end_turn; for throughput runs.
+  async flood(t, s, arg) {
+    const n = Number.parseInt(arg, 10) || 1000;
+    const messageId = t.id("f1");
+    for (let i = 0; i < n; i++) {
+      await t.update({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: `${i},`.padEnd(24, ".") } });
+    }
+    return { stopReason: "end_turn" };
+  },
   // Every stable session/update kind, in this order, then end_turn.
   async updates(t, s) {
     await t.update({ sessionUpdate: "user_message_chunk", messageId: t.id("u1"), content: { type: "text", text: "updates" } });
@@ -582,10 +593,17 @@ function logged(stream) {
   return { readable: stream.readable.pipeThrough(inLog), writable: outLog.writable };
 }
 
-const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = app.connect(logged(stream));
-log("ready, pid", process.pid);
-connection.closed.then(() => {
-  log("connection closed; exiting");
-  process.exit(0);
-});
+// The app is shared with server.mjs, which serves it over Streamable HTTP
+// and WebSocket; run as a program, this file serves it on stdio.
+export { app };
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  // TSAGENT_QUIET=1 logs no messages (throughput runs).
+  const connection = app.connect(process.env.TSAGENT_QUIET === "1" ? stream : logged(stream));
+  log("ready, pid", process.pid);
+  connection.closed.then(() => {
+    log("connection closed; exiting");
+    process.exit(0);
+  });
+}

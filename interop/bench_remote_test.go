@@ -1,0 +1,71 @@
+package interop
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/remote"
+)
+
+// BenchmarkTSFlood100k: our client receiving a 100 000-chunk turn from the
+// TypeScript SDK's agent (tsagent's `flood`, quiet) over stdio, and from
+// the same app behind the SDK's own server over Streamable HTTP and
+// WebSocket, in one run. The TypeScript side (one await per update, and
+// the server's routing) sets the pace here; the Go-server numbers are in
+// the remote package's BenchmarkTurn100kChunks.
+//
+//	go test -run X -bench BenchmarkTSFlood100k -benchtime 3x ./interop
+func BenchmarkTSFlood100k(b *testing.B) {
+	const n = 100_000
+	for _, profile := range []string{"stdio", "http", "ws"} {
+		b.Run(profile, func(b *testing.B) {
+			var tr acp.Transport
+			switch profile {
+			case "stdio":
+				cmd := exec.Command("node", "agent.mjs")
+				cmd.Dir = tsagentDir
+				cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
+				tr = &acp.CommandTransport{Command: cmd}
+			default:
+				u := startTSServerB(b)
+				if profile == "ws" {
+					u = strings.Replace(u, "http://", "ws://", 1)
+				}
+				tr, _ = remote.New(u, remote.Options{})
+			}
+			c, err := acp.Connect(context.Background(), tr, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var elapsed time.Duration
+			turns := 0
+			for b.Loop() {
+				start := time.Now()
+				turn, err := s.Prompt(context.Background(), acp.Text("flood 100000"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := turn.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				elapsed += time.Since(start)
+				turns++
+				if _, got := turn.Snapshot(); got != n+1 {
+					b.Fatalf("folded %d events, want %d", got, n+1)
+				}
+				turn.Release()
+			}
+			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+		})
+	}
+}

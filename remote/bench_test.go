@@ -1,0 +1,134 @@
+package remote_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/remote"
+)
+
+// renderChunks renders n agent_message_chunk lines for session s1 whose
+// texts are "<i>," padded to pad bytes (as the root package's
+// BenchmarkTurn100kChunks does).
+func renderChunks(n, pad int) []byte {
+	var buf bytes.Buffer
+	text := make([]byte, 0, pad+16)
+	for i := range n {
+		text = strconv.AppendInt(text[:0], int64(i), 10)
+		text = append(text, ',')
+		for len(text) < pad {
+			text = append(text, '.')
+		}
+		buf.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`)
+		buf.Write(text)
+		buf.WriteString("\"}}}}\n")
+	}
+	return buf.Bytes()
+}
+
+// floodAgent is a raw agent: it answers initialize and session/new, and
+// answers each session/prompt with turn's lines and then end_turn.
+func floodAgent(r io.Reader, w io.Writer, turn []byte) {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		id := string(m.ID)
+		switch m.Method {
+		case "initialize":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"protocolVersion":1,"agentCapabilities":{}}}`+"\n")
+		case "session/new":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"sessionId":"s1"}}`+"\n")
+		case "session/prompt":
+			w.Write(turn)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"stopReason":"end_turn"}}`+"\n")
+		}
+	}
+}
+
+// BenchmarkTurn100kChunks runs whole turns of 100 000 chunks end to end
+// over stdio (OS pipes, as the root package's benchmark of that name),
+// WebSocket and Streamable HTTP (SSE), the last two against Go test
+// servers on loopback in the same process (fastWS, and rfdServer, which
+// batches its SSE writes the same way):
+//
+//	go test -run X -bench BenchmarkTurn100kChunks -benchtime 5x ./remote
+func BenchmarkTurn100kChunks(b *testing.B) {
+	const n = 100_000
+	turn := renderChunks(n, 24)
+	pipes := func() (io.ReadCloser, io.WriteCloser) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() { floodAgent(inR, outW, turn); outW.Close() }()
+		return outR, inW
+	}
+	for _, profile := range []string{"stdio", "ws", "http"} {
+		b.Run(profile, func(b *testing.B) {
+			var tr acp.Transport
+			switch profile {
+			case "stdio":
+				inR, inW, _ := os.Pipe()
+				outR, outW, _ := os.Pipe()
+				go func() { floodAgent(inR, outW, turn); outW.Close() }()
+				b.Cleanup(func() { inR.Close() })
+				tr = &acp.StreamTransport{Reader: outR, Writer: inW}
+			case "ws":
+				ts := httptest.NewServer(fastWS(pipes))
+				b.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+				tr = &remote.WebSocketTransport{URL: ts.URL}
+			case "http":
+				s := newRFDServer(pipes)
+				ts := httptest.NewServer(s)
+				b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
+				tr = &remote.HTTPTransport{URL: ts.URL}
+			}
+			c, err := acp.Connect(context.Background(), tr, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(turn)))
+			var elapsed time.Duration
+			turns := 0
+			for b.Loop() {
+				start := time.Now()
+				t, err := s.Prompt(context.Background(), acp.Text("go"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := t.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				elapsed += time.Since(start)
+				turns++
+				if _, got := t.Snapshot(); got != n+1 {
+					b.Fatalf("folded %d events, want %d", got, n+1)
+				}
+				t.Release()
+			}
+			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+		})
+	}
+}
