@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"os/exec"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/registry"
+	"github.com/acpclient/acp/remote"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -73,3 +75,14 @@ func readmeRegistry(ctx context.Context, opts *acp.ClientOptions) error {
 }
 
 var _, _ = readmeFeed, readmeRegistry
+
+// readmeRemote is the README's remote-agent snippet.
+func readmeRemote(ctx context.Context, token string) (*acp.Client, error) {
+	tr, err := remote.New("wss://agents.example.com/acp", remote.Options{
+		Header: http.Header{"Authorization": {"Bearer " + token}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acp.Connect(ctx, tr, nil)
+}
