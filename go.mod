@@ -11,6 +11,8 @@ require (
 
 require golang.org/x/sys v0.50.0
 
+require github.com/coder/websocket v1.8.15
+
 require (
 	github.com/creachadair/mds v0.31.0 // indirect
 	go.uber.org/goleak v1.3.0
