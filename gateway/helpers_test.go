@@ -324,3 +324,16 @@ func newSession(t *testing.T, c *client, conn *sse, id int) string {
 func prompt(id int, session, text string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":%q}]}}`, id, session, text)
 }
+
+// waitFor polls cond (gateway state that has no event to wait on) for up
+// to 20s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 20s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

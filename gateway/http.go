@@ -24,8 +24,11 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout)) // a slowloris body
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.o.MaxBodyBytes))
-	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
+		// The rest of the body is not worth reading: net/http would
+		// otherwise try to, before sending the answer, on a keep-alive
+		// connection.
+		w.Header().Set("Connection", "close")
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
@@ -37,6 +40,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	_ = rc.SetReadDeadline(time.Time{})
 	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
 		// The RFD: "Batch JSON-RPC requests return 501". The TypeScript
 		// server answers 400 with the same JSON-RPC error; no client sends

@@ -133,7 +133,7 @@ func TestHTTPStatuses(t *testing.T) {
 // once it leaves, another may attach and gets what was queued meanwhile.
 func TestStreamOneReceiver(t *testing.T) {
 	d := newPipeDial(t, nil)
-	_, url := start(t, d.Dial, nil)
+	g, url := start(t, d.Dial, nil)
 	c := &client{t: t, url: url}
 	c.initialize()
 	conn := c.open("")
@@ -147,17 +147,26 @@ func TestStreamOneReceiver(t *testing.T) {
 	}
 	sess.body.Close()
 	<-sess.done
-	// The prompt's output is queued for the session until a receiver
-	// comes; the gateway may not have seen the close yet, so retry 409.
+	// Wait until the gateway has seen the receiver go (a message written
+	// to a receiver that is going is lost with it: v1 has no replay), then
+	// queue the prompt's output with no receiver, then attach again.
+	g.mu.Lock()
+	gc := g.conns[c.conn]
+	g.mu.Unlock()
+	waitFor(t, func() bool {
+		gc.mu.Lock()
+		defer gc.mu.Unlock()
+		st := gc.streams[sid]
+		return st == nil || !st.receiver
+	})
 	c.post(sid, prompt(2, sid, "queued"))
-	var again *sse
-	for again == nil {
-		if s := c.openStatus(sid); s.status == 200 {
-			again = s
-		} else if s.status != http.StatusConflict {
-			t.Fatalf("reattach: %d", s.status)
-		}
-	}
+	waitFor(t, func() bool {
+		gc.mu.Lock()
+		defer gc.mu.Unlock()
+		st := gc.streams[sid]
+		return st != nil && len(st.queue) == 2 // the chunk and the response
+	})
+	again := c.open(sid)
 	if got := chunkText(again.next(t)); got != "echo:queued" {
 		t.Fatalf("after reattaching: %q", got)
 	}
