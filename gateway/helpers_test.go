@@ -129,6 +129,14 @@ type client struct {
 	url    string
 	conn   string
 	header http.Header
+	hc     *http.Client // nil: http.DefaultClient
+}
+
+func (c *client) httpClient() *http.Client {
+	if c.hc != nil {
+		return c.hc
+	}
+	return http.DefaultClient
 }
 
 type reply struct {
@@ -158,9 +166,12 @@ func (c *client) do(method, session, body string, extra ...string) reply {
 	for i := 0; i+1 < len(extra); i += 2 {
 		req.Header.Set(extra[i], extra[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		c.t.Fatalf("%s: %v", method, err)
+	}
+	if resp.ProtoMajor != c.protoMajor() {
+		c.t.Fatalf("%s over %s", method, resp.Proto)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -208,9 +219,12 @@ func (c *client) openStatus(session string) *sse {
 	for k, v := range c.header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	if resp.ProtoMajor != c.protoMajor() {
+		c.t.Fatalf("GET over %s", resp.Proto)
 	}
 	s := &sse{status: resp.StatusCode, body: resp.Body, ch: make(chan map[string]any, 4096), done: make(chan struct{})}
 	if resp.StatusCode != 200 {
@@ -336,4 +350,13 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+func (c *client) protoMajor() int {
+	if c.hc != nil {
+		if tr, ok := c.hc.Transport.(*http.Transport); ok && tr.Protocols != nil && !tr.Protocols.HTTP1() {
+			return 2
+		}
+	}
+	return 1
 }

@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -200,4 +203,44 @@ func TestResumeSessionOnNewConnection(t *testing.T) {
 		t.Fatalf("replay: %q", got)
 	}
 	conn2.until(t, isResponse(7))
+}
+
+// The RFD requires HTTP/2 for Streamable HTTP: NewServer speaks it without
+// TLS (h2c), and the whole flow runs over one multiplexed TCP connection,
+// long-lived streams beside the POSTs.
+func TestHTTP2(t *testing.T) {
+	d := newPipeDial(t, nil)
+	g := New(d.Dial, nil)
+	srv := NewServer(g)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: p}
+	t.Cleanup(func() {
+		g.Close()
+		srv.Close()
+		tr.CloseIdleConnections()
+	})
+	var dials atomic.Int64
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	c := &client{t: t, url: "http://" + ln.Addr().String() + "/acp", hc: &http.Client{Transport: tr}}
+	c.initialize()
+	conn := c.open("")
+	sid := newSession(t, c, conn, 1)
+	sess := c.open(sid)
+	c.post(sid, prompt(2, sid, "over h2"))
+	if got := chunkText(sess.next(t)); got != "echo:over h2" {
+		t.Fatalf("chunk %q", got)
+	}
+	sess.until(t, isResponse(2))
+	if n := dials.Load(); n != 1 {
+		t.Fatalf("%d TCP connections, want 1", n)
+	}
 }

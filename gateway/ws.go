@@ -124,17 +124,17 @@ func (c *conn) wsWrite(ws *websocket.Conn) {
 		if !ok {
 			break
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.o.StallTimeout)
-		err := ws.Write(ctx, websocket.MessageText, msg)
-		timedOut := ctx.Err() != nil
-		cancel()
+		// The stall closes the connection with its reason before the write
+		// is abandoned: the library closes the socket when a write's
+		// context ends, and the reader would report that first.
+		stall := time.AfterFunc(c.o.StallTimeout, func() {
+			c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
+		})
+		err := ws.Write(c.ctx, websocket.MessageText, msg)
+		stall.Stop()
 		c.delivered(len(msg))
 		if err != nil {
-			if timedOut {
-				c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
-			} else {
-				c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
-			}
+			c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
 			return
 		}
 	}
@@ -153,11 +153,13 @@ func (c *conn) wsPing(ws *websocket.Conn) {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(c.ctx, c.o.PingInterval)
-		err := ws.Ping(ctx)
-		cancel()
-		if err != nil && c.ctx.Err() == nil {
+		// As in wsWrite: the reason first, then the ping is abandoned.
+		dead := time.AfterFunc(c.o.PingInterval, func() {
 			c.close(fmt.Errorf("%w: no pong within %v", ErrIdle, c.o.PingInterval))
+		})
+		err := ws.Ping(c.ctx)
+		dead.Stop()
+		if err != nil {
 			return
 		}
 	}
