@@ -415,6 +415,9 @@ func (c *conn) close(reason error) {
 	c.mu.Unlock()
 	c.cancel()
 	c.g.forget(c, reason)
+	if c.o.OnClose != nil {
+		c.o.OnClose(c.id, reason)
+	}
 	if !errors.Is(reason, ErrClientClosed) {
 		c.o.Logger.Info("gateway: connection closed", "connection", c.id, "reason", reason.Error())
 	}

@@ -2,9 +2,10 @@ package gateway
 
 import "errors"
 
-// Why a connection closed. The reason is logged, sent as the WebSocket
-// close reason, and kept for a while so that a later request naming the
-// connection gets it in its 404 body. Test with errors.Is.
+// Why a connection closed, as Options.OnClose gets it (test with
+// errors.Is). The reason is also logged, sent as the WebSocket close
+// reason, and kept for a while so that a later request naming the
+// connection gets it in its 404 body.
 var (
 	// ErrStalled: the client took none of the output waiting for it for
 	// Options.StallTimeout.

@@ -32,7 +32,10 @@ type DialFunc func(ctx context.Context) (acp.Conn, error)
 
 // Gateway is an http.Handler that serves stdio agents on the endpoint of
 // the ACP RFD "Streamable HTTP & WebSocket transport", both profiles, one
-// agent per ACP connection. Mount it at the endpoint's path (the RFD's
+// agent per ACP connection.
+//
+// Unstable: the RFD is not yet part of the protocol (stage Active); the
+// wire follows the TypeScript SDK 2.4.0 and may change with the RFD. Mount it at the endpoint's path (the RFD's
 // example is /acp); it answers every method and path it is given.
 //
 // It is safe for concurrent use. Messages between one client and its agent

@@ -214,11 +214,15 @@ func TestIdleReaped(t *testing.T) {
 		c, err := d.Dial(ctx)
 		return notifyClose{c, closed}, err
 	}
-	g, u := start(t, dial, &Options{IdleTimeout: 20 * time.Millisecond})
+	reasons := make(chan error, 1)
+	g, u := start(t, dial, &Options{IdleTimeout: 20 * time.Millisecond, OnClose: func(_ string, err error) { reasons <- err }})
 	c := &client{t: t, url: u}
 	c.initialize()
 	if r := waitGone(t, g, c.conn); !strings.Contains(r, ErrIdle.Error()) {
 		t.Fatalf("reason %q", r)
+	}
+	if err := <-reasons; !errors.Is(err, ErrIdle) {
+		t.Fatalf("OnClose got %v", err)
 	}
 	<-closed
 }

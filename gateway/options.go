@@ -84,6 +84,13 @@ type Options struct {
 	// Zero means 30s.
 	PingInterval time.Duration
 
+	// OnClose, if set, is called once per connection when it closes, with
+	// its Acp-Connection-Id and why (errors.Is against ErrStalled, ErrIdle,
+	// ErrClientClosed, ...), before its agent is shut down; for metrics and
+	// audit logs. It runs on the goroutine that closed the connection and
+	// must not block.
+	OnClose func(connectionID string, reason error)
+
 	// Logger receives one line per connection closed for a reason other
 	// than the client's DELETE or close, and per message dropped. Nil
 	// logs nothing.
