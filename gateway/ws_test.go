@@ -242,3 +242,32 @@ func TestAllowedHosts(t *testing.T) {
 		t.Fatalf("foreign Host: %d", resp.StatusCode)
 	}
 }
+
+// Shutdown closes WebSockets with 1001 (going away), ends SSE streams,
+// shuts every agent down, and refuses new connections with 503.
+func TestShutdown(t *testing.T) {
+	d := newFreshDial(t)
+	g, url := start(t, d.Dial, nil)
+	w, err := dialWS(t, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	w.until(isResponse(0))
+	c := &client{t: t, url: url}
+	c.initialize()
+	s := c.open("")
+	if err := g.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.recv(); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("WebSocket: %v", err)
+	}
+	s.ended(t)
+	if n := d.live.Load(); n != 0 {
+		t.Fatalf("%d agents alive", n)
+	}
+	if r := (&client{t: t, url: url}).post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`); r.status != 503 {
+		t.Fatalf("initialize after Shutdown: %d", r.status)
+	}
+}
