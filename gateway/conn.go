@@ -275,6 +275,13 @@ func (c *conn) next(ctx context.Context, st *stream, keepAlive <-chan time.Time)
 	}
 }
 
+// hasQueued reports whether st holds a message.
+func (c *conn) hasQueued(st *stream) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(st.queue) > 0
+}
+
 // delivered releases n bytes taken by next.
 func (c *conn) delivered(n int) {
 	c.mu.Lock()

@@ -6,13 +6,42 @@ import (
 )
 
 // envelope is the little of a JSON-RPC message the gateway reads to route
-// it: everything else passes through untouched.
+// it: everything else passes through untouched, and is only scanned, not
+// copied (params and result can be large: a session/load replay, a diff).
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method *string         `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	Params paramsSession   `json:"params"`
+	Result presence        `json:"result"`
+	Error  presence        `json:"error"`
+}
+
+// presence records that a member is there (null counts) without keeping it.
+type presence bool
+
+func (p *presence) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// paramsSession keeps params.sessionId when params is an object and the
+// member a string; any other params are fine and leave it unset.
+type paramsSession struct {
+	id string
+	ok bool
+}
+
+func (p *paramsSession) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var v struct {
+		SessionID json.RawMessage `json:"sessionId"`
+	}
+	if json.Unmarshal(b, &v) != nil || len(v.SessionID) == 0 || v.SessionID[0] != '"' {
+		return nil
+	}
+	if json.Unmarshal(v.SessionID, &p.id) == nil {
+		p.ok = true
+	}
+	return nil
 }
 
 // parseEnvelope decodes the routing fields of one JSON object. ok is false
@@ -32,7 +61,7 @@ func (e *envelope) isRequest() bool { return e.Method != nil && e.hasID() }
 
 // isResponse: an id, no method, and a result or an error.
 func (e *envelope) isResponse() bool {
-	return e.Method == nil && e.hasID() && (e.Result != nil || e.Error != nil)
+	return e.Method == nil && e.hasID() && bool(e.Result || e.Error)
 }
 
 // method is the method name, "" if none.
@@ -44,27 +73,7 @@ func (e *envelope) method() string {
 }
 
 // sessionID is params.sessionId when it is a string.
-func (e *envelope) sessionID() (string, bool) {
-	return stringMember(e.Params, "sessionId")
-}
-
-// stringMember returns obj[key] when obj is a JSON object and the member is
-// a string.
-func stringMember(obj json.RawMessage, key string) (string, bool) {
-	obj = bytes.TrimLeft(obj, " \t\r\n")
-	if len(obj) == 0 || obj[0] != '{' {
-		return "", false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return "", false
-	}
-	var s string
-	if v, ok := m[key]; !ok || json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func (e *envelope) sessionID() (string, bool) { return e.Params.id, e.Params.ok }
 
 // idKey is the routing key of a JSON-RPC id: "s:" and the string, "n:" and
 // the number's text, or "null". ok is false for ids of any other type and

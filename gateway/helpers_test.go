@@ -24,6 +24,7 @@ import (
 //	permission  asks permission, then says "outcome:<optionId>" or "outcome:cancelled"
 //	wait        waits for session/cancel and ends "cancelled"
 //	flood N     sends N chunks of 1 KiB
+//	chunks N    sends N small chunks ("0", "1", ...)
 //	big N       sends one chunk of N bytes
 //	anything    says "echo:<prompt>"
 func scriptOptions() *acptest.Options {
@@ -59,6 +60,13 @@ func scriptOptions() *acptest.Options {
 					return "", err
 				}
 			}
+		case "chunks":
+			n, _ := strconv.Atoi(arg)
+			for i := range n {
+				if err := t.Say(strconv.Itoa(i)); err != nil {
+					return "", err
+				}
+			}
 		case "big":
 			n, _ := strconv.Atoi(arg)
 			t.Say(strings.Repeat("y", n))
@@ -89,7 +97,7 @@ type pipeDial struct {
 	n     int
 }
 
-func newPipeDial(t *testing.T, opts *acptest.Options) *pipeDial {
+func newPipeDial(t testing.TB, opts *acptest.Options) *pipeDial {
 	if opts == nil {
 		opts = scriptOptions()
 	}
@@ -107,7 +115,7 @@ func (d *pipeDial) Dial(ctx context.Context) (acp.Conn, error) {
 }
 
 // start serves a gateway on an httptest server; cleanup shuts it down.
-func start(t *testing.T, dial DialFunc, opts *Options) (*Gateway, string) {
+func start(t testing.TB, dial DialFunc, opts *Options) (*Gateway, string) {
 	t.Helper()
 	g := New(dial, opts)
 	srv := httptest.NewServer(g)
@@ -125,7 +133,7 @@ func start(t *testing.T, dial DialFunc, opts *Options) (*Gateway, string) {
 // client is a hand-written Streamable HTTP client: just enough to drive
 // the gateway's routing from the tests.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	url    string
 	conn   string
 	header http.Header
@@ -253,7 +261,7 @@ func (c *client) openStatus(session string) *sse {
 }
 
 // next returns the next event; it fails the test if the stream ends.
-func (s *sse) next(t *testing.T) map[string]any {
+func (s *sse) next(t testing.TB) map[string]any {
 	t.Helper()
 	select {
 	case m, ok := <-s.ch:
@@ -268,7 +276,7 @@ func (s *sse) next(t *testing.T) map[string]any {
 }
 
 // until returns the first event for which f is true.
-func (s *sse) until(t *testing.T, f func(map[string]any) bool) map[string]any {
+func (s *sse) until(t testing.TB, f func(map[string]any) bool) map[string]any {
 	t.Helper()
 	for {
 		if m := s.next(t); f(m) {
@@ -278,7 +286,7 @@ func (s *sse) until(t *testing.T, f func(map[string]any) bool) map[string]any {
 }
 
 // ended waits for the stream to end.
-func (s *sse) ended(t *testing.T) {
+func (s *sse) ended(t testing.TB) {
 	t.Helper()
 	for {
 		select {
@@ -321,7 +329,7 @@ func result(m map[string]any) map[string]any {
 	return r
 }
 
-func newSession(t *testing.T, c *client, conn *sse, id int) string {
+func newSession(t testing.TB, c *client, conn *sse, id int) string {
 	t.Helper()
 	r := c.post("", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`, id))
 	if r.status != 202 {
@@ -341,7 +349,7 @@ func prompt(id int, session, text string) string {
 
 // waitFor polls cond (gateway state that has no event to wait on) for up
 // to 20s.
-func waitFor(t *testing.T, cond func() bool) {
+func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {

@@ -281,7 +281,9 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		if err == nil {
+		// Flush when nothing more is queued: a burst of chunks goes out
+		// in few writes, and nothing waits in the buffer while idle.
+		if err == nil && !c.hasQueued(st) {
 			err = rc.Flush()
 		}
 		if msg != nil {

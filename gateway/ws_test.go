@@ -13,12 +13,12 @@ import (
 )
 
 type wsClient struct {
-	t    *testing.T
+	t    testing.TB
 	ws   *websocket.Conn
 	resp *http.Response
 }
 
-func dialWS(t *testing.T, url string, h http.Header) (*wsClient, error) {
+func dialWS(t testing.TB, url string, h http.Header) (*wsClient, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
