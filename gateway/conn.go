@@ -156,7 +156,11 @@ func (c *conn) route(line []byte) {
 		if s, ok := e.sessionID(); ok && len(s) <= maxIDBytes {
 			session = s
 		}
-		if e.isRequest() && !c.ws {
+		// Past MaxPendingRequests the agent's requests are not tracked:
+		// the client's answers to them pass without the session check,
+		// and the gateway keeps nothing for an agent whose requests are
+		// never answered.
+		if e.isRequest() && !c.ws && len(c.replies) < c.o.MaxPendingRequests {
 			if key, ok := idKey(e.ID); ok {
 				c.replies[key] = session
 			}

@@ -349,3 +349,45 @@ func TestSlowBody(t *testing.T) {
 		t.Fatal("an agent started")
 	}
 }
+
+// The agent's unanswered requests are remembered up to MaxPendingRequests
+// too; the answer to one past it is forwarded without the session check.
+func TestMaxPendingAgentRequests(t *testing.T) {
+	d := newPipeDial(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		for range 10 {
+			t.Start("_x/ask", map[string]any{"sessionId": t.SessionID()})
+		}
+		t.Say("asked")
+		return "", nil
+	}})
+	g, u := start(t, d.Dial, &Options{MaxPendingRequests: 3})
+	c := &client{t: t, url: u}
+	c.initialize()
+	conn := c.open("")
+	sid := newSession(t, c, conn, 1)
+	sess := c.open(sid)
+	c.post(sid, prompt(2, sid, "go"))
+	var ids []string
+	sess.until(t, func(m map[string]any) bool {
+		if m["method"] == "_x/ask" {
+			ids = append(ids, mustJSON(m["id"]))
+		}
+		return chunkText(m) == "asked"
+	})
+	g.mu.Lock()
+	gc := g.conns[c.conn]
+	g.mu.Unlock()
+	gc.mu.Lock()
+	n := len(gc.replies)
+	gc.mu.Unlock()
+	if n != 3 || len(ids) != 10 {
+		t.Fatalf("%d remembered of %d requests", n, len(ids))
+	}
+	answer := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
+	if r := c.post("", answer(ids[0])); r.status != 400 {
+		t.Fatalf("a remembered request answered without its session: %d", r.status)
+	}
+	if r := c.post("", answer(ids[9])); r.status != 202 {
+		t.Fatalf("an untracked request's answer: %d %s", r.status, r.body)
+	}
+}

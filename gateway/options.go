@@ -41,7 +41,10 @@ type Options struct {
 	MaxSessions int
 	// MaxPendingRequests bounds the client requests one connection has
 	// forwarded and the agent has not answered yet. Zero means 1024. Past
-	// it a POST of a request gets 429 and is not forwarded.
+	// it a POST of a request gets 429 and is not forwarded. It also bounds
+	// the agent's requests the gateway remembers until the client answers
+	// (to check the answer's Acp-Session-Id): past it, answers to further
+	// ones are forwarded unchecked.
 	MaxPendingRequests int
 	// MaxBodyBytes bounds one client message: a POST body, a WebSocket
 	// frame. Zero means 16 MiB. A larger POST gets 413; a larger frame
