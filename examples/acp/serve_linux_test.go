@@ -5,21 +5,27 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/registry"
 )
 
 // served is a running `acp serve` subprocess.
@@ -247,5 +253,35 @@ func TestServeLoopbackHosts(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 403 {
 		t.Fatalf("a foreign Host: %d", resp.StatusCode)
+	}
+}
+
+// `acp serve --agent ID` resolves (and downloads, once) the registry's
+// agent at start and runs it for each connection.
+func TestServeAgentFromRegistry(t *testing.T) {
+	platform := registry.Platform(runtime.GOOS, runtime.GOARCH)
+	isolateCache(t)
+	archive := zipOfSelf(t, "demo/demo-agent")
+	sum := sha256.Sum256(archive)
+	var downloads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		downloads.Add(1)
+		w.Write(archive)
+	}))
+	defer srv.Close()
+	file := writeRegistry(t, registry.Agent{ID: "demo", Name: "Demo", Version: "1.0.0", Description: "the demo agent", Distribution: registry.Distribution{
+		Binary: map[string]registry.BinaryTarget{platform: {
+			Archive: srv.URL + "/demo.zip", SHA256: hex.EncodeToString(sum[:]),
+			Cmd: "./demo/demo-agent", Env: map[string]string{demoEnv: "1"},
+		}}}})
+	s := startServe(t, "--listen", "127.0.0.1:0", "--agent", "demo", "--registry", file)
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	for range 2 {
+		if code, h, body := post(t, s.url, "", "", "", initialize); code != 200 || h.Get("Acp-Connection-Id") == "" || !strings.Contains(body, `"protocolVersion":1`) {
+			t.Fatalf("initialize: %d %s\nstderr:\n%s", code, body, s.stderr())
+		}
+	}
+	if n := downloads.Load(); n != 1 {
+		t.Fatalf("%d downloads", n)
 	}
 }
