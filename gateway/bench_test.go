@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -106,4 +107,33 @@ func BenchmarkTurnStdio(b *testing.B) {
 		conn.Close()
 	}
 	b.ReportMetric(float64(benchChunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// What an open, idle ACP connection costs the process: gateway, its
+// in-process agent and the test client together (heap in use and
+// goroutines per connection, 500 connections each with its connection
+// stream open).
+//
+//	go test -run '^$' -bench IdleConnections -benchtime 1x ./gateway
+func BenchmarkIdleConnections(b *testing.B) {
+	const n = 500
+	for b.Loop() {
+		d := newPipeDial(b, nil)
+		g, u := start(b, d.Dial, &Options{MaxConnections: n})
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		goroutines := runtime.NumGoroutine()
+		for range n {
+			c := &client{t: b, url: u}
+			c.initialize()
+			c.open("")
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/n, "heap-bytes/conn")
+		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/n, "goroutines/conn")
+		g.Close()
+	}
 }

@@ -68,7 +68,9 @@ func signal(ch chan struct{}) {
 // connection.
 func (c *conn) readAgent() {
 	defer c.g.wg.Done()
-	br := bufio.NewReaderSize(c.agent, 64<<10)
+	// 16 KiB: held by every connection for its life; longer lines are
+	// assembled by readLine.
+	br := bufio.NewReaderSize(c.agent, 16<<10)
 	for {
 		line, err := readLine(br, c.o.MaxMessageBytes)
 		if err != nil {
