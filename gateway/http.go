@@ -187,8 +187,9 @@ func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope,
 	c.mu.Lock()
 	c.initWait[key] = ch
 	c.mu.Unlock()
-	c.begin()
-	defer c.end()
+	if c.begin() {
+		defer c.end()
+	}
 	if err := c.send(ctx, line); err != nil {
 		c.close(fmt.Errorf("gateway: initialize not delivered: %w", err))
 		textError(w, "Bad Gateway: "+err.Error(), http.StatusBadGateway)

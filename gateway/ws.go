@@ -39,14 +39,15 @@ func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(g.o.MaxBodyBytes)
-	c.begin() // a WebSocket is never reaped as idle; pings watch it
+	if c.begin() { // a WebSocket is never reaped as idle; pings watch it
+		defer c.end()
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); c.wsWrite(ws) }()
 	go func() { defer wg.Done(); c.wsPing(ws) }()
 	c.wsRead(ws)
 	wg.Wait()
-	c.end()
 }
 
 // wsRead forwards the client's frames to the agent until the socket ends.
