@@ -16,7 +16,7 @@ require (
 
 require golang.org/x/text v0.14.0 // indirect
 
-require github.com/coder/websocket v1.8.15 // indirect
+require github.com/coder/websocket v1.8.15
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect

@@ -11,6 +11,14 @@
 //	go run ./examples/acp -p "hello" --url wss://host/acp  # a remote agent
 //	go run ./examples/acp --json -p "a" -p "b" -- my-agent # NDJSON for scripts
 //	go run ./examples/acp -- my-agent                      # interactive
+//	go run ./examples/acp serve -- my-agent                # serve it remotely
+//
+// `acp serve` serves the agent (a command after "--", --agent ID, or the
+// demo agent) to remote clients on the endpoint of the ACP RFD
+// "Streamable HTTP & WebSocket transport", one agent process per client
+// connection; see serve.go and docs/REMOTE.md. Its first line on stdout is
+// the endpoint's URL. (An agent command named "serve" runs with
+// `acp -- serve`.)
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
 // first (after the download events of --agent's first run, below), then
@@ -92,6 +100,7 @@ examples:
   acp --json -p "a" -p "b" -- my-agent   two turns, as NDJSON for scripts
   acp --fs --permission allow -- my-agent
                                          interactive; the agent may edit files in --cwd
+  acp serve -- my-agent                  serve the agent to remote clients (acp serve -h)
 
 flags:
 `
@@ -228,6 +237,9 @@ func agentCommand(cfg *config) (*exec.Cmd, error) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "serve" {
+		return serve(args[1:], stdout, stderr) // serve.go
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

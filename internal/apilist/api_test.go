@@ -17,6 +17,7 @@ var update = flag.Bool("update", false, "rewrite api/*.txt from the source")
 var promised = []struct{ dir, name, file string }{
 	{".", "github.com/acpclient/acp", "acp.txt"},
 	{"acptest", "github.com/acpclient/acp/acptest", "acptest.txt"},
+	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
 	{"registry", "github.com/acpclient/acp/registry", "registry.txt"},
 	{"remote", "github.com/acpclient/acp/remote", "remote.txt"},
 	{"workspace", "github.com/acpclient/acp/workspace", "workspace.txt"},

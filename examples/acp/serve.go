@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/acpclient/acp/gateway"
+)
+
+// tokenEnv is where `acp serve` takes the bearer token from when --token
+// is not given (a command line is visible to every user of the machine).
+const tokenEnv = "ACP_SERVE_TOKEN"
+
+const serveUsageHead = `usage: acp serve [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]
+
+Serves the agent (the demo agent by default) to remote ACP clients on one
+endpoint, both profiles of the RFD "Streamable HTTP & WebSocket transport":
+POST/GET(SSE)/DELETE and WebSocket upgrade. One agent process per client
+connection, shut down when the connection ends.
+
+The first line on stdout is the endpoint's URL (with --listen 127.0.0.1:0,
+the port bound). SIGTERM, SIGINT and SIGHUP drain: every connection is
+closed, every agent shut down in stages, then it exits 0.
+
+Off loopback a bearer token is required: --token or $` + tokenEnv + `; clients
+send "Authorization: Bearer TOKEN". See docs/REMOTE.md.
+
+flags:
+`
+
+type serveConfig struct {
+	listen         string
+	path           string
+	token          string
+	tlsCert        string
+	tlsKey         string
+	allowedOrigins multiFlag
+	allowedHosts   multiFlag
+	maxConnections int
+	idleTimeout    time.Duration
+	drainTimeout   time.Duration
+	agent          []string
+	registry       registryFlags
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
+	sc := &serveConfig{}
+	fs := flag.NewFlagSet("acp serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&sc.listen, "listen", "127.0.0.1:8765", "the address to listen on (host:port; port 0 picks one)")
+	fs.StringVar(&sc.path, "path", "/acp", "the endpoint's path")
+	fs.StringVar(&sc.token, "token", "", "require this bearer token (default $"+tokenEnv+"); required off loopback")
+	fs.StringVar(&sc.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
+	fs.StringVar(&sc.tlsKey, "tls-key", "", "the certificate's private key file (PEM)")
+	fs.Var(&sc.allowedOrigins, "allow-origin", "also allow browser pages of this origin host pattern (e.g. *.example.com; repeatable)")
+	fs.Var(&sc.allowedHosts, "allow-host", "also accept this Host header on loopback without a token (e.g. a proxy's name; repeatable)")
+	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes at once (default %d)", gateway.DefaultMaxConnections))
+	fs.DurationVar(&sc.idleTimeout, "idle-timeout", 0, fmt.Sprintf("shut down an HTTP connection with no request or stream open this long (default %v)", gateway.DefaultIdleTimeout))
+	fs.DurationVar(&sc.drainTimeout, "drain-timeout", 30*time.Second, "how long a drain waits for the agents to exit")
+	sc.registry.register(fs, stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, serveUsageHead)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	sc.agent = fs.Args()
+	if sc.registry.listAgents {
+		return nil, errors.New("serve takes no --list-agents")
+	}
+	if err := sc.registry.validate(&config{agent: sc.agent}); err != nil {
+		return nil, err
+	}
+	if (sc.tlsCert == "") != (sc.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	if !strings.HasPrefix(sc.path, "/") {
+		return nil, fmt.Errorf("--path must start with /, not %q", sc.path)
+	}
+	if sc.token == "" {
+		sc.token = os.Getenv(tokenEnv)
+	}
+	host, _, err := net.SplitHostPort(sc.listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %v", sc.listen, err)
+	}
+	if sc.token == "" && !isLoopbackHost(host) {
+		return nil, fmt.Errorf("--listen %s is not loopback: a bearer token is required (--token or $%s)", sc.listen, tokenEnv)
+	}
+	return sc, nil
+}
+
+// isLoopbackHost: a loopback IP or "localhost". An empty host (":8765")
+// means every interface, which is not loopback.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serve is `acp serve`: it returns the exit status.
+func serve(args []string, stdout, stderr io.Writer) int {
+	sc, err := parseServeFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "acp serve:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	newCmd, err := sc.agentCommand(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "acp serve:", err)
+		return 1
+	}
+	opts := &gateway.Options{
+		Token:          sc.token,
+		AllowedOrigins: sc.allowedOrigins,
+		MaxConnections: sc.maxConnections,
+		IdleTimeout:    sc.idleTimeout,
+		Logger:         slog.New(slog.NewTextHandler(stderr, nil)),
+	}
+	host, _, _ := net.SplitHostPort(sc.listen)
+	if sc.token == "" && isLoopbackHost(host) {
+		// Without a token, loopback is the only protection, and a web page
+		// can reach loopback through a DNS name of its own that resolves
+		// to 127.0.0.1 (DNS rebinding): accept only loopback names.
+		opts.AllowedHosts = append([]string{"localhost", "127.0.0.1", "::1"}, sc.allowedHosts...)
+	}
+	agents := &gateway.CommandAgent{Command: newCmd, Stderr: stderr, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+	gw := gateway.New(agents.Dial, opts)
+	mux := http.NewServeMux()
+	mux.Handle(sc.path, gw)
+	srv := gateway.NewServer(mux)
+
+	ln, err := net.Listen("tcp", sc.listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "acp serve:", err)
+		return 1
+	}
+	scheme := "http"
+	if sc.tlsCert != "" {
+		scheme = "https"
+	}
+	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr().String(), sc.path)
+	fmt.Fprintln(stdout, url)
+	served := make(chan error, 1)
+	go func() {
+		if sc.tlsCert != "" {
+			served <- srv.ServeTLS(ln, sc.tlsCert, sc.tlsKey)
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-served:
+		fmt.Fprintln(stderr, "acp serve:", err)
+		drain(gw, srv, sc.drainTimeout, stderr)
+		return 1
+	case <-ctx.Done():
+	}
+	stop()
+	fmt.Fprintln(stderr, "acp serve: draining")
+	if !drain(gw, srv, sc.drainTimeout, stderr) {
+		return 1
+	}
+	<-served
+	return 0
+}
+
+// drain closes every connection and waits for every agent (the gateway
+// first: the server's Shutdown would wait for SSE streams that never end),
+// then stops the server. false if the agents outlived the timeout.
+func drain(gw *gateway.Gateway, srv *http.Server, timeout time.Duration, stderr io.Writer) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ok := true
+	if err := gw.Shutdown(ctx); err != nil {
+		fmt.Fprintln(stderr, "acp serve: the agents did not all exit:", err)
+		ok = false
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	return ok
+}
+
+// agentCommand returns what starts one agent process per connection: the
+// command after --, the registry's agent (resolved, and downloaded, once
+// now), or this binary as the demo agent.
+func (sc *serveConfig) agentCommand(ctx context.Context) (func(context.Context) (*exec.Cmd, error), error) {
+	switch {
+	case sc.registry.agentID != "":
+		reg, err := sc.registry.load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := reg.Command(ctx, sc.registry.agentID); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (*exec.Cmd, error) { return reg.Command(ctx, sc.registry.agentID) }, nil
+	case len(sc.agent) > 0:
+		return func(context.Context) (*exec.Cmd, error) { return exec.Command(sc.agent[0], sc.agent[1:]...), nil }, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this binary to run the demo agent: %w", err)
+	}
+	return func(context.Context) (*exec.Cmd, error) {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), demoEnv+"=1")
+		return cmd, nil
+	}, nil
+}

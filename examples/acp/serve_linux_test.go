@@ -1,0 +1,287 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/registry"
+)
+
+// served is a running `acp serve` subprocess.
+type served struct {
+	cmd        *exec.Cmd
+	url        string
+	grandchild chan int
+	errMu      sync.Mutex
+	errOut     bytes.Buffer
+	stderrDone chan struct{}
+}
+
+func (s *served) stderr() string {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.errOut.String()
+}
+
+// startServe runs `acp serve ARGS` as a process and reads the URL from its
+// first stdout line.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), cliMainEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &served{cmd: cmd, grandchild: make(chan int, 16), stderrDone: make(chan struct{})}
+	hung := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
+	t.Cleanup(func() {
+		hung.Stop()
+		_ = cmd.Process.Kill()
+		<-s.stderrDone
+		_ = cmd.Wait()
+	})
+	go func() {
+		defer close(s.stderrDone)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.errMu.Lock()
+			s.errOut.WriteString(sc.Text() + "\n")
+			s.errMu.Unlock()
+			if pid, ok := strings.CutPrefix(sc.Text(), "acptest: grandchild pid="); ok {
+				n, _ := strconv.Atoi(pid)
+				s.grandchild <- n
+			}
+		}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		<-s.stderrDone
+		t.Fatalf("no URL line: %v\nstderr:\n%s", err, s.stderr())
+	}
+	s.url = strings.TrimSpace(line)
+	go io.Copy(io.Discard, stdout)
+	return s
+}
+
+func post(t *testing.T, url, token, conn, session, body string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if conn != "" {
+		req.Header.Set("Acp-Connection-Id", conn)
+	}
+	if session != "" {
+		req.Header.Set("Acp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// openSSE opens a stream and returns its data lines on a channel.
+func openSSE(t *testing.T, url, token, conn, session string) <-chan string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Acp-Connection-Id", conn)
+	if session != "" {
+		req.Header.Set("Acp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET stream: %d", resp.StatusCode)
+	}
+	ch := make(chan string, 1024)
+	go func() {
+		defer close(ch)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				ch <- d
+			}
+		}
+	}()
+	return ch
+}
+
+func waitFor(t *testing.T, ch <-chan string, substr string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case d, ok := <-ch:
+			if !ok {
+				t.Fatalf("the stream ended before %q", substr)
+			}
+			if strings.Contains(d, substr) {
+				return d
+			}
+		case <-timeout:
+			t.Fatalf("no %q on the stream in 30s", substr)
+		}
+	}
+}
+
+// `acp serve --listen 127.0.0.1:0 --token T -- AGENT` prints its URL
+// first, refuses requests without the token, serves a turn, and on
+// SIGTERM drains: the agent (which ignores stdin EOF and has a child)
+// gets its SIGTERM from the staged shutdown, nothing of it is left, and
+// the command exits 0.
+func TestServeDrainsOnSIGTERM(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	t.Setenv(markEnv, mark)
+	agent := agentArgs(t, "sigterm-marker")
+	agent = append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--token", "tok"}, agent...)...)
+	if !strings.HasPrefix(s.url, "http://127.0.0.1:") || !strings.HasSuffix(s.url, "/acp") || strings.HasSuffix(s.url, ":0/acp") {
+		t.Fatalf("first line %q, want the bound endpoint URL", s.url)
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	if code, _, _ := post(t, s.url, "", "", "", initialize); code != 401 {
+		t.Fatalf("without the token: %d", code)
+	}
+	code, h, body := post(t, s.url, "tok", "", "", initialize)
+	conn := h.Get("Acp-Connection-Id")
+	if code != 200 || conn == "" {
+		t.Fatalf("initialize: %d %s\nstderr:\n%s", code, body, s.stderr())
+	}
+	connStream := openSSE(t, s.url, "tok", conn, "")
+	if code, _, body := post(t, s.url, "tok", conn, "", `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`); code != 202 {
+		t.Fatalf("session/new: %d %s", code, body)
+	}
+	var resp struct {
+		Result struct{ SessionID string } `json:"result"`
+	}
+	json.Unmarshal([]byte(waitFor(t, connStream, `"id":1`)), &resp)
+	sid := resp.Result.SessionID
+	sess := openSSE(t, s.url, "tok", conn, sid)
+	if code, _, body := post(t, s.url, "tok", conn, sid, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"work"}]}}`); code != 202 {
+		t.Fatalf("prompt: %d %s", code, body)
+	}
+	waitFor(t, sess, "working")
+	var gc int
+	select {
+	case gc = <-s.grandchild:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the agent never reported its child\nstderr:\n%s", s.stderr())
+	}
+	_, pgid, ok := proctest.State(gc)
+	if !ok {
+		t.Fatalf("grandchild %d is not running", gc)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-s.stderrDone
+	err := s.cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Errorf("acp serve exited %v after SIGTERM, want 0\nstderr:\n%s", err, s.stderr())
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("the agent never got SIGTERM: %v", err)
+	}
+	if m := proctest.GroupMembers(pgid); len(m) > 0 {
+		t.Errorf("the agent's process group still has %v", m)
+	}
+	// The session stream ended with the drain.
+	for range sess {
+	}
+}
+
+// Without a token on loopback, only loopback Host names are served (DNS
+// rebinding); the demo agent is the default agent.
+func TestServeLoopbackHosts(t *testing.T) {
+	s := startServe(t, "--listen", "127.0.0.1:0")
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	if code, h, body := post(t, s.url, "", "", "", initialize); code != 200 || h.Get("Acp-Connection-Id") == "" || !strings.Contains(body, `"protocolVersion":1`) {
+		t.Fatalf("initialize: %d %s\nstderr:\n%s", code, body, s.stderr())
+	}
+	req, _ := http.NewRequest("POST", s.url, strings.NewReader(initialize))
+	req.Host = "rebound.example"
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("a foreign Host: %d", resp.StatusCode)
+	}
+}
+
+// `acp serve --agent ID` resolves (and downloads, once) the registry's
+// agent at start and runs it for each connection.
+func TestServeAgentFromRegistry(t *testing.T) {
+	platform := registry.Platform(runtime.GOOS, runtime.GOARCH)
+	isolateCache(t)
+	archive := zipOfSelf(t, "demo/demo-agent")
+	sum := sha256.Sum256(archive)
+	var downloads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		downloads.Add(1)
+		w.Write(archive)
+	}))
+	defer srv.Close()
+	file := writeRegistry(t, registry.Agent{ID: "demo", Name: "Demo", Version: "1.0.0", Description: "the demo agent", Distribution: registry.Distribution{
+		Binary: map[string]registry.BinaryTarget{platform: {
+			Archive: srv.URL + "/demo.zip", SHA256: hex.EncodeToString(sum[:]),
+			Cmd: "./demo/demo-agent", Env: map[string]string{demoEnv: "1"},
+		}}}})
+	s := startServe(t, "--listen", "127.0.0.1:0", "--agent", "demo", "--registry", file)
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	for range 2 {
+		if code, h, body := post(t, s.url, "", "", "", initialize); code != 200 || h.Get("Acp-Connection-Id") == "" || !strings.Contains(body, `"protocolVersion":1`) {
+			t.Fatalf("initialize: %d %s\nstderr:\n%s", code, body, s.stderr())
+		}
+	}
+	if n := downloads.Load(); n != 1 {
+		t.Fatalf("%d downloads", n)
+	}
+}

@@ -1,0 +1,441 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/acpclient/acp"
+)
+
+// conn is one ACP connection: one agent process, its routing state and the
+// streams that carry its output to the client.
+//
+// Goroutines: readAgent reads the agent's output and routes each message
+// onto a stream; the HTTP handlers (POST) and the WebSocket reader write to
+// the agent, one at a time (writeSem); each stream has at most one
+// receiver (an SSE response or the WebSocket writer) that takes its
+// messages in order.
+type conn struct {
+	g     *Gateway
+	o     *Options
+	id    string
+	ws    bool
+	agent acp.Conn
+
+	ctx    context.Context // done when the connection closes
+	cancel context.CancelFunc
+
+	writeSem chan struct{} // one writer to the agent at a time
+	room     chan struct{} // signalled when buffered output shrinks
+
+	mu       sync.Mutex
+	reason   error              // why it closed; nil while open
+	ready    bool               // HTTP: initialize answered, the id is usable
+	wsInit   bool               // WebSocket: the first message was initialize
+	streams  map[string]*stream // "" is the connection stream; for WebSocket the only one
+	pending  map[string]string  // client request id key → session of its response ("" = connection)
+	replies  map[string]string  // agent request id key → its session, until the client answers
+	initWait map[string]chan []byte
+	buffered int // bytes queued on streams or being written to the client
+	active   int // requests in flight and receivers attached
+	idleGen  int
+	idle     *time.Timer
+}
+
+// stream is the queue of one SSE stream (or of the WebSocket).
+type stream struct {
+	queue    [][]byte
+	receiver bool
+	wake     chan struct{} // cap 1: a message was queued, or the connection closed
+}
+
+func newStream() *stream { return &stream{wake: make(chan struct{}, 1)} }
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// readAgent routes the agent's output until it ends, then closes the
+// connection.
+func (c *conn) readAgent() {
+	defer c.g.wg.Done()
+	// 16 KiB: held by every connection for its life; longer lines are
+	// assembled by readLine.
+	br := bufio.NewReaderSize(c.agent, 16<<10)
+	for {
+		line, err := readLine(br, c.o.MaxMessageBytes)
+		if err != nil {
+			switch {
+			case errors.Is(err, errLineTooLong):
+				c.close(fmt.Errorf("%w (%d bytes)", ErrAgentMessageTooLarge, c.o.MaxMessageBytes))
+			case errors.Is(err, io.EOF):
+				c.close(ErrAgentExited)
+			default:
+				c.close(fmt.Errorf("%w: %v", ErrAgentExited, err))
+			}
+			return
+		}
+		line = bytes.TrimRight(line, " \t\r")
+		if len(line) == 0 {
+			continue
+		}
+		// A bare CR between JSON tokens is valid JSON but ends an SSE line.
+		if bytes.IndexByte(line, '\r') >= 0 {
+			if l, ok := compact(line); ok {
+				line = l
+			}
+		}
+		if c.waitRoom() != nil {
+			return
+		}
+		c.route(line)
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line (a copy, without its newline) of at most
+// max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max+1 {
+			return nil, errLineTooLong
+		}
+		if err == nil {
+			if line == nil {
+				return bytes.Clone(frag[:len(frag)-1]), nil
+			}
+			line = append(line, frag...)
+			return line[:len(line)-1], nil
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > 0 && errors.Is(err, io.EOF) {
+				return line, nil // a last line without newline
+			}
+			return nil, err
+		}
+	}
+}
+
+// route puts one agent message on its stream: a response on the stream of
+// the request it answers (or hands an initialize response to its POST),
+// a message whose params carry a sessionId on that session's stream, the
+// rest on the connection stream. A WebSocket has one stream.
+func (c *conn) route(line []byte) {
+	e, ok := parseEnvelope(line)
+	if !ok {
+		c.o.Logger.Warn("gateway: dropped agent output that is not a JSON object", "connection", c.id, "bytes", len(line))
+		return
+	}
+	c.mu.Lock()
+	session := ""
+	if e.isResponse() {
+		if key, ok := idKey(e.ID); ok {
+			if ch, ok := c.initWait[key]; ok {
+				delete(c.initWait, key)
+				c.mu.Unlock()
+				ch <- line // buffered
+				return
+			}
+			if s, ok := c.pending[key]; ok {
+				session = s
+				delete(c.pending, key)
+			}
+		}
+	} else {
+		if s, ok := e.sessionID(); ok && len(s) <= maxIDBytes {
+			session = s
+		}
+		// Past MaxPendingRequests the agent's requests are not tracked:
+		// the client's answers to them pass without the session check,
+		// and the gateway keeps nothing for an agent whose requests are
+		// never answered.
+		if e.isRequest() && !c.ws && len(c.replies) < c.o.MaxPendingRequests {
+			if key, ok := idKey(e.ID); ok {
+				c.replies[key] = session
+			}
+		}
+	}
+	if c.ws {
+		session = ""
+	}
+	err := c.pushLocked(session, line)
+	c.mu.Unlock()
+	if err != nil {
+		c.close(err)
+	}
+}
+
+// pushLocked queues line on the stream of session, creating it (within
+// MaxSessions). c.mu is held.
+func (c *conn) pushLocked(session string, line []byte) error {
+	if c.reason != nil {
+		return nil
+	}
+	st := c.streams[session]
+	if st == nil {
+		if len(c.streams)-1 >= c.o.MaxSessions {
+			return fmt.Errorf("%w (%d)", ErrTooManySessions, c.o.MaxSessions)
+		}
+		st = newStream()
+		c.streams[session] = st
+	}
+	st.queue = append(st.queue, line)
+	c.buffered += len(line)
+	signal(st.wake)
+	return nil
+}
+
+// push is pushLocked for the gateway's own replies (WebSocket errors),
+// after waiting for room like the agent's output.
+func (c *conn) push(session string, line []byte) {
+	if c.waitRoom() != nil {
+		return
+	}
+	c.mu.Lock()
+	err := c.pushLocked(session, line)
+	c.mu.Unlock()
+	if err != nil {
+		c.close(err)
+	}
+}
+
+// waitRoom waits while the connection holds MaxBufferedBytes for its
+// client. A client that takes nothing for StallTimeout meanwhile has its
+// connection closed (ErrStalled): it is not coming back for the output,
+// and the agent must not wait for it forever.
+func (c *conn) waitRoom() error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		c.mu.Lock()
+		reason, full := c.reason, c.buffered >= c.o.MaxBufferedBytes
+		c.mu.Unlock()
+		if reason != nil {
+			return reason
+		}
+		if !full {
+			return nil
+		}
+		if timer == nil {
+			timer = time.NewTimer(c.o.StallTimeout)
+		}
+		select {
+		case <-c.room:
+			timer.Reset(c.o.StallTimeout) // progress
+		case <-c.ctx.Done():
+		case <-timer.C:
+			err := fmt.Errorf("%w for %v with %d bytes waiting", ErrStalled, c.o.StallTimeout, c.o.MaxBufferedBytes)
+			c.close(err)
+			return err
+		}
+	}
+}
+
+// next waits for the next message of st and takes it off the queue; the
+// caller calls delivered when it is written. ok is false once the
+// connection has closed and st is drained, or when ctx is done. With
+// keepAlive non-nil, a tick with nothing to send returns (nil, true).
+func (c *conn) next(ctx context.Context, st *stream, keepAlive <-chan time.Time) (msg []byte, ok bool) {
+	for {
+		c.mu.Lock()
+		if len(st.queue) > 0 {
+			msg = st.queue[0]
+			st.queue[0] = nil
+			st.queue = st.queue[1:]
+			if len(st.queue) == 0 {
+				st.queue = nil // let the backing array go
+			}
+			c.mu.Unlock()
+			return msg, true
+		}
+		closed := c.reason != nil
+		c.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		select {
+		case <-st.wake:
+		case <-c.ctx.Done():
+		case <-ctx.Done():
+			return nil, false
+		case <-keepAlive:
+			return nil, true
+		}
+	}
+}
+
+// hasQueued reports whether st holds a message.
+func (c *conn) hasQueued(st *stream) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(st.queue) > 0
+}
+
+// delivered releases n bytes taken by next.
+func (c *conn) delivered(n int) {
+	c.mu.Lock()
+	c.buffered -= n
+	c.mu.Unlock()
+	signal(c.room)
+}
+
+// attach makes the caller the receiver of the stream of session. It fails
+// with an HTTP status: 404 closed, 409 the stream has a receiver, 429 a new
+// session past MaxSessions.
+func (c *conn) attach(session string) (*stream, int, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != nil {
+		return nil, 404, "Unknown Acp-Connection-Id (closed: " + c.reason.Error() + ")"
+	}
+	st := c.streams[session]
+	if st == nil {
+		if len(c.streams)-1 >= c.o.MaxSessions {
+			return nil, 429, fmt.Sprintf("Too many sessions on this connection (%d)", c.o.MaxSessions)
+		}
+		st = newStream()
+		c.streams[session] = st
+	}
+	if st.receiver {
+		return nil, 409, "Outbound stream already has an active receiver"
+	}
+	st.receiver = true
+	c.beginLocked()
+	return st, 0, ""
+}
+
+// detach ends the caller's receipt of st. A session stream left with
+// nothing queued is forgotten, so that MaxSessions counts only streams that
+// hold something.
+func (c *conn) detach(session string, st *stream) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st.receiver = false
+	if session != "" && len(st.queue) == 0 && c.streams[session] == st {
+		delete(c.streams, session)
+	}
+	c.endLocked()
+}
+
+// begin marks a request in flight, which keeps the connection from being
+// reaped; false if it has closed.
+func (c *conn) begin() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != nil {
+		return false
+	}
+	c.beginLocked()
+	return true
+}
+
+func (c *conn) end() {
+	c.mu.Lock()
+	c.endLocked()
+	c.mu.Unlock()
+}
+
+func (c *conn) beginLocked() {
+	c.active++
+	c.idleGen++
+	if c.idle != nil {
+		c.idle.Stop()
+		c.idle = nil
+	}
+}
+
+func (c *conn) endLocked() {
+	c.active--
+	if c.active > 0 || c.ws || c.reason != nil {
+		return
+	}
+	c.idleGen++
+	gen := c.idleGen
+	c.idle = time.AfterFunc(c.o.IdleTimeout, func() {
+		c.mu.Lock()
+		reap := c.active == 0 && c.idleGen == gen
+		c.mu.Unlock()
+		if reap {
+			c.close(fmt.Errorf("%w for %v", ErrIdle, c.o.IdleTimeout))
+		}
+	})
+}
+
+// send writes one message (a single line of JSON) to the agent.
+func (c *conn) send(ctx context.Context, line []byte) error {
+	select {
+	case c.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.ctx.Done():
+		return c.closeReason()
+	}
+	defer func() { <-c.writeSem }()
+	if err := c.closeReason(); err != nil {
+		return err
+	}
+	// A write blocked on an agent that does not read its stdin returns when
+	// the connection closes (acp.Conn's Close unblocks it).
+	if _, err := c.agent.Write(append(line, '\n')); err != nil {
+		err = fmt.Errorf("%w: writing to it: %v", ErrAgentExited, err)
+		c.close(err)
+		return err
+	}
+	return nil
+}
+
+func (c *conn) closeReason() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason
+}
+
+// close closes the connection once, for reason: its streams end (after
+// what they hold is written), it is forgotten by the gateway, and its agent
+// is shut down in the background (the gateway's Shutdown waits for it).
+func (c *conn) close(reason error) {
+	c.mu.Lock()
+	if c.reason != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.reason = reason
+	if c.idle != nil {
+		c.idle.Stop()
+		c.idle = nil
+	}
+	for _, st := range c.streams {
+		signal(st.wake)
+	}
+	c.pending, c.replies = map[string]string{}, map[string]string{}
+	c.mu.Unlock()
+	c.cancel()
+	c.g.forget(c, reason)
+	if c.o.OnClose != nil {
+		c.o.OnClose(c.id, reason)
+	}
+	if !errors.Is(reason, ErrClientClosed) {
+		c.o.Logger.Info("gateway: connection closed", "connection", c.id, "reason", reason.Error())
+	}
+	go func() {
+		defer c.g.wg.Done()
+		_ = c.agent.Close()
+	}()
+}

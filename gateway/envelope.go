@@ -1,0 +1,150 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// envelope is the little of a JSON-RPC message the gateway reads to route
+// it: everything else passes through untouched, and is only scanned, not
+// copied (params and result can be large: a session/load replay, a diff).
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+	Params paramsSession   `json:"params"`
+	Result presence        `json:"result"`
+	Error  presence        `json:"error"`
+}
+
+// presence records that a member is there (null counts) without keeping it.
+type presence bool
+
+func (p *presence) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// paramsSession keeps params.sessionId when params is an object and the
+// member a string; any other params are fine and leave it unset.
+type paramsSession struct {
+	id string
+	ok bool
+}
+
+func (p *paramsSession) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var v struct {
+		SessionID json.RawMessage `json:"sessionId"`
+	}
+	if json.Unmarshal(b, &v) != nil || len(v.SessionID) == 0 || v.SessionID[0] != '"' {
+		return nil
+	}
+	if json.Unmarshal(v.SessionID, &p.id) == nil {
+		p.ok = true
+	}
+	return nil
+}
+
+// parseEnvelope decodes the routing fields of one JSON object. ok is false
+// for anything but an object.
+func parseEnvelope(b []byte) (e envelope, ok bool) {
+	if err := json.Unmarshal(b, &e); err != nil {
+		return envelope{}, false
+	}
+	return e, true
+}
+
+// hasID reports whether the message has an "id" member (null counts).
+func (e *envelope) hasID() bool { return e.ID != nil }
+
+// isRequest: a method and an id.
+func (e *envelope) isRequest() bool { return e.Method != nil && e.hasID() }
+
+// isResponse: an id, no method, and a result or an error.
+func (e *envelope) isResponse() bool {
+	return e.Method == nil && e.hasID() && bool(e.Result || e.Error)
+}
+
+// method is the method name, "" if none.
+func (e *envelope) method() string {
+	if e.Method == nil {
+		return ""
+	}
+	return *e.Method
+}
+
+// sessionID is params.sessionId when it is a string.
+func (e *envelope) sessionID() (string, bool) { return e.Params.id, e.Params.ok }
+
+// idKey is the routing key of a JSON-RPC id: "s:" and the string, "n:" and
+// the number's text, or "null". ok is false for ids of any other type and
+// for ids over maxIDBytes.
+func idKey(id json.RawMessage) (key string, ok bool) {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 || len(id) > maxIDBytes+2 {
+		return "", false
+	}
+	switch c := id[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil || len(s) > maxIDBytes {
+			return "", false
+		}
+		return "s:" + s, true
+	case c == '-' || (c >= '0' && c <= '9'):
+		var n json.Number
+		if json.Unmarshal(id, &n) != nil {
+			return "", false
+		}
+		return "n:" + string(id), true
+	case bytes.Equal(id, []byte("null")):
+		return "null", true
+	}
+	return "", false
+}
+
+// sessionScopedMethods are the client→agent methods that must carry
+// Acp-Session-Id even when their params lack sessionId: the TypeScript
+// server's list (protocol.js SESSION_SCOPED_METHODS). Any message whose
+// params carry a sessionId needs the header too.
+var sessionScopedMethods = map[string]bool{
+	"session/cancel":            true,
+	"session/close":             true,
+	"session/delete":            true,
+	"session/fork":              true,
+	"session/load":              true,
+	"session/prompt":            true,
+	"session/resume":            true,
+	"session/set_config_option": true,
+	"session/set_mode":          true,
+	"session/set_model":         true,
+}
+
+// rpcError is a JSON-RPC error response with the given id (raw JSON).
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	return b
+}
+
+// compact returns b as one line of JSON (a client may pretty-print; the
+// agent reads newline-delimited JSON), or ok false if b is not valid JSON.
+func compact(b []byte) ([]byte, bool) {
+	var buf bytes.Buffer
+	buf.Grow(len(b) + 1)
+	if json.Compact(&buf, b) != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}

@@ -1,0 +1,322 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
+)
+
+// freshDial gives every connection an agent of its own (no shared
+// sessions), and counts the agents alive.
+type freshDial struct {
+	mu     sync.Mutex
+	agents []*acptest.Agent
+	live   atomic.Int64
+	n      atomic.Int64
+}
+
+func newFreshDial(t *testing.T) *freshDial {
+	d := &freshDial{}
+	t.Cleanup(func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, a := range d.agents {
+			a.Close()
+		}
+	})
+	return d
+}
+
+func (d *freshDial) Dial(context.Context) (acp.Conn, error) {
+	a := acptest.New(scriptOptions())
+	d.mu.Lock()
+	d.agents = append(d.agents, a)
+	d.mu.Unlock()
+	d.live.Add(1)
+	d.n.Add(1)
+	r, w := a.Pipe()
+	return &countedConn{pipeConn{r, w}, d, sync.Once{}}, nil
+}
+
+type countedConn struct {
+	pipeConn
+	d    *freshDial
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.d.live.Add(-1) })
+	return c.pipeConn.Close()
+}
+
+// Thousands of initializes at once (and hundreds of WebSocket upgrades)
+// against MaxConnections 32: exactly 32 agents start, every other request
+// gets 503 at once, and Shutdown leaves no agent (goleak checks the
+// goroutines).
+func TestHostileThousandsOfConnections(t *testing.T) {
+	d := newFreshDial(t)
+	g, u := start(t, d.Dial, &Options{MaxConnections: 32})
+	tr := &http.Transport{MaxConnsPerHost: 256, MaxIdleConnsPerHost: 256}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	var ok, refused, other atomic.Int64
+	var wg sync.WaitGroup
+	for range 2000 {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			if err != nil {
+				other.Add(1)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 200:
+				ok.Add(1)
+			case 503:
+				refused.Add(1)
+			default:
+				other.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 32 || refused.Load() != 2000-32 || other.Load() != 0 {
+		t.Fatalf("200: %d, 503: %d, other: %d", ok.Load(), refused.Load(), other.Load())
+	}
+	for range 300 {
+		wg.Go(func() {
+			if c, _ := dialWS(t, u, nil); c.resp == nil || c.resp.StatusCode != 503 {
+				other.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if other.Load() != 0 || d.n.Load() != 32 {
+		t.Fatalf("%d upgrades not refused; %d agents started", other.Load(), d.n.Load())
+	}
+	if err := g.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.live.Load(); n != 0 {
+		t.Fatalf("%d agents alive after Shutdown", n)
+	}
+}
+
+// A client that opens its session stream and never reads it, while the
+// agent streams 20 MiB: the gateway holds at most MaxBufferedBytes (plus
+// a message) and closes the connection with ErrStalled once nothing has
+// been taken for StallTimeout; the agent is shut down.
+func TestHostileNeverReadsSSE(t *testing.T) {
+	d := newFreshDial(t)
+	g, u := start(t, d.Dial, &Options{MaxBufferedBytes: 256 << 10, StallTimeout: 200 * time.Millisecond})
+	c := &client{t: t, url: u}
+	c.initialize()
+	conn := c.open("")
+	sid := newSession(t, c, conn, 1)
+	nc := rawConn(t, u)
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
+	g.mu.Lock()
+	gc := g.conns[c.conn]
+	g.mu.Unlock()
+	waitFor(t, func() bool {
+		gc.mu.Lock()
+		defer gc.mu.Unlock()
+		return gc.streams[sid] != nil && gc.streams[sid].receiver
+	})
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			gc.mu.Lock()
+			if b := int64(gc.buffered); b > peak.Load() {
+				peak.Store(b)
+			}
+			gc.mu.Unlock()
+			select {
+			case <-stop:
+				return
+			default:
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+	}()
+	c.post(sid, prompt(2, sid, "flood 20480"))
+	r := waitGone(t, g, c.conn)
+	close(stop)
+	<-sampled
+	if !strings.Contains(r, ErrStalled.Error()) {
+		t.Fatalf("reason %q", r)
+	}
+	if p := peak.Load(); p > 256<<10+2048 {
+		t.Fatalf("held up to %d bytes, bound 262144 plus one message", p)
+	}
+	waitFor(t, func() bool { return d.live.Load() == 0 })
+}
+
+// Giant bodies are cut at MaxBodyBytes (413) without the gateway reading
+// much past it.
+func TestHostileGiantBody(t *testing.T) {
+	d := newFreshDial(t)
+	_, u := start(t, d.Dial, nil)
+	c := &client{t: t, url: u}
+	c.initialize()
+	body := &countingReader{r: io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"_x","params":{"pad":"`), infinite('a'))}
+	req, _ := http.NewRequest("POST", u, io.LimitReader(body, 256<<20))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderConnectionID, c.conn)
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 413 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	} // else: the server closed while the client still wrote, also a refusal
+	if n := body.n.Load(); n > 48<<20 {
+		t.Fatalf("the client got to send %d bytes of a body capped at 16 MiB", n)
+	}
+	// The connection is unharmed.
+	conn := c.open("")
+	newSession(t, c, conn, 1)
+}
+
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+type infinite byte
+
+func (f infinite) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte(f)
+	}
+	return len(b), nil
+}
+
+// Malformed bodies and headers each get a 4xx with a reason, forward
+// nothing, and leave the connection working.
+func TestHostileMalformed(t *testing.T) {
+	d := newFreshDial(t)
+	_, u := start(t, d.Dial, nil)
+	c := &client{t: t, url: u}
+	c.initialize()
+	conn := c.open("")
+	sid := newSession(t, c, conn, 1)
+	sess := c.open(sid)
+	for _, body := range []string{
+		"", "null", "1", `"str"`, "{}", "\x00\x01", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":1}",
+		strings.Repeat(`{"a":`, 100000), `{"jsonrpc":"2.0","id":[1],"method":"session/prompt","params":{"sessionId":"` + sid + `"}}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 2000) + `","method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"` + sid + `"}} trailing`,
+	} {
+		r := c.post(sid, body)
+		if r.status < 400 || r.status >= 500 || strings.TrimSpace(r.body) == "" {
+			t.Errorf("%.40q: %d %q", body, r.status, r.body)
+		}
+	}
+	for name, hdr := range map[string][2]string{
+		"long session id": {HeaderSessionID, strings.Repeat("s", 5000)},
+	} {
+		r := c.do("POST", "", prompt(9, sid, "x"), hdr[0], hdr[1])
+		if r.status != 400 {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+	long := &client{t: t, url: u, conn: strings.Repeat("c", 60000)}
+	if r := long.post("", prompt(9, sid, "x")); r.status != 404 {
+		t.Errorf("long connection id: %d", r.status)
+	}
+	c.post(sid, prompt(2, sid, "still here"))
+	if got := chunkText(sess.next(t)); got != "echo:still here" {
+		t.Fatalf("after the garbage: %q", got)
+	}
+}
+
+// A client that names another connection's session reaches only its own
+// agent: it gets that agent's "not found", and neither connection sees the
+// other's messages.
+func TestHostileOtherConnectionsSession(t *testing.T) {
+	d := newFreshDial(t)
+	_, u := start(t, d.Dial, nil)
+	a := &client{t: t, url: u}
+	a.initialize()
+	aConn := a.open("")
+	sid := newSession(t, a, aConn, 1)
+	aSess := a.open(sid)
+
+	b := &client{t: t, url: u}
+	b.initialize()
+	b.open("")
+	bSess := b.open(sid) // on b's connection: an empty stream of b's own
+	if r := b.post(sid, prompt(2, sid, "steal")); r.status != 202 {
+		t.Fatalf("b's prompt: %d %s", r.status, r.body)
+	}
+	m := bSess.next(t)
+	if !isResponse(2)(m) || m["error"] == nil {
+		t.Fatalf("b got %v, want its agent's error", m)
+	}
+	a.post(sid, prompt(2, sid, "mine"))
+	if got := chunkText(aSess.next(t)); got != "echo:mine" {
+		t.Fatalf("a got %q", got)
+	}
+	aSess.until(t, isResponse(2))
+	// b's stream got nothing of a's turn: the next thing on it is b's own.
+	b.post(sid, prompt(3, sid, "again"))
+	if m := bSess.next(t); !isResponse(3)(m) {
+		t.Fatalf("b's stream carried %v", m)
+	}
+	// Nor can b end a's connection without a's id.
+	if r := b.do("DELETE", "", ""); r.status != 202 {
+		t.Fatal(r.status)
+	}
+	a.post(sid, prompt(4, sid, "alive"))
+	if got := chunkText(aSess.next(t)); got != "echo:alive" {
+		t.Fatalf("a after b's DELETE: %q", got)
+	}
+}
+
+// Slowloris: hundreds of POSTs whose bodies never finish each get 408
+// within ReadTimeout; no agent starts and no goroutine stays (goleak).
+func TestHostileSlowloris(t *testing.T) {
+	d := newFreshDial(t)
+	_, u := start(t, d.Dial, &Options{ReadTimeout: 100 * time.Millisecond})
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for range 200 {
+		wg.Go(func() {
+			nc := rawConn(t, u)
+			fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+			nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+			b := make([]byte, 64)
+			n, _ := io.ReadAtLeast(nc, b, 12)
+			if !strings.HasPrefix(string(b[:n]), "HTTP/1.1 408") {
+				bad.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if bad.Load() != 0 || d.n.Load() != 0 {
+		t.Fatalf("%d without 408; %d agents started", bad.Load(), d.n.Load())
+	}
+}

@@ -1,0 +1,328 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// servePost is the RFD's POST routing: initialize creates a connection and
+// answers 200 with the agent's response; everything else is forwarded to
+// the connection's agent and answered 202, its response coming on a stream.
+func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		textError(w, "Unsupported Media Type: want application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout)) // a slowloris body
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.o.MaxBodyBytes))
+	if err != nil {
+		// The rest of the body is not worth reading: net/http would
+		// otherwise try to, before sending the answer, on a keep-alive
+		// connection.
+		w.Header().Set("Connection", "close")
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			textError(w, fmt.Sprintf("Request Entity Too Large: over %d bytes", g.o.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			textError(w, fmt.Sprintf("Request Timeout: body not read within %v", g.o.ReadTimeout), http.StatusRequestTimeout)
+		default:
+			textError(w, "Bad Request: reading the body: "+err.Error(), http.StatusBadRequest)
+		}
+		return
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		// The RFD: "Batch JSON-RPC requests return 501". The TypeScript
+		// server answers 400 with the same JSON-RPC error; no client sends
+		// batches, so the RFD's explicit status is kept.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotImplemented)
+		w.Write(rpcError(nil, -32600, "JSON-RPC batches are not supported"))
+		return
+	}
+	line, ok := compact(body)
+	if !ok {
+		textError(w, "Invalid JSON", http.StatusBadRequest)
+		return
+	}
+	e, ok := parseEnvelope(line)
+	if !ok {
+		textError(w, "Invalid JSON-RPC message", http.StatusBadRequest)
+		return
+	}
+	connID := r.Header.Get(HeaderConnectionID)
+	if e.isRequest() && e.method() == "initialize" {
+		if connID != "" {
+			textError(w, "Initialize not allowed on existing connection", http.StatusBadRequest)
+			return
+		}
+		g.initialize(w, r, e, line)
+		return
+	}
+	if connID == "" {
+		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	c, gone := g.lookup(connID)
+	if c == nil {
+		textError(w, gone, http.StatusNotFound)
+		return
+	}
+	if !c.begin() {
+		textError(w, "Unknown Acp-Connection-Id (closed)", http.StatusNotFound)
+		return
+	}
+	defer c.end()
+	if status, msg := c.forward(r.Context(), e, line, r.Header.Get(HeaderSessionID)); status != 0 {
+		textError(w, msg, status)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// forward checks a client message's headers against its body, records
+// where its response goes, and writes it to the agent. A nonzero status is
+// the error to answer.
+func (c *conn) forward(ctx context.Context, e envelope, line []byte, header string) (int, string) {
+	if len(header) > maxIDBytes {
+		return http.StatusBadRequest, "Acp-Session-Id too long"
+	}
+	var key string
+	switch {
+	case e.isResponse():
+		// A reply to an agent request must name the session the request
+		// came on (the TypeScript server's forwardClientResponse).
+		k, ok := idKey(e.ID)
+		c.mu.Lock()
+		session, known := c.replies[k]
+		if ok && known && session != "" && header != session {
+			c.mu.Unlock()
+			if header == "" {
+				return http.StatusBadRequest, "Missing Acp-Session-Id"
+			}
+			return http.StatusBadRequest, "Mismatched Acp-Session-Id"
+		}
+		delete(c.replies, k)
+		c.mu.Unlock()
+	case e.Method != nil:
+		session, inParams := e.sessionID()
+		if (sessionScopedMethods[e.method()] || inParams) && header == "" {
+			return http.StatusBadRequest, "Missing Acp-Session-Id"
+		}
+		if header != "" && inParams && header != session {
+			return http.StatusBadRequest, "Mismatched Acp-Session-Id"
+		}
+		if header != "" {
+			session = header
+		}
+		if e.isRequest() {
+			k, ok := idKey(e.ID)
+			if !ok {
+				return http.StatusBadRequest, "Invalid JSON-RPC id (a string or number of at most 1024 bytes)"
+			}
+			// session/load's response comes on the connection stream, as in
+			// the RFD's resume flow and the TypeScript server
+			// (pendingResponseRoute): the client may not have the session's
+			// stream yet. Every other response follows its request's session.
+			if e.method() == "session/load" {
+				session = ""
+			}
+			c.mu.Lock()
+			if len(c.pending) >= c.o.MaxPendingRequests {
+				c.mu.Unlock()
+				return http.StatusTooManyRequests, fmt.Sprintf("Too many requests awaiting the agent's answer (%d)", c.o.MaxPendingRequests)
+			}
+			c.pending[k] = session
+			c.mu.Unlock()
+			key = k
+		}
+	default:
+		return http.StatusBadRequest, "Invalid JSON-RPC message: neither a request, a notification nor a response"
+	}
+	if err := c.send(ctx, line); err != nil {
+		if key != "" {
+			c.mu.Lock()
+			delete(c.pending, key)
+			c.mu.Unlock()
+		}
+		if r := c.closeReason(); r != nil {
+			return http.StatusNotFound, "Unknown Acp-Connection-Id (closed: " + r.Error() + ")"
+		}
+		return http.StatusServiceUnavailable, "Service Unavailable: " + err.Error()
+	}
+	return 0, ""
+}
+
+// initialize starts a connection: the agent, its initialize exchange, and
+// 200 with the agent's response and Acp-Connection-Id. The RFD's diagram
+// also puts a connectionId in the result; the TypeScript server and client
+// use only the header, and the agent's result is passed on as it is.
+func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope, line []byte) {
+	key, ok := idKey(e.ID)
+	if !ok || key == "null" {
+		textError(w, "Initialize request must include an ID", http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), g.o.InitializeTimeout)
+	defer cancel()
+	c, status, err := g.newConn(ctx, false)
+	if err != nil {
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		textError(w, err.Error(), status)
+		return
+	}
+	ch := make(chan []byte, 1)
+	c.mu.Lock()
+	c.initWait[key] = ch
+	c.mu.Unlock()
+	if c.begin() {
+		defer c.end()
+	}
+	if err := c.send(ctx, line); err != nil {
+		c.close(fmt.Errorf("gateway: initialize not delivered: %w", err))
+		textError(w, "Bad Gateway: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	select {
+	case resp := <-ch:
+		c.mu.Lock()
+		c.ready = c.reason == nil
+		c.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(HeaderConnectionID, c.id)
+		w.WriteHeader(http.StatusOK)
+		w.Write(resp)
+	case <-ctx.Done():
+		if r.Context().Err() != nil {
+			c.close(fmt.Errorf("%w before initialize was answered", ErrClientClosed))
+			return
+		}
+		c.close(fmt.Errorf("gateway: the agent did not answer initialize within %v", g.o.InitializeTimeout))
+		textError(w, fmt.Sprintf("Gateway Timeout: the agent did not answer initialize within %v", g.o.InitializeTimeout), http.StatusGatewayTimeout)
+	case <-c.ctx.Done():
+		textError(w, "Bad Gateway: "+c.closeReason().Error()+" before answering initialize", http.StatusBadGateway)
+	}
+}
+
+// serveGet opens an SSE stream: the connection's, or with Acp-Session-Id a
+// session's.
+//
+// The RFD answers 404 to an Acp-Session-Id unknown on the connection. The
+// TypeScript client opens a session's stream before its first POST for the
+// session, also for session/load on a new connection (the RFD's own resume
+// flow), when no message of the session has been seen yet; the TypeScript
+// server therefore creates the stream on demand, and so does the gateway:
+// the peer's wire wins. What a session stream can hold is bounded by
+// MaxSessions, and since every connection has its own agent, a stream can
+// only ever carry that agent's messages: another connection's session id
+// names nothing here.
+func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
+	if !acceptsEventStream(r.Header.Values("Accept")) {
+		textError(w, "Not Acceptable: want Accept: text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	connID := r.Header.Get(HeaderConnectionID)
+	if connID == "" {
+		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	session := r.Header.Get(HeaderSessionID)
+	if len(session) > maxIDBytes {
+		textError(w, "Acp-Session-Id too long", http.StatusBadRequest)
+		return
+	}
+	c, gone := g.lookup(connID)
+	if c == nil {
+		textError(w, gone, http.StatusNotFound)
+		return
+	}
+	st, status, msg := c.attach(session)
+	if status != 0 {
+		textError(w, msg, status)
+		return
+	}
+	defer c.detach(session, st)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(g.o.KeepAliveInterval)
+	defer tick.Stop()
+	for {
+		msg, ok := c.next(r.Context(), st, tick.C)
+		if !ok {
+			return
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))
+		start := time.Now()
+		var err error
+		if msg == nil {
+			_, err = io.WriteString(w, ":\n\n") // keep-alive comment
+		} else {
+			if _, err = io.WriteString(w, "data: "); err == nil {
+				if _, err = w.Write(msg); err == nil {
+					_, err = io.WriteString(w, "\n\n")
+				}
+			}
+		}
+		// Flush when nothing more is queued: a burst of chunks goes out
+		// in few writes, and nothing waits in the buffer while idle.
+		if err == nil && !c.hasQueued(st) {
+			err = rc.Flush()
+		}
+		if msg != nil {
+			c.delivered(len(msg))
+		}
+		if err != nil {
+			if r.Context().Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) >= g.o.StallTimeout) {
+				c.close(fmt.Errorf("%w: an SSE write took over %v", ErrStalled, g.o.StallTimeout))
+			}
+			return
+		}
+	}
+}
+
+func acceptsEventStream(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil && mt == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serveDelete ends a connection and its agent.
+func (g *Gateway) serveDelete(w http.ResponseWriter, r *http.Request) {
+	connID := r.Header.Get(HeaderConnectionID)
+	if connID == "" {
+		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	c, gone := g.lookup(connID)
+	if c == nil {
+		textError(w, gone, http.StatusNotFound)
+		return
+	}
+	c.close(ErrClientClosed)
+	w.WriteHeader(http.StatusAccepted)
+}

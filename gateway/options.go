@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configure a [Gateway]. The zero value is safe to serve on an
+// untrusted network except for authentication: set Token (or put the
+// gateway behind a proxy that authenticates) before listening anywhere but
+// loopback. Every limit counts what the gateway retains; each says what
+// happens when it is reached.
+type Options struct {
+	// Token, if set, is required on every request as
+	// "Authorization: Bearer <Token>"; a request without it, or with
+	// another, gets 401 and reaches no agent.
+	Token string
+
+	// AllowedOrigins are host patterns (path.Match syntax, as
+	// "*.example.com"; "*" allows any) of the browser origins allowed
+	// besides the gateway's own. A request with an Origin header whose host
+	// is neither the request's Host nor matches a pattern gets 403; a
+	// request without Origin (not from a browser) is not checked. This is
+	// what keeps a web page from opening a WebSocket to an agent, since
+	// WebSocket upgrades are not subject to CORS.
+	AllowedOrigins []string
+	// AllowedHosts, if set, are the host patterns (path.Match syntax, no
+	// port) that the request's Host must match, else 403: the defence
+	// against DNS rebinding for a gateway on loopback without a token.
+	AllowedHosts []string
+
+	// MaxConnections bounds the ACP connections (agent processes) alive at
+	// once, counting those still initializing. Zero means 64. Past it, an
+	// initialize POST or a WebSocket upgrade gets 503 with Retry-After and
+	// starts nothing.
+	MaxConnections int
+	// MaxSessions bounds the session streams one connection keeps (those
+	// with a receiver, or with messages waiting for one). Zero means 64.
+	// Past it a GET for a new session gets 429; an agent message for a new
+	// session closes the connection with [ErrTooManySessions].
+	MaxSessions int
+	// MaxPendingRequests bounds the client requests one connection has
+	// forwarded and the agent has not answered yet. Zero means 1024. Past
+	// it a POST of a request gets 429 and is not forwarded. It also bounds
+	// the agent's requests the gateway remembers until the client answers
+	// (to check the answer's Acp-Session-Id): past it, answers to further
+	// ones are forwarded unchecked.
+	MaxPendingRequests int
+	// MaxBodyBytes bounds one client message: a POST body, a WebSocket
+	// frame. Zero means 16 MiB. A larger POST gets 413; a larger frame
+	// closes the WebSocket with status 1009 (message too big).
+	MaxBodyBytes int64
+	// MaxMessageBytes bounds one line of the agent's output. Zero means
+	// 64 MiB (the client's own acp.Limits.MaxLineBytes). A longer line
+	// closes the connection with [ErrAgentMessageTooLarge].
+	MaxMessageBytes int
+	// MaxBufferedBytes bounds the agent output one connection holds for its
+	// client, over all its streams, counting a message until it is written
+	// to the client. Zero means 16 MiB. At the bound the gateway stops
+	// reading the agent's output (the agent blocks on its stdout); if the
+	// client takes nothing for StallTimeout, the connection closes with
+	// [ErrStalled]. One message may overshoot the bound.
+	MaxBufferedBytes int
+	// StallTimeout is how long a client may take nothing while output
+	// waits for it: full buffers (above), or one write to an SSE stream or
+	// WebSocket that the client does not read. Zero means 30s. Then the
+	// connection closes with [ErrStalled].
+	StallTimeout time.Duration
+	// IdleTimeout reaps an HTTP connection that has had no request in
+	// flight and no stream open for this long: it closes with [ErrIdle]
+	// and its agent is shut down. Zero means 5 minutes. (A WebSocket is
+	// watched by pings instead; see PingInterval.)
+	IdleTimeout time.Duration
+	// ReadTimeout bounds reading one POST body (a slowloris client); past
+	// it the request fails and forwards nothing. Zero means 30s.
+	ReadTimeout time.Duration
+	// InitializeTimeout bounds starting the agent and waiting for its
+	// initialize response. Zero means 60s. Past it the POST gets 504, the
+	// WebSocket closes, and the agent is shut down.
+	InitializeTimeout time.Duration
+	// KeepAliveInterval is how often an idle SSE stream gets a comment line
+	// so that proxies keep it open. Zero means 15s (the TypeScript
+	// server's interval).
+	KeepAliveInterval time.Duration
+	// PingInterval is how often a WebSocket is pinged; a ping unanswered
+	// within the interval closes the connection (a half-open socket).
+	// Zero means 30s.
+	PingInterval time.Duration
+
+	// OnClose, if set, is called once per connection when it closes, with
+	// its Acp-Connection-Id and why (errors.Is against ErrStalled, ErrIdle,
+	// ErrClientClosed, ...), before its agent is shut down; for metrics and
+	// audit logs. It runs on the goroutine that closed the connection and
+	// must not block.
+	OnClose func(connectionID string, reason error)
+
+	// Logger receives one line per connection closed for a reason other
+	// than the client's DELETE or close, and per message dropped. Nil
+	// logs nothing.
+	Logger *slog.Logger
+}
+
+// Defaults of [Options].
+const (
+	DefaultMaxConnections     = 64
+	DefaultMaxSessions        = 64
+	DefaultMaxPendingRequests = 1024
+	DefaultMaxBodyBytes       = 16 << 20
+	DefaultMaxMessageBytes    = 64 << 20
+	DefaultMaxBufferedBytes   = 16 << 20
+	DefaultStallTimeout       = 30 * time.Second
+	DefaultIdleTimeout        = 5 * time.Minute
+	DefaultReadTimeout        = 30 * time.Second
+	DefaultInitializeTimeout  = 60 * time.Second
+	DefaultKeepAliveInterval  = 15 * time.Second
+	DefaultPingInterval       = 30 * time.Second
+)
+
+// maxIDBytes bounds a JSON-RPC id or session id the gateway keeps as a
+// routing key (the TypeScript server's maxIdLength, 1024). Longer: 400.
+const maxIDBytes = 1024
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxConnections, DefaultMaxConnections)
+	def(&o.MaxSessions, DefaultMaxSessions)
+	def(&o.MaxPendingRequests, DefaultMaxPendingRequests)
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	def(&o.MaxMessageBytes, DefaultMaxMessageBytes)
+	def(&o.MaxBufferedBytes, DefaultMaxBufferedBytes)
+	defD(&o.StallTimeout, DefaultStallTimeout)
+	defD(&o.IdleTimeout, DefaultIdleTimeout)
+	defD(&o.ReadTimeout, DefaultReadTimeout)
+	defD(&o.InitializeTimeout, DefaultInitializeTimeout)
+	defD(&o.KeepAliveInterval, DefaultKeepAliveInterval)
+	defD(&o.PingInterval, DefaultPingInterval)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// serveWebSocket is the RFD's WebSocket profile: the upgrade creates the
+// connection (its agent starts, and the 101 carries Acp-Connection-Id), then
+// each text frame is one JSON-RPC message each way; binary frames are
+// ignored. The first message must be initialize.
+func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), g.o.InitializeTimeout)
+	c, status, err := g.newConn(ctx, true)
+	cancel()
+	if err != nil {
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		textError(w, err.Error(), status)
+		return
+	}
+	w.Header().Set(HeaderConnectionID, c.id)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		// ServeHTTP has checked Origin, with the rule of every method
+		// (AllowedOrigins); the library's own check matches patterns
+		// against host:port and would refuse what that rule allows.
+		InsecureSkipVerify: true,
+	})
+	if err != nil { // Accept has answered the request
+		c.close(fmt.Errorf("%w: the WebSocket upgrade failed: %v", ErrClientClosed, err))
+		return
+	}
+	ws.SetReadLimit(g.o.MaxBodyBytes)
+	if c.begin() { // a WebSocket is never reaped as idle; pings watch it
+		defer c.end()
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); c.wsWrite(ws) }()
+	go func() { defer wg.Done(); c.wsPing(ws) }()
+	c.wsRead(ws)
+	wg.Wait()
+}
+
+// wsRead forwards the client's frames to the agent until the socket ends.
+func (c *conn) wsRead(ws *websocket.Conn) {
+	for {
+		typ, data, err := ws.Read(context.Background())
+		if err != nil {
+			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig || errors.Is(err, websocket.ErrMessageTooBig) {
+				c.close(fmt.Errorf("%w: a frame over %d bytes", ErrClientClosed, c.o.MaxBodyBytes))
+			} else {
+				c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
+			}
+			return
+		}
+		if typ != websocket.MessageText {
+			continue // the RFD: binary frames are ignored
+		}
+		if !c.wsMessage(data) {
+			return
+		}
+	}
+}
+
+// errFirstNotInitialize closes a WebSocket whose first message is not
+// initialize (status 1002, as the TypeScript server).
+var errFirstNotInitialize = errors.New("gateway: first message must be initialize")
+
+// wsMessage handles one text frame; false ends the connection. Errors the
+// TypeScript server answers with a JSON-RPC error (parse error, batch,
+// invalid request, a second initialize) are answered the same way.
+func (c *conn) wsMessage(data []byte) bool {
+	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		c.push("", rpcError(nil, -32600, "JSON-RPC batches are not supported"))
+		return true
+	}
+	line, ok := compact(data)
+	if !ok {
+		c.push("", rpcError(nil, -32700, "Parse error"))
+		return true
+	}
+	e, ok := parseEnvelope(line)
+	if !ok {
+		c.push("", rpcError(nil, -32600, "Invalid Request"))
+		return true
+	}
+	c.mu.Lock()
+	first := !c.wsInit
+	c.wsInit = true
+	c.mu.Unlock()
+	switch {
+	case first && e.isResponse():
+		c.mu.Lock()
+		c.wsInit = false // a stray response before initialize is dropped
+		c.mu.Unlock()
+		return true
+	case first && !(e.isRequest() && e.method() == "initialize" && string(e.ID) != "null"):
+		c.close(errFirstNotInitialize)
+		return false
+	case !first && e.isRequest() && e.method() == "initialize":
+		c.push("", rpcError(e.ID, -32600, "Initialize not allowed on existing connection"))
+		return true
+	}
+	return c.send(c.ctx, line) == nil
+}
+
+// wsWrite sends the connection's output until it closes and is drained,
+// then closes the socket with the reason.
+func (c *conn) wsWrite(ws *websocket.Conn) {
+	defer ws.CloseNow()
+	c.mu.Lock()
+	st := c.streams[""] // never removed
+	c.mu.Unlock()
+	for {
+		msg, ok := c.next(context.Background(), st, nil)
+		if !ok {
+			break
+		}
+		// The stall closes the connection with its reason before the write
+		// is abandoned: the library closes the socket when a write's
+		// context ends, and the reader would report that first.
+		stall := time.AfterFunc(c.o.StallTimeout, func() {
+			c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
+		})
+		err := ws.Write(c.ctx, websocket.MessageText, msg)
+		stall.Stop()
+		c.delivered(len(msg))
+		if err != nil {
+			c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
+			return
+		}
+	}
+	code, reason := closeStatus(c.closeReason())
+	_ = ws.Close(code, reason)
+}
+
+// wsPing pings the client every PingInterval; a ping unanswered within the
+// interval closes the connection (a half-open socket, a dead peer).
+func (c *conn) wsPing(ws *websocket.Conn) {
+	t := time.NewTicker(c.o.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		// As in wsWrite: the reason first, then the ping is abandoned.
+		dead := time.AfterFunc(c.o.PingInterval, func() {
+			c.close(fmt.Errorf("%w: no pong within %v", ErrIdle, c.o.PingInterval))
+		})
+		err := ws.Ping(c.ctx)
+		dead.Stop()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// closeStatus is the close frame for a connection closed for reason.
+func closeStatus(reason error) (websocket.StatusCode, string) {
+	code := websocket.StatusInternalError
+	switch {
+	case errors.Is(reason, ErrClientClosed):
+		code = websocket.StatusNormalClosure
+	case errors.Is(reason, ErrShutdown):
+		code = websocket.StatusGoingAway
+	case errors.Is(reason, errFirstNotInitialize):
+		code = websocket.StatusProtocolError
+	case errors.Is(reason, ErrStalled), errors.Is(reason, ErrTooManySessions), errors.Is(reason, ErrIdle):
+		code = websocket.StatusPolicyViolation
+	}
+	msg := ""
+	if reason != nil {
+		msg = reason.Error()
+	}
+	if len(msg) > 123 { // a close frame's reason is at most 123 bytes
+		msg = msg[:123]
+	}
+	return code, msg
+}
