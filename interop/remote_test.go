@@ -104,7 +104,20 @@ func connectRemote(t *testing.T, tr acp.Transport, opts *acp.ClientOptions) *acp
 
 func TestRemoteInterop(t *testing.T) {
 	t.Parallel()
-	u := startTSServer(t)
+	remoteScenarios(t, startTSServer(t))
+}
+
+// TestRemoteAgainstGateway runs the same scenarios through our own gateway
+// (package gateway, one agent.mjs process per connection): our client and
+// our server agree on the RFD's wire as each agrees with the TypeScript SDK.
+func TestRemoteAgainstGateway(t *testing.T) {
+	t.Parallel()
+	remoteScenarios(t, startTSGateway(t, nodeTools(t), nil))
+}
+
+// remoteScenarios runs the interop scenarios over both profiles against
+// the endpoint u.
+func remoteScenarios(t *testing.T, u string) {
 	for _, p := range remoteProfiles {
 		t.Run(p.name, func(t *testing.T) {
 			t.Run("updates", func(t *testing.T) {

@@ -285,3 +285,28 @@ func TestServeAgentFromRegistry(t *testing.T) {
 		t.Fatalf("%d downloads", n)
 	}
 }
+
+// `acp --url` against `acp serve` (the demo agent behind it), both
+// profiles, with a token: the two halves of the remote story together, as
+// a user runs them. The turn's --json events are the same as against the
+// local demo agent.
+func TestURLAgainstServe(t *testing.T) {
+	s := startServe(t, "--listen", "127.0.0.1:0", "--token", "T")
+	local, errOut, code := runCLI(t, "", "--json", "-p", "hello")
+	if code != 0 {
+		t.Fatalf("local demo agent: exit %d: %s", code, errOut)
+	}
+	want := kinds(parseEvents(t, local))
+	for _, u := range []string{s.url, strings.Replace(s.url, "http://", "ws://", 1)} {
+		out, errOut, code := runCLI(t, "", "--json", "-p", "hello", "--url", u, "--header", "Authorization: Bearer T")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s\nserve stderr:\n%s", u, code, errOut, s.stderr())
+		}
+		if got := kinds(parseEvents(t, out)); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: events %v; want %v (as against the local agent)", u, got, want)
+		}
+		if out, _, code := runCLI(t, "", "--json", "-p", "hello", "--url", u); code != 1 || !strings.Contains(out, "401") {
+			t.Errorf("%s without the token: exit %d, %s", u, code, out)
+		}
+	}
+}
