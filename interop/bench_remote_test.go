@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -64,6 +65,51 @@ func BenchmarkTSFlood100k(b *testing.B) {
 					b.Fatalf("folded %d events, want %d", got, n+1)
 				}
 				turn.Release()
+			}
+			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+		})
+	}
+}
+
+// BenchmarkTSClientFlood100k is BenchmarkTSFlood100k's turn received by the
+// TypeScript SDK's own http-client and ws-client (tsagent/client.mjs
+// `flood`, timed inside node from the prompt to its answer) from the same
+// server, so the two clients can be compared on one server in one run:
+//
+//	go test -run X -bench 'TSFlood100k|TSClientFlood100k' -benchtime 2x ./interop
+func BenchmarkTSClientFlood100k(b *testing.B) {
+	const n = 100_000
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := startTSServerB(b)
+	for _, profile := range []string{"http", "ws"} {
+		b.Run(profile, func(b *testing.B) {
+			var elapsed time.Duration
+			turns := 0
+			for b.Loop() {
+				cmd := exec.Command(node, "client.mjs", u, profile, "flood")
+				cmd.Dir = tsagentDir
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("client.mjs: %v", err)
+				}
+				var rep struct {
+					OK         bool
+					Error      string
+					StopReason string
+					Updates    int
+					NS         int64
+				}
+				if err := json.Unmarshal(out, &rep); err != nil || !rep.OK || rep.StopReason != "end_turn" {
+					b.Fatalf("client.mjs flood: %s (%v)", out, err)
+				}
+				if rep.Updates < n {
+					b.Fatalf("the TS client saw %d updates, want at least %d", rep.Updates, n)
+				}
+				elapsed += time.Duration(rep.NS)
+				turns++
 			}
 			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
 		})

@@ -73,6 +73,22 @@ function prompt(conn, sessionId, text) {
 }
 
 const scenarios = {
+  // `flood`: one turn of the agent's `flood 100000` (TSAGENT_QUIET=1 on the
+  // server), timed from the prompt to its answer inside this process, for
+  // BenchmarkTSClientFlood100k: the SDK's client beside ours on one server.
+  async flood() {
+    const st = newState();
+    let updates = 0;
+    st.onUpdate = () => { updates++; };
+    const conn = connect(st);
+    await init(conn);
+    const sid = await newSession(conn);
+    const start = process.hrtime.bigint();
+    const res = await prompt(conn, sid, "flood 100000");
+    const ns = Number(process.hrtime.bigint() - start);
+    conn.close();
+    return { stopReason: res.stopReason, updates, ns };
+  },
   async text() {
     const st = newState();
     const conn = connect(st);
