@@ -81,8 +81,8 @@ func (c *Client) keepAuthStatus(st *AuthStatus, notified bool) {
 	}
 }
 
-// onAuthStatusUpdate reads an auth/status_update (or _auth/status_update)
-// notification. A malformed one is reported and changes nothing.
+// onAuthStatusUpdate reads an auth/status_update notification. A
+// malformed one is reported and changes nothing.
 func (c *Client) onAuthStatusUpdate(method string, params []byte) {
 	var st AuthStatus
 	if err := json.Unmarshal(params, &st); err != nil {
@@ -90,6 +90,16 @@ func (c *Client) onAuthStatusUpdate(method string, params []byte) {
 		return
 	}
 	c.keepAuthStatus(&st, true)
+}
+
+// decodeAuthStatus reads params as the schema's AuthStatus, for the
+// extension form _auth/status_update, whose shape is the agent's to choose.
+func decodeAuthStatus(params []byte) (AuthStatus, bool) {
+	var st AuthStatus
+	if err := json.Unmarshal(params, &st); err != nil {
+		return AuthStatus{}, false
+	}
+	return st, true
 }
 
 // lastAuthStatus implements [Client.LastAuthStatus].

@@ -94,7 +94,7 @@ type ClientOptions struct {
 	Compaction bool
 
 	// OnAuthStatus receives each auth status the agent notifies
-	// (auth/status_update, or _auth/status_update as codex-acp sends it),
+	// (auth/status_update, or an _auth/status_update in the same shape),
 	// one at a time in wire order on a goroutine of the client's; the
 	// latest, notified or asked for with Client.AuthStatus, is also
 	// Client.LastAuthStatus. Unstable: follows schema.unstable.json; may
@@ -606,9 +606,15 @@ func (c *Client) onNotification(method string, params []byte) {
 	case method == MethodAuthStatusUpdate:
 		c.onAuthStatusUpdate(method, params)
 	case method == "_"+MethodAuthStatusUpdate:
-		// codex-acp sends the update as an extension right after
-		// initialize: read it, and still hand it to ExtNotification.
-		c.onAuthStatusUpdate(method, params)
+		// An extension of the agent's own: codex-acp 2.6 and
+		// claude-agent-acp 0.101 send {"authStatus":{"kind","label",
+		// "detail"}} (which credential is in use), not the schema's
+		// AuthStatus. Read it as an auth status only when it has that
+		// shape; otherwise it is theirs to define, so no diagnostic. It
+		// reaches ExtNotification either way.
+		if st, ok := decodeAuthStatus(params); ok {
+			c.keepAuthStatus(&st, true)
+		}
 		if h := c.opts.ExtNotification; h != nil {
 			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}

@@ -164,9 +164,13 @@ func TestSetSessionTitle(t *testing.T) {
 }
 
 // auth/status answers and auth/status_update notifications (also as
-// _auth/status_update, the way codex-acp sends it) keep the latest status;
-// notified ones reach OnAuthStatus in order, and the extension form still
-// reaches ExtNotification; a malformed one is reported and changes nothing.
+// _auth/status_update in the same shape) keep the latest status; notified
+// ones reach OnAuthStatus in order, and the extension form still reaches
+// ExtNotification; a malformed auth/status_update is reported and changes
+// nothing. The extension in the shape codex-acp 2.6 and claude-agent-acp
+// 0.101 really send ({"authStatus":{kind,label,detail}}, recorded in
+// testdata/transcripts/e2e-*) is theirs: ExtNotification only, no
+// diagnostic.
 func TestAuthStatus(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -196,6 +200,7 @@ func TestAuthStatus(t *testing.T) {
 	}
 	c, _ := manageAgent(t, map[string]any{"auth": map[string]any{"status": map[string]any{}}}, copts, &acptest.Options{
 		OnNewSession: func(s *acptest.Session) {
+			s.Notify("_auth/status_update", map[string]any{"authStatus": map[string]any{"kind": "gateway", "label": "Custom model gateway", "detail": "mock"}})
 			s.Notify("_auth/status_update", map[string]any{"state": "unauthenticated"})
 			s.Notify("auth/status_update", map[string]any{"accounts": []any{}}) // no state: malformed
 			s.Notify("auth/status_update", map[string]any{"state": "not_required"})
@@ -207,14 +212,14 @@ func TestAuthStatus(t *testing.T) {
 	if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	for range 4 { // two statuses, one extension notification, one diagnostic
+	for range 5 { // two statuses, two extension notifications, one diagnostic
 		<-got
 	}
 	mu.Lock()
 	if len(seen) != 2 || seen[0] != acp.AuthUnauthenticated || seen[1] != acp.AuthNotRequired {
 		t.Errorf("OnAuthStatus saw %q", seen)
 	}
-	if len(ext) != 1 || ext[0] != "_auth/status_update" {
+	if len(ext) != 2 || ext[0] != "_auth/status_update" || ext[1] != "_auth/status_update" {
 		t.Errorf("ExtNotification saw %q", ext)
 	}
 	if len(diags) != 1 || diags[0].Kind != "bad_notification" || !strings.Contains(diags[0].Message, "auth/status_update") {
