@@ -3,6 +3,7 @@ package acp
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestAgentTerminalFold: codex-acp 2.x reports a command it runs in a
@@ -55,6 +56,11 @@ func TestAgentTerminalFold(t *testing.T) {
 	at := end.AgentTerminal
 	if at.Output != "a\nb\nc" || !at.Exited || at.ExitCode == nil || *at.ExitCode != 2 || at.Signal != nil || at.Cwd != "/w" {
 		t.Errorf("at the end: %+v", at)
+	}
+	// The second delta appended in place: the states share the bytes, so
+	// a delta does not copy the output before it.
+	if unsafe.StringData(first.AgentTerminal.Output) != unsafe.StringData(second.AgentTerminal.Output) {
+		t.Error("the second delta copied the output before it")
 	}
 	if first.AgentTerminal.Output != "a\n" || second.AgentTerminal.Output != "a\nb\n" || first.AgentTerminal.Exited {
 		t.Errorf("earlier states changed: %q, %q", first.AgentTerminal.Output, second.AgentTerminal.Output)
