@@ -197,9 +197,9 @@ func (f *fold) foldCost(u Update) int64 {
 	case *UserMessageChunk:
 		return f.chunkCost(&f.user, u.UpdateKind(), u.MessageID, u.Content)
 	case *ToolCall:
-		return f.tools.cost(u.ToolCallID)
+		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
 	case *ToolCallUpdate:
-		return f.tools.cost(u.ToolCallID)
+		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
 	}
 	return 0
 }
@@ -236,7 +236,7 @@ func (tt *toolTable) cost(id string) int64 {
 // sharing its fields, its log entry, and the tool call it changes or
 // creates. s.mu is held.
 func (s *Session) patchCostLocked(t *Turn, p *ToolCallUpdate) int64 {
-	n := updateCost(p)
+	n := updateCost(p) + agentTerminalCost(p.Meta)
 	if t == nil {
 		return n + costSessionEntry + s.history.tools.cost(p.ToolCallID)
 	}

@@ -69,7 +69,8 @@ const (
 //
 //   - *ToolContent ("content": a wrapped [ContentBlock])
 //   - *DiffContent ("diff")
-//   - *TerminalContent ("terminal": live output of a client terminal)
+//   - *TerminalContent ("terminal": live output of a terminal, the
+//     client's or the agent's own)
 //   - *UnknownToolCallContent (any other "type", raw JSON kept; this is also
 //     where a bare content block lands that an agent forgot to wrap)
 //
@@ -100,8 +101,19 @@ type DiffContent struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// TerminalContent embeds a terminal created with terminal/create; the client
-// shows its output, also after the terminal is released.
+// TerminalContent embeds a terminal in a tool call. In the protocol it is
+// one the client created with terminal/create, whose output the client
+// shows, also after the terminal is released. Agents also name terminals
+// of their own here, which the client never created: codex-acp 2.x puts
+// every command it runs this way, with the tool call's id as TerminalID,
+// also when the client offers no terminal capability, and reports the
+// output and exit status in the tool call's _meta, which the fold keeps in
+// [ToolCallState].AgentTerminal. Such an item is kept as it came, with no
+// diagnostic: it is legitimate, display only (terminal/output on it would
+// reach the client's own handler, which does not know the id). The client
+// does not track which ids its terminal handlers created, so it cannot
+// tell the two apart by id; a renderer shows AgentTerminal when it is set,
+// else asks its own terminals.
 type TerminalContent struct {
 	TerminalID string          `json:"terminalId"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`

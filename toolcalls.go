@@ -27,6 +27,10 @@ type ToolCallState struct {
 	// held (codex-acp 2.x sends a command's output and exit status only
 	// there, as terminal_output_delta and terminal_exit).
 	Meta json.RawMessage `json:"_meta,omitempty"`
+	// AgentTerminal is the command the agent ran in a terminal of its own,
+	// as it reported it in _meta (codex-acp 2.x): its output, accumulated,
+	// and exit status. Nil when the agent reported none.
+	AgentTerminal *AgentTerminal `json:"agentTerminal,omitempty"`
 
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
@@ -52,6 +56,9 @@ func (tc *ToolCallState) Finished() bool {
 type toolTable struct {
 	calls []*ToolCallState
 	index map[string]int
+	// outs holds the output buffer of each tool call with an
+	// AgentTerminal (see foldAgentTerminal).
+	outs map[string][]byte
 	// items counts what the fold has started, messages included (the
 	// messages take their Order from here too): the next item's Order.
 	items int
@@ -107,6 +114,7 @@ func (tt *toolTable) create(u *ToolCall) *ToolCallState {
 		RawOutput:  u.RawOutput,
 		Meta:       u.Meta,
 	}
+	tt.foldAgentTerminal(tc, u.Meta, true)
 	tt.put(tc)
 	return tc
 }
@@ -148,6 +156,7 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	if u.Meta != nil {
 		tc.Meta = u.Meta
 	}
+	tt.foldAgentTerminal(&tc, u.Meta, false)
 	tt.put(&tc)
 	return &tc
 }

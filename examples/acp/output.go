@@ -42,6 +42,19 @@ type output struct {
 	// decisions carries a --json permission's outcome from its handler to
 	// the renderer, which prints it at the request's place in the stream.
 	decisions map[placement]chan decision
+
+	// What the renderer printed of the commands the agent runs in
+	// terminals of its own (acp.AgentTerminal), by tool call id, for the
+	// turn termTurn: one entry per tool call of the current turn.
+	termTurn  *acp.Turn
+	termShown map[string]termShown
+}
+
+// termShown is how much of a command's output is out, and whether its exit.
+type termShown struct {
+	out     int
+	exited  bool
+	midLine bool // the output printed ends inside a line
 }
 
 // placement is where a permission request stands: its turn's event that
@@ -342,17 +355,23 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	case *acp.AgentThoughtChunk:
 		o.textf("thought", "%s", prefixFirst("(thinking) ", cleanText(blockText(u.Content)), o.last == "thought"))
 	case *acp.ToolCall:
-		o.textf("tool", "[tool] %s (%s) %s%s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content))
+		exit := o.agentTerminal(turn, ev.ToolCall)
+		o.textf("tool", "[tool] %s (%s) %s%s%s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content), exit)
 		o.last = ""
 	case *acp.ToolCallUpdate:
+		exit := o.agentTerminal(turn, ev.ToolCall)
 		if u.Status == nil {
+			if exit != "" && ev.ToolCall != nil {
+				o.textf("tool", "[tool] %s: %s\n", cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
+				o.last = ""
+			}
 			return
 		}
 		content := u.Content
 		if content == nil && ev.ToolCall != nil {
 			content = ev.ToolCall.Content
 		}
-		o.textf("tool", "[tool] %s: %s%s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content))
+		o.textf("tool", "[tool] %s: %s%s%s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content), exit)
 		o.last = ""
 	case *acp.Plan:
 		var b strings.Builder
@@ -474,6 +493,56 @@ func failure(status acp.ToolCallStatus, content []acp.ToolCallContent) string {
 
 // maxReason bounds the reason shown for a failed tool call: one line.
 const maxReason = 120
+
+// agentTerminal prints, indented and sanitized, the output a tool call
+// event added to a command the agent runs in a terminal of its own
+// (codex-acp reports it only in _meta; the library folds it into
+// acp.ToolCallState.AgentTerminal), and returns its exit status for the
+// status line (" (exit 0)"), once. The output printed is what the library
+// kept, so Limits.MaxTurnBytes bounds it as it bounds the agent's text;
+// what this keeps is one entry per tool call of the turn. o.mu is held.
+func (o *output) agentTerminal(turn *acp.Turn, tc *acp.ToolCallState) (exit string) {
+	if tc == nil || tc.AgentTerminal == nil {
+		return ""
+	}
+	if o.termTurn != turn {
+		o.termTurn, o.termShown = turn, nil
+	}
+	if o.termShown == nil {
+		o.termShown = map[string]termShown{}
+	}
+	at, sh := tc.AgentTerminal, o.termShown[tc.ToolCallID]
+	if len(at.Output) < sh.out {
+		sh = termShown{} // a new tool_call for the id started afresh
+	}
+	if more := at.Output[sh.out:]; more != "" {
+		var b strings.Builder
+		for i, l := range strings.SplitAfter(cleanText(more), "\n") {
+			if l != "" && (i > 0 || !sh.midLine) {
+				b.WriteString("  ")
+			}
+			b.WriteString(l)
+		}
+		o.textf("tool-output", "%s", b.String())
+		sh.out, sh.midLine = len(at.Output), !strings.HasSuffix(more, "\n")
+		if !sh.midLine {
+			o.last = ""
+		}
+	}
+	if at.Exited && !sh.exited {
+		sh.exited = true
+		switch {
+		case at.ExitCode != nil:
+			exit = fmt.Sprintf(" (exit %d)", *at.ExitCode)
+		case at.Signal != nil:
+			exit = " (signal " + cleanLine(*at.Signal) + ")"
+		default:
+			exit = " (exited)"
+		}
+	}
+	o.termShown[tc.ToolCallID] = sh
+	return exit
+}
 
 func blockText(b acp.ContentBlock) string {
 	if img, ok := b.(*acp.ImageContent); ok {
