@@ -62,6 +62,19 @@ const requireAuth = process.env.TSAGENT_REQUIRE_AUTH === "1";
 const mcpOverAcp = process.env.TSAGENT_MCP_ACP === "1";
 // The SDK's agent-side MCP-over-ACP caller (request-scoped mcp/message).
 const mcpCaller = new McpOverAcpCaller({ clientInfo: { name: "acp-interop-tsagent", version: "0.1.0" } });
+// Every mcp/message notification the connection receives, before the caller
+// routes it: the SDK dispatches a notification asynchronously, so one read
+// in the same chunk as its request's response can reach the caller after
+// the request settled, and the caller then drops it. `mcp` waits for it
+// here instead.
+const mcpNotes = [];
+let mcpNoteArrived = () => {};
+function onMcpNotification(context) {
+  mcpNotes.push(`${context.params?.requestId === mcpLastRequestId ? "this" : "other"}:${context.params?.method}`);
+  mcpNoteArrived();
+  return mcpCaller.handleNotification(context);
+}
+let mcpLastRequestId = "";
 let sessionCounter = 0;
 
 /** sessionId -> { cwd, mode, model, cancel: AbortController | null } */
@@ -180,7 +193,9 @@ function outcomeText(outcome) {
 const scenarios = {
   // `mcp`: through the SDK's McpOverAcpCaller, for each "acp" server the
   // session declared: tools/call "echo" {text:"hi"}, reporting
-  // "mcp:<serverId>:echo:<outcome json>:notes=<notification methods>", and
+  // "mcp:<serverId>:echo:<outcome json>:notes=<notifications>" once one
+  // arrived, each "this:<method>" when it names the request ("other:" if
+  // not), and
   // tools/call "nope", reporting "mcp:<serverId>:nope:<outcome json>"; then
   // tools/call "block" with its signal aborted right after it is sent
   // ($/cancel_request of the outer request), reporting
@@ -189,11 +204,14 @@ const scenarios = {
   async mcp(t, s) {
     const servers = s.mcpServers ?? [];
     for (const srv of servers) {
-      const notes = [];
+      mcpNotes.length = 0;
+      mcpLastRequestId = `echo-${srv.serverId}`;
+      const arrived = new Promise((resolve) => { mcpNoteArrived = resolve; });
       const echo = await mcpCaller.request(t.client, srv.serverId, "tools/call", { name: "echo", arguments: { text: "hi" } }, {
-        onNotification: (n) => notes.push(n.method),
+        requestId: mcpLastRequestId,
       });
-      await t.report(`mcp:${srv.serverId}:echo:${JSON.stringify(echo)}:notes=${notes.join(",")}`);
+      await arrived;
+      await t.report(`mcp:${srv.serverId}:echo:${JSON.stringify(echo)}:notes=${mcpNotes.join(",")}`);
       const nope = await mcpCaller.request(t.client, srv.serverId, "tools/call", { name: "nope", arguments: {} });
       await t.report(`mcp:${srv.serverId}:nope:${JSON.stringify(nope)}`);
     }
@@ -613,7 +631,7 @@ const app = agent({ name: "acp-interop-tsagent" })
     }
   })
   // Not in the stable method table: routed by name, params as sent.
-  .onNotification(unstable.methods.agent.mcp.message, (p) => p, mcpCaller.handleNotification)
+  .onNotification(unstable.methods.agent.mcp.message, (p) => p, onMcpNotification)
   .onNotification(methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
     log("session/cancel for", params.sessionId, s?.cancel ? "(turn running)" : "(no turn)");
