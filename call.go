@@ -16,8 +16,8 @@ import (
 // One exception: the [MCPServerACP] servers in params of a typed
 // NewSessionRequest, LoadSessionRequest, ResumeSessionRequest or
 // ForkSessionRequest (value or pointer) are declared, as the typed helpers
-// declare them, so the agent may mcp/connect to them; servers in params of
-// any other type (a map, raw JSON) are not, and such a connect is refused.
+// declare them, so the agent may send mcp/message to them; servers in params of
+// any other type (a map, raw JSON) are not, and such a message is refused.
 // An agent's error reply is returned as *Error. Call is safe for concurrent
 // use; see CallExt for extension methods.
 //

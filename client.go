@@ -69,9 +69,9 @@ type ClientOptions struct {
 	ExtNotification ExtNotificationHandler
 
 	// MCP serves the MCP servers the client hosts and declares as
-	// [*MCPServerACP]: mcp/connect, mcp/message and mcp/disconnect. Unset
-	// handlers answer -32601. Nothing is advertised: the agent says whether
-	// it can reach such servers (MCPCapabilities.ACP). Unstable: follows
+	// [*MCPServerACP]: the agent's mcp/message requests. The zero value
+	// answers them -32601. Nothing is advertised: the agent says whether it
+	// can reach such servers (MCPCapabilities.ACP). Unstable: follows
 	// schema.unstable.json; may change.
 	MCP MCPHandlers
 
@@ -176,7 +176,7 @@ type Client struct {
 	deadPrompts map[string]bool      // prompts ended locally; their late answers are ignored
 	ended       bool                 // end ran: no prompt may register any more
 
-	mcp mcpConns // declared MCP-over-ACP servers and open connections
+	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 
 	done      chan struct{} // closed when the connection has ended
 	endOnce   sync.Once
@@ -601,8 +601,6 @@ func (c *Client) onNotification(method string, params []byte) {
 			}
 			c.events.Push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
 		}
-	case method == MethodMCPMessage:
-		c.onMCPNotification(params)
 	case method == MethodAuthStatusUpdate:
 		c.onAuthStatusUpdate(method, params)
 	case method == "_"+MethodAuthStatusUpdate:

@@ -59,15 +59,14 @@ const (
 	// the call failed with [ErrDuplicateSessionID] and the open session was
 	// left as it was.
 	DiagDuplicateSessionID DiagnosticKind = "duplicate_session_id"
-	// DiagUnknownMCPServer: the agent sent mcp/connect for a serverId the
+	// DiagUnknownMCPServer: the agent sent mcp/message for a serverId the
 	// client did not declare as an [*MCPServerACP] on this connection. It was
-	// answered -32602; MCPHandlers.Connect did not run.
+	// answered -32602; MCPHandlers.Message did not run.
 	DiagUnknownMCPServer DiagnosticKind = "unknown_mcp_server"
-	// DiagUnknownMCPConnection: the agent sent mcp/message or mcp/disconnect
-	// on a connectionId that MCPHandlers.Connect never returned, that was
-	// disconnected, or whose disconnect is under way. A request was answered
-	// -32602, a notification dropped; no handler ran.
-	DiagUnknownMCPConnection DiagnosticKind = "unknown_mcp_connection"
+	// DiagDuplicateMCPRequest: the agent sent mcp/message with a requestId
+	// already active on the same server. It was answered -32602;
+	// MCPHandlers.Message did not run for it.
+	DiagDuplicateMCPRequest DiagnosticKind = "duplicate_mcp_request"
 	// DiagBadSuggestion: a suggestion in an nes/suggest answer did not
 	// decode (a known kind with a missing or malformed field, or a value
 	// that is not an object). It was dropped; the others were delivered.

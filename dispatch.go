@@ -52,12 +52,8 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 		return serve(ctx, method, params, c.opts.Terminal.Release)
 	case MethodElicitationCreate:
 		return c.serveElicitation(ctx, in, params)
-	case MethodMCPConnect:
-		return c.serveMCPConnect(ctx, params)
 	case MethodMCPMessage:
 		return c.serveMCPMessage(ctx, params)
-	case MethodMCPDisconnect:
-		return c.serveMCPDisconnect(ctx, params)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
 		h := c.opts.ExtMethod

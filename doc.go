@@ -159,8 +159,8 @@
 //     [Client.DidCloseDocument], [Client.DidSaveDocument],
 //     [Client.DidFocusDocument] and their *DocumentNotification types.
 //   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [MCPServerACP],
-//     [MCPCapabilities].ACP, [ConnectMCPRequest], [MessageMCPRequest],
-//     [DisconnectMCPRequest] and their responses.
+//     [MCPCapabilities].ACP, [MessageMCPRequest], [MessageMCPResponse],
+//     [MCPError], [MessageMCPNotification] and [Client.NotifyMCP].
 //   - Session fork: [Client.ForkSession], [Session.Fork],
 //     [ForkSessionRequest], [SessionCapabilities].Fork.
 //   - Model selection with the legacy session/set_model: [Session.SetModel],

@@ -7,9 +7,8 @@ const (
 	eventDiagnostic = iota
 	eventExtNotification
 	eventElicitation
-	eventMCPNotification
 	eventAuthStatus
 	eventKinds
 )
 
-var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "mcp/message notifications", "auth status updates"}
+var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "auth status updates"}

@@ -76,11 +76,12 @@ package acp_test
 //   - A session/new or session/fork answer naming a session already open →
 //     TestHostileDuplicateSessionID → ErrDuplicateSessionID (the open
 //     session is left as it was).
-//   - MCP-over-ACP to servers never declared, on connections never opened
-//     or already closed, or without end → TestMCPConnectNeedsADeclaredServer,
-//     TestMCPEverySessionRequestDeclares, TestMCPUnknownConnectionRefused,
-//     TestMCPMaxConnections (hostile_mcp_test.go) → the declared servers and
-//     Limits.MaxMCPConnections.
+//   - MCP-over-ACP to servers never declared, with a request id already
+//     active, malformed, or without end → TestMCPMessageNeedsADeclaredServer,
+//     TestMCPEverySessionRequestDeclares, TestMCPDuplicateActiveRequestRefused,
+//     TestMCPMalformedMessageRefused, TestMCPMaxRequests,
+//     TestMCPWithdrawnRequestKeepsItsSlot (hostile_mcp_test.go) → the
+//     declared servers and Limits.MaxMCPRequests.
 //   - Errors and diagnostics that name what the agent chose (20 000
 //     models, 1 000 modes or config values, 1 MB ids and method names, a 1 MB
 //     error message, 1 000 auth methods, a 1 MB number in a decoding error)

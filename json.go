@@ -207,6 +207,27 @@ func (w *wireRaw) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireObject keeps a JSON object as raw bytes (a copy); null reads as
+// absent, and any other value is an error, for an optional object the
+// package passes on without decoding (inner MCP params).
+type wireObject struct {
+	v   json.RawMessage
+	err error
+}
+
+func (w *wireObject) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	w.v, w.err = nil, nil
+	switch {
+	case jsonIsNull(b):
+	case len(b) > 0 && b[0] == '{':
+		w.v = append(json.RawMessage(nil), b...)
+	default:
+		w.err = errors.New("not an object")
+	}
+	return nil
+}
+
 // wireAny keeps any JSON value, null included, for values where null is
 // meaningful (a JSON-RPC request id may be null).
 type wireAny struct {

@@ -147,15 +147,15 @@ type Limits struct {
 
 	// ---- MCP-over-ACP ----
 
-	// MaxMCPConnections caps the MCP-over-ACP connections the agent has
-	// open at once, over every server the client declared: those
-	// MCPHandlers.Connect returned and no successful mcp/disconnect closed,
-	// and those being opened. Zero means 64.
-	// Each one holds whatever MCPHandlers.Connect allocated for it. Over
-	// the cap, mcp/connect is answered with an error naming the limit
-	// (wrapping ErrLimitExceeded) and a "limit_exceeded" diagnostic, and
-	// Connect does not run; a successful disconnect frees a slot.
-	MaxMCPConnections int
+	// MaxMCPRequests caps the inner MCP requests (mcp/message) active at
+	// once, over every server the client declared: each holds a goroutine
+	// running MCPHandlers.Message and what it allocates, until it returns,
+	// even after the agent withdrew the request. Zero means 64 (the
+	// TypeScript SDK's default per server). Over the cap, mcp/message is
+	// answered with CodeMCPLimitExceeded, an error naming the limit
+	// (wrapping ErrLimitExceeded), and a "limit_exceeded" diagnostic, and
+	// Message does not run.
+	MaxMCPRequests int
 
 	// ---- elicitation ----
 
@@ -213,8 +213,8 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxOrphanBytes <= 0 {
 		l.MaxOrphanBytes = 4 << 20
 	}
-	if l.MaxMCPConnections <= 0 {
-		l.MaxMCPConnections = 64
+	if l.MaxMCPRequests <= 0 {
+		l.MaxMCPRequests = 64
 	}
 	if l.MaxElicitationPatternBytes <= 0 {
 		l.MaxElicitationPatternBytes = defaultElicitationPatternBytes

@@ -3,140 +3,91 @@ package acp
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/acpclient/acp/internal/agenttext"
+	"errors"
+	"strconv"
 )
 
 // MCP-over-ACP lets the client host MCP servers itself and have the agent
 // reach them over the ACP connection instead of a subprocess or a URL. The
 // client declares such a server in session/new as an [*MCPServerACP] (only
-// when the agent advertises mcpCapabilities.acp); the agent then opens a
-// connection to it with mcp/connect, exchanges MCP messages on it with
-// mcp/message, and closes it with mcp/disconnect. The client advertises
-// nothing: the agent's capability alone decides.
+// when the agent advertises mcpCapabilities.acp); the agent then sends each
+// MCP request to it as an mcp/message request naming the server (serverId)
+// and the inner request (requestId, the caller's own id, distinct from the
+// outer JSON-RPC id). The binding is request-scoped (schema 1.24.1): there
+// is no connection to open or close, and the client advertises nothing: the
+// agent's capability alone decides.
 //
 // Unstable: follows schema.unstable.json; may change.
 const (
-	MethodMCPConnect    = "mcp/connect"    // agent to client: request
-	MethodMCPMessage    = "mcp/message"    // either direction: request or notification
-	MethodMCPDisconnect = "mcp/disconnect" // agent to client: request
+	// MethodMCPMessage is an MCP request from the agent to a server the
+	// client declared (a request), and an MCP notification from that server
+	// for one of the agent's active requests (a notification, client to
+	// agent; see [Client.NotifyMCP]).
+	MethodMCPMessage = "mcp/message"
 )
 
+// CodeMCPLimitExceeded is the outer ACP error code of an mcp/message refused
+// because [Limits].MaxMCPRequests inner requests are already active; the
+// TypeScript SDK's binding uses the same code (resourceLimitExceeded).
+//
+// Unstable: follows schema.unstable.json; may change.
+const CodeMCPLimitExceeded = -33000
+
 // MCPHandlers serve the MCP servers the client declared as [*MCPServerACP].
-// Each unset request handler answers its method -32601 (method not found),
-// as does the whole group when it is the zero value. Request handlers run
-// like every other handler: each on its own goroutine, its context cancelled
-// when the agent withdraws the request or the connection closes.
+// The zero value serves none: mcp/message is answered -32601 (method not
+// found).
 //
-// The agent is held to what the client declared and opened; what it names
-// otherwise is refused before any of these handlers runs:
-//   - mcp/connect runs Connect only for a ServerID declared as an
-//     [*MCPServerACP] in a session/new, session/load, session/resume or
-//     session/fork this client sent on the connection (any session, any
-//     outcome; through the typed helpers, or [Client.Call] with a typed
-//     request); otherwise it is answered -32602 and reported as a
-//     [DiagUnknownMCPServer] diagnostic.
-//   - mcp/message (request or notification) and mcp/disconnect reach
-//     Message, Notify and Disconnect only for a ConnectionID that Connect
-//     returned and no successful Disconnect has closed since; otherwise a
-//     request is answered -32602, a notification dropped, and either is
-//     reported as a [DiagUnknownMCPConnection] diagnostic. While a
-//     Disconnect runs, its connection takes no other message or
-//     disconnect; if it fails, the connection stays open. A message that
-//     passed the check just before a disconnect began may still reach
-//     Message while Disconnect runs.
-//   - At most [Limits].MaxMCPConnections connections are open at once,
-//     counting those whose Connect is still running, even for a request
-//     the agent withdrew; over it mcp/connect is refused with an error
-//     wrapping [ErrLimitExceeded] and a "limit_exceeded" diagnostic. A
-//     connection Connect opens for a withdrawn request is passed to
-//     Disconnect at once (the agent never learns its id).
-//   - The outcome of Connect and Disconnect is what the handler returns,
-//     even when the agent withdrew the request meanwhile: a withdrawn
-//     disconnect whose Disconnect then succeeds still closes the
-//     connection.
+// The agent is held to what the client declared; what it names otherwise is
+// refused before Message runs:
+//   - Message runs only for a ServerID declared as an [*MCPServerACP] in a
+//     session/new, session/load, session/resume or session/fork this client
+//     sent on the connection (any session, any outcome; through the typed
+//     helpers, or [Client.Call] with a typed request); otherwise the request
+//     is answered -32602 and reported as a [DiagUnknownMCPServer]
+//     diagnostic.
+//   - A RequestID already active for the same server is refused with -32602
+//     and a [DiagDuplicateMCPRequest] diagnostic: the inner id names one
+//     request, which notifications and cancellation refer to.
+//   - At most [Limits].MaxMCPRequests inner requests are active at once,
+//     over every server, counting those whose handler still runs after the
+//     agent withdrew them; over it mcp/message is refused with
+//     [CodeMCPLimitExceeded], an error wrapping [ErrLimitExceeded] and a
+//     "limit_exceeded" diagnostic.
 //
-// Declarations and connections belong to the ACP connection, not to a
-// session: mcp/connect names no session, and a server id is unique on the
-// whole connection. Closing a session leaves its servers declared and their
-// connections open; a connection ends with a successful mcp/disconnect or
-// with the ACP connection, and Disconnect is not called for the ones still
-// open then (release what Connect allocated once [Client.Wait] or
-// [Client.Close] returns). Leaving Disconnect unset makes every connection
-// last as long as the ACP connection, counted against the limit.
-//
-// The server's own messages to the agent (MCP requests such as sampling, and
-// MCP notifications) go out as mcp/message through [Client.Call] and
-// [Client.Notify] with a [MessageMCPRequest].
+// Declarations belong to the ACP connection, not to a session: mcp/message
+// names no session, and a server id is unique on the whole connection.
+// Closing a session leaves its servers declared.
 //
 // Unstable: follows schema.unstable.json; may change.
 type MCPHandlers struct {
-	// Connect answers mcp/connect: the agent opens a connection to the
-	// server named by ServerID (always one the client declared) and gets
-	// back a ConnectionID of the client's choosing, fresh for every
-	// connection: the client tracks connections by it, so an id returned
-	// while it is still open names that one connection. The agent may open
-	// several connections to one server.
-	Connect MCPConnectHandler
-
-	// Message answers the agent's MCP requests sent as mcp/message. Its
-	// result is the inner MCP result; an MCP error is returned as an
-	// [*Error], whose code and message the agent receives unchanged.
+	// Message serves one inner MCP request, on its own goroutine like every
+	// other handler; its context is cancelled when the agent withdraws the
+	// request ($/cancel_request of the outer mcp/message, the binding's
+	// only cancellation) or the connection closes. Its outcome is the inner
+	// MCP outcome: a [*MessageMCPResponse] with a Result (any JSON value,
+	// null included) or an Error, or an error wrapping an [*MCPError],
+	// which reaches the agent as the inner MCP error. Any other error is an
+	// outer ACP error (an [*Error] as it is, anything else -32603), which
+	// the schema reserves for failures of the binding itself. While it
+	// runs, [Client.NotifyMCP] sends MCP notifications for the request.
 	Message MCPMessageHandler
-
-	// Disconnect answers mcp/disconnect: the agent closes ConnectionID
-	// (always an open one). Once it returns without error the id is
-	// forgotten and its slot under Limits.MaxMCPConnections freed.
-	Disconnect MCPDisconnectHandler
-
-	// Notify receives the agent's MCP notifications sent as mcp/message (no
-	// JSON-RPC id), one at a time in wire order on the client's callback
-	// goroutine (the one OnDiagnostic and ExtNotification run on, never the
-	// reader). While it is slow, at most Limits.MaxQueuedEvents callbacks
-	// wait; the rest are dropped and counted in a "limit_exceeded"
-	// diagnostic. Only notifications on an open connection are queued. Nil
-	// ignores them.
-	Notify func(*MessageMCPNotification)
 }
-
-// MCPConnectHandler serves mcp/connect.
-//
-// Unstable: follows schema.unstable.json; may change.
-type MCPConnectHandler func(ctx context.Context, req *ConnectMCPRequest) (*ConnectMCPResponse, error)
 
 // MCPMessageHandler serves mcp/message requests.
 //
 // Unstable: follows schema.unstable.json; may change.
 type MCPMessageHandler func(ctx context.Context, req *MessageMCPRequest) (*MessageMCPResponse, error)
 
-// MCPDisconnectHandler serves mcp/disconnect.
-//
-// Unstable: follows schema.unstable.json; may change.
-type MCPDisconnectHandler func(ctx context.Context, req *DisconnectMCPRequest) (*DisconnectMCPResponse, error)
-
-// ConnectMCPRequest is mcp/connect's params.
-//
-// Unstable: follows schema.unstable.json; may change.
-type ConnectMCPRequest struct {
-	// ServerID is the MCPServerACP.ServerID the client declared.
-	ServerID string          `json:"serverId"`
-	Meta     json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ConnectMCPResponse is mcp/connect's result.
-//
-// Unstable: follows schema.unstable.json; may change.
-type ConnectMCPResponse struct {
-	ConnectionID string          `json:"connectionId"`
-	Meta         json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MessageMCPRequest is mcp/message's params: one MCP message on an open
-// connection, its method and params flattened in.
+// MessageMCPRequest is mcp/message's params: one inner MCP request to a
+// declared server, its method and params flattened in.
 //
 // Unstable: follows schema.unstable.json; may change.
 type MessageMCPRequest struct {
-	ConnectionID string `json:"connectionId"`
+	// ServerID is the MCPServerACP.ServerID the client declared.
+	ServerID string `json:"serverId"`
+	// RequestID is the agent's id of the inner MCP request, unique among
+	// its active requests to the server; not the outer JSON-RPC id.
+	RequestID string `json:"requestId"`
 	// Method is the inner MCP method, such as "tools/call".
 	Method string `json:"method"`
 	// Params are the inner MCP params, an object; nil means none.
@@ -145,56 +96,80 @@ type MessageMCPRequest struct {
 }
 
 // MessageMCPNotification is an mcp/message notification's params: an MCP
-// notification on an open connection.
+// notification (progress, a subscription event) from a declared server for
+// the agent's active request RequestID. Send it with [Client.NotifyMCP].
 //
 // Unstable: follows schema.unstable.json; may change.
-type MessageMCPNotification = MessageMCPRequest
+type MessageMCPNotification struct {
+	ServerID  string `json:"serverId"`
+	RequestID string `json:"requestId"`
+	// Method is the inner MCP notification method, such as
+	// "notifications/progress".
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
 
-// MessageMCPResponse is mcp/message's result: the inner MCP result, any JSON
-// value, sent as it is. Empty Result is sent as {}.
+// MessageMCPResponse is mcp/message's result: exactly one inner MCP outcome.
+// When Error is set it is sent as the inner error and Result is ignored;
+// otherwise Result is sent as it is, any JSON value ("null" stays null), and
+// an empty Result as {} (the empty MCP result).
 //
 // Unstable: follows schema.unstable.json; may change.
 type MessageMCPResponse struct {
 	Result json.RawMessage
+	Error  *MCPError
+	Meta   json.RawMessage
 }
 
-// MarshalJSON returns Result, or {} when it is empty.
+// MarshalJSON writes {"result": ...} or {"error": ...}, with _meta when set.
 func (r MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	if len(r.Result) == 0 {
-		return []byte("{}"), nil
+	var w struct {
+		Result json.RawMessage `json:"result,omitempty"`
+		Error  *MCPError       `json:"error,omitempty"`
+		Meta   json.RawMessage `json:"_meta,omitempty"`
 	}
-	return r.Result.MarshalJSON()
+	w.Meta = r.Meta
+	switch {
+	case r.Error != nil:
+		w.Error = r.Error
+	case len(r.Result) == 0:
+		w.Result = json.RawMessage("{}")
+	default:
+		w.Result = r.Result
+	}
+	return json.Marshal(w)
 }
 
-// DisconnectMCPRequest is mcp/disconnect's params.
+// MCPError is an inner MCP error: its Code is an MCP code, never an ACP
+// one, and it travels inside a successful mcp/message response. A
+// [MCPMessageHandler] returns it either in [MessageMCPResponse].Error or as
+// its error.
 //
 // Unstable: follows schema.unstable.json; may change.
-type DisconnectMCPRequest struct {
-	ConnectionID string          `json:"connectionId"`
-	Meta         json.RawMessage `json:"_meta,omitempty"`
+type MCPError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	// Data is sent when set; "null" is sent as an explicit null.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// DisconnectMCPResponse is mcp/disconnect's result.
-//
-// Unstable: follows schema.unstable.json; may change.
-type DisconnectMCPResponse struct {
-	Meta json.RawMessage `json:"_meta,omitempty"`
-}
+func (e *MCPError) Error() string { return "mcp error " + strconv.Itoa(e.Code) + ": " + e.Message }
 
 // MCPServerACP is an MCP server that lives in the client and is reached over
 // the ACP connection ("type": "acp"); declare it only when the agent
 // advertises mcpCapabilities.acp, and serve it with ClientOptions.MCP.
 //
 // Declaring it in a session/new, session/load, session/resume or
-// session/fork request is what lets the agent connect to it: the client
-// records ServerID as the request is sent (the agent may connect before it
-// answers), for the rest of the connection, and refuses mcp/connect for any
+// session/fork request is what lets the agent reach it: the client records
+// ServerID as the request is sent (the agent may send mcp/message before it
+// answers), for the rest of the connection, and refuses mcp/message for any
 // other server id (see [MCPHandlers]).
 //
 // Unstable: follows schema.unstable.json; may change.
 type MCPServerACP struct {
 	Name string `json:"name"`
-	// ServerID is chosen by the client and comes back in mcp/connect; it
+	// ServerID is chosen by the client and comes back in mcp/message; it
 	// must be unique among the ACP-transport servers on the connection.
 	ServerID string          `json:"serverId"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
@@ -211,20 +186,24 @@ func (s MCPServerACP) MarshalJSON() ([]byte, error) {
 	}{"acp", body(s)})
 }
 
-// onMCPNotification queues an mcp/message notification for MCP.Notify.
-func (c *Client) onMCPNotification(params []byte) {
-	h := c.opts.MCP.Notify
-	if h == nil {
-		return
+// ErrMCPRequestNotActive is returned by [Client.NotifyMCP] for a request
+// that is not active: the schema allows a server's notifications only for
+// an active request, and the agent drops the others.
+//
+// Unstable: follows schema.unstable.json; may change.
+var ErrMCPRequestNotActive = errors.New("acp: no active MCP request with this serverId and requestId")
+
+// NotifyMCP sends an MCP notification from a declared server for the
+// agent's active request n.RequestID (from inside the [MCPMessageHandler]
+// serving it, before it returns). It returns [ErrMCPRequestNotActive], and
+// sends nothing, when that request is not active: its handler returned, or
+// it never arrived. Notifications sent before the handler returns reach the
+// agent before its response.
+//
+// Unstable: follows schema.unstable.json; may change.
+func (c *Client) NotifyMCP(ctx context.Context, n *MessageMCPNotification) error {
+	if !c.mcp.isActive(n.ServerID, n.RequestID) {
+		return ErrMCPRequestNotActive
 	}
-	var n MessageMCPNotification
-	if err := json.Unmarshal(params, &n); err != nil {
-		c.diag("bad_notification", "ignored a malformed mcp/message notification", params)
-		return
-	}
-	if !c.mcp.usable(n.ConnectionID) {
-		c.diag(string(DiagUnknownMCPConnection), "dropped an mcp/message notification on "+agenttext.Quote(n.ConnectionID)+", which is not an open MCP connection", nil)
-		return
-	}
-	c.events.Push(eventMCPNotification, int64(len(params)), func() { h(&n) })
+	return c.Notify(ctx, MethodMCPMessage, n)
 }

@@ -6,63 +6,67 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 )
 
-// mcpClientHandlers serve one tool server, "srv-1", whose tools/call echoes
-// its arguments and fails for an unknown tool; notifications go to notes.
-func mcpClientHandlers(notes chan<- *acp.MessageMCPNotification) acp.MCPHandlers {
+// mcpEcho serves one tool server, "srv-1": tools/call "echo" sends a
+// progress notification for the request and answers with its arguments;
+// "nothing" answers a JSON null; an unknown tool is an inner MCP error
+// returned as the error, "refuse" one returned in the response; "broken"
+// fails the binding with an outer ACP error, "crash" with a plain error.
+func mcpEcho(c **acp.Client) acp.MCPHandlers {
 	return acp.MCPHandlers{
-		Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
-			if req.ServerID != "srv-1" {
-				return nil, &acp.Error{Code: acp.CodeInvalidParams, Message: "no server " + req.ServerID}
-			}
-			return &acp.ConnectMCPResponse{ConnectionID: "conn-1"}, nil
-		},
-		Message: func(_ context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+		Message: func(ctx context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
 			var p struct {
 				Name      string          `json:"name"`
 				Arguments json.RawMessage `json:"arguments"`
 			}
-			if req.ConnectionID != "conn-1" || req.Method != "tools/call" || json.Unmarshal(req.Params, &p) != nil {
-				return nil, &acp.Error{Code: acp.CodeInvalidParams, Message: fmt.Sprintf("bad message %+v", req)}
+			if req.Method != "tools/call" || json.Unmarshal(req.Params, &p) != nil {
+				return nil, &acp.MCPError{Code: -32601, Message: "no method " + req.Method}
 			}
-			if p.Name != "echo" {
-				return nil, &acp.Error{Code: -32002, Message: "unknown tool " + p.Name}
+			switch p.Name {
+			case "echo":
+				if err := (*c).NotifyMCP(ctx, &acp.MessageMCPNotification{
+					ServerID: req.ServerID, RequestID: req.RequestID,
+					Method: "notifications/progress", Params: json.RawMessage(`{"progress":1}`),
+				}); err != nil {
+					return nil, err
+				}
+				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
+			case "nothing":
+				return &acp.MessageMCPResponse{Result: json.RawMessage("null")}, nil
+			case "refuse":
+				return &acp.MessageMCPResponse{Error: &acp.MCPError{Code: -32002, Message: "refused", Data: json.RawMessage("null")}}, nil
+			case "broken":
+				return nil, &acp.Error{Code: -33002, Message: "backend down"}
+			case "crash":
+				return nil, errors.New("disk on fire")
 			}
-			return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
+			return nil, fmt.Errorf("wrapped: %w", &acp.MCPError{Code: -32002, Message: "unknown tool " + p.Name, Data: json.RawMessage(`{"tool":"` + p.Name + `"}`)})
 		},
-		Disconnect: func(_ context.Context, req *acp.DisconnectMCPRequest) (*acp.DisconnectMCPResponse, error) {
-			if req.ConnectionID != "conn-1" {
-				return nil, &acp.Error{Code: acp.CodeInvalidParams, Message: "no connection " + req.ConnectionID}
-			}
-			return nil, nil
-		},
-		Notify: func(n *acp.MessageMCPNotification) { notes <- n },
 	}
 }
 
-// The agent reaches a server the client declared with the "acp" transport:
-// the declaration arrives typed, mcp/connect, mcp/message and mcp/disconnect
-// reach the handlers and their answers (results and MCP errors) reach the
-// agent, and the agent's MCP notifications arrive in wire order.
+// The agent reaches a server the client declared with the "acp" transport
+// (schema 1.24.1's request-scoped mcp/message): the declaration arrives
+// typed, each inner request reaches Message with its serverId and
+// requestId, results (null included) and inner MCP errors come back as the
+// schema's outcome carriers, outer ACP errors stay outer, and a
+// notification the handler sends for the request reaches the agent before
+// the response.
 func TestMCPOverACP(t *testing.T) {
-	notes := make(chan *acp.MessageMCPNotification, 2)
-	type result struct {
-		connect json.RawMessage
-		message json.RawMessage
-		unknown error
-		discon  json.RawMessage
-		err     error
+	type call struct {
+		raw json.RawMessage
+		err error
 	}
-	got := make(chan result, 1)
+	got := make(chan map[string]call, 1)
+	notes := make(chan json.RawMessage, 4)
 	declared := make(chan any, 1)
+	var client *acp.Client
 	c, _ := acptest.Connect(t, &acptest.Options{
 		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
 		OnNewSession: func(s *acptest.Session) {
@@ -72,28 +76,31 @@ func TestMCPOverACP(t *testing.T) {
 			_ = json.Unmarshal(s.Params(), &p)
 			declared <- p.MCPServers
 		},
-		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
-			ctx := context.Background()
-			var r result
-			r.connect, r.err = tn.Call(ctx, acp.MethodMCPConnect, map[string]any{"serverId": "srv-1"})
-			if r.err == nil {
-				r.message, r.err = tn.Call(ctx, acp.MethodMCPMessage, map[string]any{
-					"connectionId": "conn-1", "method": "tools/call",
-					"params": map[string]any{"name": "echo", "arguments": "hi"},
-				})
+		OnNotification: func(_ *acptest.Conn, method string, p json.RawMessage) {
+			if method == acp.MethodMCPMessage {
+				notes <- p
 			}
-			if r.err == nil {
-				_, r.unknown = tn.Call(ctx, acp.MethodMCPMessage, map[string]any{
-					"connectionId": "conn-1", "method": "tools/call", "params": map[string]any{"name": "nope"},
-				})
-				_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "conn-1", "method": "notifications/initialized"})
-				_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "conn-1", "method": "notifications/cancelled", "params": map[string]any{"requestId": 7}})
-				r.discon, r.err = tn.Call(ctx, acp.MethodMCPDisconnect, map[string]any{"connectionId": "conn-1"})
+		},
+		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			r := map[string]call{}
+			for i, tool := range []string{"echo", "nothing", "refuse", "nope", "broken", "crash"} {
+				raw, err := tn.Call(context.Background(), acp.MethodMCPMessage, acptest.MCPMessage("srv-1", fmt.Sprint("r", i), "tools/call", map[string]any{"name": tool, "arguments": "hi"}))
+				r[tool] = call{raw: raw, err: err}
+				if tool == "echo" {
+					// The progress notification was read before this response.
+					select {
+					case n := <-notes:
+						notes <- n
+					default:
+						r["order"] = call{err: errors.New("the response arrived before the notification")}
+					}
+				}
 			}
 			got <- r
 			return "", nil
 		},
-	}, &acp.ClientOptions{MCP: mcpClientHandlers(notes)})
+	}, &acp.ClientOptions{MCP: mcpEcho(&client)})
+	client = c
 
 	if !c.AgentCapabilities().MCPCapabilities.ACP {
 		t.Fatalf("MCPCapabilities = %+v, want acp", c.AgentCapabilities().MCPCapabilities)
@@ -111,96 +118,65 @@ func TestMCPOverACP(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := <-got
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
 	if got, want := <-declared, []any{map[string]any{"type": "acp", "name": "tools", "serverId": "srv-1"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("declared servers = %v, want %v", got, want)
 	}
-	if string(r.connect) != `{"connectionId":"conn-1"}` {
-		t.Errorf("mcp/connect = %s", r.connect)
+	if e := r["order"].err; e != nil {
+		t.Error(e)
 	}
-	if string(r.message) != `{"content":[{"type":"text","text":"hi"}]}` {
-		t.Errorf("mcp/message = %s", r.message)
+	for tool, want := range map[string]string{
+		"echo":    `{"result":{"content":[{"type":"text","text":"hi"}]}}`,
+		"nothing": `{"result":null}`,
+		"refuse":  `{"error":{"code":-32002,"message":"refused","data":null}}`,
+		"nope":    `{"error":{"code":-32002,"message":"unknown tool nope","data":{"tool":"nope"}}}`,
+	} {
+		if r[tool].err != nil || string(r[tool].raw) != want {
+			t.Errorf("%s: %s, %v; want %s", tool, r[tool].raw, r[tool].err, want)
+		}
 	}
 	var e *acptest.Error
-	if !errors.As(r.unknown, &e) || e.Code != -32002 || e.Message != "unknown tool nope" {
-		t.Errorf("mcp/message for an unknown tool: %v, want the handler's -32002", r.unknown)
+	if err := r["broken"].err; !errors.As(err, &e) || e.Code != -33002 || e.Message != "backend down" {
+		t.Errorf("broken: %v, want the outer -33002 as the handler gave it", err)
 	}
-	if string(r.discon) != `{}` {
-		t.Errorf("mcp/disconnect = %s", r.discon)
+	if err := r["crash"].err; !errors.As(err, &e) || e.Code != acptest.CodeInternalError {
+		t.Errorf("crash: %v, want an outer -32603", err)
 	}
-	// Delivered on the callback goroutine, so not ordered with the
-	// requests' replies, but in wire order among themselves.
-	for i, want := range []string{"notifications/initialized", "notifications/cancelled"} {
-		if n := <-notes; n.ConnectionID != "conn-1" || n.Method != want {
-			t.Errorf("notification %d = %+v, want %s on conn-1", i, n, want)
-		}
+	if n := <-notes; string(n) != `{"serverId":"srv-1","requestId":"r0","method":"notifications/progress","params":{"progress":1}}` {
+		t.Errorf("notification %s", n)
 	}
 }
 
-// Without handlers the mcp/* requests are answered -32601, each unset
-// handler on its own, and MCP notifications are dropped without a
-// diagnostic of the unknown kind.
+// Without a Message handler mcp/message is answered -32601 (even for a
+// declared server), and the agent's mcp/message notifications, which the
+// schema does not define in that direction, are reported as unknown.
 func TestMCPUnsetIsMethodNotFound(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		mcp  acp.MCPHandlers
-		want map[string]bool // method → served
-	}{
-		{"unset", acp.MCPHandlers{}, map[string]bool{}},
-		{"connect only", acp.MCPHandlers{Connect: func(context.Context, *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
-			return &acp.ConnectMCPResponse{ConnectionID: "c"}, nil
-		}}, map[string]bool{acp.MethodMCPConnect: true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var diags []acp.Diagnostic
-			done := make(chan map[string]error, 1)
-			c, _ := acptest.Connect(t, &acptest.Options{
-				OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
-					errs := map[string]error{}
-					_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "c", "method": "notifications/initialized"})
-					for _, m := range []string{acp.MethodMCPConnect, acp.MethodMCPMessage, acp.MethodMCPDisconnect} {
-						_, errs[m] = tn.Call(context.Background(), m, map[string]any{"serverId": "s", "connectionId": "c", "method": "ping"})
-					}
-					done <- errs
-					return "", nil
-				},
-			}, &acp.ClientOptions{MCP: tc.mcp, OnDiagnostic: func(d acp.Diagnostic) {
-				mu.Lock()
-				diags = append(diags, d)
-				mu.Unlock()
-			}})
-			// "s" is declared, so what is checked is the unset handler
-			// (with Connect unset, even an undeclared server gets -32601).
-			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "s"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			turn, err := s.Prompt(context.Background(), acp.Text("hi"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := turn.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			for m, err := range <-done {
-				var e *acptest.Error
-				notFound := errors.As(err, &e) && e.Code == acptest.CodeMethodNotFound
-				if tc.want[m] == notFound {
-					t.Errorf("%s: %v; served = %v", m, err, tc.want[m])
-				}
-			}
-			c.Close()
-			mu.Lock()
-			defer mu.Unlock()
-			for _, d := range diags {
-				if d.Kind == acp.DiagUnknownNotification {
-					t.Errorf("diagnostic %+v for an mcp/message notification", d)
-				}
-			}
-		})
+	done := make(chan error, 1)
+	diags := make(chan acp.Diagnostic, 16)
+	c, _ := acptest.Connect(t, &acptest.Options{
+		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"serverId": "s", "requestId": "1", "method": "notifications/progress"})
+			_, err := tn.CallMCP(context.Background(), "s", "1", "ping", nil)
+			done <- err
+			return "", nil
+		},
+	}, &acp.ClientOptions{OnDiagnostic: func(d acp.Diagnostic) { diags <- d }})
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var e *acptest.Error
+	if err := <-done; !errors.As(err, &e) || e.Code != acptest.CodeMethodNotFound {
+		t.Errorf("mcp/message without a handler: %v, want -32601", err)
+	}
+	if d := hostileWait(t, diags, "the unknown notification"); d.Kind != acp.DiagUnknownNotification {
+		t.Errorf("diagnostic %+v, want unknown_notification", d)
 	}
 }
 
@@ -222,8 +198,9 @@ func TestMCPAdvertisesNothing(t *testing.T) {
 		}
 		return <-got
 	}
+	var none *acp.Client
 	unset := caps(&acp.ClientOptions{})
-	set := caps(&acp.ClientOptions{MCP: mcpClientHandlers(nil)})
+	set := caps(&acp.ClientOptions{MCP: mcpEcho(&none)})
 	if string(set) != string(unset) {
 		t.Errorf("capabilities with MCP handlers %s, without %s", set, unset)
 	}
@@ -260,109 +237,110 @@ func TestMCPServerACPRoundTrip(t *testing.T) {
 	}
 }
 
-// A blocked MCP.Notify and a flood of mcp/message notifications: at most
-// MaxQueuedEvents wait, the rest are dropped, and a limit_exceeded
-// diagnostic says so once the queue drains.
-func TestHostileMCPNotificationFlood(t *testing.T) {
-	const limit, flood = 10, 500
-	release := make(chan struct{})
-	report := make(chan acp.Diagnostic, 1)
-	var delivered atomic.Int64
-	var once sync.Once
-	_, _, a := mcpSetup(t, &acp.ClientOptions{
-		Limits: acp.Limits{MaxQueuedEvents: limit},
-		MCP: acp.MCPHandlers{
-			Connect: func(context.Context, *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
-				return &acp.ConnectMCPResponse{ConnectionID: "c"}, nil
-			},
-			Notify: func(*acp.MessageMCPNotification) {
-				<-release
-				delivered.Add(1)
-			},
-		},
-		OnDiagnostic: func(d acp.Diagnostic) {
-			if d.Kind == acp.DiagLimitExceeded {
-				once.Do(func() { report <- d })
-			}
-		},
-	}, "srv")
-	// Notifications on a connection that is not open are dropped before
-	// they are queued: the flood is on an open one.
-	if id := mcpOpen(t, a, "srv"); id != "c" {
-		t.Fatalf("connection %q", id)
-	}
-	for i := range flood {
-		if err := a.Notify(acp.MethodMCPMessage, map[string]any{"connectionId": "c", "method": "notifications/progress", "params": map[string]any{"progress": i}}); err != nil {
-			t.Fatal(err)
+// MessageMCPResponse carries exactly one outcome, as MessageMcpResponse
+// requires: the error wins over a result, an empty result is {}, null and
+// other JSON values stay as they are, and an MCPError's data keeps an
+// explicit null apart from none.
+func TestMCPResponseEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		in   acp.MessageMCPResponse
+		want string
+	}{
+		{acp.MessageMCPResponse{}, `{"result":{}}`},
+		{acp.MessageMCPResponse{Result: json.RawMessage("null")}, `{"result":null}`},
+		{acp.MessageMCPResponse{Result: json.RawMessage(`[1,2]`), Meta: json.RawMessage(`{"k":1}`)}, `{"result":[1,2],"_meta":{"k":1}}`},
+		{acp.MessageMCPResponse{Result: json.RawMessage(`{}`), Error: &acp.MCPError{Code: 1, Message: "m"}}, `{"error":{"code":1,"message":"m"}}`},
+		{acp.MessageMCPResponse{Error: &acp.MCPError{Code: -1, Message: "", Data: json.RawMessage("null")}}, `{"error":{"code":-1,"message":"","data":null}}`},
+	} {
+		b, err := json.Marshal(tc.in)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%+v = %s, %v; want %s", tc.in, b, err, tc.want)
 		}
 	}
-	probe(t, a)
-	close(release)
-	d := hostileWait(t, report, "the dropped-callbacks diagnostic")
-	if n := delivered.Load(); n > limit+1 {
-		t.Errorf("%d notifications delivered with a queue of %d", n, limit)
-	}
-	if !strings.Contains(d.Message, acp.ErrLimitExceeded.Error()) || !strings.Contains(d.Message, "MaxQueuedEvents") || !strings.Contains(d.Message, "mcp/message notifications") {
-		t.Errorf("report %q does not say what was dropped and why", d.Message)
+	if s := (&acp.MCPError{Code: -32002, Message: "unknown tool"}).Error(); s != "mcp error -32002: unknown tool" {
+		t.Errorf("Error() = %q", s)
 	}
 }
 
-// The server's own MCP messages reach the agent through Client.Call and
-// Client.Notify in the shape the schema gives mcp/message.
-func TestMCPMessageToAgent(t *testing.T) {
-	got := make(chan json.RawMessage, 2)
+// NotifyMCP sends only for a request whose handler still runs: after it
+// returned, or for a request that never arrived, it fails with
+// ErrMCPRequestNotActive and the agent receives nothing.
+func TestMCPNotifyNeedsAnActiveRequest(t *testing.T) {
+	var mu sync.Mutex
+	var notes []string
+	var client *acp.Client
+	done := make(chan error, 1)
 	c, _ := acptest.Connect(t, &acptest.Options{
-		Methods: map[string]acptest.MethodFunc{
-			acp.MethodMCPMessage: func(_ context.Context, _ *acptest.Conn, p json.RawMessage) (any, error) {
-				got <- p
-				return json.RawMessage(`{"model":"m","content":{"type":"text","text":"ok"}}`), nil
-			},
-		},
 		OnNotification: func(_ *acptest.Conn, method string, p json.RawMessage) {
-			if method == acp.MethodMCPMessage {
-				got <- p
-			}
+			mu.Lock()
+			notes = append(notes, method+" "+string(p))
+			mu.Unlock()
 		},
-	}, nil)
-	ctx := context.Background()
-	var res json.RawMessage
-	err := c.Call(ctx, acp.MethodMCPMessage, &acp.MessageMCPRequest{ConnectionID: "conn-1", Method: "sampling/createMessage", Params: json.RawMessage(`{"maxTokens":5}`)}, &res)
-	if err != nil || string(res) != `{"model":"m","content":{"type":"text","text":"ok"}}` {
-		t.Fatalf("Call = %s, %v", res, err)
-	}
-	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"sampling/createMessage","params":{"maxTokens":5}}` {
-		t.Errorf("request params %s", p)
-	}
-	if err := c.Notify(ctx, acp.MethodMCPMessage, &acp.MessageMCPNotification{ConnectionID: "conn-1", Method: "notifications/tools/list_changed"}); err != nil {
+		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			_, err := tn.CallMCP(context.Background(), "srv-1", "r1", "tools/list", nil)
+			done <- err
+			return "", nil
+		},
+	}, &acp.ClientOptions{MCP: acp.MCPHandlers{Message: func(context.Context, *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+		return nil, nil
+	}}})
+	client = c
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "srv-1"}}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if p := <-got; string(p) != `{"connectionId":"conn-1","method":"notifications/tools/list_changed"}` {
-		t.Errorf("notification params %s", p)
+	turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*acp.MessageMCPNotification{
+		{ServerID: "srv-1", RequestID: "r1", Method: "notifications/progress"}, // answered
+		{ServerID: "srv-1", RequestID: "r2", Method: "notifications/progress"}, // never sent
+		{ServerID: "other", RequestID: "r1", Method: "notifications/progress"},
+	} {
+		if err := client.NotifyMCP(context.Background(), n); !errors.Is(err, acp.ErrMCPRequestNotActive) {
+			t.Errorf("NotifyMCP(%+v) = %v, want ErrMCPRequestNotActive", n, err)
+		}
+	}
+	// A round trip after the refused notifications: had one been sent, it
+	// would have been read before this answer.
+	if _, err := s.Prompt(context.Background(), acp.Text("again")); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range notes {
+		if len(n) >= len(acp.MethodMCPMessage) && n[:len(acp.MethodMCPMessage)] == acp.MethodMCPMessage {
+			t.Errorf("the agent received %s", n)
+		}
 	}
 }
 
 // A client hosts an MCP server and declares it in session/new; the agent
-// (here a script) connects to it over the ACP connection and calls a tool.
+// (here a script) calls a tool on it over the ACP connection.
 func ExampleMCPHandlers() {
 	agent := acptest.New(&acptest.Options{
 		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
 		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
-			ctx := context.Background()
-			res, _ := t.Call(ctx, acp.MethodMCPConnect, map[string]any{"serverId": "tools-1"})
-			var conn acp.ConnectMCPResponse
-			_ = json.Unmarshal(res, &conn)
-			res, _ = t.Call(ctx, acp.MethodMCPMessage, map[string]any{"connectionId": conn.ConnectionID, "method": "tools/call", "params": map[string]any{"name": "now"}})
-			t.Say(string(res))
+			out, _ := t.CallMCP(context.Background(), "tools-1", "1", "tools/call", map[string]any{"name": "now"})
+			t.Say(string(out.Result))
 			return "", nil
 		},
 	})
 	fromAgent, toAgent := agent.Pipe()
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, &acp.ClientOptions{
 		MCP: acp.MCPHandlers{
-			Connect: func(_ context.Context, req *acp.ConnectMCPRequest) (*acp.ConnectMCPResponse, error) {
-				return &acp.ConnectMCPResponse{ConnectionID: req.ServerID + "/1"}, nil
-			},
 			Message: func(_ context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+				if req.Method != "tools/call" {
+					return nil, &acp.MCPError{Code: -32601, Message: "method not found"}
+				}
 				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
 			},
 		},

@@ -3348,73 +3348,39 @@ func (x *NESSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the unstable schema's ConnectMcpRequest. Required,
-// an error when absent or malformed: serverId. Unknown fields are ignored;
-// _meta is kept when it is an object.
-func (x *ConnectMCPRequest) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ServerID wireStr  `json:"serverId"`
-		Meta     wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("connect mcp request", err)
-	}
-	if !w.ServerID.ok {
-		return errMissing("connect mcp request", "serverId")
-	}
-	*x = ConnectMCPRequest{
-		ServerID: w.ServerID.v,
-		Meta:     w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's MessageMcpNotification.
-// Required, an error when absent or malformed: connectionId, method. Read
-// as their default when malformed: params. Unknown fields are ignored;
-// _meta is kept when it is an object.
+// UnmarshalJSON decodes the unstable schema's MessageMcpRequest. Required,
+// an error when absent or malformed: serverId, requestId, method. Optional
+// but an error when malformed: params. Unknown fields are ignored; _meta is
+// kept when it is an object.
 func (x *MessageMCPRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ConnectionID wireStr  `json:"connectionId"`
-		Method       wireStr  `json:"method"`
-		Params       wireRaw  `json:"params"`
-		Meta         wireMeta `json:"_meta"`
+		ServerID  wireStr    `json:"serverId"`
+		RequestID wireStr    `json:"requestId"`
+		Method    wireStr    `json:"method"`
+		Params    wireObject `json:"params"`
+		Meta      wireMeta   `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return errDecode("mcp message", err)
 	}
-	if !w.ConnectionID.ok {
-		return errMissing("mcp message", "connectionId")
+	if !w.ServerID.ok {
+		return errMissing("mcp message", "serverId")
+	}
+	if !w.RequestID.ok {
+		return errMissing("mcp message", "requestId")
 	}
 	if !w.Method.ok {
 		return errMissing("mcp message", "method")
 	}
+	if w.Params.err != nil {
+		return errField("mcp message", "params", w.Params.err)
+	}
 	*x = MessageMCPRequest{
-		ConnectionID: w.ConnectionID.v,
-		Method:       w.Method.v,
-		Params:       w.Params.v,
-		Meta:         w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's DisconnectMcpRequest.
-// Required, an error when absent or malformed: connectionId. Unknown fields
-// are ignored; _meta is kept when it is an object.
-func (x *DisconnectMCPRequest) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ConnectionID wireStr  `json:"connectionId"`
-		Meta         wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("disconnect mcp request", err)
-	}
-	if !w.ConnectionID.ok {
-		return errMissing("disconnect mcp request", "connectionId")
-	}
-	*x = DisconnectMCPRequest{
-		ConnectionID: w.ConnectionID.v,
-		Meta:         w.Meta.raw(),
+		ServerID:  w.ServerID.v,
+		RequestID: w.RequestID.v,
+		Method:    w.Method.v,
+		Params:    w.Params.v,
+		Meta:      w.Meta.raw(),
 	}
 	return nil
 }

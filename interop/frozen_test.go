@@ -20,8 +20,9 @@ import (
 // have the same properties, and the same required ones, as the 1.21.0
 // definition of its name, so the 1.21.0 JSON (with the x-deserialize marks
 // the generator needs and the zod code lacks) still describes what the SDK
-// speaks. The connection-scoped MCP-over-ACP definitions must be in no part
-// of the SDK: that is why they are frozen.
+// speaks. MCP-over-ACP is not frozen: the package speaks the request-scoped
+// binding the pinned SDK schema defines, so no MCP definition may be frozen
+// or replaced, and the pinned ones must have the shape the package decodes.
 func TestFrozenDefsMatchTheSDK(t *testing.T) {
 	npm := needTool(t, "npm")
 	node := needTool(t, "node")
@@ -57,16 +58,11 @@ func TestFrozenDefsMatchTheSDK(t *testing.T) {
 	if err := json.Unmarshal(out, &sdk); err != nil {
 		t.Fatalf("nes_shapes.mjs printed %.200s: %v", out, err)
 	}
-	mcpOverACP := func(name string) bool {
-		return strings.Contains(name, "Mcp")
-	}
 	checked := 0
 	for _, name := range frozen.Defs {
 		z, ok := sdk[name]
-		if mcpOverACP(name) {
-			if ok {
-				t.Errorf("%s is in the SDK's NES module; take it from there", name)
-			}
+		if strings.Contains(name, "Mcp") {
+			t.Errorf("frozen.json keeps %s from %s; MCP-over-ACP comes from the pinned SDK schema", name, frozen.From)
 			continue
 		}
 		if !ok {
@@ -94,17 +90,26 @@ func TestFrozenDefsMatchTheSDK(t *testing.T) {
 	if checked < 30 {
 		t.Errorf("compared only %d object definitions; the NES snapshot moved?", checked)
 	}
-	// The replaced MCP-over-ACP definitions are in the SDK's v1 unstable
-	// schema in their request-scoped shape, without the connection id.
+	if len(frozen.Replace) != 0 {
+		t.Errorf("frozen.json replaces %v from %s: nothing the pinned SDK schema has needs the old shape now", frozen.Replace, frozen.From)
+	}
+	// The request-scoped binding of the pinned schema (1.24.1): mcp/message
+	// names a server and an inner request, no connection.
 	var pinned struct {
 		Defs map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
 		} `json:"$defs"`
 	}
 	readJSON(t, filepath.Join("..", "schema", "sdk-2.4.0", "v1", "schema.unstable.json"), &pinned)
-	for _, name := range frozen.Replace {
-		if _, conn := pinned.Defs[name].Properties["connectionId"]; conn || !mcpOverACP(name) {
-			t.Errorf("frozen.json replaces %s, but the pinned schema's has a connectionId (or it is no MCP-over-ACP definition): drop it from replace", name)
+	for _, name := range []string{"MessageMcpRequest", "MessageMcpNotification"} {
+		if got := slices.Sorted(slices.Values(pinned.Defs[name].Required)); !slices.Equal(got, []string{"method", "requestId", "serverId"}) {
+			t.Errorf("pinned %s requires %v, want method, requestId, serverId", name, got)
+		}
+	}
+	for _, name := range []string{"ConnectMcpRequest", "DisconnectMcpRequest", "McpConnectionId"} {
+		if _, ok := pinned.Defs[name]; ok {
+			t.Errorf("the pinned schema has %s again: the connection-scoped binding is back?", name)
 		}
 	}
 }

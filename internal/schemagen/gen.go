@@ -490,8 +490,16 @@ func (g *gen) plan(label string, f goField, m member, gt *goType) (fieldPlan, er
 			set(sel + ".v")
 			return p, nil
 		}
+		if !req && !lenient && strings.Contains(string(m.n.Type), `"object"`) {
+			// An object kept raw (MCP params); null is "not sent", any
+			// other value an error.
+			p.wire = "wireObject"
+			p.checks = append(p.checks, badValue)
+			set(sel + ".v")
+			return p, nil
+		}
 		if !req || lenient {
-			return p, fmt.Errorf("a json.RawMessage must be required and strict, or optional and lenient")
+			return p, fmt.Errorf("a json.RawMessage must be required and strict, optional and lenient, or an optional strict object")
 		}
 		// Any JSON value, null included, is kept (a request id may be null).
 		p.wire = "wireAny"

@@ -178,11 +178,10 @@ var generated = []genType{
 	{Go: "NESRenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true},
 	{Go: "NESSearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true},
 
-	// MCP-over-ACP (mcp.go). MessageMCPNotification, whose params are lenient,
-	// decodes both shapes of mcp/message (MessageMCPNotification is an alias).
-	{Go: "ConnectMCPRequest", Defs: []string{"ConnectMcpRequest"}, Unstable: true},
-	{Go: "MessageMCPRequest", Defs: []string{"MessageMcpNotification"}, Unstable: true, Label: "mcp message"},
-	{Go: "DisconnectMCPRequest", Defs: []string{"DisconnectMcpRequest"}, Unstable: true},
+	// MCP-over-ACP (mcp.go): the agent's mcp/message requests. The client
+	// only sends the response and MessageMcpNotification, so neither has a
+	// decoder.
+	{Go: "MessageMCPRequest", Defs: []string{"MessageMcpRequest"}, Unstable: true, Label: "mcp message"},
 
 	// Content.
 	{Go: "Role", Defs: []string{"Role"}},

@@ -10,11 +10,19 @@
 //   TSAGENT_REQUIRE_AUTH=1  session/new, session/load and session/resume fail
 //                           with -32000 (auth_required) until `authenticate`
 //                           succeeded with method "token".
+//   TSAGENT_MCP_ACP=1       advertises mcpCapabilities.acp (MCP-over-ACP) and
+//                           calls the client's declared servers in `mcp`.
 
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import * as acp from "@agentclientprotocol/sdk";
+import * as stable from "@agentclientprotocol/sdk";
+import * as unstable from "@agentclientprotocol/sdk/unstable";
 
+const { McpOverAcpCaller, isMcpServerAcp } = unstable;
+// With TSAGENT_MCP_ACP=1 the agent is built on the SDK's unstable entry
+// point, whose schema has the "acp" MCP server type and mcp/message; the
+// stable one refuses such a session/new.
+const acp = process.env.TSAGENT_MCP_ACP === "1" ? unstable : stable;
 const { agent, methods, ndJsonStream, RequestError } = acp;
 
 const log = (...args) => {
@@ -51,6 +59,22 @@ const listed = [
 let clientCaps = {};
 let authenticated = false;
 const requireAuth = process.env.TSAGENT_REQUIRE_AUTH === "1";
+const mcpOverAcp = process.env.TSAGENT_MCP_ACP === "1";
+// The SDK's agent-side MCP-over-ACP caller (request-scoped mcp/message).
+const mcpCaller = new McpOverAcpCaller({ clientInfo: { name: "acp-interop-tsagent", version: "0.1.0" } });
+// Every mcp/message notification the connection receives, before the caller
+// routes it: the SDK dispatches a notification asynchronously, so one read
+// in the same chunk as its request's response can reach the caller after
+// the request settled, and the caller then drops it. `mcp` waits for it
+// here instead.
+const mcpNotes = [];
+let mcpNoteArrived = () => {};
+function onMcpNotification(context) {
+  mcpNotes.push(`${context.params?.requestId === mcpLastRequestId ? "this" : "other"}:${context.params?.method}`);
+  mcpNoteArrived();
+  return mcpCaller.handleNotification(context);
+}
+let mcpLastRequestId = "";
 let sessionCounter = 0;
 
 /** sessionId -> { cwd, mode, model, cancel: AbortController | null } */
@@ -167,6 +191,48 @@ function outcomeText(outcome) {
 // Prompt scenarios. Each returns a PromptResponse.
 
 const scenarios = {
+  // `mcp`: through the SDK's McpOverAcpCaller, for each "acp" server the
+  // session declared: tools/call "echo" {text:"hi"}, reporting
+  // "mcp:<serverId>:echo:<outcome json>:notes=<notifications>" once one
+  // arrived, each "this:<method>" when it names the request ("other:" if
+  // not), and
+  // tools/call "nope", reporting "mcp:<serverId>:nope:<outcome json>"; then
+  // tools/call "block" with its signal aborted right after it is sent
+  // ($/cancel_request of the outer request), reporting
+  // "mcp:cancel:error:<code>" (or ":result:<json>"); then a request to the
+  // undeclared server "undeclared", reporting "mcp:undeclared:error:<code>".
+  async mcp(t, s) {
+    const servers = s.mcpServers ?? [];
+    for (const srv of servers) {
+      mcpNotes.length = 0;
+      mcpLastRequestId = `echo-${srv.serverId}`;
+      const arrived = new Promise((resolve) => { mcpNoteArrived = resolve; });
+      const echo = await mcpCaller.request(t.client, srv.serverId, "tools/call", { name: "echo", arguments: { text: "hi" } }, {
+        requestId: mcpLastRequestId,
+      });
+      await arrived;
+      await t.report(`mcp:${srv.serverId}:echo:${JSON.stringify(echo)}:notes=${mcpNotes.join(",")}`);
+      const nope = await mcpCaller.request(t.client, srv.serverId, "tools/call", { name: "nope", arguments: {} });
+      await t.report(`mcp:${srv.serverId}:nope:${JSON.stringify(nope)}`);
+    }
+    if (servers.length > 0) {
+      const ac = new AbortController();
+      const p = mcpCaller.request(t.client, servers[0].serverId, "tools/call", { name: "block", arguments: {} }, { signal: ac.signal });
+      ac.abort();
+      try {
+        await t.report(`mcp:cancel:result:${JSON.stringify(await p)}`);
+      } catch (err) {
+        await t.report(`mcp:cancel:error:${errCode(err)}`);
+      }
+    }
+    try {
+      const out = await mcpCaller.request(t.client, "undeclared", "tools/list", {});
+      await t.report(`mcp:undeclared:result:${JSON.stringify(out)}`);
+    } catch (err) {
+      await t.report(`mcp:undeclared:error:${errCode(err)}`);
+    }
+    return { stopReason: "end_turn" };
+  },
   // `flood N`: N agent_message_chunk updates of one message (24-byte texts,
   // as the Go benchmarks send), then end_turn; for throughput runs.
   async flood(t, s, arg) {
@@ -442,7 +508,7 @@ const app = agent({ name: "acp-interop-tsagent" })
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: mcpOverAcp ? { http: false, sse: false, acp: true } : { http: false, sse: false },
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
         _meta: { "acp-interop": { ping: "_acp/ping" } },
       },
@@ -460,6 +526,7 @@ const app = agent({ name: "acp-interop-tsagent" })
     checkAuth();
     const sessionId = `ts-${++sessionCounter}`;
     const s = newSessionState(params.cwd);
+    s.mcpServers = (params.mcpServers ?? []).filter(isMcpServerAcp);
     sessions.set(sessionId, s);
     return { sessionId, modes: modeState(s), configOptions: configOptions(s) };
   })
@@ -563,6 +630,8 @@ const app = agent({ name: "acp-interop-tsagent" })
       if (s.cancel === cancel) s.cancel = null;
     }
   })
+  // Not in the stable method table: routed by name, params as sent.
+  .onNotification(unstable.methods.agent.mcp.message, (p) => p, onMcpNotification)
   .onNotification(methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
     log("session/cancel for", params.sessionId, s?.cancel ? "(turn running)" : "(no turn)");
