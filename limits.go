@@ -145,6 +145,17 @@ type Limits struct {
 	MaxOrphanSessions int
 	MaxOrphanBytes    int
 
+	// MaxSubagentSessions caps the child sessions (subagents) kept on the
+	// client at once, over all parents and nesting levels. Zero means 64.
+	// Each child is a Session of its own, bounded as any session is (its
+	// turns by MaxTurnBytes and MaxEndedTurnBytes, its history and log
+	// likewise); this bounds how many there are. A subagent_update
+	// announcing one more is dropped (not folded into the parent) and
+	// reported as a "limit_exceeded" diagnostic; the child's later traffic
+	// is then for an unknown session. Releasing a child (Session.Release)
+	// frees its slot.
+	MaxSubagentSessions int
+
 	// ---- MCP-over-ACP ----
 
 	// MaxMCPConnections caps the MCP-over-ACP connections the agent has
@@ -212,6 +223,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxOrphanBytes <= 0 {
 		l.MaxOrphanBytes = 4 << 20
+	}
+	if l.MaxSubagentSessions <= 0 {
+		l.MaxSubagentSessions = 64
 	}
 	if l.MaxMCPConnections <= 0 {
 		l.MaxMCPConnections = 64

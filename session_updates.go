@@ -122,7 +122,7 @@ func (s *Session) droppedLocked(t *Turn) string {
 func replacesState(u Update) bool {
 	switch u.(type) {
 	case *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
-		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate:
+		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate, *SubagentUpdate:
 		return true
 	}
 	return false
@@ -197,6 +197,8 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Usage = u
 	case *Plan:
 		st.Plan, st.PlanContent = u.Entries, nil
+	case *SubagentUpdate:
+		foldSubagent(st, u)
 	default:
 		return foldPlanOrNoticeUpdate(st, u)
 	}
@@ -238,6 +240,10 @@ func (c *Client) onUpdate(params []byte) {
 	if uu, ok := u.(*UnknownUpdate); ok {
 		c.diag("unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
+	ok, child := c.checkSubagentTraffic(sid, u)
+	if !ok {
+		return
+	}
 	c.mu.Lock()
 	s := c.sessions[sid]
 	if s == nil {
@@ -250,6 +256,9 @@ func (c *Client) onUpdate(params []byte) {
 	}
 	c.mu.Unlock()
 	s.apply(u, meta, len(params))
+	if child != nil {
+		child.applySubagentState(u.(*SubagentUpdate))
+	}
 }
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or

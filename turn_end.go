@@ -35,9 +35,13 @@ import (
 //     ignored.
 //
 // Cancel returns without waiting. Cancelling an ended or already cancelled
-// turn does nothing.
+// turn does nothing, and so does cancelling a child session's turn when the
+// child does not grant cancel ([Session.Cancel] says so with an error).
 func (t *Turn) Cancel() {
 	s, c := t.s, t.s.c
+	if s.checkCancel() != nil {
+		return
+	}
 	s.mu.Lock()
 	if !t.life.cancel() {
 		s.mu.Unlock()
