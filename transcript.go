@@ -16,7 +16,7 @@ const (
 // message (Message set), or a tool call (ToolCall set). It points into the
 // state it came from and is read-only.
 type Item struct {
-	Kind     ItemKind
+	Kind           ItemKind
 	Message        *Message
 	ToolCall       *ToolCallState
 	SessionMessage *InterSessionMessage
