@@ -168,17 +168,18 @@ type Client struct {
 	baseCtx    context.Context // ends when the connection ends
 	baseCancel context.CancelFunc
 
-	mu          sync.Mutex
-	sessions    map[string]*Session
-	orphans     map[string][]orphan  // updates for session ids not registered yet
-	orphanBytes int                  // their notifications' total size
-	subagents   int                  // child sessions registered (Limits.MaxSubagentSessions)
-	prompts     map[string]*Turn     // in-flight session/prompt by request id
-	creating    map[string]*creation // in-flight session/new and session/fork by request id
-	sending     *Turn                // the prompt between Batch and the wire (holds promptSlot)
-	promptSlot  chan struct{}        // one prompt at a time on its way into jrpc2
-	deadPrompts map[string]bool      // prompts ended locally; their late answers are ignored
-	ended       bool                 // end ran: no prompt may register any more
+	mu            sync.Mutex
+	sessions      map[string]*Session
+	orphans       map[string][]orphan  // updates for session ids not registered yet
+	orphanBytes   int                  // their notifications' total size
+	subagents     int                  // child sessions registered (Limits.MaxSubagentSessions)
+	subagentDrops int                  // announcements dropped past that limit
+	prompts       map[string]*Turn     // in-flight session/prompt by request id
+	creating      map[string]*creation // in-flight session/new and session/fork by request id
+	sending       *Turn                // the prompt between Batch and the wire (holds promptSlot)
+	promptSlot    chan struct{}        // one prompt at a time on its way into jrpc2
+	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
+	ended         bool                 // end ran: no prompt may register any more
 
 	mcp mcpConns // declared MCP-over-ACP servers and open connections
 

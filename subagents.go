@@ -126,11 +126,21 @@ func (s *Session) Parent() *Session { return s.parent }
 
 // Children yields the child sessions announced on this session, in the
 // order they were announced (a snapshot taken when the iteration starts).
+// Released children (Session.Release) are left out.
 func (s *Session) Children() iter.Seq[*Session] {
 	s.mu.Lock()
 	kids := slices.Clone(s.children)
 	s.mu.Unlock()
-	return slices.Values(kids)
+	return func(yield func(*Session) bool) {
+		for _, k := range kids {
+			k.mu.Lock()
+			closed := k.closed
+			k.mu.Unlock()
+			if !closed && !yield(k) {
+				return
+			}
+		}
+	}
 }
 
 // Subagent returns what the parent said about this child session
@@ -305,8 +315,14 @@ func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
 		return true, child
 	}
 	if limit := c.opts.Limits.MaxSubagentSessions; c.subagents >= limit {
+		// Reported at the 1st, 2nd, 4th, 8th... drop: a flood costs a
+		// few diagnostics, not one per line.
+		c.subagentDrops++
+		n := c.subagentDrops
 		c.mu.Unlock()
-		c.diag(string(DiagLimitExceeded), fmt.Sprintf("dropped a subagent_update on session %s announcing %s: %d child sessions are kept already (Limits.MaxSubagentSessions)", agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
+		if n&(n-1) == 0 {
+			c.diag(string(DiagLimitExceeded), fmt.Sprintf("dropped %d subagent_update announcements (the latest on session %s, for %s): %d child sessions are kept already (Limits.MaxSubagentSessions)", n, agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
+		}
 		return false, nil
 	}
 	// Updates held for the id came before the announcement: the rule says

@@ -89,7 +89,11 @@ func (t *Turn) expire() {
 		c.deadPrompts[t.id] = true
 	}
 	c.mu.Unlock()
-	t.finish(func(l *turnLife) { l.expired(callError(MethodSessionPrompt, ErrCancelGrace)) })
+	method := MethodSessionPrompt
+	if t.byAgent {
+		method = MethodSessionCancel // a child's turn: no prompt was sent
+	}
+	t.finish(func(l *turnLife) { l.expired(callError(method, ErrCancelGrace)) })
 }
 
 // fail ends the turn with err (connection lost, write failed, line too long).
