@@ -298,3 +298,31 @@ func TestSubagentLimit(t *testing.T) {
 		t.Error("a released child did not free its slot")
 	}
 }
+
+// The subagent kinds encode with their kind and decode to equal values
+// (nulls included: they clear).
+func TestSubagentKindsRoundTrip(t *testing.T) {
+	for _, js := range []string{
+		`{"sessionUpdate":"subagent_update","sessionId":"A","title":"T","description":null,"capabilities":{"cancel":{}},"state":{"state":"idle","stopReason":"end_turn"},"cwd":"/w","_meta":{"k":1}}`,
+		`{"sessionUpdate":"session_message","messageId":"m","senderSessionId":"A","recipientSessionId":null,"content":[{"type":"text","text":"x"}]}`,
+		`{"sessionUpdate":"session_message_chunk","messageId":"m","content":{"type":"text","text":"y"}}`,
+	} {
+		var n1, n2 acp.SessionNotification
+		if err := json.Unmarshal([]byte(`{"sessionId":"s","update":`+js+`}`), &n1); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(n1.Update)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(`{"sessionId":"s","update":`+string(b)+`}`), &n2); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if d := cmp.Diff(n1.Update, n2.Update, rawEq); d != "" {
+			t.Errorf("%s round trip (-first +second):\n%s", js, d)
+		}
+		if !strings.Contains(string(b), "null") && strings.Contains(js, "null") {
+			t.Errorf("%s lost its null: %s", js, b)
+		}
+	}
+}

@@ -155,3 +155,32 @@ func (s StateUpdate) String() string {
 	}
 	return fmt.Sprintf("%s (%s)", s.State, s.StopReason)
 }
+
+// MarshalJSON writes the update with its "sessionUpdate" kind, as the
+// other update kinds do (the acp command's --json, a trace, a replay).
+func (u SubagentUpdate) MarshalJSON() ([]byte, error) {
+	type body SubagentUpdate
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"subagent_update", body(u)})
+}
+
+func (u SessionMessage) MarshalJSON() ([]byte, error) {
+	type body SessionMessage
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"session_message", body(u)})
+}
+
+func (u SessionMessageChunk) MarshalJSON() ([]byte, error) {
+	if u.Content == nil {
+		return nil, fmt.Errorf("acp: session_message_chunk: Content is nil")
+	}
+	type body SessionMessageChunk
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"session_message_chunk", body(u)})
+}

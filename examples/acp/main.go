@@ -135,6 +135,7 @@ type config struct {
 	trace       string
 	stderr      bool
 	diagnostics bool
+	subagents   bool
 	agent       []string
 	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
 }
@@ -170,6 +171,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.configs, "config", "set a config option before the first prompt, as ID=VALUE (repeatable)")
 	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
 	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")
+	fs.BoolVar(&cfg.subagents, "subagents", true, "advertise subagents: show the child sessions an agent delegates to, and the messages between sessions (--subagents=false: the agent reports them in the parent's turn, if at all)")
 	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
 	cfg.registry.register(fs, stderr)
 	fs.Usage = func() {
