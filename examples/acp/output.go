@@ -129,10 +129,10 @@ type updateEvent struct {
 	Event  string          `json:"event"`
 	Origin acp.EventOrigin `json:"origin,omitempty"`
 	// ParentSessionID is set on a child session's events.
-	ParentSessionID string `json:"parentSessionId,omitempty"`
-	Seq             uint64 `json:"seq"`
-	SessionID string          `json:"sessionId"`
-	Update    acp.Update      `json:"update"`
+	ParentSessionID string     `json:"parentSessionId,omitempty"`
+	Seq             uint64     `json:"seq"`
+	SessionID       string     `json:"sessionId"`
+	Update          acp.Update `json:"update"`
 }
 
 // emit writes one NDJSON event. An Encoder writes the line from its own
