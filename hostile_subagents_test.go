@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acpclient/acp"
@@ -114,5 +115,78 @@ func TestHostileSubagentNesting(t *testing.T) {
 	c.Close()
 	if v := rec.of(acp.DiagProtocolViolation); len(v) != 3 {
 		t.Errorf("violations %q, want 3 (re-parent, cycle, self)", v)
+	}
+}
+
+// Limits.MaxSubagentBytes bounds what the children under one session keep
+// together: past it their updates that grow state are dropped and
+// reported, the parent's own are folded still, state-replacing kinds
+// still apply, and a released child gives its bytes back.
+func TestHostileSubagentBytes(t *testing.T) {
+	chunk := `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("x", 200) + `"}}`
+	c, parent, turn, rec := subagentTurn(t, acp.ClientOptions{Subagents: true, Limits: acp.Limits{MaxSubagentBytes: 8 << 10}}, func(tu *acptest.Turn) error {
+		if err := raw(tu,
+			`{"sessionUpdate":"subagent_update","sessionId":"A","state":{"state":"running"}}`,
+			`A|{"sessionUpdate":"subagent_update","sessionId":"G","state":{"state":"running"}}`,
+		); err != nil {
+			return err
+		}
+		for range 200 {
+			if err := raw(tu, "A|"+chunk, "G|"+chunk, chunk); err != nil {
+				return err
+			}
+		}
+		return raw(tu, `G|{"sessionUpdate":"session_info_update","title":"still applied"}`)
+	})
+	a, g := c.Session("A"), c.Session("G")
+	kept := len(a.CurrentTurn().State().Messages[0].Text) + len(g.CurrentTurn().State().Messages[0].Text)
+	if kept == 0 || kept > 8<<10 {
+		t.Errorf("the children kept %d bytes of text under an 8 KiB budget", kept)
+	}
+	if got := len(turn.State().Messages[0].Text); got != 200*200 {
+		t.Errorf("the parent kept %d bytes of its own text, want all %d", got, 200*200)
+	}
+	if g.State().Title != "still applied" {
+		t.Error("a state-replacing update was dropped past the budget")
+	}
+	a.Release() // not granted cancel: its turn runs on, its slot and bytes stay until it ends
+	g.Release()
+	_ = parent
+	c.Close()
+	if d := rec.of(acp.DiagLimitExceeded); len(d) == 0 || len(d) > 12 || !strings.Contains(d[0], "MaxSubagentBytes") {
+		t.Errorf("limit diagnostics %q", d)
+	}
+}
+
+// A released child gives back what it was charged against its tree: a
+// child announced after it folds again.
+func TestSubagentBytesReleased(t *testing.T) {
+	chunk := `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("x", 200) + `"}}`
+	script := func(id string) []string {
+		out := []string{`{"sessionUpdate":"subagent_update","sessionId":"` + id + `"}`}
+		for range 60 {
+			out = append(out, id+"|"+chunk)
+		}
+		return out
+	}
+	c, parent, _, _ := subagentTurn(t, acp.ClientOptions{Subagents: true, Limits: acp.Limits{MaxSubagentBytes: 8 << 10}}, func(tu *acptest.Turn) error {
+		if tu.PromptText() == "again" {
+			return raw(tu, script("B")...)
+		}
+		return raw(tu, script("A")...)
+	})
+	a := c.Session("A")
+	if n := len(a.State().History.Messages[0].Text); n >= 60*200 || n == 0 {
+		t.Fatalf("A kept %d bytes: the budget did not bite", n)
+	}
+	a.Release()
+	turn, err := parent.Prompt(t.Context(), acp.Text("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.Wait()
+	b := c.Session("B")
+	if h := b.State().History; len(h.Messages) == 0 || len(h.Messages[0].Text) == 0 {
+		t.Errorf("B folded nothing after A was released: %+v", h.Messages)
 	}
 }

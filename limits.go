@@ -156,6 +156,18 @@ type Limits struct {
 	// frees its slot.
 	MaxSubagentSessions int
 
+	// MaxSubagentBytes bounds what the child sessions under one session
+	// the client opened (its children, theirs, and so on) make the client
+	// keep together, counted as MaxTurnBytes counts it (each child's own
+	// turns and history are bounded by MaxTurnBytes too). Zero means
+	// MaxTurnBytes. Past it, what would grow a child's state is not
+	// folded (messages, thoughts, tool calls, permission requests' tool
+	// calls, unknown kinds); kinds that replace part of its state are
+	// still applied, as past MaxTurnBytes. A "limit_exceeded" diagnostic
+	// reports it at the 1st, 2nd, 4th... drop. Releasing a child
+	// (Session.Release) gives back what it was charged.
+	MaxSubagentBytes int64
+
 	// ---- MCP-over-ACP ----
 
 	// MaxMCPConnections caps the MCP-over-ACP connections the agent has
@@ -226,6 +238,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxSubagentSessions <= 0 {
 		l.MaxSubagentSessions = 64
+	}
+	if l.MaxSubagentBytes <= 0 {
+		l.MaxSubagentBytes = l.MaxTurnBytes
 	}
 	if l.MaxMCPConnections <= 0 {
 		l.MaxMCPConnections = 64

@@ -40,6 +40,15 @@ type Session struct {
 	parent   *Session
 	children []*Session
 	subCaps  *SubagentSessionCapabilities
+	// tree is, on a child, the budget of the children under the same
+	// session the client opened (Limits.MaxSubagentBytes), set before the
+	// child is registered; treeCharged is what this child was charged
+	// against it. kids is that budget on the root session itself, set at
+	// its first child's announcement under c.mu (the root's own updates
+	// are not charged to it).
+	tree        *subtreeBudget
+	treeCharged int64
+	kids        *subtreeBudget
 
 	// log holds the session's events (Session.Events), the latest of
 	// them: see logLocked. logBytes sums the cost of those it keeps.
@@ -381,6 +390,11 @@ func (c *Client) unregister(s *Session) {
 		delete(c.sessions, s.id)
 		if s.parent != nil {
 			c.subagents--
+			s.mu.Lock()
+			n := s.treeCharged
+			s.treeCharged = 0
+			s.mu.Unlock()
+			s.tree.charged.Add(-n)
 		}
 	}
 	c.mu.Unlock()

@@ -49,6 +49,15 @@ func (o overBudget) act(c *Client) {
 // cancelled when it crossed the limit, may wind down until then), past the
 // limit outside turns. A caller that folds it anyway calls keptLocked.
 func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget) {
+	if s.tree != nil {
+		// A child: its tree's budget first (subagents.go).
+		if msg, past := s.chargeTreeLocked(size); past {
+			if msg != "" {
+				over.msgs = append(over.msgs, msg)
+			}
+			return true, over
+		}
+	}
 	limit := s.c.opts.Limits.MaxTurnBytes
 	if t == nil {
 		s.outside.charge(size, limit)
@@ -101,6 +110,9 @@ func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
 // diagnostic to report, if any: the first drop of a turn (the total comes
 // when it ends), and the 1st, 2nd, 4th, 8th... outside turns.
 func (s *Session) droppedLocked(t *Turn) string {
+	if s.treeOverLocked() {
+		return "" // chargeTreeLocked reported it
+	}
 	limit := s.c.opts.Limits.MaxTurnBytes
 	if t != nil {
 		if t.budget.drop() == 1 {

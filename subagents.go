@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/acpclient/acp/internal/agenttext"
 )
@@ -340,8 +341,16 @@ func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
 	if u.AdditionalDirectories != nil {
 		dirs = u.AdditionalDirectories
 	}
+	root := parent
+	for root.parent != nil {
+		root = root.parent
+	}
+	if root.kids == nil {
+		root.kids = &subtreeBudget{}
+	}
 	child := newSession(c, u.SessionID, cwd, slices.Clip(dirs))
 	child.parent = parent
+	child.tree = root.kids
 	child.state.ParentSessionID = parent.id
 	child.logLocked(sentry{kind: entSetup, setup: &SessionSetup{ParentSessionID: parent.id}})
 	// The agent chose the child's directories; the client granted only
@@ -398,6 +407,36 @@ func (s *Session) applySubagentState(u *SubagentUpdate) {
 	default:
 		s.mu.Unlock()
 	}
+}
+
+// subtreeBudget counts what the children under one session the client
+// opened were charged together, against Limits.MaxSubagentBytes. Atomic:
+// children of one tree fold under their own locks.
+type subtreeBudget struct {
+	charged atomic.Int64
+	drops   atomic.Int64
+}
+
+// chargeTreeLocked charges size against a child's tree and reports
+// whether the tree is past Limits.MaxSubagentBytes, with the diagnostic
+// to report (at the 1st, 2nd, 4th... drop). s.mu is held.
+func (s *Session) chargeTreeLocked(size int64) (msg string, past bool) {
+	limit := s.c.opts.Limits.MaxSubagentBytes
+	if s.tree.charged.Load() > limit {
+		if n := s.tree.drops.Add(1); n&(n-1) == 0 {
+			msg = fmt.Sprintf("dropped %d updates of child sessions under the session that owns %s: they reached %d bytes, over Limits.MaxSubagentBytes (%d)", n, agenttext.Quote(s.id), s.tree.charged.Load(), limit)
+		}
+		return msg, true
+	}
+	s.tree.charged.Add(size)
+	s.treeCharged += size
+	return "", false
+}
+
+// treeOverLocked reports whether s is a child whose tree is past
+// Limits.MaxSubagentBytes.
+func (s *Session) treeOverLocked() bool {
+	return s.tree != nil && s.tree.charged.Load() > s.c.opts.Limits.MaxSubagentBytes
 }
 
 // failChildTurns ends the agent-started turns still running when the
