@@ -13,7 +13,8 @@ const (
 )
 
 // Item is one entry of a state's transcript: a message, thought or user
-// message (Message set), or a tool call (ToolCall set). It points into the
+// message (Message set), a tool call (ToolCall set), or a message between
+// sessions (SessionMessage set). It points into the
 // state it came from and is read-only.
 type Item struct {
 	Kind           ItemKind
@@ -36,8 +37,8 @@ func (it Item) Order() int {
 	return 0
 }
 
-// Items returns the state's user messages, messages, thoughts and tool
-// calls as one transcript, in the order each started (by Order): what a
+// Items returns the state's user messages, messages, thoughts, tool calls
+// and messages between sessions as one transcript, in the order each started (by Order): what a
 // chat view renders, for a turn or for a session's History. Each list is in
 // that order already, so this is a merge, linear in the number of items.
 func (st TurnState) Items() []Item {
