@@ -395,6 +395,11 @@ func (c *Client) unregister(s *Session) {
 			s.treeCharged = 0
 			s.mu.Unlock()
 			s.tree.charged.Add(-n)
+			// The parent forgets it too (c.mu before s.mu, as everywhere).
+			p := s.parent
+			p.mu.Lock()
+			p.children = slices.DeleteFunc(p.children, func(k *Session) bool { return k == s })
+			p.mu.Unlock()
 		}
 	}
 	c.mu.Unlock()

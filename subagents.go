@@ -127,7 +127,9 @@ func (s *Session) Parent() *Session { return s.parent }
 
 // Children yields the child sessions announced on this session, in the
 // order they were announced (a snapshot taken when the iteration starts).
-// Released children (Session.Release) are left out.
+// Released children (Session.Release) are left out; the parent forgets
+// one once its last turn has ended. The parent's SessionState.Subagents
+// keeps what it said about every child it announced.
 func (s *Session) Children() iter.Seq[*Session] {
 	s.mu.Lock()
 	kids := slices.Clone(s.children)

@@ -326,3 +326,19 @@ func TestSubagentKindsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A released child leaves its parent's children; what the parent said
+// about it stays in the parent's state.
+func TestSubagentReleasedLeavesParent(t *testing.T) {
+	c, parent, _, _ := subagentTurn(t, acp.ClientOptions{Subagents: true}, func(tu *acptest.Turn) error {
+		return raw(tu, `{"sessionUpdate":"subagent_update","sessionId":"A"}`, `{"sessionUpdate":"subagent_update","sessionId":"B"}`)
+	})
+	c.Session("A").Release()
+	kids := slicesOf(parent.Children())
+	if len(kids) != 1 || kids[0].ID() != "B" || c.Session("A") != nil || acp.ChildrenKept(parent) != 1 {
+		t.Errorf("children after releasing A: %v", kids)
+	}
+	if len(parent.State().Subagents) != 2 {
+		t.Errorf("the parent's record lost A: %+v", parent.State().Subagents)
+	}
+}
