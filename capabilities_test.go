@@ -62,6 +62,8 @@ func TestCapabilitiesFromHandlers(t *testing.T) {
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
 		{"plans, notices, compaction", &ClientOptions{PlanOperations: true, Notices: true, Compaction: true},
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"notices":{},"compaction":{}},"plan":{},"auth":{"terminal":false}}`},
+		{"subagents", &ClientOptions{Subagents: true},
+			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"subagents":{},"auth":{"terminal":false}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, tr := newRawAgent(t)

@@ -85,6 +85,18 @@ type ClientOptions struct {
 	// (SessionState.Plans, PlanContent, Plan).
 	PlanOperations bool
 
+	// Subagents advertises clientCapabilities.subagents: the agent may then
+	// expose the subagents it delegates to as child sessions, which the
+	// client keeps as Sessions of their own (Session.Children,
+	// Session.Parent, Client.Session; SessionState.Subagents), with
+	// turns the agent starts; and it may send session_message and
+	// session_message_chunk (TurnState.SessionMessages). Off by default:
+	// with it, the agent reports a child's work on the child session, not
+	// the parent's turn, so a caller that watches only the turns it
+	// prompted would miss it. Without it, those kinds are protocol
+	// violations, dropped and reported (DiagProtocolViolation).
+	Subagents bool
+
 	// Notices advertises session.notices: the agent may then send notice
 	// updates for the user (SessionState.Notice; shown by the caller).
 	Notices bool
@@ -164,17 +176,19 @@ type Client struct {
 	baseCtx    context.Context // ends when the connection ends
 	baseCancel context.CancelFunc
 
-	mu          sync.Mutex
-	auth        *AuthStatus // the latest auth status heard of, under mu
-	sessions    map[string]*Session
-	orphans     map[string][]orphan  // updates for session ids not registered yet
-	orphanBytes int                  // their notifications' total size
-	prompts     map[string]*Turn     // in-flight session/prompt by request id
-	creating    map[string]*creation // in-flight session/new and session/fork by request id
-	sending     *Turn                // the prompt between Batch and the wire (holds promptSlot)
-	promptSlot  chan struct{}        // one prompt at a time on its way into jrpc2
-	deadPrompts map[string]bool      // prompts ended locally; their late answers are ignored
-	ended       bool                 // end ran: no prompt may register any more
+	mu            sync.Mutex
+	auth          *AuthStatus // the latest auth status heard of, under mu
+	sessions      map[string]*Session
+	orphans       map[string][]orphan  // updates for session ids not registered yet
+	orphanBytes   int                  // their notifications' total size
+	subagents     int                  // child sessions registered (Limits.MaxSubagentSessions)
+	subagentDrops int                  // announcements dropped past that limit
+	prompts       map[string]*Turn     // in-flight session/prompt by request id
+	creating      map[string]*creation // in-flight session/new and session/fork by request id
+	sending       *Turn                // the prompt between Batch and the wire (holds promptSlot)
+	promptSlot    chan struct{}        // one prompt at a time on its way into jrpc2
+	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
+	ended         bool                 // end ran: no prompt may register any more
 
 	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 
@@ -296,6 +310,9 @@ func (c *Client) capabilities() ClientCapabilities {
 	if c.opts.PlanOperations {
 		caps.Plan = &Capability{}
 	}
+	if c.opts.Subagents {
+		caps.Subagents = &Capability{}
+	}
 	if e := c.opts.Elicitation; e != nil && e.Create != nil && (e.Form || e.URL) {
 		caps.Elicitation = &ElicitationCapabilities{}
 		if e.Form {
@@ -410,6 +427,7 @@ func (c *Client) end(reason error) {
 		for _, t := range turns {
 			t.fail(callError(MethodSessionPrompt, reason))
 		}
+		c.failChildTurns(reason)
 		close(c.done)
 		c.baseCancel()
 	})

@@ -200,6 +200,10 @@ func (f *fold) foldCost(u Update) int64 {
 		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
 	case *ToolCallUpdate:
 		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
+	case *SessionMessage:
+		return f.smsgs.cost(u.MessageID)
+	case *SessionMessageChunk:
+		return f.smsgs.cost(u.MessageID)
 	}
 	return 0
 }

@@ -49,6 +49,17 @@
 // are answered by the handlers in [ClientOptions]; extension methods go to
 // [ClientOptions.ExtMethod].
 //
+// With [ClientOptions.Subagents] the agent may expose the subagents it
+// delegates to as child sessions: a subagent_update on a parent announces
+// one, and the client keeps it as a [Session] of its own ([Session.Parent],
+// [Session.Children], [Client.Session]), whose turns the agent starts and
+// ends by the state it reports ([Turn.AgentStarted]); the parent's
+// [SessionState].Subagents holds what it said about each. Messages between
+// sessions fold into [TurnState].SessionMessages. A child takes no
+// mutation from the client but the cancel it grants ([Session.Cancel];
+// the rest fail with [ErrSubagentRestricted]). docs/SUBAGENTS.md has the
+// rules and limits.
+//
 // A UI renders from one feed: every change to a turn's state is an [Event]
 // with a sequence number — the agent's updates, a permission request's
 // patch to its tool call, the client's own cancelled marks, the end of the

@@ -9,3 +9,10 @@ var RunTestAgent = runTestAgent
 var RunTestHost = runTestHost
 
 const TestHostEnv = testHostEnv
+
+// ChildrenKept is how many children s holds, released ones included.
+func ChildrenKept(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.children)
+}

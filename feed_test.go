@@ -19,7 +19,7 @@ func randomStep(r *rand.Rand) map[string]any {
 	}
 	id := func(prefix string, n int) string { return fmt.Sprint(prefix, r.IntN(n)) }
 	statuses := []string{"pending", "in_progress", "completed", "failed"}
-	switch r.IntN(14) {
+	switch r.IntN(17) {
 	case 0, 1:
 		u := map[string]any{"sessionUpdate": "agent_message_chunk", "content": text()}
 		if r.IntN(2) == 0 {
@@ -76,6 +76,47 @@ func randomStep(r *rand.Rand) map[string]any {
 		return u
 	case 13:
 		return map[string]any{"sessionUpdate": "compaction_summary_chunk", "compactionId": id("c", 2), "content": text()}
+	// Child sessions and messages between sessions (the client sets
+	// ClientOptions.Subagents).
+	case 14:
+		u := map[string]any{"sessionUpdate": "subagent_update", "sessionId": id("k", 3)}
+		for _, f := range []string{"title", "description"} {
+			switch r.IntN(3) {
+			case 0:
+				u[f] = id(f+" ", 5)
+			case 1:
+				u[f] = nil
+			}
+		}
+		switch r.IntN(4) {
+		case 0:
+			u["state"] = map[string]any{"state": "running"}
+		case 1:
+			u["state"] = map[string]any{"state": "idle", "stopReason": "end_turn"}
+		case 2:
+			u["state"] = nil
+		}
+		if r.IntN(3) == 0 {
+			u["_meta"] = map[string]any{id("key", 3): r.IntN(10)}
+		}
+		return u
+	case 15:
+		u := map[string]any{"sessionUpdate": "session_message", "messageId": id("sm", 3)}
+		if r.IntN(2) == 0 {
+			u["senderSessionId"] = "s1"
+		}
+		if r.IntN(3) == 0 {
+			u["recipientMessageId"] = nil
+		}
+		switch r.IntN(3) {
+		case 0:
+			u["content"] = []any{text()}
+		case 1:
+			u["content"] = []any{}
+		}
+		return u
+	case 16:
+		return map[string]any{"sessionUpdate": "session_message_chunk", "messageId": id("sm", 3), "content": text()}
 	default:
 		return map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": id("mode", 3)}
 	}
@@ -109,7 +150,7 @@ func TestFeedReproducesState(t *testing.T) {
 	for seed := range 60 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 7))
-			opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+			opts := &ClientOptions{Subagents: true, Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
 				if r := req.Seq % 3; r == 0 {
 					<-ctx.Done() // left pending until the cancel, or the end
 					return CancelledOutcome(), nil
@@ -412,7 +453,7 @@ func TestElicitationPlacedInStream(t *testing.T) {
 // A turn longer than several log chunks reads back whole and in order, live
 // and replayed, and from any resume point.
 func TestEventsAcrossLogChunks(t *testing.T) {
-	_, a, _, turn, p := startTurn(t, nil)
+	_, a, _, turn, p := startTurn(t, &ClientOptions{Subagents: true})
 	live := make(chan []Event, 1)
 	go func() {
 		var evs []Event

@@ -27,6 +27,7 @@ type fold struct {
 	messages msgList
 	thoughts msgList
 	user     msgList
+	smsgs    sessMsgs // messages between sessions (fold_session_messages.go)
 	tools    toolTable
 	plan     []PlanEntry
 	planID   string // the plan_update plan that plan shows; "" for a legacy plan
@@ -352,6 +353,10 @@ func (f *fold) apply(u Update) *ToolCallState {
 		if f.planID != "" && f.planID == u.PlanID {
 			f.plan, f.planID = nil, ""
 		}
+	case *SessionMessage:
+		f.applySessionMessage(u)
+	case *SessionMessageChunk:
+		f.applySessionMessageChunk(u)
 	}
 	f.lastKind = kind
 	return tc

@@ -41,6 +41,9 @@ func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 	if req == nil || req.SessionID == "" {
 		return nil, callError(MethodSessionFork, errors.New("a session id is required"))
 	}
+	if err := c.checkNotChild(MethodSessionFork, req.SessionID); err != nil {
+		return nil, err
+	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {

@@ -145,6 +145,29 @@ type Limits struct {
 	MaxOrphanSessions int
 	MaxOrphanBytes    int
 
+	// MaxSubagentSessions caps the child sessions (subagents) kept on the
+	// client at once, over all parents and nesting levels. Zero means 64.
+	// Each child is a Session of its own, bounded as any session is (its
+	// turns by MaxTurnBytes and MaxEndedTurnBytes, its history and log
+	// likewise); this bounds how many there are. A subagent_update
+	// announcing one more is dropped (not folded into the parent) and
+	// reported as a "limit_exceeded" diagnostic; the child's later traffic
+	// is then for an unknown session. Releasing a child (Session.Release)
+	// frees its slot.
+	MaxSubagentSessions int
+
+	// MaxSubagentBytes bounds what the child sessions under one session
+	// the client opened (its children, theirs, and so on) make the client
+	// keep together, counted as MaxTurnBytes counts it (each child's own
+	// turns and history are bounded by MaxTurnBytes too). Zero means
+	// MaxTurnBytes. Past it, what would grow a child's state is not
+	// folded (messages, thoughts, tool calls, permission requests' tool
+	// calls, unknown kinds); kinds that replace part of its state are
+	// still applied, as past MaxTurnBytes. A "limit_exceeded" diagnostic
+	// reports it at the 1st, 2nd, 4th... drop. Releasing a child
+	// (Session.Release) gives back what it was charged.
+	MaxSubagentBytes int64
+
 	// ---- MCP-over-ACP ----
 
 	// MaxMCPRequests caps the inner MCP requests (mcp/message) active at
@@ -212,6 +235,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxOrphanBytes <= 0 {
 		l.MaxOrphanBytes = 4 << 20
+	}
+	if l.MaxSubagentSessions <= 0 {
+		l.MaxSubagentSessions = 64
+	}
+	if l.MaxSubagentBytes <= 0 {
+		l.MaxSubagentBytes = l.MaxTurnBytes
 	}
 	if l.MaxMCPRequests <= 0 {
 		l.MaxMCPRequests = 64

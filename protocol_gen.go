@@ -2887,10 +2887,10 @@ func (x *SubagentSessionCapabilities) UnmarshalJSON(b []byte) error {
 func (x *SessionMessage) UnmarshalJSON(b []byte) error {
 	var w struct {
 		MessageID          wireStr                     `json:"messageId"`
-		SenderSessionID    wireStr                     `json:"senderSessionId"`
-		RecipientSessionID wireStr                     `json:"recipientSessionId"`
-		SenderMessageID    wireStr                     `json:"senderMessageId"`
-		RecipientMessageID wireStr                     `json:"recipientMessageId"`
+		SenderSessionID    wireField[string]           `json:"senderSessionId"`
+		RecipientSessionID wireField[string]           `json:"recipientSessionId"`
+		SenderMessageID    wireField[string]           `json:"senderMessageId"`
+		RecipientMessageID wireField[string]           `json:"recipientMessageId"`
 		Content            wireList[contentBlockField] `json:"content"`
 		Meta               wireMeta                    `json:"_meta"`
 	}
@@ -2909,10 +2909,10 @@ func (x *SessionMessage) UnmarshalJSON(b []byte) error {
 	}
 	*x = SessionMessage{
 		MessageID:          w.MessageID.v,
-		SenderSessionID:    w.SenderSessionID.ptr(),
-		RecipientSessionID: w.RecipientSessionID.ptr(),
-		SenderMessageID:    w.SenderMessageID.ptr(),
-		RecipientMessageID: w.RecipientMessageID.ptr(),
+		SenderSessionID:    w.SenderSessionID.f,
+		RecipientSessionID: w.RecipientSessionID.f,
+		SenderMessageID:    w.SenderMessageID.f,
+		RecipientMessageID: w.RecipientMessageID.f,
 		Content:            content,
 		Meta:               w.Meta.raw(),
 	}

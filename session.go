@@ -34,6 +34,22 @@ type Session struct {
 	changed notifier            // fired at every change: Changes and Events wait on it
 	perms   map[string]*inbound // pending permission requests by request id
 
+	// A child session's parent (nil otherwise; set before the child is
+	// registered, never changed), the children announced on this session,
+	// and what the parent's latest subagent_update granted (subagents.go).
+	parent   *Session
+	children []*Session
+	subCaps  *SubagentSessionCapabilities
+	// tree is, on a child, the budget of the children under the same
+	// session the client opened (Limits.MaxSubagentBytes), set before the
+	// child is registered; treeCharged is what this child was charged
+	// against it. kids is that budget on the root session itself, set at
+	// its first child's announcement under c.mu (the root's own updates
+	// are not charged to it).
+	tree        *subtreeBudget
+	treeCharged int64
+	kids        *subtreeBudget
+
 	// log holds the session's events (Session.Events), the latest of
 	// them: see logLocked. logBytes sums the cost of those it keeps.
 	log      eventLog[sentry]
@@ -86,6 +102,14 @@ type SessionState struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
+
+	// ParentSessionID is, for a child session, the session whose
+	// subagent_update announced it ("" otherwise).
+	ParentSessionID string `json:"parentSessionId,omitempty"`
+	// Subagents are the child sessions announced on this session, in the
+	// order of their announcement, as the parent described them
+	// (subagent_update, patch by patch).
+	Subagents []Subagent `json:"subagents,omitempty"`
 
 	// History folds the updates that arrived outside any turn: a
 	// session/load replay, and updates an agent sent between turns.
@@ -171,6 +195,7 @@ func clipSessionState(st *SessionState) {
 	st.Commands = slices.Clip(st.Commands)
 	st.Plan = slices.Clip(st.Plan)
 	st.Outside = slices.Clip(st.Outside)
+	st.Subagents = slices.Clip(st.Subagents)
 }
 
 // Turns returns the session's turns, oldest first, except those released.
@@ -298,6 +323,9 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	if req == nil || req.SessionID == "" {
 		return nil, callError(MethodSessionLoad, errors.New("a session id is required"))
 	}
+	if err := c.checkNotChild(MethodSessionLoad, req.SessionID); err != nil {
+		return nil, err
+	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
@@ -338,6 +366,9 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 	if req == nil || req.SessionID == "" {
 		return nil, callError(MethodSessionResume, errors.New("a session id is required"))
 	}
+	if err := c.checkNotChild(MethodSessionResume, req.SessionID); err != nil {
+		return nil, err
+	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
@@ -366,6 +397,19 @@ func (c *Client) unregister(s *Session) {
 	c.mu.Lock()
 	if c.sessions[s.id] == s {
 		delete(c.sessions, s.id)
+		if s.parent != nil {
+			c.subagents--
+			s.mu.Lock()
+			n := s.treeCharged
+			s.treeCharged = 0
+			s.mu.Unlock()
+			s.tree.charged.Add(-n)
+			// The parent forgets it too (c.mu before s.mu, as everywhere).
+			p := s.parent
+			p.mu.Lock()
+			p.children = slices.DeleteFunc(p.children, func(k *Session) bool { return k == s })
+			p.mu.Unlock()
+		}
 	}
 	c.mu.Unlock()
 }
@@ -643,8 +687,13 @@ func (s *Session) Close(ctx context.Context) error {
 	return err
 }
 
-// checkOpen fails with ErrSessionClosed once the session was released.
+// checkOpen fails with ErrSessionClosed once the session was released,
+// and with ErrSubagentRestricted on a child session: every caller is a
+// mutation the schema reserves to the child's agent.
 func (s *Session) checkOpen(method string) error {
+	if err := s.checkMutable(method); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

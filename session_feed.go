@@ -42,6 +42,9 @@ type SessionSetup struct {
 	Models *SessionModelState `json:"models,omitempty"`
 	// Meta is the result's _meta.
 	Meta json.RawMessage `json:"_meta,omitempty"`
+	// ParentSessionID is set on a child session's setup: the session
+	// that announced it.
+	ParentSessionID string `json:"parentSessionId,omitempty"`
 }
 
 // sentry is one event of a session's log.
@@ -210,6 +213,9 @@ func (sf *SessionFold) Apply(ev Event) {
 			if su.Meta != nil {
 				st.Meta = su.Meta
 			}
+			if su.ParentSessionID != "" {
+				st.ParentSessionID = su.ParentSessionID
+			}
 		}
 	case EventTurnStart:
 		st.Turns++
@@ -272,7 +278,8 @@ func foldFrom(st TurnState, outside []OutsideUpdate) fold {
 		f.tools.put(&c)
 		c.Order = tc.Order // put numbered it afresh; the snapshot's stands
 	}
-	f.tools.items = len(st.Messages) + len(st.Thoughts) + len(st.UserMessages) + len(st.ToolCalls)
+	f.smsgs.restore(st.SessionMessages)
+	f.tools.items = len(st.Messages) + len(st.Thoughts) + len(st.UserMessages) + len(st.ToolCalls) + len(st.SessionMessages)
 	f.plan, f.planID = st.Plan, st.PlanID
 	if n := len(outside); n > 0 {
 		f.lastKind = outside[n-1].Update.UpdateKind()

@@ -58,7 +58,7 @@ func TestSessionFeedReproducesState(t *testing.T) {
 	for seed := range 30 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 11))
-			_, a, s := sessionWithModes(t, &ClientOptions{Limits: Limits{SessionLog: 8, OutsideLog: 3}})
+			_, a, s := sessionWithModes(t, &ClientOptions{Subagents: true, Limits: Limits{SessionLog: 8, OutsideLog: 3}})
 			live := make(chan SessionState, 1)
 			var endSeq uint64
 			ctx, stop := context.WithCancel(context.Background())
@@ -115,6 +115,14 @@ func TestSessionFeedReproducesState(t *testing.T) {
 					a.update("s1", map[string]any{"sessionUpdate": "session_info_update", "title": fmt.Sprint("title ", i)})
 				case k == 6:
 					a.update("s1", map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": fmt.Sprint("c", i), "description": "d"}}})
+				case k == 8 && r.IntN(2) == 0:
+					// A child's own traffic (dropped, and reported, while
+					// the child is not announced).
+					a.update(fmt.Sprint("k", r.IntN(3)), randomStep(r))
+				case k == 9 && r.IntN(2) == 0:
+					state := []string{"running", "idle", "requires_action"}[r.IntN(3)]
+					a.update("s1", map[string]any{"sessionUpdate": "subagent_update", "sessionId": fmt.Sprint("k", r.IntN(3)),
+						"state": map[string]any{"state": state, "stopReason": "end_turn"}})
 				case k == 7 && r.IntN(3) == 0:
 					// Between updates on the wire: the reader may have
 					// applied some of those sent before, not all.
@@ -153,6 +161,28 @@ func TestSessionFeedReproducesState(t *testing.T) {
 			}
 			if seq != replay.Seq() {
 				t.Errorf("Seq %d after the last event %d", replay.Seq(), seq)
+			}
+			// The children's feeds are their states too, and so are
+			// their turns' (the agent's).
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			for child := range s.Children() {
+				var cf SessionFold
+				for ev := range child.Events(done, 0) {
+					cf.Apply(ev)
+				}
+				if diff := cmp.Diff(child.State(), cf.State()); diff != "" {
+					t.Errorf("child %s: its events fold differently from State (-State +fold):\n%s", child.ID(), diff)
+				}
+				for _, ct := range child.Turns() {
+					var evs []Event
+					for ev := range ct.Events(done, 0) {
+						evs = append(evs, ev)
+					}
+					if diff := cmp.Diff(ct.State(), foldEvents(t, evs)); diff != "" {
+						t.Errorf("child %s: a turn's events fold differently from State (-State +fold):\n%s", child.ID(), diff)
+					}
+				}
 			}
 		})
 	}

@@ -49,6 +49,15 @@ func (o overBudget) act(c *Client) {
 // cancelled when it crossed the limit, may wind down until then), past the
 // limit outside turns. A caller that folds it anyway calls keptLocked.
 func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget) {
+	if s.tree != nil {
+		// A child: its tree's budget first (subagents.go).
+		if msg, past := s.chargeTreeLocked(size); past {
+			if msg != "" {
+				over.msgs = append(over.msgs, msg)
+			}
+			return true, over
+		}
+	}
 	limit := s.c.opts.Limits.MaxTurnBytes
 	if t == nil {
 		s.outside.charge(size, limit)
@@ -101,6 +110,9 @@ func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
 // diagnostic to report, if any: the first drop of a turn (the total comes
 // when it ends), and the 1st, 2nd, 4th, 8th... outside turns.
 func (s *Session) droppedLocked(t *Turn) string {
+	if s.treeOverLocked() {
+		return "" // chargeTreeLocked reported it
+	}
 	limit := s.c.opts.Limits.MaxTurnBytes
 	if t != nil {
 		if t.budget.drop() == 1 {
@@ -122,7 +134,7 @@ func (s *Session) droppedLocked(t *Turn) string {
 func replacesState(u Update) bool {
 	switch u.(type) {
 	case *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
-		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate:
+		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate, *SubagentUpdate:
 		return true
 	}
 	return false
@@ -197,6 +209,8 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Usage = u
 	case *Plan:
 		st.Plan, st.PlanContent = u.Entries, nil
+	case *SubagentUpdate:
+		foldSubagent(st, u)
 	default:
 		return foldPlanOrNoticeUpdate(st, u)
 	}
@@ -238,6 +252,10 @@ func (c *Client) onUpdate(params []byte) {
 	if uu, ok := u.(*UnknownUpdate); ok {
 		c.diag("unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
+	ok, child := c.checkSubagentTraffic(sid, u)
+	if !ok {
+		return
+	}
 	c.mu.Lock()
 	s := c.sessions[sid]
 	if s == nil {
@@ -250,6 +268,9 @@ func (c *Client) onUpdate(params []byte) {
 	}
 	c.mu.Unlock()
 	s.apply(u, meta, len(params))
+	if child != nil {
+		child.applySubagentState(u.(*SubagentUpdate))
+	}
 }
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or

@@ -35,6 +35,8 @@ type Turn struct {
 	// budget counts the turn's updates against Limits.MaxTurnBytes.
 	budget    byteBudget
 	forgotten bool // Release was called: the fold goes too, at the end
+	// byAgent: a child session's turn, started by the agent (subagents.go).
+	byAgent bool
 
 	done chan struct{} // closed when the turn has ended
 }
@@ -62,6 +64,10 @@ type TurnState struct {
 	// when Plan is a legacy plan update's, or empty because the last plan
 	// is markdown, a file or removed. SessionState.Plans has every plan.
 	PlanID string `json:"planId,omitempty"`
+	// SessionMessages are the messages between sessions that arrived on
+	// this turn's session (session_message, session_message_chunk), one
+	// per messageId, in the order each started.
+	SessionMessages []InterSessionMessage `json:"sessionMessages,omitempty"`
 
 	// Cancelled: the client cancelled the turn. AgentStopReason and
 	// AgentError keep what the agent answered when that was not
@@ -79,6 +85,8 @@ func (f *fold) state() TurnState {
 		ToolCalls:    f.tools.snapshot(),
 		Plan:         f.plan[:len(f.plan):len(f.plan)],
 		PlanID:       f.planID,
+
+		SessionMessages: f.smsgs.snapshot(),
 	}
 }
 
@@ -97,6 +105,9 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	}
 	if len(blocks) == 0 {
 		return nil, callError(MethodSessionPrompt, errors.New("empty prompt"))
+	}
+	if err := s.checkMutable(MethodSessionPrompt); err != nil {
+		return nil, err
 	}
 	if err := s.c.checkPrompt(blocks); err != nil {
 		return nil, err

@@ -35,9 +35,13 @@ import (
 //     ignored.
 //
 // Cancel returns without waiting. Cancelling an ended or already cancelled
-// turn does nothing.
+// turn does nothing, and so does cancelling a child session's turn when the
+// child does not grant cancel ([Session.Cancel] says so with an error).
 func (t *Turn) Cancel() {
 	s, c := t.s, t.s.c
+	if s.checkCancel() != nil {
+		return
+	}
 	s.mu.Lock()
 	if !t.life.cancel() {
 		s.mu.Unlock()
@@ -85,7 +89,11 @@ func (t *Turn) expire() {
 		c.deadPrompts[t.id] = true
 	}
 	c.mu.Unlock()
-	t.finish(func(l *turnLife) { l.expired(callError(MethodSessionPrompt, ErrCancelGrace)) })
+	method := MethodSessionPrompt
+	if t.byAgent {
+		method = MethodSessionCancel // a child's turn: no prompt was sent
+	}
+	t.finish(func(l *turnLife) { l.expired(callError(method, ErrCancelGrace)) })
 }
 
 // fail ends the turn with err (connection lost, write failed, line too long).

@@ -9,8 +9,8 @@ import (
 // internal/schemagen/stabilised.json): a parent session announces the
 // child sessions its agent creates (SubagentUpdate), and sessions send one
 // another messages (SessionMessage, SessionMessageChunk). They decode into
-// these types and are kept in the turn's Updates and on the change feed;
-// the state of the child sessions themselves is not folded yet.
+// these types and are folded: see subagents.go (child sessions) and
+// fold_session_messages.go (messages between sessions).
 
 // SubagentUpdate ("subagent_update") announces a child session that the
 // enclosing (parent) session's agent created and owns, or patches what the
@@ -41,19 +41,22 @@ type SubagentSessionCapabilities struct {
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
-// SessionMessage ("session_message") is a whole message from one session
-// to another: from the parent to a child or back. The sender and recipient
-// are optional (absent means the session the update arrives on, or the
-// user); content may come whole here or in SessionMessageChunk updates of
+// SessionMessage ("session_message") is an upsert of a message from one
+// session to another, by MessageID within the session it arrives on: from
+// the parent to a child or back. The Field members follow patch rules
+// (absent keeps, null clears, a value replaces); Content absent keeps the
+// content, an empty list clears it, a list replaces it (null reads as
+// absent here); content may also stream in SessionMessageChunk updates of
 // the same MessageID.
 type SessionMessage struct {
-	MessageID          string          `json:"messageId"`
-	SenderSessionID    *string         `json:"senderSessionId,omitempty"`
-	RecipientSessionID *string         `json:"recipientSessionId,omitempty"`
-	SenderMessageID    *string         `json:"senderMessageId,omitempty"`
-	RecipientMessageID *string         `json:"recipientMessageId,omitempty"`
-	Content            []ContentBlock  `json:"content,omitzero"`
-	Meta               json.RawMessage `json:"_meta,omitempty"`
+	MessageID          string         `json:"messageId"`
+	SenderSessionID    Field[string]  `json:"senderSessionId,omitzero"`
+	RecipientSessionID Field[string]  `json:"recipientSessionId,omitzero"`
+	SenderMessageID    Field[string]  `json:"senderMessageId,omitzero"`
+	RecipientMessageID Field[string]  `json:"recipientMessageId,omitzero"`
+	Content            []ContentBlock `json:"content,omitzero"`
+	// Meta is a new _meta for the message when set (null reads as absent).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SessionMessageChunk ("session_message_chunk") streams one block of the
@@ -153,6 +156,8 @@ func (s StateUpdate) String() string {
 	return fmt.Sprintf("%s (%s)", s.State, s.StopReason)
 }
 
+// MarshalJSON writes the update with its "sessionUpdate" kind, as the
+// other update kinds do (the acp command's --json, a trace, a replay).
 func (u SubagentUpdate) MarshalJSON() ([]byte, error) {
 	type body SubagentUpdate
 	return json.Marshal(struct {

@@ -87,6 +87,14 @@ type Options struct {
 	// itself (anything but session/cancel and $/cancel_request). It runs on
 	// the connection's read goroutine, in arrival order, and must not block.
 	OnNotification func(c *Conn, method string, params json.RawMessage)
+
+	// OnCancel, if set, runs for every session/cancel the client sends,
+	// after the session's running turns were marked cancelled: for any
+	// session id, including a child session's (which has no turn here;
+	// a script answers by reporting the child idle on its parent). It
+	// runs on the connection's read goroutine, like OnNotification, and
+	// must not block.
+	OnCancel func(c *Conn, sessionID string)
 	// Methods overrides built-in handling of any client→agent request by
 	// method name (e.g. to make session/new fail or never answer; see
 	// [NeverAnswer]). The function runs in its own goroutine.

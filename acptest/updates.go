@@ -23,6 +23,33 @@ func (s *Session) Update(update any) error {
 	return s.send(b, true)
 }
 
+// UpdateAs sends a session/update bearing another session id on this
+// connection: the updates of a child session the agent announced with a
+// subagent_update on this one (see [SubagentUpdate]), or, in a hostile
+// test, of any id at all. It is not remembered for replay.
+func (s *Session) UpdateAs(sessionID string, update any) error {
+	b, err := marshal(update)
+	if err != nil {
+		return err
+	}
+	return s.Notify(acp.MethodSessionUpdate, struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}{sessionID, b})
+}
+
+// SubagentUpdate builds a subagent_update announcing (the first time) or
+// patching the child session childID with the members of patch (title,
+// description, capabilities, state, cwd, _meta; a nil value sends null),
+// for Session.Update on the parent.
+func SubagentUpdate(childID string, patch map[string]any) map[string]any {
+	u := map[string]any{"sessionUpdate": "subagent_update", "sessionId": childID}
+	for k, v := range patch {
+		u[k] = v
+	}
+	return u
+}
+
 func (s *Session) send(update []byte, remember bool) error {
 	params := struct {
 		SessionID string          `json:"sessionId"`

@@ -150,6 +150,7 @@ type config struct {
 	stderr      bool
 	diagnostics bool
 	planOps     bool // --plan-ops
+	subagents   bool
 	agent       []string
 	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
 	remote      remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
@@ -187,6 +188,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.trace, "trace", "", "write a JSONL wire trace to this file")
 	fs.BoolVar(&cfg.stderr, "stderr", false, "show the agent's stderr live (otherwise only its tail, on failure)")
 	fs.BoolVar(&cfg.planOps, "plan-ops", false, "advertise plan operations: the agent may then send several plans by id (plan_update, plan_removed) instead of one checklist")
+	fs.BoolVar(&cfg.subagents, "subagents", true, "advertise subagents: show the child sessions an agent delegates to, and the messages between sessions (--subagents=false: the agent reports them in the parent's turn, if at all)")
 	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
 	cfg.registry.register(fs, stderr)
 	cfg.remote.register(fs)

@@ -32,13 +32,12 @@ type output struct {
 	reading  int        // prompts waiting for input: the spinner must not draw over them
 	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
 
-	// Where the renderer is in the current turn's events: a permission
-	// dialog waits until its tool call's card is out (the request says
-	// which event that is). progress is closed, and replaced, whenever
-	// shown moves.
-	shownTurn *acp.Turn
-	shown     uint64
-	progress  chan struct{}
+	// Where the renderers are in the turns' events (the prompted turn's
+	// and its children's): a permission dialog waits until its tool
+	// call's card is out (the request says which event that is). progress
+	// is closed, and replaced, whenever shown moves.
+	shown    map[*acp.Turn]uint64
+	progress chan struct{}
 	// decisions carries a --json permission's outcome from its handler to
 	// the renderer, which prints it at the request's place in the stream.
 	decisions map[placement]chan decision
@@ -73,13 +72,13 @@ type decision struct {
 
 func newOutput(cfg *config, stdout, stderr io.Writer) *output {
 	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr,
-		progress: make(chan struct{}), decisions: map[placement]chan decision{}}
+		progress: make(chan struct{}), decisions: map[placement]chan decision{}, shown: map[*acp.Turn]uint64{}}
 }
 
 // advanceLocked records that the renderer has shown turn's events up to
 // seq. o.mu is held.
 func (o *output) advanceLocked(turn *acp.Turn, seq uint64) {
-	o.shownTurn, o.shown = turn, seq
+	o.shown[turn] = seq
 	close(o.progress)
 	o.progress = make(chan struct{})
 }
@@ -96,7 +95,7 @@ func (o *output) lockAfterShown(ctx context.Context, req *acp.PermissionRequest)
 	}
 	for {
 		o.mu.Lock()
-		if req.Turn == nil || (o.shownTurn == req.Turn && o.shown >= target) {
+		if req.Turn == nil || o.shown[req.Turn] >= target {
 			return
 		}
 		progress := o.progress
@@ -140,11 +139,13 @@ func isTerminal(w any) bool {
 // in the order json.Marshal writes a map's keys (sorted), which the other
 // events use: the bytes are the same.
 type updateEvent struct {
-	Event     string          `json:"event"`
-	Origin    acp.EventOrigin `json:"origin,omitempty"`
-	Seq       uint64          `json:"seq"`
-	SessionID string          `json:"sessionId"`
-	Update    acp.Update      `json:"update"`
+	Event  string          `json:"event"`
+	Origin acp.EventOrigin `json:"origin,omitempty"`
+	// ParentSessionID is set on a child session's events.
+	ParentSessionID string     `json:"parentSessionId,omitempty"`
+	Seq             uint64     `json:"seq"`
+	SessionID       string     `json:"sessionId"`
+	Update          acp.Update `json:"update"`
 }
 
 // emit writes one NDJSON event. An Encoder writes the line from its own
@@ -340,6 +341,9 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	defer o.advanceLocked(turn, ev.Seq)
 	if o.json {
 		e := updateEvent{Event: "update", SessionID: s.ID(), Seq: ev.Seq, Update: ev.Update}
+		if p := s.Parent(); p != nil {
+			e.ParentSessionID = p.ID()
+		}
 		if ev.Origin != acp.OriginAgent {
 			e.Origin = ev.Origin
 		}
@@ -349,20 +353,42 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	if ev.Origin == acp.OriginPermission {
 		return // the dialog shows it
 	}
+	// A child session's lines start with its id, and its text runs are
+	// kinds of their own.
+	who, kind := "", func(k string) string { return k }
+	if s.Parent() != nil {
+		who = "[" + cleanLine(s.ID()) + "] "
+		kind = func(k string) string { return k + " " + s.ID() }
+	}
 	switch u := ev.Update.(type) {
 	case *acp.AgentMessageChunk:
-		o.textf("agent", "%s", cleanText(blockText(u.Content)))
+		o.textf(kind("agent"), "%s", prefixFirst(who, cleanText(blockText(u.Content)), o.last == kind("agent")))
 	case *acp.AgentThoughtChunk:
-		o.textf("thought", "%s", prefixFirst("(thinking) ", cleanText(blockText(u.Content)), o.last == "thought"))
+		o.textf(kind("thought"), "%s", prefixFirst(who+"(thinking) ", cleanText(blockText(u.Content)), o.last == kind("thought")))
+	case *acp.SubagentUpdate:
+		o.textf("info", "%s[subagent] %s%s\n", who, cleanLine(u.SessionID), subagentLine(u))
+		o.last = ""
+	case *acp.SessionMessage:
+		if len(u.Content) > 0 {
+			var b strings.Builder
+			for _, c := range u.Content {
+				b.WriteString(blockText(c))
+			}
+			o.textf("info", "%s[message %s] %s\n", who, messageRoute(u), cleanText(b.String()))
+			o.last = ""
+		}
+	case *acp.SessionMessageChunk:
+		k := kind("message " + u.MessageID)
+		o.textf(k, "%s", prefixFirst(who+"[message] ", cleanText(blockText(u.Content)), o.last == k))
 	case *acp.ToolCall:
 		exit := o.agentTerminal(turn, ev.ToolCall)
-		o.textf("tool", "[tool] %s (%s) %s%s%s\n", cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content), exit)
+		o.textf("tool", "%s[tool] %s (%s) %s%s%s\n", who, cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content), exit)
 		o.last = ""
 	case *acp.ToolCallUpdate:
 		exit := o.agentTerminal(turn, ev.ToolCall)
 		if u.Status == nil {
 			if exit != "" && ev.ToolCall != nil {
-				o.textf("tool", "[tool] %s: %s\n", cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
+				o.textf("tool", "%s[tool] %s: %s\n", who, cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
 				o.last = ""
 			}
 			return
@@ -371,7 +397,7 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		if content == nil && ev.ToolCall != nil {
 			content = ev.ToolCall.Content
 		}
-		o.textf("tool", "[tool] %s: %s%s%s\n", cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content), exit)
+		o.textf("tool", "%s[tool] %s: %s%s%s\n", who, cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content), exit)
 		o.last = ""
 	case *acp.Plan:
 		var b strings.Builder

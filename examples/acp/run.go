@@ -60,6 +60,9 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// turn can end before it starts reading, and a turn whose log was
 		// released at its end would print nothing but its state.
 		Limits: acp.Limits{OutsideLog: 1 << 22},
+		// Child sessions are shown with their sessionId and parent
+		// (children.go).
+		Subagents: cfg.subagents,
 	}
 	if cfg.diagnostics {
 		opts.OnDiagnostic = out.diagnostic
@@ -254,10 +257,14 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	}
 	stopSpin := out.spin(turn)
 	rendered := make(chan struct{})
+	kids := out.watchChildren(s)
 	go func() {
 		defer close(rendered)
 		for ev := range turn.Events(context.Background(), 0) {
 			out.event(s, turn, ev)
+			if _, ok := ev.Update.(*acp.SubagentUpdate); ok {
+				kids.poll()
+			}
 		}
 	}()
 	for waiting := true; waiting; {
@@ -279,6 +286,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 		}
 	}
 	<-rendered
+	kids.stop() // shows what the children did up to the turn's end
 	stopSpin()
 	stop, err := turn.Wait()
 	if err != nil && stop != acp.StopReasonCancelled {

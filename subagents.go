@@ -1,0 +1,496 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/acpclient/acp/internal/agenttext"
+)
+
+// Child sessions (subagents, stable since schema 1.34.0). A client that
+// sets ClientOptions.Subagents advertises clientCapabilities.subagents: {};
+// its agent may then announce, with a subagent_update on a parent session,
+// a child session it created and owns. The client keeps the child as a
+// Session of its own — registered by id, so the child's updates and
+// requests find it — whose turns the agent starts and ends by the state it
+// reports on the parent's subagent_update (v1 has no other signal: the
+// client never prompts a child). What the parent said about the child
+// (title, description, capabilities, state, cwd, _meta) is folded, by the
+// patch rules, into the parent's SessionState.Subagents.
+//
+// All of it runs on the reader goroutine, in wire order: the announcement
+// is registered before the next line is read, so the child's first update
+// or request, on the very next line, finds it.
+
+// ErrSubagentRestricted: the call is not permitted on a child session. A
+// child accepts only what its parent's subagent_update allows
+// (SubagentSessionCapabilities: cancel); prompts, modes, config options,
+// models, close, load, resume and fork are the agent's own. Nothing was
+// sent.
+var ErrSubagentRestricted = errors.New("acp: not permitted on a child session")
+
+// DiagProtocolViolation reports traffic the protocol forbids, which the
+// client did not fold: a subagent_update, session_message or
+// session_message_chunk when ClientOptions.Subagents is not set, a
+// subagent_update that re-parents a session or names an ordinary one,
+// updates for a child that arrived before its announcement, or a message
+// or tool call content naming a session never announced (those are folded
+// still: only the rule is reported).
+const DiagProtocolViolation DiagnosticKind = "protocol_violation"
+
+// Subagent is what a parent session's agent said about one of its child
+// sessions, every subagent_update for it folded by the patch rules: an
+// absent field keeps the value, null clears it, a value replaces it; a
+// _meta object patches the stored one by top-level key.
+type Subagent struct {
+	SessionID   string `json:"sessionId"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Capabilities are the operations the client may perform on the
+	// child; nil: none (never given, or cleared).
+	Capabilities *SubagentSessionCapabilities `json:"capabilities,omitempty"`
+	// State is the child's activity as last reported; nil: unset or
+	// cleared, which is not idle.
+	State                 *StateUpdate    `json:"state,omitempty"`
+	CWD                   string          `json:"cwd,omitempty"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// patch folds one subagent_update into sa.
+func (sa *Subagent) patch(u *SubagentUpdate) {
+	if u.Title.Present {
+		sa.Title = derefOr(u.Title.Value)
+	}
+	if u.Description.Present {
+		sa.Description = derefOr(u.Description.Value)
+	}
+	if u.Capabilities.Present {
+		sa.Capabilities = u.Capabilities.Value
+	}
+	if u.State.Present {
+		sa.State = u.State.Value
+	}
+	if u.CWD != nil {
+		sa.CWD = *u.CWD
+	}
+	if u.AdditionalDirectories != nil {
+		sa.AdditionalDirectories = u.AdditionalDirectories
+	}
+	sa.Meta = patchMeta(sa.Meta, u.Meta)
+}
+
+// patchMeta overlays the top-level keys of patch on old; either may be
+// nil. The result is a new object (keys sorted), old is left alone.
+func patchMeta(old, patch json.RawMessage) json.RawMessage {
+	if patch == nil {
+		return old
+	}
+	if old == nil {
+		return patch
+	}
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(old, &a) != nil || json.Unmarshal(patch, &b) != nil {
+		return patch
+	}
+	maps.Copy(a, b)
+	out, err := json.Marshal(a)
+	if err != nil {
+		return patch
+	}
+	return out
+}
+
+// foldSubagent folds a subagent_update into the parent's state, copying
+// the list so snapshots never change. The list holds at most
+// Limits.MaxSubagentSessions children, which bounds the scan.
+func foldSubagent(st *SessionState, u *SubagentUpdate) {
+	subs := slices.Clone(st.Subagents)
+	i := slices.IndexFunc(subs, func(sa Subagent) bool { return sa.SessionID == u.SessionID })
+	if i < 0 {
+		subs = append(subs, Subagent{SessionID: u.SessionID})
+		i = len(subs) - 1
+	}
+	subs[i].patch(u)
+	st.Subagents = subs
+}
+
+// Parent returns the session that announced this one as its child, or nil
+// for a session the client created, loaded or resumed.
+func (s *Session) Parent() *Session { return s.parent }
+
+// Children yields the child sessions announced on this session, in the
+// order they were announced (a snapshot taken when the iteration starts).
+// Released children (Session.Release) are left out; the parent forgets
+// one once its last turn has ended. The parent's SessionState.Subagents
+// keeps what it said about every child it announced.
+func (s *Session) Children() iter.Seq[*Session] {
+	s.mu.Lock()
+	kids := slices.Clone(s.children)
+	s.mu.Unlock()
+	return func(yield func(*Session) bool) {
+		for _, k := range kids {
+			k.mu.Lock()
+			closed := k.closed
+			k.mu.Unlock()
+			if !closed && !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Subagent returns what the parent said about this child session
+// (its entry in the parent's SessionState.Subagents), and false for a
+// session that is not a child.
+func (s *Session) Subagent() (Subagent, bool) {
+	if s.parent == nil {
+		return Subagent{}, false
+	}
+	p := s.parent
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, sa := range p.state.Subagents {
+		if sa.SessionID == s.id {
+			return sa, true
+		}
+	}
+	return Subagent{}, false
+}
+
+// checkMutable fails with ErrSubagentRestricted for a child session: the
+// schema permits no client mutation of a child but those its capabilities
+// grant (cancel, checked by Session.Cancel).
+func (s *Session) checkMutable(method string) error {
+	if s.parent != nil {
+		return callError(method, fmt.Errorf("%w: session %s is a child of %s", ErrSubagentRestricted, agenttext.Quote(s.id), agenttext.Quote(s.parent.id)))
+	}
+	return nil
+}
+
+// checkNotChild fails with ErrSubagentRestricted when id names a child
+// session of this client (load, resume and fork name sessions by id).
+func (c *Client) checkNotChild(method, id string) error {
+	if s := c.lookup(id); s != nil {
+		return s.checkMutable(method)
+	}
+	return nil
+}
+
+// Cancel cancels the session's running turn, as [Turn.Cancel] does; with
+// no turn running it does nothing. On a child session it fails with an
+// error wrapping ErrSubagentRestricted, and sends nothing, unless the
+// parent's latest subagent_update granted capabilities.cancel.
+func (s *Session) Cancel() error {
+	if err := s.checkCancel(); err != nil {
+		return err
+	}
+	if t := s.CurrentTurn(); t != nil {
+		t.Cancel()
+	}
+	return nil
+}
+
+// checkCancel is Cancel's capability check.
+func (s *Session) checkCancel() error {
+	if s.parent == nil {
+		return nil
+	}
+	s.mu.Lock()
+	ok := s.subCaps != nil && s.subCaps.Cancel != nil
+	s.mu.Unlock()
+	if !ok {
+		return callError(MethodSessionCancel, fmt.Errorf("%w: child session %s does not grant cancel", ErrSubagentRestricted, agenttext.Quote(s.id)))
+	}
+	return nil
+}
+
+// AgentStarted reports whether the agent started the turn (a child
+// session's turn, begun by a running state on its parent's
+// subagent_update) rather than the client's Prompt.
+func (t *Turn) AgentStarted() bool { return t.byAgent }
+
+// isSubagentKind reports whether u is one of the kinds only a client that
+// advertised subagents may receive.
+func isSubagentKind(u Update) bool {
+	switch u.(type) {
+	case *SubagentUpdate, *SessionMessage, *SessionMessageChunk:
+		return true
+	}
+	return false
+}
+
+// checkSubagentTraffic runs on the reader for an update u on session sid,
+// before it is routed, and reports whether it may be folded; it announces
+// a child for a valid subagent_update (returned, for applySubagentState
+// once the parent has folded the update). Violations are reported as
+// diagnostics.
+func (c *Client) checkSubagentTraffic(sid string, u Update) (fold bool, child *Session) {
+	if !c.opts.Subagents {
+		if isSubagentKind(u) {
+			c.diag(string(DiagProtocolViolation), fmt.Sprintf("dropped a %s on session %s: the client did not advertise subagents", u.UpdateKind(), agenttext.Quote(sid)), nil)
+			return false, nil
+		}
+		if hasSessionContent(u) {
+			c.diag(string(DiagProtocolViolation), fmt.Sprintf("a tool call of session %s has session content, which the client did not advertise (kept as unknown content)", agenttext.Quote(sid)), nil)
+		}
+		return true, nil
+	}
+	switch u := u.(type) {
+	case *SubagentUpdate:
+		return c.announce(sid, u)
+	case *SessionMessage:
+		for _, f := range []Field[string]{u.SenderSessionID, u.RecipientSessionID} {
+			if f.Value != nil {
+				c.checkKnown(sid, "session_message", *f.Value)
+			}
+		}
+	case *ToolCall:
+		c.checkRefs(sid, u.Content)
+	case *ToolCallUpdate:
+		c.checkRefs(sid, u.Content)
+	}
+	return true, nil
+}
+
+// checkKnown reports a violation when id names no session of this client.
+func (c *Client) checkKnown(sid, what, id string) {
+	c.mu.Lock()
+	_, ok := c.sessions[id]
+	c.mu.Unlock()
+	if !ok {
+		c.diag(string(DiagProtocolViolation), fmt.Sprintf("a %s on session %s names session %s, which was never announced (folded still)", what, agenttext.Quote(sid), agenttext.Quote(id)), nil)
+	}
+}
+
+func (c *Client) checkRefs(sid string, content []ToolCallContent) {
+	for _, tc := range content {
+		if ref, ok := SessionReferenceOf(tc); ok {
+			c.checkKnown(sid, "tool call's session content", ref.SessionID)
+		}
+	}
+}
+
+func hasSessionContent(u Update) bool {
+	var content []ToolCallContent
+	switch u := u.(type) {
+	case *ToolCall:
+		content = u.Content
+	case *ToolCallUpdate:
+		content = u.Content
+	}
+	for _, tc := range content {
+		if _, ok := SessionReferenceOf(tc); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// announce validates a subagent_update on session sid and registers the
+// child it announces the first time. It reports whether the update may be
+// folded into the parent, and the child.
+func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
+	violation := func(why string) (bool, *Session) {
+		c.diag(string(DiagProtocolViolation), fmt.Sprintf("dropped a subagent_update on session %s for %s: %s", agenttext.Quote(sid), agenttext.Quote(u.SessionID), why), nil)
+		return false, nil
+	}
+	if u.SessionID == sid {
+		return violation("a session cannot be its own child")
+	}
+	c.mu.Lock()
+	parent := c.sessions[sid]
+	if parent == nil {
+		c.mu.Unlock()
+		return violation("the parent session is not known")
+	}
+	if child := c.sessions[u.SessionID]; child != nil {
+		c.mu.Unlock()
+		if child.parent != parent {
+			return violation("that session is not this session's child (a later update patches a child, never moves it)")
+		}
+		return true, child
+	}
+	if limit := c.opts.Limits.MaxSubagentSessions; c.subagents >= limit {
+		// Reported at the 1st, 2nd, 4th, 8th... drop: a flood costs a
+		// few diagnostics, not one per line.
+		c.subagentDrops++
+		n := c.subagentDrops
+		c.mu.Unlock()
+		if n&(n-1) == 0 {
+			c.diag(string(DiagLimitExceeded), fmt.Sprintf("dropped %d subagent_update announcements (the latest on session %s, for %s): %d child sessions are kept already (Limits.MaxSubagentSessions)", n, agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
+		}
+		return false, nil
+	}
+	// Updates held for the id came before the announcement: the rule says
+	// the announcement comes first, so they are not the child's.
+	early := len(c.orphans[u.SessionID])
+	for _, o := range c.orphans[u.SessionID] {
+		c.orphanBytes -= o.size
+	}
+	delete(c.orphans, u.SessionID)
+	// roots never change once a session exists: no lock needed.
+	cwd, dirs := parent.roots[0], parent.roots[1:]
+	if u.CWD != nil {
+		cwd = *u.CWD
+	}
+	if u.AdditionalDirectories != nil {
+		dirs = u.AdditionalDirectories
+	}
+	root := parent
+	for root.parent != nil {
+		root = root.parent
+	}
+	if root.kids == nil {
+		root.kids = &subtreeBudget{}
+	}
+	child := newSession(c, u.SessionID, cwd, slices.Clip(dirs))
+	child.parent = parent
+	child.tree = root.kids
+	child.state.ParentSessionID = parent.id
+	child.logLocked(sentry{kind: entSetup, setup: &SessionSetup{ParentSessionID: parent.id}})
+	// The agent chose the child's directories; the client granted only
+	// the parent's. Requests for the child (fs/*, terminal/*) are
+	// confined to the parent's roots.
+	child.roots = parent.roots
+	c.sessions[child.id] = child
+	c.subagents++
+	c.mu.Unlock()
+	parent.mu.Lock()
+	parent.children = append(parent.children, child)
+	parent.mu.Unlock()
+	if early > 0 {
+		c.diag(string(DiagProtocolViolation), fmt.Sprintf("dropped %d updates for child session %s that arrived before its announcement", early, agenttext.Quote(u.SessionID)), nil)
+	}
+	return true, child
+}
+
+// applySubagentState records the child's capabilities and starts or ends
+// its agent-started turn by the state the parent's update reports:
+// running or requires_action starts one (when none runs), idle ends it
+// with its stop reason; a cleared or unknown state changes nothing.
+func (s *Session) applySubagentState(u *SubagentUpdate) {
+	s.mu.Lock()
+	if u.Capabilities.Present {
+		s.subCaps = u.Capabilities.Value
+	}
+	if !u.State.Present || u.State.Value == nil || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	st := u.State.Value
+	switch st.State {
+	case StateRunning, StateRequiresAction:
+		if s.turn == nil {
+			t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1), byAgent: true}
+			s.turn = t
+			s.turns = append(s.turns, t)
+			s.started++
+			s.logLocked(sentry{kind: entTurnStart, turn: t})
+			s.notifyLocked()
+		}
+		s.mu.Unlock()
+	case StateIdle:
+		t := s.turn
+		s.mu.Unlock()
+		if t == nil || !t.byAgent {
+			return
+		}
+		// The error of an error stop stays in the parent's
+		// Subagents[i].State.
+		a := agentAnswer{stop: st.StopReason, usage: st.Usage, meta: st.Meta}
+		t.finish(func(l *turnLife) { l.agentEnded(a) })
+	default:
+		s.mu.Unlock()
+	}
+}
+
+// subtreeBudget counts what the children under one session the client
+// opened were charged together, against Limits.MaxSubagentBytes. Atomic:
+// children of one tree fold under their own locks.
+type subtreeBudget struct {
+	charged atomic.Int64
+	drops   atomic.Int64
+}
+
+// chargeTreeLocked charges size against a child's tree and reports
+// whether the tree is past Limits.MaxSubagentBytes, with the diagnostic
+// to report (at the 1st, 2nd, 4th... drop). s.mu is held.
+func (s *Session) chargeTreeLocked(size int64) (msg string, past bool) {
+	limit := s.c.opts.Limits.MaxSubagentBytes
+	if s.tree.charged.Load() > limit {
+		if n := s.tree.drops.Add(1); n&(n-1) == 0 {
+			msg = fmt.Sprintf("dropped %d updates of child sessions under the session that owns %s: they reached %d bytes, over Limits.MaxSubagentBytes (%d)", n, agenttext.Quote(s.id), s.tree.charged.Load(), limit)
+		}
+		return msg, true
+	}
+	s.tree.charged.Add(size)
+	s.treeCharged += size
+	return "", false
+}
+
+// treeOverLocked reports whether s is a child whose tree is past
+// Limits.MaxSubagentBytes.
+func (s *Session) treeOverLocked() bool {
+	return s.tree != nil && s.tree.charged.Load() > s.c.opts.Limits.MaxSubagentBytes
+}
+
+// failChildTurns ends the agent-started turns still running when the
+// connection ends: no idle state can come any more.
+func (c *Client) failChildTurns(reason error) {
+	c.mu.Lock()
+	var turns []*Turn
+	for _, s := range c.sessions {
+		if s.parent == nil {
+			continue
+		}
+		s.mu.Lock()
+		if t := s.turn; t != nil && t.byAgent {
+			turns = append(turns, t)
+		}
+		s.mu.Unlock()
+	}
+	c.mu.Unlock()
+	for _, t := range turns {
+		t.fail(callError("subagent", reason))
+	}
+}
+
+// SessionReference is the "session" content of a tool call: a
+// display-only link to another session the tool call operates on, such as
+// a child it created, delegated to or waits on. It grants nothing and says
+// nothing about that session's work. The pinned schema predates it (it is
+// in the published reference of schema 1.34.0), so it decodes as an
+// [*UnknownToolCallContent] of type "session"; [SessionReferenceOf] reads
+// it typed.
+type SessionReference struct {
+	SessionID string          `json:"sessionId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionReferenceOf returns the session a tool call content item links
+// to, when it is session content with a sessionId.
+func SessionReferenceOf(tc ToolCallContent) (SessionReference, bool) {
+	u, ok := tc.(*UnknownToolCallContent)
+	if !ok || u.Type != "session" {
+		return SessionReference{}, false
+	}
+	var w struct {
+		SessionID *string         `json:"sessionId"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(u.Raw, &w) != nil || w.SessionID == nil {
+		return SessionReference{}, false
+	}
+	ref := SessionReference{SessionID: *w.SessionID}
+	if len(w.Meta) > 0 && strings.HasPrefix(string(w.Meta), "{") {
+		ref.Meta = w.Meta
+	}
+	return ref, true
+}
