@@ -9,7 +9,12 @@ require (
 	golang.org/x/term v0.48.0
 )
 
-require golang.org/x/sys v0.50.0
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/sys v0.50.0
+)
+
+require golang.org/x/text v0.14.0 // indirect
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect

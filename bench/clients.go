@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,32 @@ func oursConnect(mode string, n int) (*oursConn, error) {
 }
 
 func (o *oursConn) close() { o.c.Close() }
+
+// errV1Only is what the v2 rows report while our client cannot speak v2.
+var errV1Only = errors.New("client: v1 only")
+
+// oursV2Options are the client options that offer protocol version 2.
+// Until the client has such an option, they are the defaults: the client
+// offers 1, the v2 writer answers -32022 (as a v2-only agent does), and the
+// v2 rows report errV1Only. When the v2 client lands, set its option here.
+func oursV2Options() *ours.ClientOptions { return &ours.ClientOptions{} }
+
+// oursConnectV2 connects our client to the v2 writer, offering v2.
+func oursConnectV2(mode string, n int) (*oursConn, error) {
+	c, err := ours.Connect(bg, &ours.CommandTransport{Command: writerCmd(mode, n)}, oursV2Options())
+	if err != nil {
+		if strings.Contains(err.Error(), "-32022") || strings.Contains(err.Error(), "nsupported protocol version") {
+			return nil, errV1Only
+		}
+		return nil, err
+	}
+	s, err := c.NewSession(bg, &ours.NewSessionRequest{Cwd: "/tmp"})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &oursConn{c, s}, nil
+}
 
 // ---- coder/acp-go-sdk ----
 
@@ -200,6 +227,63 @@ func rawConnect(mode string, n int) (*rawConn, error) {
 		return nil, err
 	}
 	return rc, nil
+}
+
+// rawConnectV2 is rawConnect offering protocol version 2.
+func rawConnectV2(mode string, n int) (*rawConn, error) {
+	cmd := writerCmd(mode, n)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	rc := &rawConn{cmd: cmd, stdin: stdin, r: bufio.NewReaderSize(stdout, 64<<10)}
+	if _, err := rc.call("initialize", `{"protocolVersion":2,"info":{"name":"limit","version":"0"},"capabilities":{}}`); err != nil {
+		return nil, err
+	}
+	if _, err := rc.call("session/new", `{"cwd":"/tmp","mcpServers":[]}`); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
+
+// promptV2 sends a v2 prompt and reads until the idle state with a stop
+// reason (the v2 turn's end; the response only says "accepted"), decoding
+// every line's envelope. It counts the session/update lines that carry the
+// turn's content: not the state updates and the echoed user message, which
+// the v1 turn has no counterpart of.
+func (rc *rawConn) promptV2() (int, error) {
+	rc.next++
+	id := fmt.Sprint(rc.next)
+	if _, err := fmt.Fprintf(rc.stdin, `{"jsonrpc":"2.0","id":%s,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`+"\n", id); err != nil {
+		return 0, err
+	}
+	updates := 0
+	for {
+		line, err := rc.readLine()
+		if err != nil {
+			return updates, err
+		}
+		var env rawEnvelope
+		if err := json.Unmarshal(line, &env); err != nil || env.Method != "session/update" {
+			continue
+		}
+		switch {
+		case bytes.Contains(env.Params, []byte(`"sessionUpdate":"state_update"`)):
+			if bytes.Contains(env.Params, []byte(`"stopReason"`)) {
+				return updates, nil
+			}
+		case bytes.Contains(env.Params, []byte(`"sessionUpdate":"user_message"`)):
+		default:
+			updates++
+		}
+	}
 }
 
 type rawEnvelope struct {

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -30,6 +31,7 @@ var (
 	only       = flag.String("only", "", "comma-separated scenarios to run: turn,slow,burst,handshake,memory,scale,memrun (default all)")
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile = flag.String("memprofile", "", "write an allocation profile of the run to this file")
+	protocol   = flag.String("protocol", "1,2", "comma-separated ACP protocol versions the turn scenario runs: 1 (rows A and B), 2 (row A2, the same turn in v2 form)")
 )
 
 func main() {
@@ -84,6 +86,9 @@ func main() {
 	fmt.Printf("\n# benchstat-compatible lines\n%s", bench.String())
 	fmt.Printf("\ntotal %.1fs\n", time.Since(start).Seconds())
 }
+
+// protocols is the -protocol list.
+func protocols() []string { return strings.Split(*protocol, ",") }
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
@@ -228,8 +233,12 @@ func scenarioTurn() {
 	}
 	type key struct{ shape, name string }
 	res := map[key][]sample{}
+	shapes := []string{}
+	if slices.Contains(protocols(), "1") {
+		shapes = append(shapes, "A", "B")
+	}
 	for r := range *reps {
-		for _, shape := range []string{"A", "B"} {
+		for _, shape := range shapes {
 			mode, np := "turn", 1
 			if shape == "B" {
 				mode, np = "turns", prompts
@@ -248,10 +257,82 @@ func scenarioTurn() {
 			}
 		}
 	}
+	// A2: the same turn in v2 form, all in one turn (coder/acp-go-sdk is v1
+	// only). Until our client speaks v2, its row says so.
+	v2 := slices.Contains(protocols(), "2")
+	v1only := false
+	if v2 {
+		shapes = append(shapes, "A2")
+		variants = []variant{
+			{"ours", func(string, int) (sample, error) {
+				o, err := oursConnectV2("turn2", turnChunks)
+				if err != nil {
+					return sample{}, err
+				}
+				defer o.close()
+				var werr error
+				s := measure(func() int {
+					t, err := o.s.Prompt(bg, ours.Text("go"))
+					if err != nil {
+						werr = err
+						return 0
+					}
+					if _, werr = t.Wait(); werr != nil {
+						return 0
+					}
+					return turnUpdates(t)
+				})
+				return s, werr
+			}},
+			{"limit", func(string, int) (sample, error) {
+				rc, err := rawConnectV2("turn2", turnChunks)
+				if err != nil {
+					return sample{}, err
+				}
+				defer rc.close()
+				var werr error
+				s := measure(func() int {
+					n, err := rc.promptV2()
+					werr = err
+					return n
+				})
+				return s, werr
+			}},
+		}
+		for r := range *reps {
+			for _, v := range variants {
+				if v.name == "ours" && v1only {
+					continue
+				}
+				s, err := v.run("turn2", 1)
+				if errors.Is(err, errV1Only) {
+					v1only = true
+					continue
+				}
+				// Our count may include the v2 lifecycle (state updates,
+				// the echoed user message): at most three more.
+				if err != nil || s.updates < want || s.updates > want+3 {
+					fmt.Printf("   rep %d A2 %s: %d/%d updates delivered, error: %v\n", r, v.name, s.updates, want, err)
+					continue
+				}
+				res[key{"A2", v.name}] = append(res[key{"A2", v.name}], s)
+				benchLine("TurnA2/"+v.name, s.ns, s.rate, "updates/s", s.allocsPerU, "allocs/update", s.bytesPerU, "B/update")
+			}
+		}
+	}
 	fmt.Printf("%-9s %12s %12s %12s %14s %10s\n", "", "updates/s", "min", "max", "allocs/update", "B/update")
 	med := map[key]float64{}
-	for _, shape := range []string{"A", "B"} {
-		for _, v := range variants {
+	names := []string{"ours", "coder", "limit"}
+	for _, shape := range shapes {
+		for _, name := range names {
+			if shape == "A2" && name == "coder" {
+				continue
+			}
+			if shape == "A2" && name == "ours" && v1only {
+				fmt.Printf("%-9s %12s\n", shape+" "+name, errV1Only.Error())
+				continue
+			}
+			v := variant{name: name}
 			k := key{shape, v.name}
 			ss := res[k]
 			if len(ss) == 0 {
@@ -277,6 +358,11 @@ func scenarioTurn() {
 	}
 	fmt.Printf("ours/coder (B) = %s   ours/limit (A) = %s   ours/limit (B) = %s\n",
 		ratio(key{"B", "ours"}, key{"B", "coder"}), ratio(key{"A", "ours"}, key{"A", "limit"}), ratio(key{"B", "ours"}, key{"B", "limit"}))
+	if v2 {
+		// The bar: v2 throughput >= 0.9x v1, allocations no higher.
+		fmt.Printf("ours v2/v1 (A2/A) = %s   limit v2/v1 (A2/A) = %s\n",
+			ratio(key{"A2", "ours"}, key{"A", "ours"}), ratio(key{"A2", "limit"}, key{"A", "limit"}))
+	}
 }
 
 // turnUpdates counts the turn's folded updates without a full snapshot

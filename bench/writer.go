@@ -49,6 +49,13 @@ func writerCmd(mode string, n int) *exec.Cmd {
 //	           on the fly (n=100 000: a 100 MB message)
 //	tiny:      a prompt is answered by n chunks of 16 bytes, rendered on
 //	           the fly (the many-agents scenario: small agents)
+//	turn2:     the turn in ACP v2 form (renderTurnV2): a v2-only agent
+//	           that answers an initialize offering 1 with -32022, as the
+//	           TypeScript SDK's v2 agent does; a prompt is answered
+//	           {messageId} after state_update running and the echoed
+//	           user_message, then the same chunks (with messageId) and
+//	           tool calls (tool_call_update upserts), then state_update
+//	           idle end_turn
 //	turns, streamturns: the bytes of turn or stream, cut into prompts of
 //	           ACP_BENCH_PER updates each (one group per prompt, in order):
 //	           how coder/acp-go-sdk, which drops the connection when more
@@ -67,6 +74,8 @@ func runWriter(mode string) {
 		groups = splitLines(renderTurn(n, n/100), per)
 	case "turn":
 		prompt = renderTurn(n, n/100)
+	case "turn2":
+		prompt = renderTurnV2(n, n/100)
 	case "chunks":
 		prompt = renderTurn(n, 0)
 	case "burst":
@@ -86,8 +95,15 @@ func runWriter(mode string) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion int `json:"protocolVersion"`
+			} `json:"params"`
 		}
 		if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		if mode == "turn2" {
+			writeV2(out, m.ID, m.Method, m.Params.ProtocolVersion, prompt)
 			continue
 		}
 		switch m.Method {
@@ -120,19 +136,60 @@ func runWriter(mode string) {
 	}
 }
 
+// writeV2 answers one request as the v2 writer.
+func writeV2(out *bufio.Writer, id json.RawMessage, method string, version int, prompt []byte) {
+	reply := func(result string) {
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+	}
+	defer out.Flush()
+	switch method {
+	case "initialize":
+		if version < 2 {
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"requested":%d,"supported":[2]}}}`+"\n", id, version)
+			return
+		}
+		reply(`{"protocolVersion":2,"info":{"name":"acp-bench-writer","version":"0"},"capabilities":{"session":{}},"authMethods":[]}`)
+	case "session/new":
+		reply(`{"sessionId":"s1"}`)
+	case "session/prompt":
+		out.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"running","background":[]}}}` + "\n")
+		out.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"go"}]}}}` + "\n")
+		reply(`{"messageId":"u1"}`)
+		out.Write(prompt)
+		out.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","background":[],"stopReason":"end_turn"}}}` + "\n")
+	default:
+		reply(`null`)
+	}
+}
+
 // renderTurn renders n agent_message_chunk lines with tools tool calls
 // spread evenly among them. One chunk in ten carries a newline (escaped on
 // the wire, as Markdown output does).
-func renderTurn(n, tools int) []byte {
+func renderTurn(n, tools int) []byte { return render(n, tools, false) }
+
+// renderTurnV2 is renderTurn in v2 form: the same texts, every chunk with
+// messageId "m1" (required in v2), each tool call a tool_call_update that
+// creates it (v2 has no tool_call kind: updates are upserts by id) and one
+// that completes it. It is the v1 turn plus the messageId field and
+// "_update" on the tool calls' kind (about 17 bytes more a chunk), so v1
+// and v2 rates compare the decoding, not different input.
+func renderTurnV2(n, tools int) []byte { return render(n, tools, true) }
+
+func render(n, tools int, v2 bool) []byte {
 	var b []byte
+	chunk, toolCall := `"sessionUpdate":"agent_message_chunk",`, `"sessionUpdate":"tool_call",`
+	if v2 {
+		chunk, toolCall = `"sessionUpdate":"agent_message_chunk","messageId":"m1",`, `"sessionUpdate":"tool_call_update",`
+	}
 	every := n + 1
 	if tools > 0 {
 		every = n / tools
 	}
 	tool := 0
 	for i := range n {
-		b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`...)
-		b = append(b, "tok"...)
+		b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{`...)
+		b = append(b, chunk...)
+		b = append(b, `"content":{"type":"text","text":"tok`...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		if i%10 == 9 {
 			b = append(b, ` end of line\n`...)
@@ -142,7 +199,7 @@ func renderTurn(n, tools int) []byte {
 		b = append(b, "\"}}}}\n"...)
 		if tools > 0 && i%every == every-1 && tool < tools {
 			id := "call_" + strconv.Itoa(tool)
-			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"`+id+`","title":"Read src/file`+strconv.Itoa(tool)+`.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"},"locations":[{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"}]}}}`+"\n"...)
+			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{`+toolCall+`"toolCallId":"`+id+`","title":"Read src/file`+strconv.Itoa(tool)+`.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"},"locations":[{"path":"/work/src/file`+strconv.Itoa(tool)+`.go"}]}}}`+"\n"...)
 			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"`+id+`","status":"completed","content":[{"type":"content","content":{"type":"text","text":"package main\n\nfunc main() {}\n"}}],"rawOutput":{"bytes":31}}}}`+"\n"...)
 			tool++
 		}

@@ -95,10 +95,12 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// startTSAgent installs the agent's npm dependencies (once per test binary)
-// and starts `node agent.mjs`. The process is stopped when the test ends (stdin
-// closed, then killed after 5 s); its stderr is logged if the test failed.
-func startTSAgent(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+// startTSAgentScript installs the agent's npm dependencies (once per test
+// binary) and starts `node <script>` in tsagent/ (agent.mjs, the v1 agent, or
+// agent_v2.mjs), with env added to the environment. The process is stopped
+// when the test ends (stdin closed, then killed after 5 s); its stderr is
+// logged if the test failed.
+func startTSAgentScript(t *testing.T, script string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
 	node := needTool(t, "node")
 	npm := needTool(t, "npm")
@@ -107,8 +109,11 @@ func startTSAgent(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 		t.Fatalf("installing the TypeScript agent's dependencies failed: %v", npmErr)
 	}
 
-	cmd := exec.Command(node, "agent.mjs")
+	cmd := exec.Command(node, script)
 	cmd.Dir = tsagentDir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -120,7 +125,7 @@ func startTSAgent(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting node agent.mjs: %v", err)
+		t.Fatalf("starting node %s: %v", script, err)
 	}
 	t.Cleanup(func() {
 		stdin.Close()
@@ -129,7 +134,7 @@ func startTSAgent(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("tsagent exited with %v", err)
+				t.Errorf("%s exited with %v", script, err)
 			}
 		case <-time.After(5 * time.Second):
 			t.Errorf("tsagent did not exit within 5 s of stdin closing; killing it")
@@ -175,7 +180,13 @@ type rawClient struct {
 }
 
 func newRawClient(t *testing.T) *rawClient {
-	_, stdin, stdout := startTSAgent(t)
+	return newRawClientScript(t, "agent.mjs")
+}
+
+// newRawClientScript is newRawClient for a script in tsagent/, with env
+// added to its environment.
+func newRawClientScript(t *testing.T, script string, env ...string) *rawClient {
+	_, stdin, stdout := startTSAgentScript(t, script, env...)
 	c := &rawClient{t: t, in: stdin, msgs: make(chan rawMsg, 1024), nextID: 1}
 	go func() {
 		defer close(c.msgs)
