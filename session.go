@@ -267,6 +267,9 @@ func (c *Client) lookup(id string) *Session {
 // fails with an error wrapping [ErrDuplicateSessionID] and leaves that
 // session as it was.
 func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Session, error) {
+	if err := c.checkSessionBaseline(MethodSessionNew); err != nil {
+		return nil, err
+	}
 	r := NewSessionRequest{}
 	if req != nil {
 		r = *req
