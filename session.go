@@ -81,6 +81,14 @@ type SessionState struct {
 	// about its latest context compaction.
 	Notice     *Notice          `json:"notice,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
+	// Activity is the latest state_update of a v2 agent: the session's
+	// foreground state and its background work; nil until one arrives
+	// (and always for a v1 agent). Unstable: ACP v2 is in Preview.
+	Activity *StateUpdate `json:"activity,omitempty"`
+	// Terminals are the agent-owned terminals a v2 agent reported
+	// (terminal_update, terminal_output_chunk), in the order first seen;
+	// for display only. Unstable: ACP v2 is in Preview; may change.
+	Terminals []AgentTerminal `json:"terminals,omitempty"`
 	// Meta is the _meta of the session/new, load, resume or fork result
 	// (an object, as the agent sent it; nil when it sent none).
 	Meta json.RawMessage `json:"_meta,omitempty"`

@@ -197,3 +197,21 @@ func (tt *toolTable) snapshot() []ToolCallState {
 	}
 	return out
 }
+
+// appendContent folds v2's tool_call_content_chunk: c is appended to the
+// tool call's content; an id not seen before starts a tool call at the
+// defaults (v2's upsert rule).
+func (tt *toolTable) appendContent(id string, c ToolCallContent) *ToolCallState {
+	var tc ToolCallState
+	if old, ok := tt.get(id); ok {
+		tc = *old
+	} else {
+		tc = ToolCallState{ToolCallID: id, Kind: ToolKindOther, Status: ToolCallStatusPending}
+	}
+	// A fresh array: snapshots taken before share the old one.
+	content := make([]ToolCallContent, len(tc.Content), len(tc.Content)+1)
+	copy(content, tc.Content)
+	tc.Content = append(content, c)
+	tt.put(&tc)
+	return &tc
+}

@@ -160,6 +160,10 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 		t.fail(callError(MethodSessionPrompt, err))
 		return
 	}
+	if c.version == 2 {
+		c.acceptedV2(t, msg.Result, msg.Error)
+		return
+	}
 	var res PromptResponse
 	var decodeErr error
 	if msg.Error == nil {
