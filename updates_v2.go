@@ -275,17 +275,21 @@ func decodeToolCallUpsert(raw []byte) (Update, error) {
 		return &s
 	}
 	u.Title, u.Name = str(w.Title), str(w.Name)
+	// kind and status are open unions (raw): a string is kept, null or a
+	// malformed value reads as the default (x-deserialize-default-on-error).
 	if w.Kind.Set {
-		k := ToolKind(w.Kind.V)
-		if w.Kind.Null {
-			k = ToolKindOther
+		k := ToolKindOther
+		var v string
+		if !w.Kind.Null && json.Unmarshal(w.Kind.V, &v) == nil && v != "" {
+			k = ToolKind(v)
 		}
 		u.Kind = &k
 	}
 	if w.Status.Set {
-		st := ToolCallStatus(w.Status.V)
-		if w.Status.Null {
-			st = ToolCallStatusPending
+		st := ToolCallStatusPending
+		var v string
+		if !w.Status.Null && json.Unmarshal(w.Status.V, &v) == nil && v != "" {
+			st = ToolCallStatus(v)
 		}
 		u.Status = &st
 	}
