@@ -481,7 +481,16 @@ func (c *Client) callID(ctx context.Context, method string, params, result any) 
 	if result == nil {
 		return id, nil
 	}
-	if err := rsp.UnmarshalResult(result); err != nil {
+	err = nil
+	if c.version == 2 {
+		var raw json.RawMessage
+		if err = rsp.UnmarshalResult(&raw); err == nil {
+			err = json.Unmarshal(configIDsV1(raw), result)
+		}
+	} else {
+		err = rsp.UnmarshalResult(result)
+	}
+	if err != nil {
 		return id, callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))
 	}
 	return id, nil

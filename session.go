@@ -322,7 +322,16 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	c.register(s)
 	var res LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
-	err = c.call(ctx, MethodSessionLoad, &r, &res)
+	if c.version == 2 {
+		// v2 has no session/load: it is session/resume replaying from the
+		// start (schema v2 ResumeSessionRequest.replayFrom); the replay
+		// arrives before the answer, as in v1, and ends with the
+		// current-state snapshot the agent sends before answering (there
+		// is no replay_complete in the v2 the agents speak).
+		err = c.call(ctx, MethodSessionResume, resumeFromStart(&r), &res)
+	} else {
+		err = c.call(ctx, MethodSessionLoad, &r, &res)
+	}
 	s.mu.Lock()
 	s.loading = false
 	s.mu.Unlock()

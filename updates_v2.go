@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -381,6 +382,13 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 		}
 	}
 	kind, _, _ := jsonDiscriminator(upd, "sessionUpdate")
+	if string(kind) == "config_option_update" {
+		u, err := decodeUpdate(configIDsV1(upd))
+		if err != nil {
+			return sid, &UnknownUpdate{Kind: string(kind), Raw: rawCopy(upd)}, meta, err
+		}
+		return sid, u, meta, nil
+	}
 	if !isV2Kind(string(kind)) {
 		return decodeNotificationMeta(params)
 	}
@@ -422,4 +430,40 @@ func (s *Session) upsertLocked(u Update) Update {
 		tc.Status = *tcu.Status
 	}
 	return tc
+}
+
+// configIDsV1 renames v2's configId to v1's id in the configOptions of a
+// result or update (v2 SessionConfigOption.configId; v1 calls it id), so
+// the v1 decoders read them. Anything without configOptions, or that does
+// not parse, is returned as is.
+func configIDsV1(raw []byte) []byte {
+	if !bytes.Contains(raw, []byte(`"configId"`)) || !bytes.Contains(raw, []byte(`"configOptions"`)) {
+		return raw
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	var opts []map[string]json.RawMessage
+	if json.Unmarshal(m["configOptions"], &opts) != nil {
+		return raw
+	}
+	for _, o := range opts {
+		if id, ok := o["configId"]; ok {
+			if _, has := o["id"]; !has {
+				o["id"] = id
+			}
+			delete(o, "configId")
+		}
+	}
+	b, err := json.Marshal(opts)
+	if err != nil {
+		return raw
+	}
+	m["configOptions"] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
 }
