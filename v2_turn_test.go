@@ -262,7 +262,9 @@ func TestV2CancelWithdrawsPermission(t *testing.T) {
 // nulls, state snapshots that do not end the turn.
 func randomStepV2(r *rand.Rand) map[string]any {
 	id := func(prefix string, n int) string { return fmt.Sprint(prefix, r.IntN(n)) }
-	text := func() map[string]any { return map[string]any{"type": "text", "text": fmt.Sprint("w", r.IntN(100), " ")} }
+	text := func() map[string]any {
+		return map[string]any{"type": "text", "text": fmt.Sprint("w", r.IntN(100), " ")}
+	}
 	orNull := func(v any) any {
 		if r.IntN(3) == 0 {
 			return nil
@@ -355,4 +357,3 @@ func TestV2FeedReproducesState(t *testing.T) {
 		})
 	}
 }
-

@@ -224,7 +224,9 @@ func (o *output) sessionStarted(s *acp.Session) {
 	defer o.mu.Unlock()
 	info := o.client.InitializeResponse().AgentInfo
 	if o.json {
-		ev := map[string]any{"event": "session", "sessionId": s.ID()}
+		// protocolVersion is the ACP version negotiated (added with v2;
+		// the event's other fields are unchanged).
+		ev := map[string]any{"event": "session", "sessionId": s.ID(), "protocolVersion": o.client.ProtocolVersion()}
 		if info != nil {
 			ev["agent"] = info
 		}
