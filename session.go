@@ -471,7 +471,11 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 		}
 	}
 	var res AuthenticateResponse
-	if err := c.call(ctx, MethodAuthenticate, req, &res); err != nil {
+	method := MethodAuthenticate
+	if c.version == 2 {
+		method = methodAuthLogin
+	}
+	if err := c.call(ctx, method, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -486,7 +490,11 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 		req = &LogoutRequest{}
 	}
 	var res LogoutResponse
-	if err := c.call(ctx, MethodLogout, req, &res); err != nil {
+	method := MethodLogout
+	if c.version == 2 {
+		method = methodAuthLogout
+	}
+	if err := c.call(ctx, method, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -231,6 +231,9 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 			if u.ExitStatus != nil {
 				t.Exit = u.ExitStatus
 			}
+			if u.Cancellable != nil {
+				t.Cancellable = *u.Cancellable
+			}
 		})
 	case *TerminalOutputChunk:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {

@@ -73,7 +73,10 @@ type TerminalUpdate struct {
 	Cwd        *string            `json:"cwd,omitempty"`
 	Output     []byte             `json:"output,omitempty"`
 	ExitStatus *AgentTerminalExit `json:"exitStatus,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
+	// Cancellable, when non-nil, says whether the terminal now accepts
+	// terminal/cancel (capabilities.cancel; null clears it to false).
+	Cancellable *bool           `json:"cancellable,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentTerminalExit is how an agent-owned terminal exited: its exit code
@@ -199,6 +202,10 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 				}
 				u.Output = b
 			}
+		}
+		if w.Capabilities.Set {
+			can := !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
+			u.Cancellable = &can
 		}
 		if w.ExitStatus.Set && !w.ExitStatus.Null {
 			es := &AgentTerminalExit{}
@@ -339,6 +346,9 @@ type AgentTerminal struct {
 	Cwd        string             `json:"cwd,omitempty"`
 	Output     []byte             `json:"output,omitempty"`
 	Exit       *AgentTerminalExit `json:"exit,omitempty"`
+	// Cancellable: the agent advertised capabilities.cancel, so
+	// Session.CancelTerminal may stop it.
+	Cancellable bool `json:"cancellable,omitempty"`
 }
 
 // foldTerminal applies set to the terminal id of st, added when new. The
