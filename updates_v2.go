@@ -169,7 +169,7 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		if w.ToolCallID == "" {
 			return nil, errMissing(kind, "toolCallId")
 		}
-		c, err := unmarshalToolCallContent(w.Content)
+		c, err := toolCallContentV2(w.Content)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +304,7 @@ func decodeToolCallUpsert(raw []byte) (Update, error) {
 	if w.Content.Set {
 		u.Content = make([]ToolCallContent, 0, len(w.Content.V))
 		for _, r := range w.Content.V {
-			if c, err := unmarshalToolCallContent(r); err == nil {
+			if c, err := toolCallContentV2(r); err == nil {
 				u.Content = append(u.Content, c)
 			}
 		}
@@ -476,4 +476,19 @@ func configIDsV1(raw []byte) []byte {
 		return raw
 	}
 	return out
+}
+
+// toolCallContentV2 decodes one tool call content item of a v2 agent. v2's
+// diff is a list of file changes (and an optional patch), not v1's path
+// with old and new text: a diff the v1 decoder cannot read is kept whole,
+// raw, as UnknownToolCallContent of type "diff", for a renderer that
+// knows v2 (v2 DiffContent).
+func toolCallContentV2(raw []byte) (ToolCallContent, error) {
+	c, err := unmarshalToolCallContent(raw)
+	if err != nil {
+		if kind, _, _ := jsonDiscriminator(raw, "type"); string(kind) == "diff" && jsonObject(raw) == nil {
+			return &UnknownToolCallContent{Type: "diff", Raw: rawCopy(raw)}, nil
+		}
+	}
+	return c, err
 }
