@@ -24,6 +24,9 @@ func (s *Session) Update(update any) error {
 }
 
 func (s *Session) send(update []byte, remember bool) error {
+	if s.a.opts.Version == 2 {
+		update = s.v2Form(update)
+	}
 	params := struct {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
