@@ -506,6 +506,11 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	if err := s.checkOpen(MethodSessionSetMode); err != nil {
 		return err
 	}
+	if s.c.version == 2 {
+		// v2 has no session modes: agents offer them as a config option
+		// of category "mode" (SetConfigOption).
+		return notSupported(MethodSessionSetMode, "session modes (ACP v2 has none; use the config option of category mode)")
+	}
 	s.mu.Lock()
 	modes := s.state.Modes
 	s.mu.Unlock()

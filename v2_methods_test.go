@@ -76,3 +76,12 @@ func TestV2CancelTerminalAndToolCall(t *testing.T) {
 		t.Errorf("v1 CancelToolCall = %v", err)
 	}
 }
+
+// Rule: v2 has no session modes; SetMode says so and sends nothing.
+func TestV2NoSessionModes(t *testing.T) {
+	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
+	s := newSessionRaw(t, c, a)
+	if err := s.SetMode(context.Background(), "plan"); !errors.Is(err, ErrNotSupported) {
+		t.Fatalf("SetMode = %v", err)
+	}
+}

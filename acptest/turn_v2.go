@@ -59,9 +59,9 @@ func (c *Conn) initializeV2(params json.RawMessage) (any, error) {
 	return res, nil
 }
 
-// messageIDs of a v2 turn: the user message and the default agent message.
-func (t *Turn) userMessageID() string  { return fmt.Sprintf("t%d-u", t.number) }
-func (t *Turn) agentMessageID() string { return fmt.Sprintf("t%d-m", t.number) }
+// userMessageID is the id of a v2 turn's user message (its chunks get
+// the same, see v2Form).
+func (t *Turn) userMessageID() string { return fmt.Sprintf("t%d-u", t.number) }
 
 // acceptV2 is the session/prompt handler of a v2 turn: running, the
 // prompt's echo as a user_message, then the answer {messageId}. The script
