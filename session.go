@@ -557,7 +557,20 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 		return nil, callError(MethodSessionSetConfigOption, err)
 	}
 	var res SetSessionConfigOptionResponse
-	if err := s.c.call(ctx, MethodSessionSetConfigOption, req, &res); err != nil {
+	var params any = req
+	if s.c.version == 2 && req.Boolean == nil {
+		// v2 requires the value's type beside it ("id" for a select's
+		// value, schema v2 SetSessionConfigOptionRequest); v1 sends it
+		// only for booleans.
+		params = struct {
+			SessionID string          `json:"sessionId"`
+			ConfigID  string          `json:"configId"`
+			Type      string          `json:"type"`
+			Value     string          `json:"value"`
+			Meta      json.RawMessage `json:"_meta,omitempty"`
+		}{req.SessionID, req.ConfigID, "id", req.Value, req.Meta}
+	}
+	if err := s.c.call(ctx, MethodSessionSetConfigOption, params, &res); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -85,3 +85,30 @@ func TestV2NoSessionModes(t *testing.T) {
 		t.Fatalf("SetMode = %v", err)
 	}
 }
+
+// Rule: v2's session/set_config_option carries the value's type ("id").
+func TestV2SetConfigOptionType(t *testing.T) {
+	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
+	done := make(chan *Session, 1)
+	go func() {
+		s, _ := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		done <- s
+	}()
+	a.reply(a.expect("session/new"), map[string]any{"sessionId": "s1", "configOptions": []any{map[string]any{
+		"configId": "mode", "name": "Mode", "type": "select", "currentValue": "a",
+		"options": []any{map[string]any{"value": "a", "name": "A"}, map[string]any{"value": "b", "name": "B"}}}}})
+	s := <-done
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.SetConfigOption(context.Background(), "mode", "b")
+		errc <- err
+	}()
+	m := a.expect("session/set_config_option")
+	if !strings.Contains(string(m.Params), `"type":"id"`) || !strings.Contains(string(m.Params), `"value":"b"`) {
+		t.Fatalf("params %s", m.Params)
+	}
+	a.reply(m, map[string]any{"configOptions": []any{}})
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
