@@ -343,11 +343,26 @@ func rawField(raw []byte, key string) json.RawMessage {
 	return rawCopy(v)
 }
 
+// Bounds of SessionState.Terminals, which outlive turns (a background
+// terminal streams for as long as it runs), so the turn budget alone does
+// not bound them. Both are fixed: SessionFold applies them too.
+const (
+	// AgentTerminalOutputMax: an agent-owned terminal's Output keeps the
+	// last AgentTerminalOutputMax bytes; it is cut to them at the front
+	// whenever it passes twice that (amortized O(1) per byte), so at most
+	// 2 × AgentTerminalOutputMax bytes are kept per terminal.
+	AgentTerminalOutputMax = 1 << 20
+	// AgentTerminalsMax: at most this many agent-owned terminals are kept
+	// per session; a new one past it drops the oldest.
+	AgentTerminalsMax = 256
+)
+
 // AgentTerminal is an agent-owned terminal of a v2 agent, as its
 // terminal_update and terminal_output_chunk updates left it: display only,
-// the client runs nothing. Output is every byte reported so far (a
-// terminal_update's output replaces it); Exit is set once it exited.
-// Unstable: ACP v2 is in Preview; may change.
+// the client runs nothing. Output is the bytes reported so far (a
+// terminal_update's output replaces it), cut at the front as
+// AgentTerminalOutputMax says, Dropped the bytes cut; Exit is set once it
+// exited. Unstable: ACP v2 is in Preview; may change.
 type AgentTerminal struct {
 	TerminalID string             `json:"terminalId"`
 	Command    string             `json:"command,omitempty"`
@@ -357,6 +372,19 @@ type AgentTerminal struct {
 	// Cancellable: the agent advertised capabilities.cancel, so
 	// Session.CancelTerminal may stop it.
 	Cancellable bool `json:"cancellable,omitempty"`
+	// Dropped counts the output bytes cut from the front of Output.
+	Dropped int64 `json:"dropped,omitempty"`
+}
+
+// boundOutput cuts t.Output to its last AgentTerminalOutputMax bytes once
+// it passes twice that, into a fresh array (snapshots share the old one).
+func (t *AgentTerminal) boundOutput() {
+	if len(t.Output) <= 2*AgentTerminalOutputMax {
+		return
+	}
+	cut := len(t.Output) - AgentTerminalOutputMax
+	t.Dropped += int64(cut)
+	t.Output = append(make([]byte, 0, 2*AgentTerminalOutputMax), t.Output[cut:]...)
 }
 
 // foldTerminal applies set to the terminal id of st, added when new. The
@@ -372,10 +400,14 @@ func foldTerminal(st *SessionState, id string, set func(*AgentTerminal)) {
 		}
 	}
 	if i < 0 {
+		if len(terms) >= AgentTerminalsMax {
+			terms = terms[len(terms)-AgentTerminalsMax+1:]
+		}
 		terms = append(terms, AgentTerminal{TerminalID: id})
 		i = len(terms) - 1
 	}
 	set(&terms[i])
+	terms[i].boundOutput()
 	st.Terminals = terms
 }
 
