@@ -159,7 +159,10 @@ type Client struct {
 	wire *engine.Wire
 	rpc  *jrpc2.Client
 	init InitializeResponse
-	// version is the negotiated protocol version, fixed in Connect.
+	// version is 2 once the agent answered initialize with version 2 (0
+	// otherwise: v1). It is set on the reader goroutine, in wire order
+	// (onInitAnswered), so every line after the answer is read in the
+	// version it picked, and never changes after.
 	version int
 
 	events *engine.EventQueue // diagnostics and notifications, off the reader
@@ -263,7 +266,6 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		c.abort()
 		return nil, callError(MethodInitialize, err)
 	}
-	c.version = c.init.ProtocolVersion
 	return c, nil
 }
 
@@ -318,7 +320,7 @@ func (c *Client) capabilities() ClientCapabilities {
 // ProtocolVersion returns the ACP version negotiated with the agent: 1 or
 // 2 (only when ClientOptions.ProtocolVersion offered 2). It is fixed once
 // Connect returns. Unstable: ACP v2 is in Preview; may change.
-func (c *Client) ProtocolVersion() int { return c.version }
+func (c *Client) ProtocolVersion() int { return max(1, c.version) }
 
 // InitializeResponse returns the agent's answer to initialize: its
 // capabilities, auth methods and info. The result must not be modified.

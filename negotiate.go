@@ -213,3 +213,24 @@ func (c *Client) checkSessionBaseline(method string) error {
 	}
 	return nil
 }
+
+// onInitAnswered is the reader's hook for the answer to initialize: a
+// version-2 answer to a v2 offer switches the connection to v2 here, on
+// the reader, before the next line (an agent may write an update right
+// after answering). Connect validates the rest of the answer; a version it
+// refuses closes the connection anyway.
+func (c *Client) onInitAnswered(raw []byte) {
+	var msg struct {
+		Result struct {
+			ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(raw, &msg) != nil {
+		return
+	}
+	if string(msg.Result.ProtocolVersion) == "2" {
+		if offered, err := c.opts.offeredVersion(); err == nil && offered >= 2 {
+			c.version = 2
+		}
+	}
+}

@@ -166,3 +166,29 @@ func TestV2UnsupportedVersionAnswers(t *testing.T) {
 		t.Fatalf("ProtocolVersion 3: %v", err)
 	}
 }
+
+// Rule: the connection is v2 from the line after the initialize answer (the
+// version is set on the reader, in wire order): a v2 update written right
+// after the answer decodes as v2.
+func TestV2VersionFromTheNextLine(t *testing.T) {
+	a, tr := newRawAgent(t)
+	ch := make(chan *Client, 1)
+	go func() {
+		c, err := Connect(context.Background(), tr, &ClientOptions{ProtocolVersion: 2})
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- c
+	}()
+	a.reply(a.expect("initialize"), v2Init)
+	a.update("s1", map[string]any{"sessionUpdate": "agent_message", "messageId": "m0", "content": []any{map[string]any{"type": "text", "text": "early"}}})
+	c := <-ch
+	if c == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { c.Close() })
+	s := newSessionRaw(t, c, a)
+	if h := s.State().History; len(h.Messages) != 1 || h.Messages[0].Text != "early" {
+		t.Fatalf("history %+v", h.Messages)
+	}
+}
