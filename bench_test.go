@@ -92,7 +92,11 @@ func (a *pipeAgent) run() {
 		}
 		switch m.Method {
 		case "initialize":
-			reply(m.ID, `{"protocolVersion":1}`)
+			if bytes.Contains(line, []byte(`"protocolVersion":2`)) {
+				reply(m.ID, `{"protocolVersion":2,"info":{"name":"pipe","version":"1"},"capabilities":{"session":{}}}`)
+			} else {
+				reply(m.ID, `{"protocolVersion":1}`)
+			}
 		case "session/new":
 			reply(m.ID, `{"sessionId":"s1"}`)
 		case "session/prompt":

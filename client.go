@@ -36,6 +36,15 @@ const Version = "0.1.0"
 // is cancelled (permission requests), and when the connection closes. A
 // panicking handler becomes a -32603 error reply.
 type ClientOptions struct {
+	// ProtocolVersion is the highest ACP version the client offers: 1 (the
+	// zero value selects it) or 2. Offered 2, the client takes what the
+	// agent picks, 1 or 2 (see [Client.ProtocolVersion]); the same
+	// sessions, turns, events and handlers serve both. v2 has no client fs
+	// or terminal methods: with a v2 agent, FS and Terminal are not
+	// offered. Any other value fails Connect with ErrUnsupportedVersion.
+	// Unstable: ACP v2 is in Preview; may change.
+	ProtocolVersion int
+
 	// ClientInfo is sent in initialize. Zero means {Name: "acp-go", Version: Version}.
 	ClientInfo *Implementation
 
@@ -170,6 +179,11 @@ type Client struct {
 	wire *engine.Wire
 	rpc  *jrpc2.Client
 	init InitializeResponse
+	// version is 2 once the agent answered initialize with version 2 (0
+	// otherwise: v1). It is set on the reader goroutine, in wire order
+	// (onInitAnswered), so every line after the answer is read in the
+	// version it picked, and never changes after.
+	version int
 
 	events *engine.EventQueue // diagnostics and notifications, off the reader
 
@@ -257,21 +271,23 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		OnStop:     c.onRPCStop,
 	})
 
-	req := &InitializeRequest{
-		ProtocolVersion:    ProtocolVersion,
-		ClientCapabilities: c.capabilities(),
-		ClientInfo:         c.opts.ClientInfo,
-	}
-	if req.ClientInfo == nil {
-		req.ClientInfo = &Implementation{Name: "acp-go", Version: Version}
-	}
-	if err := c.call(ctx, MethodInitialize, req, &c.init); err != nil {
+	offered, err := c.opts.offeredVersion()
+	if err != nil {
 		c.abort()
 		return nil, err
 	}
-	if c.init.ProtocolVersion != ProtocolVersion {
+	var raw json.RawMessage
+	if err := c.call(ctx, MethodInitialize, c.initParams(offered), &raw); err != nil {
 		c.abort()
-		return nil, fmt.Errorf("%w: the agent answered version %d; this client speaks %d", ErrUnsupportedVersion, c.init.ProtocolVersion, ProtocolVersion)
+		var ae *Error
+		if errors.As(err, &ae) && ae.Code == CodeUnsupportedVersion {
+			return nil, fmt.Errorf("%w: the agent speaks none of the versions up to %d: %w", ErrUnsupportedVersion, offered, err)
+		}
+		return nil, err
+	}
+	if err := negotiated(offered, raw, &c.init); err != nil {
+		c.abort()
+		return nil, callError(MethodInitialize, err)
 	}
 	return c, nil
 }
@@ -326,6 +342,11 @@ func (c *Client) capabilities() ClientCapabilities {
 	caps.Meta = c.opts.CapabilitiesMeta
 	return caps
 }
+
+// ProtocolVersion returns the ACP version negotiated with the agent: 1 or
+// 2 (only when ClientOptions.ProtocolVersion offered 2). It is fixed once
+// Connect returns. Unstable: ACP v2 is in Preview; may change.
+func (c *Client) ProtocolVersion() int { return max(1, c.version) }
 
 // InitializeResponse returns the agent's answer to initialize: its
 // capabilities, auth methods and info. The result must not be modified.
@@ -489,7 +510,16 @@ func (c *Client) callID(ctx context.Context, method string, params, result any) 
 	if result == nil {
 		return id, nil
 	}
-	if err := rsp.UnmarshalResult(result); err != nil {
+	err = nil
+	if c.version == 2 {
+		var raw json.RawMessage
+		if err = rsp.UnmarshalResult(&raw); err == nil {
+			err = json.Unmarshal(configIDsV1(raw), result)
+		}
+	} else {
+		err = rsp.UnmarshalResult(result)
+	}
+	if err != nil {
 		return id, callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))
 	}
 	return id, nil

@@ -15,6 +15,9 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 	in := &inbound{id: string(id), method: method, ctx: ctx, cancel: cancel}
 	switch {
 	case method == MethodSessionRequestPermission:
+		if c.version == 2 {
+			params = permissionParamsV1(params)
+		}
 		c.onPermissionRequest(in, params)
 	case method == MethodElicitationCreate:
 		c.placeElicitation(in, params)
@@ -35,6 +38,9 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 func (c *Client) dispatch(ctx context.Context, in *inbound, method string, params json.RawMessage) (any, error) {
 	switch method {
 	case MethodSessionRequestPermission:
+		if c.version == 2 {
+			params = permissionParamsV1(params)
+		}
 		return c.servePermission(ctx, in, params)
 	case MethodFSReadTextFile:
 		return serve(ctx, method, params, c.opts.FS.ReadTextFile)

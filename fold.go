@@ -136,6 +136,7 @@ type msgList struct {
 type msgAcc struct {
 	id     string
 	order  int
+	idx    int // its place in its list
 	blocks [][]byte
 	size   int    // bytes of text in all
 	joined []byte // the text's first len(joined) bytes, when blocks > 1
@@ -252,7 +253,7 @@ func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
 	f.visits++
 	m := f.target(list, kind, id)
 	if m == nil {
-		m = &msgAcc{id: id, order: f.tools.nextOrder()}
+		m = &msgAcc{id: id, order: f.tools.nextOrder(), idx: len(list.l)}
 		list.l = append(list.l, m)
 		if id != "" {
 			if list.byID == nil {
@@ -284,7 +285,7 @@ func (f *fold) appendText(k uint8, m *msgAcc, id []byte, plain []byte, text stri
 	f.visits++
 	if m == nil {
 		list := f.list(k)
-		m = &msgAcc{id: string(id), order: f.tools.nextOrder()}
+		m = &msgAcc{id: string(id), order: f.tools.nextOrder(), idx: len(list.l)}
 		list.l = append(list.l, m)
 		if m.id != "" {
 			if list.byID == nil {
@@ -334,6 +335,15 @@ func (f *fold) apply(u Update) *ToolCallState {
 		f.chunk(&f.thoughts, kind, u.MessageID, u.Content)
 	case *UserMessageChunk:
 		f.chunk(&f.user, kind, u.MessageID, u.Content)
+	case *AgentMessage:
+		f.whole(&f.messages, u.MessageID, u.Content)
+	case *AgentThought:
+		f.whole(&f.thoughts, u.MessageID, u.Content)
+	case *UserMessage:
+		f.whole(&f.user, u.MessageID, u.Content)
+	case *ToolCallContentChunk:
+		f.visits++
+		tc = f.tools.appendContent(u.ToolCallID, u.Content)
 	case *ToolCall:
 		f.visits++
 		tc = f.tools.create(u)
@@ -379,4 +389,35 @@ func (l *msgList) last() (Message, bool) {
 		return Message{}, false
 	}
 	return l.l[len(l.l)-1].snapshot(), true
+}
+
+// whole folds v2's whole-message upsert (agent_message, user_message,
+// agent_thought): a new id starts a message; content nil keeps the
+// message's content, a non-nil slice replaces it, chunks so far included.
+// The replacement is a new msgAcc in the old one's place, with its id and
+// Order: the turn's log still refers to the old one's text, so it is never
+// rewritten.
+func (f *fold) whole(list *msgList, id string, content []ContentBlock) {
+	f.visits++
+	old := list.byID[id]
+	if old != nil && content == nil {
+		f.lastMsg = nil
+		return
+	}
+	m := &msgAcc{id: id}
+	if old != nil {
+		m.order, m.idx = old.order, old.idx
+		list.l[old.idx] = m
+	} else {
+		m.order, m.idx = f.tools.nextOrder(), len(list.l)
+		list.l = append(list.l, m)
+	}
+	if list.byID == nil {
+		list.byID = map[string]*msgAcc{}
+	}
+	list.byID[id] = m
+	for _, b := range content {
+		m.add(b)
+	}
+	f.lastMsg = nil
 }

@@ -97,6 +97,14 @@ type SessionState struct {
 	// about its latest context compaction.
 	Notice     *Notice          `json:"notice,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
+	// Activity is the latest state_update of a v2 agent: the session's
+	// foreground state and its background work; nil until one arrives
+	// (and always for a v1 agent). Unstable: ACP v2 is in Preview.
+	Activity *StateUpdate `json:"activity,omitempty"`
+	// Terminals are the agent-owned terminals a v2 agent reported
+	// (terminal_update, terminal_output_chunk), in the order first seen;
+	// for display only. Unstable: ACP v2 is in Preview; may change.
+	Terminals []AgentTerminal `json:"terminals,omitempty"`
 	// Meta is the _meta of the session/new, load, resume or fork result
 	// (an object, as the agent sent it; nil when it sent none).
 	Meta json.RawMessage `json:"_meta,omitempty"`
@@ -292,6 +300,9 @@ func (c *Client) lookup(id string) *Session {
 // fails with an error wrapping [ErrDuplicateSessionID] and leaves that
 // session as it was.
 func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Session, error) {
+	if err := c.checkSessionBaseline(MethodSessionNew); err != nil {
+		return nil, err
+	}
 	r := NewSessionRequest{}
 	if req != nil {
 		r = *req
@@ -345,7 +356,16 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	c.register(s)
 	var res LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
-	err = c.call(ctx, MethodSessionLoad, &r, &res)
+	if c.version == 2 {
+		// v2 has no session/load: it is session/resume replaying from the
+		// start (schema v2 ResumeSessionRequest.replayFrom); the replay
+		// arrives before the answer, as in v1, and ends with the
+		// current-state snapshot the agent sends before answering (there
+		// is no replay_complete in the v2 the agents speak).
+		err = c.call(ctx, MethodSessionResume, resumeFromStart(&r), &res)
+	} else {
+		err = c.call(ctx, MethodSessionLoad, &r, &res)
+	}
 	s.mu.Lock()
 	s.loading = false
 	s.mu.Unlock()
@@ -540,7 +560,11 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 		}
 	}
 	var res AuthenticateResponse
-	if err := c.call(ctx, MethodAuthenticate, req, &res); err != nil {
+	method := MethodAuthenticate
+	if c.version == 2 {
+		method = methodAuthLogin
+	}
+	if err := c.call(ctx, method, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -555,7 +579,11 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 		req = &LogoutRequest{}
 	}
 	var res LogoutResponse
-	if err := c.call(ctx, MethodLogout, req, &res); err != nil {
+	method := MethodLogout
+	if c.version == 2 {
+		method = methodAuthLogout
+	}
+	if err := c.call(ctx, method, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -566,6 +594,11 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	if err := s.checkOpen(MethodSessionSetMode); err != nil {
 		return err
+	}
+	if s.c.version == 2 {
+		// v2 has no session modes: agents offer them as a config option
+		// of category "mode" (SetConfigOption).
+		return notSupported(MethodSessionSetMode, "session modes (ACP v2 has none; use the config option of category mode)")
 	}
 	s.mu.Lock()
 	modes := s.state.Modes
@@ -613,7 +646,20 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 		return nil, callError(MethodSessionSetConfigOption, err)
 	}
 	var res SetSessionConfigOptionResponse
-	if err := s.c.call(ctx, MethodSessionSetConfigOption, req, &res); err != nil {
+	var params any = req
+	if s.c.version == 2 && req.Boolean == nil {
+		// v2 requires the value's type beside it ("id" for a select's
+		// value, schema v2 SetSessionConfigOptionRequest); v1 sends it
+		// only for booleans.
+		params = struct {
+			SessionID string          `json:"sessionId"`
+			ConfigID  string          `json:"configId"`
+			Type      string          `json:"type"`
+			Value     string          `json:"value"`
+			Meta      json.RawMessage `json:"_meta,omitempty"`
+		}{req.SessionID, req.ConfigID, "id", req.Value, req.Meta}
+	}
+	if err := s.c.call(ctx, MethodSessionSetConfigOption, params, &res); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

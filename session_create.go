@@ -72,6 +72,9 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	}
 	var res NewSessionResponse
 	var err error
+	if c.version == 2 {
+		msg.Result = configIDsV1(msg.Result)
+	}
 	if method == MethodSessionFork {
 		var fr ForkSessionResponse
 		err = json.Unmarshal(msg.Result, &fr)

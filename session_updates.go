@@ -20,8 +20,23 @@ import (
 // more than what the update retains (see cost.go).
 func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
+	if s.c.version == 2 {
+		u = s.upsertLocked(u)
+	}
 	over := s.applyLocked(u, meta, size)
+	var idle *Turn
+	if st, ok := u.(*StateUpdate); ok && s.c.version == 2 {
+		idle = s.turnStateLocked(st)
+	}
 	s.mu.Unlock()
+	if idle != nil {
+		// Ended here, on the reader, before the next line: every update
+		// before the idle is the turn's, every one after it the session's.
+		idle.finish(func(l *turnLife) {
+			l.agentEnded(agentAnswer{stop: idle.v2.stop, usage: idle.v2.usage})
+			l.out.AgentError = idle.v2.err
+		})
+	}
 	over.act(s.c)
 }
 
@@ -134,7 +149,7 @@ func (s *Session) droppedLocked(t *Turn) string {
 func replacesState(u Update) bool {
 	switch u.(type) {
 	case *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
-		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate, *SubagentUpdate:
+		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate, *SubagentUpdate, *StateUpdate:
 		return true
 	}
 	return false
@@ -211,6 +226,35 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Plan, st.PlanContent = u.Entries, nil
 	case *SubagentUpdate:
 		foldSubagent(st, u)
+	case *StateUpdate:
+		st.Activity = u
+	case *TerminalUpdate:
+		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
+			if u.Command != nil {
+				t.Command = *u.Command
+			}
+			if u.Cwd != nil {
+				t.Cwd = *u.Cwd
+			}
+			if u.Output != nil {
+				// Clipped: a later chunk's append allocates, never
+				// writing into the update's array (which every fold of
+				// the log shares).
+				t.Output = u.Output[:len(u.Output):len(u.Output)]
+			}
+			if u.ExitStatus != nil {
+				t.Exit = u.ExitStatus
+			}
+			if u.Cancellable != nil {
+				t.Cancellable = *u.Cancellable
+			}
+		})
+	case *TerminalOutputChunk:
+		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
+			// Appending past the length never changes bytes an earlier
+			// snapshot holds.
+			t.Output = append(t.Output, u.Data...)
+		})
 	default:
 		return foldPlanOrNoticeUpdate(st, u)
 	}
@@ -242,7 +286,15 @@ func (c *Client) onUpdate(params []byte) {
 	if c.applyPlainText(params) {
 		return
 	}
-	sid, u, meta, err := decodeNotificationMeta(params)
+	var sid string
+	var u Update
+	var meta json.RawMessage
+	var err error
+	if c.version == 2 {
+		sid, u, meta, err = decodeNotificationV2(params)
+	} else {
+		sid, u, meta, err = decodeNotificationMeta(params)
+	}
 	if err != nil {
 		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
 	}

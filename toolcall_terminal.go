@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// AgentTerminal is a command the agent ran itself, in a terminal of its
+// ToolCallTerminal is a command the agent ran itself, in a terminal of its
 // own, as it reports it in the _meta of the tool call's tool_call and
 // tool_call_update notifications. codex-acp 2.x runs every command this
 // way, also when the client offers a terminal (Zed's convention):
@@ -26,7 +26,11 @@ import (
 // command that prints without end makes the turn cancel at the limit. An
 // item of the convention that does not decode (a data that is not a
 // string) is ignored; the update's other fields still apply.
-type AgentTerminal struct {
+//
+// This is ACP v1's form, by convention. ACP v2 reports agent-owned
+// terminals in the protocol itself (terminal_update, terminal_output_chunk),
+// per session: [SessionState].Terminals, of type [AgentTerminal].
+type ToolCallTerminal struct {
 	TerminalID string `json:"terminalId"`
 	Cwd        string `json:"cwd,omitempty"`
 	// Output is the command's output so far, as the agent sent it (it
@@ -91,7 +95,7 @@ func agentTerminalCost(meta json.RawMessage) int64 {
 	if !ok {
 		return 0
 	}
-	n := allocSize(int64(unsafe.Sizeof(AgentTerminal{})))
+	n := allocSize(int64(unsafe.Sizeof(ToolCallTerminal{})))
 	if m.Info != nil {
 		n += allocSize(int64(len(m.Info.TerminalID) + len(m.Info.Cwd)))
 	}
@@ -119,7 +123,7 @@ func (tt *toolTable) foldAgentTerminal(tc *ToolCallState, meta json.RawMessage, 
 	if !ok {
 		return
 	}
-	var at AgentTerminal
+	var at ToolCallTerminal
 	if tc.AgentTerminal != nil {
 		at = *tc.AgentTerminal
 	}

@@ -82,7 +82,7 @@ func TestAgentTerminalFold(t *testing.T) {
 // (not grown in this table's buffer) appends to a copy of its output.
 func TestAgentTerminalAppendAfterRestore(t *testing.T) {
 	var tt toolTable
-	tt.put(&ToolCallState{ToolCallID: "c", AgentTerminal: &AgentTerminal{TerminalID: "c", Output: "old"}})
+	tt.put(&ToolCallState{ToolCallID: "c", AgentTerminal: &ToolCallTerminal{TerminalID: "c", Output: "old"}})
 	tc := tt.update(&ToolCallUpdate{ToolCallID: "c", Meta: []byte(`{"terminal_output_delta":{"data":"+new","terminal_id":"c"}}`)})
 	if tc.AgentTerminal.Output != "old+new" {
 		t.Errorf("output %q, want old+new", tc.AgentTerminal.Output)

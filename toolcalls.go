@@ -30,7 +30,7 @@ type ToolCallState struct {
 	// AgentTerminal is the command the agent ran in a terminal of its own,
 	// as it reported it in _meta (codex-acp 2.x): its output, accumulated,
 	// and exit status. Nil when the agent reported none.
-	AgentTerminal *AgentTerminal `json:"agentTerminal,omitempty"`
+	AgentTerminal *ToolCallTerminal `json:"agentTerminal,omitempty"`
 
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
@@ -212,4 +212,22 @@ func (tt *toolTable) snapshot() []ToolCallState {
 		out[i] = *tc
 	}
 	return out
+}
+
+// appendContent folds v2's tool_call_content_chunk: c is appended to the
+// tool call's content; an id not seen before starts a tool call at the
+// defaults (v2's upsert rule).
+func (tt *toolTable) appendContent(id string, c ToolCallContent) *ToolCallState {
+	var tc ToolCallState
+	if old, ok := tt.get(id); ok {
+		tc = *old
+	} else {
+		tc = ToolCallState{ToolCallID: id, Kind: ToolKindOther, Status: ToolCallStatusPending}
+	}
+	// A fresh array: snapshots taken before share the old one.
+	content := make([]ToolCallContent, len(tc.Content), len(tc.Content)+1)
+	copy(content, tc.Content)
+	tc.Content = append(content, c)
+	tt.put(&tc)
+	return &tc
 }

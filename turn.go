@@ -32,6 +32,8 @@ type Turn struct {
 	updated notifier // fired at every event: Updates and Events wait on it
 	// life is how far the turn has come, and how it ended (turn_life.go).
 	life turnLife
+	// v2 is what a v2 turn knows of the agent's state (turn_v2.go).
+	v2 turnV2
 	// budget counts the turn's updates against Limits.MaxTurnBytes.
 	budget    byteBudget
 	forgotten bool // Release was called: the fold goes too, at the end

@@ -134,6 +134,9 @@ func (c *Client) mapSendErr(err error) error {
 // turn, every one after it is not. jrpc2 still completes the call.
 func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	if method != MethodSessionPrompt {
+		if method == MethodInitialize {
+			c.onInitAnswered(raw)
+		}
 		c.onCreateAnswered(id, method, raw)
 		return
 	}
@@ -158,6 +161,10 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	}
 	if err := json.Unmarshal(raw, &msg); err != nil {
 		t.fail(callError(MethodSessionPrompt, err))
+		return
+	}
+	if c.version == 2 {
+		c.acceptedV2(t, msg.Result, msg.Error)
 		return
 	}
 	var res PromptResponse

@@ -102,12 +102,23 @@ const StopReasonError StopReason = "error"
 // these, so one flat struct decodes them all (by hand: the generator reads
 // neither nested union).
 type StateUpdate struct {
-	State      string          `json:"state"`
-	StopReason StopReason      `json:"stopReason,omitempty"`
-	Error      *Error          `json:"error,omitempty"`
-	Usage      *Usage          `json:"usage,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
+	State      string     `json:"state"`
+	StopReason StopReason `json:"stopReason,omitempty"`
+	Error      *Error     `json:"error,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
+	// Background lists the work running apart from the foreground
+	// (ACP v2's state_update.background); nil when none was sent.
+	// Unstable: ACP v2 is in Preview; may change.
+	Background []BackgroundWork `json:"background,omitzero"`
+	Meta       json.RawMessage  `json:"_meta,omitempty"`
 }
+
+// A StateUpdate is also ACP v2's "state_update" session update: a
+// snapshot of the session's aggregate activity. Snapshots are not events:
+// the same state twice means nothing new. A v2 turn ends at the first idle
+// after its work began (see [Turn.Wait]).
+func (*StateUpdate) isUpdate()          {}
+func (*StateUpdate) UpdateKind() string { return "state_update" }
 
 // UnmarshalJSON decodes the schema's StateUpdate (RunningStateUpdate,
 // IdleStateUpdate, RequiresActionStateUpdate, UnknownStateUpdate, or another

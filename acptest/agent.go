@@ -24,6 +24,18 @@ type Options struct {
 	// ProtocolVersion is answered to initialize whatever the client asked
 	// for, so that a mismatch can be tested. Zero means 1.
 	ProtocolVersion int
+	// Version is the ACP version the agent speaks: 1 (zero selects it) or
+	// 2. A v2 agent answers an initialize offering less than 2 with
+	// -32022, answers in the v2 shape (info, capabilities, auth methods by
+	// methodId), and runs each turn the v2 way: it reports running, echoes
+	// the prompt as a user_message, answers session/prompt {messageId} at
+	// once, runs OnPrompt after that and reports idle with its stop reason
+	// (an error becomes idle "error" with the error). The scenario API is
+	// the same: the updates a script sends are put in v2 form (a tool_call
+	// becomes a tool_call_update upsert, a chunk without a messageId gets
+	// the turn's) and RequestPermission sends the v2 request (title,
+	// subject). Unstable: ACP v2 is in Preview; may change.
+	Version int
 	// NoInitializeCheck lets requests through before initialize; by default
 	// they fail with -32600, as in the reference TypeScript agent.
 	NoInitializeCheck bool

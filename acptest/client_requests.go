@@ -43,6 +43,9 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 	if options == nil {
 		options = DefaultPermissionOptions
 	}
+	if s.a.opts.Version == 2 {
+		return s.requestPermissionV2(toolCall, options)
+	}
 	res, err := s.Call(s.ctx, acp.MethodSessionRequestPermission, map[string]any{
 		"sessionId": s.st.id, "toolCall": toolCall, "options": options,
 	})

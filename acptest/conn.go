@@ -335,6 +335,12 @@ func (c *Conn) serveRequest(id json.RawMessage, turn *Turn, h func(ctx context.C
 		_ = c.writeMsg(resp)
 		responded = true
 		if turn != nil {
+			if turn.v2 && err == nil {
+				// v2: the answer only accepted the prompt; the script
+				// runs now and the turn ends at its idle.
+				turn.runV2()
+				return
+			}
 			turn.finish(true)
 		}
 	})

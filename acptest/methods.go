@@ -19,12 +19,22 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 		f = c.initialize
 	case "authenticate":
 		f = c.authenticate
-	case "logout":
+	case "logout", "auth/logout":
 		f = func(json.RawMessage) (any, error) { c.a.SetAuthenticated(false); return nil, nil }
+	case "auth/login":
+		f = c.authenticate
 	case acp.MethodSessionLoad:
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, true) }
 	case acp.MethodSessionResume:
-		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, false) }
+		// v2 has no session/load: resume with replayFrom replays.
+		f = func(p json.RawMessage) (any, error) {
+			var r struct {
+				ReplayFrom json.RawMessage `json:"replayFrom"`
+			}
+			_ = json.Unmarshal(p, &r)
+			replay := c.a.opts.Version == 2 && len(r.ReplayFrom) > 0 && string(r.ReplayFrom) != "null"
+			return c.loadSession(p, replay)
+		}
 	case acp.MethodSessionList:
 		f = c.listSessions
 	case acp.MethodSessionClose:
@@ -59,6 +69,9 @@ func (c *Conn) initialize(params json.RawMessage) (any, error) {
 	c.mu.Unlock()
 
 	o := &c.a.opts
+	if o.Version == 2 {
+		return c.initializeV2(params)
+	}
 	res := map[string]any{
 		"protocolVersion":   1,
 		"agentCapabilities": o.Capabilities,

@@ -166,7 +166,8 @@ func (s *Session) remember(update []byte) {
 		return
 	}
 	switch u.Kind {
-	case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan":
+	case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
+		"user_message", "agent_message", "agent_thought", "tool_call_content_chunk": // and v2's
 		s.a.mu.Lock()
 		s.st.history = append(s.st.history, append([]byte(nil), update...))
 		s.a.mu.Unlock()

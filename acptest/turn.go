@@ -27,6 +27,10 @@ type Turn struct {
 	cancelOnce sync.Once
 	cancelled  chan struct{}
 
+	// v2: the turn runs the v2 way (Options.Version 2, turn_v2.go).
+	v2     bool
+	script func(*Turn) (acp.StopReason, error)
+
 	mu    sync.Mutex
 	extra map[string]any
 	after []func()
@@ -66,6 +70,9 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 	}
 	st.turns[t] = struct{}{}
 	a.mu.Unlock()
+	if a.opts.Version == 2 {
+		return t, t.acceptV2()
+	}
 
 	return t, func(context.Context) (any, error) {
 		// The accepted prompt is history, for replay on session/load.

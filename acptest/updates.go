@@ -51,6 +51,9 @@ func SubagentUpdate(childID string, patch map[string]any) map[string]any {
 }
 
 func (s *Session) send(update []byte, remember bool) error {
+	if s.a.opts.Version == 2 {
+		update = s.v2Form(update)
+	}
 	params := struct {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`

@@ -47,10 +47,7 @@ func (o *oursConn) close() { o.c.Close() }
 var errV1Only = errors.New("client: v1 only")
 
 // oursV2Options are the client options that offer protocol version 2.
-// Until the client has such an option, they are the defaults: the client
-// offers 1, the v2 writer answers -32022 (as a v2-only agent does), and the
-// v2 rows report errV1Only. When the v2 client lands, set its option here.
-func oursV2Options() *ours.ClientOptions { return &ours.ClientOptions{} }
+func oursV2Options() *ours.ClientOptions { return &ours.ClientOptions{ProtocolVersion: 2} }
 
 // oursConnectV2 connects our client to the v2 writer, offering v2.
 func oursConnectV2(mode string, n int) (*oursConn, error) {

@@ -21,6 +21,7 @@
 // `acp -- serve`.)
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
+// (its protocolVersion is the ACP version negotiated, see --protocol)
 // first (after the download events of --agent's first run, below), then
 // {"event":"update","sessionId":...,"seq":N,"update":{...}} for each
 // update as received, {"event":"permission",...} for each permission
@@ -133,6 +134,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 type config struct {
+	protocol    int
 	prompts     multiFlag
 	cwd         string
 	json        bool
@@ -174,6 +176,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.prompts, "p", "a prompt; repeat for several turns in one session (shorthand for --prompt)")
 	fs.Var(&cfg.prompts, "prompt", "a prompt; repeat for several turns in one session")
 	fs.StringVar(&cfg.cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	fs.IntVar(&cfg.protocol, "protocol", 1, "the highest ACP version to offer, 1 or 2 (the agent picks; v2 is in Preview and has no client fs/terminal)")
 	fs.BoolVar(&cfg.json, "json", false, "print NDJSON events instead of text")
 	fs.StringVar(&cfg.permission, "permission", "", "answer permission requests: allow, reject, ask or cancel (default: ask on a terminal, else reject)")
 	fs.DurationVar(&cfg.cancelAfter, "cancel-after", 0, "cancel each turn this long after it starts")

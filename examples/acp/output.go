@@ -43,7 +43,7 @@ type output struct {
 	decisions map[placement]chan decision
 
 	// What the renderer printed of the commands the agent runs in
-	// terminals of its own (acp.AgentTerminal), by tool call id, for the
+	// terminals of its own (acp.ToolCallTerminal), by tool call id, for the
 	// turn termTurn: one entry per tool call of the current turn.
 	termTurn  *acp.Turn
 	termShown map[string]termShown
@@ -238,7 +238,9 @@ func (o *output) sessionStarted(s *acp.Session) {
 	defer o.mu.Unlock()
 	info := o.client.InitializeResponse().AgentInfo
 	if o.json {
-		ev := map[string]any{"event": "session", "sessionId": s.ID()}
+		// protocolVersion is the ACP version negotiated (added with v2;
+		// the event's other fields are unchanged).
+		ev := map[string]any{"event": "session", "sessionId": s.ID(), "protocolVersion": o.client.ProtocolVersion()}
 		if info != nil {
 			ev["agent"] = info
 		}

@@ -49,8 +49,9 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		tr = ct
 	}
 	opts := &acp.ClientOptions{
-		ClientInfo: &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
-		Permission: out.permissionHandler(cfg, stdin),
+		ProtocolVersion: cfg.protocol,
+		ClientInfo:      &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
+		Permission:      out.permissionHandler(cfg, stdin),
 		// --session prints the whole replayed history, in wire order, from
 		// SessionState.Outside once session/load returns: keep far more of
 		// it than a long-running host would (4 Mi updates, a few hundred MB

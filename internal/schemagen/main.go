@@ -30,7 +30,20 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "the directory of package acp")
+	v2 := flag.Bool("v2", false, "write the ACP v2 wire types (internal/v2wire) instead")
 	flag.Parse()
+	if *v2 {
+		out, err := generateV2(*root)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "schemagen:", err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(filepath.Join(*root, filepath.FromSlash(v2OutDir), v2OutFile), out, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "schemagen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	out, err := generate(*root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "schemagen:", err)

@@ -1,0 +1,193 @@
+package acptest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/acpclient/acp"
+)
+
+// ACP v2 (Options.Version 2): the same scenario API, the v2 wire. See
+// Options.Version for what changes.
+
+// initializeV2 answers initialize the v2 way.
+func (c *Conn) initializeV2(params json.RawMessage) (any, error) {
+	var p struct {
+		ProtocolVersion    int             `json:"protocolVersion"`
+		Capabilities       json.RawMessage `json:"capabilities"`
+		ClientCapabilities json.RawMessage `json:"clientCapabilities"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams(err.Error())
+	}
+	if p.ProtocolVersion < 2 {
+		return nil, &Error{Code: -32022, Message: "Unsupported protocol version",
+			Data: mustJSON(map[string]any{"requested": p.ProtocolVersion, "supported": []int{2}})}
+	}
+	c.mu.Lock()
+	c.clientCaps = p.Capabilities
+	c.mu.Unlock()
+	o := &c.a.opts
+	res := map[string]any{"protocolVersion": 2, "info": o.AgentInfo, "capabilities": o.Capabilities}
+	if o.AgentInfo == nil {
+		res["info"] = map[string]any{"name": "acptest", "version": "0.0.0"}
+	}
+	if o.Capabilities == nil {
+		res["capabilities"] = map[string]any{"session": map[string]any{
+			"prompt": map[string]any{"image": map[string]any{}, "audio": map[string]any{}, "embeddedContext": map[string]any{}},
+			"mcp":    map[string]any{"stdio": map[string]any{}, "http": map[string]any{}},
+			"delete": map[string]any{},
+		}}
+	}
+	methods := []any{}
+	for _, m := range o.AuthMethods {
+		mm := cloneJSON[map[string]any](m)
+		if id, ok := mm["id"]; ok {
+			mm["methodId"] = id
+			delete(mm, "id")
+		}
+		if mm["type"] == nil {
+			mm["type"] = "agent"
+		}
+		methods = append(methods, mm)
+	}
+	if len(methods) > 0 {
+		res["authMethods"] = methods
+	}
+	return res, nil
+}
+
+// userMessageID is the id of a v2 turn's user message (its chunks get
+// the same, see v2Form).
+func (t *Turn) userMessageID() string { return fmt.Sprintf("t%d-u", t.number) }
+
+// acceptV2 is the session/prompt handler of a v2 turn: running, the
+// prompt's echo as a user_message, then the answer {messageId}. The script
+// runs after the answer is written (runV2).
+func (t *Turn) acceptV2() func(context.Context) (any, error) {
+	t.v2 = true
+	t.script = t.a.opts.OnPrompt
+	return func(context.Context) (any, error) {
+		if err := t.state("running", "", nil); err != nil {
+			return nil, err
+		}
+		var blocks []json.RawMessage
+		_ = json.Unmarshal(t.prompt, &blocks)
+		if err := t.Update(map[string]any{"sessionUpdate": "user_message", "messageId": t.userMessageID(), "content": blocks}); err != nil {
+			return nil, err
+		}
+		return map[string]any{"messageId": t.userMessageID()}, nil
+	}
+}
+
+// runV2 runs the script of a v2 turn once its prompt was accepted and ends
+// it with the idle state: the script's stop reason, or "error" with its
+// error. It runs on the request's goroutine.
+func (t *Turn) runV2() {
+	defer t.finish(true)
+	var stop acp.StopReason
+	var err error
+	if t.script != nil {
+		stop, err = callScript(t)
+	}
+	if err != nil {
+		_ = t.state("idle", acp.StopReasonError, errorObject(err))
+		return
+	}
+	if stop == "" {
+		stop = acp.StopReasonEndTurn
+		if t.IsCancelled() {
+			stop = acp.StopReasonCancelled
+		}
+	}
+	_ = t.state("idle", stop, nil)
+}
+
+func callScript(t *Turn) (stop acp.StopReason, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			stop, err = "", &Error{Code: CodeInternalError, Message: fmt.Sprintf("acptest: script panicked: %v", p)}
+		}
+	}()
+	return t.script(t)
+}
+
+// state sends a state_update snapshot (never remembered as history).
+func (t *Turn) state(st string, stop acp.StopReason, e any) error {
+	u := map[string]any{"sessionUpdate": "state_update", "state": st, "background": []any{}}
+	if stop != "" {
+		u["stopReason"] = stop
+	}
+	if e != nil {
+		u["error"] = e
+	}
+	b, err := marshal(u)
+	if err != nil {
+		return err
+	}
+	return t.send(b, false)
+}
+
+// v2Form puts an update a script wrote in v1 form into v2 form: tool_call
+// becomes the tool_call_update upsert, and a chunk without a messageId
+// gets the default one of its kind (v2 requires it). Anything else, or
+// what does not parse, goes out as written.
+func (s *Session) v2Form(update []byte) []byte {
+	var u map[string]json.RawMessage
+	if json.Unmarshal(update, &u) != nil {
+		return update
+	}
+	var kind string
+	_ = json.Unmarshal(u["sessionUpdate"], &kind)
+	changed := false
+	switch kind {
+	case "tool_call":
+		u["sessionUpdate"] = json.RawMessage(`"tool_call_update"`)
+		changed = true
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+		if id, ok := u["messageId"]; !ok || string(id) == `""` || string(id) == "null" {
+			s.a.mu.Lock()
+			n := s.st.prompts
+			s.a.mu.Unlock()
+			u["messageId"] = mustJSON(fmt.Sprintf("t%d-%s", n, map[string]string{
+				"agent_message_chunk": "m", "agent_thought_chunk": "th", "user_message_chunk": "u"}[kind]))
+			changed = true
+		}
+	}
+	if !changed {
+		return update
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		return update
+	}
+	return b
+}
+
+// requestPermissionV2 sends the v2 session/request_permission: a title
+// (the tool call's, else its id), the tool call as the subject, options.
+func (s *Session) requestPermissionV2(toolCall, options any) (json.RawMessage, error) {
+	tc := cloneJSON[map[string]any](toolCall)
+	id, _ := tc["toolCallId"].(string)
+	title, _ := tc["title"].(string)
+	if title == "" {
+		title = id
+	}
+	res, err := s.Call(s.ctx, acp.MethodSessionRequestPermission, map[string]any{
+		"sessionId": s.st.id, "title": title,
+		"subject": map[string]any{"type": "tool_call", "toolCall": map[string]any{"toolCallId": id}},
+		"options": options,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Outcome json.RawMessage `json:"outcome"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.Outcome == nil {
+		return nil, errors.New("acptest: permission reply without outcome: " + string(res))
+	}
+	return r.Outcome, nil
+}
