@@ -74,7 +74,7 @@ func readmeRegistry(ctx context.Context, opts *acp.ClientOptions) error {
 	return c.Close()
 }
 
-var _, _ = readmeFeed, readmeRegistry
+var _, _, _ = readmeFeed, readmeRegistry, readmeRemote
 
 // readmeRemote is the README's remote-agent snippet.
 func readmeRemote(ctx context.Context, token string) (*acp.Client, error) {
