@@ -113,7 +113,9 @@ func TestV2ClientCancel(t *testing.T) {
 			}
 			r := startV2Client(t, ag, &acp.ClientOptions{Permission: perm})
 			askModeV2(t, r)
-			r.Model.Script(Reply{Text: []string{"I will wait."}, Tool: askingShell(ag, "call_wait", "echo late > late.txt && sleep 30")})
+			// Claude Code may ask the model once more after the cancelled
+			// call (spare); the turn still ends cancelled.
+			r.Model.Script(Reply{Text: []string{"I will wait."}, Tool: askingShell(ag, "call_wait", "echo late > late.txt && sleep 30")}, spare)
 			turn, err := r.S.Prompt(context.Background(), acp.Text("wait a while"))
 			if err != nil {
 				t.Fatal(err)
@@ -155,24 +157,6 @@ func TestV2ClientLoad(t *testing.T) {
 			}
 			if m := strings.Join(texts(h.Messages), "|"); !strings.Contains(m, "First answer.") {
 				t.Errorf("replayed agent messages %q", m)
-			}
-		})
-	}
-}
-
-// Offered 2, the v1-only agents of the v1 suite (claude-agent-acp 0.23.1,
-// codex-acp 0.16.0) answer 1; the client takes it and the turn runs v1.
-func TestV2ClientOfferToV1Agents(t *testing.T) {
-	for _, ag := range agents {
-		t.Run(ag.name, func(t *testing.T) {
-			t.Parallel()
-			r := start(t, ag, &acp.ClientOptions{ProtocolVersion: 2})
-			if r.C.ProtocolVersion() != 1 {
-				t.Fatalf("negotiated %d, want 1", r.C.ProtocolVersion())
-			}
-			r.Model.Script(Reply{Text: []string{"Hi."}})
-			if _, stop, err := r.prompt("say hi"); err != nil || stop != acp.StopReasonEndTurn {
-				t.Fatalf("turn: %v, %v", stop, err)
 			}
 		})
 	}

@@ -219,3 +219,18 @@ func TestInteropV2Reject(t *testing.T) {
 		t.Fatalf("Wait err = %v", err)
 	}
 }
+
+// Offered 2, the TypeScript SDK's v1 agent (agent.mjs) answers 1: the
+// client takes it and speaks v1, fs handlers and all ("offer the highest,
+// take what the agent picks"). The real agents of the e2e suite both speak
+// v2 now, so this v1-only peer is the one that shows the fallback.
+func TestInteropV2OfferToV1Agent(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	c := connectTS(t, &acp.ClientOptions{ProtocolVersion: 2})
+	if v := c.ProtocolVersion(); v != 1 {
+		t.Fatalf("negotiated %d, want 1", v)
+	}
+	s := newSession(t, ctx, c, t.TempDir())
+	checkReports(t, "echo", mustRun(t, ctx, s, "hello there"), "echo:hello there")
+}
