@@ -525,17 +525,16 @@ func configIDsV1(raw []byte) []byte {
 
 // toolCallContentV2 decodes one tool call content item of a v2 agent. v2's
 // diff is a list of file changes (and an optional patch), not v1's path
-// with old and new text: a diff the v1 decoder cannot read is kept whole,
-// raw, as UnknownToolCallContent of type "diff", for a renderer that
-// knows v2 (v2 DiffContent).
+// with old and new text: it maps onto DiffContent's Changes and Patch
+// (decodeDiffV2). A diff without changes but in v1's shape (path,
+// newText) is read as v1's, leniently.
 func toolCallContentV2(raw []byte) (ToolCallContent, error) {
-	c, err := unmarshalToolCallContent(raw)
-	if err != nil {
-		if kind, _, _ := jsonDiscriminator(raw, "type"); string(kind) == "diff" && jsonObject(raw) == nil {
-			return &UnknownToolCallContent{Type: "diff", Raw: rawCopy(raw)}, nil
+	if kind, _, _ := jsonDiscriminator(raw, "type"); string(kind) == "diff" {
+		if _, ok, _ := jsonscan.FindKey(raw, "changes"); ok {
+			return decodeDiffV2(raw)
 		}
 	}
-	return c, err
+	return unmarshalToolCallContent(raw)
 }
 
 // fastUpsert reports whether a v2 tool_call_update reads exactly as v1's
