@@ -103,7 +103,9 @@ type ClientOptions struct {
 	// with it, the agent reports a child's work on the child session, not
 	// the parent's turn, so a caller that watches only the turns it
 	// prompted would miss it. Without it, those kinds are protocol
-	// violations, dropped and reported (DiagProtocolViolation).
+	// violations, dropped and reported (DiagProtocolViolation). A v2
+	// agent (ProtocolVersion 2, negotiated) gets child sessions without
+	// it: v2 makes them baseline, with no client capability.
 	Subagents bool
 
 	// Notices advertises session.notices: the agent may then send notice

@@ -79,6 +79,11 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
+	if c.version == 2 {
+		if err := checkElicitationV2(&req); err != nil {
+			return nil, err
+		}
+	}
 	// A form is decoded, and its patterns compiled, once: here, before the
 	// handler runs, so that one over the limits is refused without it;
 	// req.Schema() hands the handler copies (see elicitation_served.go).
@@ -119,4 +124,30 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		}
 	}
 	return resp, nil
+}
+
+// checkElicitationV2 holds a v2 agent's elicitation/create to what v2
+// makes stricter than v1 (same method, same handlers, same answer): the
+// scope is a session (sessionId, optionally toolCallId) or a request
+// (requestId), exactly one (v2's oneOf; v1's anyOf allows both), and a
+// form's requestedSchema names its type and properties (v2 requires them;
+// v1 defaults them). Either is answered -32602 before Create runs.
+func checkElicitationV2(req *CreateElicitationRequest) error {
+	invalid := func(why string) error {
+		return &Error{Code: CodeInvalidParams, Message: "acp: v2 elicitation/create: " + why}
+	}
+	hasReq := len(req.RequestID) > 0 && !jsonIsNull(req.RequestID)
+	if (req.SessionID != "") == hasReq {
+		return invalid("it must be scoped to exactly one of a session (sessionId) or a request (requestId)")
+	}
+	if req.Mode == ElicitationModeForm {
+		var w struct {
+			Type       json.RawMessage `json:"type"`
+			Properties json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(req.RequestedSchema, &w) != nil || len(w.Type) == 0 || len(w.Properties) == 0 {
+			return invalid("requestedSchema must name its type and properties")
+		}
+	}
+	return nil
 }

@@ -319,6 +319,7 @@ func (c *Client) onUpdate(params []byte) {
 		return
 	}
 	c.mu.Unlock()
+	s.childStateV2(u)
 	s.apply(u, meta, len(params))
 	if child != nil {
 		child.applySubagentState(u.(*SubagentUpdate))

@@ -27,6 +27,9 @@ import (
 // All of it runs on the reader goroutine, in wire order: the announcement
 // is registered before the next line is read, so the child's first update
 // or request, on the very next line, finds it.
+//
+// In ACP v2 all of this is baseline, with no capability (subagentsOn),
+// and the child's own state_update also drives its turn (childStateV2).
 
 // ErrSubagentRestricted: the call is not permitted on a child session. A
 // child accepts only what its parent's subagent_update allows
@@ -37,7 +40,7 @@ var ErrSubagentRestricted = errors.New("acp: not permitted on a child session")
 
 // DiagProtocolViolation reports traffic the protocol forbids, which the
 // client did not fold: a subagent_update, session_message or
-// session_message_chunk when ClientOptions.Subagents is not set, a
+// session_message_chunk when ClientOptions.Subagents is not set (v1), a
 // subagent_update that re-parents a session or names an ordinary one,
 // updates for a child that arrived before its announcement, or a message
 // or tool call content naming a session never announced (those are folded
@@ -81,7 +84,10 @@ func (sa *Subagent) patch(u *SubagentUpdate) {
 		sa.CWD = *u.CWD
 	}
 	if u.AdditionalDirectories != nil {
-		sa.AdditionalDirectories = u.AdditionalDirectories
+		sa.AdditionalDirectories = slices.Clip(u.AdditionalDirectories)
+		if len(sa.AdditionalDirectories) == 0 {
+			sa.AdditionalDirectories = nil // cleared: none reported
+		}
 	}
 	sa.Meta = patchMeta(sa.Meta, u.Meta)
 }
@@ -232,7 +238,7 @@ func isSubagentKind(u Update) bool {
 // once the parent has folded the update). Violations are reported as
 // diagnostics.
 func (c *Client) checkSubagentTraffic(sid string, u Update) (fold bool, child *Session) {
-	if !c.opts.Subagents {
+	if !c.subagentsOn() {
 		if isSubagentKind(u) {
 			c.diag(string(DiagProtocolViolation), fmt.Sprintf("dropped a %s on session %s: the client did not advertise subagents", u.UpdateKind(), agenttext.Quote(sid)), nil)
 			return false, nil
@@ -258,6 +264,12 @@ func (c *Client) checkSubagentTraffic(sid string, u Update) (fold bool, child *S
 	}
 	return true, nil
 }
+
+// subagentsOn reports whether the client takes child sessions: in v1 when
+// it advertised them (ClientOptions.Subagents), in v2 always (ACP v2:
+// understanding subagent_update, registering child sessions and applying
+// their restrictions are baseline requirements; no client capability).
+func (c *Client) subagentsOn() bool { return c.opts.Subagents || c.version == 2 }
 
 // checkKnown reports a violation when id names no session of this client.
 func (c *Client) checkKnown(sid, what, id string) {
@@ -337,7 +349,7 @@ func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
 	delete(c.orphans, u.SessionID)
 	// roots never change once a session exists: no lock needed.
 	cwd, dirs := parent.roots[0], parent.roots[1:]
-	if u.CWD != nil {
+	if u.CWD != nil && *u.CWD != "" { // "": a v2 null, inherit
 		cwd = *u.CWD
 	}
 	if u.AdditionalDirectories != nil {
@@ -387,14 +399,7 @@ func (s *Session) applySubagentState(u *SubagentUpdate) {
 	st := u.State.Value
 	switch st.State {
 	case StateRunning, StateRequiresAction:
-		if s.turn == nil {
-			t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1), byAgent: true}
-			s.turn = t
-			s.turns = append(s.turns, t)
-			s.started++
-			s.logLocked(sentry{kind: entTurnStart, turn: t})
-			s.notifyLocked()
-		}
+		s.startAgentTurnLocked()
 		s.mu.Unlock()
 	case StateIdle:
 		t := s.turn
@@ -407,6 +412,41 @@ func (s *Session) applySubagentState(u *SubagentUpdate) {
 		a := agentAnswer{stop: st.StopReason, usage: st.Usage, meta: st.Meta}
 		t.finish(func(l *turnLife) { l.agentEnded(a) })
 	default:
+		s.mu.Unlock()
+	}
+}
+
+// startAgentTurnLocked starts the child's agent-started turn, unless one
+// runs. It counts as active for the v2 lifecycle (turn_v2.go): the agent
+// reported it running, so the child's own idle state_update ends it. s.mu
+// is held.
+func (s *Session) startAgentTurnLocked() {
+	if s.turn != nil || s.closed {
+		return
+	}
+	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1), byAgent: true}
+	t.v2.active = true
+	s.turn = t
+	s.turns = append(s.turns, t)
+	s.started++
+	s.logLocked(sentry{kind: entTurnStart, turn: t})
+	s.notifyLocked()
+}
+
+// childStateV2 is v2's second signal for a child's turn: the child's own
+// state_update (running or requires_action) starts its agent-started
+// turn before the update is folded, so the update and what follows are
+// the turn's; its idle ends the turn as any v2 turn ends (Session.apply).
+// The parent's mirrored subagent_update state does the same, idempotently
+// (applySubagentState).
+func (s *Session) childStateV2(u Update) {
+	st, ok := u.(*StateUpdate)
+	if !ok || s.parent == nil || s.c.version != 2 {
+		return
+	}
+	if st.State == StateRunning || st.State == StateRequiresAction {
+		s.mu.Lock()
+		s.startAgentTurnLocked()
 		s.mu.Unlock()
 	}
 }

@@ -94,11 +94,24 @@ type ToolContent struct {
 
 // DiffContent is a file modification. OldText nil means a new file. v1 cannot
 // express a deletion.
+//
+// A v2 agent's diff is a list of file changes instead, with an optional
+// patch text: then Changes is non-nil and authoritative (paths and
+// operations), Patch is the renderable text when the agent sent one, Path
+// is the first change's path, and OldText and NewText are unset (v2 sends
+// no file texts). Unified renders Patch for it.
 type DiffContent struct {
 	Path    string          `json:"path"`
 	OldText *string         `json:"oldText,omitempty"`
 	NewText string          `json:"newText"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
+	// Changes is a v2 diff's file changes, nil for v1's. Unstable: ACP v2
+	// is in Preview; may change.
+	// (Not from v1's schema: json "-", MarshalJSON writes it.)
+	Changes []DiffChange `json:"-"`
+	// Patch is a v2 diff's patch text, nil when the agent sent none.
+	// Unstable: ACP v2 is in Preview; may change.
+	Patch *DiffPatch `json:"-"`
 }
 
 // TerminalContent embeds a terminal in a tool call. In the protocol it is
@@ -140,7 +153,15 @@ type ToolCallLocation struct {
 // headed "--- /dev/null". Equal texts give "". The texts come from the
 // agent: the work grows with their size (the diff is linear-space, and gives
 // up on an optimal diff for very different texts rather than take long).
+// For a v2 diff (Changes non-nil) it is the agent's Patch text as sent
+// (context is not applied), "" when the agent sent none.
 func (d DiffContent) Unified(context int) string {
+	if d.Changes != nil {
+		if d.Patch == nil {
+			return ""
+		}
+		return d.Patch.Text
+	}
 	path := strings.TrimPrefix(d.Path, "/")
 	old, from := "", "/dev/null"
 	if d.OldText != nil {
@@ -168,6 +189,9 @@ func (c ToolContent) MarshalJSON() ([]byte, error) {
 }
 
 func (c DiffContent) MarshalJSON() ([]byte, error) {
+	if c.Changes != nil {
+		return marshalDiffV2(c)
+	}
 	type body DiffContent
 	return json.Marshal(struct {
 		Type string `json:"type"`

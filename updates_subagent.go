@@ -27,7 +27,10 @@ type SubagentUpdate struct {
 	Capabilities Field[SubagentSessionCapabilities] `json:"capabilities,omitzero"`
 	State        Field[StateUpdate]                 `json:"state,omitzero"`
 	// CWD and AdditionalDirectories are strict in the schema (a malformed
-	// value fails the update); null reads as absent here.
+	// value fails the update); null reads as absent here from a v1 agent.
+	// A v2 agent's null clears the reported value: it reads as CWD ""
+	// (never a valid, absolute path; an announcement's "" inherits the
+	// parent's cwd) and an empty AdditionalDirectories (no list reported).
 	CWD                   *string         `json:"cwd,omitempty"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitzero"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`

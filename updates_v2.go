@@ -18,13 +18,17 @@ import (
 // only ever sent by a v2 agent. Unstable: ACP v2 is in Preview; may change.
 
 // BackgroundWork is one item of StateUpdate.Background: a terminal
-// (TerminalID set) or a tool call (ToolCallID set) whose work continues
+// (TerminalID set), a tool call (ToolCallID set) or a child session
+// (SessionID set) whose work continues
 // independently of the foreground; Type is the wire's discriminator.
 type BackgroundWork struct {
-	Type       string          `json:"type"`
-	TerminalID string          `json:"terminalId,omitempty"`
-	ToolCallID string          `json:"toolCallId,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
+	Type       string `json:"type"`
+	TerminalID string `json:"terminalId,omitempty"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// SessionID is set for a child session (type "subagent"; the schema
+	// lists it as unstable).
+	SessionID string          `json:"sessionId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentMessage ("agent_message") upserts a whole agent message by id:
@@ -439,6 +443,14 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 		}
 		return sid, u, meta, nil
 	}
+	if string(kind) == "subagent_update" {
+		u, err := decodeUpdate(upd)
+		if err != nil {
+			return sid, &UnknownUpdate{Kind: string(kind), Raw: rawCopy(upd)}, meta, err
+		}
+		subagentNullsV2(u, upd)
+		return sid, u, meta, nil
+	}
 	if string(kind) == "tool_call_update" && fastUpsert(upd) {
 		if u, err := decodeUpdate(upd); err == nil {
 			return sid, u, meta, nil
@@ -487,6 +499,27 @@ func (s *Session) upsertLocked(u Update) Update {
 	return tc
 }
 
+// subagentNullsV2 maps the nulls of a v2 subagent_update that v1's
+// decoder reads as absent: in v2, cwd or additionalDirectories null
+// clears the reported value, read as "" and an empty list (see
+// SubagentUpdate.CWD).
+func subagentNullsV2(u Update, raw []byte) {
+	su, ok := u.(*SubagentUpdate)
+	if !ok {
+		return
+	}
+	isNull := func(key string) bool {
+		v, ok, err := jsonscan.FindKey(raw, key)
+		return ok && err == nil && jsonIsNull(v)
+	}
+	if su.CWD == nil && isNull("cwd") {
+		su.CWD = new(string)
+	}
+	if su.AdditionalDirectories == nil && isNull("additionalDirectories") {
+		su.AdditionalDirectories = []string{}
+	}
+}
+
 // configIDsV1 renames v2's configId to v1's id in the configOptions of a
 // result or update (v2 SessionConfigOption.configId; v1 calls it id), so
 // the v1 decoders read them. Anything without configOptions, or that does
@@ -525,17 +558,16 @@ func configIDsV1(raw []byte) []byte {
 
 // toolCallContentV2 decodes one tool call content item of a v2 agent. v2's
 // diff is a list of file changes (and an optional patch), not v1's path
-// with old and new text: a diff the v1 decoder cannot read is kept whole,
-// raw, as UnknownToolCallContent of type "diff", for a renderer that
-// knows v2 (v2 DiffContent).
+// with old and new text: it maps onto DiffContent's Changes and Patch
+// (decodeDiffV2). A diff without changes but in v1's shape (path,
+// newText) is read as v1's, leniently.
 func toolCallContentV2(raw []byte) (ToolCallContent, error) {
-	c, err := unmarshalToolCallContent(raw)
-	if err != nil {
-		if kind, _, _ := jsonDiscriminator(raw, "type"); string(kind) == "diff" && jsonObject(raw) == nil {
-			return &UnknownToolCallContent{Type: "diff", Raw: rawCopy(raw)}, nil
+	if kind, _, _ := jsonDiscriminator(raw, "type"); string(kind) == "diff" {
+		if _, ok, _ := jsonscan.FindKey(raw, "changes"); ok {
+			return decodeDiffV2(raw)
 		}
 	}
-	return c, err
+	return unmarshalToolCallContent(raw)
 }
 
 // fastUpsert reports whether a v2 tool_call_update reads exactly as v1's

@@ -198,3 +198,34 @@ func TestV2ReplayCancel(t *testing.T) {
 		})
 	}
 }
+
+// Rule: the TypeScript v2 agent's diff (the "updates" turn of its
+// recording: changes only, no patch) folds into a DiffContent with
+// Changes, not into raw unknown content.
+func TestV2ReplayDiffContent(t *testing.T) {
+	cl := replayV2(t, "tsagent-v2-text", nil)
+	ctx := context.Background()
+	s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/acp-interop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, acp.Text("updates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Wait = %q, %v", stop, err)
+	}
+	var diffs []*acp.DiffContent
+	for _, tc := range turn.State().ToolCalls {
+		for _, c := range tc.Content {
+			if d, ok := c.(*acp.DiffContent); ok {
+				diffs = append(diffs, d)
+			}
+		}
+	}
+	if len(diffs) != 1 || len(diffs[0].Changes) != 1 || diffs[0].Changes[0].Operation != "modify" ||
+		diffs[0].Path != "/tmp/acp-interop/a.txt" || diffs[0].Patch != nil {
+		t.Fatalf("diffs %+v", diffs)
+	}
+}

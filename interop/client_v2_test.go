@@ -94,6 +94,11 @@ func TestInteropV2Updates(t *testing.T) {
 	if tc.Unannounced || tc.Title != "Edit /tmp/acp-interop/a.txt" || tc.Status != acp.ToolCallStatusCompleted || len(tc.Locations) != 0 || len(tc.Content) != 2 {
 		t.Errorf("tool call %+v", tc)
 	}
+	if len(tc.Content) == 2 {
+		if d, ok := tc.Content[1].(*acp.DiffContent); !ok || len(d.Changes) != 1 || d.Changes[0].Path != "/tmp/acp-interop/a.txt" {
+			t.Errorf("the v2 diff: %#v", tc.Content[1])
+		}
+	}
 	ss := s.State()
 	if ss.Title != "" || ss.Activity == nil || ss.Activity.State != acp.StateIdle || ss.Usage == nil {
 		t.Errorf("session: title %q activity %+v usage %+v", ss.Title, ss.Activity, ss.Usage)

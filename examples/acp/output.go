@@ -817,7 +817,17 @@ func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.Permi
 	tc := req.ToolCall
 	o.textf("perm", "\n[permission] %s (%s)\n", cleanLine(question(req)), cleanLine(orDash(string(tc.Kind))))
 	for _, c := range tc.Content {
-		if d, ok := c.(*acp.DiffContent); ok {
+		if d, ok := c.(*acp.DiffContent); ok && d.Changes != nil {
+			// v2: the changes, then the agent's patch text if any.
+			for _, ch := range d.Changes {
+				fmt.Fprintf(o.stdout, "  %s %s\n", cleanLine(ch.Operation), cleanLine(ch.Path))
+			}
+			if d.Patch != nil {
+				for _, l := range strings.Split(d.Patch.Text, "\n") {
+					fmt.Fprintf(o.stdout, "  %s\n", cleanText(l))
+				}
+			}
+		} else if ok {
 			fmt.Fprintf(o.stdout, "  --- %s\n", cleanLine(d.Path))
 			if d.OldText != nil {
 				for _, l := range strings.Split(*d.OldText, "\n") {

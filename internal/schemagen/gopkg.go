@@ -111,7 +111,12 @@ func (p *goPkg) fields(name string) ([]goField, error) {
 		}
 		tag, _ := strconv.Unquote(f.Tag.Value)
 		key, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
-		if key == "" || key == "-" {
+		if key == "-" {
+			// Not from this schema: the type decodes it by hand (v2's
+			// diff fields on DiffContent), the generated decoder zeroes it.
+			continue
+		}
+		if key == "" {
 			return nil, fmt.Errorf("%s.%s: json tag %q names no key", name, fn, tag)
 		}
 		out = append(out, goField{name: fn, json: key, expr: f.Type})
