@@ -168,9 +168,15 @@ func groupAlive(pgid int) string {
 // there after d fails it. /proc is polled, since an exit of a process that
 // is not our child sends us nothing to wait on.
 func inDirAfter(dir string, d time.Duration) string {
+	return outsideGroupInDirAfter(dir, 0, d)
+}
+
+// outsideGroupInDirAfter is inDirAfter without the members of process
+// group pgid (the live agent itself, while it runs); pgid 0 leaves none out.
+func outsideGroupInDirAfter(dir string, pgid int, d time.Duration) string {
 	deadline := time.Now().Add(d)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		alive := inDir(dir)
+		alive := inDirOutside(dir, pgid)
 		if alive == "" || time.Now().After(deadline) {
 			return alive
 		}
@@ -178,12 +184,20 @@ func inDirAfter(dir string, d time.Duration) string {
 	}
 }
 
-func inDir(dir string) string {
+func inDir(dir string) string { return inDirOutside(dir, 0) }
+
+func inDirOutside(dir string, pgid int) string {
+	group := map[string]bool{}
+	if pgid != 0 {
+		for _, pid := range proctest.GroupMembers(pgid) {
+			group[fmt.Sprint(pid)] = true
+		}
+	}
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, e := range ents {
 		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || cwd != dir {
+		if err != nil || cwd != dir || group[e.Name()] {
 			continue
 		}
 		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))

@@ -243,6 +243,15 @@ func TestCancelCommand(t *testing.T) {
 			if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != want {
 				t.Errorf("tool call %+v, want %s", tc, want)
 			}
+			// The agent stops the command it ran: both run it outside their
+			// process group, where Close does not reach (README: what
+			// escapes), so wait for that here, bounded, before the cleanup's
+			// Close. Claude Code reports the call failed before its shell is
+			// gone, and under load the Close could otherwise come first and
+			// kill Claude Code before it kills its shell.
+			if alive := outsideGroupInDirAfter(r.Dir, r.pgid, 30*time.Second); alive != "" {
+				t.Errorf("%s: the cancelled command still runs: %s", ag.name, alive)
+			}
 			r.save(ag.name + "-cancel-command")
 		})
 	}
