@@ -114,8 +114,12 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 }
 
 // foldSubagent folds a subagent_update into the parent's state, copying
-// the list so snapshots never change. The list holds at most
-// Limits.MaxSubagentSessions children, which bounds the scan.
+// the list so snapshots never change. Announcements past
+// Limits.MaxSubagentSessions live children are dropped before they get
+// here, but a released child keeps its entry (SessionFold must see its
+// removal as an event, which does not exist yet), so a host that keeps
+// releasing children while the agent keeps announcing new ones grows the
+// list and this copy: a known gap, in the issue notes.
 func foldSubagent(st *SessionState, u *SubagentUpdate) {
 	subs := slices.Clone(st.Subagents)
 	i := slices.IndexFunc(subs, func(sa Subagent) bool { return sa.SessionID == u.SessionID })
