@@ -62,7 +62,9 @@ func TestHostileObserverAgentMeta(t *testing.T) {
 func TestHostileObserverCallerParams(t *testing.T) {
 	obs := &acp.Observer{Inject: func(_ context.Context, set func(string, string)) { set("traceparent", "00-x") }}
 	c, a := acptest.Connect(t, &acptest.Options{
-		OnExtMethod: func(context.Context, *acptest.Conn, string, json.RawMessage) (any, error) { return map[string]any{}, nil },
+		OnExtMethod: func(context.Context, *acptest.Conn, string, json.RawMessage) (any, error) {
+			return map[string]any{}, nil
+		},
 	}, &acp.ClientOptions{Observer: obs})
 	for _, params := range []string{`[1,2]`, `{"_meta":"mine"}`, `{"_meta":[1]}`, `{"a":1,"_meta":null}`, `{}`} {
 		if err := c.CallExt(context.Background(), "_p", json.RawMessage(params), nil); err != nil {
