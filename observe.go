@@ -133,13 +133,16 @@ func (to *turnObs) end(e TurnEnd) {
 // context its request is to be sent with.
 func (c *Client) observeTurn(ctx context.Context, t *Turn) context.Context {
 	o := c.opts.Observer
-	if o == nil || o.Turn == nil {
+	if o == nil {
 		return ctx
 	}
-	ctx, to := o.Turn(ctx, TurnInfo{SessionID: t.s.id, Turn: t})
-	if to != nil {
-		t.obs = &turnObs{o: to}
+	if o.Turn != nil {
+		var to *TurnObserver
+		if ctx, to = o.Turn(ctx, TurnInfo{SessionID: t.s.id, Turn: t}); to != nil {
+			t.obs = &turnObs{o: to}
+		}
 	}
+	t.octx = ctx
 	return ctx
 }
 

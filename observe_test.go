@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -248,5 +249,67 @@ func TestObserverRefusedTurnEnds(t *testing.T) {
 	defer mu.Unlock()
 	if len(ends) != 2 || ends[0].Err == nil || ends[1].StopReason != acp.StopReasonEndTurn {
 		t.Errorf("ends %+v", ends)
+	}
+}
+
+// session/cancel, sent by Turn.Cancel on the urgent lane, is observed
+// like any notification, in the context Observer.Turn returned: the agent
+// gets the turn's trace with it.
+func TestObserverCancelCarriesTurnContext(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	obs := &acp.Observer{
+		Turn: func(ctx context.Context, _ acp.TurnInfo) (context.Context, *acp.TurnObserver) {
+			return context.WithValue(ctx, ctxKey{}, "00-turn"), nil
+		},
+		Call: func(ctx context.Context, ci acp.CallInfo) (context.Context, func(error)) {
+			return ctx, func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls = append(calls, fmt.Sprint(ci.Method, " ", ci.SessionID, " ", ci.Notification, " ", errText(err)))
+			}
+		},
+		Inject: func(ctx context.Context, set func(string, string)) {
+			if v, ok := ctx.Value(ctxKey{}).(string); ok {
+				set("traceparent", v)
+			}
+		},
+	}
+	c, a := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+		<-tt.Cancelled()
+		return "", nil
+	}}, &acp.ClientOptions{Observer: obs})
+	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.Cancel()
+	if stop, _ := turn.Wait(); stop != acp.StopReasonCancelled {
+		t.Fatalf("stop %v", stop)
+	}
+	c.Close()
+	got := a.Received(acp.MethodSessionCancel)
+	if len(got) != 1 {
+		t.Fatalf("%d session/cancel received", len(got))
+	}
+	if m := metaOf(t, got[0]); m["traceparent"] != "00-turn" {
+		t.Errorf("session/cancel _meta %v, want the turn's trace", m)
+	}
+	if !strings.HasPrefix(string(got[0]), `{"sessionId":`) {
+		t.Errorf("session/cancel params %s", got[0])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "session/cancel " + s.ID() + " true ok"
+	found := false
+	for _, c := range calls {
+		found = found || c == want
+	}
+	if !found {
+		t.Errorf("calls %q, want one %q", calls, want)
 	}
 }

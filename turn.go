@@ -39,8 +39,12 @@ type Turn struct {
 	forgotten bool // Release was called: the fold goes too, at the end
 	// byAgent: a child session's turn, started by the agent (subagents.go).
 	byAgent bool
-	// obs is the Observer's watch on the turn; nil without one.
-	obs *turnObs
+	// obs is the Observer's watch on the turn; nil without one. octx is
+	// the context Observer.Turn returned, which session/cancel is sent
+	// with too; nil without an Observer. Both are set before the turn is
+	// the session's and never change.
+	obs  *turnObs
+	octx context.Context
 
 	done chan struct{} // closed when the turn has ended
 }

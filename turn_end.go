@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,12 +62,21 @@ func (t *Turn) Cancel() {
 	s.notifyLocked()
 	s.mu.Unlock()
 
+	// Observed in the turn's context: its trace reaches the agent too.
+	octx := t.octx
+	if octx == nil { // a turn the agent started, or no Observer
+		octx = context.Background()
+	}
+	params, end := c.observeCall(octx, MethodSessionCancel, &CancelNotification{SessionID: s.id}, true)
 	frame, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"method":  MethodSessionCancel,
-		"params":  &CancelNotification{SessionID: s.id},
+		"params":  params,
 	})
-	_ = c.wire.SendRaw(frame, true)
+	err := c.wire.SendRaw(frame, true)
+	if end != nil {
+		end(err)
+	}
 	for _, in := range perms {
 		in.cancel(errTurnCancelled)
 	}
