@@ -42,23 +42,28 @@ type Options struct {
 }
 
 // Instrumentation maps an [acp.Client]'s [acp.Observer] onto OpenTelemetry.
-// One Instrumentation may serve several clients; it is safe for concurrent
-// use.
+// One Instrumentation may serve several clients, each with an Observer of
+// its own; it is safe for concurrent use.
 type Instrumentation struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
 	opts   Options
 	m      instruments
+}
 
+// observer is the bookkeeping of one client's Observer: its running turns,
+// by session id (session ids are unique on one connection only).
+type observer struct {
+	in    *Instrumentation
 	mu    sync.Mutex
-	turns map[string]*turnSpan // running turn by session id
+	turns map[string]*turnSpan
 }
 
 // New returns an Instrumentation; its Observer goes in
 // [acp.ClientOptions.Observer]. The error is one of creating an
 // instrument, in which case the Instrumentation still works, without it.
 func New(opts *Options) (*Instrumentation, error) {
-	in := &Instrumentation{turns: map[string]*turnSpan{}}
+	in := &Instrumentation{}
 	if opts != nil {
 		in.opts = *opts
 	}
@@ -80,13 +85,16 @@ func New(opts *Options) (*Instrumentation, error) {
 	return in, err
 }
 
-// Observer returns the hook to set as [acp.ClientOptions.Observer].
+// Observer returns a hook to set as [acp.ClientOptions.Observer]. Each call
+// returns a new one, which keeps track of its client's running turns: give
+// every client its own.
 func (in *Instrumentation) Observer() *acp.Observer {
+	o := &observer{in: in, turns: map[string]*turnSpan{}}
 	return &acp.Observer{
 		Call:   in.call,
 		Inject: in.inject,
-		Serve:  in.serve,
-		Turn:   in.turn,
+		Serve:  o.serve,
+		Turn:   o.turn,
 	}
 }
 
@@ -129,7 +137,8 @@ func (in *Instrumentation) call(ctx context.Context, ci acp.CallInfo) (context.C
 // when the request's _meta carries one (linked to the turn), else of the
 // session's running turn (or of the tool call a permission request is
 // about).
-func (in *Instrumentation) serve(ctx context.Context, si acp.ServeInfo) (context.Context, func(any, error)) {
+func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context, func(any, error)) {
+	in := o.in
 	attrs := []attribute.KeyValue{semconv.RPCSystemNameJSONRPC, semconv.RPCMethod(si.Method), semconv.JSONRPCRequestID(si.RequestID)}
 	if si.SessionID != "" {
 		attrs = append(attrs, semconv.GenAIConversationID(si.SessionID))
@@ -141,7 +150,7 @@ func (in *Instrumentation) serve(ctx context.Context, si acp.ServeInfo) (context
 			attrs = append(attrs, semconv.GenAIToolCallID(perm.toolCallID))
 		}
 	}
-	local := in.parentOf(si.SessionID, perm)
+	local := o.parentOf(si.SessionID, perm)
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...)}
 	parent := ctx
 	if len(si.Meta) > 0 {
@@ -180,10 +189,10 @@ func (in *Instrumentation) serve(ctx context.Context, si acp.ServeInfo) (context
 // parentOf returns the span context an agent request of session sid is a
 // child of without a trace of the agent's: its tool call's span for a
 // permission request about a running tool call, else the turn's.
-func (in *Instrumentation) parentOf(sid string, perm *permissionInfo) trace.SpanContext {
-	in.mu.Lock()
-	ts := in.turns[sid]
-	in.mu.Unlock()
+func (o *observer) parentOf(sid string, perm *permissionInfo) trace.SpanContext {
+	o.mu.Lock()
+	ts := o.turns[sid]
+	o.mu.Unlock()
 	if ts == nil {
 		return trace.SpanContext{}
 	}

@@ -325,3 +325,68 @@ func TestRecordRestart(t *testing.T) {
 		t.Errorf("restarts %q", got)
 	}
 }
+
+// Two clients on one Instrumentation, whose agents both name their session
+// sess-1: each agent request is under its own client's turn.
+func TestClientsShareInstrumentation(t *testing.T) {
+	inst, exp, _, _ := setup(t, otelacp.Options{})
+	release := make(chan struct{})
+	ping := func(tt *acptest.Turn) error {
+		_, err := tt.Call(context.Background(), "_x/ping", map[string]any{"sessionId": tt.SessionID()})
+		return err
+	}
+	ext := func(context.Context, string, json.RawMessage) (any, error) { return map[string]any{}, nil }
+	ca, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+		<-release
+		return "", ping(tt)
+	}}, &acp.ClientOptions{Observer: inst.Observer(), ExtMethod: ext})
+	cb, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+		return "", ping(tt)
+	}}, &acp.ClientOptions{Observer: inst.Observer(), ExtMethod: ext})
+	var turns []*acp.Turn
+	for _, c := range []*acp.Client{ca, cb} {
+		s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, turn)
+	}
+	if _, err := turns[1].Wait(); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if _, err := turns[0].Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ca.Close()
+	cb.Close()
+	spans := exp.GetSpans()
+	turnOf := map[trace.SpanID]bool{}
+	for _, s := range spans {
+		if s.Name == "invoke_agent" {
+			turnOf[s.SpanContext.SpanID()] = true
+		}
+	}
+	pings := 0
+	for _, s := range spans {
+		if s.Name != "_x/ping" {
+			continue
+		}
+		pings++
+		if !turnOf[s.Parent.SpanID()] {
+			t.Errorf("a ping is not under a turn (parent %v)", s.Parent.SpanID())
+		}
+		for _, o := range spans {
+			if o.Name == "invoke_agent" && o.SpanContext.SpanID() == s.Parent.SpanID() && o.SpanContext.TraceID() != s.SpanContext.TraceID() {
+				t.Error("a ping is in another trace than its turn")
+			}
+		}
+	}
+	if pings != 2 || len(turnOf) != 2 {
+		t.Errorf("%d pings, %d turns", pings, len(turnOf))
+	}
+}

@@ -19,6 +19,7 @@ import (
 // parentFor from the goroutines serving agent requests: mu guards tools.
 type turnSpan struct {
 	in    *Instrumentation
+	o     *observer
 	sid   string
 	ctx   context.Context // carries span
 	span  trace.Span
@@ -40,7 +41,8 @@ type toolSpan struct {
 	ended  bool
 }
 
-func (in *Instrumentation) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
+func (o *observer) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
+	in := o.in
 	name := "invoke_agent"
 	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(ti.SessionID)}
 	if in.opts.AgentName != "" {
@@ -50,11 +52,11 @@ func (in *Instrumentation) turn(ctx context.Context, ti acp.TurnInfo) (context.C
 	if in.opts.ProviderName != "" {
 		attrs = append(attrs, semconv.GenAIProviderNameKey.String(in.opts.ProviderName))
 	}
-	ts := &turnSpan{in: in, sid: ti.SessionID, start: time.Now(), tools: map[string]*toolSpan{}}
+	ts := &turnSpan{in: in, o: o, sid: ti.SessionID, start: time.Now(), tools: map[string]*toolSpan{}}
 	ts.ctx, ts.span = in.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	in.mu.Lock()
-	in.turns[ti.SessionID] = ts
-	in.mu.Unlock()
+	o.mu.Lock()
+	o.turns[ti.SessionID] = ts
+	o.mu.Unlock()
 	return ts.ctx, &acp.TurnObserver{Update: ts.update, End: ts.end}
 }
 
@@ -147,11 +149,12 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 
 func (ts *turnSpan) end(e acp.TurnEnd) {
 	in := ts.in
-	in.mu.Lock()
-	if in.turns[ts.sid] == ts {
-		delete(in.turns, ts.sid)
+	o := ts.o
+	o.mu.Lock()
+	if o.turns[ts.sid] == ts {
+		delete(o.turns, ts.sid)
 	}
-	in.mu.Unlock()
+	o.mu.Unlock()
 
 	ts.mu.Lock()
 	for _, tc := range ts.order {
