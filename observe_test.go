@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -311,5 +312,20 @@ func TestObserverCancelCarriesTurnContext(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("calls %q, want one %q", calls, want)
+	}
+}
+
+// The acp module does not depend on OpenTelemetry: the Observer carries
+// the data and the otelacp module, with a go.mod of its own, maps it.
+func TestNoOpenTelemetryDependency(t *testing.T) {
+	b, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "go.opentelemetry.io") {
+		t.Error("go.mod requires OpenTelemetry; only otelacp/go.mod may")
+	}
+	if _, err := os.Stat("otelacp/go.mod"); err != nil {
+		t.Errorf("otelacp is not a module of its own: %v", err)
 	}
 }
