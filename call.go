@@ -81,7 +81,11 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 }
 
 // notify sends one notification through jrpc2.
-func (c *Client) notify(ctx context.Context, method string, params any) error {
+func (c *Client) notify(ctx context.Context, method string, params any) (err error) {
+	params, end := c.observeCall(ctx, method, params, true)
+	if end != nil {
+		defer func() { end(err) }()
+	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		return callError(method, c.mapSendErr(err))
 	}

@@ -161,6 +161,11 @@ type ClientOptions struct {
 	// Trace, if set, receives every frame in and out and every stderr line
 	// as JSON lines; see [TraceWriter].
 	Trace *TraceWriter
+
+	// Observer, if set, watches calls, agent requests and turns for
+	// tracing and metrics, and adds trace context to outgoing _meta; see
+	// [Observer] (the otelacp module maps it onto OpenTelemetry).
+	Observer *Observer
 }
 
 // Diagnostic reports something the client tolerated: input it skipped or
@@ -169,6 +174,9 @@ type Diagnostic struct {
 	Kind    DiagnosticKind // one of the Diag* constants
 	Message string
 	Line    string // the offending input, cut to 512 bytes; may be empty
+	// SessionID is the session the diagnostic is about, when it is about
+	// one the client could tell; "" otherwise.
+	SessionID string
 }
 
 // Client is a connection to one ACP agent. It is safe for concurrent use.
@@ -496,7 +504,11 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 
 // callID is call that also returns the call's request id (as JSON text;
 // empty if the request never reached the wire).
-func (c *Client) callID(ctx context.Context, method string, params, result any) (string, error) {
+func (c *Client) callID(ctx context.Context, method string, params, result any) (_ string, err error) {
+	params, end := c.observeCall(ctx, method, params, false)
+	if end != nil {
+		defer func() { end(err) }()
+	}
 	// A batch of one is sent as a plain request; unlike Call, Batch
 	// returns the response (and so its id) whether the call failed or not.
 	rsps, err := c.rpc.Batch(ctx, []jrpc2.Spec{{Method: method, Params: params}})
@@ -586,10 +598,7 @@ func (c *Client) NotifyExt(ctx context.Context, method string, params any) error
 	if params == nil {
 		params = struct{}{}
 	}
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return callError(method, c.mapSendErr(err))
-	}
-	return nil
+	return c.notify(ctx, method, params)
 }
 
 func checkExtName(method string) error {
@@ -602,20 +611,13 @@ func checkExtName(method string) error {
 // diag reports a diagnostic; it runs on the reader goroutine, so it only
 // queues.
 func (c *Client) diag(kind, msg string, line []byte) {
-	if c.opts.Logger == nil && c.opts.OnDiagnostic == nil {
-		return
-	}
-	if len(line) > 512 {
-		line = line[:512]
-	}
-	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line)}
-	c.events.Push(eventDiagnostic, int64(len(d.Line)+len(d.Message)), func() { c.deliverDiag(d) })
+	c.diagIn("", kind, msg, line)
 }
 
 // deliverDiag runs on the callback goroutine.
 func (c *Client) deliverDiag(d Diagnostic) {
 	if c.opts.Logger != nil {
-		c.opts.Logger.Warn("acp: "+d.Message, "kind", d.Kind, "line", d.Line)
+		logDiagnostic(c.opts.Logger, d)
 	}
 	if c.opts.OnDiagnostic != nil {
 		c.opts.OnDiagnostic(d)

@@ -35,7 +35,13 @@ func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
 }
 
 // dispatch serves one agent request on its own goroutine.
-func (c *Client) dispatch(ctx context.Context, in *inbound, method string, params json.RawMessage) (any, error) {
+func (c *Client) dispatch(ctx context.Context, in *inbound, method string, params json.RawMessage) (result any, err error) {
+	if o := c.opts.Observer; o != nil && o.Serve != nil {
+		var end func(any, error)
+		if ctx, end = c.observeServe(ctx, in, method, params); end != nil {
+			defer func() { end(result, err) }()
+		}
+	}
 	switch method {
 	case MethodSessionRequestPermission:
 		if c.version == 2 {

@@ -152,6 +152,16 @@
 // [ClientOptions.OnDiagnostic]. A line longer than
 // [Limits.MaxLineBytes] is skipped; only the call it answered fails,
 // with [ErrLineTooLong]. A panicking handler becomes a -32603 reply.
+// [LogDiagnostics] sends diagnostics to a [log/slog] logger of the
+// caller's, with their kind and session as attributes.
+//
+// # Tracing
+//
+// [ClientOptions.Observer] watches calls, agent requests and turns, and
+// adds W3C trace context (traceparent, tracestate, baggage) to the _meta of
+// outgoing requests; the module github.com/acpclient/acp/otelacp maps it
+// onto OpenTelemetry spans and metrics, so this package imports no tracing
+// library. An unset Observer costs nothing. See docs/TRACING.md.
 //
 // # Unstable features
 //

@@ -24,11 +24,15 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 		u = s.upsertLocked(u)
 	}
 	over := s.applyLocked(u, meta, size)
+	watched := s.turn // the turn the update was the agent's news of
 	var idle *Turn
 	if st, ok := u.(*StateUpdate); ok && s.c.version == 2 {
 		idle = s.turnStateLocked(st)
 	}
 	s.mu.Unlock()
+	if watched != nil {
+		watched.obs.update(u)
+	}
 	if idle != nil {
 		// Ended here, on the reader, before the next line: every update
 		// before the idle is the turn's, every one after it the session's.
@@ -296,13 +300,13 @@ func (c *Client) onUpdate(params []byte) {
 		sid, u, meta, err = decodeNotificationMeta(params)
 	}
 	if err != nil {
-		c.diag("bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
+		c.diagIn(sid, "bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
 	}
 	if u == nil {
 		return
 	}
 	if uu, ok := u.(*UnknownUpdate); ok {
-		c.diag("unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
+		c.diagIn(sid, "unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
 	ok, child := c.checkSubagentTraffic(sid, u)
 	if !ok {
@@ -314,7 +318,7 @@ func (c *Client) onUpdate(params []byte) {
 		reason := c.keepOrphanLocked(sid, u, meta, len(params))
 		c.mu.Unlock()
 		if reason != "" {
-			c.diag("limit_exceeded", "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
+			c.diagIn(sid, "limit_exceeded", "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
 		}
 		return
 	}
@@ -424,7 +428,9 @@ func (c *Client) applyPlainText(params []byte) bool {
 	}
 	s.mu.Lock()
 	t := s.turn
-	if t == nil {
+	if t == nil || t.obs != nil {
+		// An observed turn takes the general path: its observer gets
+		// every update as a value.
 		s.mu.Unlock()
 		return false
 	}

@@ -2,6 +2,9 @@
 # The whole test suite, as the README documents it: every package with the
 # race detector. The interop tests run `npm ci` in interop/tsagent on first
 # use. The benchmark module under bench/ is separate (see bench/README.md).
+# The OpenTelemetry module under otelacp/ is a module of its own too (so
+# that acp does not depend on OpenTelemetry) and is tested here as well.
 set -euo pipefail
 cd "$(dirname "$0")"
 go test -race -count=1 ./... "$@"
+(cd otelacp && go test -race -count=1 ./... "$@")

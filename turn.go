@@ -39,6 +39,12 @@ type Turn struct {
 	forgotten bool // Release was called: the fold goes too, at the end
 	// byAgent: a child session's turn, started by the agent (subagents.go).
 	byAgent bool
+	// obs is the Observer's watch on the turn; nil without one. octx is
+	// the context Observer.Turn returned, which session/cancel is sent
+	// with too; nil without an Observer. Both are set before the turn is
+	// the session's and never change.
+	obs  *turnObs
+	octx context.Context
 
 	done chan struct{} // closed when the turn has ended
 }
@@ -120,14 +126,21 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	// registered with the client outside s.mu, once it is the session's.
 	c := s.c
 	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+	// Observed before the turn is the session's: from then on the reader
+	// may hand its updates to t.obs.
+	octx := c.observeTurn(ctx, t)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, callError(MethodSessionPrompt, ErrSessionClosed)
+		err := callError(MethodSessionPrompt, ErrSessionClosed)
+		t.obs.end(TurnEnd{Err: err})
+		return nil, err
 	}
 	if s.turn != nil {
 		s.mu.Unlock()
-		return nil, callError(MethodSessionPrompt, ErrTurnInProgress)
+		err := callError(MethodSessionPrompt, ErrTurnInProgress)
+		t.obs.end(TurnEnd{Err: err})
+		return nil, err
 	}
 	s.turn = t
 	s.turns = append(s.turns, t)
@@ -135,7 +148,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	s.logLocked(sentry{kind: entTurnStart, turn: t})
 	s.notifyLocked()
 	s.mu.Unlock()
-	return c.startPrompt(ctx, t, req)
+	return c.startPrompt(ctx, octx, t, req)
 }
 
 // checkPrompt enforces promptCapabilities (spec: the client MUST restrict

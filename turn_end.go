@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,12 +62,21 @@ func (t *Turn) Cancel() {
 	s.notifyLocked()
 	s.mu.Unlock()
 
+	// Observed in the turn's context: its trace reaches the agent too.
+	octx := t.octx
+	if octx == nil { // a turn the agent started, or no Observer
+		octx = context.Background()
+	}
+	params, end := c.observeCall(octx, MethodSessionCancel, &CancelNotification{SessionID: s.id}, true)
 	frame, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"method":  MethodSessionCancel,
-		"params":  &CancelNotification{SessionID: s.id},
+		"params":  params,
 	})
-	_ = c.wire.SendRaw(frame, true)
+	err := c.wire.SendRaw(frame, true)
+	if end != nil {
+		end(err)
+	}
 	for _, in := range perms {
 		in.cancel(errTurnCancelled)
 	}
@@ -124,17 +134,19 @@ func (t *Turn) finish(set func(*turnLife)) {
 	stop := t.life.stopCtx
 	unregister := s.closed && s.turn == nil
 	dropped, bytes := t.budget.dropped, t.budget.charged
+	out := t.life.out
 	s.notifyLocked()
 	close(t.done)
 	s.mu.Unlock()
+	t.obs.end(out)
 	if stop != nil {
 		stop()
 	}
 	if dropped > 0 {
-		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", agenttext.Item(s.id), dropped, bytes), nil)
+		s.c.diagIn(s.id, string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", agenttext.Item(s.id), dropped, bytes), nil)
 	}
 	if released > 0 {
-		s.c.diag(string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, agenttext.Item(s.id), s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
+		s.c.diagIn(s.id, string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, agenttext.Item(s.id), s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
 	}
 	if unregister {
 		s.c.unregister(s)

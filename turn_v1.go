@@ -18,8 +18,9 @@ import (
 
 // startPrompt sends the session/prompt request of t, the session's
 // running turn, and returns t once the request is on the wire (see
-// Session.Prompt).
-func (c *Client) startPrompt(ctx context.Context, t *Turn, req *PromptRequest) (*Turn, error) {
+// Session.Prompt). The request is sent with octx, ctx as the Observer
+// returned it.
+func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequest) (*Turn, error) {
 	s := t.s
 	c.mu.Lock()
 	if c.ended {
@@ -30,6 +31,9 @@ func (c *Client) startPrompt(ctx context.Context, t *Turn, req *PromptRequest) (
 	}
 	c.calls.Add(1)
 	c.mu.Unlock()
+	// Observed before the prompt slot is taken: the observer's work is
+	// not part of the few microseconds the slot is held.
+	params, end := c.observeCall(octx, MethodSessionPrompt, req, false)
 	// jrpc2 picks the request id when it sends the frame; the wire's hook
 	// (onCallSent) learns it there and gives it to c.sending. One prompt at
 	// a time passes this point, for the few microseconds jrpc2 takes to
@@ -38,7 +42,7 @@ func (c *Client) startPrompt(ctx context.Context, t *Turn, req *PromptRequest) (
 	c.mu.Lock()
 	c.sending = t
 	c.mu.Unlock()
-	go c.runPrompt(t, req)
+	go c.runPrompt(t, params, end)
 
 	var err error
 	select {
@@ -73,11 +77,14 @@ func (c *Client) startPrompt(ctx context.Context, t *Turn, req *PromptRequest) (
 // answer the reader also reads on its way to jrpc2 to end the turn in wire
 // order (onResponse). What jrpc2 then delivers here only matters when the
 // agent never answered: jrpc2 failed the call because the connection ended.
-func (c *Client) runPrompt(t *Turn, req *PromptRequest) {
+func (c *Client) runPrompt(t *Turn, params any, end func(error)) {
 	defer c.calls.Done()
+	if end != nil {
+		defer func() { end(t.Err()) }()
+	}
 	// The call is not tied to the Prompt context: ending a turn early is
 	// session/cancel (see Turn.Cancel), never an abandoned call.
-	rsps, err := c.rpc.Batch(c.baseCtx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: req}})
+	rsps, err := c.rpc.Batch(c.baseCtx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: params}})
 	if err != nil {
 		c.mu.Lock()
 		if c.sending == t { // never reached the wire

@@ -1,0 +1,229 @@
+package otelacp
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/acpclient/acp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter.
+const ScopeName = "github.com/acpclient/acp/otelacp"
+
+// Options configures an [Instrumentation]. The zero value uses the global
+// providers and the W3C propagators.
+type Options struct {
+	// TracerProvider makes the spans; nil means otel.GetTracerProvider().
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the metrics; nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// Propagator writes the trace context into outgoing params._meta and
+	// reads it from the agent's requests. Nil means W3C trace context and
+	// baggage (traceparent, tracestate, baggage: the keys the ACP
+	// meta-propagation convention reserves), whatever the global
+	// propagator is; pass otel.GetTextMapPropagator() to use that one.
+	Propagator propagation.TextMapPropagator
+	// AgentName is the gen_ai.agent.name of turn spans and names them
+	// "invoke_agent {AgentName}"; "" leaves it out.
+	AgentName string
+	// ProviderName, if set, is the gen_ai.provider.name of turn spans and
+	// metrics (the model provider behind the agent, when known).
+	ProviderName string
+}
+
+// Instrumentation maps an [acp.Client]'s [acp.Observer] onto OpenTelemetry.
+// One Instrumentation may serve several clients, each with an Observer of
+// its own; it is safe for concurrent use.
+type Instrumentation struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	opts   Options
+	m      instruments
+}
+
+// observer is the bookkeeping of one client's Observer: its running turns,
+// by session id (session ids are unique on one connection only).
+type observer struct {
+	in    *Instrumentation
+	mu    sync.Mutex
+	turns map[string]*turnSpan
+}
+
+// New returns an Instrumentation; its Observer goes in
+// [acp.ClientOptions.Observer]. The error is one of creating an
+// instrument, in which case the Instrumentation still works, without it.
+func New(opts *Options) (*Instrumentation, error) {
+	in := &Instrumentation{}
+	if opts != nil {
+		in.opts = *opts
+	}
+	tp := in.opts.TracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	mp := in.opts.MeterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	in.prop = in.opts.Propagator
+	if in.prop == nil {
+		in.prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
+	in.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(acp.Version), trace.WithSchemaURL(semconv.SchemaURL))
+	var err error
+	in.m, err = newInstruments(mp.Meter(ScopeName, metric.WithInstrumentationVersion(acp.Version), metric.WithSchemaURL(semconv.SchemaURL)))
+	return in, err
+}
+
+// Observer returns a hook to set as [acp.ClientOptions.Observer]. Each call
+// returns a new one, which keeps track of its client's running turns: give
+// every client its own.
+func (in *Instrumentation) Observer() *acp.Observer {
+	o := &observer{in: in, turns: map[string]*turnSpan{}}
+	return &acp.Observer{
+		Call:   in.call,
+		Inject: in.inject,
+		Serve:  o.serve,
+		Turn:   o.turn,
+	}
+}
+
+// RecordRestart counts one restart of an agent (the acp.client.restarts
+// counter, with acp.restart.reason). Supervision that restarts agents
+// calls it for each restart; the core Observer has no restart event yet.
+func (in *Instrumentation) RecordRestart(ctx context.Context, reason string) {
+	in.m.restarts.Add(ctx, 1, metric.WithAttributes(AttrRestartReason.String(reason)))
+}
+
+func (in *Instrumentation) inject(ctx context.Context, set func(key, value string)) {
+	in.prop.Inject(ctx, setCarrier(set))
+}
+
+// setCarrier is an inject-only TextMapCarrier.
+type setCarrier func(key, value string)
+
+func (f setCarrier) Get(string) string { return "" }
+func (f setCarrier) Set(k, v string)   { f(k, v) }
+func (f setCarrier) Keys() []string    { return nil }
+
+// call starts the span of a request (or notification) to the agent.
+func (in *Instrumentation) call(ctx context.Context, ci acp.CallInfo) (context.Context, func(error)) {
+	attrs := []attribute.KeyValue{semconv.RPCSystemNameJSONRPC, semconv.RPCMethod(ci.Method)}
+	if ci.SessionID != "" {
+		attrs = append(attrs, semconv.GenAIConversationID(ci.SessionID))
+	}
+	kind := trace.SpanKindClient
+	if ci.Notification {
+		kind = trace.SpanKindProducer
+	}
+	ctx, span := in.tracer.Start(ctx, ci.Method, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	return ctx, func(err error) {
+		endWithError(span, err)
+		span.End()
+	}
+}
+
+// serve starts the span of an agent request: a child of the agent's trace
+// when the request's _meta carries one (linked to the turn), else of the
+// session's running turn (or of the tool call a permission request is
+// about).
+func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context, func(any, error)) {
+	in := o.in
+	attrs := []attribute.KeyValue{semconv.RPCSystemNameJSONRPC, semconv.RPCMethod(si.Method), semconv.JSONRPCRequestID(si.RequestID)}
+	if si.SessionID != "" {
+		attrs = append(attrs, semconv.GenAIConversationID(si.SessionID))
+	}
+	var perm *permissionInfo
+	if si.Method == acp.MethodSessionRequestPermission {
+		perm = decodePermission(si.Params)
+		if perm.toolCallID != "" {
+			attrs = append(attrs, semconv.GenAIToolCallID(perm.toolCallID))
+		}
+	}
+	local := o.parentOf(si.SessionID, perm)
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...)}
+	parent := ctx
+	if len(si.Meta) > 0 {
+		if ext := in.prop.Extract(ctx, propagation.MapCarrier(si.Meta)); trace.SpanContextFromContext(ext).IsValid() {
+			parent = ext
+			if local.IsValid() {
+				opts = append(opts, trace.WithLinks(trace.Link{SpanContext: local}))
+			}
+		}
+	}
+	if parent == ctx && local.IsValid() {
+		parent = trace.ContextWithSpanContext(ctx, local)
+	}
+	start := time.Now()
+	ctx, span := in.tracer.Start(parent, si.Method, opts...)
+	return ctx, func(res any, err error) {
+		if perm != nil {
+			outcome := "error"
+			if r, ok := res.(*acp.RequestPermissionResponse); ok && err == nil {
+				outcome = string(r.Outcome.Kind)
+				span.SetAttributes(AttrPermissionOutcome.String(outcome))
+				if r.Outcome.OptionID != "" {
+					span.SetAttributes(AttrPermissionOptionID.String(r.Outcome.OptionID))
+					if k := perm.kinds[r.Outcome.OptionID]; k != "" {
+						span.SetAttributes(AttrPermissionOptionKind.String(k))
+					}
+				}
+			}
+			in.m.permission.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(AttrPermissionOutcome.String(outcome)))
+		}
+		endWithError(span, err)
+		span.End()
+	}
+}
+
+// parentOf returns the span context an agent request of session sid is a
+// child of without a trace of the agent's: its tool call's span for a
+// permission request about a running tool call, else the turn's.
+func (o *observer) parentOf(sid string, perm *permissionInfo) trace.SpanContext {
+	o.mu.Lock()
+	ts := o.turns[sid]
+	o.mu.Unlock()
+	if ts == nil {
+		return trace.SpanContext{}
+	}
+	return ts.parentFor(perm)
+}
+
+// endWithError marks span failed by err, if any.
+func endWithError(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	span.RecordError(err)
+	span.SetStatus(codes.Error, err.Error())
+	span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
+}
+
+// errorType is the error.type of err: the agent's JSON-RPC error code, or
+// the kind of local failure.
+func errorType(err error) string {
+	var ae *acp.Error
+	switch {
+	case errors.As(err, &ae):
+		return strconv.FormatInt(ae.Code, 10)
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline_exceeded"
+	case errors.Is(err, acp.ErrConnClosed):
+		return "connection_closed"
+	case errors.Is(err, acp.ErrCancelGrace):
+		return "cancel_grace"
+	}
+	return "_OTHER"
+}

@@ -1,0 +1,244 @@
+package otelacp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/acpclient/acp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// turnSpan is one turn's span and its tool calls' spans. Update and End
+// come from the reader goroutine (End also from others, never at once);
+// parentFor from the goroutines serving agent requests: mu guards tools.
+type turnSpan struct {
+	in    *Instrumentation
+	o     *observer
+	sid   string
+	ctx   context.Context // carries span
+	span  trace.Span
+	start time.Time
+
+	mu      sync.Mutex
+	updates int
+	started int // tool calls started
+	tools   map[string]*toolSpan
+	order   []*toolSpan // in the order they started
+	used    *acp.UsageUpdate
+}
+
+// toolSpan is one tool call of a turn.
+type toolSpan struct {
+	span   trace.Span
+	kind   acp.ToolKind
+	status acp.ToolCallStatus
+	ended  bool
+}
+
+func (o *observer) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
+	in := o.in
+	name := "invoke_agent"
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(ti.SessionID)}
+	if in.opts.AgentName != "" {
+		name += " " + in.opts.AgentName
+		attrs = append(attrs, semconv.GenAIAgentName(in.opts.AgentName))
+	}
+	if in.opts.ProviderName != "" {
+		attrs = append(attrs, semconv.GenAIProviderNameKey.String(in.opts.ProviderName))
+	}
+	ts := &turnSpan{in: in, o: o, sid: ti.SessionID, start: time.Now(), tools: map[string]*toolSpan{}}
+	ts.ctx, ts.span = in.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	o.mu.Lock()
+	o.turns[ti.SessionID] = ts
+	o.mu.Unlock()
+	return ts.ctx, &acp.TurnObserver{Update: ts.update, End: ts.end}
+}
+
+func (ts *turnSpan) update(u acp.Update) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.updates++
+	switch u := u.(type) {
+	case *acp.ToolCall:
+		tc := ts.toolLocked(u.ToolCallID, u.Title, u.Name, u.Kind)
+		ts.statusLocked(tc, u.Status)
+	case *acp.ToolCallUpdate:
+		var title, name string
+		var kind acp.ToolKind
+		if u.Title != nil {
+			title = *u.Title
+		}
+		if u.Name != nil {
+			name = *u.Name
+		}
+		if u.Kind != nil {
+			kind = *u.Kind
+		}
+		tc := ts.toolLocked(u.ToolCallID, title, name, kind)
+		if u.Status != nil {
+			ts.statusLocked(tc, *u.Status)
+		}
+	case *acp.UsageUpdate:
+		ts.used = u
+	}
+}
+
+// toolLocked returns the tool call id, starting its span at its first
+// news; later news may name it better.
+func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolSpan {
+	tc := ts.tools[id]
+	if tc == nil {
+		ts.started++
+		tc = &toolSpan{kind: acp.ToolKindOther}
+		_, tc.span = ts.in.tracer.Start(ts.ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolCallID(id), semconv.GenAIConversationID(ts.sid)))
+		ts.tools[id] = tc
+		ts.order = append(ts.order, tc)
+	}
+	if tc.ended {
+		return tc
+	}
+	if name != "" {
+		tc.span.SetName("execute_tool " + name)
+		tc.span.SetAttributes(semconv.GenAIToolName(name))
+	}
+	if title != "" {
+		tc.span.SetAttributes(AttrToolTitle.String(title))
+	}
+	if kind != "" {
+		tc.kind = kind
+	}
+	return tc
+}
+
+// statusLocked records a tool call's status; a final one ends its span.
+func (ts *turnSpan) statusLocked(tc *toolSpan, st acp.ToolCallStatus) {
+	if tc.ended || st == "" {
+		return
+	}
+	tc.status = st
+	switch st {
+	case acp.ToolCallStatusCompleted, acp.ToolCallStatusFailed, acp.ToolCallStatusCancelled:
+		ts.endToolLocked(tc, false)
+	}
+}
+
+func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
+	tc.ended = true
+	status := tc.status
+	if status == "" {
+		status = acp.ToolCallStatusPending
+	}
+	attrs := []attribute.KeyValue{AttrToolKind.String(string(tc.kind)), AttrToolStatus.String(string(status))}
+	tc.span.SetAttributes(attrs...)
+	if unfinished {
+		tc.span.SetAttributes(AttrToolUnfinished.Bool(true))
+	}
+	if status == acp.ToolCallStatusFailed {
+		tc.span.SetStatus(codes.Error, "the tool call failed")
+	}
+	tc.span.End()
+	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(attrs...))
+}
+
+func (ts *turnSpan) end(e acp.TurnEnd) {
+	in := ts.in
+	o := ts.o
+	o.mu.Lock()
+	if o.turns[ts.sid] == ts {
+		delete(o.turns, ts.sid)
+	}
+	o.mu.Unlock()
+
+	ts.mu.Lock()
+	for _, tc := range ts.order {
+		if !tc.ended {
+			ts.endToolLocked(tc, true)
+		}
+	}
+	span := ts.span
+	span.SetAttributes(AttrTurnUpdates.Int(ts.updates), AttrTurnToolCalls.Int(ts.started))
+	if u := ts.used; u != nil {
+		span.SetAttributes(AttrContextUsed.Int64(int64(u.Used)), AttrContextSize.Int64(int64(u.Size)))
+		if u.Cost != nil {
+			span.SetAttributes(AttrCostAmount.Float64(u.Cost.Amount), AttrCostCurrency.String(u.Cost.Currency))
+		}
+	}
+	ts.mu.Unlock()
+
+	metricAttrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent}
+	if in.opts.ProviderName != "" {
+		metricAttrs = append(metricAttrs, semconv.GenAIProviderNameKey.String(in.opts.ProviderName))
+	}
+	if e.StopReason != "" {
+		span.SetAttributes(semconv.GenAIResponseFinishReasons(string(e.StopReason)))
+		metricAttrs = append(metricAttrs, AttrStopReason.String(string(e.StopReason)))
+	}
+	if e.StopReason == acp.StopReasonCancelled {
+		span.SetAttributes(AttrTurnCancelled.Bool(true))
+	}
+	if u := e.Usage; u != nil {
+		span.SetAttributes(semconv.GenAIUsageInputTokens(int(u.InputTokens)), semconv.GenAIUsageOutputTokens(int(u.OutputTokens)), AttrUsageTotalTokens.Int64(int64(u.TotalTokens)))
+		if u.ThoughtTokens != nil {
+			span.SetAttributes(AttrUsageThoughtTokens.Int64(int64(*u.ThoughtTokens)))
+		}
+		if u.CachedReadTokens != nil {
+			span.SetAttributes(semconv.GenAIUsageCacheReadInputTokens(int(*u.CachedReadTokens)))
+		}
+		if u.CachedWriteTokens != nil {
+			span.SetAttributes(semconv.GenAIUsageCacheCreationInputTokens(int(*u.CachedWriteTokens)))
+		}
+		in.m.tokens.Record(ts.ctx, int64(u.InputTokens), metric.WithAttributes(append(metricAttrs[:len(metricAttrs):len(metricAttrs)], semconv.GenAITokenTypeInput)...))
+		in.m.tokens.Record(ts.ctx, int64(u.OutputTokens), metric.WithAttributes(append(metricAttrs[:len(metricAttrs):len(metricAttrs)], semconv.GenAITokenTypeOutput)...))
+	}
+	if e.Err != nil {
+		endWithError(span, e.Err)
+		metricAttrs = append(metricAttrs, semconv.ErrorTypeKey.String(errorType(e.Err)))
+	} else if e.AgentError != nil {
+		span.SetStatus(codes.Error, e.AgentError.Message)
+	}
+	in.m.turn.Record(ts.ctx, time.Since(ts.start).Seconds(), metric.WithAttributes(metricAttrs...))
+	span.End()
+}
+
+// parentFor returns the span an agent request of the turn's session is a
+// child of: the tool call a permission request is about while it runs, the
+// turn otherwise.
+func (ts *turnSpan) parentFor(perm *permissionInfo) trace.SpanContext {
+	if perm != nil && perm.toolCallID != "" {
+		ts.mu.Lock()
+		tc := ts.tools[perm.toolCallID]
+		ts.mu.Unlock()
+		if tc != nil {
+			return tc.span.SpanContext()
+		}
+	}
+	return ts.span.SpanContext()
+}
+
+// permissionInfo is what a permission request's span needs of its params.
+type permissionInfo struct {
+	toolCallID string
+	kinds      map[string]string // option id to kind
+}
+
+func decodePermission(params json.RawMessage) *permissionInfo {
+	var p struct {
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+		} `json:"toolCall"`
+		Options []acp.PermissionOption `json:"options"`
+	}
+	_ = json.Unmarshal(params, &p)
+	pi := &permissionInfo{toolCallID: p.ToolCall.ToolCallID, kinds: map[string]string{}}
+	for _, o := range p.Options {
+		pi.kinds[o.OptionID] = string(o.Kind)
+	}
+	return pi
+}
