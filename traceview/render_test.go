@@ -1,0 +1,218 @@
+package traceview
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// transcripts are every recording in the module's testdata: v1 and v2,
+// real agents and the TypeScript SDK's.
+func transcripts(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"../testdata/transcripts/*.jsonl", "../testdata/transcripts/v2/*.jsonl"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 50 {
+		t.Fatalf("found only %d transcripts", len(out))
+	}
+	return out
+}
+
+// pageData decodes the JSON a page embeds.
+func pageData(t *testing.T, html []byte) *page {
+	t.Helper()
+	const open = `<script type="application/json" id="trace-data">`
+	i := bytes.Index(html, []byte(open))
+	if i < 0 {
+		t.Fatal("no trace-data element in the page")
+	}
+	rest := html[i+len(open):]
+	j := bytes.Index(rest, []byte("</script>"))
+	if j < 0 {
+		t.Fatal("the trace-data element is not closed")
+	}
+	var p page
+	if err := json.Unmarshal(rest[:j], &p); err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+// render renders trace as Render does and returns the page and the model
+// it embeds (not decoded back from the page: for a large trace that
+// would cost more than the rendering; the browser tests read the page).
+func render(t *testing.T, trace []byte, opts Options) ([]byte, *page) {
+	t.Helper()
+	opts = opts.withDefaults()
+	tr, err := readTrace(bytes.NewReader(trace), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := build(tr, opts)
+	var out bytes.Buffer
+	if err := writePage(&out, p, opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), p
+}
+
+// prompts counts the session/prompt requests of a trace: each is a turn.
+func prompts(trace []byte) int {
+	return bytes.Count(trace, []byte(`"method":"session/prompt"`))
+}
+
+// TestRenderTranscripts renders every recording: no error, no line
+// reported malformed, every frame kept, one turn per prompt, each ended
+// as the wire says.
+func TestRenderTranscripts(t *testing.T) {
+	for _, path := range transcripts(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			trace, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			html, p := render(t, trace, Options{})
+			if d := pageData(t, html); len(d.Frames) != len(p.Frames) || len(d.Sessions) != len(p.Sessions) {
+				t.Errorf("the page embeds %d frames, %d sessions; the model has %d, %d", len(d.Frames), len(d.Sessions), len(p.Frames), len(p.Sessions))
+			}
+			if len(p.Bad) != 0 {
+				t.Errorf("lines reported malformed: %+v", p.Bad)
+			}
+			if want := bytes.Count(bytes.TrimSpace(trace), []byte("\n")) + 1; p.Stats.Frames != want || len(p.Frames) != want {
+				t.Errorf("frames: %d (%d embedded), want %d", p.Stats.Frames, len(p.Frames), want)
+			}
+			if got, want := p.Stats.Turns, prompts(trace); got != want {
+				t.Errorf("turns: %d, want %d (one per session/prompt)", got, want)
+			}
+			if !p.Stats.Timestamps {
+				t.Error("the recordings have timestamps; the page says none")
+			}
+			for _, s := range p.Sessions {
+				for _, g := range s.Segs {
+					if g.Kind == "turn" && len(g.Items) == 0 {
+						t.Errorf("session %s turn %d has no items (its prompt at least)", s.ID, g.N)
+					}
+				}
+			}
+		})
+	}
+}
+
+// find returns the items of kind k in every turn of the page.
+func find(p *page, k string) []*item {
+	var out []*item
+	for _, s := range p.Sessions {
+		for _, g := range s.Segs {
+			for _, it := range g.Items {
+				if it.K == k {
+					out = append(out, it)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestRenderEdit checks what the page says about a real recording (Claude
+// editing a file after a permission request): the tool call's title,
+// status changes and diff, and the permission's answer and its time.
+func TestRenderEdit(t *testing.T) {
+	trace, err := os.ReadFile("../testdata/transcripts/e2e-claude-edit.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := render(t, trace, Options{})
+	if len(p.Sessions) != 1 || p.Stats.Turns != 1 {
+		t.Fatalf("%d sessions, %d turns; want 1, 1", len(p.Sessions), p.Stats.Turns)
+	}
+	turn := p.Sessions[0].Segs[len(p.Sessions[0].Segs)-1]
+	if turn.Stop != "end_turn" || turn.Prompt == "" {
+		t.Errorf("turn: stop %q prompt %q", turn.Stop, turn.Prompt)
+	}
+	var diff *content
+	for _, it := range find(p, "tool") {
+		for i, c := range it.Tool.Content {
+			if c.Type == "diff" && len(c.Diff) > 0 {
+				diff = &it.Tool.Content[i]
+			}
+		}
+	}
+	if diff == nil {
+		t.Fatal("no rendered diff in any tool call")
+	}
+	joined := strings.Join(diff.Diff, "\n")
+	if !strings.Contains(joined, "-hello world") || !strings.Contains(joined, "+hello there") {
+		t.Errorf("diff of greet.txt:\n%s", joined)
+	}
+	perms := find(p, "perm")
+	if len(perms) != 1 {
+		t.Fatalf("%d permission items, want 1", len(perms))
+	}
+	pm := perms[0].Perm
+	if pm.Answer != "selected" || pm.Option == "" || pm.Name == "" || pm.MS == nil || *pm.MS < 0 {
+		t.Errorf("permission: %+v", pm)
+	}
+	var card *tool
+	for _, it := range find(p, "tool") {
+		if it.Tool.ID == pm.Tool {
+			card = it.Tool
+		}
+	}
+	if card == nil || card.Perm == "" || len(card.Hist) < 2 || card.Title == "" {
+		t.Errorf("the permission's tool card: %+v", card)
+	}
+}
+
+// TestRenderV2 checks a v2 recording: a turn ends on state_update idle
+// (not on the prompt's response), whole messages are upserts by id.
+func TestRenderV2(t *testing.T) {
+	trace, err := os.ReadFile("../testdata/transcripts/v2/tsagent-v2-permission.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := render(t, trace, Options{})
+	if p.Stats.Proto != 2 {
+		t.Errorf("protocol %d, want 2", p.Stats.Proto)
+	}
+	var turns []*segment
+	for _, g := range p.Sessions[0].Segs {
+		if g.Kind == "turn" {
+			turns = append(turns, g)
+		}
+	}
+	if len(turns) == 0 || !turns[0].Ended || turns[0].Stop == "" {
+		t.Fatalf("first v2 turn: %+v", turns)
+	}
+	perms := find(p, "perm")
+	if len(perms) == 0 || perms[0].Perm.Answer != "selected" || perms[0].Perm.Name != "Allow once" || perms[0].Title == "" {
+		t.Errorf("v2 permission: %+v", perms[0].Perm)
+	}
+}
+
+// TestRenderNoTimestamps: a trace without "t" renders, and the page data
+// says so (the page then shows no times, and says why).
+func TestRenderNoTimestamps(t *testing.T) {
+	trace, err := os.ReadFile("../testdata/transcripts/e2e-claude-edit.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := regexp.MustCompile(`"t":[0-9.]+,`).ReplaceAll(trace, nil)
+	_, p := render(t, stripped, Options{})
+	if p.Stats.Timestamps {
+		t.Error("timestamps reported in a trace without any")
+	}
+	pm := find(p, "perm")[0].Perm
+	if pm.Answer != "selected" || pm.MS != nil {
+		t.Errorf("permission without timestamps: %+v (want an answer and no time)", pm)
+	}
+}
