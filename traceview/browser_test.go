@@ -31,7 +31,7 @@ func artifacts(t *testing.T) string {
 func writePageFile(t *testing.T, dir, name string, trace []byte, opts Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Render(&buf, bytes.NewReader(trace), opts); err != nil {
+	if _, err := Render(&buf, bytes.NewReader(trace), opts); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name+".html")

@@ -174,7 +174,7 @@ func TestHostileTraceDefaultLineBound(t *testing.T) {
 func TestHostileTraceMaxBytes(t *testing.T) {
 	trace := largeTrace(1) // about 1000 lines
 	var out bytes.Buffer
-	err := Render(&out, bytes.NewReader(trace), Options{MaxBytes: 20 << 10})
+	_, err := Render(&out, bytes.NewReader(trace), Options{MaxBytes: 20 << 10})
 	if !errors.Is(err, ErrTruncated) {
 		t.Fatalf("Render: %v, want ErrTruncated", err)
 	}
@@ -194,7 +194,7 @@ func TestHostileTraceMaxBytes(t *testing.T) {
 func TestHostileReaderError(t *testing.T) {
 	boom := errors.New("disk on fire")
 	r := io.MultiReader(strings.NewReader(`{"t":1,"dir":"!","note":"x"}`+"\n"), iotestErr{boom})
-	if err := Render(io.Discard, r, Options{}); !errors.Is(err, boom) {
+	if _, err := Render(io.Discard, r, Options{}); !errors.Is(err, boom) {
 		t.Fatalf("Render: %v, want %v", err, boom)
 	}
 }
@@ -202,3 +202,18 @@ func TestHostileReaderError(t *testing.T) {
 type iotestErr struct{ err error }
 
 func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
+
+// TestRenderStats: Render's Stats count what the page holds.
+func TestRenderStats(t *testing.T) {
+	const maxLine = 64 << 10
+	trace, bad, good := hostileTrace(maxLine)
+	st, err := Render(io.Discard, bytes.NewReader(trace), Options{MaxLineBytes: maxLine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Stats{Lines: len(bad) + good, Frames: good, Malformed: len(bad), Sessions: 1, Turns: 1, Updates: 2}
+	st.Bytes = 0
+	if st != want {
+		t.Errorf("Stats %+v, want %+v", st, want)
+	}
+}

@@ -216,3 +216,23 @@ func TestRenderNoTimestamps(t *testing.T) {
 		t.Errorf("permission without timestamps: %+v (want an answer and no time)", pm)
 	}
 }
+
+// TestRenderDiffBound: a diff of old and new text up to MaxDiffBytes is
+// computed; a larger one shows its path and sizes instead.
+func TestRenderDiffBound(t *testing.T) {
+	edit := func(oldText, newText string) string {
+		return `{"t":1,"dir":"<","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"Edit","content":[{"type":"diff","path":"/f","oldText":"` + oldText + `","newText":"` + newText + `"}]}}}}`
+	}
+	for _, tc := range []struct {
+		size   int
+		diffed bool
+	}{{100, true}, {101, false}} {
+		old := strings.Repeat("a", 50)
+		trace := edit(old, strings.Repeat("b", tc.size-50))
+		_, p := render(t, []byte(trace), Options{MaxDiffBytes: 100})
+		c := find(p, "tool")[0].Tool.Content[0]
+		if got := len(c.Diff) > 0; got != tc.diffed || (!got && !strings.Contains(c.Note, "over MaxDiffBytes")) {
+			t.Errorf("%d bytes: diff %q, note %q", tc.size, c.Diff, c.Note)
+		}
+	}
+}

@@ -63,22 +63,37 @@ func (o Options) withDefaults() Options {
 // the trace up to the cut.
 var ErrTruncated = errors.New("traceview: trace truncated")
 
+// Stats says what a page holds.
+type Stats struct {
+	Lines     int   // lines read (blank ones included)
+	Frames    int   // well-formed frames, each on the page
+	Malformed int   // lines that are not trace frames, listed on the page
+	Bytes     int64 // bytes of the lines kept
+	Sessions  int
+	Turns     int
+	Updates   int  // session/update notifications
+	Truncated bool // the trace was cut at MaxBytes (Render's error says where)
+}
+
 // Render reads a trace from r and writes its HTML page to w. Malformed
-// lines do not fail it: they are listed on the page. It fails when r or w
-// fails, and returns an error wrapping ErrTruncated (after writing the
-// whole page) when the trace exceeded Options.MaxBytes.
-func Render(w io.Writer, r io.Reader, opts Options) error {
+// lines do not fail it: they are listed on the page and counted in
+// Stats. It fails when r or w fails, and returns an error wrapping
+// ErrTruncated (after writing the whole page) when the trace exceeded
+// Options.MaxBytes.
+func Render(w io.Writer, r io.Reader, opts Options) (Stats, error) {
 	opts = opts.withDefaults()
 	tr, err := readTrace(r, opts)
 	if err != nil {
-		return err
+		return Stats{}, err
 	}
 	p := build(tr, opts)
+	st := Stats{Lines: tr.lines, Frames: len(tr.frames), Malformed: len(tr.bad), Bytes: tr.bytes,
+		Sessions: len(p.Sessions), Turns: p.Stats.Turns, Updates: p.Stats.Updates, Truncated: tr.truncated}
 	if err := writePage(w, p, opts); err != nil {
-		return err
+		return st, err
 	}
 	if tr.truncated {
-		return fmt.Errorf("%w after %d bytes (line %d; Options.MaxBytes is %d)", ErrTruncated, tr.bytes, tr.cutLine, opts.MaxBytes)
+		return st, fmt.Errorf("%w at line %d: more than %d bytes (Options.MaxBytes)", ErrTruncated, tr.cutLine, opts.MaxBytes)
 	}
-	return nil
+	return st, nil
 }

@@ -20,6 +20,7 @@ var promised = []struct{ dir, name, file string }{
 	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
 	{"registry", "github.com/acpclient/acp/registry", "registry.txt"},
 	{"remote", "github.com/acpclient/acp/remote", "remote.txt"},
+	{"traceview", "github.com/acpclient/acp/traceview", "traceview.txt"},
 	{"workspace", "github.com/acpclient/acp/workspace", "workspace.txt"},
 }
 
