@@ -60,7 +60,7 @@ const (
 // its script runs to the end, it shows each session and turn, and opening
 // the turns renders their items.
 func TestBrowserTranscripts(t *testing.T) {
-	c := chrome(t)
+	tb := chrome(t).newTab(t, 1200, 900) // one tab for all: a page each
 	dir := t.TempDir()
 	for _, path := range transcripts(t) {
 		name := filepath.Base(filepath.Dir(path)) + "-" + filepath.Base(path)
@@ -70,7 +70,8 @@ func TestBrowserTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, p := render(t, trace, Options{})
-			tb := c.open(t, writePageFile(t, dir, name, trace, Options{}), 1200, 900)
+			tb.t = t
+			tb.navigate(writePageFile(t, dir, name, trace, Options{}))
 			var ok bool
 			if tb.eval(jsRendered, &ok); !ok {
 				t.Fatal("the page's script did not finish rendering")
@@ -189,4 +190,25 @@ func writeArtifact(t *testing.T, name string, b []byte) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d bytes)", path, len(b))
+}
+
+// TestBrowserOpenAll: "open all turns" renders every turn (of the first
+// paged sessions), "close all turns" hides them again.
+func TestBrowserOpenAll(t *testing.T) {
+	c := chrome(t)
+	trace, err := os.ReadFile("../testdata/transcripts/e2e-claude-second-turn.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := render(t, trace, Options{})
+	tb := c.open(t, writePageFile(t, t.TempDir(), "two", trace, Options{}), 1200, 900)
+	var before, open, closed int
+	tb.eval(`document.querySelectorAll('section.turn.open').length`, &before)
+	tb.eval(`(() => { [...document.querySelectorAll('button.link')].find(b => b.textContent === 'open all turns').click();
+		return document.querySelectorAll('section.turn.open > .body .item').length > 0 ? document.querySelectorAll('section.turn.open').length : -1; })()`, &open)
+	tb.eval(`(() => { [...document.querySelectorAll('button.link')].find(b => b.textContent === 'close all turns').click();
+		return document.querySelectorAll('section.turn.open').length; })()`, &closed)
+	if before != 0 || open != p.Stats.Turns || p.Stats.Turns < 2 || closed != 0 {
+		t.Errorf("open turns: %d at load, %d after open all (want %d), %d after close all", before, open, p.Stats.Turns, closed)
+	}
 }

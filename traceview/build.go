@@ -418,21 +418,22 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	if len(tc) == 0 {
 		tc = p.Subject.ToolCall
 	}
-	var ref struct {
-		ToolCallID string `json:"toolCallId"`
-		Title      string `json:"title"`
-	}
+	var ref updateFields
 	_ = json.Unmarshal(tc, &ref)
+	refTitle := ""
+	if ref.Title != nil {
+		refTitle = *ref.Title
+	}
 	pm := &perm{Tool: ref.ToolCallID}
 	for _, o := range p.Options {
 		pm.Options = append(pm.Options, option{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
-	it := &item{K: "perm", T: f.t, Title: firstNonEmpty(p.Title, ref.Title), Perm: pm}
+	it := &item{K: "perm", T: f.t, Title: firstNonEmpty(p.Title, refTitle), Perm: pm}
 	it.addFrame(i)
 	if ref.ToolCallID != "" && sid != "" {
 		// The request may carry the tool call's fields (v1's toolCall is a
 		// tool_call_update).
-		card := b.toolCard(i, f, sid, ref.ToolCallID, tc, false)
+		card := b.toolCard(i, f, sid, ref.ToolCallID, &ref, false)
 		if it.Title == "" {
 			it.Title = card.Tool.Title
 		}
@@ -444,34 +445,56 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	return it
 }
 
+// updateFields are the fields of a session update the page uses, tool
+// call fields included: a params object is decoded once (a large trace is
+// mostly updates).
+type updateFields struct {
+	Kind       string          `json:"sessionUpdate"`
+	MessageID  string          `json:"messageId"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"toolCallId"`
+	State      string          `json:"state"`
+	StopReason string          `json:"stopReason"`
+	Error      *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Entries []struct {
+		Content  string `json:"content"`
+		Status   string `json:"status"`
+		Priority string `json:"priority"`
+	} `json:"entries"`
+	// A tool call's (tool_call, tool_call_update, a permission's toolCall).
+	Title     *string `json:"title"`
+	ToolKind  *string `json:"kind"`
+	Status    *string `json:"status"`
+	Locations *[]struct {
+		Path string `json:"path"`
+		Line *int   `json:"line"`
+	} `json:"locations"`
+	RawInput  json.RawMessage `json:"rawInput"`
+	RawOutput json.RawMessage `json:"rawOutput"`
+}
+
 func (b *builder) update(i int, f frame, params json.RawMessage) {
 	var p struct {
-		SessionID string          `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
+		SessionID string       `json:"sessionId"`
+		Update    updateFields `json:"update"`
 	}
 	_ = json.Unmarshal(params, &p)
-	var u struct {
-		Kind       string          `json:"sessionUpdate"`
-		MessageID  string          `json:"messageId"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"toolCallId"`
-		State      string          `json:"state"`
-		StopReason string          `json:"stopReason"`
-		Error      *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-		Entries []struct {
-			Content  string `json:"content"`
-			Status   string `json:"status"`
-			Priority string `json:"priority"`
-		} `json:"entries"`
+	u := &p.Update
+	// rawUpdate is the update as sent, for the rare items that show it.
+	rawUpdate := func() json.RawMessage {
+		var r struct {
+			Update json.RawMessage `json:"update"`
+		}
+		_ = json.Unmarshal(params, &r)
+		return r.Update
 	}
-	_ = json.Unmarshal(p.Update, &u)
 	b.p.Stats.Updates++
 	sid := p.SessionID
 	if sid == "" {
-		it := &item{K: "error", T: f.t, Title: "session/update without a sessionId", Text: summary(p.Update, "")}
+		it := &item{K: "error", T: f.t, Title: "session/update without a sessionId", Text: summary(rawUpdate(), "")}
 		it.addFrame(i)
 		b.p.Conn = append(b.p.Conn, it)
 		return
@@ -507,7 +530,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		}
 		s.current(f.t).Items = append(s.current(f.t).Items, it)
 	case "tool_call", "tool_call_update":
-		b.toolCard(i, f, sid, u.ToolCallID, p.Update, true)
+		b.toolCard(i, f, sid, u.ToolCallID, u, true)
 	case "tool_call_content_chunk":
 		card := b.toolCard(i, f, sid, u.ToolCallID, nil, true)
 		card.Tool.Content = append(card.Tool.Content, b.content(u.Content)...)
@@ -533,7 +556,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 			g.Ended, g.T1, g.Stop = true, f.t, u.StopReason
 		}
 	default:
-		it := &item{K: "event", T: f.t, Title: firstNonEmpty(u.Kind, "update"), Text: summary(p.Update, "sessionUpdate")}
+		it := &item{K: "event", T: f.t, Title: firstNonEmpty(u.Kind, "update"), Text: summary(rawUpdate(), "sessionUpdate")}
 		it.addFrame(i)
 		s.current(f.t).Items = append(s.current(f.t).Items, it)
 	}
@@ -542,7 +565,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 // toolCard returns the card of a tool call, creating it where it first
 // appears, and applies the fields of upd (a tool_call or
 // tool_call_update, or nil) to it.
-func (b *builder) toolCard(i int, f frame, sid, id string, upd json.RawMessage, own bool) *item {
+func (b *builder) toolCard(i int, f frame, sid, id string, u *updateFields, own bool) *item {
 	k := sid + "\x00" + id
 	it, ok := b.tools[k]
 	if !ok {
@@ -553,38 +576,25 @@ func (b *builder) toolCard(i int, f frame, sid, id string, upd json.RawMessage, 
 	if own {
 		it.addFrame(i)
 	}
-	if upd == nil {
+	if u == nil {
 		return it
 	}
-	var u struct {
-		Title     *string          `json:"title"`
-		Kind      *string          `json:"kind"`
-		Status    *string          `json:"status"`
-		Content   *json.RawMessage `json:"content"`
-		Locations *[]struct {
-			Path string `json:"path"`
-			Line *int   `json:"line"`
-		} `json:"locations"`
-		RawInput  json.RawMessage `json:"rawInput"`
-		RawOutput json.RawMessage `json:"rawOutput"`
-	}
-	_ = json.Unmarshal(upd, &u)
 	tc := it.Tool
 	if u.Title != nil {
 		tc.Title = *u.Title
 	}
-	if u.Kind != nil {
-		tc.Kind = *u.Kind
+	if u.ToolKind != nil {
+		tc.Kind = *u.ToolKind
 	}
 	if u.Status != nil && *u.Status != tc.Status {
 		tc.Status = *u.Status
 		tc.Hist = append(tc.Hist, change{S: *u.Status, T: f.t})
 	}
-	if u.Content != nil {
+	if len(u.Content) > 0 {
 		// A value replaces (v1 and v2 alike); null clears.
 		tc.Content = nil
 		var list []json.RawMessage
-		_ = json.Unmarshal(*u.Content, &list)
+		_ = json.Unmarshal(u.Content, &list)
 		for _, c := range list {
 			tc.Content = append(tc.Content, b.content(c)...)
 		}

@@ -254,7 +254,15 @@ type tab struct {
 // event (the viewer renders synchronously, before it).
 func (c *chromium) open(t *testing.T, url string, width, height int) *tab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	tb := c.newTab(t, width, height)
+	tb.navigate(url)
+	return tb
+}
+
+// newTab opens an empty tab of the given size; it closes with the test.
+func (c *chromium) newTab(t *testing.T, width, height int) *tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	res, err := c.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"})
 	if err != nil {
@@ -277,14 +285,19 @@ func (c *chromium) open(t *testing.T, url string, width, height int) *tab {
 	tb.must("Page.enable", nil)
 	tb.must("Runtime.enable", nil)
 	tb.must("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false})
-	loaded := c.expect(tb.sid, "Page.loadEventFired")
+	return tb
+}
+
+// navigate loads url in the tab and waits for its load event.
+func (tb *tab) navigate(url string) {
+	tb.t.Helper()
+	loaded := tb.c.expect(tb.sid, "Page.loadEventFired")
 	tb.must("Page.navigate", map[string]any{"url": url})
 	select {
 	case <-loaded:
-	case <-ctx.Done():
-		t.Fatalf("%s: no load event: %v", url, ctx.Err())
+	case <-tb.ctx.Done():
+		tb.t.Fatalf("%s: no load event: %v", url, tb.ctx.Err())
 	}
-	return tb
 }
 
 func (tb *tab) must(method string, params any) json.RawMessage {

@@ -14,7 +14,7 @@ type page struct {
 	Conn     []*item    `json:"conn"` // what belongs to no session
 	Bad      []badLine  `json:"bad"`
 	Sessions []*session `json:"sessions"`
-	Frames   []rawFrame `json:"frames"`
+	Frames   []rawFrame `json:"-"` // written by writeFrames, last
 }
 
 type stats struct {

@@ -2,12 +2,15 @@ package traceview
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"html"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +33,48 @@ func hash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(h[:])
 }
 
+// writeFrames writes `,"frames":[…]`: each frame's message as it was
+// read (it is valid JSON: parseLine decoded it), HTML-escaped, without
+// the cost of re-encoding a whole trace through reflection.
+func writeFrames(bw *bufio.Writer, frames []rawFrame) {
+	bw.WriteString(`,"frames":[`)
+	var b []byte
+	for i, f := range frames {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"n":`...)
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+		if f.T != nil && !math.IsNaN(*f.T) && !math.IsInf(*f.T, 0) {
+			b = append(b, `,"t":`...)
+			b = strconv.AppendFloat(b, *f.T, 'f', -1, 64)
+		}
+		b = append(b, `,"d":`...)
+		b = appendString(b, f.Dir)
+		if f.Msg != nil {
+			b = append(b, `,"m":`...)
+			bw.Write(b)
+			b = b[:0]
+			var esc bytes.Buffer
+			json.HTMLEscape(&esc, f.Msg)
+			bw.Write(esc.Bytes())
+		} else {
+			b = append(b, `,"note":`...)
+			b = appendString(b, f.Note)
+		}
+		b = append(b, '}')
+		bw.Write(b)
+	}
+	bw.WriteString("]")
+}
+
+// appendString appends s as an HTML-escaped JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
 func writePage(w io.Writer, p *page, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
@@ -44,11 +89,12 @@ func writePage(w io.Writer, p *page, opts Options) error {
 	// escapes '<', '>' and '&' (and U+2028, U+2029), so no string from the
 	// trace can close the element or open a comment.
 	bw.WriteString("<script type=\"application/json\" id=\"trace-data\">")
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(p); err != nil {
+	head, err := json.Marshal(p) // escapes HTML
+	if err != nil {
 		return err
 	}
-	bw.WriteString("</script>\n<script>" + viewerJS + "</script>\n</body>\n</html>\n")
+	bw.Write(head[:len(head)-1]) // without its closing brace
+	writeFrames(bw, p.Frames)
+	bw.WriteString("}</script>\n<script>" + viewerJS + "</script>\n</body>\n</html>\n")
 	return bw.Flush()
 }

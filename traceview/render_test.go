@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -41,11 +42,15 @@ func pageData(t *testing.T, html []byte) *page {
 	if j < 0 {
 		t.Fatal("the trace-data element is not closed")
 	}
-	var p page
+	var p struct {
+		page
+		Frames []rawFrame `json:"frames"`
+	}
 	if err := json.Unmarshal(rest[:j], &p); err != nil {
 		t.Fatal(err)
 	}
-	return &p
+	p.page.Frames = p.Frames
+	return &p.page
 }
 
 // render renders trace as Render does and returns the page and the model
@@ -84,6 +89,13 @@ func TestRenderTranscripts(t *testing.T) {
 			html, p := render(t, trace, Options{})
 			if d := pageData(t, html); len(d.Frames) != len(p.Frames) || len(d.Sessions) != len(p.Sessions) {
 				t.Errorf("the page embeds %d frames, %d sessions; the model has %d, %d", len(d.Frames), len(d.Sessions), len(p.Frames), len(p.Sessions))
+			} else {
+				for i, f := range d.Frames {
+					w := p.Frames[i]
+					if f.Line != w.Line || f.Dir != w.Dir || f.Note != w.Note || !sameJSON(f.Msg, w.Msg) || (f.T == nil) != (w.T == nil) || f.T != nil && *f.T != *w.T {
+						t.Fatalf("embedded frame %d differs:\n%+v\n%+v", i, f, w)
+					}
+				}
 			}
 			if len(p.Bad) != 0 {
 				t.Errorf("lines reported malformed: %+v", p.Bad)
@@ -235,4 +247,14 @@ func TestRenderDiffBound(t *testing.T) {
 			t.Errorf("%d bytes: diff %q, note %q", tc.size, c.Diff, c.Note)
 		}
 	}
+}
+
+// sameJSON reports whether a and b are the same JSON value (the page
+// escapes <, > and & in strings, so the bytes differ).
+func sameJSON(a, b json.RawMessage) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

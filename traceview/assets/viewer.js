@@ -274,6 +274,24 @@
       h.appendChild(el('span', 'sub', 'initialize, authentication, notes and messages of no session'));
       h.appendChild(badge(plural(D.conn.length, 'item')));
     }, function (body) { paged(body, D.conn, itemView, 'items'); });
+    if (st.turns > 1) {
+      var bar = el('div', 'stats');
+      var all = el('button', 'link', 'open all turns');
+      all.type = 'button';
+      all.addEventListener('click', function () {
+        document.querySelectorAll('section.session:not(.open) > button.head').forEach(function (h) { h.click(); });
+        document.querySelectorAll('section.turn:not(.open) > button.head').forEach(function (h) { h.click(); });
+      });
+      var none = el('button', 'link', 'close all turns');
+      none.type = 'button';
+      none.addEventListener('click', function () {
+        document.querySelectorAll('section.turn.open > button.head').forEach(function (h) { h.click(); });
+      });
+      bar.appendChild(all);
+      bar.appendChild(document.createTextNode(' · '));
+      bar.appendChild(none);
+      app.appendChild(bar);
+    }
     var openSessions = D.sessions.length <= 20;
     paged(app, D.sessions, function (s) {
       var f = document.createDocumentFragment();
