@@ -81,7 +81,14 @@ func build(tr *trace, opts Options) *page {
 
 func (b *builder) frame(i int, f frame) {
 	if f.dir == "!" {
-		it := &item{K: "note", T: f.t, Text: f.note}
+		// TraceWriter's notes say what they are; a recording's are its own.
+		title, text := "note", f.note
+		for _, p := range []struct{ prefix, title string }{{"stderr: ", "agent stderr"}, {"stdout (not JSON): ", "agent wrote a line that is not JSON"}} {
+			if strings.HasPrefix(text, p.prefix) {
+				title, text = p.title, text[len(p.prefix):]
+			}
+		}
+		it := &item{K: "note", T: f.t, Title: title, Text: text}
 		it.addFrame(i)
 		b.place(it)
 		return

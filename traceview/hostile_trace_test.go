@@ -153,6 +153,7 @@ func TestHostileTraceInBrowser(t *testing.T) {
 	if got.BadLines != len(bad) {
 		t.Errorf("%d malformed lines listed, want %d", got.BadLines, len(bad))
 	}
+	writeArtifact(t, "viewer-hostile.png", tb.screenshot())
 }
 
 // TestHostileTraceDefaultLineBound: a line over DefaultMaxLineBytes (the

@@ -105,7 +105,15 @@ func parseLine(b []byte) (frame, error) {
 		Msg  json.RawMessage `json:"msg"`
 		Note *string         `json:"note"`
 	}
+	if b[0] != '{' {
+		return frame{}, errors.New("not a JSON object")
+	}
 	if err := json.Unmarshal(b, &w); err != nil {
+		// Say it in the trace's terms, not Go's.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return frame{}, fmt.Errorf("%q is a JSON %s, of the wrong type", te.Field, te.Value)
+		}
 		return frame{}, fmt.Errorf("not a JSON object: %v", err)
 	}
 	if w.Dir == nil {

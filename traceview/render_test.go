@@ -3,6 +3,7 @@ package traceview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -257,4 +258,38 @@ func sameJSON(a, b json.RawMessage) bool {
 	}
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// TestRenderNotes: TraceWriter's notes are titled by what they are.
+func TestRenderNotes(t *testing.T) {
+	trace := `{"t":1,"dir":"!","note":"stderr: warming up"}
+{"t":2,"dir":"!","note":"stdout (not JSON): hello"}
+{"t":3,"dir":"!","note":"agent exited code=0"}
+`
+	_, p := render(t, []byte(trace), Options{})
+	var got []string
+	for _, it := range p.Conn {
+		got = append(got, it.Title+": "+it.Text)
+	}
+	want := []string{"agent stderr: warming up", "agent wrote a line that is not JSON: hello", "note: agent exited code=0"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("notes %q, want %q", got, want)
+	}
+}
+
+// TestMalformedReasons: a malformed line's reason is said in the trace's
+// terms.
+func TestMalformedReasons(t *testing.T) {
+	for line, want := range map[string]string{
+		`[1,2,3]`:                `not a JSON object`,
+		`{"t":"soon","dir":"<"}`: `"t" is a JSON string, of the wrong type`,
+		`{"dir":"<","msg":[]}`:   `"dir":"<" without a "msg" object`,
+		`{"t":1}`:                `no "dir"`,
+		`{"t":1,`:                `not a JSON object: unexpected end of JSON input`,
+	} {
+		_, p := render(t, []byte(line), Options{})
+		if len(p.Bad) != 1 || p.Bad[0].Err != want {
+			t.Errorf("%s: %+v, want %q", line, p.Bad, want)
+		}
+	}
 }
