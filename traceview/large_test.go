@@ -129,3 +129,20 @@ func TestBrowserLargeTrace(t *testing.T) {
 	t.Logf("elements with turn 57 open: %d", after)
 	writeArtifact(t, "viewer-large.png", tb.screenshot())
 }
+
+// BenchmarkRenderLarge renders the 100 000-update trace; it reports the
+// trace's and the page's size.
+//
+//	go test -run '^$' -bench RenderLarge -benchtime 3x ./traceview
+func BenchmarkRenderLarge(b *testing.B) {
+	trace := largeTrace(100)
+	var out bytes.Buffer
+	for b.Loop() {
+		out.Reset()
+		if _, err := Render(&out, bytes.NewReader(trace), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(trace))/(1<<20), "trace-MiB")
+	b.ReportMetric(float64(out.Len())/(1<<20), "page-MiB")
+}

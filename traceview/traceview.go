@@ -10,7 +10,7 @@ import (
 const (
 	// DefaultMaxBytes bounds the trace bytes a page retains: 64 MiB, about
 	// 300 000 typical updates. The page embeds each frame and its rendering,
-	// so it is about twice the trace's size.
+	// so it is larger than the trace (1.3 times for 100 000 short updates).
 	DefaultMaxBytes = 64 << 20
 	// DefaultMaxLineBytes bounds one line: 16 MiB, room for a tool call
 	// that carries a large file.
