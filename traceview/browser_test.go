@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -210,5 +212,38 @@ func TestBrowserOpenAll(t *testing.T) {
 		return document.querySelectorAll('section.turn.open').length; })()`, &closed)
 	if before != 0 || open != p.Stats.Turns || p.Stats.Turns < 2 || closed != 0 {
 		t.Errorf("open turns: %d at load, %d after open all (want %d), %d after close all", before, open, p.Stats.Turns, closed)
+	}
+}
+
+// TestBrowserNoTimestamps: a trace without "t" shows no times, says so
+// at the top, and says why a permission's answer has no time.
+func TestBrowserNoTimestamps(t *testing.T) {
+	c := chrome(t)
+	trace, err := os.ReadFile("../testdata/transcripts/e2e-claude-edit.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := regexp.MustCompile(`"t":[0-9.]+,`).ReplaceAll(trace, nil)
+	tb := c.open(t, writePageFile(t, t.TempDir(), "notime", stripped, Options{}), 1200, 900)
+	type shown struct {
+		Warn, Answer string
+		Times        int
+	}
+	look := func() (got shown) {
+		tb.eval(jsOpenTurns, nil)
+		tb.eval(`(() => ({
+			Warn: [...document.querySelectorAll('.warn')].map(e => e.textContent).join('|'),
+			Answer: document.querySelector('section.turn .k-perm .answer').textContent,
+			Times: [...document.querySelectorAll('#app *')].filter(e => e.children.length === 0 && /^\+[0-9.]+ s$/.test(e.textContent)).length,
+		}))()`, &got)
+		return got
+	}
+	if got := look(); !strings.Contains(got.Warn, "no timestamps") || !strings.Contains(got.Answer, "time not shown: the trace has no timestamps") || got.Times != 0 {
+		t.Errorf("without timestamps: %+v", got)
+	}
+	// The same trace with its timestamps shows them.
+	tb.navigate(writePageFile(t, t.TempDir(), "time", trace, Options{}))
+	if got := look(); strings.Contains(got.Warn, "no timestamps") || strings.Contains(got.Answer, "not shown") || got.Times == 0 {
+		t.Errorf("with timestamps: %+v", got)
 	}
 }
