@@ -12,6 +12,12 @@
 //	go run ./examples/acp --json -p "a" -p "b" -- my-agent # NDJSON for scripts
 //	go run ./examples/acp -- my-agent                      # interactive
 //	go run ./examples/acp serve -- my-agent                # serve it remotely
+//	go run ./examples/acp view trace.jsonl > trace.html    # a trace as a page
+//
+// `acp view TRACE.jsonl > trace.html` renders a --trace file (or any
+// recording of the same shape) as one self-contained HTML page; see
+// view.go and docs/VIEWER.md. (An agent command named "view" runs with
+// `acp -- view`.)
 //
 // `acp serve` serves the agent (a command after "--", --agent ID, or the
 // demo agent) to remote clients on the endpoint of the ACP RFD
@@ -102,6 +108,7 @@ examples:
   acp --fs --permission allow -- my-agent
                                          interactive; the agent may edit files in --cwd
   acp serve -- my-agent                  serve the agent to remote clients (acp serve -h)
+  acp view TRACE.jsonl > trace.html      a --trace file as an HTML page (acp view -h)
 
 flags:
 `
@@ -244,6 +251,9 @@ func agentCommand(cfg *config) (*exec.Cmd, error) {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "serve" {
 		return serve(args[1:], stdout, stderr) // serve.go
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return view(args[1:], stdin, stdout, stderr) // view.go
 	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {

@@ -21,6 +21,7 @@ var promised = []struct{ dir, name, file string }{
 	{"otelacp", "github.com/acpclient/acp/otelacp", "otelacp.txt"}, // a module of its own
 	{"registry", "github.com/acpclient/acp/registry", "registry.txt"},
 	{"remote", "github.com/acpclient/acp/remote", "remote.txt"},
+	{"traceview", "github.com/acpclient/acp/traceview", "traceview.txt"},
 	{"workspace", "github.com/acpclient/acp/workspace", "workspace.txt"},
 }
 

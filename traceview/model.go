@@ -1,0 +1,134 @@
+package traceview
+
+import (
+	"encoding/json"
+)
+
+// The page's data, embedded as JSON and rendered by viewer.js. Field names
+// are short because a large trace repeats them a million times.
+
+type page struct {
+	V        int        `json:"v"` // the data format, for viewer.js
+	Title    string     `json:"title"`
+	Stats    stats      `json:"stats"`
+	Conn     []*item    `json:"conn"` // what belongs to no session
+	Bad      []badLine  `json:"bad"`
+	Sessions []*session `json:"sessions"`
+	Frames   []rawFrame `json:"-"` // written by writeFrames, last
+}
+
+type stats struct {
+	Lines      int    `json:"lines"`
+	Frames     int    `json:"frames"`
+	Bad        int    `json:"bad"`
+	Bytes      int64  `json:"bytes"`
+	MaxBytes   int64  `json:"maxBytes"`
+	Truncated  bool   `json:"truncated"`
+	CutLine    int    `json:"cutLine,omitempty"`
+	Timestamps bool   `json:"timestamps"` // some frame has "t"
+	Updates    int    `json:"updates"`
+	Turns      int    `json:"turns"`
+	Agent      string `json:"agent,omitempty"`
+	Proto      int    `json:"proto,omitempty"`
+}
+
+type rawFrame struct {
+	Line int             `json:"n"`
+	T    *float64        `json:"t,omitempty"`
+	Dir  string          `json:"d"`
+	Msg  json.RawMessage `json:"m,omitempty"`
+	Note string          `json:"note,omitempty"`
+}
+
+type session struct {
+	ID    string     `json:"id"`
+	How   string     `json:"how"` // "new", "load", "resume", … or "seen" (first seen in an update)
+	Agent string     `json:"agent,omitempty"`
+	Proto int        `json:"proto,omitempty"`
+	Cwd   string     `json:"cwd,omitempty"`
+	Segs  []*segment `json:"segs"`
+}
+
+// segment is a turn, or what a session received outside any turn (its
+// setup, a load's replay, updates between turns).
+type segment struct {
+	Kind   string         `json:"kind"` // "turn" or "outside"
+	N      int            `json:"n,omitempty"`
+	T0     *float64       `json:"t0,omitempty"`
+	T1     *float64       `json:"t1,omitempty"`
+	Stop   string         `json:"stop,omitempty"`
+	Ended  bool           `json:"ended,omitempty"`
+	Prompt string         `json:"prompt,omitempty"`
+	Counts map[string]int `json:"counts"`
+	Items  []*item        `json:"items"`
+}
+
+// maxItemFrames bounds the raw frames an item lists; a message of 100 000
+// chunks lists the first ones and counts the rest (all are under "All
+// frames").
+const maxItemFrames = 64
+
+type item struct {
+	K     string   `json:"k"` // user, msg, thought, tool, perm, error, note, event, plan
+	T     *float64 `json:"t,omitempty"`
+	F     []int    `json:"f,omitempty"`
+	FN    int      `json:"fn,omitempty"`
+	Title string   `json:"title,omitempty"`
+	Text  string   `json:"text,omitempty"`
+	Tool  *tool    `json:"tool,omitempty"`
+	Perm  *perm    `json:"perm,omitempty"`
+
+	msgID string // messageId of a message being streamed
+}
+
+func (it *item) addFrame(i int) {
+	it.FN++
+	if len(it.F) < maxItemFrames {
+		it.F = append(it.F, i)
+	}
+}
+
+type tool struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title,omitempty"`
+	Kind    string    `json:"kind,omitempty"`
+	Status  string    `json:"status,omitempty"`
+	Hist    []change  `json:"hist,omitempty"`
+	Content []content `json:"content,omitempty"`
+	Locs    []string  `json:"locs,omitempty"`
+	In      string    `json:"in,omitempty"`
+	Out     string    `json:"out,omitempty"`
+	Perm    string    `json:"perm,omitempty"` // the answer to its permission request
+}
+
+type change struct {
+	S string   `json:"s"`
+	T *float64 `json:"t,omitempty"`
+}
+
+type content struct {
+	Type string   `json:"type"` // text, diff, terminal, image, resource, …
+	Text string   `json:"text,omitempty"`
+	Path string   `json:"path,omitempty"`
+	Diff []string `json:"diff,omitempty"` // unified diff lines
+	Note string   `json:"note,omitempty"`
+}
+
+type perm struct {
+	Tool    string   `json:"tool,omitempty"`
+	Options []option `json:"options,omitempty"`
+	// Answer is "selected", "cancelled" (by the client), "withdrawn" (by
+	// the agent, $/cancel_request), "error", or "" when the trace has no
+	// answer.
+	Answer string   `json:"answer,omitempty"`
+	Option string   `json:"option,omitempty"`
+	Name   string   `json:"name,omitempty"`
+	Err    string   `json:"err,omitempty"`
+	MS     *float64 `json:"ms,omitempty"` // from request to answer; nil without timestamps
+}
+
+type option struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	Kind string `json:"kind,omitempty"`
+}

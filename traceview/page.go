@@ -1,0 +1,100 @@
+package traceview
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The page's code and style, inlined into every page. They are files of
+// their own so that they can be edited as what they are.
+var (
+	//go:embed assets/viewer.js
+	viewerJS string
+	//go:embed assets/viewer.css
+	viewerCSS string
+)
+
+// csp allows the page's own script and style and nothing else: no
+// network, no other script, even if something in the page were misread as
+// markup. The hashes pin the inline code.
+var csp = "default-src 'none'; img-src data:; style-src '" + hash(viewerCSS) + "'; script-src '" + hash(viewerJS) + "'"
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(h[:])
+}
+
+// writeFrames writes `,"frames":[…]`: each frame's message as it was
+// read (it is valid JSON: parseLine decoded it), HTML-escaped, without
+// the cost of re-encoding a whole trace through reflection.
+func writeFrames(bw *bufio.Writer, frames []rawFrame) {
+	bw.WriteString(`,"frames":[`)
+	var b []byte
+	for i, f := range frames {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"n":`...)
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+		if f.T != nil && !math.IsNaN(*f.T) && !math.IsInf(*f.T, 0) {
+			b = append(b, `,"t":`...)
+			b = strconv.AppendFloat(b, *f.T, 'f', -1, 64)
+		}
+		b = append(b, `,"d":`...)
+		b = appendString(b, f.Dir)
+		if f.Msg != nil {
+			b = append(b, `,"m":`...)
+			bw.Write(b)
+			b = b[:0]
+			var esc bytes.Buffer
+			json.HTMLEscape(&esc, f.Msg)
+			bw.Write(esc.Bytes())
+		} else {
+			b = append(b, `,"note":`...)
+			b = appendString(b, f.Note)
+		}
+		b = append(b, '}')
+		bw.Write(b)
+	}
+	bw.WriteString("]")
+}
+
+// appendString appends s as an HTML-escaped JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+func writePage(w io.Writer, p *page, opts Options) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(csp) + "\">\n")
+	bw.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	bw.WriteString("<meta name=\"generator\" content=\"github.com/acpclient/acp/traceview\">\n")
+	bw.WriteString("<title>" + html.EscapeString(strings.ToValidUTF8(opts.Title, "\uFFFD")) + "</title>\n")
+	bw.WriteString("<style>" + viewerCSS + "</style>\n</head>\n<body>\n")
+	bw.WriteString("<noscript><p>This page renders the trace with JavaScript; without it, the trace is the JSON in the element with id \"trace-data\".</p></noscript>\n")
+	bw.WriteString("<div id=\"app\"></div>\n")
+	// The data is JSON in a non-executable script element. encoding/json
+	// escapes '<', '>' and '&' (and U+2028, U+2029), so no string from the
+	// trace can close the element or open a comment.
+	bw.WriteString("<script type=\"application/json\" id=\"trace-data\">")
+	head, err := json.Marshal(p) // escapes HTML
+	if err != nil {
+		return err
+	}
+	bw.Write(head[:len(head)-1]) // without its closing brace
+	writeFrames(bw, p.Frames)
+	bw.WriteString("}</script>\n<script>" + viewerJS + "</script>\n</body>\n</html>\n")
+	return bw.Flush()
+}
