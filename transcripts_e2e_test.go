@@ -243,6 +243,14 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 				turn.Cancel()
 			}
 			finishTurn(turn, record(m.method, nil))
+		case "session/set_config_option":
+			var o struct {
+				ConfigID string `json:"configId"`
+				Value    string `json:"value"`
+			}
+			json.Unmarshal(m.params, &o)
+			_, err := s.SetConfigOption(ctx, o.ConfigID, o.Value)
+			record(m.method, err)
 		case "session/close":
 			record(m.method, s.Close(ctx))
 		case "session/cancel":

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +22,23 @@ var (
 	cliDir  string
 )
 
+// parallel is how many scenarios run at once unless -test.parallel is
+// given. Each mostly waits on the agents (Node starting, Claude Code's and
+// codex's native binaries, the model server's round trips): at the default
+// of GOMAXPROCS, 2 on the CI machine, a quiet run kept about one core of
+// two busy, and every scenario now runs in both ACP versions. 4 halves the
+// wall time there (measured: 283 s at 2, 158 s at 4, both under a load
+// average above 8) and stays bounded, so a loaded machine is not swamped
+// with agents; every wait in the scenarios is on a condition, bounded.
+const parallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(parallel))
+	}
 	code := m.Run()
 	if cliDir != "" {
 		os.RemoveAll(cliDir)

@@ -98,14 +98,12 @@ func (r *run) outputOf(tc *acp.ToolCallState) string {
 		b.Write(tc.RawOutput)
 	}
 	// codex-acp 2.x shows a command in v1 as a terminal of its own (Zed's
-	// terminal_output extension): the output is only in _meta.
-	var meta struct {
-		Delta struct {
-			Data string `json:"data"`
-		} `json:"terminal_output_delta"`
-	}
-	if json.Unmarshal(tc.Meta, &meta) == nil {
-		b.WriteString(meta.Delta.Data)
+	// terminal_output extension): the output is only in the updates'
+	// _meta, which the client folds into AgentTerminal. (Reading the last
+	// update's _meta flaked: under load codex sends the output and the
+	// exit in two updates.)
+	if at := tc.AgentTerminal; at != nil {
+		b.WriteString(at.Output)
 	}
 	// In v2 both agents run commands in terminals of their own, in the
 	// protocol (terminal_update, its output a snapshot): the session's

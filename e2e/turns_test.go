@@ -180,9 +180,24 @@ func TestSecondTurn(t *testing.T) {
 		if n := r.S.State().Turns; n != 2 {
 			t.Errorf("session counts %d turns, want 2", n)
 		}
-		// Both agents offer session/close.
+		// Both agents offer their modes as a config option (in v2 the
+		// only way: v2 has no session modes) and take it set to the value
+		// it has (in v2 the request names the value's type, "id").
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		mode := ""
+		for _, o := range r.S.State().ConfigOptions {
+			if so, ok := o.(*acp.SelectConfigOption); ok && so.ID == "mode" {
+				mode = so.CurrentValue
+			}
+		}
+		if want := map[string]string{"codex": "read-only", "claude": "default"}[ag.name]; mode != want {
+			t.Errorf("mode option %q, want %q (the mode the suite starts the agent in)", mode, want)
+		}
+		if _, err := r.S.SetConfigOption(ctx, "mode", mode); err != nil {
+			t.Errorf("SetConfigOption(mode, %s): %v", mode, err)
+		}
+		// Both agents offer session/close.
 		if err := r.S.Close(ctx); err != nil {
 			t.Errorf("session/close: %v", err)
 		}
