@@ -227,23 +227,6 @@ func startWire(t *testing.T, name string, argv, env []string, dir string) *wire 
 	return w
 }
 
-// stop ends the process now (what a client restart looks like to the
-// agent) and waits for its stdout to close.
-func (w *wire) stop() {
-	w.in.Close()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case _, ok := <-w.msgs:
-			if !ok {
-				return
-			}
-		case <-timeout:
-			return // the cleanup kills the group
-		}
-	}
-}
-
 func (w *wire) write(v any) {
 	w.t.Helper()
 	b, err := json.Marshal(v)
