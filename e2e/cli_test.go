@@ -27,9 +27,10 @@ var (
 // codex's native binaries, the model server's round trips): at the default
 // of GOMAXPROCS, 2 on the CI machine, a quiet run kept about one core of
 // two busy, and every scenario now runs in both ACP versions. 4 halves the
-// wall time there (measured: 283 s at 2, 158 s at 4, both under a load
-// average above 8) and stays bounded, so a loaded machine is not swamped
-// with agents; every wait in the scenarios is on a condition, bounded.
+// wall time there (measured: 207 s at 2, 89 s at 4, both versions, load
+// average 4 to 11; e2e/README.md "Time") and stays bounded, so a loaded
+// machine is not swamped with agents; every wait in the scenarios is on a
+// condition, bounded.
 const parallel = 4
 
 func TestMain(m *testing.M) {
