@@ -459,6 +459,7 @@ func (c *Client) end(reason error) {
 			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
+		c.failRunningTurns(reason) // v2: accepted turns wait for an idle
 		close(c.done)
 		c.baseCancel()
 	})

@@ -150,11 +150,19 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 		return r.Outcome, nil
 	}
 
+	// The recorded client offered a version: offer the same (a v2
+	// recording's initialize answer is v2-shaped).
+	var offer struct {
+		ProtocolVersion int `json:"protocolVersion"`
+	}
+	json.Unmarshal(rec.steps[0].params, &offer)
+
 	r, w := agent.Pipe()
 	// Every turn keeps its update log: the driver counts the updates it saw.
 	c, err := acp.Connect(ctx, &acp.StreamTransport{Reader: r, Writer: w}, &acp.ClientOptions{
-		Permission: permission,
-		Limits:     acp.Limits{TurnLogs: 1 << 20},
+		Permission:      permission,
+		Limits:          acp.Limits{TurnLogs: 1 << 20},
+		ProtocolVersion: offer.ProtocolVersion,
 	})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -177,9 +185,10 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 	steps := rec.steps[1:]
 	for i, m := range steps {
 		var p struct {
-			SessionID string `json:"sessionId"`
-			Cwd       string `json:"cwd"`
-			Prompt    []struct {
+			SessionID  string          `json:"sessionId"`
+			Cwd        string          `json:"cwd"`
+			ReplayFrom json.RawMessage `json:"replayFrom"`
+			Prompt     []struct {
 				Text string `json:"text"`
 			} `json:"prompt"`
 		}
@@ -191,7 +200,12 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 			record(m.method, err)
 		case "session/resume":
 			var err error
-			s, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			if len(p.ReplayFrom) > 0 {
+				// v2 has no session/load: LoadSession resumes from the start.
+				s, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			} else {
+				s, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			}
 			record(m.method, err)
 		case "session/load":
 			var err error
@@ -229,6 +243,14 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 				turn.Cancel()
 			}
 			finishTurn(turn, record(m.method, nil))
+		case "session/set_config_option":
+			var o struct {
+				ConfigID string `json:"configId"`
+				Value    string `json:"value"`
+			}
+			json.Unmarshal(m.params, &o)
+			_, err := s.SetConfigOption(ctx, o.ConfigID, o.Value)
+			record(m.method, err)
 		case "session/close":
 			record(m.method, s.Close(ctx))
 		case "session/cancel":

@@ -72,6 +72,24 @@ func TestV2RecordingsValid(t *testing.T) {
 	if len(paths) != 24 {
 		t.Fatalf("found %d v2 recordings, want 24", len(paths))
 	}
+	// And the e2e suite's v2 runs through our client (e2e-v2-*, replayed
+	// by TestE2ETranscripts): one for every v1 e2e recording but those of
+	// the client fs/terminal scenarios, which v2 does not have.
+	e2e, _ := filepath.Glob("testdata/transcripts/e2e-v2-*.jsonl")
+	v1, _ := filepath.Glob("testdata/transcripts/e2e-*.jsonl")
+	for _, p := range v1 {
+		name := strings.TrimPrefix(filepath.Base(p), "e2e-")
+		if strings.HasPrefix(name, "v2-") || strings.Contains(name, "client-capabilities") {
+			continue
+		}
+		if !slices.Contains(e2e, filepath.Join("testdata", "transcripts", "e2e-v2-"+name)) {
+			t.Errorf("%s has no v2 counterpart e2e-v2-%s (run e2e with -record)", p, name)
+		}
+	}
+	if len(e2e) == 0 {
+		t.Fatal("no e2e-v2-* recordings")
+	}
+	paths = append(paths, e2e...)
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		t.Run(name, func(t *testing.T) {

@@ -81,12 +81,15 @@ func npmCI(npm string) error {
 	return os.WriteFile(hashPath, []byte(want+"\n"), 0o644)
 }
 
-// agent is one real agent under test.
+// agent is one real agent under test, in one ACP version.
 type agent struct {
 	name string
 	// setup prepares a private HOME pointing the agent at the model and
 	// returns the command line and environment to run it with.
 	setup func(t *testing.T, m *Model) (argv []string, env []string)
+	// version is the ACP version the client offers (and the test requires
+	// negotiated): ClientOptions.ProtocolVersion, 0 meaning 1.
+	version int
 }
 
 var (
@@ -94,6 +97,37 @@ var (
 	claude = agent{name: "claude", setup: setupClaude}
 	agents = []agent{codex, claude}
 )
+
+// versions are the ACP versions every scenario runs in: both agents speak
+// both (docs/V2.md, the version table).
+var versions = []int{1, 2}
+
+// in is the agent offered ACP version v.
+func (ag agent) in(v int) agent {
+	ag.version = v
+	return ag
+}
+
+// v2 reports whether the agent runs in ACP v2.
+func (ag agent) v2() bool { return ag.version == 2 }
+
+// eachAgent runs f as parallel subtests <agent>/v<version>, for each agent
+// in each version: the same scenario code for v1 and v2. Where the
+// versions differ the scenario says why, keyed on ag.v2().
+func eachAgent(t *testing.T, f func(t *testing.T, ag agent)) {
+	t.Helper()
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			for _, v := range versions {
+				t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+					t.Parallel()
+					f(t, ag.in(v))
+				})
+			}
+		})
+	}
+}
 
 func bin(t testing.TB, name string) string {
 	p, err := filepath.Abs(filepath.Join("node_modules", ".bin", name))

@@ -44,10 +44,10 @@ func TestClaudeClientFS(t *testing.T) {
 			t.Errorf("tool call %s: %+v, want completed", id, tc)
 		}
 	}
-	if tc := findTool(st, "call_read"); tc == nil || !strings.Contains(outputOf(tc), "hello world") {
+	if tc := findTool(st, "call_read"); tc == nil || !strings.Contains(r.outputOf(tc), "hello world") {
 		t.Errorf("the read's output lacks the file's content")
 	}
-	if tc := findTool(st, "call_sh"); tc == nil || !strings.Contains(outputOf(tc), "from-terminal") {
+	if tc := findTool(st, "call_sh"); tc == nil || !strings.Contains(r.outputOf(tc), "from-terminal") {
 		t.Errorf("the command's output is not folded")
 	}
 	if b, err := os.ReadFile(r.path("out.txt")); err != nil || string(b) != "written by the agent\n" {
@@ -69,7 +69,7 @@ func TestClaudeClientFS(t *testing.T) {
 			t.Errorf("claude-agent-acp now sends %s %s: check it against workspace.FS/Terminals", f.Method, f.Params)
 		}
 	}
-	r.save("claude-client-capabilities")
+	r.save("client-capabilities")
 }
 
 // TestCodexClientFS: codex-acp 2.6.0 applies patches and runs commands
@@ -106,5 +106,5 @@ func TestCodexClientFS(t *testing.T) {
 			t.Errorf("codex-acp now sends %s %s: check it against workspace.FS/Terminals", f.Method, f.Params)
 		}
 	}
-	r.save("codex-client-capabilities")
+	r.save("client-capabilities")
 }

@@ -93,8 +93,11 @@ func start(t *testing.T, ag agent, opts *acp.ClientOptions) *run {
 	return r
 }
 
+// connect starts the agent again and connects to it with opts, offering
+// the agent's version.
 func (r *run) connect(opts *acp.ClientOptions) {
 	t := r.t
+	opts.ProtocolVersion = r.ag.version
 	cmd := exec.Command(r.argv[0], r.argv[1:]...)
 	cmd.Env = r.env
 	cmd.Dir = r.Dir
@@ -110,6 +113,10 @@ func (r *run) connect(opts *acp.ClientOptions) {
 		t.Fatalf("%s: connect: %v", r.ag.name, err)
 	}
 	r.C = c
+	if want := max(1, r.ag.version); c.ProtocolVersion() != want {
+		c.Close()
+		t.Fatalf("%s: negotiated ACP version %d, want %d", r.ag.name, c.ProtocolVersion(), want)
+	}
 	pgid := cmd.Process.Pid
 	r.pgid = pgid
 	t.Cleanup(func() {
@@ -221,9 +228,20 @@ func (r *run) prompt(text string) (*acp.Turn, acp.StopReason, error) {
 
 func (r *run) path(name string) string { return filepath.Join(r.Dir, name) }
 
-// save writes the sanitized trace as ../testdata/transcripts/e2e-<name>.jsonl
-// when -record is set. Call it after the client closed (or at the end of
-// the test: it closes the client).
+// recording is the name of agent ag's recording of scenario name:
+// <agent>-<name> in v1, v2-<agent>-<name> in v2 (TestV2RecordingsValid
+// holds those to the v2 schema).
+func recording(ag agent, name string) string {
+	if ag.v2() {
+		return "v2-" + ag.name + "-" + name
+	}
+	return ag.name + "-" + name
+}
+
+// save writes the sanitized trace as
+// ../testdata/transcripts/e2e-<recording(agent, name)>.jsonl when -record is
+// set. Call it after the client closed (or at the end of the test: it
+// closes the client).
 func (r *run) save(name string) {
 	r.t.Helper()
 	r.C.Close()
@@ -234,7 +252,7 @@ func (r *run) save(name string) {
 		r.t.Logf("not recording %s: the test failed", name)
 		return
 	}
-	saveTrace(r.t, name, r.trace.Bytes(), r.Dir, r.home, r.Model.URL)
+	saveTrace(r.t, recording(r.ag, name), r.trace.Bytes(), r.Dir, r.home, r.Model.URL)
 }
 
 // saveTrace writes a sanitized trace as ../testdata/transcripts/e2e-<name>.jsonl.
