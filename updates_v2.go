@@ -190,8 +190,15 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		return decodeToolCallUpsert(raw)
 	case "terminal_update":
 		var w v2wire.TerminalUpdate
+		badCaps := false
 		if err := json.Unmarshal(raw, &w); err != nil {
-			return nil, err
+			if raw, badCaps = withoutBadCapabilities(raw); !badCaps {
+				return nil, err
+			}
+			w = v2wire.TerminalUpdate{}
+			if err := json.Unmarshal(raw, &w); err != nil {
+				return nil, err
+			}
 		}
 		if w.TerminalID == "" {
 			return nil, errMissing(kind, "terminalId")
@@ -215,8 +222,8 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 				u.Output = b
 			}
 		}
-		if w.Capabilities.Set {
-			can := !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
+		if w.Capabilities.Set || badCaps {
+			can := !badCaps && !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
 			u.Cancellable = &can
 		}
 		if w.ExitStatus.Set && !w.ExitStatus.Null {
@@ -280,8 +287,15 @@ func v2Content(p v2wire.Patch[[]v2wire.ContentBlock]) ([]ContentBlock, error) {
 // defaults, announced (not Unannounced as a v1 update of an unknown id).
 func decodeToolCallUpsert(raw []byte) (Update, error) {
 	var w v2wire.ToolCallUpdate
+	badCaps := false
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, err
+		if raw, badCaps = withoutBadCapabilities(raw); !badCaps {
+			return nil, err
+		}
+		w = v2wire.ToolCallUpdate{}
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, err
+		}
 	}
 	if w.ToolCallID == "" {
 		return nil, errMissing("tool_call_update", "toolCallId")
@@ -335,6 +349,14 @@ func decodeToolCallUpsert(raw []byte) (Update, error) {
 	// rawInput and rawOutput are any JSON value, null included: a present
 	// key replaces (null reads as null).
 	u.RawInput, u.RawOutput = rawField(raw, "rawInput"), rawField(raw, "rawOutput")
+	// capabilities: an object replaces the whole value, null clears it (a
+	// new tool call starts with none); cancel present and not null means
+	// cancellable, anything malformed none (ToolCallCapabilities: "the
+	// Client never sends a request the Agent did not advertise").
+	if w.Capabilities.Set || badCaps {
+		can := !badCaps && !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
+		u.Cancellable = &can
+	}
 	return u, nil
 }
 
@@ -483,7 +505,7 @@ func (s *Session) upsertLocked(u Update) Update {
 		return u
 	}
 	tc := &ToolCall{ToolCallID: tcu.ToolCallID, Content: tcu.Content, Locations: tcu.Locations,
-		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta}
+		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta, Cancellable: derefBool(tcu.Cancellable)}
 	if tcu.Title != nil {
 		tc.Title = *tcu.Title
 	}
@@ -571,10 +593,42 @@ func toolCallContentV2(raw []byte) (ToolCallContent, error) {
 }
 
 // fastUpsert reports whether a v2 tool_call_update reads exactly as v1's
-// patch: it has no null (v2: clear; v1: unchanged) and no diff (v2's diff
-// has another shape). Then the generated v1 decoder takes it, with v1's
+// patch: it has no null (v2: clear; v1: unchanged), no diff (v2's diff
+// has another shape) and no capabilities (v1 has none). Then the generated v1 decoder takes it, with v1's
 // allocations (BenchmarkFoldV1V2). A string that merely contains the
 // words takes the v2 decoder, which gives the same result.
 func fastUpsert(raw []byte) bool {
-	return !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"diff"`))
+	return !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"diff"`)) &&
+		!bytes.Contains(raw, []byte(`"capabilities"`)) // v1 has none: its decoder would drop them
+}
+
+func derefBool(p *bool) bool { return p != nil && *p }
+
+// withoutBadCapabilities is the slow path of an upsert that did not decode:
+// when its capabilities are what is malformed, it returns the upsert
+// without them and true. The schema reads malformed capabilities as none
+// (ToolCallCapabilities, TerminalCapabilities: x-deserialize-default-on-error,
+// "so the Client never sends a request the Agent did not advertise"),
+// and the rest of the update stands.
+func withoutBadCapabilities(raw []byte) ([]byte, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, false
+	}
+	caps, ok := m["capabilities"]
+	if !ok {
+		return raw, false
+	}
+	var w struct {
+		Cancel v2wire.Patch[struct{}] `json:"cancel"`
+	}
+	if json.Unmarshal(caps, &w) == nil {
+		return raw, false // well-formed: the error is elsewhere
+	}
+	delete(m, "capabilities")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
 }

@@ -294,6 +294,9 @@ func randomStepV2(r *rand.Rand) map[string]any {
 		if r.IntN(3) == 0 {
 			u["rawInput"] = orNull(map[string]any{"n": r.IntN(9)})
 		}
+		if r.IntN(3) == 0 {
+			u["capabilities"] = orNull([]any{map[string]any{"cancel": map[string]any{}}, map[string]any{}, map[string]any{"cancel": 1}}[r.IntN(3)])
+		}
 		return u
 	case 5:
 		return map[string]any{"sessionUpdate": "tool_call_content_chunk", "toolCallId": id("tc", 4), "content": map[string]any{"type": "content", "content": text()}}
