@@ -22,6 +22,9 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
 	if s.c.version == 2 {
 		u = s.upsertLocked(u)
+		if st, ok := u.(*StateUpdate); ok {
+			s.joinToolCallsLocked(st) // background_v2.go
+		}
 	}
 	over := s.applyLocked(u, meta, size)
 	var idle *Turn
@@ -181,6 +184,13 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		t.applyLocked(u, meta)
 		if session {
 			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, cost: charge})
+		} else if id := toolCallID(u); id != "" && listsToolCall(&s.state, id) {
+			// A listed background tool call changed: the session's
+			// Activity follows it, so its feed carries the change
+			// (background_v2.go).
+			tc, _ := t.fold.tools.get(id)
+			refreshToolCall(&s.state, tc)
+			s.logLocked(sentry{kind: entAgent, u: u, tc: tc, turn: t, meta: meta, cost: costSessionEntry})
 		}
 	} else {
 		// Trimmed in batches, so the copy costs O(1) per update, and before
@@ -190,6 +200,9 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		}
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
 		tc := s.history.apply(u)
+		if tc != nil {
+			refreshToolCall(&s.state, tc)
+		}
 		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta, cost: charge})
 	}
 	s.notifyLocked()
@@ -226,8 +239,9 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Plan, st.PlanContent = u.Entries, nil
 	case *SubagentUpdate:
 		foldSubagent(st, u)
+		refreshSubagent(st, u.SessionID)
 	case *StateUpdate:
-		st.Activity = u
+		st.Activity = joinSessionLevel(st, u) // background_v2.go
 	case *TerminalUpdate:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			if u.Command != nil {
@@ -249,12 +263,14 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 				t.Cancellable = *u.Cancellable
 			}
 		})
+		refreshTerminal(st, u.TerminalID)
 	case *TerminalOutputChunk:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			// Appending past the length never changes bytes an earlier
 			// snapshot holds.
 			t.Output = append(t.Output, u.Data...)
 		})
+		refreshTerminal(st, u.TerminalID)
 	default:
 		return foldPlanOrNoticeUpdate(st, u)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/acpclient/acp/internal/v2wire"
@@ -21,6 +22,13 @@ import (
 // (TerminalID set), a tool call (ToolCallID set) or a child session
 // (SessionID set) whose work continues
 // independently of the foreground; Type is the wire's discriminator.
+//
+// ToolCall, Terminal and Subagent are the client's join, not the wire's:
+// what the item names, as this session knows it (background_v2.go), nil
+// when it knows nothing of it (or for a type it does not know). In
+// SessionState.Activity they are current: each change to a listed tool
+// call, terminal or child session replaces its item's copy. On a
+// state_update's own event they are as they stood when it arrived.
 type BackgroundWork struct {
 	Type       string `json:"type"`
 	TerminalID string `json:"terminalId,omitempty"`
@@ -29,6 +37,24 @@ type BackgroundWork struct {
 	// lists it as unstable).
 	SessionID string          `json:"sessionId,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
+
+	// ToolCall is the tool call a "tool_call" item names.
+	ToolCall *ToolCallState `json:"toolCall,omitempty"`
+	// Terminal is the agent-owned terminal a "terminal" item names.
+	Terminal *AgentTerminal `json:"terminal,omitempty"`
+	// Subagent is what the parent said about the child session a
+	// "subagent" item names (its entry of SessionState.Subagents).
+	Subagent *Subagent `json:"subagent,omitempty"`
+}
+
+// backgroundWire is BackgroundWork as the wire has it: the join fields
+// are never read from the agent.
+type backgroundWire struct {
+	Type       string          `json:"type"`
+	TerminalID string          `json:"terminalId,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentMessage ("agent_message") upserts a whole agent message by id:
@@ -140,9 +166,12 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		_ = json.Unmarshal(raw, &w)
 		// Lenient (x-deserialize-default-on-error): malformed background
 		// reads as none.
-		var bg []BackgroundWork
+		var bg []backgroundWire
 		if json.Unmarshal(w.Background, &bg) == nil && bg != nil {
-			u.Background = bg
+			u.Background = make([]BackgroundWork, len(bg))
+			for i, b := range bg {
+				u.Background[i] = BackgroundWork{Type: b.Type, TerminalID: b.TerminalID, ToolCallID: b.ToolCallID, SessionID: b.SessionID, Meta: b.Meta}
+			}
 		}
 		return u, nil
 	case "agent_message", "user_message", "agent_thought":
@@ -490,19 +519,47 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 
 // upsertLocked is v2's rule for a tool_call_update of an id the fold it
 // lands in has not seen: it creates the tool call, starting at the
-// defaults, so it is a *ToolCall on the log (announced, unlike v1's update
-// of an unknown id) and TurnFold replays it as such. s.mu is held.
+// defaults — or at what another fold of the session holds of it (a
+// background tool call reporting after its turn ended) — so it is a
+// *ToolCall on the log (announced, unlike v1's update of an unknown id)
+// and TurnFold replays it as such. A tool_call_content_chunk of such an
+// id likewise becomes the *ToolCall with the chunk appended. s.mu is held.
 func (s *Session) upsertLocked(u Update) Update {
-	tcu, ok := u.(*ToolCallUpdate)
-	if !ok {
-		return u
-	}
 	f := &s.history
 	if s.turn != nil {
 		f = &s.turn.fold
 	}
+	if ch, ok := u.(*ToolCallContentChunk); ok {
+		if _, known := f.tools.get(ch.ToolCallID); known {
+			return u
+		}
+		base := s.toolCallLocked(ch.ToolCallID)
+		if base == nil {
+			return u // appendContent starts it at the defaults
+		}
+		return &ToolCall{ToolCallID: base.ToolCallID, Title: base.Title, Name: base.Name, Kind: base.Kind, Status: base.Status,
+			Content: append(slices.Clip(base.Content), ch.Content), Locations: base.Locations, RawInput: base.RawInput,
+			RawOutput: base.RawOutput, Meta: base.Meta, Cancellable: base.Cancellable}
+	}
+	tcu, ok := u.(*ToolCallUpdate)
+	if !ok {
+		return u
+	}
 	if _, known := f.tools.get(tcu.ToolCallID); known {
 		return u
+	}
+	if base := s.toolCallLocked(tcu.ToolCallID); base != nil {
+		// Seen in another fold: background work reports after its turn
+		// ended, so the update patches what the session knows of it, not
+		// the defaults (the upsert rule is for ids the client has not
+		// seen).
+		var scratch toolTable
+		prev := *base
+		scratch.put(&prev)
+		m := scratch.update(tcu)
+		return &ToolCall{ToolCallID: m.ToolCallID, Title: m.Title, Name: m.Name, Kind: m.Kind, Status: m.Status,
+			Content: m.Content, Locations: m.Locations, RawInput: m.RawInput, RawOutput: m.RawOutput, Meta: m.Meta,
+			Cancellable: m.Cancellable}
 	}
 	tc := &ToolCall{ToolCallID: tcu.ToolCallID, Content: tcu.Content, Locations: tcu.Locations,
 		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta, Cancellable: derefBool(tcu.Cancellable)}

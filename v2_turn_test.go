@@ -305,7 +305,15 @@ func randomStepV2(r *rand.Rand) map[string]any {
 	case 7:
 		return map[string]any{"sessionUpdate": "terminal_update", "terminalId": id("term", 2), "command": orNull("make")}
 	default:
-		return state([]string{"running", "requires_action"}[r.IntN(2)])
+		var bg []any
+		for range r.IntN(3) {
+			bg = append(bg, []map[string]any{
+				{"type": "tool_call", "toolCallId": id("tc", 4)},
+				{"type": "terminal", "terminalId": id("term", 2)},
+				{"type": "_x"},
+			}[r.IntN(3)])
+		}
+		return state([]string{"running", "requires_action"}[r.IntN(2)], "background", bg)
 	}
 }
 
@@ -323,6 +331,12 @@ func TestV2FeedReproducesState(t *testing.T) {
 					a.reply(p, map[string]any{"messageId": "u"})
 				}
 				a.update("s1", randomStepV2(r))
+			}
+			// Mid-turn too: a listed background tool call's changes in the
+			// turn are on the session's feed (background_v2.go).
+			syncRaw(t, a, 899)
+			if diff := cmp.Diff(s.State(), sessionFoldOf(t, s), ignoreOutside); diff != "" {
+				t.Errorf("session events fold differently mid-turn (-State +fold):\n%s", diff)
 			}
 			a.update("s1", state("idle", "stopReason", "end_turn"))
 			if _, err := turn.Wait(); err != nil {
