@@ -423,6 +423,7 @@ func (c *Client) unregister(s *Session) {
 			p := s.parent
 			p.mu.Lock()
 			p.children = slices.DeleteFunc(p.children, func(k *Session) bool { return k == s })
+			p.forgetSubagentLocked(s.id) // subagents.go
 			p.mu.Unlock()
 		}
 	}

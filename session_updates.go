@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -240,6 +241,9 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 	case *SubagentUpdate:
 		foldSubagent(st, u)
 		refreshSubagent(st, u.SessionID)
+	case *SubagentReleased:
+		st.Subagents = slices.DeleteFunc(slices.Clone(st.Subagents), func(sa Subagent) bool { return sa.SessionID == u.SessionID })
+		refreshSubagent(st, u.SessionID)
 	case *StateUpdate:
 		st.Activity = joinSessionLevel(st, u) // background_v2.go
 	case *TerminalUpdate:
@@ -337,6 +341,7 @@ func (c *Client) onUpdate(params []byte) {
 	c.mu.Unlock()
 	s.childStateV2(u)
 	s.apply(u, meta, len(params))
+	s.mirrorChildStateV2(u)
 	if child != nil {
 		child.applySubagentState(u.(*SubagentUpdate))
 	}
