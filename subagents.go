@@ -60,8 +60,11 @@ type Subagent struct {
 	Capabilities *SubagentSessionCapabilities `json:"capabilities,omitempty"`
 	// State is the child's activity as last reported; nil: unset or
 	// cleared, which is not idle.
-	State                 *StateUpdate    `json:"state,omitempty"`
-	CWD                   string          `json:"cwd,omitempty"`
+	State *StateUpdate `json:"state,omitempty"`
+	CWD   string       `json:"cwd,omitempty"`
+	// AdditionalDirectories are the child's, as reported: nil when unset
+	// (never reported, or cleared by null: the child inherits the
+	// parent's), a non-nil empty list when the agent reported none ([]).
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -83,11 +86,11 @@ func (sa *Subagent) patch(u *SubagentUpdate) {
 	if u.CWD != nil {
 		sa.CWD = *u.CWD
 	}
-	if u.AdditionalDirectories != nil {
+	if u.ClearAdditionalDirectories {
+		sa.AdditionalDirectories = nil // cleared: unset, the parent's apply
+	} else if u.AdditionalDirectories != nil {
+		// [] stays a non-nil empty list: the agent reported none.
 		sa.AdditionalDirectories = slices.Clip(u.AdditionalDirectories)
-		if len(sa.AdditionalDirectories) == 0 {
-			sa.AdditionalDirectories = nil // cleared: none reported
-		}
 	}
 	sa.Meta = patchMeta(sa.Meta, u.Meta)
 }

@@ -580,8 +580,8 @@ func (s *Session) upsertLocked(u Update) Update {
 
 // subagentNullsV2 maps the nulls of a v2 subagent_update that v1's
 // decoder reads as absent: in v2, cwd or additionalDirectories null
-// clears the reported value, read as "" and an empty list (see
-// SubagentUpdate.CWD).
+// clears the reported value, read as "" and ClearAdditionalDirectories
+// (see SubagentUpdate.CWD), kept apart from additionalDirectories [].
 func subagentNullsV2(u Update, raw []byte) {
 	su, ok := u.(*SubagentUpdate)
 	if !ok {
@@ -595,7 +595,7 @@ func subagentNullsV2(u Update, raw []byte) {
 		su.CWD = new(string)
 	}
 	if su.AdditionalDirectories == nil && isNull("additionalDirectories") {
-		su.AdditionalDirectories = []string{}
+		su.ClearAdditionalDirectories = true
 	}
 }
 
