@@ -112,7 +112,7 @@ type ToolCall struct {
 	// Cancellable: the agent advertised capabilities.cancel, so
 	// Session.CancelToolCall may cancel it (ACP v2 only: a v2 upsert that
 	// creates the tool call). Unstable: ACP v2 is in Preview; may change.
-	Cancellable bool `json:"cancellable,omitempty"`
+	Cancellable bool `json:"cancellable,omitempty" schema:"v2"`
 }
 
 // ToolCallUpdate patches a tool call; it is also the toolCall of a
@@ -138,7 +138,7 @@ type ToolCallUpdate struct {
 	// tool_call/cancel (ACP v2's capabilities: an object replaces, null
 	// clears; a cancel member present and not null means cancellable).
 	// Never set by a v1 agent. Unstable: ACP v2 is in Preview; may change.
-	Cancellable *bool `json:"cancellable,omitempty"`
+	Cancellable *bool `json:"cancellable,omitempty" schema:"v2"`
 }
 
 // Plan is the agent's complete plan; it replaces the previous one. Entries
