@@ -42,7 +42,8 @@ func TestSubagentsV2NullVersusEmptyDirectories(t *testing.T) {
 		t.Errorf("records: A %#v (want nil), B %#v (want empty, not nil)", subs[0].AdditionalDirectories, subs[1].AdditionalDirectories)
 	}
 	a.update("s1", map[string]any{"sessionUpdate": "subagent_update", "sessionId": "A", "additionalDirectories": []any{}})
-	a.update("s1", map[string]any{"sessionUpdate": "subagent_update", "sessionId": "B", "additionalDirectories": nil})
+	// A malformed title reads as absent (lenient) and does not hide the null.
+	a.update("s1", map[string]any{"sessionUpdate": "subagent_update", "sessionId": "B", "title": 5, "additionalDirectories": nil})
 	syncRaw(t, a, 901)
 	subs = parent.State().Subagents
 	if subs[0].AdditionalDirectories == nil || subs[1].AdditionalDirectories != nil {

@@ -581,20 +581,34 @@ func (s *Session) upsertLocked(u Update) Update {
 // subagentNullsV2 maps the nulls of a v2 subagent_update that v1's
 // decoder reads as absent: in v2, cwd or additionalDirectories null
 // clears the reported value, read as "" and ClearAdditionalDirectories
-// (see SubagentUpdate.CWD), kept apart from additionalDirectories [].
+// (see SubagentUpdate.CWD), kept apart from additionalDirectories []. They
+// are read through the type generated from the unstable v2 schema
+// (v2wire.SubagentUpdate), whose Patch fields tell omitted, null and a
+// value apart. That type is strict where the schema lets a malformed
+// title, description, capabilities or state read as absent (v1's decoder
+// did that already); then the two members, strict in the schema too, are
+// read alone with the same generated field types.
 func subagentNullsV2(u Update, raw []byte) {
 	su, ok := u.(*SubagentUpdate)
 	if !ok {
 		return
 	}
-	isNull := func(key string) bool {
-		v, ok, err := jsonscan.FindKey(raw, key)
-		return ok && err == nil && jsonIsNull(v)
+	var w v2wire.SubagentUpdate
+	cwd, dirs := &w.Cwd, &w.AdditionalDirectories
+	if json.Unmarshal(raw, &w) != nil {
+		var strict struct {
+			Cwd                   v2wire.Patch[v2wire.AbsolutePath]   `json:"cwd"`
+			AdditionalDirectories v2wire.Patch[[]v2wire.AbsolutePath] `json:"additionalDirectories"`
+		}
+		if json.Unmarshal(raw, &strict) != nil {
+			return
+		}
+		cwd, dirs = &strict.Cwd, &strict.AdditionalDirectories
 	}
-	if su.CWD == nil && isNull("cwd") {
+	if su.CWD == nil && cwd.Set && cwd.Null {
 		su.CWD = new(string)
 	}
-	if su.AdditionalDirectories == nil && isNull("additionalDirectories") {
+	if su.AdditionalDirectories == nil && dirs.Set && dirs.Null {
 		su.ClearAdditionalDirectories = true
 	}
 }
