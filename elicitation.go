@@ -96,6 +96,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		}
 		if schema != nil {
 			schema.served = &servedSchema{}
+			schema.anyValue = c.version == 2
 		}
 	}
 	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {

@@ -74,8 +74,10 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 //   - multi-select: a []string (or a []any of strings, as encoding/json
 //     decodes) of distinct options, within MinItems and MaxItems;
 //   - a field of an unknown type takes any of these kinds unchecked (the
-//     caller may know the custom type); a name the schema does not have is
-//     refused.
+//     caller may know the custom type) — and, in the form of a v2 agent's
+//     request (CreateElicitationRequest.Schema), any JSON value at all, as
+//     v2's ElicitationContentValue allows; a name the schema does not have
+//     is refused.
 //
 // A nil value counts as absent. The error is an *ElicitationAnswerError.
 func (s *ElicitationSchema) Validate(values map[string]any) error {
@@ -116,7 +118,7 @@ func (s *ElicitationSchema) content(values map[string]any) (map[string]any, erro
 			}
 			continue
 		}
-		norm, reason := checkElicitationValue(f.Property, v)
+		norm, reason := checkElicitationValue(f.Property, v, s.anyValue)
 		if reason != "" {
 			errs = append(errs, ElicitationFieldError{f.Name, reason})
 			continue
@@ -147,8 +149,9 @@ func (s *ElicitationSchema) content(values map[string]any) (map[string]any, erro
 }
 
 // checkElicitationValue returns v normalised for encoding, or why it does
-// not fit p.
-func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
+// not fit p. anyValue: a field of an unknown type takes any JSON value
+// (a v2 agent's form).
+func checkElicitationValue(p ElicitationProperty, v any, anyValue bool) (any, string) {
 	switch p := p.(type) {
 	case *ElicitationString:
 		s, ok := v.(string)
@@ -237,6 +240,15 @@ func checkElicitationValue(p ElicitationProperty, v any) (any, string) {
 	}
 	if list, ok := stringList(v); ok {
 		return list, ""
+	}
+	if anyValue {
+		// v2: any other JSON value, preserved as sent (the agent checks
+		// it against the property it defined).
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, "is not a JSON value"
+		}
+		return json.RawMessage(b), ""
 	}
 	return nil, "is not a string, number, boolean or list of strings"
 }

@@ -35,6 +35,11 @@ type ElicitationSchema struct {
 	// out of it (see elicitation_served.go).
 	served *servedSchema
 	origin *ElicitationSchema
+	// anyValue is set on a schema a v2 agent sent: a field of an unknown
+	// (custom or future) type takes any JSON value (v2
+	// ElicitationContentValue's Other branch, "preserved as sent"); v1
+	// allows only the listed kinds.
+	anyValue bool
 }
 
 // ElicitationField is one property of an [ElicitationSchema].

@@ -39,7 +39,7 @@ func servedSchemaOf(r *CreateElicitationRequest) *ElicitationSchema {
 // its origin.
 func (s *ElicitationSchema) clone() *ElicitationSchema {
 	c := &ElicitationSchema{Title: s.Title, Description: s.Description, Required: slices.Clone(s.Required),
-		Meta: slices.Clone(s.Meta), Fields: make([]ElicitationField, len(s.Fields)), origin: s}
+		Meta: slices.Clone(s.Meta), Fields: make([]ElicitationField, len(s.Fields)), origin: s, anyValue: s.anyValue}
 	for i, f := range s.Fields {
 		f.Property = cloneProperty(f.Property)
 		c.Fields[i] = f

@@ -69,3 +69,60 @@ func TestV2Elicitation(t *testing.T) {
 	default:
 	}
 }
+
+// Rule (schema v2 ElicitationContentValue, Other: "any other JSON value,
+// such as the value of a custom or future property type, preserved as
+// sent"): an accepted answer to a v2 agent's form may give a field of an
+// unknown type any JSON value (an object, a list of numbers), whether the
+// handler wrote the content or built it with Schema().Accept; a v1
+// agent's form still takes only v1's kinds (the answer is refused), and
+// known types are checked as before in both.
+func TestV2ElicitationAnyContentValue(t *testing.T) {
+	form := map[string]any{"type": "object", "properties": map[string]any{
+		"at":   map[string]any{"type": "_acme/point"},
+		"name": map[string]any{"type": "string"},
+	}}
+	answers := make(chan func(*CreateElicitationRequest) (*CreateElicitationResponse, error), 1)
+	h := &ElicitationHandlers{Form: true, Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		return (<-answers)(r)
+	}}
+	raw := func(content string) func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(content)}, nil
+		}
+	}
+	accept := func(values map[string]any) func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			s, err := r.Schema()
+			if err != nil {
+				return nil, err
+			}
+			return s.Accept(values)
+		}
+	}
+	ask := func(a *rawAgent, id int, answer func(*CreateElicitationRequest) (*CreateElicitationResponse, error)) rawMsg {
+		answers <- answer
+		a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": map[string]any{
+			"sessionId": "s1", "mode": "form", "message": "Where?", "requestedSchema": form}})
+		return a.next()
+	}
+	_, a2, _, _, _ := startTurnV2(t, &ClientOptions{Elicitation: h})
+	if m := ask(a2, 70, raw(`{"at":{"x":1,"y":[2,3]}}`)); string(m.Result) != `{"action":"accept","content":{"at":{"x":1,"y":[2,3]}}}` {
+		t.Errorf("v2, handler content: %s", m.line)
+	}
+	if m := ask(a2, 71, accept(map[string]any{"at": []any{1, 2}, "name": "x"})); string(m.Result) != `{"action":"accept","content":{"at":[1,2],"name":"x"}}` {
+		t.Errorf("v2, Accept: %s", m.line)
+	}
+	if m := ask(a2, 72, raw(`{"name":{"x":1}}`)); m.Error == nil {
+		t.Errorf("v2: an object for a string field was sent: %s", m.line)
+	}
+
+	c1, a1 := connectRaw(t, &ClientOptions{Elicitation: h}, nil)
+	newSessionRaw(t, c1, a1)
+	if m := ask(a1, 80, raw(`{"at":{"x":1}}`)); m.Error == nil {
+		t.Errorf("v1: an object value was sent: %s", m.line)
+	}
+	if m := ask(a1, 81, raw(`{"at":"here"}`)); string(m.Result) != `{"action":"accept","content":{"at":"here"}}` {
+		t.Errorf("v1, a string for the unknown type: %s", m.line)
+	}
+}

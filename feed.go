@@ -111,8 +111,10 @@ const (
 	OriginPermission EventOrigin = "permission"
 	// OriginLocal: a change the client made itself — a tool call set to
 	// ToolCallStatusCancelled because the turn was cancelled (a turn's
-	// feed), the mode or config options SetMode and SetConfigOption set
-	// (a session's feed).
+	// feed), the mode or config options SetMode and SetConfigOption set,
+	// a released child's removal from Subagents (*SubagentReleased), and a
+	// v2 child's own state_update mirrored into its parent's Subagents
+	// entry (a *SubagentUpdate with only State) (a session's feed).
 	OriginLocal EventOrigin = "local"
 )
 

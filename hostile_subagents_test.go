@@ -190,3 +190,45 @@ func TestSubagentBytesReleased(t *testing.T) {
 		t.Errorf("B folded nothing after A was released: %+v", h.Messages)
 	}
 }
+
+// An agent that keeps announcing children the host keeps releasing does
+// not grow the parent: a released child's entry leaves Subagents (before,
+// every child ever announced stayed), so what the parent retains is
+// bounded by the live children, Limits.MaxSubagentSessions.
+func TestHostileSubagentChurnBounded(t *testing.T) {
+	const rounds, perRound = 50, 8
+	c, parent, _, _ := subagentTurn(t, acp.ClientOptions{Subagents: true, Limits: acp.Limits{MaxSubagentSessions: perRound}}, func(tu *acptest.Turn) error {
+		for i := range perRound {
+			id := fmt.Sprintf("%s-%d", tu.PromptText(), i)
+			if err := tu.Update(acptest.SubagentUpdate(id, map[string]any{"title": strings.Repeat("t", 100)})); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	most := 0
+	for r := range rounds {
+		if r > 0 {
+			turn, err := parent.Prompt(t.Context(), acp.Text(fmt.Sprint("r", r)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := turn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		most = max(most, len(parent.State().Subagents))
+		for k := range parent.Children() {
+			k.Release()
+		}
+	}
+	if most != perRound {
+		t.Errorf("at most %d entries in a round, want %d (the announcements were not all folded?)", most, perRound)
+	}
+	if got := parent.State().Subagents; len(got) != 0 {
+		t.Errorf("after %d released children the parent keeps %d entries", rounds*perRound, len(got))
+	}
+	if c.Session("r49-0") != nil {
+		t.Error("a released child is still registered")
+	}
+}

@@ -37,6 +37,12 @@ type LoadSessionRequest struct {
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	// ReplayFrom is where the replay begins: the zero value is the start,
+	// all retained history. A v2 agent gets it as session/resume's
+	// replayFrom, as given; v1's session/load always replays from the
+	// start, so another cursor is refused there (ErrNotSupported). Not
+	// part of v1's session/load params. Unstable: ACP v2 is in Preview.
+	ReplayFrom ReplayCursor `json:"-"`
 }
 
 // LoadSessionResponse is the result of session/load; a null result decodes

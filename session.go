@@ -31,6 +31,7 @@ type Session struct {
 	logged  []*Turn             // ended turns whose log is kept, oldest first
 	closed  bool                // Release or Close: forgotten on this client
 	loading bool                // a session/load replay is in progress
+	replay  *ReplayCursor       // the cursor LoadSession replayed from (resume_v2.go)
 	changed notifier            // fired at every change: Changes and Events wait on it
 	perms   map[string]*inbound // pending permission requests by request id
 
@@ -349,6 +350,9 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	if err := c.checkSystemPrompt(MethodSessionLoad, r.SystemPrompt); err != nil {
 		return nil, err
 	}
+	if err := c.checkReplayFrom(r.ReplayFrom); err != nil {
+		return nil, err
+	}
 	// Register first: the replay arrives before the answer and must land in
 	// this session, in order.
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
@@ -356,16 +360,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	c.register(s)
 	var res LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
-	if c.version == 2 {
-		// v2 has no session/load: it is session/resume replaying from the
-		// start (schema v2 ResumeSessionRequest.replayFrom); the replay
-		// arrives before the answer, as in v1, and ends with the
-		// current-state snapshot the agent sends before answering (there
-		// is no replay_complete in the v2 the agents speak).
-		err = c.call(ctx, MethodSessionResume, resumeFromStart(&r), &res)
-	} else {
-		err = c.call(ctx, MethodSessionLoad, &r, &res)
-	}
+	err = c.loadCall(ctx, s, &r, &res) // v1 session/load or v2 session/resume (resume_v2.go)
 	s.mu.Lock()
 	s.loading = false
 	s.mu.Unlock()
@@ -428,6 +423,7 @@ func (c *Client) unregister(s *Session) {
 			p := s.parent
 			p.mu.Lock()
 			p.children = slices.DeleteFunc(p.children, func(k *Session) bool { return k == s })
+			p.forgetSubagentLocked(s.id) // subagents.go
 			p.mu.Unlock()
 		}
 	}

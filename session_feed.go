@@ -15,7 +15,10 @@ import (
 // Turn says which), a permission request's toolCall patch outside a turn,
 // the local results of SetMode and SetConfigOption (origin local), what a
 // session/new, load, resume or fork result or SetModel set (EventSetup),
-// the start of each turn (EventTurnStart), and what was dropped from the
+// the start of each turn (EventTurnStart), a v2 agent's update inside a
+// turn to a tool call its latest state_update lists as background work
+// (so SessionState.Activity follows it; Event.ToolCall is the tool call
+// after it), and what was dropped from the
 // front of SessionState.Outside (EventOutsideTrimmed). Folding them with a
 // [SessionFold] reproduces
 // [Session.State]. A turn's own changes (its messages, tool calls, cancel
@@ -182,6 +185,9 @@ func (sf *SessionFold) Apply(ev Event) {
 			if ev.Turn == nil && !ev.OverBudget {
 				st.Outside = append(st.Outside, OutsideUpdate{Update: ev.Update, Replay: ev.Replay, Late: !ev.Replay && st.Turns > 0})
 				sf.hist.apply(ev.Update)
+			}
+			if ev.ToolCall != nil {
+				refreshToolCall(st, ev.ToolCall) // background_v2.go
 			}
 		case OriginPermission:
 			if u, ok := ev.Update.(*ToolCallUpdate); ok {

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -22,6 +23,9 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
 	if s.c.version == 2 {
 		u = s.upsertLocked(u)
+		if st, ok := u.(*StateUpdate); ok {
+			s.joinToolCallsLocked(st) // background_v2.go
+		}
 	}
 	over := s.applyLocked(u, meta, size)
 	watched := s.turn // the turn the update was the agent's news of
@@ -185,6 +189,13 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		t.applyLocked(u, meta)
 		if session {
 			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, cost: charge})
+		} else if id := toolCallID(u); id != "" && listsToolCall(&s.state, id) {
+			// A listed background tool call changed: the session's
+			// Activity follows it, so its feed carries the change
+			// (background_v2.go).
+			tc, _ := t.fold.tools.get(id)
+			refreshToolCall(&s.state, tc)
+			s.logLocked(sentry{kind: entAgent, u: u, tc: tc, turn: t, meta: meta, cost: costSessionEntry})
 		}
 	} else {
 		// Trimmed in batches, so the copy costs O(1) per update, and before
@@ -194,6 +205,9 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		}
 		s.state.Outside = append(s.state.Outside, OutsideUpdate{Update: u, Replay: s.loading, Late: !s.loading && s.started > 0})
 		tc := s.history.apply(u)
+		if tc != nil {
+			refreshToolCall(&s.state, tc)
+		}
 		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta, cost: charge})
 	}
 	s.notifyLocked()
@@ -230,8 +244,12 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Plan, st.PlanContent = u.Entries, nil
 	case *SubagentUpdate:
 		foldSubagent(st, u)
+		refreshSubagent(st, u.SessionID)
+	case *SubagentReleased:
+		st.Subagents = slices.DeleteFunc(slices.Clone(st.Subagents), func(sa Subagent) bool { return sa.SessionID == u.SessionID })
+		refreshSubagent(st, u.SessionID)
 	case *StateUpdate:
-		st.Activity = u
+		st.Activity = joinSessionLevel(st, u) // background_v2.go
 	case *TerminalUpdate:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			if u.Command != nil {
@@ -253,12 +271,14 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 				t.Cancellable = *u.Cancellable
 			}
 		})
+		refreshTerminal(st, u.TerminalID)
 	case *TerminalOutputChunk:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			// Appending past the length never changes bytes an earlier
 			// snapshot holds.
 			t.Output = append(t.Output, u.Data...)
 		})
+		refreshTerminal(st, u.TerminalID)
 	default:
 		return foldPlanOrNoticeUpdate(st, u)
 	}
@@ -325,6 +345,7 @@ func (c *Client) onUpdate(params []byte) {
 	c.mu.Unlock()
 	s.childStateV2(u)
 	s.apply(u, meta, len(params))
+	s.mirrorChildStateV2(u)
 	if child != nil {
 		child.applySubagentState(u.(*SubagentUpdate))
 	}

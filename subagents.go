@@ -60,8 +60,11 @@ type Subagent struct {
 	Capabilities *SubagentSessionCapabilities `json:"capabilities,omitempty"`
 	// State is the child's activity as last reported; nil: unset or
 	// cleared, which is not idle.
-	State                 *StateUpdate    `json:"state,omitempty"`
-	CWD                   string          `json:"cwd,omitempty"`
+	State *StateUpdate `json:"state,omitempty"`
+	CWD   string       `json:"cwd,omitempty"`
+	// AdditionalDirectories are the child's, as reported: nil when unset
+	// (never reported, or cleared by null: the child inherits the
+	// parent's), a non-nil empty list when the agent reported none ([]).
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
@@ -83,11 +86,11 @@ func (sa *Subagent) patch(u *SubagentUpdate) {
 	if u.CWD != nil {
 		sa.CWD = *u.CWD
 	}
-	if u.AdditionalDirectories != nil {
+	if u.ClearAdditionalDirectories {
+		sa.AdditionalDirectories = nil // cleared: unset, the parent's apply
+	} else if u.AdditionalDirectories != nil {
+		// [] stays a non-nil empty list: the agent reported none.
 		sa.AdditionalDirectories = slices.Clip(u.AdditionalDirectories)
-		if len(sa.AdditionalDirectories) == 0 {
-			sa.AdditionalDirectories = nil // cleared: none reported
-		}
 	}
 	sa.Meta = patchMeta(sa.Meta, u.Meta)
 }
@@ -116,10 +119,8 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 // foldSubagent folds a subagent_update into the parent's state, copying
 // the list so snapshots never change. Announcements past
 // Limits.MaxSubagentSessions live children are dropped before they get
-// here, but a released child keeps its entry (SessionFold must see its
-// removal as an event, which does not exist yet), so a host that keeps
-// releasing children while the agent keeps announcing new ones grows the
-// list and this copy: a known gap, in the issue notes.
+// here, and a released child's entry is removed (SubagentReleased), so
+// the list holds at most that many entries.
 func foldSubagent(st *SessionState, u *SubagentUpdate) {
 	subs := slices.Clone(st.Subagents)
 	i := slices.IndexFunc(subs, func(sa Subagent) bool { return sa.SessionID == u.SessionID })
@@ -139,7 +140,8 @@ func (s *Session) Parent() *Session { return s.parent }
 // order they were announced (a snapshot taken when the iteration starts).
 // Released children (Session.Release) are left out; the parent forgets
 // one once its last turn has ended. The parent's SessionState.Subagents
-// keeps what it said about every child it announced.
+// keeps what it said about every child not released: a released child's
+// entry leaves it (a SubagentReleased event on the parent's feed).
 func (s *Session) Children() iter.Seq[*Session] {
 	s.mu.Lock()
 	kids := slices.Clone(s.children)
@@ -158,7 +160,7 @@ func (s *Session) Children() iter.Seq[*Session] {
 
 // Subagent returns what the parent said about this child session
 // (its entry in the parent's SessionState.Subagents), and false for a
-// session that is not a child.
+// session that is not a child, or a child that was released.
 func (s *Session) Subagent() (Subagent, bool) {
 	if s.parent == nil {
 		return Subagent{}, false
@@ -537,4 +539,60 @@ func SessionReferenceOf(tc ToolCallContent) (SessionReference, bool) {
 		ref.Meta = w.Meta
 	}
 	return ref, true
+}
+
+// SubagentReleased is a local update on a parent session's feed (origin
+// OriginLocal), never sent by an agent: the host released the child
+// session (Session.Release), and its entry left the parent's
+// SessionState.Subagents. The parent would otherwise keep what it said
+// about every child it ever announced, which an agent that keeps
+// announcing children the host keeps releasing grows without bound; live
+// children are bounded by Limits.MaxSubagentSessions.
+type SubagentReleased struct {
+	SessionID string `json:"sessionId"`
+}
+
+func (*SubagentReleased) isUpdate()          {}
+func (*SubagentReleased) UpdateKind() string { return "subagent_released" }
+
+// MarshalJSON writes the update with its kind, as the other kinds do.
+func (u SubagentReleased) MarshalJSON() ([]byte, error) {
+	type body SubagentReleased
+	return json.Marshal(struct {
+		Kind string `json:"sessionUpdate"`
+		body
+	}{"subagent_released", body(u)})
+}
+
+// forgetSubagentLocked removes a released child's entry from the parent's
+// Subagents, by a local event SessionFold applies alike. p.mu is held.
+func (p *Session) forgetSubagentLocked(id string) {
+	if !slices.ContainsFunc(p.state.Subagents, func(sa Subagent) bool { return sa.SessionID == id }) {
+		return
+	}
+	u := &SubagentReleased{SessionID: id}
+	foldSessionUpdate(&p.state, u)
+	p.logLocked(sentry{kind: entLocal, u: u, cost: costSessionEntry})
+}
+
+// mirrorChildStateV2 copies a v2 child's own state_update into its
+// parent's Subagents entry (State), as a local *SubagentUpdate with only
+// State on the parent's feed: the agent SHOULD mirror the child's state on
+// the parent itself (schema SubagentUpdate), and the client does not wait
+// for it; a duplicate report is idempotent. Called after the child folded
+// it, without the child's lock (parent before child is never taken).
+func (s *Session) mirrorChildStateV2(u Update) {
+	st, ok := u.(*StateUpdate)
+	if !ok || s.parent == nil || s.c.version != 2 {
+		return
+	}
+	p := s.parent
+	m := &SubagentUpdate{SessionID: s.id, State: Field[StateUpdate]{Present: true, Value: st}}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || !slices.ContainsFunc(p.state.Subagents, func(sa Subagent) bool { return sa.SessionID == s.id }) {
+		return // released: its entry is gone
+	}
+	foldSessionUpdate(&p.state, m)
+	p.logLocked(sentry{kind: entLocal, u: m, cost: costSessionEntry})
 }

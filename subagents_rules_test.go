@@ -327,8 +327,9 @@ func TestSubagentKindsRoundTrip(t *testing.T) {
 	}
 }
 
-// A released child leaves its parent's children; what the parent said
-// about it stays in the parent's state.
+// A released child leaves its parent's children and its parent's
+// Subagents, by a SubagentReleased event on the parent's feed, which
+// SessionFold folds alike.
 func TestSubagentReleasedLeavesParent(t *testing.T) {
 	c, parent, _, _ := subagentTurn(t, acp.ClientOptions{Subagents: true}, func(tu *acptest.Turn) error {
 		return raw(tu, `{"sessionUpdate":"subagent_update","sessionId":"A"}`, `{"sessionUpdate":"subagent_update","sessionId":"B"}`)
@@ -338,7 +339,23 @@ func TestSubagentReleasedLeavesParent(t *testing.T) {
 	if len(kids) != 1 || kids[0].ID() != "B" || c.Session("A") != nil || acp.ChildrenKept(parent) != 1 {
 		t.Errorf("children after releasing A: %v", kids)
 	}
-	if len(parent.State().Subagents) != 2 {
-		t.Errorf("the parent's record lost A: %+v", parent.State().Subagents)
+	if subs := parent.State().Subagents; len(subs) != 1 || subs[0].SessionID != "B" {
+		t.Errorf("the parent's record after releasing A: %+v", subs)
+	}
+	var released *acp.SubagentReleased
+	var sf acp.SessionFold
+	ctx, stop := context.WithCancel(context.Background())
+	stop() // a done ctx: what is logged, then the end
+	for ev := range parent.Events(ctx, 0) {
+		sf.Apply(ev)
+		if r, ok := ev.Update.(*acp.SubagentReleased); ok && ev.Origin == acp.OriginLocal {
+			released = r
+		}
+	}
+	if released == nil || released.SessionID != "A" {
+		t.Fatalf("no SubagentReleased event for A: %+v", released)
+	}
+	if d := cmp.Diff(parent.State().WithoutLog(), sf.State().WithoutLog()); d != "" {
+		t.Errorf("SessionFold (-State +fold):\n%s", d)
 	}
 }

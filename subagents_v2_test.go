@@ -104,3 +104,44 @@ func subagentTurnV2(t *testing.T, script func(tu *acptest.Turn) error) (*acp.Cli
 	}
 	return c, s, rec
 }
+
+// Rule (schema v2 SubagentUpdate: the parent's state mirrors the child's
+// own state_update): a v2 child's own state_update is copied into its
+// parent's Subagents entry by the client, without waiting for the agent
+// to mirror it, as a local event on the parent's feed (SessionFold folds
+// it alike); a later report of either kind replaces it.
+func TestSubagentsV2ChildStateMirrored(t *testing.T) {
+	_, parent, _ := subagentTurnV2(t, func(tu *acptest.Turn) error {
+		return raw(tu,
+			`{"sessionUpdate":"subagent_update","sessionId":"A","title":"Reader"}`,
+			`{"sessionUpdate":"subagent_update","sessionId":"B"}`,
+			`A|{"sessionUpdate":"state_update","state":"running","background":[]}`,
+			`B|{"sessionUpdate":"state_update","state":"running","background":[]}`,
+			`{"sessionUpdate":"subagent_update","sessionId":"B","state":{"state":"requires_action"}}`,
+			`A|{"sessionUpdate":"state_update","state":"idle","stopReason":"max_tokens","background":[{"type":"tool_call","toolCallId":"w1"}]}`,
+		)
+	})
+	subs := parent.State().Subagents
+	if len(subs) != 2 {
+		t.Fatalf("subagents %+v", subs)
+	}
+	want := &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonMaxTokens, Background: []acp.BackgroundWork{{Type: "tool_call", ToolCallID: "w1"}}}
+	if d := cmp.Diff(want, subs[0].State, rawEq); d != "" || subs[0].Title != "Reader" {
+		t.Errorf("A's mirrored state (-want +got):\n%s", d)
+	}
+	if st := subs[1].State; st == nil || st.State != acp.StateRequiresAction {
+		t.Errorf("B: the parent's own report after the child's did not replace it: %+v", st)
+	}
+	mirrored := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for ev := range parent.Events(ctx, 0) {
+		if u, ok := ev.Update.(*acp.SubagentUpdate); ok && ev.Origin == acp.OriginLocal && u.State.Present {
+			mirrored++
+		}
+	}
+	if mirrored != 3 {
+		t.Errorf("%d mirrored states on the parent's feed, want 3", mirrored)
+	}
+	checkFolds(t, parent)
+}

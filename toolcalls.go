@@ -31,6 +31,10 @@ type ToolCallState struct {
 	// as it reported it in _meta (codex-acp 2.x): its output, accumulated,
 	// and exit status. Nil when the agent reported none.
 	AgentTerminal *ToolCallTerminal `json:"agentTerminal,omitempty"`
+	// Cancellable: a v2 agent currently advertises capabilities.cancel on
+	// the tool call, so Session.CancelToolCall may cancel it. Unstable:
+	// ACP v2 is in Preview; may change.
+	Cancellable bool `json:"cancellable,omitempty"`
 
 	// Unannounced: the first thing seen for this id was an update, not a
 	// tool_call.
@@ -103,16 +107,17 @@ func (tt *toolTable) create(u *ToolCall) *ToolCallState {
 		kind = ToolKindOther
 	}
 	tc := &ToolCallState{
-		ToolCallID: u.ToolCallID,
-		Title:      u.Title,
-		Name:       u.Name,
-		Kind:       kind,
-		Status:     status,
-		Content:    u.Content,
-		Locations:  u.Locations,
-		RawInput:   u.RawInput,
-		RawOutput:  u.RawOutput,
-		Meta:       u.Meta,
+		ToolCallID:  u.ToolCallID,
+		Title:       u.Title,
+		Name:        u.Name,
+		Kind:        kind,
+		Status:      status,
+		Content:     u.Content,
+		Locations:   u.Locations,
+		RawInput:    u.RawInput,
+		RawOutput:   u.RawOutput,
+		Meta:        u.Meta,
+		Cancellable: u.Cancellable,
 	}
 	tt.foldAgentTerminal(tc, u.Meta, true)
 	tt.put(tc)
@@ -155,6 +160,9 @@ func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
 	}
 	if u.Meta != nil {
 		tc.Meta = u.Meta
+	}
+	if u.Cancellable != nil {
+		tc.Cancellable = *u.Cancellable
 	}
 	tt.foldAgentTerminal(&tc, u.Meta, false)
 	tt.put(&tc)

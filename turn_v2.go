@@ -116,18 +116,3 @@ func permissionParamsV1(params []byte) []byte {
 	}
 	return b
 }
-
-// resumeFromStart is the v2 session/resume params that load a session:
-// the load request's fields and replayFrom {"type":"start"}.
-func resumeFromStart(r *LoadSessionRequest) any {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return r
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return r
-	}
-	m["replayFrom"] = json.RawMessage(`{"type":"start"}`)
-	return m
-}

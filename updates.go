@@ -109,6 +109,10 @@ type ToolCall struct {
 	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
 	Meta      json.RawMessage    `json:"_meta,omitempty"`
+	// Cancellable: the agent advertised capabilities.cancel, so
+	// Session.CancelToolCall may cancel it (ACP v2 only: a v2 upsert that
+	// creates the tool call). Unstable: ACP v2 is in Preview; may change.
+	Cancellable bool `json:"cancellable,omitempty" schema:"v2"`
 }
 
 // ToolCallUpdate patches a tool call; it is also the toolCall of a
@@ -130,6 +134,11 @@ type ToolCallUpdate struct {
 	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
 	Meta      json.RawMessage    `json:"_meta,omitempty"`
+	// Cancellable, when non-nil, says whether the tool call now accepts
+	// tool_call/cancel (ACP v2's capabilities: an object replaces, null
+	// clears; a cancel member present and not null means cancellable).
+	// Never set by a v1 agent. Unstable: ACP v2 is in Preview; may change.
+	Cancellable *bool `json:"cancellable,omitempty" schema:"v2"`
 }
 
 // Plan is the agent's complete plan; it replaces the previous one. Entries

@@ -28,12 +28,18 @@ type SubagentUpdate struct {
 	State        Field[StateUpdate]                 `json:"state,omitzero"`
 	// CWD and AdditionalDirectories are strict in the schema (a malformed
 	// value fails the update); null reads as absent here from a v1 agent.
-	// A v2 agent's null clears the reported value: it reads as CWD ""
-	// (never a valid, absolute path; an announcement's "" inherits the
-	// parent's cwd) and an empty AdditionalDirectories (no list reported).
-	CWD                   *string         `json:"cwd,omitempty"`
-	AdditionalDirectories []string        `json:"additionalDirectories,omitzero"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	// A v2 agent's null clears the reported value, so the child inherits
+	// its parent's again: cwd null reads as CWD "" (never a valid,
+	// absolute path; an announcement's "" inherits the parent's cwd), and
+	// additionalDirectories null as ClearAdditionalDirectories, with
+	// AdditionalDirectories nil. A non-nil empty AdditionalDirectories is
+	// the agent's [], which reports no additional directories.
+	CWD                   *string  `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitzero"`
+	// ClearAdditionalDirectories: a v2 agent sent additionalDirectories
+	// null (see AdditionalDirectories). Unstable: ACP v2 is in Preview.
+	ClearAdditionalDirectories bool            `json:"-"`
+	Meta                       json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SubagentSessionCapabilities are the operations the client may perform on
@@ -174,10 +180,18 @@ func (s StateUpdate) String() string {
 // other update kinds do (the acp command's --json, a trace, a replay).
 func (u SubagentUpdate) MarshalJSON() ([]byte, error) {
 	type body SubagentUpdate
+	var dirs any // the outer key hides body's: null, the list, or omitted
+	switch {
+	case u.ClearAdditionalDirectories:
+		dirs = json.RawMessage("null")
+	case u.AdditionalDirectories != nil:
+		dirs = u.AdditionalDirectories
+	}
 	return json.Marshal(struct {
 		Kind string `json:"sessionUpdate"`
 		body
-	}{"subagent_update", body(u)})
+		Dirs any `json:"additionalDirectories,omitempty"`
+	}{"subagent_update", body(u), dirs})
 }
 
 func (u SessionMessage) MarshalJSON() ([]byte, error) {

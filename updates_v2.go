@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/acpclient/acp/internal/v2wire"
@@ -21,6 +22,13 @@ import (
 // (TerminalID set), a tool call (ToolCallID set) or a child session
 // (SessionID set) whose work continues
 // independently of the foreground; Type is the wire's discriminator.
+//
+// ToolCall, Terminal and Subagent are the client's join, not the wire's:
+// what the item names, as this session knows it (background_v2.go), nil
+// when it knows nothing of it (or for a type it does not know). In
+// SessionState.Activity they are current: each change to a listed tool
+// call, terminal or child session replaces its item's copy. On a
+// state_update's own event they are as they stood when it arrived.
 type BackgroundWork struct {
 	Type       string `json:"type"`
 	TerminalID string `json:"terminalId,omitempty"`
@@ -29,6 +37,24 @@ type BackgroundWork struct {
 	// lists it as unstable).
 	SessionID string          `json:"sessionId,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
+
+	// ToolCall is the tool call a "tool_call" item names.
+	ToolCall *ToolCallState `json:"toolCall,omitempty"`
+	// Terminal is the agent-owned terminal a "terminal" item names.
+	Terminal *AgentTerminal `json:"terminal,omitempty"`
+	// Subagent is what the parent said about the child session a
+	// "subagent" item names (its entry of SessionState.Subagents).
+	Subagent *Subagent `json:"subagent,omitempty"`
+}
+
+// backgroundWire is BackgroundWork as the wire has it: the join fields
+// are never read from the agent.
+type backgroundWire struct {
+	Type       string          `json:"type"`
+	TerminalID string          `json:"terminalId,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentMessage ("agent_message") upserts a whole agent message by id:
@@ -140,9 +166,12 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		_ = json.Unmarshal(raw, &w)
 		// Lenient (x-deserialize-default-on-error): malformed background
 		// reads as none.
-		var bg []BackgroundWork
+		var bg []backgroundWire
 		if json.Unmarshal(w.Background, &bg) == nil && bg != nil {
-			u.Background = bg
+			u.Background = make([]BackgroundWork, len(bg))
+			for i, b := range bg {
+				u.Background[i] = BackgroundWork{Type: b.Type, TerminalID: b.TerminalID, ToolCallID: b.ToolCallID, SessionID: b.SessionID, Meta: b.Meta}
+			}
 		}
 		return u, nil
 	case "agent_message", "user_message", "agent_thought":
@@ -190,8 +219,15 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		return decodeToolCallUpsert(raw)
 	case "terminal_update":
 		var w v2wire.TerminalUpdate
+		badCaps := false
 		if err := json.Unmarshal(raw, &w); err != nil {
-			return nil, err
+			if raw, badCaps = withoutBadCapabilities(raw); !badCaps {
+				return nil, err
+			}
+			w = v2wire.TerminalUpdate{}
+			if err := json.Unmarshal(raw, &w); err != nil {
+				return nil, err
+			}
 		}
 		if w.TerminalID == "" {
 			return nil, errMissing(kind, "terminalId")
@@ -215,8 +251,8 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 				u.Output = b
 			}
 		}
-		if w.Capabilities.Set {
-			can := !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
+		if w.Capabilities.Set || badCaps {
+			can := !badCaps && !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
 			u.Cancellable = &can
 		}
 		if w.ExitStatus.Set && !w.ExitStatus.Null {
@@ -280,8 +316,15 @@ func v2Content(p v2wire.Patch[[]v2wire.ContentBlock]) ([]ContentBlock, error) {
 // defaults, announced (not Unannounced as a v1 update of an unknown id).
 func decodeToolCallUpsert(raw []byte) (Update, error) {
 	var w v2wire.ToolCallUpdate
+	badCaps := false
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, err
+		if raw, badCaps = withoutBadCapabilities(raw); !badCaps {
+			return nil, err
+		}
+		w = v2wire.ToolCallUpdate{}
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, err
+		}
 	}
 	if w.ToolCallID == "" {
 		return nil, errMissing("tool_call_update", "toolCallId")
@@ -335,6 +378,14 @@ func decodeToolCallUpsert(raw []byte) (Update, error) {
 	// rawInput and rawOutput are any JSON value, null included: a present
 	// key replaces (null reads as null).
 	u.RawInput, u.RawOutput = rawField(raw, "rawInput"), rawField(raw, "rawOutput")
+	// capabilities: an object replaces the whole value, null clears it (a
+	// new tool call starts with none); cancel present and not null means
+	// cancellable, anything malformed none (ToolCallCapabilities: "the
+	// Client never sends a request the Agent did not advertise").
+	if w.Capabilities.Set || badCaps {
+		can := !badCaps && !w.Capabilities.Null && w.Capabilities.V.Cancel.Set && !w.Capabilities.V.Cancel.Null
+		u.Cancellable = &can
+	}
 	return u, nil
 }
 
@@ -468,22 +519,50 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 
 // upsertLocked is v2's rule for a tool_call_update of an id the fold it
 // lands in has not seen: it creates the tool call, starting at the
-// defaults, so it is a *ToolCall on the log (announced, unlike v1's update
-// of an unknown id) and TurnFold replays it as such. s.mu is held.
+// defaults — or at what another fold of the session holds of it (a
+// background tool call reporting after its turn ended) — so it is a
+// *ToolCall on the log (announced, unlike v1's update of an unknown id)
+// and TurnFold replays it as such. A tool_call_content_chunk of such an
+// id likewise becomes the *ToolCall with the chunk appended. s.mu is held.
 func (s *Session) upsertLocked(u Update) Update {
-	tcu, ok := u.(*ToolCallUpdate)
-	if !ok {
-		return u
-	}
 	f := &s.history
 	if s.turn != nil {
 		f = &s.turn.fold
 	}
+	if ch, ok := u.(*ToolCallContentChunk); ok {
+		if _, known := f.tools.get(ch.ToolCallID); known {
+			return u
+		}
+		base := s.toolCallLocked(ch.ToolCallID)
+		if base == nil {
+			return u // appendContent starts it at the defaults
+		}
+		return &ToolCall{ToolCallID: base.ToolCallID, Title: base.Title, Name: base.Name, Kind: base.Kind, Status: base.Status,
+			Content: append(slices.Clip(base.Content), ch.Content), Locations: base.Locations, RawInput: base.RawInput,
+			RawOutput: base.RawOutput, Meta: base.Meta, Cancellable: base.Cancellable}
+	}
+	tcu, ok := u.(*ToolCallUpdate)
+	if !ok {
+		return u
+	}
 	if _, known := f.tools.get(tcu.ToolCallID); known {
 		return u
 	}
+	if base := s.toolCallLocked(tcu.ToolCallID); base != nil {
+		// Seen in another fold: background work reports after its turn
+		// ended, so the update patches what the session knows of it, not
+		// the defaults (the upsert rule is for ids the client has not
+		// seen).
+		var scratch toolTable
+		prev := *base
+		scratch.put(&prev)
+		m := scratch.update(tcu)
+		return &ToolCall{ToolCallID: m.ToolCallID, Title: m.Title, Name: m.Name, Kind: m.Kind, Status: m.Status,
+			Content: m.Content, Locations: m.Locations, RawInput: m.RawInput, RawOutput: m.RawOutput, Meta: m.Meta,
+			Cancellable: m.Cancellable}
+	}
 	tc := &ToolCall{ToolCallID: tcu.ToolCallID, Content: tcu.Content, Locations: tcu.Locations,
-		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta}
+		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta, Cancellable: derefBool(tcu.Cancellable)}
 	if tcu.Title != nil {
 		tc.Title = *tcu.Title
 	}
@@ -501,22 +580,36 @@ func (s *Session) upsertLocked(u Update) Update {
 
 // subagentNullsV2 maps the nulls of a v2 subagent_update that v1's
 // decoder reads as absent: in v2, cwd or additionalDirectories null
-// clears the reported value, read as "" and an empty list (see
-// SubagentUpdate.CWD).
+// clears the reported value, read as "" and ClearAdditionalDirectories
+// (see SubagentUpdate.CWD), kept apart from additionalDirectories []. They
+// are read through the type generated from the unstable v2 schema
+// (v2wire.SubagentUpdate), whose Patch fields tell omitted, null and a
+// value apart. That type is strict where the schema lets a malformed
+// title, description, capabilities or state read as absent (v1's decoder
+// did that already); then the two members, strict in the schema too, are
+// read alone with the same generated field types.
 func subagentNullsV2(u Update, raw []byte) {
 	su, ok := u.(*SubagentUpdate)
 	if !ok {
 		return
 	}
-	isNull := func(key string) bool {
-		v, ok, err := jsonscan.FindKey(raw, key)
-		return ok && err == nil && jsonIsNull(v)
+	var w v2wire.SubagentUpdate
+	cwd, dirs := &w.Cwd, &w.AdditionalDirectories
+	if json.Unmarshal(raw, &w) != nil {
+		var strict struct {
+			Cwd                   v2wire.Patch[v2wire.AbsolutePath]   `json:"cwd"`
+			AdditionalDirectories v2wire.Patch[[]v2wire.AbsolutePath] `json:"additionalDirectories"`
+		}
+		if json.Unmarshal(raw, &strict) != nil {
+			return
+		}
+		cwd, dirs = &strict.Cwd, &strict.AdditionalDirectories
 	}
-	if su.CWD == nil && isNull("cwd") {
+	if su.CWD == nil && cwd.Set && cwd.Null {
 		su.CWD = new(string)
 	}
-	if su.AdditionalDirectories == nil && isNull("additionalDirectories") {
-		su.AdditionalDirectories = []string{}
+	if su.AdditionalDirectories == nil && dirs.Set && dirs.Null {
+		su.ClearAdditionalDirectories = true
 	}
 }
 
@@ -571,10 +664,42 @@ func toolCallContentV2(raw []byte) (ToolCallContent, error) {
 }
 
 // fastUpsert reports whether a v2 tool_call_update reads exactly as v1's
-// patch: it has no null (v2: clear; v1: unchanged) and no diff (v2's diff
-// has another shape). Then the generated v1 decoder takes it, with v1's
+// patch: it has no null (v2: clear; v1: unchanged), no diff (v2's diff
+// has another shape) and no capabilities (v1 has none). Then the generated v1 decoder takes it, with v1's
 // allocations (BenchmarkFoldV1V2). A string that merely contains the
 // words takes the v2 decoder, which gives the same result.
 func fastUpsert(raw []byte) bool {
-	return !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"diff"`))
+	return !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"diff"`)) &&
+		!bytes.Contains(raw, []byte(`"capabilities"`)) // v1 has none: its decoder would drop them
+}
+
+func derefBool(p *bool) bool { return p != nil && *p }
+
+// withoutBadCapabilities is the slow path of an upsert that did not decode:
+// when its capabilities are what is malformed, it returns the upsert
+// without them and true. The schema reads malformed capabilities as none
+// (ToolCallCapabilities, TerminalCapabilities: x-deserialize-default-on-error,
+// "so the Client never sends a request the Agent did not advertise"),
+// and the rest of the update stands.
+func withoutBadCapabilities(raw []byte) ([]byte, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, false
+	}
+	caps, ok := m["capabilities"]
+	if !ok {
+		return raw, false
+	}
+	var w struct {
+		Cancel v2wire.Patch[struct{}] `json:"cancel"`
+	}
+	if json.Unmarshal(caps, &w) == nil {
+		return raw, false // well-formed: the error is elsewhere
+	}
+	delete(m, "capabilities")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
 }

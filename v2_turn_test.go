@@ -294,6 +294,9 @@ func randomStepV2(r *rand.Rand) map[string]any {
 		if r.IntN(3) == 0 {
 			u["rawInput"] = orNull(map[string]any{"n": r.IntN(9)})
 		}
+		if r.IntN(3) == 0 {
+			u["capabilities"] = orNull([]any{map[string]any{"cancel": map[string]any{}}, map[string]any{}, map[string]any{"cancel": 1}}[r.IntN(3)])
+		}
 		return u
 	case 5:
 		return map[string]any{"sessionUpdate": "tool_call_content_chunk", "toolCallId": id("tc", 4), "content": map[string]any{"type": "content", "content": text()}}
@@ -302,7 +305,15 @@ func randomStepV2(r *rand.Rand) map[string]any {
 	case 7:
 		return map[string]any{"sessionUpdate": "terminal_update", "terminalId": id("term", 2), "command": orNull("make")}
 	default:
-		return state([]string{"running", "requires_action"}[r.IntN(2)])
+		var bg []any
+		for range r.IntN(3) {
+			bg = append(bg, []map[string]any{
+				{"type": "tool_call", "toolCallId": id("tc", 4)},
+				{"type": "terminal", "terminalId": id("term", 2)},
+				{"type": "_x"},
+			}[r.IntN(3)])
+		}
+		return state([]string{"running", "requires_action"}[r.IntN(2)], "background", bg)
 	}
 }
 
@@ -320,6 +331,12 @@ func TestV2FeedReproducesState(t *testing.T) {
 					a.reply(p, map[string]any{"messageId": "u"})
 				}
 				a.update("s1", randomStepV2(r))
+			}
+			// Mid-turn too: a listed background tool call's changes in the
+			// turn are on the session's feed (background_v2.go).
+			syncRaw(t, a, 899)
+			if diff := cmp.Diff(s.State(), sessionFoldOf(t, s), ignoreOutside); diff != "" {
+				t.Errorf("session events fold differently mid-turn (-State +fold):\n%s", diff)
 			}
 			a.update("s1", state("idle", "stopReason", "end_turn"))
 			if _, err := turn.Wait(); err != nil {

@@ -34,7 +34,11 @@ type Options struct {
 	// the same: the updates a script sends are put in v2 form (a tool_call
 	// becomes a tool_call_update upsert, a chunk without a messageId gets
 	// the turn's) and RequestPermission sends the v2 request (title,
-	// subject). Unstable: ACP v2 is in Preview; may change.
+	// subject). As the real v2 agents do, a turn reports requires_action
+	// while its permission request is pending (running again once it is
+	// answered, unless cancelled), and session/cancel withdraws a pending
+	// permission request with $/cancel_request (the script still gets the
+	// client's answer). Unstable: ACP v2 is in Preview; may change.
 	Version int
 	// NoInitializeCheck lets requests through before initialize; by default
 	// they fail with -32600, as in the reference TypeScript agent.

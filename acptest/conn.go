@@ -239,6 +239,9 @@ func (c *Conn) handleNotification(m message) {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		c.a.cancelTurns(p.SessionID)
+		if c.a.opts.Version == 2 {
+			c.a.withdrawPermissions(p.SessionID)
+		}
 		if f := c.a.opts.OnCancel; f != nil {
 			f(c, p.SessionID)
 		}

@@ -15,6 +15,17 @@ type sessionState struct {
 	history []json.RawMessage
 	turns   map[*Turn]struct{}
 	prompts int
+	// perms are a v2 agent's pending permission requests, which
+	// session/cancel withdraws (withdrawPermissions). Guarded by a.mu.
+	perms map[*pendingPerm]struct{}
+}
+
+// pendingPerm is a v2 permission request from before it is written until
+// answered: a session/cancel read while it is being written (r still nil)
+// marks it, and it is withdrawn once written.
+type pendingPerm struct {
+	r         *Request
+	withdrawn bool
 }
 
 // Session is a session as seen from one connection: the handle given to

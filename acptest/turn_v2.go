@@ -116,6 +116,11 @@ func callScript(t *Turn) (stop acp.StopReason, err error) {
 
 // state sends a state_update snapshot (never remembered as history).
 func (t *Turn) state(st string, stop acp.StopReason, e any) error {
+	return t.Session.state(st, stop, e)
+}
+
+// state sends a state_update snapshot on the session.
+func (s *Session) state(st string, stop acp.StopReason, e any) error {
 	u := map[string]any{"sessionUpdate": "state_update", "state": st, "background": []any{}}
 	if stop != "" {
 		u["stopReason"] = stop
@@ -127,7 +132,7 @@ func (t *Turn) state(st string, stop acp.StopReason, e any) error {
 	if err != nil {
 		return err
 	}
-	return t.send(b, false)
+	return s.send(b, false)
 }
 
 // v2Form puts an update a script wrote in v1 form into v2 form: tool_call
@@ -168,6 +173,11 @@ func (s *Session) v2Form(update []byte) []byte {
 
 // requestPermissionV2 sends the v2 session/request_permission: a title
 // (the tool call's, else its id), the tool call as the subject, options.
+// It does what the real v2 agents do (docs/V2.md): while a turn runs, it
+// reports requires_action before the request and running once answered
+// (unless the turn was cancelled meanwhile), and a session/cancel
+// withdraws the pending request with $/cancel_request
+// (withdrawPermissions); the client's answer after that still returns.
 func (s *Session) requestPermissionV2(toolCall, options any) (json.RawMessage, error) {
 	tc := cloneJSON[map[string]any](toolCall)
 	id, _ := tc["toolCallId"].(string)
@@ -175,7 +185,27 @@ func (s *Session) requestPermissionV2(toolCall, options any) (json.RawMessage, e
 	if title == "" {
 		title = id
 	}
-	res, err := s.Call(s.ctx, acp.MethodSessionRequestPermission, map[string]any{
+	turn := s.runningTurnV2()
+	if turn != nil {
+		if err := turn.state("requires_action", "", nil); err != nil {
+			return nil, err
+		}
+	}
+	// Registered before it is written: the client may read it and send
+	// session/cancel before Start returns.
+	p := &pendingPerm{}
+	s.a.mu.Lock()
+	if s.st.perms == nil {
+		s.st.perms = map[*pendingPerm]struct{}{}
+	}
+	s.st.perms[p] = struct{}{}
+	s.a.mu.Unlock()
+	defer func() {
+		s.a.mu.Lock()
+		delete(s.st.perms, p)
+		s.a.mu.Unlock()
+	}()
+	r, err := s.Start(acp.MethodSessionRequestPermission, map[string]any{
 		"sessionId": s.st.id, "title": title,
 		"subject": map[string]any{"type": "tool_call", "toolCall": map[string]any{"toolCallId": id}},
 		"options": options,
@@ -183,11 +213,66 @@ func (s *Session) requestPermissionV2(toolCall, options any) (json.RawMessage, e
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
+	s.a.mu.Lock()
+	p.r = r
+	withdraw := p.withdrawn
+	s.a.mu.Unlock()
+	if withdraw {
+		_ = r.Cancel()
+	}
+	res, err := r.Wait(s.ctx)
+	if s.ctx.Err() != nil && err == s.ctx.Err() {
+		r.forget()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if turn != nil && !turn.IsCancelled() {
+		if err := turn.state("running", "", nil); err != nil {
+			return nil, err
+		}
+	}
+	var out struct {
 		Outcome json.RawMessage `json:"outcome"`
 	}
-	if err := json.Unmarshal(res, &r); err != nil || r.Outcome == nil {
+	if err := json.Unmarshal(res, &out); err != nil || out.Outcome == nil {
 		return nil, errors.New("acptest: permission reply without outcome: " + string(res))
 	}
-	return r.Outcome, nil
+	return out.Outcome, nil
+}
+
+// runningTurnV2 returns a v2 turn of the session that runs and is not
+// cancelled, or nil.
+func (s *Session) runningTurnV2() *Turn {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	for t := range s.st.turns {
+		if t.v2 && !t.IsCancelled() {
+			return t
+		}
+	}
+	return nil
+}
+
+// withdrawPermissions is a v2 agent's answer to session/cancel for the
+// permission requests still pending on the session: $/cancel_request for
+// each (what codex-acp and claude-agent-acp do; the TypeScript SDK's
+// stopWaitingOnCancel).
+func (a *Agent) withdrawPermissions(sessionID string) {
+	a.mu.Lock()
+	var reqs []*Request
+	if st := a.sessions[sessionID]; st != nil {
+		for p := range st.perms {
+			if p.r == nil {
+				p.withdrawn = true // being written: withdrawn once it is
+			} else if !p.withdrawn {
+				p.withdrawn = true
+				reqs = append(reqs, p.r)
+			}
+		}
+	}
+	a.mu.Unlock()
+	for _, r := range reqs {
+		_ = r.Cancel()
+	}
 }

@@ -111,9 +111,11 @@ func (p *goPkg) fields(name string) ([]goField, error) {
 		}
 		tag, _ := strconv.Unquote(f.Tag.Value)
 		key, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
-		if key == "-" {
+		if key == "-" || reflect.StructTag(tag).Get("schema") == "v2" {
 			// Not from this schema: the type decodes it by hand (v2's
-			// diff fields on DiffContent), the generated decoder zeroes it.
+			// diff fields on DiffContent), or only a v2 agent's decoder
+			// fills it (schema:"v2": a tool call's cancel capability);
+			// the generated decoder zeroes it.
 			continue
 		}
 		if key == "" {

@@ -33,14 +33,16 @@ func main() {
 	v2 := flag.Bool("v2", false, "write the ACP v2 wire types (internal/v2wire) instead")
 	flag.Parse()
 	if *v2 {
-		out, err := generateV2(*root)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "schemagen:", err)
-			os.Exit(1)
-		}
-		if err := os.WriteFile(filepath.Join(*root, filepath.FromSlash(v2OutDir), v2OutFile), out, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "schemagen:", err)
-			os.Exit(1)
+		for file, gen := range map[string]func(string) ([]byte, error){v2OutFile: generateV2, v2UnstableOutFile: generateV2Unstable} {
+			out, err := gen(*root)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "schemagen:", err)
+				os.Exit(1)
+			}
+			if err := os.WriteFile(filepath.Join(*root, filepath.FromSlash(v2OutDir), file), out, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "schemagen:", err)
+				os.Exit(1)
+			}
 		}
 		return
 	}

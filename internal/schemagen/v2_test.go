@@ -10,20 +10,23 @@ import (
 	"github.com/acpclient/acp/internal/v2wire"
 )
 
-// TestV2GeneratedFileIsFresh fails when internal/v2wire/wire_gen.go is not
-// what `go generate ./...` writes from the pinned v2 schema.
+// TestV2GeneratedFileIsFresh fails when internal/v2wire/wire_gen.go or
+// wire_unstable_gen.go is not what `go generate ./...` writes from the
+// pinned v2 schemas (stable and unstable).
 func TestV2GeneratedFileIsFresh(t *testing.T) {
-	want, err := generateV2(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(v2OutDir), v2OutFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run `go generate ./...` in the repository root and commit the result\n%s",
-			v2OutFile, firstDiff(got, want))
+	for file, gen := range map[string]func(string) ([]byte, error){v2OutFile: generateV2, v2UnstableOutFile: generateV2Unstable} {
+		want, err := gen(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(v2OutDir), file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run `go generate ./...` in the repository root and commit the result\n%s",
+				file, firstDiff(got, want))
+		}
 	}
 }
 

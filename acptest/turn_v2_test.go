@@ -1,0 +1,125 @@
+package acptest
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/acpclient/acp"
+)
+
+// dialV2 connects a line client to a v2 agent running script, opens a
+// session and sends the prompt; it returns the client and the prompt's id.
+func dialV2(t *testing.T, script func(*Turn) (acp.StopReason, error)) (*lineClient, json.RawMessage) {
+	t.Helper()
+	c := dial(t, New(&Options{Version: 2, OnPrompt: script}))
+	c.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
+		"info": map[string]any{"name": "lineclient", "version": "0"}})
+	sid := c.newSession()
+	return c, c.request("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+}
+
+// step is what a v2 line client reads: a state_update's state, or a
+// request or notification's method.
+func step(t *testing.T, m wireMsg) string {
+	t.Helper()
+	if m.Method != "session/update" {
+		return m.Method
+	}
+	var p struct {
+		Update struct {
+			Kind       string `json:"sessionUpdate"`
+			State      string `json:"state"`
+			StopReason string `json:"stopReason"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if p.Update.Kind != "state_update" {
+		return p.Update.Kind
+	}
+	if p.Update.StopReason != "" {
+		return p.Update.State + ":" + p.Update.StopReason
+	}
+	return p.Update.State
+}
+
+// readUntil reads the agent's messages until one whose step is want,
+// returning the steps before it (answers left out) and that message.
+func readUntil(t *testing.T, c *lineClient, want string) ([]string, wireMsg) {
+	t.Helper()
+	var steps []string
+	for {
+		m := c.next()
+		if m.Method == "" {
+			continue // an answer
+		}
+		s := step(t, m)
+		if s == want {
+			return steps, m
+		}
+		steps = append(steps, s)
+	}
+}
+
+// Rule (what the real v2 agents do, docs/V2.md): a v2 script's permission
+// request is preceded by requires_action, and answered, the turn reports
+// running again before it goes on.
+func TestV2PermissionReportsRequiresAction(t *testing.T) {
+	c, _ := dialV2(t, func(tu *Turn) (acp.StopReason, error) {
+		if err := tu.ToolCall(ToolCallSpec{ID: "e1", Title: "Edit"}); err != nil {
+			return "", err
+		}
+		out, err := tu.AskPermission(ToolCallSpec{ID: "e1"})
+		if err != nil || out.OptionID != "allow" {
+			return "", err
+		}
+		return "", tu.Say("done")
+	})
+	before, req := readUntil(t, c, acp.MethodSessionRequestPermission)
+	if want := []string{"running", "user_message", "tool_call_update", "requires_action"}; !slices.Equal(before, want) {
+		t.Fatalf("before the request: %q, want %q", before, want)
+	}
+	c.reply(req.ID, map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow"}})
+	after, _ := readUntil(t, c, "idle:end_turn")
+	if want := []string{"running", "agent_message_chunk"}; !slices.Equal(after, want) {
+		t.Fatalf("after the answer: %q, want %q", after, want)
+	}
+}
+
+// Rule (what the real v2 agents do on session/cancel with a permission
+// pending, docs/V2.md): the agent withdraws the request with
+// $/cancel_request, the client's "cancelled" answer reaches the script,
+// and the turn ends idle cancelled without reporting running again.
+func TestV2CancelWithdrawsPendingPermission(t *testing.T) {
+	outcomes := make(chan acp.PermissionOutcome, 1)
+	c, _ := dialV2(t, func(tu *Turn) (acp.StopReason, error) {
+		out, err := tu.AskPermission(ToolCallSpec{ID: "e1", Title: "Run"})
+		if err != nil {
+			return "", err
+		}
+		outcomes <- out
+		return "", nil
+	})
+	_, req := readUntil(t, c, acp.MethodSessionRequestPermission)
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(req.Params, &sid)
+	c.notify("session/cancel", map[string]any{"sessionId": sid.SessionID})
+	_, withdraw := readUntil(t, c, "$/cancel_request")
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	_ = json.Unmarshal(withdraw.Params, &p)
+	if idKey(p.RequestID) != idKey(req.ID) {
+		t.Fatalf("$/cancel_request for %s, want the permission request %s", p.RequestID, req.ID)
+	}
+	c.reply(req.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
+	after, _ := readUntil(t, c, "idle:cancelled")
+	if len(after) != 0 {
+		t.Errorf("between the answer and idle: %q (want nothing: no running after a cancel)", after)
+	}
+	if out := <-outcomes; out.Kind != acp.OutcomeCancelled {
+		t.Errorf("the script got %+v, want cancelled", out)
+	}
+}

@@ -1,0 +1,160 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Replay cursors (ACP v2 session/resume replayFrom; schema v2 ReplayFrom).
+// A v2 agent has no session/load: LoadSession is session/resume replaying
+// from a cursor, by default {"type":"start"} (the whole retained history).
+// Schema 2.4.0 defines only start; any other type is custom ("_…",
+// implementation-specific) or a future ACP variant, which an agent that
+// does not support it MUST refuse with -32602 rather than substitute
+// another cursor or resume without replay. Intermediaries SHOULD keep the
+// raw payload, so a cursor is kept as sent, byte for byte. Nothing in
+// schema 2.4.0 (stable or unstable) hands a cursor to the client: the
+// session remembers the one it used (Session.ReplayFrom).
+
+// ErrUnsupportedReplayCursor: the agent refused a LoadSession whose
+// cursor is not start with -32602 (Invalid params), which the schema
+// makes the answer to a cursor it does not support. The agent's *Error is
+// wrapped too (errors.As). The session was not loaded.
+var ErrUnsupportedReplayCursor = errors.New("acp: the agent does not support this replay cursor")
+
+// ReplayCursor is where a v2 session/resume replay begins, inclusive
+// (schema v2 ReplayFrom): an opaque JSON object with a string "type". The
+// zero value is the start cursor, {"type":"start"}. A cursor keeps the
+// payload it was made from unchanged (Raw), so an unknown or custom one
+// reaches the agent as given. Unstable: ACP v2 is in Preview; may change.
+type ReplayCursor struct {
+	raw json.RawMessage // nil: start
+	typ string
+}
+
+// ReplayFromStart is the cursor that replays all retained history (the
+// zero ReplayCursor). Unstable: ACP v2 is in Preview; may change.
+func ReplayFromStart() ReplayCursor { return ReplayCursor{} }
+
+// ParseReplayCursor makes a cursor of raw, a JSON object with a string
+// "type" (other members are kept as they are). Unstable: ACP v2 is in
+// Preview; may change.
+func ParseReplayCursor(raw []byte) (ReplayCursor, error) {
+	raw = bytes.TrimSpace(raw)
+	var w struct {
+		Type *string `json:"type"`
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return ReplayCursor{}, fmt.Errorf("acp: a replay cursor is a JSON object, not %.40q", raw)
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return ReplayCursor{}, fmt.Errorf("acp: replay cursor: %w", err)
+	}
+	if w.Type == nil || *w.Type == "" {
+		return ReplayCursor{}, errors.New(`acp: a replay cursor needs a string "type"`)
+	}
+	return ReplayCursor{raw: bytes.Clone(raw), typ: *w.Type}, nil
+}
+
+// Type is the cursor's type: "start", or a custom ("_…") or future one.
+func (c ReplayCursor) Type() string {
+	if c.raw == nil {
+		return "start"
+	}
+	return c.typ
+}
+
+// IsStart reports whether the cursor replays from the start.
+func (c ReplayCursor) IsStart() bool { return c.Type() == "start" }
+
+// Raw returns the cursor's payload as given ({"type":"start"} for the
+// zero value); the caller must not modify it.
+func (c ReplayCursor) Raw() json.RawMessage {
+	if c.raw == nil {
+		return json.RawMessage(`{"type":"start"}`)
+	}
+	return c.raw
+}
+
+// String is the payload.
+func (c ReplayCursor) String() string { return string(c.Raw()) }
+
+// MarshalJSON writes the payload unchanged.
+func (c ReplayCursor) MarshalJSON() ([]byte, error) { return c.Raw(), nil }
+
+// UnmarshalJSON reads a cursor as ParseReplayCursor does.
+func (c *ReplayCursor) UnmarshalJSON(b []byte) error {
+	v, err := ParseReplayCursor(b)
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
+// ReplayFrom returns the replay cursor the session was loaded with
+// (LoadSession; a v1 session/load replays from the start), and false for
+// a session that was created, resumed without replay, forked or announced
+// as a child. Unstable: ACP v2 is in Preview; may change.
+func (s *Session) ReplayFrom() (ReplayCursor, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay == nil {
+		return ReplayCursor{}, false
+	}
+	return *s.replay, true
+}
+
+// checkReplayFrom refuses, before anything is sent or registered, a
+// cursor other than start to a v1 agent: v1's session/load always replays
+// from the start.
+func (c *Client) checkReplayFrom(cur ReplayCursor) error {
+	if c.version == 2 || cur.IsStart() {
+		return nil
+	}
+	return notSupported(MethodSessionLoad+" from replay cursor "+cur.String(), "ACP v2 (v1's session/load replays from the start)")
+}
+
+// loadCall sends the request that loads a session: v1's session/load (a
+// replay from the start), or v2's session/resume with the request's replayFrom.
+// The replay arrives before the answer in both, and in v2 ends with the
+// current-state snapshot the agent sends before answering (there is no
+// replay_complete in the v2 the agents speak). On success the session
+// keeps the cursor.
+func (c *Client) loadCall(ctx context.Context, s *Session, r *LoadSessionRequest, res *LoadSessionResponse) error {
+	cur := r.ReplayFrom
+	var err error
+	if c.version != 2 {
+		err = c.call(ctx, MethodSessionLoad, r, res)
+	} else {
+		err = c.call(ctx, MethodSessionResume, resumeWithReplay(r), res)
+		var e *Error
+		if !cur.IsStart() && errors.As(err, &e) && e.Code == CodeInvalidParams {
+			err = callError(MethodSessionResume, fmt.Errorf("%w: replayFrom %s: %w", ErrUnsupportedReplayCursor, cur, e))
+		}
+	}
+	if err == nil {
+		s.mu.Lock()
+		s.replay = &cur
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// resumeWithReplay is the v2 session/resume params that load a session:
+// the load request's fields and its replayFrom (default start).
+func resumeWithReplay(r *LoadSessionRequest) any {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return r
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return r
+	}
+	m["replayFrom"] = r.ReplayFrom.Raw()
+	return m
+}
