@@ -82,8 +82,12 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 
 // notify sends one notification through jrpc2.
 func (c *Client) notify(ctx context.Context, method string, params any) error {
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return callError(method, c.mapSendErr(err))
+	g, err := c.connFor(ctx)
+	if err != nil {
+		return callError(method, err)
+	}
+	if err := g.rpc.Notify(ctx, method, params); err != nil {
+		return callError(method, c.mapSendErr(g, err))
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func (t *Turn) Cancel() {
 		"method":  MethodSessionCancel,
 		"params":  &CancelNotification{SessionID: s.id},
 	})
-	_ = c.wire.SendRaw(frame, true)
+	_ = c.conn.Load().wire.SendRaw(frame, true)
 	for _, in := range perms {
 		in.cancel(errTurnCancelled)
 	}

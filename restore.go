@@ -1,0 +1,237 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acpclient/acp/internal/agenttext"
+)
+
+// How a restart brings a session back (ClientOptions.Restart): on the new
+// connection, session/resume where the agent offers it (v1: no replay),
+// else session/load, whose replay is reconciled with what the session has
+// folded (reconciler); in v2, session/resume replaying from the start,
+// reconciled the same way. Then the client's own choices (mode, config
+// options, model) are set again where the agent came back without them.
+// A session that cannot be brought back ends with ErrSessionLost.
+
+// sessionOrigin is what opened the session: what a restart sends again.
+type sessionOrigin struct {
+	mcp          []MCPServer
+	systemPrompt *SystemPrompt
+}
+
+// setOrigin records the request that opened s (session/new, fork).
+func (s *Session) setOrigin(mcp []MCPServer, sp *SystemPrompt) {
+	s.mu.Lock()
+	s.origin = sessionOrigin{mcp: mcp, systemPrompt: sp}
+	s.mu.Unlock()
+}
+
+// sessionChoices are the client's own choices on a session, set again
+// after a restart when the agent came back without them.
+type sessionChoices struct {
+	mode   string
+	model  string
+	config []SetSessionConfigOptionRequest // the latest per config id, in order
+}
+
+func (c *sessionChoices) setConfig(req *SetSessionConfigOptionRequest) {
+	c.config = slices.DeleteFunc(c.config, func(r SetSessionConfigOptionRequest) bool { return r.ConfigID == req.ConfigID })
+	c.config = append(c.config, *req)
+}
+
+// SessionRestart is what an EventRestarted says: the agent restarted and
+// the session was brought back on connection Connection with Method
+// (session/resume or session/load).
+type SessionRestart struct {
+	Connection int    `json:"connection"`
+	Method     string `json:"method"`
+}
+
+// Err returns why the session ended, if it ended with the agent: an error
+// wrapping ErrSessionLost when a restart could not bring it back; nil
+// otherwise.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
+}
+
+// restoreSessions brings every open session back on g, in id order, and
+// returns the ids restored and lost. It stops early if g dies (the caller
+// tries again with the next connection).
+func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored, lost []string) {
+	c.mu.Lock()
+	var roots, children []*Session
+	for _, s := range c.sessions {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		switch {
+		case closed:
+		case s.parent != nil:
+			children = append(children, s)
+		default:
+			roots = append(roots, s)
+		}
+	}
+	c.mu.Unlock()
+	byID := func(a, b *Session) int { return strings.Compare(a.id, b.id) }
+	slices.SortFunc(roots, byID)
+	slices.SortFunc(children, byID)
+	// A child session is the dead agent's subagent: the client cannot
+	// open it (session/load and resume are for sessions the client
+	// opened); its parent's replay may announce it again.
+	for _, s := range children {
+		s.loseWith(fmt.Errorf("%w: %s is a child session of the agent that died", ErrSessionLost, agenttext.Quote(s.id)))
+		lost = append(lost, s.id)
+	}
+	for _, s := range roots {
+		err := c.restoreSession(ctx, g, s)
+		select {
+		case <-g.done:
+			return restored, lost
+		default:
+		}
+		if ctx.Err() != nil {
+			return restored, lost
+		}
+		if err != nil {
+			s.loseWith(err)
+			lost = append(lost, s.id)
+			continue
+		}
+		restored = append(restored, s.id)
+	}
+	return restored, lost
+}
+
+// loseWith ends s with err (wrapping ErrSessionLost): it is released, and
+// every later call on it fails with err.
+func (s *Session) loseWith(err error) {
+	s.mu.Lock()
+	if s.lost == nil {
+		s.lost = err
+	}
+	s.mu.Unlock()
+	s.Release()
+}
+
+// restoreSession brings s back on g.
+func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) error {
+	// The turn that was running has failed (or fails now) with its
+	// connection; the replay must not land in it.
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	caps := g.init.AgentCapabilities
+	s.mu.Lock()
+	cwd, dirs := s.roots[0], slices.Clone(s.roots[1:])
+	o := s.origin
+	s.mu.Unlock()
+	mcp := o.mcp
+	if mcp == nil {
+		mcp = []MCPServer{}
+	}
+	load := &LoadSessionRequest{SessionID: s.id, Cwd: cwd, MCPServers: mcp, AdditionalDirectories: dirs, SystemPrompt: o.systemPrompt}
+	var method string
+	var params any
+	replay := false
+	switch {
+	case c.version == 2 && caps.SessionCapabilities.Resume != nil:
+		method, params, replay = MethodSessionResume, resumeFromStart(load), true
+	case c.version != 2 && caps.SessionCapabilities.Resume != nil:
+		method, params = MethodSessionResume, (*ResumeSessionRequest)(load)
+	case c.version != 2 && caps.LoadSession:
+		method, params, replay = MethodSessionLoad, load, true
+	default:
+		return fmt.Errorf("%w: %s: the restarted agent offers neither session/resume nor session/load", ErrSessionLost, agenttext.Quote(s.id))
+	}
+	s.beginRestore(g.n, method, replay)
+	var res LoadSessionResponse
+	_, err := c.callOn(ctx, g, method, params, &res)
+	s.endRestore()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrSessionLost, agenttext.Quote(s.id), err)
+	}
+	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
+	s.reapplyChoices(ctx)
+	return nil
+}
+
+// beginRestore logs the restart on the session's feed and, for a method
+// that replays, starts reconciling what the agent replays with what the
+// session has folded.
+func (s *Session) beginRestore(n int, method string, replay bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.Restarts++
+	s.logLocked(sentry{kind: entRestarted, restart: &SessionRestart{Connection: n, Method: method}})
+	if replay {
+		s.recon = newReconciler(s)
+		s.loading = true
+	}
+	s.notifyLocked()
+}
+
+func (s *Session) endRestore() {
+	s.mu.Lock()
+	s.recon = nil
+	s.loading = false
+	s.mu.Unlock()
+}
+
+// reapplyChoices sets the client's own choices again where the restored
+// session does not have them. A choice the agent no longer offers, or
+// refuses, is left: the session's state says what the agent has.
+func (s *Session) reapplyChoices(ctx context.Context) {
+	s.mu.Lock()
+	ch := s.chosen
+	ch.config = slices.Clone(ch.config)
+	st := s.stateLocked()
+	s.mu.Unlock()
+	if ch.mode != "" && st.Modes != nil && st.Modes.CurrentModeID != ch.mode && s.c.version != 2 {
+		_ = s.SetMode(ctx, ch.mode)
+	}
+	for _, req := range ch.config {
+		if configHas(st.ConfigOptions, &req) {
+			continue
+		}
+		r := req
+		_, _ = s.setConfig(ctx, &r)
+	}
+	if ch.model != "" && st.Models != nil && st.Models.CurrentModelID != ch.model {
+		_ = s.setModel(ctx, ch.model)
+	}
+}
+
+// configHas reports whether opts already has the value req sets.
+func configHas(opts []SessionConfigOption, req *SetSessionConfigOptionRequest) bool {
+	for _, o := range opts {
+		if o.OptionID() != req.ConfigID {
+			continue
+		}
+		switch o := o.(type) {
+		case *SelectConfigOption:
+			return req.Boolean == nil && o.CurrentValue == req.Value
+		case *BooleanConfigOption:
+			return req.Boolean != nil && o.CurrentValue == *req.Boolean
+		}
+		return true // a kind this package cannot compare: leave it
+	}
+	return true // no longer offered: nothing to set
+}
+
+// errNoRestore is never returned; it keeps errors imported for later use.
+var _ = errors.New
