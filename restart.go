@@ -45,8 +45,10 @@ type RestartPolicy struct {
 	// client; calls wait until the restart is over.
 	OnRestart func(RestartEvent)
 
-	// after is the timer the backoff waits on (tests replace it).
+	// after is the timer the backoff waits on, now the clock the budget
+	// counts by (tests replace them).
 	after func(time.Duration) <-chan time.Time
+	now   func() time.Time
 }
 
 // RestartPhase names a step of a restart, in [RestartEvent].
@@ -110,6 +112,9 @@ func newSupervisor(p *RestartPolicy) *supervisor {
 	s.p.MaxBackoff = orDefault(s.p.MaxBackoff, 30*time.Second)
 	if s.p.after == nil {
 		s.p.after = time.After
+	}
+	if s.p.now == nil {
+		s.p.now = time.Now
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -197,7 +202,7 @@ func (c *Client) restart(dead *agentConn) {
 	attempt := 0
 	for {
 		last.kill() // what is left of the dead one (its process group, pipes)
-		delay, ok := sup.budget(time.Now())
+		delay, ok := sup.budget(sup.p.now())
 		if !ok {
 			c.giveUp(fmt.Errorf("%w: %w: %d restarts within %v (RestartPolicy.MaxRestarts); the last death: %w", ErrConnClosed, ErrTooManyRestarts, sup.p.MaxRestarts, sup.p.Window, cause))
 			return
