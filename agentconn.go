@@ -62,9 +62,12 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		Update:       c.onUpdate,
 		Notification: c.onNotification,
 		Response: func(id []byte, method string, raw []byte) {
-			if method == MethodInitialize {
+			switch method {
+			case MethodInitialize:
 				c.onInitAnswered(g, raw)
 				return
+			case MethodSessionLoad, MethodSessionResume:
+				c.restoreAnswered()
 			}
 			c.onResponse(id, method, raw)
 		},

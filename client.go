@@ -226,6 +226,7 @@ type Client struct {
 	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
 	ended         bool                 // end ran: no prompt may register any more
 	closing       bool                 // Close was called: no restart any more
+	restoring     *Session             // the session a restart's load or resume is for (restore.go)
 
 	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 

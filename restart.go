@@ -99,6 +99,7 @@ type supervisor struct {
 
 	mu      sync.Mutex
 	running bool
+	stopped bool        // stop was called: no restart starts any more
 	times   []time.Time // the restarts within the window, oldest first
 }
 
@@ -125,7 +126,7 @@ func newSupervisor(p *RestartPolicy) *supervisor {
 func (s *supervisor) died(c *Client, g *agentConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.running || s.stopped {
 		return
 	}
 	s.running = true
@@ -138,6 +139,9 @@ func (s *supervisor) died(c *Client, g *agentConn) {
 
 // stop makes a restart under way give up, and waits for it.
 func (s *supervisor) stop() {
+	s.mu.Lock()
+	s.stopped = true // after this, no wg.Add: Wait below sees them all
+	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
 }
