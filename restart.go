@@ -302,6 +302,9 @@ func (e *fatalRestartError) Error() string { return e.err.Error() }
 func (c *Client) reconnect(ctx context.Context, n int) (*agentConn, error) {
 	offered, _ := c.opts.offeredVersion() // Connect checked it
 	g, err := c.dial(ctx, n, offered)
+	if errors.Is(err, ErrUnsupportedVersion) {
+		return g, &fatalRestartError{err} // another attempt gets the same answer
+	}
 	if err != nil {
 		return g, err
 	}
