@@ -361,7 +361,9 @@ func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }
 func (c *Client) AgentCapabilities() AgentCapabilities { return c.agent().AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
-// its output, or Close was called.
+// its output, or Close was called. With ClientOptions.Restart, an agent's
+// death does not close it: it closes when Close is called or the client
+// gives up restarting (see [RestartPolicy]).
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Err returns why the connection ended (wrapping [ErrConnClosed], and an
