@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -657,5 +658,34 @@ func TestRestartV2ResumesFromStart(t *testing.T) {
 	turns := s.Turns()
 	if got := turns[2].State().Messages; len(got) != 1 || got[0].Text != "answer to again" {
 		t.Errorf("the turn after the restart: %+v", got)
+	}
+}
+
+// A call in flight when the agent dies fails with ErrAgentRestarted (not
+// ErrConnClosed: the client lives on); the same call after the restart
+// goes through.
+func TestRestartCallInFlight(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var calls atomic.Int64
+	a := acptest.New(&acptest.Options{Methods: map[string]acptest.MethodFunc{
+		acp.MethodSessionList: func(ctx context.Context, c *acptest.Conn, params json.RawMessage) (any, error) {
+			if calls.Add(1) == 1 {
+				c.Crash()
+			}
+			return map[string]any{"sessions": []any{}}, nil
+		}}})
+	c, _ := restartClient(t, a, nil, nil)
+	list := func() error {
+		for _, err := range c.ListSessions(ctx, nil) {
+			return err
+		}
+		return nil
+	}
+	if err := list(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
+		t.Fatalf("the call in flight: %v", err)
+	}
+	if err := list(); err != nil {
+		t.Fatalf("the call after the restart: %v", err)
 	}
 }
