@@ -50,7 +50,7 @@ func (c *Client) authError(e *Error) error {
 	if e.Code != CodeAuthRequired {
 		return e
 	}
-	return &AuthRequiredError{Err: e, Methods: c.init.AuthMethods}
+	return &AuthRequiredError{Err: e, Methods: c.agent().AuthMethods}
 }
 
 // AuthMethodUsable reports whether m can be used with the environment that
@@ -94,7 +94,7 @@ func AuthMethodUsable(m AuthMethod, terminalAuth bool, lookup func(string) (stri
 // for one to pass to [Client.Authenticate].
 func (c *Client) UsableAuthMethods(lookup func(string) (string, bool)) []AuthMethod {
 	var out []AuthMethod
-	for _, m := range c.init.AuthMethods {
+	for _, m := range c.agent().AuthMethods {
 		if t, ok := AsTerminalAuthMethod(m); ok {
 			m = t
 		}

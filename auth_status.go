@@ -58,7 +58,7 @@ type AuthAccount struct {
 
 // authStatus implements [Client.AuthStatus].
 func (c *Client) authStatus(ctx context.Context) (*AuthStatus, error) {
-	if c.init.AgentCapabilities.Auth.Status == nil {
+	if c.agent().AgentCapabilities.Auth.Status == nil {
 		return nil, notSupported(MethodAuthStatus, "auth.status")
 	}
 	var res AuthStatus

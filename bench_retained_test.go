@@ -100,14 +100,14 @@ func floodRetained(tb testing.TB, k densestKind, limit int64, outside bool) int6
 	var buf []byte
 	for i, sent := 0, int64(0); sent < 3*limit; i++ {
 		buf = k.line(buf, i)
-		c.wire.Dispatch(buf)
+		c.conn.Load().wire.Dispatch(buf)
 		sent += int64(len(buf))
 	}
 	var keep any
 	if outside {
 		keep = s.State()
 	} else {
-		c.wire.Dispatch(promptResponseLine(turn))
+		c.conn.Load().wire.Dispatch(promptResponseLine(turn))
 		if _, err := turn.Wait(); err != nil {
 			tb.Fatal(err)
 		}

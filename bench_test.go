@@ -126,7 +126,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 		if c != nil {
 			// The reader ends the turn; the frame it returns is for jrpc2,
 			// which this benchmark bypasses (Close fails the call).
-			c.wire.Dispatch(promptResponseLine(t))
+			c.conn.Load().wire.Dispatch(promptResponseLine(t))
 			if _, err := t.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 	const round = 64 << 10
 	n := 0
 	for b.Loop() {
-		if out := c.wire.Dispatch(line); out != nil {
+		if out := c.conn.Load().wire.Dispatch(line); out != nil {
 			b.Fatalf("a session/update went to jrpc2: %s", out)
 		}
 		if n++; n%round == 0 {

@@ -41,9 +41,9 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 	newRound := func() {
 		if c != nil {
 			if version == 2 {
-				c.wire.Dispatch(benchIdleLine)
+				c.conn.Load().wire.Dispatch(benchIdleLine)
 			} else {
-				c.wire.Dispatch(promptResponseLine(t))
+				c.conn.Load().wire.Dispatch(promptResponseLine(t))
 			}
 			if _, err := t.Wait(); err != nil {
 				b.Fatal(err)
@@ -60,7 +60,7 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 			b.Fatal(err)
 		}
 		if version == 2 {
-			c.wire.Dispatch(benchRunningLine)
+			c.conn.Load().wire.Dispatch(benchRunningLine)
 		}
 		runtime.GC()
 	}
@@ -71,7 +71,7 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 	const round = 64 << 10
 	n := 0
 	for b.Loop() {
-		if out := c.wire.Dispatch(line); out != nil {
+		if out := c.conn.Load().wire.Dispatch(line); out != nil {
 			b.Fatalf("a session/update went to jrpc2: %s", out)
 		}
 		if n++; n%round == 0 {

@@ -86,8 +86,12 @@ func (c *Client) notify(ctx context.Context, method string, params any) (err err
 	if end != nil {
 		defer func() { end(err) }()
 	}
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return callError(method, c.mapSendErr(err))
+	g, err := c.connFor(ctx)
+	if err != nil {
+		return callError(method, err)
+	}
+	if err := g.rpc.Notify(ctx, method, params); err != nil {
+		return callError(method, c.mapSendErr(g, err))
 	}
 	return nil
 }

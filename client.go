@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpclient/acp/internal/agenttext"
@@ -166,6 +167,17 @@ type ClientOptions struct {
 	// tracing and metrics, and adds trace context to outgoing _meta; see
 	// [Observer] (the otelacp module maps it onto OpenTelemetry).
 	Observer *Observer
+
+	// Restart, if set, supervises the agent: when it exits or its
+	// connection drops without Close, the client reconnects through its
+	// Transport, initializes and authenticates again and restores every
+	// open session (session/resume where the agent offers it, else
+	// session/load, reconciled with what the client already folded; else
+	// the session ends with ErrSessionLost). The turn in flight ends with
+	// ErrAgentRestarted; calls made meanwhile wait. Nil (the default):
+	// the client ends with its agent, as Err says. See [RestartPolicy]
+	// and docs/SUPERVISION.md.
+	Restart *RestartPolicy
 }
 
 // Diagnostic reports something the client tolerated: input it skipped or
@@ -184,11 +196,18 @@ type Diagnostic struct {
 // Create it with [Connect], which performs the initialize handshake; end it
 // with [Client.Close].
 type Client struct {
-	opts ClientOptions
-	link *link
-	wire *engine.Wire
-	rpc  *jrpc2.Client
-	init InitializeResponse
+	opts      ClientOptions
+	transport Transport
+	// conn is the current connection to the agent: the first one, or the
+	// latest a restart opened (restart.go). It is swapped under c.mu, and
+	// read without it (atomically) by calls and the reader hooks; each
+	// connection's own hooks know their connection.
+	conn atomic.Pointer[agentConn]
+	// ready is closed while conn is usable; a restart replaces it with an
+	// open channel until the sessions are restored, and calls wait on it
+	// (connFor). Guarded by mu.
+	ready chan struct{}
+	sup   *supervisor // nil unless ClientOptions.Restart is set
 	// version is 2 once the agent answered initialize with version 2 (0
 	// otherwise: v1). It is set on the reader goroutine, in wire order
 	// (onInitAnswered), so every line after the answer is read in the
@@ -201,7 +220,8 @@ type Client struct {
 	baseCancel context.CancelFunc
 
 	mu            sync.Mutex
-	auth          *AuthStatus // the latest auth status heard of, under mu
+	auth          *AuthStatus          // the latest auth status heard of, under mu
+	lastAuth      *AuthenticateRequest // the last successful Authenticate, repeated by a restart
 	sessions      map[string]*Session
 	orphans       map[string][]orphan  // updates for session ids not registered yet
 	orphanBytes   int                  // their notifications' total size
@@ -213,6 +233,8 @@ type Client struct {
 	promptSlot    chan struct{}        // one prompt at a time on its way into jrpc2
 	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
 	ended         bool                 // end ran: no prompt may register any more
+	closing       bool                 // Close was called: no restart any more
+	restoring     *Session             // the session a restart's load or resume is for (restore.go)
 
 	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 
@@ -249,56 +271,30 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
 	c.events = engine.NewEventQueue(c.opts.Limits.MaxQueuedEvents, eventKinds, c.reportDropped)
 
-	l, err := openLink(ctx, t, linkHooks{stderrLine: c.traceStderr})
+	c.transport = t
+	c.ready = make(chan struct{})
+	close(c.ready)
+	offered, err := c.opts.offeredVersion()
 	if err != nil {
 		c.events.Close()
 		c.baseCancel()
 		return nil, err
 	}
-	c.link = l
-	lim := c.opts.Limits
-	c.wire = engine.NewWire(l.r, l.w, l.closeRead, l.closeWrite, engine.Limits{
-		MaxLine:    lim.MaxLineBytes,
-		MaxPending: lim.MaxPendingRequests,
-		MaxBatch:   lim.MaxBatchItems,
-		MaxQueued:  lim.MaxQueuedWriteBytes,
-	}, engine.Hooks{
-		Update:        c.onUpdate,
-		Notification:  c.onNotification,
-		Response:      c.onResponse,
-		CallSent:      c.onCallSent,
-		Request:       func(id []byte, method string, params []byte) engine.Request { return c.onRequest(id, method, params) },
-		Oversized:     c.onOversized,
-		Diag:          c.diag,
-		EOF:           c.onEOF,
-		Trace:         c.traceFrame,
-		Closed:        ErrConnClosed,
-		LimitExceeded: ErrLimitExceeded,
-	})
-	c.rpc = jrpc2.NewClient(c.wire, &jrpc2.ClientOptions{
-		OnCallback: c.serveRequest,
-		OnCancel:   c.onCallAbandoned,
-		OnStop:     c.onRPCStop,
-	})
-
-	offered, err := c.opts.offeredVersion()
+	if c.opts.Restart != nil {
+		c.sup = newSupervisor(c.opts.Restart)
+	}
+	g, err := c.dial(ctx, 1, offered)
 	if err != nil {
-		c.abort()
-		return nil, err
-	}
-	var raw json.RawMessage
-	if err := c.call(ctx, MethodInitialize, c.initParams(offered), &raw); err != nil {
-		c.abort()
-		var ae *Error
-		if errors.As(err, &ae) && ae.Code == CodeUnsupportedVersion {
-			return nil, fmt.Errorf("%w: the agent speaks none of the versions up to %d: %w", ErrUnsupportedVersion, offered, err)
+		if g == nil {
+			c.events.Close()
+			c.baseCancel()
+			return nil, err
 		}
+		c.conn.Store(g)
+		c.abort()
 		return nil, err
 	}
-	if err := negotiated(offered, raw, &c.init); err != nil {
-		c.abort()
-		return nil, callError(MethodInitialize, err)
-	}
+	c.conn.Store(g)
 	return c, nil
 }
 
@@ -307,7 +303,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 // worth a grace period, and the staged shutdown would keep Connect's caller
 // waiting for seconds past its deadline.
 func (c *Client) abort() {
-	if p := c.link.proc; p != nil {
+	if p := c.conn.Load().link.proc; p != nil {
 		p.kill()
 	}
 	c.Close()
@@ -360,14 +356,22 @@ func (c *Client) ProtocolVersion() int { return max(1, c.version) }
 
 // InitializeResponse returns the agent's answer to initialize: its
 // capabilities, auth methods and info. The result must not be modified.
-func (c *Client) InitializeResponse() *InitializeResponse { return &c.init }
+//
+// After a restart (ClientOptions.Restart) it is the restarted agent's
+// answer.
+func (c *Client) InitializeResponse() *InitializeResponse { return c.agent() }
+
+// agent returns the current connection's initialize answer.
+func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }
 
 // AgentCapabilities returns the agent's capabilities (shorthand for
 // InitializeResponse().AgentCapabilities).
-func (c *Client) AgentCapabilities() AgentCapabilities { return c.init.AgentCapabilities }
+func (c *Client) AgentCapabilities() AgentCapabilities { return c.agent().AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
-// its output, or Close was called.
+// its output, or Close was called. With ClientOptions.Restart, an agent's
+// death does not close it: it closes when Close is called or the client
+// gives up restarting (see [RestartPolicy]).
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Err returns why the connection ended (wrapping [ErrConnClosed], and an
@@ -389,11 +393,15 @@ func (c *Client) Wait() error {
 
 // StderrTail returns the last 64 KiB the agent wrote to stderr (empty for a
 // stream transport).
+//
+// After a restart it is the current agent process's, or, while the client
+// waits to restart it, the dead one's.
 func (c *Client) StderrTail() string {
-	if c.link.proc == nil {
+	p := c.conn.Load().link.proc
+	if p == nil {
 		return ""
 	}
-	return c.link.proc.stderrTail()
+	return p.stderrTail()
 }
 
 // Close ends the connection. Pending calls fail with ErrConnClosed, queued
@@ -414,19 +422,14 @@ func (c *Client) StderrTail() string {
 // exits as soon as the callback returns.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))
-		grace := 2 * time.Second
-		if p := c.link.proc; p != nil {
-			grace = p.grace
+		if c.sup != nil {
+			c.sup.stop() // a restart under way gives up and closes what it opened
 		}
-		// Flush what is queued (the agent may be owed a reply), but do not
-		// let an agent that stopped reading hold Close past the grace.
-		c.wire.CloseWrite(grace)
-		if p := c.link.proc; p != nil {
-			p.shutdown()
-		}
-		_ = c.wire.Close() // unblocks the reader if a grandchild holds stdout
-		c.rpc.Close()
+		c.conn.Load().shutdown()
 		c.baseCancel()
 		c.calls.Wait()
 		if h := c.opts.Terminal.Close; h != nil {
@@ -459,32 +462,31 @@ func (c *Client) end(reason error) {
 			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
-		c.failRunningTurns(reason) // v2: accepted turns wait for an idle
 		close(c.done)
 		c.baseCancel()
 	})
 }
 
-// onEOF runs on the reader goroutine when the agent's output has ended,
+// onEOF runs on g's reader goroutine when the agent's output has ended,
 // before jrpc2 learns of it. It records why the connection ended, so that
 // calls fail with that reason rather than jrpc2's context.Canceled. (The
 // wire then waits until jrpc2 has delivered the responses it was handed.)
-func (c *Client) onEOF(err error) {
-	reason := fmt.Errorf("%w: the agent closed its output", ErrConnClosed)
+func (c *Client) onEOF(g *agentConn, err error) {
+	cause := errors.New("the agent closed its output")
 	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
-		reason = fmt.Errorf("%w: reading from the agent: %w", ErrConnClosed, err)
+		cause = fmt.Errorf("reading from the agent: %w", err)
 	}
-	if p := c.link.proc; p != nil {
+	if p := g.link.proc; p != nil {
 		// A dying agent's stdout closes a moment before its exit status is
 		// known; wait for it, so the error can say how it died. An agent
 		// that closes its stdout and lives on ends the connection when it
 		// exits or Close is called.
 		p.awaitExit(c.baseCtx.Done())
 		if ee := p.exitError(); ee != nil {
-			reason = fmt.Errorf("%w: %w", ErrConnClosed, ee)
+			cause = ee
 		}
 	}
-	c.end(reason)
+	c.connEnded(g, cause)
 }
 
 // onRPCStop is jrpc2's OnStop: its reader has stopped and will deliver
@@ -492,8 +494,8 @@ func (c *Client) onEOF(err error) {
 // (the agent's output ended, or Close); if jrpc2 stopped for any other
 // reason, the connection ends here and now, so that Done closes, Err says
 // why, and every pending call and turn fails instead of waiting forever.
-func (c *Client) onRPCStop(_ *jrpc2.Client, err error) {
-	c.end(fmt.Errorf("%w: the JSON-RPC engine stopped reading: %v", ErrConnClosed, err))
+func (c *Client) onRPCStop(g *agentConn, err error) {
+	c.connEnded(g, fmt.Errorf("the JSON-RPC engine stopped reading: %v", err))
 }
 
 // call performs one request through jrpc2 and decodes its result into
@@ -505,21 +507,35 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 
 // callID is call that also returns the call's request id (as JSON text;
 // empty if the request never reached the wire).
-func (c *Client) callID(ctx context.Context, method string, params, result any) (_ string, err error) {
+//
+// While a restart is under way (ClientOptions.Restart), the call waits for
+// the restored connection, bounded by ctx (connFor).
+func (c *Client) callID(ctx context.Context, method string, params, result any) (string, error) {
+	g, err := c.connFor(ctx)
+	if err != nil {
+		return "", callError(method, err)
+	}
+	return c.callOn(ctx, g, method, params, result)
+}
+
+// callOn is callID on the connection g. Every call the client makes goes
+// through it, a restart's initialize and restore included, so the
+// Observer sees each one.
+func (c *Client) callOn(ctx context.Context, g *agentConn, method string, params, result any) (_ string, err error) {
 	params, end := c.observeCall(ctx, method, params, false)
 	if end != nil {
 		defer func() { end(err) }()
 	}
 	// A batch of one is sent as a plain request; unlike Call, Batch
 	// returns the response (and so its id) whether the call failed or not.
-	rsps, err := c.rpc.Batch(ctx, []jrpc2.Spec{{Method: method, Params: params}})
+	rsps, err := g.rpc.Batch(ctx, []jrpc2.Spec{{Method: method, Params: params}})
 	if err != nil {
-		return "", callError(method, c.mapSendErr(err))
+		return "", callError(method, c.mapSendErr(g, err))
 	}
 	rsp := rsps[0]
 	id := rsp.ID()
-	out := c.wire.Settle(id)
-	if err := c.callErr(ctx, out, rsp.Error()); err != nil {
+	out := g.wire.Settle(id)
+	if err := c.callErr(ctx, g, out, rsp.Error()); err != nil {
 		return id, callError(method, err)
 	}
 	if result == nil {
@@ -543,7 +559,7 @@ func (c *Client) callID(ctx context.Context, method string, params, result any) 
 // callErr decides why a call ended. The reader recorded whether the agent
 // answered it; if not, jrpc2 failed it itself, which it does only when the
 // caller's context ended or when it stopped (the connection is ending).
-func (c *Client) callErr(ctx context.Context, out engine.CallOutcome, je *jrpc2.Error) error {
+func (c *Client) callErr(ctx context.Context, g *agentConn, out engine.CallOutcome, je *jrpc2.Error) error {
 	switch {
 	case out.TooLong > 0:
 		return fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, out.TooLong, c.opts.Limits.MaxLineBytes)
@@ -553,8 +569,8 @@ func (c *Client) callErr(ctx context.Context, out engine.CallOutcome, je *jrpc2.
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		<-c.done // OnStop ends the connection, if nothing did before
-		return c.endErr
+		<-g.done // OnStop ends the connection, if nothing did before
+		return g.endErr
 	case je != nil:
 		return c.authError(&Error{Code: int64(je.Code), Message: je.Message, Data: je.Data})
 	}
@@ -563,9 +579,9 @@ func (c *Client) callErr(ctx context.Context, out engine.CallOutcome, je *jrpc2.
 
 // onCallAbandoned is jrpc2's OnCancel: the caller's context ended before the
 // agent answered. Tell the agent it may stop working on it.
-func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
+func (c *Client) onCallAbandoned(g *agentConn, rsp *jrpc2.Response) {
 	select {
-	case <-c.done:
+	case <-g.done:
 		return
 	default:
 	}
@@ -575,7 +591,7 @@ func (c *Client) onCallAbandoned(_ *jrpc2.Client, rsp *jrpc2.Response) {
 		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
 	})
 	if err == nil {
-		_ = c.wire.SendRaw(frame, true)
+		_ = g.wire.SendRaw(frame, true)
 	}
 }
 
@@ -697,11 +713,11 @@ func (c *Client) onOversized(id []byte, method string, size int64) {
 // serveRequest is jrpc2's OnCallback: one agent request, on its own
 // goroutine. It recovers panics and turns handler errors into error
 // replies that keep their code and data.
-func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any, err error) {
+func (c *Client) serveRequest(g *agentConn, req *jrpc2.Request) (result any, err error) {
 	id := req.ID()
-	in, _ := c.wire.Inbound(id).(*inbound)
-	defer c.wire.Forget(id)
-	ctx := c.baseCtx
+	in, _ := g.wire.Inbound(id).(*inbound)
+	defer g.wire.Forget(id)
+	ctx := g.ctx
 	if in != nil {
 		ctx = in.ctx
 		defer in.cancel(nil)
@@ -718,10 +734,10 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	var share int64
 	if bulkyReply(req.Method()) {
 		ok := false
-		if share, ok = c.wire.AdmitBulky(ctx); !ok {
+		if share, ok = g.wire.AdmitBulky(ctx); !ok {
 			return nil, c.toWireError(ctx, context.Cause(ctx))
 		}
-		defer c.wire.ReleaseBulky(share)
+		defer g.wire.ReleaseBulky(share)
 	}
 	res, herr := c.dispatch(ctx, in, req.Method(), raw)
 	if herr != nil {
@@ -738,7 +754,7 @@ func (c *Client) serveRequest(_ context.Context, req *jrpc2.Request) (result any
 	if err != nil {
 		return nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: "acp: encoding the reply: " + err.Error()}
 	}
-	if !c.wire.ReserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
+	if !g.wire.ReserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
 		// The request was withdrawn or its turn cancelled while the reply
 		// waited; a short error goes out instead.
 		return nil, c.toWireError(ctx, context.Cause(ctx))

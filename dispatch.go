@@ -10,8 +10,8 @@ import (
 // jrpc2 sees it. It sets up the request's context — cancelled by the
 // agent's $/cancel_request, by a cancelled turn (permission requests) and by
 // the end of the connection — and does the request's wire-order work.
-func (c *Client) onRequest(id []byte, method string, params []byte) *inbound {
-	ctx, cancel := context.WithCancelCause(c.baseCtx)
+func (c *Client) onRequest(g *agentConn, id []byte, method string, params []byte) *inbound {
+	ctx, cancel := context.WithCancelCause(g.ctx)
 	in := &inbound{id: string(id), method: method, ctx: ctx, cancel: cancel}
 	switch {
 	case method == MethodSessionRequestPermission:

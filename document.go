@@ -79,7 +79,7 @@ type DidFocusDocumentNotification struct {
 
 // documentEvents returns the document events the agent wants, or nil.
 func (c *Client) documentEvents() *NESDocumentEventCapabilities {
-	n := c.init.AgentCapabilities.NES
+	n := c.agent().AgentCapabilities.NES
 	if n == nil || n.Events == nil {
 		return nil
 	}

@@ -98,6 +98,8 @@ var (
 	// ErrConnClosed: the connection to the agent ended (the agent exited,
 	// closed its stdout, or Close was called). When the agent process died the
 	// error also wraps an *[ExitError] with its exit status and stderr tail.
+	// With ClientOptions.Restart an agent's death is ErrAgentRestarted
+	// instead, until the client gives up (ErrTooManyRestarts) or is closed.
 	ErrConnClosed = errors.New("acp: connection closed")
 
 	// ErrNotSupported: the agent did not advertise the capability the call
@@ -152,11 +154,33 @@ var (
 	// ErrCancelGrace: a cancelled turn was ended locally because the agent
 	// did not answer session/prompt within the cancel grace period.
 	ErrCancelGrace = errors.New("acp: agent did not answer the cancelled prompt in time")
+
+	// ErrAgentRestarted: the agent died (or its connection dropped) while
+	// the call or turn was in flight, and the client restarts it
+	// (ClientOptions.Restart). The turn keeps what it had folded; the
+	// session is restored, so the next Prompt works. It wraps what ended
+	// the connection (an *[ExitError] for an agent process), not
+	// ErrConnClosed: the client lives on.
+	ErrAgentRestarted = errors.New("acp: the agent restarted")
+
+	// ErrSessionLost: after a restart of the agent the session could not
+	// be brought back (the agent offers neither session/resume nor
+	// session/load, or refused them). The session is released on the
+	// client; the error is its Session.Err and that of every later call
+	// on it, and names the session.
+	ErrSessionLost = errors.New("acp: the session was lost when the agent restarted")
+
+	// ErrTooManyRestarts: the agent died more often than
+	// RestartPolicy.MaxRestarts within RestartPolicy.Window, or could not
+	// be restarted that often: the client ends, and Client.Err wraps
+	// this, ErrConnClosed and the last death's cause (an *[ExitError]
+	// with the exit status and stderr tail).
+	ErrTooManyRestarts = errors.New("acp: the agent died too often")
 )
 
 // ExitError reports how the agent process ended. It is wrapped, together with
-// [ErrConnClosed], in the error of every call that was pending when the agent
-// died.
+// [ErrConnClosed] (or [ErrAgentRestarted] under ClientOptions.Restart), in the
+// error of every call that was pending when the agent died.
 type ExitError struct {
 	// Status is the process's exit status as os.ProcessState.String words it
 	// ("exit status 3", "signal: killed").

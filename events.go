@@ -8,7 +8,8 @@ const (
 	eventExtNotification
 	eventElicitation
 	eventAuthStatus
+	eventRestart
 	eventKinds
 )
 
-var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "auth status updates"}
+var eventKindNames = [eventKinds]string{"diagnostics", "extension notifications", "elicitation/complete notifications", "auth status updates", "restart events"}

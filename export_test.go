@@ -1,5 +1,7 @@
 package acp
 
+import "time"
+
 // RunTestAgent is runTestAgent for TestMain, which is in the external test
 // package.
 var RunTestAgent = runTestAgent
@@ -15,4 +17,10 @@ func ChildrenKept(s *Session) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.children)
+}
+
+// SetRestartClock makes p's backoff wait on after and its restart budget
+// count by now, so tests see the backoff without sleeping.
+func SetRestartClock(p *RestartPolicy, after func(time.Duration) <-chan time.Time, now func() time.Time) {
+	p.after, p.now = after, now
 }

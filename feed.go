@@ -40,6 +40,8 @@ type Event struct {
 	Session *SessionState `json:"session,omitempty"`
 	// Setup is what an EventSetup set.
 	Setup *SessionSetup `json:"setup,omitempty"`
+	// Restart is, for EventRestarted, how the session came back.
+	Restart *SessionRestart `json:"restart,omitempty"`
 	// Replay: in a session's feed, the update was replayed by session/load.
 	Replay bool `json:"replay,omitempty"`
 	// Trimmed is, for EventOutsideTrimmed, how many entries were dropped
@@ -96,6 +98,13 @@ const (
 	// (its outcome stays) and it left Session.Turns. SessionState does
 	// not change.
 	EventTurnReleased EventKind = "turn_released"
+	// EventRestarted (a session's feed): the agent died and was restarted
+	// (ClientOptions.Restart), and the session is being brought back as
+	// Restart says; SessionState.Restarts counts these. What the agent
+	// replays after it and the client did not have yet follows as
+	// replayed updates; what the client had is not repeated. Exactly one
+	// per restart and session.
+	EventRestarted EventKind = "restarted"
 )
 
 // EventOrigin says who made an [EventUpdate].
@@ -163,6 +172,8 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 		return EventOutsideTrimmed, ""
 	case entTurnReleased:
 		return EventTurnReleased, ""
+	case entRestarted:
+		return EventRestarted, ""
 	}
 	return "", ""
 }

@@ -35,7 +35,7 @@ type ForkSessionResponse struct {
 
 // forkSession implements [Client.ForkSession].
 func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Fork == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Fork == nil {
 		return nil, notSupported(MethodSessionFork, "sessionCapabilities.fork")
 	}
 	if req == nil || req.SessionID == "" {
@@ -60,7 +60,11 @@ func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 		return nil, err
 	}
 	c.mcp.declare(r.MCPServers)
-	return c.createSession(ctx, MethodSessionFork, &r)
+	s, err := c.createSession(ctx, MethodSessionFork, &r)
+	if s != nil {
+		s.setOrigin(r.MCPServers, r.SystemPrompt)
+	}
+	return s, err
 }
 
 // fork implements [Session.Fork].

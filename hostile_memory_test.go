@@ -90,7 +90,7 @@ func TestRepliesWaitForAnAgentThatStopsReading(t *testing.T) {
 	waitFor(t, probe, "the reader to take in every request")
 	deadline := time.Now().Add(hostileTimeout)
 	// Settled: replies fill the budget, so no further handler can start.
-	for !budgetSettled(r.c.wire) && time.Now().Before(deadline) {
+	for !budgetSettled(r.c.conn.Load().wire) && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
 	after := heapInuse()
@@ -128,10 +128,10 @@ func TestWriteBudgetReleasedAfterReplies(t *testing.T) {
 		}
 	}
 	deadline := time.Now().Add(hostileTimeout)
-	for !budgetEmpty(c.wire) && time.Now().Before(deadline) {
+	for !budgetEmpty(c.conn.Load().wire) && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
-	if b := c.wire.Budget(); b.Queued != 0 || b.Admitted != 0 || b.Reservations != 0 {
+	if b := c.conn.Load().wire.Budget(); b.Queued != 0 || b.Admitted != 0 || b.Reservations != 0 {
 		t.Errorf("after every reply was written: queued %d, admitted %d, reservations %d", b.Queued, b.Admitted, b.Reservations)
 	}
 }
@@ -199,10 +199,10 @@ func TestRefusalsWaitForAnAgentThatStopsReading(t *testing.T) {
 	// and only the reader can: the one handler waits on the user), or the
 	// agent got all its requests in.
 	deadline := time.Now().Add(hostileTimeout)
-	for !readerWaiting(c.wire) && len(sent) == 0 && time.Now().Before(deadline) {
+	for !readerWaiting(c.conn.Load().wire) && len(sent) == 0 && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
-	queued := c.wire.Budget().Queued
+	queued := c.conn.Load().wire.Budget().Queued
 	if queued > budget+1<<10 {
 		t.Errorf("%d bytes of refusals queued with a budget of %d", queued, budget)
 	}

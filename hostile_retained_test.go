@@ -73,10 +73,10 @@ func TestMaxEndedTurnBytes(t *testing.T) {
 		}
 		for i, sent := 0, 0; sent < 3*limit; i++ {
 			buf = k.line(buf, i)
-			c.wire.Dispatch(buf)
+			c.conn.Load().wire.Dispatch(buf)
 			sent += len(buf)
 		}
-		c.wire.Dispatch(promptResponseLine(turn))
+		c.conn.Load().wire.Dispatch(promptResponseLine(turn))
 		if stop, err := turn.Wait(); err != nil || stop != StopReasonCancelled {
 			t.Fatalf("Wait: %v, %v; want cancelled (over the budget)", stop, err)
 		}

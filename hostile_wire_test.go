@@ -98,7 +98,7 @@ func TestEngineStopEndsConnection(t *testing.T) {
 	// Take away the client's own end-of-input handling, so that the only
 	// thing left to notice the end is jrpc2 stopping. (The write is ordered
 	// before the reader's use of it by the pipe.)
-	c.wire.SetEOFHook(func(error) {})
+	c.conn.Load().wire.SetEOFHook(func(error) {})
 	a.out.Close()
 
 	waitFor(t, c.Done(), "Done")

@@ -208,7 +208,7 @@ func authMethodV2(raw json.RawMessage) (AuthMethod, error) {
 // advertised no session capability: in v2, omitting capabilities.session
 // means the agent supports no session/* method. (v1 has no such marker.)
 func (c *Client) checkSessionBaseline(method string) error {
-	if c.version == 2 && c.init.AgentCapabilities.SessionCapabilities.Resume == nil {
+	if c.version == 2 && c.agent().AgentCapabilities.SessionCapabilities.Resume == nil {
 		return notSupported(method, "capabilities.session")
 	}
 	return nil
@@ -219,7 +219,11 @@ func (c *Client) checkSessionBaseline(method string) error {
 // the reader, before the next line (an agent may write an update right
 // after answering). Connect validates the rest of the answer; a version it
 // refuses closes the connection anyway.
-func (c *Client) onInitAnswered(raw []byte) {
+//
+// On a restarted connection (g.n > 1) the version the client speaks is
+// already fixed: the answer's is only recorded in g, and the restart
+// refuses a connection whose agent picked another.
+func (c *Client) onInitAnswered(g *agentConn, raw []byte) {
 	var msg struct {
 		Result struct {
 			ProtocolVersion json.RawMessage `json:"protocolVersion"`
@@ -230,7 +234,10 @@ func (c *Client) onInitAnswered(raw []byte) {
 	}
 	if string(msg.Result.ProtocolVersion) == "2" {
 		if offered, err := c.opts.offeredVersion(); err == nil && offered >= 2 {
-			c.version = 2
+			g.version = 2
+			if g.n == 1 {
+				c.version = 2
+			}
 		}
 	}
 }

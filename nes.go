@@ -312,7 +312,7 @@ type CloseNESRequest struct {
 
 // positionEncoding implements [Client.PositionEncoding].
 func (c *Client) positionEncoding() PositionEncodingKind {
-	pe := c.init.AgentCapabilities.PositionEncoding
+	pe := c.agent().AgentCapabilities.PositionEncoding
 	if pe != "" && slices.Contains(c.capabilities().PositionEncodings, pe) {
 		return pe
 	}
@@ -320,7 +320,7 @@ func (c *Client) positionEncoding() PositionEncodingKind {
 }
 
 func (c *Client) checkNES(method string) error {
-	if c.init.AgentCapabilities.NES == nil {
+	if c.agent().AgentCapabilities.NES == nil {
 		return notSupported(method, "nes")
 	}
 	return nil

@@ -24,16 +24,25 @@ type Session struct {
 
 	mu      sync.Mutex
 	state   SessionState
-	history fold                // updates outside any turn
-	turn    *Turn               // the running turn, nil between turns
-	turns   []*Turn             // the turns not released, in order
-	started int                 // turns started
-	logged  []*Turn             // ended turns whose log is kept, oldest first
-	closed  bool                // Release or Close: forgotten on this client
-	loading bool                // a session/load replay is in progress
-	replay  *ReplayCursor       // the cursor LoadSession replayed from (resume_v2.go)
-	changed notifier            // fired at every change: Changes and Events wait on it
-	perms   map[string]*inbound // pending permission requests by request id
+	history fold    // updates outside any turn
+	turn    *Turn   // the running turn, nil between turns
+	turns   []*Turn // the turns not released, in order
+	started int     // turns started
+	logged  []*Turn // ended turns whose log is kept, oldest first
+	closed  bool    // Release or Close: forgotten on this client
+	loading bool    // a session/load replay is in progress
+	// What a restart needs to bring the session back (restore.go): the
+	// request that opened it, the client's own choices since, the
+	// reconciler of a restart's replay (nil otherwise), and why the
+	// session was lost (ErrSessionLost), if it was.
+	origin   sessionOrigin
+	chosen   sessionChoices
+	recon    *reconciler
+	atAnswer SessionState // the state at the restore's answer (restoreAnswered)
+	lost     error
+	replay   *ReplayCursor       // the cursor LoadSession replayed from (resume_v2.go)
+	changed  notifier            // fired at every change: Changes and Events wait on it
+	perms    map[string]*inbound // pending permission requests by request id
 
 	// A child session's parent (nil otherwise; set before the child is
 	// registered, never changed), the children announced on this session,
@@ -111,6 +120,9 @@ type SessionState struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
+	// Restarts counts the restarts of the agent the session was brought
+	// back from (ClientOptions.Restart).
+	Restarts int `json:"restarts,omitempty"`
 
 	// ParentSessionID is, for a child session, the session whose
 	// subagent_update announced it ("" otherwise).
@@ -320,7 +332,11 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 		return nil, err
 	}
 	c.mcp.declare(r.MCPServers)
-	return c.createSession(ctx, MethodSessionNew, &r)
+	s, err := c.createSession(ctx, MethodSessionNew, &r)
+	if s != nil {
+		s.setOrigin(r.MCPServers, r.SystemPrompt)
+	}
+	return s, err
 }
 
 // LoadSession loads a session with its history (session/load; needs the
@@ -329,7 +345,7 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 // folded into the session's History, marked Replay, before LoadSession
 // returns.
 func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Session, error) {
-	if !c.init.AgentCapabilities.LoadSession {
+	if !c.agent().AgentCapabilities.LoadSession {
 		return nil, notSupported(MethodSessionLoad, "loadSession")
 	}
 	if req == nil || req.SessionID == "" {
@@ -357,6 +373,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	// this session, in order.
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	s.loading = true
+	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
 	var res LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
@@ -375,7 +392,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 // ResumeSession resumes a session without replaying its history
 // (session/resume; needs sessionCapabilities.resume).
 func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*Session, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Resume == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Resume == nil {
 		return nil, notSupported(MethodSessionResume, "sessionCapabilities.resume")
 	}
 	if req == nil || req.SessionID == "" {
@@ -397,6 +414,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
+	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
 	c.mcp.declare(r.MCPServers)
 	var res ResumeSessionResponse
@@ -436,7 +454,7 @@ func (c *Client) unregister(s *Session) {
 // handlers confine to the same directory: "/ws/a/../.." is "/", which
 // must not pass for something under /ws/a.
 func (c *Client) checkAddDirs(method string, dirs *[]string) error {
-	if len(*dirs) > 0 && c.init.AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
+	if len(*dirs) > 0 && c.agent().AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
 		return notSupported(method+" with additionalDirectories", "sessionCapabilities.additionalDirectories")
 	}
 	if len(*dirs) == 0 {
@@ -462,7 +480,7 @@ func (c *Client) checkSystemPrompt(method string, sp *SystemPrompt) error {
 	if sp == nil {
 		return nil
 	}
-	caps := c.init.AgentCapabilities.SessionCapabilities.SystemPrompt
+	caps := c.agent().AgentCapabilities.SessionCapabilities.SystemPrompt
 	switch {
 	case caps == nil:
 		return notSupported(method+" with systemPrompt", "sessionCapabilities.systemPrompt")
@@ -495,7 +513,7 @@ func notSupported(what, capability string) error {
 // the iteration.
 func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) iter.Seq2[*ListSessionsResponse, error] {
 	return func(yield func(*ListSessionsResponse, error) bool) {
-		if c.init.AgentCapabilities.SessionCapabilities.List == nil {
+		if c.agent().AgentCapabilities.SessionCapabilities.List == nil {
 			yield(nil, notSupported(MethodSessionList, "sessionCapabilities.list"))
 			return
 		}
@@ -503,7 +521,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 		if req != nil {
 			r = *req
 		}
-		if r.Archived != "" && c.init.AgentCapabilities.SessionCapabilities.Archive == nil {
+		if r.Archived != "" && c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
 			yield(nil, notSupported(MethodSessionList+" with the archived filter", "sessionCapabilities.archive"))
 			return
 		}
@@ -530,7 +548,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 // DeleteSession deletes a session (session/delete; needs
 // sessionCapabilities.delete).
 func (c *Client) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Delete == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Delete == nil {
 		return nil, notSupported(MethodSessionDelete, "sessionCapabilities.delete")
 	}
 	var res DeleteSessionResponse
@@ -547,7 +565,7 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 	if req == nil || req.MethodID == "" {
 		return nil, callError(MethodAuthenticate, errors.New("a method id is required"))
 	}
-	for _, m := range c.init.AuthMethods {
+	for _, m := range c.agent().AuthMethods {
 		if m.MethodID() != req.MethodID {
 			continue
 		}
@@ -563,12 +581,16 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 	if err := c.call(ctx, method, req, &res); err != nil {
 		return nil, err
 	}
+	r := *req
+	c.mu.Lock()
+	c.lastAuth = &r
+	c.mu.Unlock()
 	return &res, nil
 }
 
 // Logout ends the authenticated state (logout; needs auth.logout).
 func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutResponse, error) {
-	if c.init.AgentCapabilities.Auth.Logout == nil {
+	if c.agent().AgentCapabilities.Auth.Logout == nil {
 		return nil, notSupported(MethodLogout, "auth.logout")
 	}
 	if req == nil {
@@ -609,6 +631,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 		return err
 	}
 	s.mu.Lock()
+	s.chosen.mode = modeID
 	mark := &CurrentModeUpdate{CurrentModeID: modeID}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
@@ -659,6 +682,7 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 		return nil, err
 	}
 	s.mu.Lock()
+	s.chosen.setConfig(req)
 	mark := &ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
@@ -711,7 +735,7 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 // which an agent may be waiting for before it can stop. Closing a session
 // twice fails with ErrSessionClosed.
 func (s *Session) Close(ctx context.Context) error {
-	if s.c.init.AgentCapabilities.SessionCapabilities.Close == nil {
+	if s.c.agent().AgentCapabilities.SessionCapabilities.Close == nil {
 		return notSupported(MethodSessionClose, "sessionCapabilities.close")
 	}
 	if err := s.checkOpen(MethodSessionClose); err != nil {
@@ -739,6 +763,9 @@ func (s *Session) checkOpen(method string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
+		if s.lost != nil {
+			return callError(method, s.lost)
+		}
 		return callError(method, ErrSessionClosed)
 	}
 	return nil

@@ -18,7 +18,8 @@ import (
 // the start of each turn (EventTurnStart), a v2 agent's update inside a
 // turn to a tool call its latest state_update lists as background work
 // (so SessionState.Activity follows it; Event.ToolCall is the tool call
-// after it), and what was dropped from the
+// after it), each restart of the agent the session was brought back from
+// (EventRestarted), and what was dropped from the
 // front of SessionState.Outside (EventOutsideTrimmed). Folding them with a
 // [SessionFold] reproduces
 // [Session.State]. A turn's own changes (its messages, tool calls, cancel
@@ -30,6 +31,7 @@ const (
 	entTurnStart
 	entOutsideTrimmed
 	entTurnReleased
+	entRestarted
 )
 
 // SessionSetup is what creating a session, or a session/new, load or
@@ -52,14 +54,16 @@ type SessionSetup struct {
 
 // sentry is one event of a session's log.
 type sentry struct {
-	u      Update
-	meta   json.RawMessage // the notification's own _meta, for agent updates
-	tc     *ToolCallState
-	turn   *Turn
-	setup  *SessionSetup
-	kind   uint8
-	replay bool
-	n      int // entries trimmed, for entOutsideTrimmed
+	u     Update
+	meta  json.RawMessage // the notification's own _meta, for agent updates
+	tc    *ToolCallState
+	turn  *Turn
+	setup *SessionSetup
+	// restart is what an entRestarted says.
+	restart *SessionRestart
+	kind    uint8
+	replay  bool
+	n       int // entries trimmed, for entOutsideTrimmed
 	// cost is what the entry keeps, for an agent update or permission
 	// request: what it was charged against Limits.MaxTurnBytes.
 	cost int64
@@ -91,7 +95,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Restart: e.restart, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
 	ev.Kind, ev.Origin = entryKind(e.kind)
 	return ev
 }
@@ -225,6 +229,8 @@ func (sf *SessionFold) Apply(ev Event) {
 		}
 	case EventTurnStart:
 		st.Turns++
+	case EventRestarted:
+		st.Restarts++
 	case EventOutsideTrimmed:
 		st.Outside = trimOutside(st.Outside, ev.Trimmed)
 	case EventReleased:

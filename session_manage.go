@@ -119,7 +119,7 @@ type SetSessionTitleResponse struct {
 
 // archiveSession implements [Client.ArchiveSession].
 func (c *Client) archiveSession(ctx context.Context, req *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Archive == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
 		return nil, notSupported(MethodSessionArchive, "sessionCapabilities.archive")
 	}
 	if req == nil || req.SessionID == "" {
@@ -134,7 +134,7 @@ func (c *Client) archiveSession(ctx context.Context, req *ArchiveSessionRequest)
 
 // unarchiveSession implements [Client.UnarchiveSession].
 func (c *Client) unarchiveSession(ctx context.Context, req *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Archive == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
 		return nil, notSupported(MethodSessionUnarchive, "sessionCapabilities.archive")
 	}
 	if req == nil || req.SessionID == "" {
@@ -149,7 +149,7 @@ func (c *Client) unarchiveSession(ctx context.Context, req *UnarchiveSessionRequ
 
 // sessionStatus implements [Client.SessionStatus].
 func (c *Client) sessionStatus(ctx context.Context, req *SessionStatusRequest) (*SessionStatusResponse, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Status == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Status == nil {
 		return nil, notSupported(MethodSessionStatus, "sessionCapabilities.status")
 	}
 	if req == nil || req.SessionID == "" {
@@ -166,7 +166,7 @@ func (c *Client) sessionStatus(ctx context.Context, req *SessionStatusRequest) (
 // open on this client, the stored title becomes its state's Title, as a
 // local session_info_update on its feed.
 func (c *Client) setSessionTitle(ctx context.Context, req *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	if c.init.AgentCapabilities.SessionCapabilities.Title == nil {
+	if c.agent().AgentCapabilities.SessionCapabilities.Title == nil {
 		return nil, notSupported(MethodSessionSetTitle, "sessionCapabilities.title")
 	}
 	if req == nil || req.SessionID == "" {

@@ -21,6 +21,11 @@ import (
 // more than what the update retains (see cost.go).
 func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
+	if s.recon != nil && !s.recon.keep(u) {
+		// A restart's replay of what the session has already (reconcile.go).
+		s.mu.Unlock()
+		return
+	}
 	if s.c.version == 2 {
 		u = s.upsertLocked(u)
 		if st, ok := u.(*StateUpdate); ok {

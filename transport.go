@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -152,6 +153,10 @@ type linkHooks struct {
 // process). On macOS, the BSDs and Windows each agent holds one thread,
 // blocked in its wait; Go stops a program at 10 000 threads.
 //
+// A client with ClientOptions.Restart starts the agent again after it
+// died: a copy of Command (same path, arguments, environment, directory
+// and process attributes), since an exec.Cmd runs once.
+//
 // What escapes: a descendant that leaves the agent's process group (setsid,
 // setpgid — daemons, or a terminal multiplexer the agent starts) is neither
 // reached by Close nor by the watchdog; only the kernel could track it, by
@@ -239,7 +244,11 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 	if cmd == nil {
 		return nil, errors.New("acp: CommandTransport.Command is nil")
 	}
-	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
+	if cmd.Process != nil {
+		// Started before: this is a restart (ClientOptions.Restart). An
+		// exec.Cmd runs once, so a copy of it starts the new agent.
+		cmd = cloneCommand(cmd)
+	} else if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
 		return nil, errors.New("acp: CommandTransport owns the command's stdin, stdout and stderr; leave them nil")
 	}
 	if err := ctx.Err(); err != nil {
@@ -306,6 +315,28 @@ func (t *CommandTransport) open(ctx context.Context, h linkHooks) (*link, error)
 		closeWrite: func() (err error) { wOnce.Do(func() { err = inW.Close() }); return err },
 		proc:       p,
 	}, nil
+}
+
+// cloneCommand returns an unstarted copy of cmd, for a transport that
+// starts its agent again: the same program, arguments, environment,
+// directory and process attributes (as the first start left them: the
+// process group settings are set again anyway).
+func cloneCommand(cmd *exec.Cmd) *exec.Cmd {
+	n := &exec.Cmd{
+		Path:       cmd.Path,
+		Args:       slices.Clone(cmd.Args),
+		Env:        slices.Clone(cmd.Env),
+		Dir:        cmd.Dir,
+		ExtraFiles: cmd.ExtraFiles,
+		Cancel:     cmd.Cancel,
+		WaitDelay:  cmd.WaitDelay,
+		Err:        cmd.Err,
+	}
+	if cmd.SysProcAttr != nil {
+		attr := *cmd.SysProcAttr
+		n.SysProcAttr = &attr
+	}
+	return n
 }
 
 // exitReader reads the agent's stdout. Until the agent exits it reads as

@@ -45,6 +45,10 @@ type Turn struct {
 	// the session's and never change.
 	obs  *turnObs
 	octx context.Context
+	// prompt is the text of the prompt's text blocks: what a restart's
+	// replay sends back as the user's message (reconciler).
+	prompt       string
+	promptBlocks int
 
 	done chan struct{} // closed when the turn has ended
 }
@@ -125,14 +129,24 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	// Lock order is c.mu before s.mu (see Client.register), so the turn is
 	// registered with the client outside s.mu, once it is the session's.
 	c := s.c
+	// During a restart the turn waits for the restored session rather
+	// than fail on the dead connection (restart.go).
+	if _, err := c.connFor(ctx); err != nil {
+		return nil, callError(MethodSessionPrompt, err)
+	}
 	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
 	// Observed before the turn is the session's: from then on the reader
 	// may hand its updates to t.obs.
 	octx := c.observeTurn(ctx, t)
+	t.prompt, t.promptBlocks = promptText(blocks)
 	s.mu.Lock()
 	if s.closed {
+		err := ErrSessionClosed
+		if s.lost != nil {
+			err = s.lost
+		}
 		s.mu.Unlock()
-		err := callError(MethodSessionPrompt, ErrSessionClosed)
+		err = callError(MethodSessionPrompt, err)
 		t.obs.end(TurnEnd{Err: err})
 		return nil, err
 	}
@@ -154,7 +168,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 // checkPrompt enforces promptCapabilities (spec: the client MUST restrict
 // prompt content to what the agent advertised).
 func (c *Client) checkPrompt(blocks []ContentBlock) error {
-	pc := c.init.AgentCapabilities.PromptCapabilities
+	pc := c.agent().AgentCapabilities.PromptCapabilities
 	for i, b := range blocks {
 		var need string
 		switch b.(type) {

@@ -73,7 +73,7 @@ func (t *Turn) Cancel() {
 		"method":  MethodSessionCancel,
 		"params":  params,
 	})
-	err := c.wire.SendRaw(frame, true)
+	err := c.conn.Load().wire.SendRaw(frame, true)
 	if end != nil {
 		end(err)
 	}

@@ -30,6 +30,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequ
 		return nil, callError(MethodSessionPrompt, c.endErr)
 	}
 	c.calls.Add(1)
+	g := c.conn.Load()
 	c.mu.Unlock()
 	// Observed before the prompt slot is taken: the observer's work is
 	// not part of the few microseconds the slot is held.
@@ -42,7 +43,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequ
 	c.mu.Lock()
 	c.sending = t
 	c.mu.Unlock()
-	go c.runPrompt(t, params, end)
+	go c.runPrompt(g, t, params, end)
 
 	var err error
 	select {
@@ -59,7 +60,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequ
 		return t, nil
 	}
 	if err != nil {
-		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(g, err)))
 		return nil, t.Err()
 	}
 	stop := context.AfterFunc(ctx, t.Cancel)
@@ -77,14 +78,14 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequ
 // answer the reader also reads on its way to jrpc2 to end the turn in wire
 // order (onResponse). What jrpc2 then delivers here only matters when the
 // agent never answered: jrpc2 failed the call because the connection ended.
-func (c *Client) runPrompt(t *Turn, params any, end func(error)) {
+func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 	defer c.calls.Done()
 	if end != nil {
 		defer func() { end(t.Err()) }()
 	}
 	// The call is not tied to the Prompt context: ending a turn early is
 	// session/cancel (see Turn.Cancel), never an abandoned call.
-	rsps, err := c.rpc.Batch(c.baseCtx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: params}})
+	rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: params}})
 	if err != nil {
 		c.mu.Lock()
 		if c.sending == t { // never reached the wire
@@ -92,14 +93,14 @@ func (c *Client) runPrompt(t *Turn, params any, end func(error)) {
 			<-c.promptSlot
 		}
 		c.mu.Unlock()
-		t.fail(callError(MethodSessionPrompt, c.mapSendErr(err)))
+		t.fail(callError(MethodSessionPrompt, c.mapSendErr(g, err)))
 		return
 	}
-	if out := c.wire.Settle(rsps[0].ID()); out.Answered {
+	if out := g.wire.Settle(rsps[0].ID()); out.Answered {
 		return // the reader ended the turn
 	}
-	<-c.done
-	t.fail(callError(MethodSessionPrompt, c.endErr))
+	<-g.done
+	t.fail(callError(MethodSessionPrompt, g.endErr))
 }
 
 // onCallSent is the wire's hook for every call jrpc2 sends, called before
@@ -126,10 +127,17 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	return func(err error) { t.sent <- err }
 }
 
-func (c *Client) mapSendErr(err error) error {
+// mapSendErr replaces jrpc2's error for a call that could not be sent on
+// g with why the client or g ended.
+func (c *Client) mapSendErr(g *agentConn, err error) error {
 	select {
 	case <-c.done:
 		return c.endErr
+	default:
+	}
+	select {
+	case <-g.done:
+		return g.endErr
 	default:
 		return err
 	}
@@ -141,9 +149,6 @@ func (c *Client) mapSendErr(err error) error {
 // turn, every one after it is not. jrpc2 still completes the call.
 func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	if method != MethodSessionPrompt {
-		if method == MethodInitialize {
-			c.onInitAnswered(raw)
-		}
 		c.onCreateAnswered(id, method, raw)
 		return
 	}

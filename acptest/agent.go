@@ -86,6 +86,17 @@ type Options struct {
 	// OnLoadSession, if set, runs for session/load (after the history
 	// replay) and session/resume, before the response.
 	OnLoadSession func(s *Session)
+	// OnReplay, if set, runs before the i-th update (from 0) a session/load
+	// (or v2's session/resume from the start) replays, on the request's
+	// goroutine: a script may kill the agent mid-replay there
+	// (Session.Crash, Agent.Kill).
+	OnReplay func(s *Session, i int)
+	// Restore says which ways back to an existing session the agent
+	// offers (session/resume, session/load), for tests of clients that
+	// restart agents: the zero value offers both. It changes the default
+	// capabilities (when Capabilities is nil) and answers a method it
+	// leaves out -32601. ACP v1 only.
+	Restore Restore
 	// OnPrompt is the turn script. It runs in its own goroutine per
 	// session/prompt and may block; the agent keeps serving other requests
 	// and notifications meanwhile. Its stopReason is sent as the result

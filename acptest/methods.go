@@ -24,8 +24,14 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 	case "auth/login":
 		f = c.authenticate
 	case acp.MethodSessionLoad:
+		if !c.a.opts.Restore.load() {
+			break
+		}
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, true) }
 	case acp.MethodSessionResume:
+		if !c.a.opts.Restore.resume() {
+			break
+		}
 		// v2 has no session/load: resume with replayFrom replays.
 		f = func(p json.RawMessage) (any, error) {
 			var r struct {
@@ -45,7 +51,8 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 		f = c.setMode
 	case acp.MethodSessionSetConfigOption:
 		f = c.setConfigOption
-	default:
+	}
+	if f == nil {
 		return func(ctx context.Context) (any, error) {
 			if h := c.a.opts.OnExtMethod; h != nil {
 				return h(ctx, c, method, params)
@@ -99,6 +106,7 @@ func (c *Conn) initialize(params json.RawMessage) (any, error) {
 		if len(o.AuthMethods) > 0 {
 			caps["auth"] = map[string]any{"logout": map[string]any{}}
 		}
+		o.Restore.apply(caps)
 		res["agentCapabilities"] = caps
 	}
 	if c.a.subprocess {
@@ -196,7 +204,10 @@ func (c *Conn) loadSession(params json.RawMessage, replay bool) (any, error) {
 	c.a.mu.Unlock()
 	s := &Session{Conn: c, st: st, params: params}
 	if replay {
-		for _, u := range history {
+		for i, u := range history {
+			if f := c.a.opts.OnReplay; f != nil {
+				f(s, i)
+			}
 			if err := s.send(u, false); err != nil {
 				return nil, err
 			}
