@@ -51,6 +51,12 @@ type Observer struct {
 	// there). The TurnObserver, if not nil, watches the turn. Turns an
 	// agent starts on a child session are not observed.
 	Turn func(ctx context.Context, turn TurnInfo) (context.Context, *TurnObserver)
+
+	// Restart is told of each step of a restart of the agent, in order, on
+	// the client's callback goroutine, as RestartPolicy.OnRestart (which,
+	// when set too, is called right after it). Only a client with
+	// ClientOptions.Restart restarts; see docs/SUPERVISION.md.
+	Restart func(RestartEvent)
 }
 
 // CallInfo describes a request or notification the client is about to send.

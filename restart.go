@@ -188,11 +188,26 @@ func (s *supervisor) settled(cur *agentConn) bool {
 	return true
 }
 
-// observe tells RestartPolicy.OnRestart of ev, on the callback goroutine.
+// observe tells Observer.Restart, then RestartPolicy.OnRestart, of ev, on
+// the callback goroutine (the Observer first, so that when OnRestart hears
+// of a step its metrics are already recorded).
 func (c *Client) observe(ev RestartEvent) {
-	if h := c.sup.p.OnRestart; h != nil {
-		c.events.Push(eventRestart, 64, func() { h(ev) })
+	h := c.sup.p.OnRestart
+	var o func(RestartEvent)
+	if c.opts.Observer != nil {
+		o = c.opts.Observer.Restart
 	}
+	if h == nil && o == nil {
+		return
+	}
+	c.events.Push(eventRestart, 64, func() {
+		if o != nil {
+			o(ev)
+		}
+		if h != nil {
+			h(ev)
+		}
+	})
 }
 
 // restart brings the agent back after dead ended, and the sessions with

@@ -95,12 +95,20 @@ func (in *Instrumentation) Observer() *acp.Observer {
 		Inject: in.inject,
 		Serve:  o.serve,
 		Turn:   o.turn,
+		Restart: func(ev acp.RestartEvent) {
+			// One count per restart that ended: the agent came back, or
+			// the client gave up on it. The steps between are not counted.
+			if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
+				in.RecordRestart(context.Background(), string(ev.Phase))
+			}
+		},
 	}
 }
 
 // RecordRestart counts one restart of an agent (the acp.client.restarts
-// counter, with acp.restart.reason). Supervision that restarts agents
-// calls it for each restart; the core Observer has no restart event yet.
+// counter, with acp.restart.reason). The Observer calls it for each restart
+// of a supervised client (ClientOptions.Restart) that ended, with reason
+// "restored" or "gave_up"; call it yourself for restarts made elsewhere.
 func (in *Instrumentation) RecordRestart(ctx context.Context, reason string) {
 	in.m.restarts.Add(ctx, 1, metric.WithAttributes(AttrRestartReason.String(reason)))
 }
