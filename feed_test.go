@@ -150,7 +150,7 @@ func TestFeedReproducesState(t *testing.T) {
 	for seed := range 60 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 7))
-			opts := &ClientOptions{Subagents: true, Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+			opts := &ClientOptions{Subagents: true, Restart: &RestartPolicy{after: noBackoff}, Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
 				if r := req.Seq % 3; r == 0 {
 					<-ctx.Done() // left pending until the cancel, or the end
 					return CancelledOutcome(), nil
@@ -167,13 +167,25 @@ func TestFeedReproducesState(t *testing.T) {
 				live <- evs
 			}()
 			steps := 20 + r.IntN(60)
-			cancelAt := -1
+			cancelAt, restartAt := -1, -1
 			if r.IntN(2) == 0 {
 				cancelAt = r.IntN(steps)
 			}
+			if r.IntN(3) == 0 {
+				restartAt = r.IntN(steps)
+			}
+			restarted := false
 			for i := range steps {
 				if i == cancelAt {
 					turn.Cancel()
+				}
+				if i == restartAt {
+					// The agent dies mid-turn: the turn ends there with
+					// ErrAgentRestarted and what it had folded.
+					a = a.restart(nil)
+					a.reply(expectCall(a, "session/resume"), map[string]any{})
+					restarted = true
+					break
 				}
 				if r.IntN(8) == 0 {
 					params := permParams(fmt.Sprint("tc", r.IntN(5)), "allow_once", "reject_once")
@@ -189,8 +201,12 @@ func TestFeedReproducesState(t *testing.T) {
 				}
 				a.update("s1", randomStep(r))
 			}
-			a.reply(p, map[string]any{"stopReason": "end_turn"})
-			turn.Wait()
+			if !restarted {
+				a.reply(p, map[string]any{"stopReason": "end_turn"})
+			}
+			if _, err := turn.Wait(); restarted && !errors.Is(err, ErrAgentRestarted) {
+				t.Fatalf("the turn the agent died in: %v", err)
+			}
 			want := turn.State()
 			if diff := cmp.Diff(want, foldEvents(t, <-live)); diff != "" {
 				t.Errorf("live events fold differently from State (-State +fold):\n%s", diff)

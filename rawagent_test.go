@@ -18,6 +18,7 @@ type rawAgent struct {
 	in   *bufio.Reader  // client → agent
 	inR  *io.PipeReader
 	msgs chan rawMsg
+	rt   *rawTransport
 }
 
 type rawMsg struct {
@@ -31,6 +32,14 @@ type rawMsg struct {
 
 func newRawAgent(t *testing.T) (*rawAgent, Transport) {
 	t.Helper()
+	a, st := rawPipes(t)
+	rt := &rawTransport{t: t, first: st, next: make(chan *rawAgent, 1)}
+	a.rt = rt
+	return a, rt
+}
+
+// rawPipes makes a raw agent and the client's transport to it.
+func rawPipes(t *testing.T) (*rawAgent, *StreamTransport) {
 	cr, aw := io.Pipe() // client reads what the agent writes
 	ar, cw := io.Pipe() // agent reads what the client writes
 	a := &rawAgent{t: t, out: aw, in: bufio.NewReader(ar), inR: ar, msgs: make(chan rawMsg, 1000)}
@@ -52,6 +61,53 @@ func newRawAgent(t *testing.T) (*rawAgent, Transport) {
 	}()
 	t.Cleanup(func() { aw.Close(); ar.Close() })
 	return a, &StreamTransport{Reader: cr, Writer: cw}
+}
+
+// rawTransport connects to a raw agent first, and to a new one at every
+// later Connect (a restart, ClientOptions.Restart), handed to the test on
+// next.
+type rawTransport struct {
+	t     *testing.T
+	first *StreamTransport
+	used  bool // only the client's restart goroutine, after Connect
+	next  chan *rawAgent
+}
+
+func (rt *rawTransport) Connect(ctx context.Context) (Conn, error) { return rt.open(ctx, linkHooks{}) }
+
+func (rt *rawTransport) open(ctx context.Context, h linkHooks) (*link, error) {
+	if !rt.used {
+		rt.used = true
+		return rt.first.open(ctx, h)
+	}
+	a, st := rawPipes(rt.t)
+	a.rt = rt
+	select {
+	case rt.next <- a:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return st.open(ctx, h)
+}
+
+// restart ends the agent's connection, as the death of its process would,
+// and returns the agent of the client's next connection once it has
+// answered initialize with initResult (defaultInit when nil).
+func (a *rawAgent) restart(initResult any) *rawAgent {
+	a.t.Helper()
+	a.out.Close()
+	a.inR.Close()
+	var b *rawAgent
+	select {
+	case b = <-a.rt.next:
+	case <-time.After(10 * time.Second):
+		a.t.Fatal("the client did not reconnect")
+	}
+	if initResult == nil {
+		initResult = defaultInit
+	}
+	b.reply(b.expect("initialize"), initResult)
+	return b
 }
 
 // write puts raw bytes on the client's input.
@@ -175,4 +231,12 @@ func newSessionRaw(t *testing.T, c *Client, a *rawAgent) *Session {
 
 func chunk(text string) map[string]any {
 	return map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}
+}
+
+// noBackoff is a RestartPolicy timer that has always fired: tests restart
+// as often as they like without waiting.
+func noBackoff(time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	ch <- time.Time{}
+	return ch
 }

@@ -158,6 +158,7 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	default:
 		return fmt.Errorf("%w: %s: the restarted agent offers neither session/resume nor session/load", ErrSessionLost, agenttext.Quote(s.id))
 	}
+	pre := s.State()
 	s.beginRestore(g.n, method, replay)
 	var res LoadSessionResponse
 	_, err := c.callOn(ctx, g, method, params, &res)
@@ -166,7 +167,7 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 		return fmt.Errorf("%w: %s: %w", ErrSessionLost, agenttext.Quote(s.id), err)
 	}
 	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
-	s.reapplyChoices(ctx)
+	s.reapplyChoices(ctx, &pre)
 	return nil
 }
 
@@ -192,27 +193,31 @@ func (s *Session) endRestore() {
 	s.mu.Unlock()
 }
 
-// reapplyChoices sets the client's own choices again where the restored
-// session does not have them. A choice the agent no longer offers, or
-// refuses, is left: the session's state says what the agent has.
-func (s *Session) reapplyChoices(ctx context.Context) {
+// reapplyChoices sets the client's own choices again where the session
+// had them before the restart (pre) and the restored session does not:
+// a choice the agent overrode before it died (its own mode switch) stays
+// overridden, one it forgot in dying is set again. A choice the agent no
+// longer offers, or refuses, is left: the state says what the agent has.
+func (s *Session) reapplyChoices(ctx context.Context, pre *SessionState) {
 	s.mu.Lock()
 	ch := s.chosen
 	ch.config = slices.Clone(ch.config)
 	st := s.stateLocked()
 	s.mu.Unlock()
-	if ch.mode != "" && st.Modes != nil && st.Modes.CurrentModeID != ch.mode && s.c.version != 2 {
-		_ = s.SetMode(ctx, ch.mode)
+	if m := ch.mode; m != "" && s.c.version != 2 && pre.Modes != nil && pre.Modes.CurrentModeID == m &&
+		st.Modes != nil && st.Modes.CurrentModeID != m {
+		_ = s.SetMode(ctx, m)
 	}
 	for _, req := range ch.config {
-		if configHas(st.ConfigOptions, &req) {
+		if !configHas(pre.ConfigOptions, &req) || configHas(st.ConfigOptions, &req) {
 			continue
 		}
 		r := req
 		_, _ = s.setConfig(ctx, &r)
 	}
-	if ch.model != "" && st.Models != nil && st.Models.CurrentModelID != ch.model {
-		_ = s.setModel(ctx, ch.model)
+	if m := ch.model; m != "" && pre.Models != nil && pre.Models.CurrentModelID == m &&
+		st.Models != nil && st.Models.CurrentModelID != m {
+		_ = s.setModel(ctx, m)
 	}
 }
 
@@ -230,7 +235,7 @@ func configHas(opts []SessionConfigOption, req *SetSessionConfigOptionRequest) b
 		}
 		return true // a kind this package cannot compare: leave it
 	}
-	return true // no longer offered: nothing to set
+	return false // not offered
 }
 
 // errNoRestore is never returned; it keeps errors imported for later use.

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -55,10 +56,23 @@ func sessionWithModes(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *S
 // replayed through a log window so small that the reader starts from an
 // EventReleased — reproduces Session.State.
 func TestSessionFeedReproducesState(t *testing.T) {
+	restarts := 0
+	defer func() {
+		if restarts == 0 {
+			t.Error("no script restarted the agent")
+		}
+	}()
 	for seed := range 30 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 11))
-			_, a, s := sessionWithModes(t, &ClientOptions{Subagents: true, Limits: Limits{SessionLog: 8, OutsideLog: 3}})
+			_, a, s := sessionWithModes(t, &ClientOptions{Subagents: true, Limits: Limits{SessionLog: 8, OutsideLog: 3}, Restart: &RestartPolicy{MaxRestarts: 100, after: noBackoff}})
+			// Odd seeds restart an agent that offers session/load only:
+			// its replay is reconciled with what the session holds.
+			loadOnly := seed%2 == 1
+			restartInit := defaultInit
+			if loadOnly {
+				restartInit = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"loadSession": true}}
+			}
 			live := make(chan SessionState, 1)
 			var endSeq uint64
 			ctx, stop := context.WithCancel(context.Background())
@@ -127,6 +141,26 @@ func TestSessionFeedReproducesState(t *testing.T) {
 					// Between updates on the wire: the reader may have
 					// applied some of those sent before, not all.
 					s.ReleaseHistory()
+				case k == 7 && r.IntN(2) == 0:
+					// The agent dies: the turn running fails, the session
+					// is restored (resumed, or loaded with a replay of
+					// random updates, some of them known) and goes on.
+					a = a.restart(restartInit)
+					if loadOnly {
+						m := expectCall(a, "session/load")
+						for range r.IntN(6) {
+							a.update("s1", randomStep(r))
+						}
+						a.reply(m, map[string]any{})
+					} else {
+						a.reply(expectCall(a, "session/resume"), map[string]any{})
+					}
+					if turn != nil {
+						if _, err := turn.Wait(); !errors.Is(err, ErrAgentRestarted) {
+							t.Fatalf("the interrupted turn: %v", err)
+						}
+						turn = nil
+					}
 				default:
 					a.update("s1", randomStep(r))
 				}
@@ -138,6 +172,7 @@ func TestSessionFeedReproducesState(t *testing.T) {
 			a.update("s1", map[string]any{"sessionUpdate": "end_of_script"})
 			got := <-live
 			want := s.State()
+			restarts += want.Restarts
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("live session events fold differently from State (-State +fold):\n%s", diff)
 			}
