@@ -99,6 +99,7 @@ type supervisor struct {
 
 	mu      sync.Mutex
 	running bool
+	stopped bool        // Close stopped supervision: no restart starts
 	times   []time.Time // the restarts within the window, oldest first
 }
 
@@ -125,7 +126,7 @@ func newSupervisor(p *RestartPolicy) *supervisor {
 func (s *supervisor) died(c *Client, g *agentConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.running || s.stopped {
 		return
 	}
 	s.running = true
@@ -137,7 +138,14 @@ func (s *supervisor) died(c *Client, g *agentConn) {
 }
 
 // stop makes a restart under way give up, and waits for it.
+//
+// A connection whose death was seen before Close marked the client closing
+// may still call died while stop runs: stopped, set under mu, keeps it from
+// starting a restart (and its WaitGroup.Add from racing Wait).
 func (s *supervisor) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
 }
