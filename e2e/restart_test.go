@@ -128,6 +128,20 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 	if n := r.Model.Left(); n != 0 {
 		t.Errorf("%d scripted replies left", n)
 	}
+	if midTurn {
+		return
+	}
+	// What the restart is measured against: a fresh process, initialize
+	// and session/load of the same history, by hand.
+	r.C.Close()
+	t0 := time.Now()
+	r.connect(&acp.ClientOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := r.C.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: r.Dir}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	t.Logf("%s: a fresh connect and session/load in %v", ag.name, time.Since(t0).Round(time.Millisecond))
 }
 
 // conversation is what the session holds of the conversation: the agent's
