@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -136,12 +135,12 @@ func TestRemoteAgentKilled(t *testing.T) {
 							break // "waiting": the agent is in the turn
 						}
 					}
-					syscall.Kill(first.Process.Pid, syscall.SIGKILL)
+					first.Process.Kill() // SIGKILL
 					if _, err := turn.Wait(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
 						t.Fatalf("the interrupted turn: %v, want ErrAgentRestarted", err)
 					}
 				} else {
-					syscall.Kill(first.Process.Pid, syscall.SIGKILL)
+					first.Process.Kill() // SIGKILL
 				}
 				ev := restored(t, events, s.ID())
 				echo(t, s, "after")
