@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/gateway"
 )
 
 // envCrashMark names a file: the "crashloop" agent refuses to start when it
@@ -313,5 +317,47 @@ func TestRestartUsage(t *testing.T) {
 	_, errOut, _ := runCLI(t, "", "-h")
 	if !strings.Contains(errOut, "-restart") || !strings.Contains(errOut, "default: on interactively, off with -p prompts") {
 		t.Errorf("usage:\n%s", errOut)
+	}
+}
+
+// --url: the agent behind a gateway dies in a turn; the command, with
+// --restart, connects again (a new agent process behind a new gateway
+// connection), resumes the session and runs the next prompt, over
+// Streamable HTTP and WebSocket. A remote death has no exit status: the
+// died event says how the connection ended.
+func TestRestartRemote(t *testing.T) {
+	cmdArgs := agentArgs(t, "mortal")[1:]
+	agents := &gateway.CommandAgent{Command: func(ctx context.Context) (*exec.Cmd, error) {
+		cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
+		return cmd, nil
+	}, ShutdownGrace: time.Second}
+	gw := gateway.New(agents.Dial, nil)
+	srv := httptest.NewServer(gw)
+	t.Cleanup(func() {
+		gw.Shutdown(context.Background())
+		srv.Close()
+	})
+	for _, url := range []string{srv.URL, "ws" + strings.TrimPrefix(srv.URL, "http")} {
+		t.Run(url[:strings.Index(url, ":")], func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", "--json", "--restart", "--url", url, "--cwd", t.TempDir(), "-p", "one", "-p", "die", "-p", "three")
+			if code != 1 {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			evs := parseEvents(t, out)
+			ends := eventsOf(evs, "turn_end")
+			if len(ends) != 2 || lastMessage(t, ends[1]) != "ok: three" {
+				t.Fatalf("turn_end events %v; events %v", ends, kinds(evs))
+			}
+			rs := eventsOf(evs, "restart")
+			if len(rs) != 2 || rs[0]["phase"] != "died" || rs[1]["phase"] != "restored" || len(rs[1]["restored"].([]any)) != 1 {
+				t.Fatalf("restart events %v", rs)
+			}
+			if _, ok := rs[0]["exitStatus"]; ok {
+				t.Errorf("a remote death with an exit status: %v", rs[0])
+			}
+			if n := len(eventsOf(evs, "error")); n != 1 {
+				t.Errorf("%d error events; events %v", n, kinds(evs))
+			}
+		})
 	}
 }
