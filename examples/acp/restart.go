@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acpclient/acp"
 )
@@ -61,9 +62,42 @@ type supervision struct {
 	session string        // the command's session, once open
 	lost    chan struct{} // closed when a restart lost the session
 	once    sync.Once
+
+	// deaths counts the died events printed; shown, those the interrupted
+	// turns have waited for; died is signalled at each.
+	deaths, shown int
+	died          chan struct{}
 }
 
-func newSupervision() *supervision { return &supervision{lost: make(chan struct{})} }
+func newSupervision() *supervision {
+	return &supervision{lost: make(chan struct{}), died: make(chan struct{}, 1)}
+}
+
+// diedShown waits until the death that interrupted a turn has been
+// reported, so that its line (or event) comes before the turn's error:
+// the library fails the turn first and reports the death on its callback
+// goroutine just after. It gives up when the client ends or, as a safety
+// net, after a second (the report is then simply later in the output).
+func (v *supervision) diedShown(c *acp.Client) {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		v.mu.Lock()
+		if v.deaths > v.shown {
+			v.shown++
+			v.mu.Unlock()
+			return
+		}
+		v.mu.Unlock()
+		select {
+		case <-v.died:
+		case <-c.Done():
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
 
 func (v *supervision) setSession(id string) {
 	v.mu.Lock()
@@ -90,6 +124,15 @@ func (o *output) restartHandler(v *supervision) func(acp.RestartEvent) {
 	return func(ev acp.RestartEvent) {
 		v.observe(ev)
 		o.restart(ev)
+		if ev.Phase == acp.RestartDied {
+			v.mu.Lock()
+			v.deaths++
+			v.mu.Unlock()
+			select {
+			case v.died <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 

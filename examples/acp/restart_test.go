@@ -131,9 +131,9 @@ func TestRestartPromptsContinue(t *testing.T) {
 			if got := restored["restored"].([]any); len(got) != 1 || got[0] != sid || len(restored["lost"].([]any)) != 0 || restored["connection"] != float64(2) {
 				t.Errorf("restored event %v, session %v", restored, sid)
 			}
-			// Order: the turn's error comes before the next turn's
-			// events; the restart is reported before the next turn ends.
-			if i, j, k := strings.Index(ks, "error"), strings.Index(ks, "restart"), strings.LastIndex(ks, "turn_end"); i < 0 || j < 0 || k < i || k < j {
+			// Order: the death is reported, then the turn's error, then
+			// the next turn ends (the restore is reported by then).
+			if i, j, k := strings.Index(ks, "error"), strings.Index(ks, "restart"), strings.LastIndex(ks, "turn_end"); i < 0 || j < 0 || j > i || k < i || k < strings.LastIndex(ks, "restart") {
 				t.Errorf("events out of order: %s", ks)
 			}
 			// The third turn's state is the restored session's: its
@@ -157,10 +157,16 @@ func TestRestartPromptsText(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
-	for _, want := range []string{"acp: the agent died (exit status 3); restarting it", "mortal: killed in a turn", "acp: the agent is back (connection 2); restored session sess-1", "agent restarted"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	last := -1
+	for _, want := range []string{"acp: the agent died (exit status 3); restarting it", "mortal: killed in a turn", "acp: session/prompt: the agent restarted"} {
+		i := strings.Index(errOut, want)
+		if i < last {
+			t.Errorf("stderr lacks %q after the line before:\n%s", want, errOut)
 		}
+		last = i
+	}
+	if !strings.Contains(errOut, "acp: the agent is back (connection 2); restored session sess-1") {
+		t.Errorf("stderr:\n%s", errOut)
 	}
 	if !strings.Contains(out, "ok: two") {
 		t.Errorf("stdout %q", out)

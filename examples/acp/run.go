@@ -129,6 +129,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 				// back): report the turn, go on with the next prompt on
 				// the restored session (Prompt waits for the restart),
 				// and exit 1 at the end.
+				sup.diedShown(c)
 				out.fail(err)
 				failed = errTurnFailed
 				err = nil
@@ -388,6 +389,7 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 					return gone
 				}
 				if interrupted(err) {
+					sup.diedShown(c)
 					out.fail(err) // an error event; the prompt comes back
 				}
 				if s.Err() != nil {
