@@ -206,6 +206,7 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 			t.fail(callError(MethodSessionPrompt, g.endErr))
 		}
 		c.failChildTurns(g.endErr)
+		c.failRunningTurns(g.endErr)
 		c.sup.died(c, g)
 	})
 }

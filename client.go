@@ -451,6 +451,7 @@ func (c *Client) end(reason error) {
 			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
+		c.failRunningTurns(reason)
 		close(c.done)
 		c.baseCancel()
 	})
