@@ -28,13 +28,13 @@ func TestRestart(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				testRestart(t, ag, midTurn)
+				testRestart(t, ag, midTurn, false)
 			})
 		}
 	}
 }
 
-func testRestart(t *testing.T, ag agent, midTurn bool) {
+func testRestart(t *testing.T, ag agent, midTurn, v2 bool) {
 	restarts := make(chan acp.RestartEvent, 16)
 	var died time.Time
 	opts := &acp.ClientOptions{
@@ -46,7 +46,12 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 			}
 		}},
 	}
-	r := start(t, ag, opts)
+	var r *run
+	if v2 {
+		r = startV2Client(t, ag, opts)
+	} else {
+		r = start(t, ag, opts)
+	}
 	r.Model.Script(Reply{Text: []string{"First answer."}})
 	if _, stop, err := r.prompt("one"); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("first turn: %v, %v", stop, err)
@@ -132,7 +137,7 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 	if n := r.Model.Left(); n != 0 {
 		t.Errorf("%d scripted replies left", n)
 	}
-	if midTurn {
+	if midTurn || v2 {
 		return
 	}
 	// What the restart is measured against: a fresh process, initialize
