@@ -28,13 +28,15 @@ func TestRestart(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				testRestart(t, ag, midTurn, false)
+				testRestart(t, ag, midTurn, start, false)
 			})
 		}
 	}
 }
 
-func testRestart(t *testing.T, ag agent, midTurn, v2 bool) {
+// testRestart runs one case; open starts the agent (start, or
+// startV2Client with v2 set).
+func testRestart(t *testing.T, ag agent, midTurn bool, open func(*testing.T, agent, *acp.ClientOptions) *run, v2 bool) {
 	restarts := make(chan acp.RestartEvent, 16)
 	var died time.Time
 	opts := &acp.ClientOptions{
@@ -46,12 +48,7 @@ func testRestart(t *testing.T, ag agent, midTurn, v2 bool) {
 			}
 		}},
 	}
-	var r *run
-	if v2 {
-		r = startV2Client(t, ag, opts)
-	} else {
-		r = start(t, ag, opts)
-	}
+	r := open(t, ag, opts)
 	r.Model.Script(Reply{Text: []string{"First answer."}})
 	if _, stop, err := r.prompt("one"); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("first turn: %v, %v", stop, err)

@@ -16,7 +16,7 @@ func TestRestartV2(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				testRestart(t, ag, midTurn, true)
+				testRestart(t, ag, midTurn, startV2Client, true)
 			})
 		}
 	}
