@@ -62,9 +62,12 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		Update:       c.onUpdate,
 		Notification: c.onNotification,
 		Response: func(id []byte, method string, raw []byte) {
-			if method == MethodInitialize {
+			switch method {
+			case MethodInitialize:
 				c.onInitAnswered(g, raw)
 				return
+			case MethodSessionLoad, MethodSessionResume:
+				c.restoreAnswered()
 			}
 			c.onResponse(id, method, raw)
 		},
@@ -200,13 +203,40 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 		g.cancel()
 		if !restart {
 			c.end(g.endErr)
+			if c.version == 2 {
+				c.failRunningTurns(g.endErr)
+			}
 			return
 		}
 		for _, t := range turns {
 			t.fail(callError(MethodSessionPrompt, g.endErr))
 		}
-		c.failChildTurns(g.endErr)
 		c.failRunningTurns(g.endErr)
 		c.sup.died(c, g)
 	})
+}
+
+// failRunningTurns fails every turn still running on the client's
+// sessions when their connection ended: a v2 turn whose prompt was
+// answered waits for an idle that will not come, and a child's turn for
+// its parent's report. (v1 turns waiting for their answer are in
+// c.prompts and failed there.)
+func (c *Client) failRunningTurns(reason error) {
+	c.mu.Lock()
+	var turns []*Turn
+	for _, s := range c.sessions {
+		s.mu.Lock()
+		if t := s.turn; t != nil {
+			turns = append(turns, t)
+		}
+		s.mu.Unlock()
+	}
+	c.mu.Unlock()
+	for _, t := range turns {
+		method := MethodSessionPrompt
+		if t.byAgent {
+			method = "subagent"
+		}
+		t.fail(callError(method, reason))
+	}
 }

@@ -226,6 +226,7 @@ type Client struct {
 	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
 	ended         bool                 // end ran: no prompt may register any more
 	closing       bool                 // Close was called: no restart any more
+	restoring     *Session             // the session a restart's load or resume is for (restore.go)
 
 	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 
@@ -360,7 +361,9 @@ func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }
 func (c *Client) AgentCapabilities() AgentCapabilities { return c.agent().AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
-// its output, or Close was called.
+// its output, or Close was called. With ClientOptions.Restart, an agent's
+// death does not close it: it closes when Close is called or the client
+// gives up restarting (see [RestartPolicy]).
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Err returns why the connection ended (wrapping [ErrConnClosed], and an
@@ -451,7 +454,6 @@ func (c *Client) end(reason error) {
 			t.fail(callError(MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
-		c.failRunningTurns(reason)
 		close(c.done)
 		c.baseCancel()
 	})

@@ -153,6 +153,26 @@
 // [Limits.MaxLineBytes] is skipped; only the call it answered fails,
 // with [ErrLineTooLong]. A panicking handler becomes a -32603 reply.
 //
+// # Supervision
+//
+// By default a Client ends with its agent: when the agent exits or the
+// connection drops, every call and turn fails with [ErrConnClosed]. With
+// [ClientOptions.Restart] set (a [RestartPolicy]; its zero value selects
+// the defaults) the client restarts it instead: it connects through its
+// Transport again (a new process for a [CommandTransport]), initializes
+// and authenticates again, and brings every open session back —
+// session/resume where the agent offers it, else session/load, whose
+// replay is reconciled with what the session already holds (messages by
+// messageId, tool calls by toolCallId, id-less chunks by position), so
+// nothing is shown twice; else the session ends with [ErrSessionLost].
+// The turn the agent died in ends with [ErrAgentRestarted] and keeps what
+// it had folded; its permission dialogs are cancelled; calls made during
+// the restart wait for it, bounded by their context; each session's feed
+// gets one [EventRestarted]. A crash loop spends the restart budget and
+// ends the client with [ErrTooManyRestarts]. What a restart cannot bring
+// back — the rest of the interrupted turn, tool side effects the agent
+// did not report — is in docs/SUPERVISION.md.
+//
 // # Unstable features
 //
 // Some of the API follows schema.unstable.json (pinned in

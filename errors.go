@@ -98,6 +98,8 @@ var (
 	// ErrConnClosed: the connection to the agent ended (the agent exited,
 	// closed its stdout, or Close was called). When the agent process died the
 	// error also wraps an *[ExitError] with its exit status and stderr tail.
+	// With ClientOptions.Restart an agent's death is ErrAgentRestarted
+	// instead, until the client gives up (ErrTooManyRestarts) or is closed.
 	ErrConnClosed = errors.New("acp: connection closed")
 
 	// ErrNotSupported: the agent did not advertise the capability the call
@@ -177,8 +179,8 @@ var (
 )
 
 // ExitError reports how the agent process ended. It is wrapped, together with
-// [ErrConnClosed], in the error of every call that was pending when the agent
-// died.
+// [ErrConnClosed] (or [ErrAgentRestarted] under ClientOptions.Restart), in the
+// error of every call that was pending when the agent died.
 type ExitError struct {
 	// Status is the process's exit status as os.ProcessState.String words it
 	// ("exit status 3", "signal: killed").

@@ -99,7 +99,7 @@ type supervisor struct {
 
 	mu      sync.Mutex
 	running bool
-	stopped bool        // Close stopped supervision: no restart starts
+	stopped bool        // stop was called: no restart starts any more
 	times   []time.Time // the restarts within the window, oldest first
 }
 
@@ -138,13 +138,9 @@ func (s *supervisor) died(c *Client, g *agentConn) {
 }
 
 // stop makes a restart under way give up, and waits for it.
-//
-// A connection whose death was seen before Close marked the client closing
-// may still call died while stop runs: stopped, set under mu, keeps it from
-// starting a restart (and its WaitGroup.Add from racing Wait).
 func (s *supervisor) stop() {
 	s.mu.Lock()
-	s.stopped = true
+	s.stopped = true // after this, no wg.Add: Wait below sees them all
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
@@ -306,6 +302,9 @@ func (e *fatalRestartError) Error() string { return e.err.Error() }
 func (c *Client) reconnect(ctx context.Context, n int) (*agentConn, error) {
 	offered, _ := c.opts.offeredVersion() // Connect checked it
 	g, err := c.dial(ctx, n, offered)
+	if errors.Is(err, ErrUnsupportedVersion) {
+		return g, &fatalRestartError{err} // another attempt gets the same answer
+	}
 	if err != nil {
 		return g, err
 	}

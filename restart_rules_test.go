@@ -2,11 +2,13 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -615,5 +617,75 @@ func TestRestartReappliesChoices(t *testing.T) {
 	}
 	if v := st.ConfigOptions[0].(*acp.SelectConfigOption).CurrentValue; v != "b" {
 		t.Errorf("model %q, want b", v)
+	}
+}
+
+// v2: the session is resumed replaying from the start (the only standard
+// cursor of schema 2.4.0) and the replay reconciled as a v1 load's.
+func TestRestartV2ResumesFromStart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var replayed atomic.Int64
+	a := acptest.New(&acptest.Options{Version: 2, OnPrompt: crashScript,
+		OnReplay: func(*acptest.Session, int) { replayed.Add(1) }})
+	c, _ := restartClient(t, a, nil, &acp.ClientOptions{ProtocolVersion: 2})
+	if c.ProtocolVersion() != 2 {
+		t.Fatalf("version %d", c.ProtocolVersion())
+	}
+	s, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, s, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, s, "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
+		t.Fatalf("the interrupted turn: %v", err)
+	}
+	if _, err := run(ctx, s, "again"); err != nil {
+		t.Fatalf("after the restart: %v", err)
+	}
+	if replayed.Load() == 0 {
+		t.Error("the restore did not replay (no replayFrom?)")
+	}
+	st := s.State()
+	if h := st.History; len(h.Messages)+len(h.UserMessages)+len(h.ToolCalls) != 0 {
+		t.Errorf("the replay was folded again into History: %+v", h)
+	}
+	if st.Restarts != 1 {
+		t.Errorf("Restarts = %d", st.Restarts)
+	}
+	turns := s.Turns()
+	if got := turns[2].State().Messages; len(got) != 1 || got[0].Text != "answer to again" {
+		t.Errorf("the turn after the restart: %+v", got)
+	}
+}
+
+// A call in flight when the agent dies fails with ErrAgentRestarted (not
+// ErrConnClosed: the client lives on); the same call after the restart
+// goes through.
+func TestRestartCallInFlight(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var calls atomic.Int64
+	a := acptest.New(&acptest.Options{Methods: map[string]acptest.MethodFunc{
+		acp.MethodSessionList: func(ctx context.Context, c *acptest.Conn, params json.RawMessage) (any, error) {
+			if calls.Add(1) == 1 {
+				c.Crash()
+			}
+			return map[string]any{"sessions": []any{}}, nil
+		}}})
+	c, _ := restartClient(t, a, nil, nil)
+	list := func() error {
+		for _, err := range c.ListSessions(ctx, nil) {
+			return err
+		}
+		return nil
+	}
+	if err := list(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
+		t.Fatalf("the call in flight: %v", err)
+	}
+	if err := list(); err != nil {
+		t.Fatalf("the call after the restart: %v", err)
 	}
 }

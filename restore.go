@@ -160,15 +160,53 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	}
 	pre := s.State()
 	s.beginRestore(g.n, method, replay)
+	c.mu.Lock()
+	c.restoring = s
+	c.mu.Unlock()
 	var res LoadSessionResponse
 	_, err := c.callOn(ctx, g, method, params, &res)
-	s.endRestore()
+	c.restoreAnswered() // if the answer never came
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSessionLost, agenttext.Quote(s.id), err)
 	}
+	s.mu.Lock()
+	back := s.atAnswer
+	s.mu.Unlock()
+	if res.Modes != nil {
+		back.Modes = res.Modes
+	}
+	if res.ConfigOptions != nil {
+		back.ConfigOptions = res.ConfigOptions
+	}
+	if res.Models != nil {
+		back.Models = res.Models
+	}
 	s.adopt(res.Modes, res.ConfigOptions, res.Models, res.Meta)
-	s.reapplyChoices(ctx, &pre)
+	s.reapplyChoices(ctx, &pre, &back)
 	return nil
+}
+
+// restoreAnswered ends the restore of the session being restored (if
+// any) at the agent's answer to its session/load or session/resume, on
+// the reader, in wire order: what the agent sends after the answer is
+// neither replay nor reconciled, and the session's state at the answer is
+// what the agent came back with (reapplyChoices), whatever it changes
+// afterwards. Only the restart's goroutine calls session/load or
+// session/resume on a connection being restored (other calls wait for
+// it), one at a time, so the answer is that session's.
+func (c *Client) restoreAnswered() {
+	c.mu.Lock()
+	s := c.restoring
+	c.restoring = nil
+	c.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.recon = nil
+	s.loading = false
+	s.atAnswer = s.stateLocked()
+	s.mu.Unlock()
 }
 
 // beginRestore logs the restart on the session's feed and, for a method
@@ -186,23 +224,16 @@ func (s *Session) beginRestore(n int, method string, replay bool) {
 	s.notifyLocked()
 }
 
-func (s *Session) endRestore() {
-	s.mu.Lock()
-	s.recon = nil
-	s.loading = false
-	s.mu.Unlock()
-}
-
 // reapplyChoices sets the client's own choices again where the session
-// had them before the restart (pre) and the restored session does not:
+// had them before the restart (pre) and the restored session (back: as
+// the agent's answer left it) does not:
 // a choice the agent overrode before it died (its own mode switch) stays
 // overridden, one it forgot in dying is set again. A choice the agent no
 // longer offers, or refuses, is left: the state says what the agent has.
-func (s *Session) reapplyChoices(ctx context.Context, pre *SessionState) {
+func (s *Session) reapplyChoices(ctx context.Context, pre, st *SessionState) {
 	s.mu.Lock()
 	ch := s.chosen
 	ch.config = slices.Clone(ch.config)
-	st := s.stateLocked()
 	s.mu.Unlock()
 	if m := ch.mode; m != "" && s.c.version != 2 && pre.Modes != nil && pre.Modes.CurrentModeID == m &&
 		st.Modes != nil && st.Modes.CurrentModeID != m {

@@ -35,12 +35,13 @@ type Session struct {
 	// request that opened it, the client's own choices since, the
 	// reconciler of a restart's replay (nil otherwise), and why the
 	// session was lost (ErrSessionLost), if it was.
-	origin  sessionOrigin
-	chosen  sessionChoices
-	recon   *reconciler
-	lost    error
-	changed notifier            // fired at every change: Changes and Events wait on it
-	perms   map[string]*inbound // pending permission requests by request id
+	origin   sessionOrigin
+	chosen   sessionChoices
+	recon    *reconciler
+	atAnswer SessionState // the state at the restore's answer (restoreAnswered)
+	lost     error
+	changed  notifier            // fired at every change: Changes and Events wait on it
+	perms    map[string]*inbound // pending permission requests by request id
 
 	// A child session's parent (nil otherwise; set before the child is
 	// registered, never changed), the children announced on this session,

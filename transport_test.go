@@ -42,7 +42,7 @@ func (t connTransport) Connect(context.Context) (Conn, error) { return t.conn, n
 // input first (CloseWrite), then the Conn, each once.
 func TestCustomTransport(t *testing.T) {
 	a, st := newRawAgent(t)
-	s := st.(*StreamTransport)
+	s := st.(*rawTransport).first
 	conn := &recordingConn{r: s.Reader.(*io.PipeReader), w: s.Writer.(*io.PipeWriter)}
 	type res struct {
 		c   *Client
