@@ -46,6 +46,9 @@ type conn struct {
 	active   int // requests in flight and receivers attached
 	idleGen  int
 	idle     *time.Timer
+	// heldOpen: the agent of this HTTP connection exited; its session
+	// streams are held open (holdSessionStream).
+	heldOpen bool
 }
 
 // stream is the queue of one SSE stream (or of the WebSocket).
@@ -417,6 +420,7 @@ func (c *conn) close(reason error) {
 		return
 	}
 	c.reason = reason
+	c.heldOpen = !c.ws && errors.Is(reason, ErrAgentExited)
 	if c.idle != nil {
 		c.idle.Stop()
 		c.idle = nil
@@ -438,4 +442,38 @@ func (c *conn) close(reason error) {
 		defer c.g.wg.Done()
 		_ = c.agent.Close()
 	}()
+}
+
+// sessionStreamHold bounds how long a session's SSE stream stays open,
+// silent, after its connection closed because the agent exited
+// (holdSessionStream). A variable for the tests: New reads it.
+var sessionStreamHold = 5 * time.Second
+
+// holdSessionStream keeps a session's SSE stream open, once it is drained,
+// after the agent exited, until the client drops it or sessionStreamHold
+// has passed; it returns at once in every other case.
+//
+// Why: a Streamable HTTP client learns that the connection is gone from
+// the end of the connection stream (or the 404 of one it opens after
+// the end); a session stream that ends first is taken for that session's
+// alone, and its pending calls (a prompt in flight) fail with a stream
+// error instead of the connection's end — a supervised acp.Client would
+// then not see the agent's death in them. The connection stream ends at
+// once; a client that learns of the end drops the session streams itself
+// (package remote does), so nothing waits for the bound with it. (Over
+// WebSocket there is one stream: nothing to hold.)
+func (c *conn) holdSessionStream(ctx context.Context) {
+	c.mu.Lock()
+	held := c.heldOpen
+	c.mu.Unlock()
+	if !held {
+		return
+	}
+	t := time.NewTimer(c.g.hold)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	case <-c.g.stopping:
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acpclient/acp"
 )
@@ -57,6 +58,10 @@ type Gateway struct {
 	goneAt  int
 
 	wg sync.WaitGroup // agents being shut down, and their readers
+
+	stopping     chan struct{} // closed by Shutdown: held session streams end
+	stoppingOnce sync.Once
+	hold         time.Duration // sessionStreamHold
 }
 
 // goneKept is how many closed connections' reasons are kept.
@@ -70,10 +75,12 @@ func New(dial DialFunc, opts *Options) *Gateway {
 		o = *opts
 	}
 	return &Gateway{
-		dial:  dial,
-		o:     o.withDefaults(),
-		conns: make(map[string]*conn),
-		gone:  make(map[string]string),
+		dial:     dial,
+		o:        o.withDefaults(),
+		conns:    make(map[string]*conn),
+		gone:     make(map[string]string),
+		stopping: make(chan struct{}),
+		hold:     sessionStreamHold,
 	}
 }
 
@@ -83,6 +90,7 @@ func New(dial DialFunc, opts *Options) *Gateway {
 // its error. It does not stop the http.Server: call it first, then the
 // server's Shutdown, which otherwise waits for SSE streams that never end.
 func (g *Gateway) Shutdown(ctx context.Context) error {
+	g.stoppingOnce.Do(func() { close(g.stopping) })
 	g.mu.Lock()
 	g.closing = true
 	conns := make([]*conn, 0, len(g.conns))

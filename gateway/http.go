@@ -268,6 +268,9 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 	for {
 		msg, ok := c.next(r.Context(), st, tick.C)
 		if !ok {
+			if session != "" && r.Context().Err() == nil {
+				c.holdSessionStream(r.Context())
+			}
 			return
 		}
 		_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))

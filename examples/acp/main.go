@@ -68,8 +68,30 @@
 // 2 s, SIGTERM, 1 s, SIGKILL to its process group), print an error event,
 // and exit with 128 plus the signal's number (143, 129, 130): no agent
 // process outlives the command. Ctrl-D or the end of input at the prompt
-// exits 0. An agent that exits or closes its output is reported at once,
-// with its exit status and stderr tail, and the command exits 1.
+// exits 0. Without --restart, an agent that exits or closes its output is
+// reported at once, with its exit status and stderr tail, and the command
+// exits 1.
+//
+// --restart supervises the agent (see docs/SUPERVISION.md): on by default
+// when prompts are read interactively, off with -p prompts and --list (a
+// script's agent that dies ends the command, as it always did); --restart
+// turns it on, --restart=false off. An agent that dies, or whose remote
+// connection drops, is reported, started again (a new process, or a new
+// connection for --url) and its session resumed, else loaded; the turn it
+// interrupted gets an error event (--json) or line instead of its turn_end,
+// and the next prompt runs on the restored session; with -p prompts the
+// exit status is then 1. Each step is a line on stderr ("acp: the agent
+// died (exit status 3); restarting it", "acp: the agent is back
+// (connection 2); restored session ID"), or with --json an event
+// {"event":"restart","phase":P,"connection":N,"attempt":K,...}: phase
+// "died" (exitStatus, exitCode and stderrTail when a process died;
+// message), "waiting" (delayMs, the backoff before attempt K), "failed"
+// (attempt K failed: message, and exitStatus, exitCode, stderrTail),
+// "restored" (restored and lost: lists of session ids) and "gave_up"
+// (message; an error event follows). A session the restarted agent cannot
+// bring back ends the command with an error naming it; an agent that
+// dies more than 5 times within a minute (backoff 0, 0.5 s, 1 s, ... up to
+// 30 s) ends it with an error naming its last exit status and stderr tail.
 //
 // Without --json, every string the agent chooses is printed with its
 // control characters escaped (\r, \x1b, \u009b; see sanitize.go), so that
@@ -124,7 +146,9 @@ interactive commands:
 
 exit status:
   0    the last turn ended, whatever its stop reason; or /quit, Ctrl-D, end of input
-  1    a failure, including the agent exiting or closing its output
+  1    a failure, including the agent exiting or closing its output (without
+       --restart), its session lost at a restart, or a -p turn interrupted by
+       the agent's death
   2    bad flags
   130  Ctrl-C at the prompt, or twice in a turn
   129  SIGHUP; 143 SIGTERM (the agent is shut down in stages first)
@@ -163,6 +187,7 @@ type config struct {
 	agent       []string
 	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
 	remote      remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
+	restart     restartFlag   // --restart (restart.go)
 }
 
 func main() {
@@ -200,6 +225,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.planOps, "plan-ops", false, "advertise plan operations: the agent may then send several plans by id (plan_update, plan_removed) instead of one checklist")
 	fs.BoolVar(&cfg.subagents, "subagents", true, "advertise subagents: show the child sessions an agent delegates to, and the messages between sessions (--subagents=false: the agent reports them in the parent's turn, if at all)")
 	fs.BoolVar(&cfg.diagnostics, "diagnostics", false, "report what the client tolerated or refused of the agent: malformed lines, unknown update kinds, limits reached")
+	fs.Var(&cfg.restart, "restart", "supervise the agent: when it dies (or its connection drops), report it, start it again and resume the session; the turn it interrupted fails (default: on interactively, off with -p prompts; --restart=false: the command ends when the agent does)")
 	cfg.registry.register(fs, stderr)
 	cfg.remote.register(fs)
 	fs.Usage = func() {
@@ -284,6 +310,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// key, not as SIGINT, but it ends the command the same way.
 		out.fail(fmt.Errorf("%v: the agent was shut down", os.Interrupt))
 		return statusInterrupted
+	}
+	if errors.Is(err, errTurnFailed) {
+		return 1 // the failed turn's error is out already
 	}
 	if err != nil {
 		out.fail(err)

@@ -309,11 +309,12 @@ func TestCtrlCAndCtrlDAtPrompt(t *testing.T) {
 	}
 }
 
-// An agent that dies while the prompt waits is reported at once, with its
-// exit status and the tail of its stderr, and the command exits 1, rather
-// than prompting on for a connection that is gone.
+// With --restart=false, an agent that dies while the prompt waits is
+// reported at once, with its exit status and the tail of its stderr, and
+// the command exits 1, rather than prompting on for a connection that is
+// gone. (By default it is restarted: restart_test.go.)
 func TestAgentDiesAtPrompt(t *testing.T) {
-	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
+	cmd, sc, typ := startPTY(t, append([]string{"--restart=false", "--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
 	sc.expect(t, "> ")
 	typ("go\r")
 	sc.expect(t, "[end_turn]")

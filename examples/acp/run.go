@@ -68,6 +68,11 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	if cfg.diagnostics {
 		opts.OnDiagnostic = out.diagnostic
 	}
+	sup := newSupervision()
+	if cfg.restart.enabled(cfg) {
+		opts.Restart = restartPolicy()
+		opts.Restart.OnRestart = out.restartHandler(sup)
+	}
 	// Agents such as codex-acp say right after initialize whether the user
 	// must sign in; show it, and every change.
 	opts.OnAuthStatus = out.authStatus
@@ -109,20 +114,36 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		return err
 	}
 	current = s
+	sup.setSession(s.ID())
 	out.sessionStarted(s)
 	if err := applySettings(ctx, s, cfg); err != nil {
 		return err
 	}
 
 	if len(cfg.prompts) > 0 {
+		var failed error
 		for _, p := range cfg.prompts {
-			if err := runTurn(ctx, s, p, cfg, out, sigs); err != nil {
+			err := runTurn(ctx, s, p, cfg, out, sigs)
+			if interrupted(err) {
+				// The agent died in this turn and is back (or coming
+				// back): report the turn, go on with the next prompt on
+				// the restored session (Prompt waits for the restart),
+				// and exit 1 at the end.
+				sup.diedShown(c)
+				out.fail(err)
+				failed = errTurnFailed
+				err = nil
+			}
+			if s.Err() != nil {
+				return sessionLostError(s)
+			}
+			if err != nil {
 				return err
 			}
 		}
-		return nil
+		return failed
 	}
-	return interactive(ctx, s, cfg, stdin, out, sigs)
+	return interactive(ctx, s, cfg, stdin, out, sigs, sup)
 }
 
 // openSession continues --session (resume when the agent offers it, else
@@ -300,7 +321,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 // interactive reads prompts line by line until EOF or /quit. Lines starting
 // with / are the client's commands (/mode, /config, /help, /quit) or, when
 // the agent offers a command of that name, sent to the agent as they are.
-func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, sigs *signals) error {
+func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Reader, out *output, sigs *signals, sup *supervision) error {
 	prompt := "> "
 	if out.json {
 		prompt = ""
@@ -314,6 +335,8 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 		select {
 		case <-c.Done():
 			stop()
+		case <-sup.lost:
+			stop()
 		case <-ctx.Done():
 		}
 	}()
@@ -322,6 +345,10 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 		if gone := agentGone(c); gone != nil {
 			out.lines.Abandon()
 			return gone
+		}
+		if s.Err() != nil {
+			out.lines.Abandon()
+			return sessionLostError(s)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -361,7 +388,16 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 				if gone := agentGone(c); gone != nil {
 					return gone
 				}
-				out.note("%v", err)
+				if interrupted(err) {
+					sup.diedShown(c)
+					out.fail(err) // an error event; the prompt comes back
+				}
+				if s.Err() != nil {
+					return sessionLostError(s)
+				}
+				if !interrupted(err) {
+					out.note("%v", err)
+				}
 			}
 		}
 	}
