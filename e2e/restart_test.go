@@ -20,23 +20,24 @@ import (
 // the restored session, and the session's state is the old one plus the
 // new turn, nothing twice.
 func TestRestart(t *testing.T) {
-	for _, ag := range agents {
+	eachAgent(t, func(t *testing.T, ag agent) {
 		for _, midTurn := range []bool{false, true} {
-			name := ag.name + "/after-turn"
+			name := "after-turn"
 			if midTurn {
-				name = ag.name + "/mid-turn"
+				name = "mid-turn"
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				testRestart(t, ag, midTurn, start, false)
+				testRestart(t, ag, midTurn)
 			})
 		}
-	}
+	})
 }
 
-// testRestart runs one case; open starts the agent (start, or
-// startV2Client with v2 set).
-func testRestart(t *testing.T, ag agent, midTurn bool, open func(*testing.T, agent, *acp.ClientOptions) *run, v2 bool) {
+// testRestart runs one case, in the version ag is offered (v2: the
+// session comes back by session/resume with a replay from the start).
+func testRestart(t *testing.T, ag agent, midTurn bool) {
+	v2 := ag.version == 2
 	restarts := make(chan acp.RestartEvent, 16)
 	var died time.Time
 	opts := &acp.ClientOptions{
@@ -48,7 +49,7 @@ func testRestart(t *testing.T, ag agent, midTurn bool, open func(*testing.T, age
 			}
 		}},
 	}
-	r := open(t, ag, opts)
+	r := start(t, ag, opts)
 	r.Model.Script(Reply{Text: []string{"First answer."}})
 	if _, stop, err := r.prompt("one"); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("first turn: %v, %v", stop, err)
