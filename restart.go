@@ -258,6 +258,18 @@ func (c *Client) restart(dead *agentConn) {
 			cause = err
 			if g != nil {
 				last = g
+				// An attempt whose agent died under its initialize failed
+				// with ErrAgentRestarted (what a call on a dying supervised
+				// connection gets); the death itself is the cause worth
+				// keeping: an ExitError with the exit status and stderr,
+				// and no ErrAgentRestarted in a given-up client's Err.
+				select {
+				case <-g.done:
+					if g.cause != nil {
+						cause = g.cause
+					}
+				default:
+				}
 			} else {
 				last = dead
 			}

@@ -150,6 +150,10 @@ func TestRestartBudgetExhausted(t *testing.T) {
 	if !errors.Is(err, acp.ErrTooManyRestarts) || !errors.Is(err, acp.ErrConnClosed) || !errors.As(err, &ee) {
 		t.Fatalf("Err = %v", err)
 	}
+	// A client that gave up is not a turn the agent's restart interrupted.
+	if errors.Is(err, acp.ErrAgentRestarted) {
+		t.Errorf("Err = %v: wraps ErrAgentRestarted", err)
+	}
 	if ee.ExitCode != 7 || !strings.Contains(ee.StderrTail, "boom") {
 		t.Errorf("the last death: %+v", ee)
 	}

@@ -225,8 +225,8 @@ func sessionLostError(s *acp.Session) error {
 
 // interrupted says whether err is that of a turn the agent's death
 // interrupted while the client lives on (it restarts the agent). A client
-// that gave up fails its calls with ErrConnClosed, whose cause may wrap
-// ErrAgentRestarted too (an initialize that a dying agent interrupted).
+// that gave up fails its calls with ErrConnClosed; the check for it keeps
+// this right whatever the cause of the give-up wraps.
 func interrupted(err error) bool {
 	return errors.Is(err, acp.ErrAgentRestarted) && !errors.Is(err, acp.ErrConnClosed)
 }
