@@ -42,7 +42,7 @@ func Example() {
 	root.End()
 	tp.Shutdown(context.Background())
 
-	printTree(&out, "gen_ai.operation.name", "gen_ai.tool.call.id", "acp.tool_call.kind", "acp.tool_call.status",
+	printTree(&out, "edit a.go", "gen_ai.operation.name", "gen_ai.tool.call.id", "acp.tool_call.kind", "acp.tool_call.status",
 		"acp.permission.outcome", "gen_ai.response.finish_reasons", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "acp.turn.tool_calls")
 	// Output:
 	// edit a.go
@@ -66,9 +66,9 @@ type span struct {
 	}
 }
 
-// printTree prints the spans of the first root's trace as a tree, children
+// printTree prints the spans of the trace of the span named root as a tree, children
 // in the order they started, with the attributes named in keys.
-func printTree(out *bytes.Buffer, keys ...string) {
+func printTree(out *bytes.Buffer, root string, keys ...string) {
 	var spans []span
 	dec := json.NewDecoder(out)
 	for dec.More() {
@@ -105,7 +105,7 @@ func printTree(out *bytes.Buffer, keys ...string) {
 		}
 	}
 	for _, s := range spans {
-		if s.Name == "edit a.go" {
+		if s.Name == root {
 			walk("0000000000000000", s.SpanContext.TraceID, 0)
 			return
 		}
