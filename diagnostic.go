@@ -76,4 +76,11 @@ const (
 	// SuggestNESRequest.URI, byte for byte) and SuggestNESRequest.AllowURI
 	// did not allow it. It was dropped; the others were delivered.
 	DiagForeignSuggestion DiagnosticKind = "foreign_suggestion"
+
+	// DiagObserverPanic: a ClientOptions.Observer callback panicked. The
+	// panic was recovered where it happened; the call, request or update
+	// it observed went on as if that callback were unset (a call without
+	// the trace context it would have injected, a turn no longer
+	// observed).
+	DiagObserverPanic DiagnosticKind = "observer_panic"
 )

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 )
 
@@ -19,7 +20,10 @@ import (
 // calls come from the client's reader goroutine in wire order, and End
 // comes once, after the turn's last Update. Several calls and turns run at
 // once, so the fields must be safe for concurrent use. None of them may
-// block: Update and End hold up the reading of every later line.
+// block: Update and End hold up the reading of every later line. A callback
+// that panics is recovered and reported as a DiagObserverPanic diagnostic;
+// what it observed goes on without it (a turn whose Update or End panicked
+// is observed no further).
 type Observer struct {
 	// Call is called before the client sends a request or a notification
 	// to the agent (every typed helper, Call, Notify, session/prompt). The
@@ -104,8 +108,9 @@ type TurnObserver struct {
 // turn ends on another goroutine (the cancel grace, a failed write) while
 // the reader is delivering an update.
 type turnObs struct {
+	c     *Client
 	mu    sync.Mutex
-	ended bool
+	ended bool // End was called, or a callback panicked
 	o     *TurnObserver
 }
 
@@ -114,10 +119,11 @@ func (to *turnObs) update(u Update) {
 		return
 	}
 	to.mu.Lock()
+	defer to.mu.Unlock()
 	if !to.ended {
+		defer to.recover("Turn's Update")
 		to.o.Update(u)
 	}
-	to.mu.Unlock()
 }
 
 func (to *turnObs) end(e TurnEnd) {
@@ -131,8 +137,40 @@ func (to *turnObs) end(e TurnEnd) {
 	}
 	to.ended = true
 	if to.o.End != nil {
+		defer to.recover("Turn's End")
 		to.o.End(e)
 	}
+}
+
+// recover, deferred around a TurnObserver callback, ends the observation
+// of a turn whose callback panicked (to.mu is held).
+func (to *turnObs) recover(where string) {
+	if p := recover(); p != nil {
+		to.ended = true
+		to.c.observerPanicked(where, p)
+	}
+}
+
+// observerPanicked reports a recovered Observer panic.
+func (c *Client) observerPanicked(where string, p any) {
+	c.diag(string(DiagObserverPanic), fmt.Sprintf("Observer.%s panicked: %v", where, p), nil)
+}
+
+// guard, deferred around an Observer callback, recovers its panic,
+// reports it and sets *failed.
+func (c *Client) guard(where string, failed *bool) {
+	if p := recover(); p != nil {
+		*failed = true
+		c.observerPanicked(where, p)
+	}
+}
+
+// guardEnd wraps an Observer's end function so that its panic is
+// recovered and reported too.
+func guardEnd[F any](c *Client, where string, end F, call func(F)) {
+	failed := false
+	defer c.guard(where, &failed)
+	call(end)
 }
 
 // observeTurn runs Observer.Turn for a turn Prompt starts; it returns the
@@ -143,13 +181,25 @@ func (c *Client) observeTurn(ctx context.Context, t *Turn) context.Context {
 		return ctx
 	}
 	if o.Turn != nil {
-		var to *TurnObserver
-		if ctx, to = o.Turn(ctx, TurnInfo{SessionID: t.s.id, Turn: t}); to != nil {
-			t.obs = &turnObs{o: to}
+		octx, to, ok := c.callTurn(o, ctx, t)
+		if ok && octx != nil {
+			ctx = octx
+			if to != nil {
+				t.obs = &turnObs{c: c, o: to}
+			}
 		}
 	}
 	t.octx = ctx
 	return ctx
+}
+
+// callTurn runs Observer.Turn; ok is false if it panicked.
+func (c *Client) callTurn(o *Observer, ctx context.Context, t *Turn) (_ context.Context, _ *TurnObserver, ok bool) {
+	failed := false
+	defer func() { ok = !failed }()
+	defer c.guard("Turn", &failed)
+	octx, to := o.Turn(ctx, TurnInfo{SessionID: t.s.id, Turn: t})
+	return octx, to, true
 }
 
 // observeCall runs Observer.Call and Observer.Inject for an outgoing call:
@@ -167,13 +217,29 @@ func (c *Client) observeCall(ctx context.Context, method string, params any, not
 	}
 	var end func(error)
 	if o.Call != nil {
-		ctx, end = o.Call(ctx, CallInfo{Method: method, SessionID: sessionIDOf(raw), Notification: notification})
+		func() {
+			failed := false
+			defer c.guard("Call", &failed)
+			octx, e := o.Call(ctx, CallInfo{Method: method, SessionID: sessionIDOf(raw), Notification: notification})
+			if octx != nil {
+				ctx = octx
+			}
+			end = e
+		}()
+	}
+	if end != nil {
+		e := end
+		end = func(err error) { guardEnd(c, "Call's end", e, func(f func(error)) { f(err) }) }
 	}
 	if o.Inject != nil {
 		var keys []string
 		var values []string
-		o.Inject(ctx, func(k, v string) { keys, values = append(keys, k), append(values, v) })
-		if len(keys) > 0 {
+		failed := false
+		func() {
+			defer c.guard("Inject", &failed)
+			o.Inject(ctx, func(k, v string) { keys, values = append(keys, k), append(values, v) })
+		}()
+		if len(keys) > 0 && !failed {
 			if m, ok := withMeta(raw, keys, values); ok {
 				return json.RawMessage(m), end
 			}
@@ -183,7 +249,7 @@ func (c *Client) observeCall(ctx context.Context, method string, params any, not
 }
 
 // observeServe runs Observer.Serve for an agent request.
-func (c *Client) observeServe(ctx context.Context, in *inbound, method string, params json.RawMessage) (context.Context, func(any, error)) {
+func (c *Client) observeServe(ctx context.Context, in *inbound, method string, params json.RawMessage) (sctx context.Context, send func(any, error)) {
 	o := c.opts.Observer
 	if o == nil || o.Serve == nil {
 		return ctx, nil
@@ -206,7 +272,21 @@ func (c *Client) observeServe(ctx context.Context, in *inbound, method string, p
 			}
 		}
 	}
-	return o.Serve(ctx, info)
+	// A panicking Serve leaves the handler its own context (the named
+	// results, set before the call).
+	sctx = ctx
+	failed := false
+	defer c.guard("Serve", &failed)
+	octx, end := o.Serve(ctx, info)
+	if octx == nil { // a careless Serve: the handler keeps its own context
+		octx = ctx
+	}
+	if end == nil {
+		return octx, nil
+	}
+	return octx, func(result any, err error) {
+		guardEnd(c, "Serve's end", end, func(f func(any, error)) { f(result, err) })
+	}
 }
 
 // sessionIDOf returns params.sessionId, or "".

@@ -202,7 +202,11 @@ func (c *Client) observe(ev RestartEvent) {
 	}
 	c.events.Push(eventRestart, 64, func() {
 		if o != nil {
-			o(ev)
+			failed := false
+			func() {
+				defer c.guard("Restart", &failed)
+				o(ev)
+			}()
 		}
 		if h != nil {
 			h(ev)
