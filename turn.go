@@ -138,7 +138,9 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	// Observed before the turn is the session's: from then on the reader
 	// may hand its updates to t.obs.
 	octx := c.observeTurn(ctx, t)
-	t.prompt, t.promptBlocks = promptText(blocks)
+	if c.sup != nil { // only a restart's reconciler reads it
+		t.prompt, t.promptBlocks = promptText(blocks)
+	}
 	s.mu.Lock()
 	if s.closed {
 		err := ErrSessionClosed
