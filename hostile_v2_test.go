@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Malformed v2 updates get a bad_update diagnostic each and lose nothing
@@ -88,5 +91,53 @@ func TestHostileV2AgentTerminalsBounded(t *testing.T) {
 	}
 	if fst.Terminals[0].Dropped == 0 {
 		t.Fatal("nothing was dropped")
+	}
+}
+
+// A state_update whose background list is as long as the agent likes
+// keeps BackgroundWorkMax items (the first ones) and says so in a
+// limit_exceeded diagnostic: the list is copied at every change to an item
+// it names, so its length must not be the agent's choice. The items kept
+// stay joined, and SessionFold reproduces the capped list.
+func TestHostileV2BackgroundListBounded(t *testing.T) {
+	diags := make(chan Diagnostic, 64)
+	_, a, s, turn, p := startTurnV2(t, &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d }})
+	a.reply(p, map[string]any{"messageId": "u1"})
+	a.update("s1", state("running"))
+	a.update("s1", map[string]any{"sessionUpdate": "terminal_update", "terminalId": "bg", "command": "make"})
+	const n = 20 * BackgroundWorkMax
+	items := make([]any, n)
+	for i := range items {
+		items[i] = map[string]any{"type": "terminal", "terminalId": "bg"}
+	}
+	a.update("s1", state("idle", "stopReason", "end_turn", "background", items))
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// Each output chunk of the listed terminal refreshes the list: with
+	// the cap it copies BackgroundWorkMax items, not n.
+	for range 100 {
+		a.update("s1", map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": "bg", "data": "eA=="})
+	}
+	syncRaw(t, a, 900)
+	st := s.State()
+	if got := len(st.Activity.Background); got != BackgroundWorkMax {
+		t.Fatalf("kept %d background items, want %d", got, BackgroundWorkMax)
+	}
+	if term := st.Activity.Background[BackgroundWorkMax-1].Terminal; term == nil || len(term.Output) != 100 {
+		t.Errorf("the last kept item's terminal: %+v", term)
+	}
+	// Diagnostics come on the callback goroutine: wait for it, bounded.
+	deadline := time.After(10 * time.Second)
+	for found := false; !found; {
+		select {
+		case d := <-diags:
+			found = d.Kind == DiagLimitExceeded && strings.Contains(d.Message, "BackgroundWorkMax")
+		case <-deadline:
+			t.Fatal("no limit_exceeded diagnostic for the background list")
+		}
+	}
+	if diff := cmp.Diff(st, sessionFoldOf(t, s), ignoreOutside); diff != "" {
+		t.Errorf("SessionFold (-state +fold):\n%s", diff)
 	}
 }

@@ -333,6 +333,9 @@ func (c *Client) onUpdate(params []byte) {
 	if uu, ok := u.(*UnknownUpdate); ok {
 		c.diagIn(sid, "unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
+	if n := capBackground(u); n > 0 {
+		c.diagIn(sid, "limit_exceeded", fmt.Sprintf("dropped %d items of a state_update's background list past BackgroundWorkMax (%d)", n, BackgroundWorkMax), nil)
+	}
 	ok, child := c.checkSubagentTraffic(sid, u)
 	if !ok {
 		return

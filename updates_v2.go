@@ -410,7 +410,33 @@ const (
 	// AgentTerminalsMax: at most this many agent-owned terminals are kept
 	// per session; a new one past it drops the oldest.
 	AgentTerminalsMax = 256
+	// BackgroundWorkMax: a state_update keeps at most this many items of
+	// its background list (the first ones; the rest are dropped with a
+	// limit_exceeded diagnostic). The list is the agent's count: each
+	// change to a listed tool call, terminal or child copies the list
+	// (background_v2.go), so an unbounded one would make every later
+	// update cost what the agent chose.
+	BackgroundWorkMax = 256
 )
+
+// capBackground cuts u's background list (also the one inside a
+// subagent_update's state) to BackgroundWorkMax and reports how many items
+// were dropped.
+func capBackground(u Update) int {
+	var st *StateUpdate
+	switch u := u.(type) {
+	case *StateUpdate:
+		st = u
+	case *SubagentUpdate:
+		st = u.State.Value
+	}
+	if st == nil || len(st.Background) <= BackgroundWorkMax {
+		return 0
+	}
+	n := len(st.Background) - BackgroundWorkMax
+	st.Background = st.Background[:BackgroundWorkMax:BackgroundWorkMax]
+	return n
+}
 
 // AgentTerminal is an agent-owned terminal of a v2 agent, as its
 // terminal_update and terminal_output_chunk updates left it: display only,
