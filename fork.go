@@ -2,36 +2,12 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 )
 
-// ForkSessionRequest is the params of session/fork (needs
-// sessionCapabilities.fork): a new session that starts from the history of
-// SessionID. MCPServers is sent as [] when empty.
-//
-// Unstable: follows schema.unstable.json; may change.
-type ForkSessionRequest struct {
-	SessionID             string          `json:"sessionId"`
-	Cwd                   string          `json:"cwd"`
-	MCPServers            []MCPServer     `json:"mcpServers"`
-	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	SystemPrompt          *SystemPrompt   `json:"systemPrompt,omitempty"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ForkSessionResponse is the result of session/fork: the new session's id
-// and its initial modes, config options and (legacy) models.
-//
-// Unstable: follows schema.unstable.json; may change.
-type ForkSessionResponse struct {
-	SessionID     string                `json:"sessionId"`
-	Modes         *SessionModeState     `json:"modes,omitempty"`
-	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
-	// Models is the legacy model selection (see SessionModelState).
-	Models *SessionModelState `json:"models,omitempty"`
-	Meta   json.RawMessage    `json:"_meta,omitempty"`
-}
+// session/fork on the client's side: the new session is registered at the
+// agent's answer (session_create.go). The wire types are in
+// protocol_session.go.
 
 // forkSession implements [Client.ForkSession].
 func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
