@@ -1,6 +1,10 @@
 package acp
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/acpclient/acp/internal/jsonscan"
+)
 
 // Message is one message assembled from chunks.
 type Message struct {
@@ -49,11 +53,12 @@ type fold struct {
 
 // Kinds of plain text chunks, by the list their message is in: a turn's log
 // keeps such a chunk as a place in its message's text (entry.text).
+// The values are jsonscan's, which finds such chunks in the wire bytes.
 const (
-	textNone uint8 = iota
-	textMessage
-	textThought
-	textUser
+	textNone    = uint8(jsonscan.ChunkNone)
+	textMessage = uint8(jsonscan.ChunkMessage)
+	textThought = uint8(jsonscan.ChunkThought)
+	textUser    = uint8(jsonscan.ChunkUser)
 )
 
 // list returns the message list of a plain text chunk kind.

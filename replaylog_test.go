@@ -48,7 +48,8 @@ func TestReplayMakesEqualUpdates(t *testing.T) {
 	var want []Update
 	var wantMeta []json.RawMessage
 	for _, l := range replayLines {
-		_, u, meta, err := decodeNotificationMeta([]byte(l))
+		n, err := DecodeNotification(1, []byte(l))
+		u, meta := n.Update, n.Meta
 		if err != nil {
 			t.Fatal(err)
 		}

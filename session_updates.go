@@ -315,15 +315,8 @@ func (c *Client) onUpdate(params []byte) {
 	if c.applyPlainText(params) {
 		return
 	}
-	var sid string
-	var u Update
-	var meta json.RawMessage
-	var err error
-	if c.version == 2 {
-		sid, u, meta, err = decodeNotificationV2(params)
-	} else {
-		sid, u, meta, err = decodeNotificationMeta(params)
-	}
+	n, err := DecodeNotification(c.version, params)
+	sid, u, meta := n.SessionID, n.Update, n.Meta
 	if err != nil {
 		c.diagIn(sid, "bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
 	}
@@ -428,11 +421,12 @@ func (c *Client) registerLocked(s *Session) (after func()) {
 // chunk that arrives outside turns or for a session not registered, which
 // take the general path; the state and events are the same either way.
 func (c *Client) applyPlainText(params []byte) bool {
-	sid, upd, meta, ok := splitNotificationRaw(params)
+	sid, upd, meta, ok := jsonscan.SplitNotification(params)
 	if !ok {
 		return false
 	}
-	k, msgID, raw, ok := scanTextChunk(upd)
+	kc, msgID, raw, ok := jsonscan.TextChunk(upd)
+	k := uint8(kc)
 	if !ok {
 		return false
 	}

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -397,6 +396,29 @@ func (n *SessionNotification) UnmarshalJSON(b []byte) error {
 	return w.Update.err
 }
 
+// DecodeNotification decodes the params of a session/update notification
+// from an agent speaking protocol version 1 or 2 (0 reads as 1): the one
+// way into the Update union from the wire, used by the client, the
+// gateway, the trace viewer and acptest alike. In version 2 the kinds v2
+// defines or redefines decode from v2's wire shapes onto the same model
+// types; every other kind as in version 1.
+//
+// An update that does not decode is kept as *[UnknownUpdate] (never
+// mis-decoded into another kind) and returned with the error; the error
+// alone, with no update, means the params have no update object. params
+// must be valid JSON, as the params of a decoded JSON-RPC message always
+// are: it is not checked again. Nothing returned aliases params.
+func DecodeNotification(version int, params []byte) (SessionNotification, error) {
+	var n SessionNotification
+	var err error
+	if version == 2 {
+		n.SessionID, n.Update, n.Meta, err = decodeNotificationV2(params)
+	} else {
+		n.SessionID, n.Update, n.Meta, err = decodeNotificationMeta(params)
+	}
+	return n, err
+}
+
 // decodeNotification decodes the params of a session/update. An update that
 // does not decode is kept as *UnknownUpdate (never mis-decoded into another
 // kind) and the error is returned for the diagnostics. params must be valid
@@ -457,60 +479,8 @@ func decodeNotificationSlow(params []byte) (string, Update, json.RawMessage, err
 // splitNotification finds sessionId (a plain string) and update in
 // validated params; ok is false for any shape it does not handle exactly.
 func splitNotification(params []byte) (sid string, update, meta []byte, ok bool) {
-	in, update, meta, ok := splitNotificationRaw(params)
+	in, update, meta, ok := jsonscan.SplitNotification(params)
 	return string(in), update, meta, ok
-}
-
-// splitNotificationRaw is splitNotification with the session id as the
-// inside of its literal, a slice of params.
-func splitNotificationRaw(params []byte) (sid, update, meta []byte, ok bool) {
-	s := jsonscan.NewObj(params, false)
-	var sidRaw []byte
-	for {
-		key, plain, val, more := s.Next()
-		if !more {
-			break
-		}
-		if !plain {
-			return nil, nil, nil, false
-		}
-		switch string(key) {
-		case "sessionId":
-			if sidRaw != nil {
-				return nil, nil, nil, false
-			}
-			sidRaw = val
-		case "_meta":
-			if meta != nil {
-				return nil, nil, nil, false
-			}
-			if len(val) > 0 && val[0] == '{' {
-				meta = bytes.Clone(val)
-			} else {
-				meta = []byte{}
-			}
-		case "update":
-			if update != nil {
-				return nil, nil, nil, false
-			}
-			update = val
-		default:
-			if jsonscan.FoldsLike(key, "sessionId") || jsonscan.FoldsLike(key, "update") || jsonscan.FoldsLike(key, "_meta") {
-				return nil, nil, nil, false
-			}
-		}
-	}
-	if s.Bad() || sidRaw == nil || len(update) == 0 || update[0] != '{' {
-		return nil, nil, nil, false
-	}
-	in, ok := jsonscan.Plain(sidRaw)
-	if !ok {
-		return nil, nil, nil, false
-	}
-	if len(meta) == 0 {
-		meta = nil
-	}
-	return in, update, meta, true
 }
 
 // Chunks with a text block are allocated in one piece with their block.
@@ -534,7 +504,8 @@ type (
 // or _meta), in one pass. ok is false for anything else, which then takes
 // the general path; the result is the same as decodeUpdate's.
 func decodeTextChunk(data []byte) (Update, bool) {
-	k, msgID, text, ok := scanTextChunk(data)
+	kc, msgID, text, ok := jsonscan.TextChunk(data)
+	k := uint8(kc)
 	if !ok {
 		return nil, false
 	}
@@ -549,104 +520,4 @@ func decodeTextChunk(data []byte) (Update, bool) {
 		return nil, false
 	}
 	return newTextChunk(k, id, t), true
-}
-
-// scanTextChunk finds, in a validated update, what decodeTextChunk decodes,
-// without decoding it: the chunk's kind (see plainText), its messageId as a
-// JSON string literal (nil when absent or not a string, which reads as no
-// id), and its text block's text as a JSON string literal.
-func scanTextChunk(data []byte) (k uint8, msgID, text []byte, ok bool) {
-	s := jsonscan.NewObj(data, false)
-	var kind, content []byte
-	for {
-		key, plain, val, more := s.Next()
-		if !more {
-			break
-		}
-		if !plain {
-			return 0, nil, nil, false
-		}
-		var slot *[]byte
-		switch string(key) {
-		case "sessionUpdate":
-			slot = &kind
-		case "content":
-			slot = &content
-		case "messageId":
-			slot = &msgID
-		default:
-			for _, k := range [...]string{"sessionUpdate", "content", "messageId", "_meta"} {
-				if string(key) == "_meta" || jsonscan.FoldsLike(key, k) {
-					return 0, nil, nil, false
-				}
-			}
-			continue
-		}
-		if *slot != nil {
-			return 0, nil, nil, false
-		}
-		*slot = val
-	}
-	if s.Bad() || kind == nil || content == nil {
-		return 0, nil, nil, false
-	}
-	name, ok := jsonscan.Plain(kind)
-	if !ok {
-		return 0, nil, nil, false
-	}
-	switch string(name) {
-	case "agent_message_chunk":
-		k = textMessage
-	case "agent_thought_chunk":
-		k = textThought
-	case "user_message_chunk":
-		k = textUser
-	default:
-		return 0, nil, nil, false
-	}
-	if text, ok = scanBareText(content); !ok {
-		return 0, nil, nil, false
-	}
-	if len(msgID) == 0 || msgID[0] != '"' {
-		msgID = nil
-	}
-	return k, msgID, text, true
-}
-
-// scanBareText returns the text, as a JSON string literal, of a validated
-// {"type":"text","text":...} block with no other known member.
-func scanBareText(data []byte) ([]byte, bool) {
-	s := jsonscan.NewObj(data, false)
-	var typ, text []byte
-	for {
-		key, plain, val, more := s.Next()
-		if !more {
-			break
-		}
-		if !plain {
-			return nil, false
-		}
-		switch string(key) {
-		case "type":
-			if typ != nil {
-				return nil, false
-			}
-			typ = val
-		case "text":
-			if text != nil {
-				return nil, false
-			}
-			text = val
-		default:
-			for _, k := range [...]string{"type", "text", "annotations", "_meta"} {
-				if string(key) == k || jsonscan.FoldsLike(key, k) {
-					return nil, false
-				}
-			}
-		}
-	}
-	if s.Bad() || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
-		return nil, false
-	}
-	return text, true
 }
