@@ -95,7 +95,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		}
 		return g, err
 	}
-	if err := negotiated(offered, raw, &g.init); err != nil {
+	if err := DecodeInitializeResponse(offered, raw, &g.init); err != nil {
 		return g, callError(MethodInitialize, err)
 	}
 	return g, nil

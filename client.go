@@ -542,13 +542,9 @@ func (c *Client) callOn(ctx context.Context, g *agentConn, method string, params
 		return id, nil
 	}
 	err = nil
-	if c.version == 2 {
-		var raw json.RawMessage
-		if err = rsp.UnmarshalResult(&raw); err == nil {
-			err = json.Unmarshal(configIDsV1(raw), result)
-		}
-	} else {
-		err = rsp.UnmarshalResult(result)
+	var raw json.RawMessage
+	if err = rsp.UnmarshalResult(&raw); err == nil {
+		err = DecodeResult(c.version, raw, result)
 	}
 	if err != nil {
 		return id, callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))

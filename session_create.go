@@ -72,15 +72,12 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	}
 	var res NewSessionResponse
 	var err error
-	if c.version == 2 {
-		msg.Result = configIDsV1(msg.Result)
-	}
 	if method == MethodSessionFork {
 		var fr ForkSessionResponse
-		err = json.Unmarshal(msg.Result, &fr)
+		err = DecodeResult(c.version, msg.Result, &fr)
 		res = NewSessionResponse(fr)
 	} else {
-		err = json.Unmarshal(msg.Result, &res)
+		err = DecodeResult(c.version, msg.Result, &res)
 	}
 	dup := false
 	c.mu.Lock()

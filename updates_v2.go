@@ -639,42 +639,6 @@ func subagentNullsV2(u Update, raw []byte) {
 	}
 }
 
-// configIDsV1 renames v2's configId to v1's id in the configOptions of a
-// result or update (v2 SessionConfigOption.configId; v1 calls it id), so
-// the v1 decoders read them. Anything without configOptions, or that does
-// not parse, is returned as is.
-func configIDsV1(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`"configId"`)) || !bytes.Contains(raw, []byte(`"configOptions"`)) {
-		return raw
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return raw
-	}
-	var opts []map[string]json.RawMessage
-	if json.Unmarshal(m["configOptions"], &opts) != nil {
-		return raw
-	}
-	for _, o := range opts {
-		if id, ok := o["configId"]; ok {
-			if _, has := o["id"]; !has {
-				o["id"] = id
-			}
-			delete(o, "configId")
-		}
-	}
-	b, err := json.Marshal(opts)
-	if err != nil {
-		return raw
-	}
-	m["configOptions"] = b
-	out, err := json.Marshal(m)
-	if err != nil {
-		return raw
-	}
-	return out
-}
-
 // toolCallContentV2 decodes one tool call content item of a v2 agent. v2's
 // diff is a list of file changes (and an optional patch), not v1's path
 // with old and new text: it maps onto DiffContent's Changes and Patch
