@@ -110,17 +110,11 @@ func plainText(u Update) uint8 {
 func newTextChunk(k uint8, id, text string) Update {
 	switch k {
 	case textMessage:
-		c := &agentTextChunk{t: TextContent{Text: text}}
-		c.u = AgentMessageChunk{Content: &c.t, MessageID: id}
-		return &c.u
+		return AgentMessageText(id, text)
 	case textThought:
-		c := &thoughtTextChunk{t: TextContent{Text: text}}
-		c.u = AgentThoughtChunk{Content: &c.t, MessageID: id}
-		return &c.u
+		return AgentThoughtText(id, text)
 	}
-	c := &userTextChunk{t: TextContent{Text: text}}
-	c.u = UserMessageChunk{Content: &c.t, MessageID: id}
-	return &c.u
+	return UserMessageText(id, text)
 }
 
 // msgList is one kind of message in order of first appearance, indexed by

@@ -499,13 +499,35 @@ type (
 	}
 )
 
+// AgentMessageText returns an agent_message_chunk of one text block with
+// no annotations, the chunk and its block in one allocation: the bulk of
+// every turn, as the decoder makes it.
+func AgentMessageText(messageID, text string) *AgentMessageChunk {
+	c := &agentTextChunk{t: TextContent{Text: text}}
+	c.u = AgentMessageChunk{Content: &c.t, MessageID: messageID}
+	return &c.u
+}
+
+// AgentThoughtText is [AgentMessageText] for an agent_thought_chunk.
+func AgentThoughtText(messageID, text string) *AgentThoughtChunk {
+	c := &thoughtTextChunk{t: TextContent{Text: text}}
+	c.u = AgentThoughtChunk{Content: &c.t, MessageID: messageID}
+	return &c.u
+}
+
+// UserMessageText is [AgentMessageText] for a user_message_chunk.
+func UserMessageText(messageID, text string) *UserMessageChunk {
+	c := &userTextChunk{t: TextContent{Text: text}}
+	c.u = UserMessageChunk{Content: &c.t, MessageID: messageID}
+	return &c.u
+}
+
 // decodeTextChunk decodes a validated message, thought or user chunk whose
 // content is a bare text block ({"type":"text","text":...}, no annotations
 // or _meta), in one pass. ok is false for anything else, which then takes
 // the general path; the result is the same as decodeUpdate's.
 func decodeTextChunk(data []byte) (Update, bool) {
 	kc, msgID, text, ok := jsonscan.TextChunk(data)
-	k := uint8(kc)
 	if !ok {
 		return nil, false
 	}
@@ -519,5 +541,11 @@ func decodeTextChunk(data []byte) (Update, bool) {
 	if !ok {
 		return nil, false
 	}
-	return newTextChunk(k, id, t), true
+	switch kc {
+	case jsonscan.ChunkMessage:
+		return AgentMessageText(id, t), true
+	case jsonscan.ChunkThought:
+		return AgentThoughtText(id, t), true
+	}
+	return UserMessageText(id, t), true
 }
