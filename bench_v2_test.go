@@ -52,8 +52,8 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 		}
 		var s *Session
 		c, s, _ = startPipeAgentOpts(b, &ClientOptions{ProtocolVersion: version})
-		if c.ProtocolVersion() != version {
-			b.Fatalf("negotiated %d", c.ProtocolVersion())
+		if c.InitializeResponse().ProtocolVersion != version {
+			b.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 		}
 		var err error
 		if t, err = s.Prompt(context.Background(), Text("go")); err != nil {

@@ -19,7 +19,7 @@ import (
 // declare them, so the agent may send mcp/message to them; servers in params of
 // any other type (a map, raw JSON) are not, and such a message is refused.
 // An agent's error reply is returned as *Error. Call is safe for concurrent
-// use; see CallExt for extension methods.
+// use. Extension methods (names starting with "_") are called the same way.
 //
 // Unstable: what the unstable methods take and return follows
 // schema.unstable.json and may change.

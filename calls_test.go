@@ -22,7 +22,7 @@ func TestPromptSharesTheCallIDSpace(t *testing.T) {
 		t.Errorf("Turn.RequestID() = %s, want the request's id %s", got, p.ID)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- c.CallExt(context.Background(), "_next", nil, nil) }()
+	go func() { errc <- c.Call(context.Background(), "_next", nil, nil) }()
 	m := a.expect("_next")
 	var pid, mid int64
 	if json.Unmarshal(p.ID, &pid) != nil || json.Unmarshal(m.ID, &mid) != nil || mid != pid+1 {

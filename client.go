@@ -349,12 +349,9 @@ func (c *Client) capabilities() ClientCapabilities {
 	return caps
 }
 
-// ProtocolVersion returns the ACP version negotiated with the agent: 1 or
-// 2 (only when ClientOptions.ProtocolVersion offered 2). It is fixed once
-// Connect returns. Unstable: ACP v2 is in Preview; may change.
-func (c *Client) ProtocolVersion() int { return max(1, c.version) }
-
-// InitializeResponse returns the agent's answer to initialize: its
+// InitializeResponse returns the agent's answer to initialize: the
+// protocol version negotiated (1, or 2 only when
+// ClientOptions.ProtocolVersion offered 2; fixed once Connect returns), its
 // capabilities, auth methods and info. The result must not be modified.
 //
 // After a restart (ClientOptions.Restart) it is the restarted agent's
@@ -363,10 +360,6 @@ func (c *Client) InitializeResponse() *InitializeResponse { return c.agent() }
 
 // agent returns the current connection's initialize answer.
 func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }
-
-// AgentCapabilities returns the agent's capabilities (shorthand for
-// InitializeResponse().AgentCapabilities).
-func (c *Client) AgentCapabilities() AgentCapabilities { return c.agent().AgentCapabilities }
 
 // Done is closed when the connection has ended: the agent exited or closed
 // its output, or Close was called. With ClientOptions.Restart, an agent's
@@ -589,36 +582,6 @@ func (c *Client) onCallAbandoned(g *agentConn, rsp *jrpc2.Response) {
 	if err == nil {
 		_ = g.wire.SendRaw(frame, true)
 	}
-}
-
-// CallExt calls an extension method of the agent (its name must start with
-// "_") and decodes the result into result, which may be nil.
-func (c *Client) CallExt(ctx context.Context, method string, params, result any) error {
-	if err := checkExtName(method); err != nil {
-		return err
-	}
-	if params == nil {
-		params = struct{}{}
-	}
-	return c.call(ctx, method, params, result)
-}
-
-// NotifyExt sends an extension notification (its name must start with "_").
-func (c *Client) NotifyExt(ctx context.Context, method string, params any) error {
-	if err := checkExtName(method); err != nil {
-		return err
-	}
-	if params == nil {
-		params = struct{}{}
-	}
-	return c.notify(ctx, method, params)
-}
-
-func checkExtName(method string) error {
-	if len(method) < 2 || method[0] != '_' {
-		return fmt.Errorf("acp: extension method names start with \"_\": %q", method)
-	}
-	return nil
 }
 
 // diag reports a diagnostic; it runs on the reader goroutine, so it only

@@ -35,7 +35,7 @@ func ExampleClientOptions_protocolVersion() {
 			return
 		}
 		stop, err := turn.Wait()
-		fmt.Println(c.ProtocolVersion(), stop, err, turn.State().Messages[0].Text)
+		fmt.Println(c.InitializeResponse().ProtocolVersion, stop, err, turn.State().Messages[0].Text)
 		c.Close()
 		agent.Close()
 	}

@@ -95,7 +95,7 @@ func TestClientInitializeGetters(t *testing.T) {
 	if got := c.InitializeResponse(); got.AgentInfo == nil || got.AgentInfo.Name != "x" {
 		t.Errorf("InitializeResponse() = %+v", got)
 	}
-	if !c.AgentCapabilities().LoadSession {
-		t.Errorf("AgentCapabilities() = %+v; want loadSession", c.AgentCapabilities())
+	if !c.InitializeResponse().AgentCapabilities.LoadSession {
+		t.Errorf("AgentCapabilities() = %+v; want loadSession", c.InitializeResponse().AgentCapabilities)
 	}
 }

@@ -67,7 +67,7 @@ func TestHostileObserverCallerParams(t *testing.T) {
 		},
 	}, &acp.ClientOptions{Observer: obs})
 	for _, params := range []string{`[1,2]`, `{"_meta":"mine"}`, `{"_meta":[1]}`, `{"a":1,"_meta":null}`, `{}`} {
-		if err := c.CallExt(context.Background(), "_p", json.RawMessage(params), nil); err != nil {
+		if err := c.Call(context.Background(), "_p", json.RawMessage(params), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -112,7 +112,7 @@ func TestHostileAgentTextInMessagesBounded(t *testing.T) {
 		c, _ := acptest.Connect(t, &acptest.Options{OnExtMethod: func(context.Context, *acptest.Conn, string, json.RawMessage) (any, error) {
 			return nil, &acptest.Error{Code: -32603, Message: strings.Repeat("e", 1<<20), Data: json.RawMessage(`"` + strings.Repeat("d", 1<<20) + `"`)}
 		}}, nil)
-		err := c.CallExt(ctx, "_x", nil, nil)
+		err := c.Call(ctx, "_x", nil, nil)
 		var e *acp.Error
 		if !errors.As(err, &e) || len(e.Message) != 1<<20 {
 			t.Fatalf("err = %.100v; want an *acp.Error keeping the whole message", err)
@@ -158,7 +158,7 @@ func TestHostileAgentTextInMessagesBounded(t *testing.T) {
 			conn.Notify("session/update", map[string]any{"sessionId": "s1", "update": json.RawMessage(`{"sessionUpdate":"usage_update","used":` + bigNumber + `,"size":1}`)})
 			return map[string]any{}, nil
 		}}, &acp.ClientOptions{OnDiagnostic: func(d acp.Diagnostic) { diags <- d }})
-		if err := c.CallExt(ctx, "_x", nil, nil); err != nil {
+		if err := c.Call(ctx, "_x", nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		// Every notification was read before the answer: their diagnostics

@@ -102,8 +102,8 @@ func TestMCPOverACP(t *testing.T) {
 	}, &acp.ClientOptions{MCP: mcpEcho(&client)})
 	client = c
 
-	if !c.AgentCapabilities().MCPCapabilities.ACP {
-		t.Fatalf("MCPCapabilities = %+v, want acp", c.AgentCapabilities().MCPCapabilities)
+	if !c.InitializeResponse().AgentCapabilities.MCPCapabilities.ACP {
+		t.Fatalf("MCPCapabilities = %+v, want acp", c.InitializeResponse().AgentCapabilities.MCPCapabilities)
 	}
 	ctx := context.Background()
 	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: "srv-1"}}})
@@ -354,7 +354,7 @@ func ExampleMCPHandlers() {
 
 	ctx := context.Background()
 	var servers []acp.MCPServer
-	if c.AgentCapabilities().MCPCapabilities.ACP {
+	if c.InitializeResponse().AgentCapabilities.MCPCapabilities.ACP {
 		servers = append(servers, &acp.MCPServerACP{Name: "clock", ServerID: "tools-1"})
 	}
 	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work", MCPServers: servers})

@@ -104,7 +104,7 @@ func TestNESSuggestAcceptReject(t *testing.T) {
 	if pe := c.PositionEncoding(); pe != acp.PositionUTF16 {
 		t.Fatalf("PositionEncoding = %q", pe)
 	}
-	if c.AgentCapabilities().PositionEncoding != acp.PositionUTF32 {
+	if c.InitializeResponse().AgentCapabilities.PositionEncoding != acp.PositionUTF32 {
 		t.Fatal("the agent's positionEncoding was not decoded")
 	}
 }

@@ -116,7 +116,7 @@ func TestObserverInjectsMeta(t *testing.T) {
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CallExt(ctx, "_x/y", json.RawMessage(`{"a":1,"_meta":{"traceparent":"mine","k":true}}`), nil); err != nil {
+	if err := c.Call(ctx, "_x/y", json.RawMessage(`{"a":1,"_meta":{"traceparent":"mine","k":true}}`), nil); err != nil {
 		t.Fatal(err)
 	}
 

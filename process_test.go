@@ -240,7 +240,7 @@ func TestAgentKilledMidCall(t *testing.T) {
 	defer c.Close()
 	errc := make(chan error, 1)
 	go func() {
-		err := c.CallExt(context.Background(), "_never_answered", nil, nil)
+		err := c.Call(context.Background(), "_never_answered", nil, nil)
 		errc <- err
 	}()
 	// The stubborn agent ignores unknown methods: the call stays pending.

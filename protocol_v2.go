@@ -70,7 +70,7 @@ type initRequestV2 struct {
 // answer in the v2 shape mapped onto the model (out.ProtocolVersion says
 // which). Any other version, or an answer without one, is
 // [ErrUnsupportedVersion].
-func DecodeInitializeResponse(offered int, raw json.RawMessage, out *InitializeResponse) error {
+func DecodeInitializeResponse(offered int, raw []byte, out *InitializeResponse) error {
 	var head struct {
 		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}

@@ -633,8 +633,8 @@ func TestRestartV2ResumesFromStart(t *testing.T) {
 	a := acptest.New(&acptest.Options{Version: 2, OnPrompt: crashScript,
 		OnReplay: func(*acptest.Session, int) { replayed.Add(1) }})
 	c, _ := restartClient(t, a, nil, &acp.ClientOptions{ProtocolVersion: 2})
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("version %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("version %d", c.InitializeResponse().ProtocolVersion)
 	}
 	s, err := c.NewSession(ctx, nil)
 	if err != nil {

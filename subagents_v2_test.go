@@ -32,8 +32,8 @@ func TestSubagentsV2NoCapability(t *testing.T) {
 			`{"sessionUpdate":"subagent_update","sessionId":"B","state":{"state":"idle","stopReason":"max_tokens"}}`,
 		)
 	})
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("negotiated %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 	}
 	a, b := c.Session("A"), c.Session("B")
 	if a == nil || b == nil || a.Parent() != parent || b.Parent() != parent {

@@ -46,8 +46,8 @@ func TestAcptestScriptsV2Agent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("negotiated %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 	}
 	s, err := c.NewSession(ctx, nil)
 	if err != nil {

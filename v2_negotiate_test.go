@@ -71,8 +71,8 @@ func TestV2ZeroValueOffersV1(t *testing.T) {
 	if string(params["protocolVersion"]) != "1" || params["info"] != nil || params["clientCapabilities"] == nil {
 		t.Fatalf("offer = %v", params)
 	}
-	if c.ProtocolVersion() != 1 {
-		t.Fatalf("ProtocolVersion() = %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 1 {
+		t.Fatalf("ProtocolVersion() = %d", c.InitializeResponse().ProtocolVersion)
 	}
 }
 
@@ -92,8 +92,8 @@ func TestV2OfferTakesV2(t *testing.T) {
 	if strings.Contains(string(params["capabilities"]), "fs") || !strings.Contains(string(params["clientCapabilities"]), `"readTextFile":true`) {
 		t.Fatalf("capabilities = %s, clientCapabilities = %s", params["capabilities"], params["clientCapabilities"])
 	}
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("ProtocolVersion() = %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("ProtocolVersion() = %d", c.InitializeResponse().ProtocolVersion)
 	}
 	init := c.InitializeResponse()
 	caps := init.AgentCapabilities
@@ -137,8 +137,8 @@ func TestV2OfferAcceptsV1Answer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ProtocolVersion() != 1 || !c.AgentCapabilities().LoadSession {
-		t.Fatalf("version %d caps %+v", c.ProtocolVersion(), c.AgentCapabilities())
+	if c.InitializeResponse().ProtocolVersion != 1 || !c.InitializeResponse().AgentCapabilities.LoadSession {
+		t.Fatalf("version %d caps %+v", c.InitializeResponse().ProtocolVersion, c.InitializeResponse().AgentCapabilities)
 	}
 }
 

@@ -37,8 +37,8 @@ func replayV2(t *testing.T, name string, opts *acp.ClientOptions) *acp.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("negotiated %d", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 	}
 	return c
 }

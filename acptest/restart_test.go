@@ -42,7 +42,7 @@ func TestTransportKillRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		caps := c2.AgentCapabilities()
+		caps := c2.InitializeResponse().AgentCapabilities
 		if caps.LoadSession != tc.load || (caps.SessionCapabilities.Resume != nil) != tc.resume {
 			t.Errorf("%v: capabilities %+v", tc.restore, caps)
 		}

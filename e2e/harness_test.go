@@ -113,9 +113,9 @@ func (r *run) connect(opts *acp.ClientOptions) {
 		t.Fatalf("%s: connect: %v", r.ag.name, err)
 	}
 	r.C = c
-	if want := max(1, r.ag.version); c.ProtocolVersion() != want {
+	if want := max(1, r.ag.version); c.InitializeResponse().ProtocolVersion != want {
 		c.Close()
-		t.Fatalf("%s: negotiated ACP version %d, want %d", r.ag.name, c.ProtocolVersion(), want)
+		t.Fatalf("%s: negotiated ACP version %d, want %d", r.ag.name, c.InitializeResponse().ProtocolVersion, want)
 	}
 	pgid := cmd.Process.Pid
 	r.pgid = pgid

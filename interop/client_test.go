@@ -529,7 +529,7 @@ func TestInteropFS(t *testing.T) {
 		// without a write handler only fs.readTextFile is advertised.
 		fsys := &workspace.FS{}
 		c := connectTS(t, &acp.ClientOptions{FS: acp.FileSystemHandlers{ReadTextFile: fsys.ReadTextFile}})
-		if caps := c.AgentCapabilities(); caps.LoadSession != true {
+		if caps := c.InitializeResponse().AgentCapabilities; caps.LoadSession != true {
 			t.Errorf("agent capabilities %+v", caps)
 		}
 		s := newSession(t, ctx, c, root)
@@ -815,9 +815,9 @@ func TestInteropModesAndConfig(t *testing.T) {
 }
 
 // TestInteropExtension: ExtMethod answers the TS side's _acp/echo (the agent
-// reports the result), ExtNotification receives _acp/note, CallExt reaches
-// the agent's _acp/ping, an unknown extension method is the agent's -32601,
-// and names without "_" fail locally.
+// reports the result), ExtNotification receives _acp/note, Call reaches
+// the agent's _acp/ping, and an unknown method, with or without "_", is the
+// agent's -32601.
 func TestInteropExtension(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
@@ -864,23 +864,20 @@ func TestInteropExtension(t *testing.T) {
 		Pong   bool           `json:"pong"`
 		Params map[string]any `json:"params"`
 	}
-	if err := c.CallExt(ctx, "_acp/ping", map[string]int{"n": 1}, &pong); err != nil {
-		t.Fatalf("CallExt(_acp/ping): %v", err)
+	if err := c.Call(ctx, "_acp/ping", map[string]int{"n": 1}, &pong); err != nil {
+		t.Fatalf("Call(_acp/ping): %v", err)
 	}
 	if !pong.Pong || pong.Params["n"] != 1.0 {
 		t.Errorf("_acp/ping result %+v", pong)
 	}
-	if err := c.CallExt(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
-		t.Errorf("CallExt(_acp/nope): %v; want ErrMethodNotFound", err)
+	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+		t.Errorf("Call(_acp/nope): %v; want ErrMethodNotFound", err)
 	}
-	if err := c.CallExt(ctx, "acp/ping", nil, nil); err == nil {
-		t.Errorf("CallExt without a leading underscore succeeded")
+	if err := c.Call(ctx, "acp/ping", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+		t.Errorf("Call(acp/ping): %v; want the agent's ErrMethodNotFound", err)
 	}
-	if err := c.NotifyExt(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
-		t.Errorf("NotifyExt: %v", err)
-	}
-	if err := c.NotifyExt(ctx, "hello", nil); err == nil {
-		t.Errorf("NotifyExt without a leading underscore succeeded")
+	if err := c.Notify(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
+		t.Errorf("Notify(_acp/hello): %v", err)
 	}
 	// The connection is still fine after the notification.
 	checkReports(t, "prompt after NotifyExt", mustRun(t, ctx, s, "still there"), "echo:still there")

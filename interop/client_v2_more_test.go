@@ -333,8 +333,8 @@ func TestInteropV2Config(t *testing.T) {
 }
 
 // TestInteropV2Extension: TestInteropExtension in v2: the agent's
-// _acp/note and _acp/echo reach ExtNotification and ExtMethod, CallExt
-// reaches its _acp/ping, an unknown one is its -32601, NotifyExt works.
+// _acp/note and _acp/echo reach ExtNotification and ExtMethod, Call
+// reaches its _acp/ping, an unknown one is its -32601, Notify works.
 func TestInteropV2Extension(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
@@ -377,19 +377,19 @@ func TestInteropV2Extension(t *testing.T) {
 		Pong   bool           `json:"pong"`
 		Params map[string]any `json:"params"`
 	}
-	if err := c.CallExt(ctx, "_acp/ping", map[string]int{"n": 1}, &pong); err != nil {
-		t.Fatalf("CallExt(_acp/ping): %v", err)
+	if err := c.Call(ctx, "_acp/ping", map[string]int{"n": 1}, &pong); err != nil {
+		t.Fatalf("Call(_acp/ping): %v", err)
 	}
 	if !pong.Pong || pong.Params["n"] != 1.0 {
 		t.Errorf("_acp/ping result %+v", pong)
 	}
-	if err := c.CallExt(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
-		t.Errorf("CallExt(_acp/nope): %v; want ErrMethodNotFound", err)
+	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+		t.Errorf("Call(_acp/nope): %v; want ErrMethodNotFound", err)
 	}
-	if err := c.NotifyExt(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
-		t.Errorf("NotifyExt: %v", err)
+	if err := c.Notify(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
+		t.Errorf("Notify: %v", err)
 	}
-	checkReports(t, "prompt after NotifyExt", mustRun(t, ctx, s, "still there"), "echo:still there")
+	checkReports(t, "prompt after Notify", mustRun(t, ctx, s, "still there"), "echo:still there")
 }
 
 // TestInteropV2CancelRequest: the extension half of

@@ -45,8 +45,8 @@ func connectTSV2(t *testing.T, opts *acp.ClientOptions, env ...string) *acp.Clie
 			t.Logf("tsagent stderr tail:\n%s", c.StderrTail())
 		}
 	})
-	if c.ProtocolVersion() != 2 {
-		t.Fatalf("negotiated %d, want 2", c.ProtocolVersion())
+	if c.InitializeResponse().ProtocolVersion != 2 {
+		t.Fatalf("negotiated %d, want 2", c.InitializeResponse().ProtocolVersion)
 	}
 	return c
 }
@@ -185,7 +185,7 @@ func TestInteropV2OfferToV1Agent(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
 	c := connectTS(t, &acp.ClientOptions{ProtocolVersion: 2})
-	if v := c.ProtocolVersion(); v != 1 {
+	if v := c.InitializeResponse().ProtocolVersion; v != 1 {
 		t.Fatalf("negotiated %d, want 1", v)
 	}
 	s := newSession(t, ctx, c, t.TempDir())

@@ -57,8 +57,8 @@ func TestInteropMCPOverACP(t *testing.T) {
 		return nil, &acp.MCPError{Code: -32602, Message: "unknown tool " + p.Name}
 	}
 	c = connectTS(t, &acp.ClientOptions{MCP: acp.MCPHandlers{Message: handler}}, "TSAGENT_MCP_ACP=1")
-	if !c.AgentCapabilities().MCPCapabilities.ACP {
-		t.Fatalf("the agent does not advertise mcpCapabilities.acp: %+v", c.AgentCapabilities().MCPCapabilities)
+	if !c.InitializeResponse().AgentCapabilities.MCPCapabilities.ACP {
+		t.Fatalf("the agent does not advertise mcpCapabilities.acp: %+v", c.InitializeResponse().AgentCapabilities.MCPCapabilities)
 	}
 	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: "go-tools"}}})
 	if err != nil {

@@ -240,7 +240,7 @@ func (o *output) sessionStarted(s *acp.Session) {
 	if o.json {
 		// protocolVersion is the ACP version negotiated (added with v2;
 		// the event's other fields are unchanged).
-		ev := map[string]any{"event": "session", "sessionId": s.ID(), "protocolVersion": o.client.ProtocolVersion()}
+		ev := map[string]any{"event": "session", "sessionId": s.ID(), "protocolVersion": o.client.InitializeResponse().ProtocolVersion}
 		if info != nil {
 			ev["agent"] = info
 		}

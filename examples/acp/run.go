@@ -155,7 +155,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 		if cfg.session == "" {
 			return c.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd})
 		}
-		if c.AgentCapabilities().SessionCapabilities.Resume != nil {
+		if c.InitializeResponse().AgentCapabilities.SessionCapabilities.Resume != nil {
 			return c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: cfg.session, Cwd: cwd})
 		}
 		s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: cfg.session, Cwd: cwd})
