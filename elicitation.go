@@ -6,8 +6,31 @@ import (
 	"errors"
 )
 
+// ElicitationRequest is an elicitation/create as a handler sees it: the
+// request as received, placed in its session's stream, with the form the
+// client decoded from it (see [ElicitationRequest.Schema]).
+type ElicitationRequest struct {
+	// CreateElicitationRequest is the request as received; its fields
+	// (Message, Mode, RequestedSchema, URL...) read through.
+	*CreateElicitationRequest
+	// Turn is the turn the request belongs to: the session's running turn
+	// when the request arrived, nil if none was running (or the request
+	// names no session this connection knows).
+	Turn *Turn
+	// Seq is the sequence number, in Turn's events, of the last event
+	// applied before the request: a UI that has rendered Turn's events up
+	// to Seq shows what the question is about before the form. Zero when
+	// Turn is nil.
+	Seq uint64
+
+	// form is the schema the client decoded from a form-mode request before
+	// the handler ran (elicitation_served.go); nil in URL mode, when the
+	// schema did not decode, or on a request made by hand.
+	form *ElicitationSchema
+}
+
 // CreateElicitationHandler serves elicitation/create.
-type CreateElicitationHandler func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+type CreateElicitationHandler func(ctx context.Context, req *ElicitationRequest) (*CreateElicitationResponse, error)
 
 // ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
@@ -20,10 +43,10 @@ type ElicitationHandlers struct {
 	// Create answers elicitation/create. It runs on its own goroutine and may
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
-	// the request (RequestedSchema); req.Schema() decodes it, and the
-	// schema's Accept builds a checked answer. A request with a session is
-	// placed in its stream: req.Turn and req.Seq say after which event it
-	// came.
+	// the request (RequestedSchema); req.Schema() hands out the form the
+	// client decoded, and the schema's Accept builds a checked answer. A
+	// request with a session is placed in its stream: req.Turn and req.Seq
+	// say after which event it came.
 	//
 	// An accept answer to a form is checked against the requested schema
 	// (see [ElicitationSchema.Validate]) before it is sent: content that
@@ -69,10 +92,11 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if h == nil || h.Create == nil {
 		return nil, methodNotFound(MethodElicitationCreate)
 	}
-	var req CreateElicitationRequest
-	if err := decodeParams(params, &req); err != nil {
+	var wire CreateElicitationRequest
+	if err := decodeParams(params, &wire); err != nil {
 		return nil, err
 	}
+	req := &ElicitationRequest{CreateElicitationRequest: &wire}
 	if in != nil {
 		req.Turn, req.Seq = in.turn, in.seq
 	}
@@ -80,7 +104,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
 	if c.version == 2 {
-		if err := checkElicitationV2(&req); err != nil {
+		if err := checkElicitationV2(&wire); err != nil {
 			return nil, err
 		}
 	}
@@ -98,13 +122,10 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 			schema.served = &servedSchema{}
 			schema.anyValue = c.version == 2
 		}
+		req.form = schema
 	}
 	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
-		if schema != nil {
-			servedSchemas.Store(&req, schema)
-			defer servedSchemas.Delete(&req)
-		}
-		return h.Create(ctx, &req)
+		return h.Create(ctx, req)
 	})
 	if err != nil {
 		return nil, err

@@ -75,7 +75,7 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 //     decodes) of distinct options, within MinItems and MaxItems;
 //   - a field of an unknown type takes any of these kinds unchecked (the
 //     caller may know the custom type) — and, in the form of a v2 agent's
-//     request (CreateElicitationRequest.Schema), any JSON value at all, as
+//     request (ElicitationRequest.Schema), any JSON value at all, as
 //     v2's ElicitationContentValue allows; a name the schema does not have
 //     is refused.
 //

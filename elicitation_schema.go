@@ -11,7 +11,7 @@ import (
 )
 
 // ElicitationSchema is the typed form of a form-mode elicitation's
-// requestedSchema (see [CreateElicitationRequest.Schema]): a flat object
+// requestedSchema (see [ElicitationRequest.Schema]): a flat object
 // whose properties are strings, numbers, integers, booleans, single-select
 // enums (strings with Enum or OneOf) and multi-select enums. Build the
 // answer with [ElicitationSchema.Accept], which checks the values first.
@@ -31,7 +31,7 @@ type ElicitationSchema struct {
 	Meta     json.RawMessage
 
 	// served is set on the schema the client decoded from a request it
-	// serves; origin on the copies CreateElicitationRequest.Schema hands
+	// serves; origin on the copies ElicitationRequest.Schema hands
 	// out of it (see elicitation_served.go).
 	served *servedSchema
 	origin *ElicitationSchema
@@ -213,21 +213,27 @@ func plainOptions(values []string) []ElicitationOption {
 
 // Schema decodes RequestedSchema. It fails when the request is not in form
 // mode, when its schema is not a JSON object, or when the schema is over
-// the limit on patterns (see [ParseElicitationSchema]).
-//
-// In the Create handler of a client, the schema was decoded (and its
-// patterns compiled) once, when the request arrived, with the client's
-// Limits; Schema returns a copy of it, which the caller may change. An
-// answer built by [ElicitationSchema.Accept] from an unchanged copy is not
-// checked a second time before it is sent.
+// the limit on patterns (see [ParseElicitationSchema]). A handler calls
+// [ElicitationRequest.Schema] instead, which does not decode it again.
 func (r *CreateElicitationRequest) Schema() (*ElicitationSchema, error) {
 	if r.Mode != ElicitationModeForm {
 		return nil, errors.New("acp: elicitation mode " + strconv.Quote(string(r.Mode)) + " has no requested schema")
 	}
-	if s := servedSchemaOf(r); s != nil {
-		return s.clone(), nil
-	}
 	return ParseElicitationSchema(r.RequestedSchema)
+}
+
+// Schema returns the request's form: in the Create handler of a client,
+// a copy of the schema the client decoded (and whose patterns it compiled)
+// once, when the request arrived, with the client's Limits; the caller may
+// change the copy. An answer built by [ElicitationSchema.Accept] from an
+// unchanged copy is not checked a second time before it is sent. On a
+// request the client did not serve, Schema decodes RequestedSchema as
+// [CreateElicitationRequest.Schema] does.
+func (r *ElicitationRequest) Schema() (*ElicitationSchema, error) {
+	if r.form != nil && r.Mode == ElicitationModeForm {
+		return r.form.clone(), nil
+	}
+	return r.CreateElicitationRequest.Schema()
 }
 
 // ParseElicitationSchema decodes a requestedSchema (see [ElicitationSchema]

@@ -8,30 +8,17 @@ import (
 )
 
 // A form is checked once. The client decodes the schema of a request it
-// serves before the handler runs (refusing one over its limits), and
-// CreateElicitationRequest.Schema hands the handler copies of that schema
-// rather than decoding it again, so its patterns are compiled once. When
-// the handler's answer is content that Accept built from an unchanged
-// copy, the client does not check it again: Accept did, against the same
-// schema.
+// serves before the handler runs (refusing one over its limits), keeps it
+// on the ElicitationRequest it hands the handler, and
+// ElicitationRequest.Schema hands out copies of that schema rather than
+// decoding it again, so its patterns are compiled once. When the handler's
+// answer is content that Accept built from an unchanged copy, the client
+// does not check it again: Accept did, against the same schema.
 
 // servedSchema is the client's side of a schema it decoded from a request.
 type servedSchema struct {
 	mu       sync.Mutex
 	accepted []byte // the content Accept built last from an unchanged copy
-}
-
-// servedSchemas holds, while the Create handler of a request runs, the
-// schema the client decoded from it, keyed by the request the handler was
-// given. CreateElicitationRequest has no room for it: its fields are the
-// protocol's.
-var servedSchemas sync.Map // *CreateElicitationRequest → *ElicitationSchema
-
-func servedSchemaOf(r *CreateElicitationRequest) *ElicitationSchema {
-	if v, ok := servedSchemas.Load(r); ok {
-		return v.(*ElicitationSchema)
-	}
-	return nil
 }
 
 // clone returns a copy of s that shares nothing the caller may change

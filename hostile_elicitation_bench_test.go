@@ -38,7 +38,7 @@ func BenchmarkElicitationHostilePattern(b *testing.B) {
 			c := &Client{}
 			c.opts.Limits = c.opts.Limits.withDefaults()
 			c.opts.Elicitation = &ElicitationHandlers{Form: true,
-				Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 					s, err := r.Schema()
 					if err != nil {
 						return nil, err

@@ -71,7 +71,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 			ran := make(chan struct{}, 1)
 			opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 				Elicitation: &ElicitationHandlers{Form: true,
-					Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+					Create: func(context.Context, *ElicitationRequest) (*CreateElicitationResponse, error) {
 						ran <- struct{}{}
 						return &CreateElicitationResponse{Action: ElicitationDecline}, nil
 					}}}
@@ -103,7 +103,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 	t.Run("at the limit, and raised", func(t *testing.T) {
 		opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: 8192},
 			Elicitation: &ElicitationHandlers{Form: true,
-				Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 					s, err := r.Schema()
 					if err != nil {
 						return nil, err
@@ -139,7 +139,7 @@ func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
 	p2, p3 := `^[a-z]+$`, `^\d{3}$`
 	// The three patterns take the whole budget.
 	opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: len(hostilePattern) + len(p2) + len(p3)}, Elicitation: &ElicitationHandlers{Form: true,
-		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 			if _, err := r.Schema(); err != nil {
 				return nil, err
 			}
@@ -171,7 +171,7 @@ func TestElicitationChangedSchemaCheckedAgain(t *testing.T) {
 	diags := make(chan Diagnostic, 10)
 	opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 		Elicitation: &ElicitationHandlers{Form: true,
-			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 				s, err := r.Schema()
 				if err != nil {
 					return nil, err
