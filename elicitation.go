@@ -23,10 +23,60 @@ type ElicitationRequest struct {
 	// Turn is nil.
 	Seq uint64
 
-	// form is the schema the client decoded from a form-mode request before
-	// the handler ran (elicitation_served.go); nil in URL mode, when the
-	// schema did not decode, or on a request made by hand.
-	form *ElicitationSchema
+	// form is the form the client decoded from a form-mode request before
+	// the handler ran, with its serving state (elicitation_served.go); nil
+	// in URL mode, when the schema did not decode, or on a request made by
+	// hand.
+	form *servedForm
+}
+
+// Schema returns the request's form: in the Create handler of a client,
+// a copy of the schema the client decoded once, when the request arrived,
+// with the client's Limits (and, for a v2 agent, AnyValue set); the caller
+// may change the copy. On a request the client did not serve, Schema
+// decodes RequestedSchema as [CreateElicitationRequest.Schema] does.
+func (r *ElicitationRequest) Schema() (*ElicitationSchema, error) {
+	if r.form != nil && r.Mode == ElicitationModeForm {
+		return cloneSchema(r.form.schema), nil
+	}
+	return r.CreateElicitationRequest.Schema()
+}
+
+// Accept is [ElicitationSchema.Accept] against the form the client
+// serves: its patterns were compiled once, when the request arrived, and
+// the answer it builds is not checked again before it is sent. A handler
+// that changed a copy of the schema calls the copy's Accept instead; the
+// client then checks that answer against the form the agent sent.
+func (r *ElicitationRequest) Accept(values map[string]any) (*CreateElicitationResponse, error) {
+	f, err := r.served()
+	if err != nil {
+		return nil, err
+	}
+	return f.accept(values)
+}
+
+// Validate is [ElicitationSchema.Validate] against the form the client
+// serves, with its patterns compiled once per request: a form may check
+// the user's values as they type.
+func (r *ElicitationRequest) Validate(values map[string]any) error {
+	f, err := r.served()
+	if err != nil {
+		return err
+	}
+	return f.check.Validate(values)
+}
+
+// served returns the form the client serves, or, on a request it did not
+// serve, one decoded now.
+func (r *ElicitationRequest) served() (*servedForm, error) {
+	if r.form != nil && r.Mode == ElicitationModeForm {
+		return r.form, nil
+	}
+	s, err := r.CreateElicitationRequest.Schema()
+	if err != nil {
+		return nil, err
+	}
+	return newServedForm(s), nil
 }
 
 // CreateElicitationHandler serves elicitation/create.
@@ -43,18 +93,17 @@ type ElicitationHandlers struct {
 	// Create answers elicitation/create. It runs on its own goroutine and may
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
-	// the request (RequestedSchema); req.Schema() hands out the form the
-	// client decoded, and the schema's Accept builds a checked answer. A
-	// request with a session is placed in its stream: req.Turn and req.Seq
-	// say after which event it came.
+	// the request (RequestedSchema); req.Schema() hands out a copy of the
+	// form the client decoded, to show, and req.Accept builds a checked
+	// answer. A request with a session is placed in its stream: req.Turn
+	// and req.Seq say after which event it came.
 	//
 	// An accept answer to a form is checked against the requested schema
 	// (see [ElicitationSchema.Validate]) before it is sent: content that
 	// does not match is never sent; the agent is answered -32603 and a
 	// [Diagnostic] of kind [DiagInvalidElicitationAnswer] names the fields
-	// at fault (not their values). Content built by Accept on a schema
-	// from req.Schema(), unchanged, was checked by Accept and is not
-	// checked again.
+	// at fault (not their values). Content built by req.Accept was checked
+	// there and is not checked again.
 	//
 	// A form whose patterns are over Limits.MaxElicitationPatternBytes is
 	// refused before Create runs (an error naming the limit, and a
@@ -110,19 +159,19 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	}
 	// A form is decoded, and its patterns compiled, once: here, before the
 	// handler runs, so that one over the limits is refused without it;
-	// req.Schema() hands the handler copies (see elicitation_served.go).
-	var schema *ElicitationSchema
+	// req.Schema() hands the handler copies, req.Accept checks against it
+	// (see elicitation_served.go).
 	var schemaErr error
 	if req.Mode == ElicitationModeForm {
+		var schema *ElicitationSchema
 		schema, schemaErr = parseElicitationSchema(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
 		if errors.Is(schemaErr, ErrLimitExceeded) {
 			return nil, schemaErr
 		}
 		if schema != nil {
-			schema.served = &servedSchema{}
-			schema.anyValue = c.version == 2
+			schema.AnyValue = c.version == 2
+			req.form = newServedForm(schema)
 		}
-		req.form = schema
 	}
 	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
 		return h.Create(ctx, req)
@@ -134,11 +183,11 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		return nil, &Error{Code: CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
 	}
 	if req.Mode == ElicitationModeForm && resp.Action == ElicitationAccept {
-		// An answer Accept built from the schema, unchanged, was checked
-		// there; any other is checked now.
+		// An answer req.Accept built was checked there; any other is
+		// checked now.
 		serr := schemaErr
-		if serr == nil && !schema.acceptedContent(resp.Content) {
-			serr = schema.ValidateContent(resp.Content)
+		if serr == nil {
+			serr = req.form.checkAnswer(resp.Content)
 		}
 		if serr != nil {
 			c.diag(string(DiagInvalidElicitationAnswer), serr.Error(), nil)

@@ -91,6 +91,8 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 			return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(content)}, nil
 		}
 	}
+	// Accept on a copy of the form (it carries AnyValue) and on the
+	// form the client serves.
 	accept := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
 		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) {
 			s, err := r.Schema()
@@ -99,6 +101,9 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 			}
 			return s.Accept(values)
 		}
+	}
+	served := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) { return r.Accept(values) }
 	}
 	ask := func(a *rawAgent, id int, answer func(*ElicitationRequest) (*CreateElicitationResponse, error)) rawMsg {
 		answers <- answer
@@ -113,6 +118,9 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 	if m := ask(a2, 71, accept(map[string]any{"at": []any{1, 2}, "name": "x"})); string(m.Result) != `{"action":"accept","content":{"at":[1,2],"name":"x"}}` {
 		t.Errorf("v2, Accept: %s", m.line)
 	}
+	if m := ask(a2, 73, served(map[string]any{"at": map[string]any{"x": 1}})); string(m.Result) != `{"action":"accept","content":{"at":{"x":1}}}` {
+		t.Errorf("v2, ElicitationRequest.Accept: %s", m.line)
+	}
 	if m := ask(a2, 72, raw(`{"name":{"x":1}}`)); m.Error == nil {
 		t.Errorf("v2: an object for a string field was sent: %s", m.line)
 	}
@@ -124,5 +132,8 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 	}
 	if m := ask(a1, 81, raw(`{"at":"here"}`)); string(m.Result) != `{"action":"accept","content":{"at":"here"}}` {
 		t.Errorf("v1, a string for the unknown type: %s", m.line)
+	}
+	if m := ask(a1, 82, served(map[string]any{"at": map[string]any{"x": 1}})); m.Error == nil {
+		t.Errorf("v1, ElicitationRequest.Accept built an object value: %s", m.line)
 	}
 }
