@@ -3,7 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -249,9 +248,6 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 		st.Plan, st.PlanContent = u.Entries, nil
 	case *SubagentUpdate:
 		foldSubagent(st, u)
-		refreshSubagent(st, u.SessionID)
-	case *SubagentReleased:
-		st.Subagents = slices.DeleteFunc(slices.Clone(st.Subagents), func(sa Subagent) bool { return sa.SessionID == u.SessionID })
 		refreshSubagent(st, u.SessionID)
 	case *StateUpdate:
 		st.Activity = joinSessionLevel(st, u) // background_v2.go
