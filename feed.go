@@ -45,6 +45,11 @@ type Event struct {
 	// Subagent is, for EventSubagentReleased, the child's entry as it
 	// left SessionState.Subagents; its SessionID names the child.
 	Subagent *Subagent `json:"subagent,omitempty"`
+	// Activity is, for a v2 agent's state_update in a session's feed,
+	// SessionState.Activity after it: the update's background items
+	// joined to what they name as it stood when the update arrived. It is
+	// shared and never changes afterwards. Unstable: ACP v2 is in Preview.
+	Activity *Activity `json:"activity,omitempty"`
 	// Replay: in a session's feed, the update was replayed by session/load.
 	Replay bool `json:"replay,omitempty"`
 	// Trimmed is, for EventOutsideTrimmed, how many entries were dropped

@@ -64,7 +64,9 @@ type sentry struct {
 	// restart is what an entRestarted says.
 	restart *SessionRestart
 	// sub is the entry an entSubagentReleased removed.
-	sub    *Subagent
+	sub *Subagent
+	// act is, for a state_update, the Activity it made (Event.Activity).
+	act    *Activity
 	kind   uint8
 	replay bool
 	n      int // entries trimmed, for entOutsideTrimmed
@@ -99,7 +101,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Restart: e.restart, Subagent: e.sub, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Restart: e.restart, Subagent: e.sub, Activity: e.act, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
 	ev.Kind, ev.Origin = entryKind(e.kind)
 	return ev
 }
@@ -190,6 +192,11 @@ func (sf *SessionFold) Apply(ev Event) {
 		switch ev.Origin {
 		case OriginAgent, "":
 			foldSessionUpdate(st, ev.Update)
+			if ev.Activity != nil {
+				// The live session's join, which includes the tool calls
+				// of the turns' folds this fold does not have.
+				st.Activity = ev.Activity
+			}
 			if ev.Turn == nil && !ev.OverBudget {
 				st.Outside = append(st.Outside, OutsideUpdate{Update: ev.Update, Replay: ev.Replay, Late: !ev.Replay && st.Turns > 0})
 				sf.hist.apply(ev.Update)
