@@ -58,7 +58,7 @@ func TestCapabilitiesFromHandlers(t *testing.T) {
 		{"fs", &ClientOptions{FS: FileSystemHandlers{ReadTextFile: readOnlyFS{}.ReadTextFile, WriteTextFile: writeHandler}}, `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":false,"auth":{"terminal":false}}`},
 		{"readonly", &ClientOptions{FS: FileSystemHandlers{ReadTextFile: readOnlyFS{}.ReadTextFile}}, `{"fs":{"readTextFile":true,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`},
 		{"terminal", &ClientOptions{Terminal: fakeTerminals()}, `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":true,"auth":{"terminal":false}}`},
-		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandlers{Form: true, Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
+		{"extras", &ClientOptions{BooleanConfigOptions: true, TerminalAuth: true, Elicitation: &ElicitationHandlers{Form: true, Create: func(context.Context, *ElicitationRequest) (*CreateElicitationResponse, error) { return nil, nil }}},
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":true},"elicitation":{"form":{}}}`},
 		{"plans, notices, compaction", &ClientOptions{PlanOperations: true, Notices: true, Compaction: true},
 			`{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"notices":{},"compaction":{}},"plan":{},"auth":{"terminal":false}}`},

@@ -6,8 +6,81 @@ import (
 	"errors"
 )
 
+// ElicitationRequest is an elicitation/create as a handler sees it: the
+// request as received, placed in its session's stream, with the form the
+// client decoded from it (see [ElicitationRequest.Schema]).
+type ElicitationRequest struct {
+	// CreateElicitationRequest is the request as received; its fields
+	// (Message, Mode, RequestedSchema, URL...) read through.
+	*CreateElicitationRequest
+	// Turn is the turn the request belongs to: the session's running turn
+	// when the request arrived, nil if none was running (or the request
+	// names no session this connection knows).
+	Turn *Turn
+	// Seq is the sequence number, in Turn's events, of the last event
+	// applied before the request: a UI that has rendered Turn's events up
+	// to Seq shows what the question is about before the form. Zero when
+	// Turn is nil.
+	Seq uint64
+
+	// form is the form the client decoded from a form-mode request before
+	// the handler ran, with its serving state (elicitation_served.go); nil
+	// in URL mode, when the schema did not decode, or on a request made by
+	// hand.
+	form *servedForm
+}
+
+// Schema returns the request's form: in the Create handler of a client,
+// a copy of the schema the client decoded once, when the request arrived,
+// with the client's Limits (and, for a v2 agent, AnyValue set); the caller
+// may change the copy. On a request the client did not serve, Schema
+// decodes RequestedSchema as [CreateElicitationRequest.Schema] does.
+func (r *ElicitationRequest) Schema() (*ElicitationSchema, error) {
+	if r.form != nil && r.Mode == ElicitationModeForm {
+		return cloneSchema(r.form.schema), nil
+	}
+	return r.CreateElicitationRequest.Schema()
+}
+
+// Accept is [ElicitationSchema.Accept] against the form the client
+// serves: its patterns were compiled once, when the request arrived, and
+// the answer it builds is not checked again before it is sent. A handler
+// that changed a copy of the schema calls the copy's Accept instead; the
+// client then checks that answer against the form the agent sent.
+func (r *ElicitationRequest) Accept(values map[string]any) (*CreateElicitationResponse, error) {
+	f, err := r.served()
+	if err != nil {
+		return nil, err
+	}
+	return f.accept(values)
+}
+
+// Validate is [ElicitationSchema.Validate] against the form the client
+// serves, with its patterns compiled once per request: a form may check
+// the user's values as they type.
+func (r *ElicitationRequest) Validate(values map[string]any) error {
+	f, err := r.served()
+	if err != nil {
+		return err
+	}
+	return f.check.Validate(values)
+}
+
+// served returns the form the client serves, or, on a request it did not
+// serve, one decoded now.
+func (r *ElicitationRequest) served() (*servedForm, error) {
+	if r.form != nil && r.Mode == ElicitationModeForm {
+		return r.form, nil
+	}
+	s, err := r.CreateElicitationRequest.Schema()
+	if err != nil {
+		return nil, err
+	}
+	return newServedForm(s), nil
+}
+
 // CreateElicitationHandler serves elicitation/create.
-type CreateElicitationHandler func(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+type CreateElicitationHandler func(ctx context.Context, req *ElicitationRequest) (*CreateElicitationResponse, error)
 
 // ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
@@ -20,18 +93,17 @@ type ElicitationHandlers struct {
 	// Create answers elicitation/create. It runs on its own goroutine and may
 	// block while the user answers; its ctx ends when the agent withdraws the
 	// request or the connection closes. The requested schema is kept raw in
-	// the request (RequestedSchema); req.Schema() decodes it, and the
-	// schema's Accept builds a checked answer. A request with a session is
-	// placed in its stream: req.Turn and req.Seq say after which event it
-	// came.
+	// the request (RequestedSchema); req.Schema() hands out a copy of the
+	// form the client decoded, to show, and req.Accept builds a checked
+	// answer. A request with a session is placed in its stream: req.Turn
+	// and req.Seq say after which event it came.
 	//
 	// An accept answer to a form is checked against the requested schema
 	// (see [ElicitationSchema.Validate]) before it is sent: content that
 	// does not match is never sent; the agent is answered -32603 and a
 	// [Diagnostic] of kind [DiagInvalidElicitationAnswer] names the fields
-	// at fault (not their values). Content built by Accept on a schema
-	// from req.Schema(), unchanged, was checked by Accept and is not
-	// checked again.
+	// at fault (not their values). Content built by req.Accept was checked
+	// there and is not checked again.
 	//
 	// A form whose patterns are over Limits.MaxElicitationPatternBytes is
 	// refused before Create runs (an error naming the limit, and a
@@ -69,10 +141,11 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	if h == nil || h.Create == nil {
 		return nil, methodNotFound(MethodElicitationCreate)
 	}
-	var req CreateElicitationRequest
-	if err := decodeParams(params, &req); err != nil {
+	var wire CreateElicitationRequest
+	if err := decodeParams(params, &wire); err != nil {
 		return nil, err
 	}
+	req := &ElicitationRequest{CreateElicitationRequest: &wire}
 	if in != nil {
 		req.Turn, req.Seq = in.turn, in.seq
 	}
@@ -80,31 +153,28 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
 	if c.version == 2 {
-		if err := checkElicitationV2(&req); err != nil {
+		if err := checkElicitationV2(&wire); err != nil {
 			return nil, err
 		}
 	}
 	// A form is decoded, and its patterns compiled, once: here, before the
 	// handler runs, so that one over the limits is refused without it;
-	// req.Schema() hands the handler copies (see elicitation_served.go).
-	var schema *ElicitationSchema
+	// req.Schema() hands the handler copies, req.Accept checks against it
+	// (see elicitation_served.go).
 	var schemaErr error
 	if req.Mode == ElicitationModeForm {
+		var schema *ElicitationSchema
 		schema, schemaErr = parseElicitationSchema(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
 		if errors.Is(schemaErr, ErrLimitExceeded) {
 			return nil, schemaErr
 		}
 		if schema != nil {
-			schema.served = &servedSchema{}
-			schema.anyValue = c.version == 2
+			schema.AnyValue = c.version == 2
+			req.form = newServedForm(schema)
 		}
 	}
 	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
-		if schema != nil {
-			servedSchemas.Store(&req, schema)
-			defer servedSchemas.Delete(&req)
-		}
-		return h.Create(ctx, &req)
+		return h.Create(ctx, req)
 	})
 	if err != nil {
 		return nil, err
@@ -113,11 +183,11 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		return nil, &Error{Code: CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
 	}
 	if req.Mode == ElicitationModeForm && resp.Action == ElicitationAccept {
-		// An answer Accept built from the schema, unchanged, was checked
-		// there; any other is checked now.
+		// An answer req.Accept built was checked there; any other is
+		// checked now.
 		serr := schemaErr
-		if serr == nil && !schema.acceptedContent(resp.Content) {
-			serr = schema.ValidateContent(resp.Content)
+		if serr == nil {
+			serr = req.form.checkAnswer(resp.Content)
 		}
 		if serr != nil {
 			c.diag(string(DiagInvalidElicitationAnswer), serr.Error(), nil)

@@ -47,8 +47,15 @@ func (e *ElicitationAnswerError) Error() string {
 // and returns the accept answer carrying them as content. On a mismatch it
 // returns the *ElicitationAnswerError and no answer, so nothing that does
 // not match the form is ever sent.
+//
+// In a client's Create handler, [ElicitationRequest.Accept] does the same
+// against the form the client serves, whose patterns it compiled once.
 func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationResponse, error) {
-	content, err := s.content(values)
+	return s.accept(values, nil)
+}
+
+func (s *ElicitationSchema) accept(values map[string]any, ps patterns) (*CreateElicitationResponse, error) {
+	content, err := s.check(values, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +63,6 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 	if err != nil {
 		return nil, fmt.Errorf("acp: encoding the elicitation answer: %w", err)
 	}
-	s.noteAccepted(b)
 	return &CreateElicitationResponse{Action: ElicitationAccept, Content: b}, nil
 }
 
@@ -74,21 +80,61 @@ func (s *ElicitationSchema) Accept(values map[string]any) (*CreateElicitationRes
 //   - multi-select: a []string (or a []any of strings, as encoding/json
 //     decodes) of distinct options, within MinItems and MaxItems;
 //   - a field of an unknown type takes any of these kinds unchecked (the
-//     caller may know the custom type) — and, in the form of a v2 agent's
-//     request (CreateElicitationRequest.Schema), any JSON value at all, as
-//     v2's ElicitationContentValue allows; a name the schema does not have
-//     is refused.
+//     caller may know the custom type) — and, with AnyValue (the form of a
+//     v2 agent's request), any JSON value at all, as v2's
+//     ElicitationContentValue allows; a name the schema does not have is
+//     refused.
 //
 // A nil value counts as absent. The error is an *ElicitationAnswerError.
+// Validate compiles the patterns it matches at each call; to check many
+// answers, [ElicitationSchema.Compile] them once.
 func (s *ElicitationSchema) Validate(values map[string]any) error {
-	_, err := s.content(values)
+	_, err := s.check(values, nil)
 	return err
+}
+
+// ElicitationValidator checks answers against an [ElicitationSchema] with
+// the schema's patterns compiled once, when [ElicitationSchema.Compile]
+// made it, rather than at each check: a form that checks what the user
+// types, or a client that checks each answer to the form it serves, pays
+// for the patterns once. It reads the schema live: a pattern changed since
+// is compiled at each check, as the schema's own checks do.
+type ElicitationValidator struct {
+	schema   *ElicitationSchema
+	patterns patterns
+}
+
+// Compile compiles the patterns of s's string fields and returns the
+// validator that checks answers against s with them.
+func (s *ElicitationSchema) Compile() *ElicitationValidator {
+	return &ElicitationValidator{schema: s, patterns: compilePatterns(s)}
+}
+
+// Validate is [ElicitationSchema.Validate], with the compiled patterns.
+func (v *ElicitationValidator) Validate(values map[string]any) error {
+	_, err := v.schema.check(values, v.patterns)
+	return err
+}
+
+// ValidateContent is [ElicitationSchema.ValidateContent], with the
+// compiled patterns.
+func (v *ElicitationValidator) ValidateContent(content json.RawMessage) error {
+	return v.schema.validateContent(content, v.patterns)
+}
+
+// Accept is [ElicitationSchema.Accept], with the compiled patterns.
+func (v *ElicitationValidator) Accept(values map[string]any) (*CreateElicitationResponse, error) {
+	return v.schema.accept(values, v.patterns)
 }
 
 // ValidateContent is [ElicitationSchema.Validate] for raw content, as kept
 // in [CreateElicitationResponse].Content: it must be a JSON object (absent
 // content is an empty answer).
 func (s *ElicitationSchema) ValidateContent(content json.RawMessage) error {
+	return s.validateContent(content, nil)
+}
+
+func (s *ElicitationSchema) validateContent(content json.RawMessage, ps patterns) error {
 	values := map[string]any{}
 	if len(bytes.TrimSpace(content)) > 0 && !jsonIsNull(content) {
 		dec := json.NewDecoder(bytes.NewReader(content))
@@ -97,11 +143,13 @@ func (s *ElicitationSchema) ValidateContent(content json.RawMessage) error {
 			return &ElicitationAnswerError{Fields: []ElicitationFieldError{{Field: "", Reason: "content is not a JSON object"}}}
 		}
 	}
-	return s.Validate(values)
+	_, err := s.check(values, ps)
+	return err
 }
 
-// content checks values and returns them normalised for encoding.
-func (s *ElicitationSchema) content(values map[string]any) (map[string]any, error) {
+// check checks values and returns them normalised for encoding; ps are
+// the compiled patterns, if any (see patterns).
+func (s *ElicitationSchema) check(values map[string]any, ps patterns) (map[string]any, error) {
 	var errs []ElicitationFieldError
 	out := make(map[string]any, len(values))
 	required := make(map[string]bool, len(s.Required))
@@ -118,7 +166,7 @@ func (s *ElicitationSchema) content(values map[string]any) (map[string]any, erro
 			}
 			continue
 		}
-		norm, reason := checkElicitationValue(f.Property, v, s.anyValue)
+		norm, reason := checkElicitationValue(f.Property, v, s.AnyValue, ps)
 		if reason != "" {
 			errs = append(errs, ElicitationFieldError{f.Name, reason})
 			continue
@@ -150,8 +198,8 @@ func (s *ElicitationSchema) content(values map[string]any) (map[string]any, erro
 
 // checkElicitationValue returns v normalised for encoding, or why it does
 // not fit p. anyValue: a field of an unknown type takes any JSON value
-// (a v2 agent's form).
-func checkElicitationValue(p ElicitationProperty, v any, anyValue bool) (any, string) {
+// (a v2 agent's form). ps matches patterns.
+func checkElicitationValue(p ElicitationProperty, v any, anyValue bool, ps patterns) (any, string) {
 	switch p := p.(type) {
 	case *ElicitationString:
 		s, ok := v.(string)
@@ -171,7 +219,7 @@ func checkElicitationValue(p ElicitationProperty, v any, anyValue bool) (any, st
 		if !formatOK(p.Format, s) {
 			return nil, "is not a valid " + string(p.Format)
 		}
-		if p.Pattern != "" && !matchPattern(p, s) {
+		if p.Pattern != "" && !ps.match(p, s) {
 			return nil, "does not match the pattern"
 		}
 		return s, ""

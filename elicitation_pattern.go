@@ -20,14 +20,6 @@ import (
 // (an e-mail address, a UUID, semver) compile to well under 100.
 const defaultElicitationPatternBytes = 4 << 10
 
-// elicitationPattern is a string field's pattern, compiled once when the
-// schema was decoded. re is nil when Go's regexp does not accept the
-// pattern (ECMA-262 syntax it lacks): such a pattern is not checked.
-type elicitationPattern struct {
-	src string
-	re  *regexp.Regexp
-}
-
 // patternBudget is what the patterns of one schema may still use, in
 // bytes and in estimated program instructions: together, not each, so
 // that the CPU an answer costs is bounded per request however many
@@ -37,26 +29,26 @@ type patternBudget struct {
 	bytes, insts int64
 }
 
-// compile compiles the pattern of field name, charging it to the budget;
-// it fails only when the budget is spent.
-func (b *patternBudget) compile(name, pattern string) (*elicitationPattern, error) {
+// charge charges the pattern of field name to the budget, parsing it but
+// not compiling it; it fails only when the budget is spent.
+func (b *patternBudget) charge(name, pattern string) error {
 	b.bytes += int64(len(pattern))
 	if b.bytes > int64(b.max) {
-		return nil, b.exceeded(name, fmt.Sprintf("the patterns of its string fields hold more than %d bytes", b.max))
+		return b.exceeded(name, fmt.Sprintf("the patterns of its string fields hold more than %d bytes", b.max))
 	}
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) && se.Code == syntax.ErrLarge {
-			return nil, b.exceeded(name, "a pattern compiles to a program too large for Go's regexp")
+			return b.exceeded(name, "a pattern compiles to a program too large for Go's regexp")
 		}
-		return &elicitationPattern{src: pattern}, nil // not Go syntax: unchecked
+		return nil // not Go syntax: unchecked
 	}
 	b.insts += programSize(re, int64(b.max)+1)
 	if b.insts > int64(b.max) {
-		return nil, b.exceeded(name, fmt.Sprintf("the patterns of its string fields compile to more than %d instructions", b.max))
+		return b.exceeded(name, fmt.Sprintf("the patterns of its string fields compile to more than %d instructions", b.max))
 	}
-	return &elicitationPattern{src: pattern, re: compilePattern(pattern)}, nil
+	return nil
 }
 
 func (b *patternBudget) exceeded(name, why string) error {
@@ -128,14 +120,37 @@ func compilePattern(pattern string) *regexp.Regexp {
 	return re
 }
 
-// matchPattern reports whether s matches the pattern of p: the one
-// compiled when the schema was decoded, or, for a schema built or changed
-// by hand, p.Pattern compiled now.
-func matchPattern(p *ElicitationString, s string) bool {
-	re := (*regexp.Regexp)(nil)
-	if p.pattern != nil && p.pattern.src == p.Pattern {
-		re = p.pattern.re
-	} else {
+// patterns are the compiled patterns of a schema's string fields, by
+// field, each with the source it was compiled from; re is nil when Go's
+// regexp does not accept the pattern (ECMA-262 syntax it lacks), which is
+// then not checked. The pure checks of ElicitationSchema have none, and
+// compile each pattern as they match it; an ElicitationValidator has its
+// own, compiled once.
+type patterns map[*ElicitationString]compiledPattern
+
+type compiledPattern struct {
+	src string
+	re  *regexp.Regexp
+}
+
+// compilePatterns compiles the pattern of every string field of s.
+func compilePatterns(s *ElicitationSchema) patterns {
+	ps := patterns{}
+	for _, f := range s.Fields {
+		if p, ok := f.Property.(*ElicitationString); ok && p.Pattern != "" {
+			ps[p] = compiledPattern{p.Pattern, compilePattern(p.Pattern)}
+		}
+	}
+	return ps
+}
+
+// match reports whether s matches the pattern of p: compiled in ps, or,
+// for a field ps does not have or whose pattern changed since, compiled
+// now.
+func (ps patterns) match(p *ElicitationString, s string) bool {
+	c, ok := ps[p]
+	re := c.re
+	if !ok || c.src != p.Pattern {
 		re = compilePattern(p.Pattern)
 	}
 	if re == nil {

@@ -11,10 +11,17 @@ import (
 )
 
 // ElicitationSchema is the typed form of a form-mode elicitation's
-// requestedSchema (see [CreateElicitationRequest.Schema]): a flat object
+// requestedSchema (see [ElicitationRequest.Schema]): a flat object
 // whose properties are strings, numbers, integers, booleans, single-select
 // enums (strings with Enum or OneOf) and multi-select enums. Build the
 // answer with [ElicitationSchema.Accept], which checks the values first.
+//
+// A schema is a plain value: what the agent sent, nothing else. Its
+// checks are pure functions of it, which compile the patterns they match
+// at each call; [ElicitationSchema.Compile] returns a validator that
+// compiles them once. The form a client serves keeps such a validator,
+// once per request, and a handler checks against it with
+// [ElicitationRequest.Accept] and [ElicitationRequest.Validate].
 //
 // Decoding is lenient like the rest of the package: an optional field of
 // the wrong type reads as absent, an invalid enum option is dropped, and a
@@ -29,17 +36,12 @@ type ElicitationSchema struct {
 	// Required is the schema's list of required property names, as sent.
 	Required []string
 	Meta     json.RawMessage
-
-	// served is set on the schema the client decoded from a request it
-	// serves; origin on the copies CreateElicitationRequest.Schema hands
-	// out of it (see elicitation_served.go).
-	served *servedSchema
-	origin *ElicitationSchema
-	// anyValue is set on a schema a v2 agent sent: a field of an unknown
-	// (custom or future) type takes any JSON value (v2
-	// ElicitationContentValue's Other branch, "preserved as sent"); v1
-	// allows only the listed kinds.
-	anyValue bool
+	// AnyValue: a field of an unknown (custom or future) type takes any
+	// JSON value, as ACP v2's ElicitationContentValue allows (its Other
+	// branch, "preserved as sent"); v1 allows only the listed kinds. A
+	// client sets it on the form of a v2 agent's request;
+	// ParseElicitationSchema (v1) leaves it false.
+	AnyValue bool
 }
 
 // ElicitationField is one property of an [ElicitationSchema].
@@ -101,8 +103,7 @@ type ElicitationOption struct {
 // (titled options) it is a single-select enum. A nil bound is no bound;
 // lengths count Unicode code points. Pattern is the agent's regular
 // expression (ECMA-262 syntax); [ElicitationSchema.Validate] checks it only
-// when Go's regexp package accepts it. A decoded schema holds its patterns
-// compiled; a Pattern set or changed by hand is compiled at each check.
+// when Go's regexp package accepts it.
 type ElicitationString struct {
 	Title       string
 	Description string
@@ -114,8 +115,6 @@ type ElicitationString struct {
 	Enum        []string
 	OneOf       []ElicitationOption
 	Meta        json.RawMessage
-
-	pattern *elicitationPattern // Pattern compiled, when decoded
 }
 
 // Options returns the choices of a single-select enum (titled ones as sent,
@@ -213,25 +212,17 @@ func plainOptions(values []string) []ElicitationOption {
 
 // Schema decodes RequestedSchema. It fails when the request is not in form
 // mode, when its schema is not a JSON object, or when the schema is over
-// the limit on patterns (see [ParseElicitationSchema]).
-//
-// In the Create handler of a client, the schema was decoded (and its
-// patterns compiled) once, when the request arrived, with the client's
-// Limits; Schema returns a copy of it, which the caller may change. An
-// answer built by [ElicitationSchema.Accept] from an unchanged copy is not
-// checked a second time before it is sent.
+// the limit on patterns (see [ParseElicitationSchema]). A handler calls
+// [ElicitationRequest.Schema] instead, which does not decode it again.
 func (r *CreateElicitationRequest) Schema() (*ElicitationSchema, error) {
 	if r.Mode != ElicitationModeForm {
 		return nil, errors.New("acp: elicitation mode " + strconv.Quote(string(r.Mode)) + " has no requested schema")
-	}
-	if s := servedSchemaOf(r); s != nil {
-		return s.clone(), nil
 	}
 	return ParseElicitationSchema(r.RequestedSchema)
 }
 
 // ParseElicitationSchema decodes a requestedSchema (see [ElicitationSchema]
-// for how leniently) and compiles its patterns. It fails when raw is not a
+// for how leniently) and measures its patterns. It fails when raw is not a
 // JSON object, and with an error wrapping [ErrLimitExceeded] when the
 // patterns of the schema's string fields hold more than 4096 bytes or
 // compile to more than 4096 instructions together (the default of
@@ -291,16 +282,14 @@ func parseElicitationSchema(raw json.RawMessage, maxPattern int) (*ElicitationSc
 }
 
 // decodeElicitationProperty decodes one property schema; see
-// [ElicitationSchema] for what becomes unknown. It compiles a string
-// field's pattern, and fails only when that is over budget.
+// [ElicitationSchema] for what becomes unknown. It charges a string
+// field's pattern to the budget, and fails only when that is over it.
 func decodeElicitationProperty(name string, raw []byte, budget *patternBudget) (ElicitationProperty, error) {
 	p := decodeElicitationPropertyRaw(raw)
 	if sp, ok := p.(*ElicitationString); ok && sp.Pattern != "" {
-		pat, err := budget.compile(name, sp.Pattern)
-		if err != nil {
+		if err := budget.charge(name, sp.Pattern); err != nil {
 			return nil, err
 		}
-		sp.pattern = pat
 	}
 	return p, nil
 }

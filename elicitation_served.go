@@ -2,49 +2,76 @@ package acp
 
 import (
 	"bytes"
-	"reflect"
+	"encoding/json"
 	"slices"
 	"sync"
 )
 
 // A form is checked once. The client decodes the schema of a request it
-// serves before the handler runs (refusing one over its limits), and
-// CreateElicitationRequest.Schema hands the handler copies of that schema
-// rather than decoding it again, so its patterns are compiled once. When
-// the handler's answer is content that Accept built from an unchanged
-// copy, the client does not check it again: Accept did, against the same
-// schema.
+// serves before the handler runs (refusing one over its limits) and
+// compiles its patterns; the servedForm it keeps on the
+// ElicitationRequest it hands the handler is the client's side of that
+// form. ElicitationRequest.Schema hands out copies of the schema, which
+// the handler may change; ElicitationRequest.Accept and Validate check
+// against the form itself, with its ElicitationValidator, made then. When the
+// handler's answer is content ElicitationRequest.Accept built, the client
+// does not check it again: Accept did, against the same form.
+//
+// The schema stays a plain value of the protocol's (ElicitationSchema),
+// and the validator is the protocol's too (a pure function of the schema,
+// compiled): what is per request, which validator and the answer
+// accepted, is here, on the client's side, through exported API only.
 
-// servedSchema is the client's side of a schema it decoded from a request.
-type servedSchema struct {
+// servedForm is the client's side of a form it decoded from a request it
+// serves.
+type servedForm struct {
+	schema *ElicitationSchema    // as decoded; never handed out (copies are)
+	check  *ElicitationValidator // schema's, its patterns compiled once
+
 	mu       sync.Mutex
-	accepted []byte // the content Accept built last from an unchanged copy
+	accepted []byte // the content accept built last
 }
 
-// servedSchemas holds, while the Create handler of a request runs, the
-// schema the client decoded from it, keyed by the request the handler was
-// given. CreateElicitationRequest has no room for it: its fields are the
-// protocol's.
-var servedSchemas sync.Map // *CreateElicitationRequest → *ElicitationSchema
+func newServedForm(s *ElicitationSchema) *servedForm {
+	return &servedForm{schema: s, check: s.Compile()}
+}
 
-func servedSchemaOf(r *CreateElicitationRequest) *ElicitationSchema {
-	if v, ok := servedSchemas.Load(r); ok {
-		return v.(*ElicitationSchema)
+// accept is ElicitationSchema.Accept against the form, noting the content
+// it built: the client sends it without checking it again.
+func (f *servedForm) accept(values map[string]any) (*CreateElicitationResponse, error) {
+	resp, err := f.check.Accept(values)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	f.mu.Lock()
+	f.accepted = bytes.Clone(resp.Content)
+	f.mu.Unlock()
+	return resp, nil
 }
 
-// clone returns a copy of s that shares nothing the caller may change
-// (the compiled patterns, which nothing changes, are shared), with s as
-// its origin.
-func (s *ElicitationSchema) clone() *ElicitationSchema {
-	c := &ElicitationSchema{Title: s.Title, Description: s.Description, Required: slices.Clone(s.Required),
-		Meta: slices.Clone(s.Meta), Fields: make([]ElicitationField, len(s.Fields)), origin: s, anyValue: s.anyValue}
+// checkAnswer checks content the handler answered with against the form,
+// unless it is what accept built last.
+func (f *servedForm) checkAnswer(content json.RawMessage) error {
+	f.mu.Lock()
+	built := f.accepted != nil && bytes.Equal(f.accepted, content)
+	f.mu.Unlock()
+	if built {
+		return nil
+	}
+	return f.check.ValidateContent(content)
+}
+
+// cloneSchema returns a copy of s that shares nothing the caller may
+// change. It reads only the schema's exported fields: a copy is the
+// client's business, not the protocol's.
+func cloneSchema(s *ElicitationSchema) *ElicitationSchema {
+	c := *s
+	c.Required, c.Meta, c.Fields = slices.Clone(s.Required), slices.Clone(s.Meta), make([]ElicitationField, len(s.Fields))
 	for i, f := range s.Fields {
 		f.Property = cloneProperty(f.Property)
 		c.Fields[i] = f
 	}
-	return c
+	return &c
 }
 
 func cloneProperty(p ElicitationProperty) ElicitationProperty {
@@ -93,29 +120,4 @@ func cloneOptions(opts []ElicitationOption) []ElicitationOption {
 		out[i].Meta = slices.Clone(out[i].Meta)
 	}
 	return out
-}
-
-// noteAccepted records content, which Accept built from s, on the
-// client's schema s was copied from, if s still equals it: what decides
-// an answer (the fields and the required names) is compared, which costs
-// no pattern matching.
-func (s *ElicitationSchema) noteAccepted(content []byte) {
-	o := s.origin
-	if o == nil || o.served == nil || !slices.Equal(s.Required, o.Required) || !reflect.DeepEqual(s.Fields, o.Fields) {
-		return
-	}
-	o.served.mu.Lock()
-	o.served.accepted = bytes.Clone(content)
-	o.served.mu.Unlock()
-}
-
-// acceptedContent reports whether content is what Accept built last from
-// an unchanged copy of s.
-func (s *ElicitationSchema) acceptedContent(content []byte) bool {
-	if s.served == nil {
-		return false
-	}
-	s.served.mu.Lock()
-	defer s.served.mu.Unlock()
-	return s.served.accepted != nil && bytes.Equal(s.served.accepted, content)
 }

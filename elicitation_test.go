@@ -17,7 +17,7 @@ func TestElicitationAnswerChecked(t *testing.T) {
 		OnDiagnostic: func(d Diagnostic) { diags <- d },
 		Elicitation: &ElicitationHandlers{
 			Form: true,
-			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 				c := <-content
 				if c == "nil" {
 					return nil, nil
@@ -77,7 +77,7 @@ func TestElicitation(t *testing.T) {
 		completed := make(chan string, 1)
 		opts := &ClientOptions{Elicitation: &ElicitationHandlers{
 			Form: true,
-			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 				if !strings.Contains(string(r.RequestedSchema), `"name"`) {
 					t.Errorf("schema %s", r.RequestedSchema)
 				}

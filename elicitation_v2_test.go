@@ -14,11 +14,11 @@ import (
 // makes stricter is answered -32602 before Create runs: both scopes or
 // none (v2's oneOf), a form schema without type or properties.
 func TestV2Elicitation(t *testing.T) {
-	asked := make(chan *CreateElicitationRequest, 4)
+	asked := make(chan *ElicitationRequest, 4)
 	completed := make(chan string, 1)
 	_, a, _, turn, _ := startTurnV2(t, &ClientOptions{Elicitation: &ElicitationHandlers{
 		Form: true, URL: true,
-		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 			asked <- r
 			if r.Mode == ElicitationModeURL {
 				return &CreateElicitationResponse{Action: ElicitationAccept}, nil
@@ -82,17 +82,19 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 		"at":   map[string]any{"type": "_acme/point"},
 		"name": map[string]any{"type": "string"},
 	}}
-	answers := make(chan func(*CreateElicitationRequest) (*CreateElicitationResponse, error), 1)
-	h := &ElicitationHandlers{Form: true, Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+	answers := make(chan func(*ElicitationRequest) (*CreateElicitationResponse, error), 1)
+	h := &ElicitationHandlers{Form: true, Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 		return (<-answers)(r)
 	}}
-	raw := func(content string) func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
-		return func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
+	raw := func(content string) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(*ElicitationRequest) (*CreateElicitationResponse, error) {
 			return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(content)}, nil
 		}
 	}
-	accept := func(values map[string]any) func(*CreateElicitationRequest) (*CreateElicitationResponse, error) {
-		return func(r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+	// Accept on a copy of the form (it carries AnyValue) and on the
+	// form the client serves.
+	accept := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) {
 			s, err := r.Schema()
 			if err != nil {
 				return nil, err
@@ -100,7 +102,10 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 			return s.Accept(values)
 		}
 	}
-	ask := func(a *rawAgent, id int, answer func(*CreateElicitationRequest) (*CreateElicitationResponse, error)) rawMsg {
+	served := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
+		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) { return r.Accept(values) }
+	}
+	ask := func(a *rawAgent, id int, answer func(*ElicitationRequest) (*CreateElicitationResponse, error)) rawMsg {
 		answers <- answer
 		a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": map[string]any{
 			"sessionId": "s1", "mode": "form", "message": "Where?", "requestedSchema": form}})
@@ -113,6 +118,9 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 	if m := ask(a2, 71, accept(map[string]any{"at": []any{1, 2}, "name": "x"})); string(m.Result) != `{"action":"accept","content":{"at":[1,2],"name":"x"}}` {
 		t.Errorf("v2, Accept: %s", m.line)
 	}
+	if m := ask(a2, 73, served(map[string]any{"at": map[string]any{"x": 1}})); string(m.Result) != `{"action":"accept","content":{"at":{"x":1}}}` {
+		t.Errorf("v2, ElicitationRequest.Accept: %s", m.line)
+	}
 	if m := ask(a2, 72, raw(`{"name":{"x":1}}`)); m.Error == nil {
 		t.Errorf("v2: an object for a string field was sent: %s", m.line)
 	}
@@ -124,5 +132,8 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 	}
 	if m := ask(a1, 81, raw(`{"at":"here"}`)); string(m.Result) != `{"action":"accept","content":{"at":"here"}}` {
 		t.Errorf("v1, a string for the unknown type: %s", m.line)
+	}
+	if m := ask(a1, 82, served(map[string]any{"at": map[string]any{"x": 1}})); m.Error == nil {
+		t.Errorf("v1, ElicitationRequest.Accept built an object value: %s", m.line)
 	}
 }

@@ -42,6 +42,14 @@ type Event struct {
 	Setup *SessionSetup `json:"setup,omitempty"`
 	// Restart is, for EventRestarted, how the session came back.
 	Restart *SessionRestart `json:"restart,omitempty"`
+	// Subagent is, for EventSubagentReleased, the child's entry as it
+	// left SessionState.Subagents; its SessionID names the child.
+	Subagent *Subagent `json:"subagent,omitempty"`
+	// Activity is, for a v2 agent's state_update in a session's feed,
+	// SessionState.Activity after it: the update's background items
+	// joined to what they name as it stood when the update arrived. It is
+	// shared and never changes afterwards. Unstable: ACP v2 is in Preview.
+	Activity *Activity `json:"activity,omitempty"`
 	// Replay: in a session's feed, the update was replayed by session/load.
 	Replay bool `json:"replay,omitempty"`
 	// Trimmed is, for EventOutsideTrimmed, how many entries were dropped
@@ -105,6 +113,12 @@ const (
 	// replayed updates; what the client had is not repeated. Exactly one
 	// per restart and session.
 	EventRestarted EventKind = "restarted"
+	// EventSubagentReleased (a parent session's feed): the host released
+	// a child session ([Session.Release]), and Subagent, its entry, left
+	// SessionState.Subagents (and the background items naming it lose
+	// their join). Without it the parent would keep what it said about
+	// every child it ever announced.
+	EventSubagentReleased EventKind = "subagent_released"
 )
 
 // EventOrigin says who made an [EventUpdate].
@@ -121,9 +135,9 @@ const (
 	// OriginLocal: a change the client made itself — a tool call set to
 	// ToolCallStatusCancelled because the turn was cancelled (a turn's
 	// feed), the mode or config options SetMode and SetConfigOption set,
-	// a released child's removal from Subagents (*SubagentReleased), and a
-	// v2 child's own state_update mirrored into its parent's Subagents
-	// entry (a *SubagentUpdate with only State) (a session's feed).
+	// and a v2 child's own state_update mirrored into its parent's
+	// Subagents entry (a *SubagentUpdate with only State) (a session's
+	// feed).
 	OriginLocal EventOrigin = "local"
 )
 
@@ -174,6 +188,8 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 		return EventTurnReleased, ""
 	case entRestarted:
 		return EventRestarted, ""
+	case entSubagentReleased:
+		return EventSubagentReleased, ""
 	}
 	return "", ""
 }
@@ -482,7 +498,8 @@ type TurnFold struct {
 
 // Apply folds one event. An EventUpdate without an Origin counts as the
 // agent's; events of the session's feed only (EventSetup,
-// EventTurnStart, EventOutsideTrimmed, EventTurnReleased) are ignored.
+// EventTurnStart, EventOutsideTrimmed, EventTurnReleased,
+// EventSubagentReleased...) are ignored.
 func (tf *TurnFold) Apply(ev Event) {
 	tf.seq = ev.Seq
 	switch ev.Kind {

@@ -448,9 +448,9 @@ func TestUILoopAllocations(t *testing.T) {
 // An elicitation request with a session says which turn it came in and
 // after which event.
 func TestElicitationPlacedInStream(t *testing.T) {
-	got := make(chan *CreateElicitationRequest, 1)
+	got := make(chan *ElicitationRequest, 1)
 	opts := &ClientOptions{Elicitation: &ElicitationHandlers{Form: true,
-		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 			got <- r
 			return &CreateElicitationResponse{Action: ElicitationDecline}, nil
 		}}}
@@ -461,6 +461,11 @@ func TestElicitationPlacedInStream(t *testing.T) {
 	r := <-got
 	if r.Turn != turn || r.Seq != 2 {
 		t.Errorf("placed in turn %p (want %p) after event %d (want 2)", r.Turn, turn, r.Seq)
+	}
+	// The placement is the client's: the request as received is the
+	// wire's alone.
+	if r.SessionID != "s1" || r.ToolCallID != "x" || r.Message != "Name?" {
+		t.Errorf("request as received: %+v", r.CreateElicitationRequest)
 	}
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // elicitForm is the params of an elicitation/create whose form has the
@@ -71,7 +74,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 			ran := make(chan struct{}, 1)
 			opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 				Elicitation: &ElicitationHandlers{Form: true,
-					Create: func(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+					Create: func(context.Context, *ElicitationRequest) (*CreateElicitationResponse, error) {
 						ran <- struct{}{}
 						return &CreateElicitationResponse{Action: ElicitationDecline}, nil
 					}}}
@@ -103,7 +106,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 	t.Run("at the limit, and raised", func(t *testing.T) {
 		opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: 8192},
 			Elicitation: &ElicitationHandlers{Form: true,
-				Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+				Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 					s, err := r.Schema()
 					if err != nil {
 						return nil, err
@@ -131,23 +134,28 @@ func jsonQuote(s string) string {
 }
 
 // TestHostileElicitationPatternCompiledOnce: a pattern at the limit is
-// compiled once per request, however often the handler asks for the schema,
-// and matched once per field: by Accept, whose answer the client does not
-// check again.
+// compiled once per request, however often the handler asks for the schema
+// or checks values against the form (ElicitationRequest.Validate), and
+// matched once per field and check: by ElicitationRequest.Accept, whose
+// answer the client does not check again.
 func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
 	count := countPatterns(t)
 	p2, p3 := `^[a-z]+$`, `^\d{3}$`
 	// The three patterns take the whole budget.
 	opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: len(hostilePattern) + len(p2) + len(p3)}, Elicitation: &ElicitationHandlers{Form: true,
-		Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-			if _, err := r.Schema(); err != nil {
-				return nil, err
+		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+			for range 2 {
+				if _, err := r.Schema(); err != nil {
+					return nil, err
+				}
 			}
-			s, err := r.Schema()
-			if err != nil {
-				return nil, err
+			// As a form checks what the user types.
+			for _, g := range []string{"ab1", "abc"} {
+				if err := r.Validate(map[string]any{"f": "é", "g": g, "h": "123"}); (err == nil) != (g == "abc") {
+					return nil, fmt.Errorf("Validate with g %q: %v", g, err)
+				}
 			}
-			return s.Accept(map[string]any{"f": strings.Repeat("é", 1000), "g": "abc", "h": "123"})
+			return r.Accept(map[string]any{"f": strings.Repeat("é", 1000), "g": "abc", "h": "123"})
 		}}}
 	_, a := connectRaw(t, opts, nil)
 	a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(map[string]any{
@@ -158,9 +166,63 @@ func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
 		t.Fatalf("reply %.300s", m.line)
 	}
 	for _, p := range []string{hostilePattern, p2, p3} {
-		if c, m := count("compile", p), count("match", p); c != 1 || m != 1 {
-			t.Errorf("pattern %.20q: compiled %d times, matched %d times; want 1 and 1", p, c, m)
+		if c, m := count("compile", p), count("match", p); c != 1 || m != 3 {
+			t.Errorf("pattern %.20q: compiled %d times, matched %d times; want 1 and 3", p, c, m)
 		}
+	}
+}
+
+// TestElicitationSchemaPure: a schema is a plain value (go-cmp compares
+// two decodings of one form as they are, with no options), and its own
+// checks are pure functions of it: they compile the patterns they match
+// at each call, so a pattern changed by hand is checked as written. Its
+// ElicitationValidator compiles them once.
+func TestElicitationSchemaPure(t *testing.T) {
+	count := countPatterns(t)
+	raw := json.RawMessage(`{"properties":{"code":{"type":"string","pattern":"^\\d+$"}}}`)
+	s1, err := ParseElicitationSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := ParseElicitationSchema(raw)
+	if d := cmp.Diff(s1, s2); d != "" {
+		t.Errorf("two decodings differ (-1 +2):\n%s", d)
+	}
+	if c := count("compile", `^\d+$`); c != 0 {
+		t.Errorf("decoding compiled the pattern %d times", c)
+	}
+	for range 2 {
+		if err := s1.Validate(map[string]any{"code": "12"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := count("compile", `^\d+$`); c != 2 {
+		t.Errorf("two checks compiled the pattern %d times, want 2", c)
+	}
+	s1.Field("code").Property.(*ElicitationString).Pattern = `^[a-z]+$`
+	if s1.Validate(map[string]any{"code": "12"}) == nil || s1.Validate(map[string]any{"code": "ab"}) != nil {
+		t.Error("a pattern changed by hand is not checked as written")
+	}
+	if d := cmp.Diff(s1, s2); d == "" {
+		t.Error("the changed schema compares equal")
+	}
+
+	// A validator compiles them once, and follows a change.
+	v := s2.Compile()
+	for range 3 {
+		if err := v.Validate(map[string]any{"code": "12"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := count("compile", `^\d+$`); c != 3 {
+		t.Errorf("Compile and three checks compiled the pattern %d times in all, want 3", c)
+	}
+	s2.Field("code").Property.(*ElicitationString).Pattern = `^[a-z]+$`
+	if v.Validate(map[string]any{"code": "12"}) == nil || v.ValidateContent(json.RawMessage(`{"code":"ab"}`)) != nil {
+		t.Error("the validator does not check a changed pattern as written")
+	}
+	if _, err := v.Accept(map[string]any{"code": "ab"}); err != nil {
+		t.Errorf("Accept: %v", err)
 	}
 }
 
@@ -171,7 +233,7 @@ func TestElicitationChangedSchemaCheckedAgain(t *testing.T) {
 	diags := make(chan Diagnostic, 10)
 	opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 		Elicitation: &ElicitationHandlers{Form: true,
-			Create: func(_ context.Context, r *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
 				s, err := r.Schema()
 				if err != nil {
 					return nil, err

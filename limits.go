@@ -191,7 +191,8 @@ type Limits struct {
 	// answer costs. A form over it is refused before the handler runs: the
 	// agent is answered with an error naming the limit (wrapping
 	// ErrLimitExceeded) and a "limit_exceeded" diagnostic reports it.
-	// Patterns are compiled once, when the request arrives.
+	// Patterns are compiled once per request, when it arrives, and
+	// ElicitationRequest.Accept and Validate check against them.
 	MaxElicitationPatternBytes int
 }
 

@@ -157,13 +157,6 @@ type CreateElicitationRequest struct {
 	ElicitationID   string          `json:"elicitationId,omitempty"`
 	URL             string          `json:"url,omitempty"`
 	Meta            json.RawMessage `json:"_meta,omitempty"`
-
-	// Turn and Seq place the request in its session's stream (they are not
-	// on the wire): Turn is the session's running turn when the request
-	// arrived (nil if none, or no known session), Seq the sequence number of
-	// the last of Turn's events applied before it.
-	Turn *Turn  `json:"-"`
-	Seq  uint64 `json:"-"`
 }
 
 // ElicitationAction is the user's answer to an elicitation

@@ -107,10 +107,11 @@ type SessionState struct {
 	// about its latest context compaction.
 	Notice     *Notice          `json:"notice,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
-	// Activity is the latest state_update of a v2 agent: the session's
-	// foreground state and its background work; nil until one arrives
-	// (and always for a v1 agent). Unstable: ACP v2 is in Preview.
-	Activity *StateUpdate `json:"activity,omitempty"`
+	// Activity is the session's activity as a v2 agent reports it: its
+	// latest state_update (the foreground state) and the background work
+	// it lists, joined to what each item names; nil until one arrives (and
+	// always for a v1 agent). Unstable: ACP v2 is in Preview.
+	Activity *Activity `json:"activity,omitempty"`
 	// Terminals are the agent-owned terminals a v2 agent reported
 	// (terminal_update, terminal_output_chunk), in the order first seen;
 	// for display only. Unstable: ACP v2 is in Preview; may change.

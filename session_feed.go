@@ -19,7 +19,8 @@ import (
 // turn to a tool call its latest state_update lists as background work
 // (so SessionState.Activity follows it; Event.ToolCall is the tool call
 // after it), each restart of the agent the session was brought back from
-// (EventRestarted), and what was dropped from the
+// (EventRestarted), each released child whose entry left Subagents
+// (EventSubagentReleased), and what was dropped from the
 // front of SessionState.Outside (EventOutsideTrimmed). Folding them with a
 // [SessionFold] reproduces
 // [Session.State]. A turn's own changes (its messages, tool calls, cancel
@@ -32,6 +33,7 @@ const (
 	entOutsideTrimmed
 	entTurnReleased
 	entRestarted
+	entSubagentReleased
 )
 
 // SessionSetup is what creating a session, or a session/new, load or
@@ -61,9 +63,13 @@ type sentry struct {
 	setup *SessionSetup
 	// restart is what an entRestarted says.
 	restart *SessionRestart
-	kind    uint8
-	replay  bool
-	n       int // entries trimmed, for entOutsideTrimmed
+	// sub is the entry an entSubagentReleased removed.
+	sub *Subagent
+	// act is, for a state_update, the Activity it made (Event.Activity).
+	act    *Activity
+	kind   uint8
+	replay bool
+	n      int // entries trimmed, for entOutsideTrimmed
 	// cost is what the entry keeps, for an agent update or permission
 	// request: what it was charged against Limits.MaxTurnBytes.
 	cost int64
@@ -95,7 +101,7 @@ func (s *Session) logLocked(e sentry) {
 }
 
 func (s *Session) event(seq uint64, e sentry) Event {
-	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Restart: e.restart, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
+	ev := Event{Seq: seq, Update: e.u, Meta: e.meta, ToolCall: e.tc, Turn: e.turn, Setup: e.setup, Restart: e.restart, Subagent: e.sub, Activity: e.act, Replay: e.replay, Trimmed: e.n, OverBudget: e.overBudget}
 	ev.Kind, ev.Origin = entryKind(e.kind)
 	return ev
 }
@@ -186,6 +192,11 @@ func (sf *SessionFold) Apply(ev Event) {
 		switch ev.Origin {
 		case OriginAgent, "":
 			foldSessionUpdate(st, ev.Update)
+			if ev.Activity != nil {
+				// The live session's join, which includes the tool calls
+				// of the turns' folds this fold does not have.
+				st.Activity = ev.Activity
+			}
 			if ev.Turn == nil && !ev.OverBudget {
 				st.Outside = append(st.Outside, OutsideUpdate{Update: ev.Update, Replay: ev.Replay, Late: !ev.Replay && st.Turns > 0})
 				sf.hist.apply(ev.Update)
@@ -231,6 +242,10 @@ func (sf *SessionFold) Apply(ev Event) {
 		st.Turns++
 	case EventRestarted:
 		st.Restarts++
+	case EventSubagentReleased:
+		if ev.Subagent != nil {
+			releaseSubagent(st, ev.Subagent.SessionID) // subagents.go
+		}
 	case EventOutsideTrimmed:
 		st.Outside = trimOutside(st.Outside, ev.Trimmed)
 	case EventReleased:

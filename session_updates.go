@@ -3,7 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -28,9 +27,6 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	}
 	if s.c.version == 2 {
 		u = s.upsertLocked(u)
-		if st, ok := u.(*StateUpdate); ok {
-			s.joinToolCallsLocked(st) // background_v2.go
-		}
 	}
 	over := s.applyLocked(u, meta, size)
 	watched := s.turn // the turn the update was the agent's news of
@@ -184,16 +180,17 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		}
 		// Applied to the session's state only: not to the turn, History or
 		// Outside. The event says so, for SessionFold to do the same.
-		foldSessionUpdate(&s.state, u)
-		s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, overBudget: true, cost: charge})
+		act := s.foldSessionLocked(u)
+		s.logLocked(sentry{kind: entAgent, u: u, act: act, turn: t, meta: meta, overBudget: true, cost: charge})
 		return over
 	}
 	keptLocked(t, charge)
 	session := foldSessionUpdate(&s.state, u)
+	act := s.joinActivityLocked(u)
 	if t != nil {
 		t.applyLocked(u, meta)
 		if session {
-			s.logLocked(sentry{kind: entAgent, u: u, turn: t, meta: meta, cost: charge})
+			s.logLocked(sentry{kind: entAgent, u: u, act: act, turn: t, meta: meta, cost: charge})
 		} else if id := toolCallID(u); id != "" && listsToolCall(&s.state, id) {
 			// A listed background tool call changed: the session's
 			// Activity follows it, so its feed carries the change
@@ -213,10 +210,18 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 		if tc != nil {
 			refreshToolCall(&s.state, tc)
 		}
-		s.logLocked(sentry{kind: entAgent, u: u, tc: tc, replay: s.loading, meta: meta, cost: charge})
+		s.logLocked(sentry{kind: entAgent, u: u, act: act, tc: tc, replay: s.loading, meta: meta, cost: charge})
 	}
 	s.notifyLocked()
 	return over
+}
+
+// foldSessionLocked is foldSessionUpdate on the session's own state, with
+// the join only the live session can make (joinActivityLocked); it
+// returns the Activity a state_update made, for its event. s.mu is held.
+func (s *Session) foldSessionLocked(u Update) *Activity {
+	foldSessionUpdate(&s.state, u)
+	return s.joinActivityLocked(u)
 }
 
 // foldSessionUpdate folds the session-level kinds (commands, mode, config
@@ -250,11 +255,8 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 	case *SubagentUpdate:
 		foldSubagent(st, u)
 		refreshSubagent(st, u.SessionID)
-	case *SubagentReleased:
-		st.Subagents = slices.DeleteFunc(slices.Clone(st.Subagents), func(sa Subagent) bool { return sa.SessionID == u.SessionID })
-		refreshSubagent(st, u.SessionID)
 	case *StateUpdate:
-		st.Activity = joinSessionLevel(st, u) // background_v2.go
+		st.Activity = newActivity(st, u) // background_v2.go
 	case *TerminalUpdate:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			if u.Command != nil {

@@ -119,7 +119,7 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 // foldSubagent folds a subagent_update into the parent's state, copying
 // the list so snapshots never change. Announcements past
 // Limits.MaxSubagentSessions live children are dropped before they get
-// here, and a released child's entry is removed (SubagentReleased), so
+// here, and a released child's entry is removed (EventSubagentReleased), so
 // the list holds at most that many entries.
 func foldSubagent(st *SessionState, u *SubagentUpdate) {
 	subs := slices.Clone(st.Subagents)
@@ -141,7 +141,7 @@ func (s *Session) Parent() *Session { return s.parent }
 // Released children (Session.Release) are left out; the parent forgets
 // one once its last turn has ended. The parent's SessionState.Subagents
 // keeps what it said about every child not released: a released child's
-// entry leaves it (a SubagentReleased event on the parent's feed).
+// entry leaves it (an EventSubagentReleased on the parent's feed).
 func (s *Session) Children() iter.Seq[*Session] {
 	s.mu.Lock()
 	kids := slices.Clone(s.children)
@@ -541,38 +541,29 @@ func SessionReferenceOf(tc ToolCallContent) (SessionReference, bool) {
 	return ref, true
 }
 
-// SubagentReleased is a local update on a parent session's feed (origin
-// OriginLocal), never sent by an agent: the host released the child
-// session (Session.Release), and its entry left the parent's
-// SessionState.Subagents. The parent would otherwise keep what it said
-// about every child it ever announced, which an agent that keeps
-// announcing children the host keeps releasing grows without bound; live
-// children are bounded by Limits.MaxSubagentSessions.
-type SubagentReleased struct {
-	SessionID string `json:"sessionId"`
-}
-
-func (*SubagentReleased) isUpdate()          {}
-func (*SubagentReleased) UpdateKind() string { return "subagent_released" }
-
-// MarshalJSON writes the update with its kind, as the other kinds do.
-func (u SubagentReleased) MarshalJSON() ([]byte, error) {
-	type body SubagentReleased
-	return json.Marshal(struct {
-		Kind string `json:"sessionUpdate"`
-		body
-	}{"subagent_released", body(u)})
-}
-
 // forgetSubagentLocked removes a released child's entry from the parent's
-// Subagents, by a local event SessionFold applies alike. p.mu is held.
+// Subagents, by an EventSubagentReleased that SessionFold applies alike.
+// The parent would otherwise keep what it said about every child it ever
+// announced, which an agent that keeps announcing children the host keeps
+// releasing grows without bound; live children are bounded by
+// Limits.MaxSubagentSessions. It is the client's event, not an Update:
+// no agent sends it. p.mu is held.
 func (p *Session) forgetSubagentLocked(id string) {
-	if !slices.ContainsFunc(p.state.Subagents, func(sa Subagent) bool { return sa.SessionID == id }) {
+	i := slices.IndexFunc(p.state.Subagents, func(sa Subagent) bool { return sa.SessionID == id })
+	if i < 0 {
 		return
 	}
-	u := &SubagentReleased{SessionID: id}
-	foldSessionUpdate(&p.state, u)
-	p.logLocked(sentry{kind: entLocal, u: u, cost: costSessionEntry})
+	left := p.state.Subagents[i]
+	releaseSubagent(&p.state, id)
+	p.logLocked(sentry{kind: entSubagentReleased, sub: &left, cost: costSessionEntry})
+}
+
+// releaseSubagent removes child id's entry from st.Subagents, copying the
+// list so snapshots never change, and follows it into the background
+// items that named it.
+func releaseSubagent(st *SessionState, id string) {
+	st.Subagents = slices.DeleteFunc(slices.Clone(st.Subagents), func(sa Subagent) bool { return sa.SessionID == id })
+	refreshSubagent(st, id)
 }
 
 // mirrorChildStateV2 copies a v2 child's own state_update into its

@@ -328,11 +328,12 @@ func TestSubagentKindsRoundTrip(t *testing.T) {
 }
 
 // A released child leaves its parent's children and its parent's
-// Subagents, by a SubagentReleased event on the parent's feed, which
-// SessionFold folds alike.
+// Subagents, by an EventSubagentReleased on the parent's feed (the
+// client's event, not an update: no agent sends it), which SessionFold
+// folds alike, in process and through JSON.
 func TestSubagentReleasedLeavesParent(t *testing.T) {
 	c, parent, _, _ := subagentTurn(t, acp.ClientOptions{Subagents: true}, func(tu *acptest.Turn) error {
-		return raw(tu, `{"sessionUpdate":"subagent_update","sessionId":"A"}`, `{"sessionUpdate":"subagent_update","sessionId":"B"}`)
+		return raw(tu, `{"sessionUpdate":"subagent_update","sessionId":"A","title":"reader"}`, `{"sessionUpdate":"subagent_update","sessionId":"B"}`)
 	})
 	c.Session("A").Release()
 	kids := slicesOf(parent.Children())
@@ -342,18 +343,34 @@ func TestSubagentReleasedLeavesParent(t *testing.T) {
 	if subs := parent.State().Subagents; len(subs) != 1 || subs[0].SessionID != "B" {
 		t.Errorf("the parent's record after releasing A: %+v", subs)
 	}
-	var released *acp.SubagentReleased
-	var sf acp.SessionFold
+	var released *acp.Subagent
+	var sf, sfJSON acp.SessionFold
 	ctx, stop := context.WithCancel(context.Background())
 	stop() // a done ctx: what is logged, then the end
 	for ev := range parent.Events(ctx, 0) {
 		sf.Apply(ev)
-		if r, ok := ev.Update.(*acp.SubagentReleased); ok && ev.Origin == acp.OriginLocal {
-			released = r
+		if ev.Kind == acp.EventSubagentReleased {
+			released = ev.Subagent
+			if ev.Update != nil || ev.Origin != "" {
+				t.Errorf("EventSubagentReleased carries an update: %+v", ev)
+			}
+			b, err := json.Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back acp.Event
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			ev = back
 		}
+		sfJSON.Apply(ev)
 	}
-	if released == nil || released.SessionID != "A" {
-		t.Fatalf("no SubagentReleased event for A: %+v", released)
+	if released == nil || released.SessionID != "A" || released.Title != "reader" {
+		t.Fatalf("no EventSubagentReleased for A: %+v", released)
+	}
+	if d := cmp.Diff(sf.State().Subagents, sfJSON.State().Subagents); d != "" {
+		t.Errorf("SessionFold through JSON (-in process +JSON):\n%s", d)
 	}
 	if d := cmp.Diff(parent.State().WithoutLog(), sf.State().WithoutLog()); d != "" {
 		t.Errorf("SessionFold (-State +fold):\n%s", d)

@@ -62,7 +62,7 @@ func TestSubagentsV2NoCapability(t *testing.T) {
 	if len(ast.Messages) != 1 || ast.Messages[0].Text != "reading" || len(ast.ToolCalls) != 1 || ast.ToolCalls[0].Title != "Read x" {
 		t.Errorf("A's turn: %+v", ast)
 	}
-	if act := a.State().Activity; act == nil || len(act.Background) != 1 || act.Background[0].SessionID != "A1" {
+	if act := a.State().Activity; act == nil || len(act.Background) != 1 || act.Background[0].Work.SessionID != "A1" {
 		t.Errorf("A's activity %+v: want the background subagent A1", act)
 	}
 	checkFolds(t, parent, a, b)

@@ -21,14 +21,9 @@ import (
 // BackgroundWork is one item of StateUpdate.Background: a terminal
 // (TerminalID set), a tool call (ToolCallID set) or a child session
 // (SessionID set) whose work continues
-// independently of the foreground; Type is the wire's discriminator.
-//
-// ToolCall, Terminal and Subagent are the client's join, not the wire's:
-// what the item names, as this session knows it (background_v2.go), nil
-// when it knows nothing of it (or for a type it does not know). In
-// SessionState.Activity they are current: each change to a listed tool
-// call, terminal or child session replaces its item's copy. On a
-// state_update's own event they are as they stood when it arrived.
+// independently of the foreground; Type is the wire's discriminator. It
+// names the work; what the client knows of it is joined in
+// SessionState.Activity ([BackgroundItem]).
 type BackgroundWork struct {
 	Type       string `json:"type"`
 	TerminalID string `json:"terminalId,omitempty"`
@@ -37,24 +32,6 @@ type BackgroundWork struct {
 	// lists it as unstable).
 	SessionID string          `json:"sessionId,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
-
-	// ToolCall is the tool call a "tool_call" item names.
-	ToolCall *ToolCallState `json:"toolCall,omitempty"`
-	// Terminal is the agent-owned terminal a "terminal" item names.
-	Terminal *AgentTerminal `json:"terminal,omitempty"`
-	// Subagent is what the parent said about the child session a
-	// "subagent" item names (its entry of SessionState.Subagents).
-	Subagent *Subagent `json:"subagent,omitempty"`
-}
-
-// backgroundWire is BackgroundWork as the wire has it: the join fields
-// are never read from the agent.
-type backgroundWire struct {
-	Type       string          `json:"type"`
-	TerminalID string          `json:"terminalId,omitempty"`
-	ToolCallID string          `json:"toolCallId,omitempty"`
-	SessionID  string          `json:"sessionId,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
 // AgentMessage ("agent_message") upserts a whole agent message by id:
@@ -166,12 +143,9 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		_ = json.Unmarshal(raw, &w)
 		// Lenient (x-deserialize-default-on-error): malformed background
 		// reads as none.
-		var bg []backgroundWire
+		var bg []BackgroundWork
 		if json.Unmarshal(w.Background, &bg) == nil && bg != nil {
-			u.Background = make([]BackgroundWork, len(bg))
-			for i, b := range bg {
-				u.Background[i] = BackgroundWork{Type: b.Type, TerminalID: b.TerminalID, ToolCallID: b.ToolCallID, SessionID: b.SessionID, Meta: b.Meta}
-			}
+			u.Background = bg
 		}
 		return u, nil
 	case "agent_message", "user_message", "agent_thought":

@@ -73,6 +73,24 @@ func TestV2BackgroundJoined(t *testing.T) {
 			t.Errorf("an item the client does not know is joined: %+v", b)
 		}
 	}
+	// The wire's items are the state_update as sent, item for item; the
+	// joins are the client's, and the update's own event carries them.
+	for i, b := range bg {
+		if d := cmp.Diff(before.Activity.State.Background[i], b.Work); d != "" {
+			t.Errorf("item %d: Work is not the wire's item (-State +Work):\n%s", i, d)
+		}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	stop()
+	var logged *Activity
+	for ev := range s.Events(ctx, 0) {
+		if u, ok := ev.Update.(*StateUpdate); ok && len(u.Background) == 5 {
+			logged = ev.Activity
+		}
+	}
+	if logged == nil || logged.Background[0].ToolCall == nil || logged.Background[0].ToolCall.Title != "watch" || logged.Background[1].Terminal == nil {
+		t.Errorf("the state_update's event does not carry the joined Activity: %+v", logged)
+	}
 
 	// Changes outside the turn follow into the items.
 	a.update("s1", map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64("ok")})

@@ -73,7 +73,7 @@ func TestV2ReplayTextRealAgents(t *testing.T) {
 			if turn.MessageID() == "" {
 				t.Errorf("no messageId from the prompt's answer")
 			}
-			if a := s.State().Activity; a == nil || a.State != acp.StateIdle {
+			if a := s.State().Activity; a == nil || a.State.State != acp.StateIdle {
 				t.Errorf("Activity = %+v", a)
 			}
 		})

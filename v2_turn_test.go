@@ -96,7 +96,7 @@ func TestV2IdleSnapshotsAreNotCompletions(t *testing.T) {
 	if st.Turns != 1 || len(st.Outside) != 1 || st.Outside[0].Update.UpdateKind() != "state_update" {
 		t.Fatalf("the repeated idle: turns %d outside %+v", st.Turns, st.Outside)
 	}
-	if st.Activity == nil || st.Activity.State != StateIdle {
+	if st.Activity == nil || st.Activity.State.State != StateIdle {
 		t.Fatalf("Activity %+v", st.Activity)
 	}
 }
@@ -215,7 +215,7 @@ func TestV2AgentTerminalsAndBackground(t *testing.T) {
 	if string(before.Terminals[0].Output) != "hello " || before.Terminals[0].Exit != nil {
 		t.Fatalf("an earlier snapshot changed: %+v", before.Terminals[0])
 	}
-	if len(before.Activity.Background) != 1 || before.Activity.Background[0].TerminalID != "term1" {
+	if len(before.Activity.Background) != 1 || before.Activity.Background[0].Work.TerminalID != "term1" {
 		t.Fatalf("background %+v", before.Activity)
 	}
 	if len(st.Activity.Background) != 0 || st.Turns != 1 {

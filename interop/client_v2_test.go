@@ -103,7 +103,7 @@ func TestInteropV2Updates(t *testing.T) {
 		}
 	}
 	ss := s.State()
-	if ss.Title != "" || ss.Activity == nil || ss.Activity.State != acp.StateIdle || ss.Usage == nil {
+	if ss.Title != "" || ss.Activity == nil || ss.Activity.State.State != acp.StateIdle || ss.Usage == nil {
 		t.Errorf("session: title %q activity %+v usage %+v", ss.Title, ss.Activity, ss.Usage)
 	}
 }
