@@ -14,10 +14,42 @@ type genType struct {
 	// Label names the type in errors; "" means its Go name in words. The
 	// session update kinds keep their wire names ("tool_call").
 	Label string
+	// Out is the package the Go type is declared in and its decoder is
+	// written to, a Pkg of outputs; "" means package acp.
+	Out string
 }
 
-// generated lists the types of protocol*.go whose decoders are generated, in
-// the order they are written out.
+// output is one generated file: the package it belongs to, that package's
+// directory (from the module root), and the file written there.
+type output struct {
+	Pkg, Dir, File string
+}
+
+// outputs are the generated files, one per package that has generated
+// decoders. A row of generated or unions says which one it goes to (Out),
+// so moving a type to another package is one field of its row.
+var outputs = []output{
+	{Pkg: "acp", Dir: ".", File: "protocol_gen.go"},
+}
+
+// outputOf returns the output of the package pkg ("" is package acp).
+func outputOf(pkg string) (output, bool) {
+	if pkg == "" {
+		pkg = "acp"
+	}
+	for _, o := range outputs {
+		if o.Pkg == pkg {
+			return o, true
+		}
+	}
+	return output{}, false
+}
+
+// in reports whether a row's Out is the package pkg.
+func in(out, pkg string) bool { return out == pkg || out == "" && pkg == "acp" }
+
+// generated lists the types whose decoders are generated, in the order they
+// are written out (within each output).
 var generated = []genType{
 	{Go: "StopReason", Defs: []string{"StopReason"}},
 	{Go: "PlanEntryPriority", Defs: []string{"PlanEntryPriority"}},
