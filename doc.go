@@ -191,14 +191,13 @@
 // and may change in any release, whatever this module's version says. Each such identifier's doc has an "Unstable:" line; the
 // Client and Session methods are together in client_unstable.go. They are:
 //
-//   - Next-edit suggestions (NES): [Client.StartNES], [Client.SuggestNES],
-//     [Client.AcceptNES], [Client.RejectNES], [Client.CloseNES],
-//     [Client.PositionEncoding], [ClientOptions].PositionEncodings,
-//     [AgentCapabilities].NES and PositionEncoding, and the NES* and
-//     Position* types.
-//   - Document sync: [Client.DidOpenDocument], [Client.DidChangeDocument],
-//     [Client.DidCloseDocument], [Client.DidSaveDocument],
-//     [Client.DidFocusDocument] and their *DocumentNotification types.
+//   - Next-edit suggestions (NES) and document sync: package
+//     github.com/acpclient/acp/nes (nes.Start, and the Suggest, Accept,
+//     Reject, Close and DidOpen…DidFocus methods of nes.Session), written
+//     over this package's public API. Here stay what initialize carries:
+//     [ClientOptions].PositionEncodings, [AgentCapabilities].NES and
+//     PositionEncoding, and the NES*Capabilities and PositionEncodingKind
+//     types.
 //   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [MCPServerACP],
 //     [MCPCapabilities].ACP, [MessageMCPRequest], [MessageMCPResponse],
 //     [MCPError], [MessageMCPNotification] and [Client.NotifyMCP].

@@ -30,6 +30,7 @@ type output struct {
 // so moving a type to another package is one field of its row.
 var outputs = []output{
 	{Pkg: "acp", Dir: ".", File: "protocol_gen.go"},
+	{Pkg: "nes", Dir: "nes", File: "nes_gen.go"},
 }
 
 // outputOf returns the output of the package pkg ("" is package acp).
@@ -193,22 +194,25 @@ var generated = []genType{
 	{Go: "SessionMessage", Defs: []string{"SessionMessage"}, Label: "session_message"},
 	{Go: "SessionMessageChunk", Defs: []string{"SessionMessageChunk"}, Label: "session_message_chunk"},
 
-	// Next-edit suggestions (nes.go).
+	// The NES capabilities (nes_capabilities.go): AgentCapabilities carries them.
 	{Go: "PositionEncodingKind", Defs: []string{"PositionEncodingKind"}, Unstable: true},
 	{Go: "TextDocumentSyncKind", Defs: []string{"TextDocumentSyncKind"}, Unstable: true},
 	{Go: "NESCapabilities", Defs: []string{"NesCapabilities"}, Unstable: true},
 	{Go: "NESEventCapabilities", Defs: []string{"NesEventCapabilities"}, Unstable: true},
 	{Go: "NESDocumentEventCapabilities", Defs: []string{"NesDocumentEventCapabilities"}, Unstable: true},
 	{Go: "NESDocumentDidChangeCapabilities", Defs: []string{"NesDocumentDidChangeCapabilities"}, Unstable: true},
-	{Go: "Position", Defs: []string{"Position"}, Unstable: true},
-	{Go: "Range", Defs: []string{"Range"}, Unstable: true},
-	{Go: "StartNESResponse", Defs: []string{"StartNesResponse"}, Unstable: true},
-	{Go: "SuggestNESResponse", Defs: []string{"SuggestNesResponse"}, Unstable: true},
-	{Go: "NESEditSuggestion", Defs: []string{"NesEditSuggestion"}, Unstable: true},
-	{Go: "NESTextEdit", Defs: []string{"NesTextEdit"}, Unstable: true},
-	{Go: "NESJumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true},
-	{Go: "NESRenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true},
-	{Go: "NESSearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true},
+	// Next-edit suggestions (package nes). The labels keep the words the
+	// errors used when the types were acp.StartNESResponse and so on.
+	{Go: "Position", Defs: []string{"Position"}, Unstable: true, Out: "nes"},
+	{Go: "Range", Defs: []string{"Range"}, Unstable: true, Out: "nes"},
+	{Go: "StartResponse", Defs: []string{"StartNesResponse"}, Unstable: true, Out: "nes", Label: "start nes response"},
+	{Go: "SuggestResponse", Defs: []string{"SuggestNesResponse"}, Unstable: true, Out: "nes", Label: "suggest nes response"},
+	{Go: "EditSuggestion", Defs: []string{"NesEditSuggestion"}, Unstable: true, Out: "nes", Label: "nes edit suggestion"},
+	{Go: "TextEdit", Defs: []string{"NesTextEdit"}, Unstable: true, Out: "nes", Label: "nes text edit"},
+	{Go: "JumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true, Out: "nes", Label: "nes jump suggestion"},
+	{Go: "RenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true, Out: "nes", Label: "nes rename suggestion"},
+	{Go: "SearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true, Out: "nes",
+		Label: "nes search and replace suggestion"},
 
 	// MCP-over-ACP (mcp.go): the agent's mcp/message requests. The client
 	// only sends the response and MessageMcpNotification, so neither has a
@@ -245,9 +249,9 @@ var unions = []genUnion{
 	{Def: "PlanUpdateContent", Go: "PlanContent", Func: "unmarshalPlanContent", Label: "plan content",
 		Wrapper: "planContentField", Unknown: "UnknownPlanContent", UnknownKey: "Type", Fail: "nil, %s",
 		Unstable: true},
-	{Def: "NesSuggestion", Go: "NESSuggestion", Func: "unmarshalNESSuggestion", Label: "nes suggestion",
-		Wrapper: "nesSuggestionField", Unknown: "UnknownNESSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
-		Unstable: true},
+	{Def: "NesSuggestion", Go: "Suggestion", Func: "unmarshalSuggestion", Label: "nes suggestion",
+		Wrapper: "suggestionField", Unknown: "UnknownSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
+		Unstable: true, Out: "nes"},
 	{Def: "AuthMethod", Go: "AuthMethod", Func: "unmarshalAuthMethod", Label: "auth method",
 		Wrapper: "authMethodField", Unknown: "UnknownAuthMethod", UnknownKey: "Type", Fail: "nil, %s",
 		// env_var left the unstable schema, but agents still send it.
