@@ -188,8 +188,11 @@
 // Some of the API follows schema.unstable.json (pinned in
 // schema/sdk-2.4.0/v1; NES, document sync and MCP-over-ACP in the shapes of
 // schema/1.21.0, see internal/schemagen/frozen.json) or no schema at all,
-// and may change in any release, whatever this module's version says. Each such identifier's doc has an "Unstable:" line; the
-// Client and Session methods are together in client_unstable.go. They are:
+// and may change in any release, whatever this module's version says.
+// Each such identifier's doc has an "Unstable:" line, api/unstable.txt
+// lists them all (checked by internal/apilist, so promising one is a
+// reviewed diff), and the Client and Session methods are together in
+// client_unstable.go. They are:
 //
 //   - Next-edit suggestions (NES) and document sync: package
 //     github.com/acpclient/acp/nes (nes.Start, and the Suggest, Accept,

@@ -10,11 +10,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acpclient/acp/internal/apilist"
 )
 
 // unstableMarker starts the line that tells a reader of go doc that an
-// identifier follows schema.unstable.json (or no schema) and may change.
-const unstableMarker = "Unstable:"
+// identifier follows schema.unstable.json (or no schema) and may change;
+// api/unstable.txt lists what carries it.
+const unstableMarker = apilist.UnstableMarker
 
 // pkgDocs maps the exported identifiers of the package of an output (types,
 // funcs, consts, vars; "Type.Field" for struct fields; "Type.Method" for
