@@ -132,7 +132,7 @@ type ClientOptions struct {
 	// PositionEncodings lists the position encodings the editor can use for
 	// next-edit suggestions, preferred first, advertised as
 	// clientCapabilities.positionEncodings. The agent picks one
-	// ([Client.PositionEncoding]); empty means utf-16 only. Unstable:
+	// (nes.PositionEncoding); empty means utf-16 only. Unstable:
 	// follows schema.unstable.json; may change.
 	PositionEncodings []PositionEncodingKind
 
@@ -357,6 +357,13 @@ func (c *Client) capabilities() ClientCapabilities {
 // After a restart (ClientOptions.Restart) it is the restarted agent's
 // answer.
 func (c *Client) InitializeResponse() *InitializeResponse { return c.agent() }
+
+// ClientCapabilities returns the capabilities the client advertises in
+// initialize, derived from ClientOptions (an unset handler is never
+// advertised). Packages built over the client read from it what the editor
+// offered, as nes does the position encodings to settle which one the
+// agent's choice means.
+func (c *Client) ClientCapabilities() ClientCapabilities { return c.capabilities() }
 
 // agent returns the current connection's initialize answer.
 func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }

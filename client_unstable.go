@@ -3,112 +3,13 @@ package acp
 import "context"
 
 // The Client and Session methods of the unstable features, kept together so
-// that the stable API reads apart from them: next-edit suggestions (NES),
-// document sync, session fork and the legacy model switch. What they send
+// that the stable API reads apart from them: session fork, archive, status
+// and title, the legacy model switch and the auth status. What they send
 // and receive follows schema.unstable.json, pinned in schema/, and may
 // change in any release; see the package doc's "Unstable features".
-// Each method's work is done beside its feature (nes.go, document.go,
-// fork.go, models.go).
-
-// PositionEncoding returns the encoding Positions use in NES: the agent's
-// positionEncoding when the client offered it, else utf-16, which both
-// sides assume when either says nothing. (An agent's choice the client did
-// not offer is not honoured.)
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) PositionEncoding() PositionEncodingKind { return c.positionEncoding() }
-
-// StartNES opens an NES session (nes/start).
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) StartNES(ctx context.Context, req *StartNESRequest) (*StartNESResponse, error) {
-	return c.startNES(ctx, req)
-}
-
-// SuggestNES asks for suggestions at a position (nes/suggest); an empty
-// TriggerKind is sent as manual.
-//
-// Each suggestion is screened on its own, so one bad suggestion costs only
-// itself: one that does not decode (a known kind with a missing or
-// malformed field, or a value that is not an object) is dropped with a
-// [DiagBadSuggestion]; one for a document other than req.URI is dropped
-// with a [DiagForeignSuggestion] unless req.AllowURI allows it. Kinds of
-// suggestion this package does not know are kept as
-// *UnknownNESSuggestion, screened by their top-level "uri" if they have
-// one. Only an answer whose "suggestions" is missing or not an array fails
-// the call.
-//
-// "The document asked about" is req.URI as an exact string: a uri that
-// differs in any byte (case, percent-encoding, a trailing slash, "..") is
-// another document. Normalizing would need the editor's own rules for its
-// URIs, and any gap between those and a normalizer here would let a
-// suggestion through for a file the editor resolves differently; with an
-// exact match, every suggestion kept names the document in the very words
-// the editor used for it.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) SuggestNES(ctx context.Context, req *SuggestNESRequest) (*SuggestNESResponse, error) {
-	return c.suggestNES(ctx, req)
-}
-
-// AcceptNES tells the agent a suggestion was accepted (nes/accept).
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) AcceptNES(ctx context.Context, sessionID, suggestionID string) error {
-	return c.acceptNES(ctx, sessionID, suggestionID)
-}
-
-// RejectNES tells the agent a suggestion was not taken (nes/reject); reason
-// may be "".
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) RejectNES(ctx context.Context, sessionID, suggestionID string, reason NESRejectReason) error {
-	return c.rejectNES(ctx, sessionID, suggestionID, reason)
-}
-
-// CloseNES closes an NES session (nes/close).
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) CloseNES(ctx context.Context, sessionID string) error {
-	return c.closeNES(ctx, sessionID)
-}
-
-// DidOpenDocument sends document/didOpen.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) DidOpenDocument(ctx context.Context, n *DidOpenDocumentNotification) error {
-	return c.didOpenDocument(ctx, n)
-}
-
-// DidChangeDocument sends document/didChange. When the agent asked for
-// full sync, there must be exactly one change, without a range (the whole
-// new text); otherwise the call fails and nothing is sent.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) DidChangeDocument(ctx context.Context, n *DidChangeDocumentNotification) error {
-	return c.didChangeDocument(ctx, n)
-}
-
-// DidCloseDocument sends document/didClose.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) DidCloseDocument(ctx context.Context, n *DidCloseDocumentNotification) error {
-	return c.didCloseDocument(ctx, n)
-}
-
-// DidSaveDocument sends document/didSave.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) DidSaveDocument(ctx context.Context, n *DidSaveDocumentNotification) error {
-	return c.didSaveDocument(ctx, n)
-}
-
-// DidFocusDocument sends document/didFocus.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) DidFocusDocument(ctx context.Context, n *DidFocusDocumentNotification) error {
-	return c.didFocusDocument(ctx, n)
-}
+// Each method's work is done beside its feature (fork.go, models.go,
+// session_manage.go, auth_status.go). Next-edit suggestions and document
+// sync are package nes, written over Client's public API.
 
 // ForkSession forks a session (session/fork): the agent creates a new
 // session starting from the history of req.SessionID, which need not be

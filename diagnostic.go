@@ -73,7 +73,7 @@ const (
 	DiagBadSuggestion DiagnosticKind = "bad_suggestion"
 	// DiagForeignSuggestion: a suggestion in an nes/suggest answer was for
 	// another document than the one asked about (its uri is not
-	// SuggestNESRequest.URI, byte for byte) and SuggestNESRequest.AllowURI
+	// nes.SuggestRequest.URI, byte for byte) and nes.SuggestRequest.AllowURI
 	// did not allow it. It was dropped; the others were delivered.
 	DiagForeignSuggestion DiagnosticKind = "foreign_suggestion"
 

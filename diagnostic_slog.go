@@ -61,3 +61,20 @@ func (c *Client) diagIn(sid, kind, msg string, line []byte) {
 	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line), SessionID: sid}
 	c.events.Push(eventDiagnostic, int64(len(d.Line)+len(d.Message)+len(sid)), func() { c.deliverDiag(d) })
 }
+
+// ReportDiagnostic delivers d as the client's own diagnostics are
+// delivered: to ClientOptions.Logger and OnDiagnostic, on the callback
+// goroutine and in order with the events queued before it, with d.Line cut
+// to 512 bytes; nothing happens when neither is set. It never blocks: when
+// the callback queue is full, d is dropped and counted, as the client's
+// own diagnostics are. It exists for packages built over the client that
+// screen what an agent sends and drop what they refuse (package nes drops
+// malformed and foreign suggestions): the caller then learns of the drop
+// in the same place as of every other agent fault.
+func (c *Client) ReportDiagnostic(d Diagnostic) {
+	line := d.Line
+	if len(line) > 512 {
+		line = line[:512] // cut before the copy: a dropped value may be large
+	}
+	c.diagIn(d.SessionID, string(d.Kind), d.Message, []byte(line))
+}

@@ -188,17 +188,19 @@
 // Some of the API follows schema.unstable.json (pinned in
 // schema/sdk-2.4.0/v1; NES, document sync and MCP-over-ACP in the shapes of
 // schema/1.21.0, see internal/schemagen/frozen.json) or no schema at all,
-// and may change in any release, whatever this module's version says. Each such identifier's doc has an "Unstable:" line; the
-// Client and Session methods are together in client_unstable.go. They are:
+// and may change in any release, whatever this module's version says.
+// Each such identifier's doc has an "Unstable:" line, api/unstable.txt
+// lists them all (checked by internal/apilist, so promising one is a
+// reviewed diff), and the Client and Session methods are together in
+// client_unstable.go. They are:
 //
-//   - Next-edit suggestions (NES): [Client.StartNES], [Client.SuggestNES],
-//     [Client.AcceptNES], [Client.RejectNES], [Client.CloseNES],
-//     [Client.PositionEncoding], [ClientOptions].PositionEncodings,
-//     [AgentCapabilities].NES and PositionEncoding, and the NES* and
-//     Position* types.
-//   - Document sync: [Client.DidOpenDocument], [Client.DidChangeDocument],
-//     [Client.DidCloseDocument], [Client.DidSaveDocument],
-//     [Client.DidFocusDocument] and their *DocumentNotification types.
+//   - Next-edit suggestions (NES) and document sync: package
+//     github.com/acpclient/acp/nes (nes.Start, and the Suggest, Accept,
+//     Reject, Close and DidOpen…DidFocus methods of nes.Session), written
+//     over this package's public API. Here stay what initialize carries:
+//     [ClientOptions].PositionEncodings, [AgentCapabilities].NES and
+//     PositionEncoding, and the NES*Capabilities and PositionEncodingKind
+//     types.
 //   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [MCPServerACP],
 //     [MCPCapabilities].ACP, [MessageMCPRequest], [MessageMCPResponse],
 //     [MCPError], [MessageMCPNotification] and [Client.NotifyMCP].

@@ -90,10 +90,10 @@ package acp_test
 //     512 bytes of text, escapes quoted.
 //   - nes/suggest answered with a malformed suggestion among valid ones, or
 //     with suggestions for other documents (~/.bashrc, the same file under
-//     another spelling) → TestHostileNESMalformedSuggestionDropped,
-//     TestHostileNESForeignSuggestionDropped (hostile_nes_test.go) → each
-//     suggestion screened alone; only SuggestNESRequest.URI, byte for byte,
-//     unless SuggestNESRequest.AllowURI allows another.
+//     another spelling) → TestHostileMalformedSuggestionDropped,
+//     TestHostileForeignSuggestionDropped (nes/hostile_test.go) → each
+//     suggestion screened alone; only nes.SuggestRequest.URI, byte for
+//     byte, unless nes.SuggestRequest.AllowURI allows another.
 //   - Elicitation forms whose patterns cost the client's CPU (a 1 MiB
 //     pattern, ".{0,1000}" repeated, many fields' patterns together) →
 //     TestHostileElicitationPatternOverLimit,

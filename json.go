@@ -1,29 +1,24 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 
-	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/internal/wirejson"
 )
 
-// This file holds the JSON building blocks shared by the wire types.
+// This file holds the JSON building blocks of the package's own decoders.
+// The rules they follow (what never fails, what is strict, what a list
+// drops) are written once, in internal/wirejson, which the generated
+// decoders (protocol_gen.go) call directly. What stays here:
 //
-// Decoding policy, mirroring the schema's x-deserialize-* marks:
-//
-//   - Optional fields (default-on-error) decode through the wire* types below,
-//     which never fail: a value of the wrong JSON type reads as "not sent".
-//   - Lists marked skip-invalid-items decode through wireList, which drops the
-//     elements that do not decode and keeps the rest.
-//   - Required fields and discriminators are strict: a missing or malformed one
-//     makes the enclosing object fail, so a known variant is never half-decoded
-//     and never mistaken for another one.
-//   - Unknown fields are ignored; unknown variants are kept as raw JSON.
-//
-// Every wire* type records whether its key was present (seen), so a required
-// field can be told apart from a merely malformed one.
+//   - Field, the three-state patch field of the public model, and
+//     wireField, its lenient decoder (the generated code names it, since
+//     Field is a type of this package);
+//   - the wire* field types of the hand-written decoders (protocol_decode.go,
+//     updates*.go, elicitation_schema.go, ...), each a thin shell over the
+//     wirejson function that holds its rule, with unexported fields so that
+//     those decoders read as before;
+//   - short names for the wirejson helpers those decoders call.
 
 // Field is a three-state JSON field: absent (Present false), null (Present
 // true, Value nil) or a value. It exists for the one stable v1 type with patch
@@ -84,16 +79,14 @@ func (w *wireField[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// wireStr is a string field that never fails: ok only when a JSON string was
-// sent. Strings without escapes are taken without a second parse, which
-// matters on the session/update hot path.
+// wireStr is wirejson.Str for the hand-written decoders.
 type wireStr struct {
 	v        string
 	ok, seen bool
 }
 
 func (w *wireStr) UnmarshalJSON(b []byte) error {
-	w.v, w.ok = jsonString(b)
+	w.v, w.ok = wirejson.String(b)
 	w.seen = true
 	return nil
 }
@@ -106,21 +99,15 @@ func (w wireStr) ptr() *string {
 	return &s
 }
 
-// wireOpt is a field of any type that never fails: ok only when the value
-// decoded as a T (null is "not sent").
+// wireOpt is wirejson.Opt for the hand-written decoders.
 type wireOpt[T any] struct {
 	v        T
 	ok, seen bool
 }
 
 func (w *wireOpt[T]) UnmarshalJSON(b []byte) error {
-	var v T
+	w.v, w.ok = wirejson.Lenient[T](b)
 	w.seen = true
-	if jsonIsNull(b) || json.Unmarshal(b, &v) != nil {
-		w.v, w.ok = v, false
-		return nil
-	}
-	w.v, w.ok = v, true
 	return nil
 }
 
@@ -132,237 +119,97 @@ func (w wireOpt[T]) ptr() *T {
 	return &v
 }
 
-// wireList is a list that skips invalid items and reads a non-array (null
-// included) as absent. A present array, even an empty one or one whose items
-// were all dropped, yields a non-nil slice: for patch types "[]" means
-// "replace with nothing", which differs from absent.
+// wireList is wirejson.List for the hand-written decoders.
 type wireList[T any] struct {
 	v        []T
 	ok, seen bool
 }
 
 func (w *wireList[T]) UnmarshalJSON(b []byte) error {
+	w.v, w.ok = wirejson.SkipInvalid[T](b)
 	w.seen = true
-	w.v, w.ok = nil, false
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) == 0 || b[0] != '[' {
-		return nil
-	}
-	var items []wireItem[T]
-	if json.Unmarshal(b, &items) != nil {
-		return nil
-	}
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		if it.ok {
-			out = append(out, it.v)
-		}
-	}
-	w.v, w.ok = out, true
 	return nil
 }
 
-type wireItem[T any] struct {
-	v  T
-	ok bool
-}
-
-// A null item is invalid too: no list in the schema has nullable items, and
-// encoding/json would otherwise turn it into a zero value.
-func (w *wireItem[T]) UnmarshalJSON(b []byte) error {
-	w.ok = !jsonIsNull(b) && json.Unmarshal(b, &w.v) == nil
-	return nil
-}
-
-// wireMeta keeps _meta as raw JSON, but only when it is an object (the schema
-// types it object|null with default-on-error).
+// wireMeta is wirejson.Meta for the hand-written decoders.
 type wireMeta json.RawMessage
 
 func (w *wireMeta) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) > 0 && b[0] == '{' {
-		*w = append(wireMeta(nil), b...)
-	} else {
-		*w = nil
-	}
+	*w = wireMeta(wirejson.MetaOf(b))
 	return nil
 }
 
 func (w wireMeta) raw() json.RawMessage { return json.RawMessage(w) }
 
-// wireRaw keeps any JSON value as raw bytes (a copy: the input buffer is not
-// ours to keep); null reads as absent.
+// wireRaw is wirejson.Raw for the hand-written decoders.
 type wireRaw struct {
 	v    json.RawMessage
 	seen bool
 }
 
 func (w *wireRaw) UnmarshalJSON(b []byte) error {
+	w.v = wirejson.RawValue(b)
 	w.seen = true
-	if jsonIsNull(b) {
-		w.v = nil
-		return nil
-	}
-	w.v = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
 	return nil
 }
 
-// wireObject keeps a JSON object as raw bytes (a copy); null reads as
-// absent, and any other value is an error, for an optional object the
-// package passes on without decoding (inner MCP params).
-type wireObject struct {
-	v   json.RawMessage
-	err error
-}
-
-func (w *wireObject) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	w.v, w.err = nil, nil
-	switch {
-	case jsonIsNull(b):
-	case len(b) > 0 && b[0] == '{':
-		w.v = append(json.RawMessage(nil), b...)
-	default:
-		w.err = errors.New("not an object")
-	}
-	return nil
-}
-
-// wireAny keeps any JSON value, null included, for values where null is
-// meaningful (a JSON-RPC request id may be null).
+// wireAny is wirejson.Any for the hand-written decoders.
 type wireAny struct {
 	v    json.RawMessage
 	seen bool
 }
 
 func (w *wireAny) UnmarshalJSON(b []byte) error {
+	w.v = wirejson.RawCopy(b)
 	w.seen = true
-	w.v = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
 	return nil
 }
 
 // errMissing reports a required field that is absent or not of its type.
-func errMissing(typ, field string) error {
-	return fmt.Errorf("acp: %s: missing or invalid required field %q", typ, field)
-}
+func errMissing(typ, field string) error { return wirejson.ErrMissing(typ, field) }
 
 // errDecode wraps a JSON error with the type being decoded.
-func errDecode(typ string, err error) error {
-	return fmt.Errorf("acp: %s: %w", typ, err)
-}
+func errDecode(typ string, err error) error { return wirejson.ErrDecode(typ, err) }
 
-var (
-	errNotObject = errors.New("not a JSON object")
-	errSyntax    = errors.New("invalid JSON")
-)
+// errField reports a field whose value is malformed.
+func errField(typ, field string, err error) error { return wirejson.ErrField(typ, field, err) }
 
-func jsonIsNull(b []byte) bool {
-	return string(bytes.TrimSpace(b)) == "null"
-}
+func jsonIsNull(b []byte) bool { return wirejson.IsNull(b) }
 
 // jsonString decodes a JSON string; ok is false for any other JSON value.
-func jsonString(b []byte) (string, bool) {
-	b = bytes.TrimSpace(b)
-	if in, ok := jsonscan.Plain(b); ok {
-		return string(in), true
-	}
-	if len(b) == 0 || b[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(b, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func jsonString(b []byte) (string, bool) { return wirejson.String(b) }
 
-// jsonDiscriminator finds the top-level key of a JSON object and returns its
-// string value unescaped. For the common case of a plain string the result
-// aliases data, so `switch string(v)` costs no allocation. found is false when
-// the key is absent or null (the schema's unions read a null discriminator
-// as an absent one); err is set when data is not an object or the value is
-// neither a string nor null. The scan does not validate the rest of data: the decoder that
-// runs next does.
+// jsonDiscriminator is wirejson.Discriminator: a top-level key's string
+// value, aliasing data when it has no escapes.
 func jsonDiscriminator(data []byte, key string) (v []byte, found bool, err error) {
-	raw, found, err := jsonFindKey(data, key)
-	if err != nil || !found {
-		return nil, found, err
-	}
-	if in, ok := jsonscan.Plain(raw); ok {
-		return in, true, nil
-	}
-	if jsonIsNull(raw) {
-		return nil, false, nil
-	}
-	s, ok := jsonString(raw)
-	if !ok {
-		return nil, true, fmt.Errorf("%q is not a string", key)
-	}
-	return []byte(s), true, nil
+	return wirejson.Discriminator(data, key)
 }
 
 // jsonFindKey returns the raw value of the first occurrence of key at the
-// top level of the JSON object data (see jsonscan.FindKey).
+// top level of the JSON object data.
 func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
-	return jsonscan.FindKey(data, key)
+	return wirejson.FindKey(data, key)
 }
 
-// jsonHasKey reports whether the JSON object data has key at its top level;
-// false when data is not an object.
-func jsonHasKey(data []byte, key string) bool {
-	return jsonscan.HasKey(data, key)
-}
+// jsonHasKey reports whether the JSON object data has key at its top level.
+func jsonHasKey(data []byte, key string) bool { return wirejson.HasKey(data, key) }
 
-// jsonObject checks that b is a syntactically valid JSON object, for unknown
-// variants whose bytes are kept and later re-sent unchanged.
-func jsonObject(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return errNotObject
-	}
-	if !json.Valid(b) {
-		return errSyntax
-	}
-	return nil
-}
+// jsonObject checks that b is a syntactically valid JSON object.
+func jsonObject(b []byte) error { return wirejson.CheckObject(b) }
 
-// rawCopy returns a trimmed copy of b, so kept raw JSON never aliases a
-// reused read buffer.
-func rawCopy(b []byte) json.RawMessage {
-	return append(json.RawMessage(nil), bytes.TrimSpace(b)...)
-}
+// rawCopy returns a trimmed copy of b.
+func rawCopy(b []byte) json.RawMessage { return wirejson.RawCopy(b) }
 
 // marshalRaw re-sends a kept raw value unchanged, or fallback when there is
-// none (an Unknown variant built by hand). The MarshalJSON methods built on it
-// return Raw byte for byte; note that encoding/json then compacts what a
-// MarshalJSON returns and, unless the Encoder has SetEscapeHTML(false),
-// escapes <, > and & in it, so the bytes on the wire are only identical when
-// Raw is compact and HTML-free or the encoder is told not to escape.
+// none (see wirejson.MarshalRaw for what encoding/json does to it).
 func marshalRaw(raw json.RawMessage, fallback func() ([]byte, error)) ([]byte, error) {
-	if len(raw) == 0 {
-		return fallback()
-	}
-	return raw, nil
+	return wirejson.MarshalRaw(raw, fallback)
 }
 
 // orEmpty makes a required list encode as [] rather than null.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
+func orEmpty[T any](s []T) []T { return wirejson.OrEmpty(s) }
 
-// enumString is how every enum decodes: any JSON string is kept, even an
-// unknown one; any other JSON value reads as the zero value, never an error.
-func enumString(b []byte) string {
-	s, _ := jsonString(b)
-	return s
-}
-
-// wireStrict is a field without x-deserialize-default-on-error: it records
-// the error of a malformed value for the enclosing decoder to report,
-// instead of failing mid-object. null reads as absent (ok false, no error).
+// wireStrict is wirejson.Strict for the hand-written decoders.
 type wireStrict[T any] struct {
 	v        T
 	ok, seen bool
@@ -370,15 +217,8 @@ type wireStrict[T any] struct {
 }
 
 func (w *wireStrict[T]) UnmarshalJSON(b []byte) error {
-	var v T
+	w.v, w.ok, w.err = wirejson.StrictOf[T](b)
 	w.seen = true
-	w.v, w.ok, w.err = v, false, nil
-	if jsonIsNull(b) {
-		return nil
-	}
-	if w.err = json.Unmarshal(b, &v); w.err == nil {
-		w.v, w.ok = v, true
-	}
 	return nil
 }
 
@@ -389,9 +229,4 @@ func (w wireStrict[T]) ptr() *T {
 	}
 	v := w.v
 	return &v
-}
-
-// errField reports a field whose value is malformed.
-func errField(typ, field string, err error) error {
-	return fmt.Errorf("acp: %s: field %q: %w", typ, field, err)
 }

@@ -151,11 +151,12 @@ type AgentCapabilities struct {
 	MCPCapabilities     MCPCapabilities       `json:"mcpCapabilities"`
 	SessionCapabilities SessionCapabilities   `json:"sessionCapabilities"`
 	Auth                AgentAuthCapabilities `json:"auth"`
-	// NES is the agent's next-edit-suggestion capabilities (nes.go).
+	// NES is the agent's next-edit-suggestion capabilities
+	// (nes_capabilities.go; the feature is package nes).
 	// Unstable: follows schema.unstable.json; may change.
 	NES *NESCapabilities `json:"nes,omitempty"`
 	// PositionEncoding is the position encoding the agent picked for
-	// next-edit suggestions (see [Client.PositionEncoding]).
+	// next-edit suggestions (see nes.PositionEncoding).
 	// Unstable: follows schema.unstable.json; may change.
 	PositionEncoding PositionEncodingKind `json:"positionEncoding,omitempty"`
 	Meta             json.RawMessage      `json:"_meta,omitempty"`

@@ -8,20 +8,7 @@ import (
 // depend on another field (a permission outcome's optionId, an elicitation's
 // mode), a config value typed by a sibling, and select options that are a
 // flat or a grouped list. Everything else, the unions included, decodes
-// through protocol_gen.go.
-
-// decodeMetaOnly decodes a type that has nothing but _meta. It never fails:
-// agents answer null, {} or, in doc examples, other shapes for empty results.
-// The generated decoders of _meta-only params and results use it.
-func decodeMetaOnly(b []byte) json.RawMessage {
-	var w struct {
-		Meta wireMeta `json:"_meta"`
-	}
-	if json.Unmarshal(b, &w) != nil {
-		return nil
-	}
-	return w.Meta.raw()
-}
+// through protocol_gen.go (and, there, through internal/wirejson).
 
 // terminalFromMeta turns an agent method that announces a terminal login
 // in its _meta (Copilot, Qwen) into the *TerminalAuthMethod it stands for

@@ -2,7 +2,11 @@
 
 package acp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/acpclient/acp/internal/wirejson"
+)
 
 // SchemaVersion is the release of the ACP v1 JSON schema that the wire
 // types follow: the schemas that @agentclientprotocol/sdk 2.4.0 ships, kept
@@ -25,28 +29,28 @@ const schemaSHA256 = "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76f
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *StopReason) UnmarshalJSON(b []byte) error {
-	*v = StopReason(enumString(b))
+	*v = StopReason(wirejson.Enum(b))
 	return nil
 }
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *PlanEntryPriority) UnmarshalJSON(b []byte) error {
-	*v = PlanEntryPriority(enumString(b))
+	*v = PlanEntryPriority(wirejson.Enum(b))
 	return nil
 }
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *PlanEntryStatus) UnmarshalJSON(b []byte) error {
-	*v = PlanEntryStatus(enumString(b))
+	*v = PlanEntryStatus(wirejson.Enum(b))
 	return nil
 }
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *PermissionOptionKind) UnmarshalJSON(b []byte) error {
-	*v = PermissionOptionKind(enumString(b))
+	*v = PermissionOptionKind(wirejson.Enum(b))
 	return nil
 }
 
@@ -56,25 +60,25 @@ func (v *PermissionOptionKind) UnmarshalJSON(b []byte) error {
 // object.
 func (x *Implementation) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name    wireStr  `json:"name"`
-		Title   wireStr  `json:"title"`
-		Version wireStr  `json:"version"`
-		Meta    wireMeta `json:"_meta"`
+		Name    wirejson.Str  `json:"name"`
+		Title   wirejson.Str  `json:"title"`
+		Version wirejson.Str  `json:"version"`
+		Meta    wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("implementation", err)
+		return wirejson.ErrDecode("implementation", err)
 	}
-	if !w.Name.ok {
-		return errMissing("implementation", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("implementation", "name")
 	}
-	if !w.Version.ok {
-		return errMissing("implementation", "version")
+	if !w.Version.OK {
+		return wirejson.ErrMissing("implementation", "version")
 	}
 	*x = Implementation{
-		Name:    w.Name.v,
-		Title:   w.Title.v,
-		Version: w.Version.v,
-		Meta:    w.Meta.raw(),
+		Name:    w.Name.V,
+		Title:   w.Title.V,
+		Version: w.Version.V,
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -94,13 +98,13 @@ func (x *Implementation) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *Capability) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Meta wireMeta `json:"_meta"`
+		Meta wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("capability", err)
+		return wirejson.ErrDecode("capability", err)
 	}
 	*x = Capability{
-		Meta: w.Meta.raw(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -112,36 +116,36 @@ func (x *Capability) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		FS                wireOpt[FileSystemCapabilities]    `json:"fs"`
-		Terminal          wireOpt[bool]                      `json:"terminal"`
-		Session           wireOpt[ClientSessionCapabilities] `json:"session"`
-		Auth              wireOpt[AuthCapabilities]          `json:"auth"`
-		Elicitation       wireOpt[ElicitationCapabilities]   `json:"elicitation"`
-		Plan              wireOpt[Capability]                `json:"plan"`
-		Subagents         wireOpt[Capability]                `json:"subagents"`
-		PositionEncodings wireList[string]                   `json:"positionEncodings"`
-		Meta              wireMeta                           `json:"_meta"`
+		FS                wirejson.Opt[FileSystemCapabilities]    `json:"fs"`
+		Terminal          wirejson.Opt[bool]                      `json:"terminal"`
+		Session           wirejson.Opt[ClientSessionCapabilities] `json:"session"`
+		Auth              wirejson.Opt[AuthCapabilities]          `json:"auth"`
+		Elicitation       wirejson.Opt[ElicitationCapabilities]   `json:"elicitation"`
+		Plan              wirejson.Opt[Capability]                `json:"plan"`
+		Subagents         wirejson.Opt[Capability]                `json:"subagents"`
+		PositionEncodings wirejson.List[string]                   `json:"positionEncodings"`
+		Meta              wirejson.Meta                           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("client capabilities", err)
+		return wirejson.ErrDecode("client capabilities", err)
 	}
 	var positionEncodings []PositionEncodingKind
-	if w.PositionEncodings.ok {
-		positionEncodings = make([]PositionEncodingKind, len(w.PositionEncodings.v))
-		for i, e := range w.PositionEncodings.v {
+	if w.PositionEncodings.OK {
+		positionEncodings = make([]PositionEncodingKind, len(w.PositionEncodings.V))
+		for i, e := range w.PositionEncodings.V {
 			positionEncodings[i] = PositionEncodingKind(e)
 		}
 	}
 	*x = ClientCapabilities{
-		FS:                w.FS.v,
-		Terminal:          w.Terminal.v,
-		Session:           w.Session.ptr(),
-		Auth:              w.Auth.v,
-		Elicitation:       w.Elicitation.ptr(),
-		Plan:              w.Plan.ptr(),
-		Subagents:         w.Subagents.ptr(),
+		FS:                w.FS.V,
+		Terminal:          w.Terminal.V,
+		Session:           w.Session.Ptr(),
+		Auth:              w.Auth.V,
+		Elicitation:       w.Elicitation.Ptr(),
+		Plan:              w.Plan.Ptr(),
+		Subagents:         w.Subagents.Ptr(),
 		PositionEncodings: positionEncodings,
-		Meta:              w.Meta.raw(),
+		Meta:              w.Meta.Raw(),
 	}
 	return nil
 }
@@ -151,17 +155,17 @@ func (x *ClientCapabilities) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ReadTextFile  wireOpt[bool] `json:"readTextFile"`
-		WriteTextFile wireOpt[bool] `json:"writeTextFile"`
-		Meta          wireMeta      `json:"_meta"`
+		ReadTextFile  wirejson.Opt[bool] `json:"readTextFile"`
+		WriteTextFile wirejson.Opt[bool] `json:"writeTextFile"`
+		Meta          wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("file system capabilities", err)
+		return wirejson.ErrDecode("file system capabilities", err)
 	}
 	*x = FileSystemCapabilities{
-		ReadTextFile:  w.ReadTextFile.v,
-		WriteTextFile: w.WriteTextFile.v,
-		Meta:          w.Meta.raw(),
+		ReadTextFile:  w.ReadTextFile.V,
+		WriteTextFile: w.WriteTextFile.V,
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -171,15 +175,15 @@ func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *AuthCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Terminal wireOpt[bool] `json:"terminal"`
-		Meta     wireMeta      `json:"_meta"`
+		Terminal wirejson.Opt[bool] `json:"terminal"`
+		Meta     wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth capabilities", err)
+		return wirejson.ErrDecode("auth capabilities", err)
 	}
 	*x = AuthCapabilities{
-		Terminal: w.Terminal.v,
-		Meta:     w.Meta.raw(),
+		Terminal: w.Terminal.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -189,17 +193,17 @@ func (x *AuthCapabilities) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Form wireOpt[Capability] `json:"form"`
-		URL  wireOpt[Capability] `json:"url"`
-		Meta wireMeta            `json:"_meta"`
+		Form wirejson.Opt[Capability] `json:"form"`
+		URL  wirejson.Opt[Capability] `json:"url"`
+		Meta wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("elicitation capabilities", err)
+		return wirejson.ErrDecode("elicitation capabilities", err)
 	}
 	*x = ElicitationCapabilities{
-		Form: w.Form.ptr(),
-		URL:  w.URL.ptr(),
-		Meta: w.Meta.raw(),
+		Form: w.Form.Ptr(),
+		URL:  w.URL.Ptr(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -209,19 +213,19 @@ func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Compaction    wireOpt[Capability]                       `json:"compaction"`
-		ConfigOptions wireOpt[SessionConfigOptionsCapabilities] `json:"configOptions"`
-		Notices       wireOpt[Capability]                       `json:"notices"`
-		Meta          wireMeta                                  `json:"_meta"`
+		Compaction    wirejson.Opt[Capability]                       `json:"compaction"`
+		ConfigOptions wirejson.Opt[SessionConfigOptionsCapabilities] `json:"configOptions"`
+		Notices       wirejson.Opt[Capability]                       `json:"notices"`
+		Meta          wirejson.Meta                                  `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("client session capabilities", err)
+		return wirejson.ErrDecode("client session capabilities", err)
 	}
 	*x = ClientSessionCapabilities{
-		Compaction:    w.Compaction.ptr(),
-		ConfigOptions: w.ConfigOptions.ptr(),
-		Notices:       w.Notices.ptr(),
-		Meta:          w.Meta.raw(),
+		Compaction:    w.Compaction.Ptr(),
+		ConfigOptions: w.ConfigOptions.Ptr(),
+		Notices:       w.Notices.Ptr(),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -231,15 +235,15 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Boolean wireOpt[Capability] `json:"boolean"`
-		Meta    wireMeta            `json:"_meta"`
+		Boolean wirejson.Opt[Capability] `json:"boolean"`
+		Meta    wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session config options capabilities", err)
+		return wirejson.ErrDecode("session config options capabilities", err)
 	}
 	*x = SessionConfigOptionsCapabilities{
-		Boolean: w.Boolean.ptr(),
-		Meta:    w.Meta.raw(),
+		Boolean: w.Boolean.Ptr(),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -251,27 +255,27 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		LoadSession         wireOpt[bool]                  `json:"loadSession"`
-		PromptCapabilities  wireOpt[PromptCapabilities]    `json:"promptCapabilities"`
-		MCPCapabilities     wireOpt[MCPCapabilities]       `json:"mcpCapabilities"`
-		SessionCapabilities wireOpt[SessionCapabilities]   `json:"sessionCapabilities"`
-		Auth                wireOpt[AgentAuthCapabilities] `json:"auth"`
-		NES                 wireOpt[NESCapabilities]       `json:"nes"`
-		PositionEncoding    wireStr                        `json:"positionEncoding"`
-		Meta                wireMeta                       `json:"_meta"`
+		LoadSession         wirejson.Opt[bool]                  `json:"loadSession"`
+		PromptCapabilities  wirejson.Opt[PromptCapabilities]    `json:"promptCapabilities"`
+		MCPCapabilities     wirejson.Opt[MCPCapabilities]       `json:"mcpCapabilities"`
+		SessionCapabilities wirejson.Opt[SessionCapabilities]   `json:"sessionCapabilities"`
+		Auth                wirejson.Opt[AgentAuthCapabilities] `json:"auth"`
+		NES                 wirejson.Opt[NESCapabilities]       `json:"nes"`
+		PositionEncoding    wirejson.Str                        `json:"positionEncoding"`
+		Meta                wirejson.Meta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("agent capabilities", err)
+		return wirejson.ErrDecode("agent capabilities", err)
 	}
 	*x = AgentCapabilities{
-		LoadSession:         w.LoadSession.v,
-		PromptCapabilities:  w.PromptCapabilities.v,
-		MCPCapabilities:     w.MCPCapabilities.v,
-		SessionCapabilities: w.SessionCapabilities.v,
-		Auth:                w.Auth.v,
-		NES:                 w.NES.ptr(),
-		PositionEncoding:    PositionEncodingKind(w.PositionEncoding.v),
-		Meta:                w.Meta.raw(),
+		LoadSession:         w.LoadSession.V,
+		PromptCapabilities:  w.PromptCapabilities.V,
+		MCPCapabilities:     w.MCPCapabilities.V,
+		SessionCapabilities: w.SessionCapabilities.V,
+		Auth:                w.Auth.V,
+		NES:                 w.NES.Ptr(),
+		PositionEncoding:    PositionEncodingKind(w.PositionEncoding.V),
+		Meta:                w.Meta.Raw(),
 	}
 	return nil
 }
@@ -281,19 +285,19 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Image           wireOpt[bool] `json:"image"`
-		Audio           wireOpt[bool] `json:"audio"`
-		EmbeddedContext wireOpt[bool] `json:"embeddedContext"`
-		Meta            wireMeta      `json:"_meta"`
+		Image           wirejson.Opt[bool] `json:"image"`
+		Audio           wirejson.Opt[bool] `json:"audio"`
+		EmbeddedContext wirejson.Opt[bool] `json:"embeddedContext"`
+		Meta            wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("prompt capabilities", err)
+		return wirejson.ErrDecode("prompt capabilities", err)
 	}
 	*x = PromptCapabilities{
-		Image:           w.Image.v,
-		Audio:           w.Audio.v,
-		EmbeddedContext: w.EmbeddedContext.v,
-		Meta:            w.Meta.raw(),
+		Image:           w.Image.V,
+		Audio:           w.Audio.V,
+		EmbeddedContext: w.EmbeddedContext.V,
+		Meta:            w.Meta.Raw(),
 	}
 	return nil
 }
@@ -303,19 +307,19 @@ func (x *PromptCapabilities) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *MCPCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		HTTP wireOpt[bool] `json:"http"`
-		SSE  wireOpt[bool] `json:"sse"`
-		ACP  wireOpt[bool] `json:"acp"`
-		Meta wireMeta      `json:"_meta"`
+		HTTP wirejson.Opt[bool] `json:"http"`
+		SSE  wirejson.Opt[bool] `json:"sse"`
+		ACP  wirejson.Opt[bool] `json:"acp"`
+		Meta wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp capabilities", err)
+		return wirejson.ErrDecode("mcp capabilities", err)
 	}
 	*x = MCPCapabilities{
-		HTTP: w.HTTP.v,
-		SSE:  w.SSE.v,
-		ACP:  w.ACP.v,
-		Meta: w.Meta.raw(),
+		HTTP: w.HTTP.V,
+		SSE:  w.SSE.V,
+		ACP:  w.ACP.V,
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -327,33 +331,33 @@ func (x *MCPCapabilities) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		List                  wireOpt[Capability]                      `json:"list"`
-		Delete                wireOpt[Capability]                      `json:"delete"`
-		AdditionalDirectories wireOpt[Capability]                      `json:"additionalDirectories"`
-		Resume                wireOpt[Capability]                      `json:"resume"`
-		Close                 wireOpt[Capability]                      `json:"close"`
-		Fork                  wireOpt[Capability]                      `json:"fork"`
-		SystemPrompt          wireOpt[SessionSystemPromptCapabilities] `json:"systemPrompt"`
-		Archive               wireOpt[Capability]                      `json:"archive"`
-		Status                wireOpt[Capability]                      `json:"status"`
-		Title                 wireOpt[Capability]                      `json:"title"`
-		Meta                  wireMeta                                 `json:"_meta"`
+		List                  wirejson.Opt[Capability]                      `json:"list"`
+		Delete                wirejson.Opt[Capability]                      `json:"delete"`
+		AdditionalDirectories wirejson.Opt[Capability]                      `json:"additionalDirectories"`
+		Resume                wirejson.Opt[Capability]                      `json:"resume"`
+		Close                 wirejson.Opt[Capability]                      `json:"close"`
+		Fork                  wirejson.Opt[Capability]                      `json:"fork"`
+		SystemPrompt          wirejson.Opt[SessionSystemPromptCapabilities] `json:"systemPrompt"`
+		Archive               wirejson.Opt[Capability]                      `json:"archive"`
+		Status                wirejson.Opt[Capability]                      `json:"status"`
+		Title                 wirejson.Opt[Capability]                      `json:"title"`
+		Meta                  wirejson.Meta                                 `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session capabilities", err)
+		return wirejson.ErrDecode("session capabilities", err)
 	}
 	*x = SessionCapabilities{
-		List:                  w.List.ptr(),
-		Delete:                w.Delete.ptr(),
-		AdditionalDirectories: w.AdditionalDirectories.ptr(),
-		Resume:                w.Resume.ptr(),
-		Close:                 w.Close.ptr(),
-		Fork:                  w.Fork.ptr(),
-		SystemPrompt:          w.SystemPrompt.ptr(),
-		Archive:               w.Archive.ptr(),
-		Status:                w.Status.ptr(),
-		Title:                 w.Title.ptr(),
-		Meta:                  w.Meta.raw(),
+		List:                  w.List.Ptr(),
+		Delete:                w.Delete.Ptr(),
+		AdditionalDirectories: w.AdditionalDirectories.Ptr(),
+		Resume:                w.Resume.Ptr(),
+		Close:                 w.Close.Ptr(),
+		Fork:                  w.Fork.Ptr(),
+		SystemPrompt:          w.SystemPrompt.Ptr(),
+		Archive:               w.Archive.Ptr(),
+		Status:                w.Status.Ptr(),
+		Title:                 w.Title.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -363,17 +367,17 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error {
 // Unknown fields are ignored; _meta is kept when it is an object.
 func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Logout wireOpt[Capability] `json:"logout"`
-		Status wireOpt[Capability] `json:"status"`
-		Meta   wireMeta            `json:"_meta"`
+		Logout wirejson.Opt[Capability] `json:"logout"`
+		Status wirejson.Opt[Capability] `json:"status"`
+		Meta   wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("agent auth capabilities", err)
+		return wirejson.ErrDecode("agent auth capabilities", err)
 	}
 	*x = AgentAuthCapabilities{
-		Logout: w.Logout.ptr(),
-		Status: w.Status.ptr(),
-		Meta:   w.Meta.raw(),
+		Logout: w.Logout.Ptr(),
+		Status: w.Status.Ptr(),
+		Meta:   w.Meta.Raw(),
 	}
 	return nil
 }
@@ -384,28 +388,28 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *InitializeRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ProtocolVersion    wireStrict[int]             `json:"protocolVersion"`
-		ClientCapabilities wireOpt[ClientCapabilities] `json:"clientCapabilities"`
-		ClientInfo         wireOpt[Implementation]     `json:"clientInfo"`
-		Meta               wireMeta                    `json:"_meta"`
+		ProtocolVersion    wirejson.Strict[int]             `json:"protocolVersion"`
+		ClientCapabilities wirejson.Opt[ClientCapabilities] `json:"clientCapabilities"`
+		ClientInfo         wirejson.Opt[Implementation]     `json:"clientInfo"`
+		Meta               wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("initialize request", err)
+		return wirejson.ErrDecode("initialize request", err)
 	}
-	if w.ProtocolVersion.err != nil {
-		return errField("initialize request", "protocolVersion", w.ProtocolVersion.err)
+	if w.ProtocolVersion.Err != nil {
+		return wirejson.ErrField("initialize request", "protocolVersion", w.ProtocolVersion.Err)
 	}
-	if !w.ProtocolVersion.ok {
-		return errMissing("initialize request", "protocolVersion")
+	if !w.ProtocolVersion.OK {
+		return wirejson.ErrMissing("initialize request", "protocolVersion")
 	}
-	if w.ProtocolVersion.v < 0 || w.ProtocolVersion.v > 65535 {
-		return errMissing("initialize request", "protocolVersion")
+	if w.ProtocolVersion.V < 0 || w.ProtocolVersion.V > 65535 {
+		return wirejson.ErrMissing("initialize request", "protocolVersion")
 	}
 	*x = InitializeRequest{
-		ProtocolVersion:    w.ProtocolVersion.v,
-		ClientCapabilities: w.ClientCapabilities.v,
-		ClientInfo:         w.ClientInfo.ptr(),
-		Meta:               w.Meta.raw(),
+		ProtocolVersion:    w.ProtocolVersion.V,
+		ClientCapabilities: w.ClientCapabilities.V,
+		ClientInfo:         w.ClientInfo.Ptr(),
+		Meta:               w.Meta.Raw(),
 	}
 	return nil
 }
@@ -417,37 +421,37 @@ func (x *InitializeRequest) UnmarshalJSON(b []byte) error {
 // object.
 func (x *InitializeResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ProtocolVersion   wireStrict[int]            `json:"protocolVersion"`
-		AgentCapabilities wireOpt[AgentCapabilities] `json:"agentCapabilities"`
-		AuthMethods       wireList[authMethodField]  `json:"authMethods"`
-		AgentInfo         wireOpt[Implementation]    `json:"agentInfo"`
-		Meta              wireMeta                   `json:"_meta"`
+		ProtocolVersion   wirejson.Strict[int]            `json:"protocolVersion"`
+		AgentCapabilities wirejson.Opt[AgentCapabilities] `json:"agentCapabilities"`
+		AuthMethods       wirejson.List[authMethodField]  `json:"authMethods"`
+		AgentInfo         wirejson.Opt[Implementation]    `json:"agentInfo"`
+		Meta              wirejson.Meta                   `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("initialize response", err)
+		return wirejson.ErrDecode("initialize response", err)
 	}
-	if w.ProtocolVersion.err != nil {
-		return errField("initialize response", "protocolVersion", w.ProtocolVersion.err)
+	if w.ProtocolVersion.Err != nil {
+		return wirejson.ErrField("initialize response", "protocolVersion", w.ProtocolVersion.Err)
 	}
-	if !w.ProtocolVersion.ok {
-		return errMissing("initialize response", "protocolVersion")
+	if !w.ProtocolVersion.OK {
+		return wirejson.ErrMissing("initialize response", "protocolVersion")
 	}
-	if w.ProtocolVersion.v < 0 || w.ProtocolVersion.v > 65535 {
-		return errMissing("initialize response", "protocolVersion")
+	if w.ProtocolVersion.V < 0 || w.ProtocolVersion.V > 65535 {
+		return wirejson.ErrMissing("initialize response", "protocolVersion")
 	}
 	var authMethods []AuthMethod
-	if w.AuthMethods.ok {
-		authMethods = make([]AuthMethod, len(w.AuthMethods.v))
-		for i, e := range w.AuthMethods.v {
+	if w.AuthMethods.OK {
+		authMethods = make([]AuthMethod, len(w.AuthMethods.V))
+		for i, e := range w.AuthMethods.V {
 			authMethods[i] = e.v
 		}
 	}
 	*x = InitializeResponse{
-		ProtocolVersion:   w.ProtocolVersion.v,
-		AgentCapabilities: w.AgentCapabilities.v,
+		ProtocolVersion:   w.ProtocolVersion.V,
+		AgentCapabilities: w.AgentCapabilities.V,
 		AuthMethods:       authMethods,
-		AgentInfo:         w.AgentInfo.ptr(),
-		Meta:              w.Meta.raw(),
+		AgentInfo:         w.AgentInfo.Ptr(),
+		Meta:              w.Meta.Raw(),
 	}
 	return nil
 }
@@ -458,25 +462,25 @@ func (x *InitializeResponse) UnmarshalJSON(b []byte) error {
 // object.
 func (x *AgentAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID          wireStr  `json:"id"`
-		Name        wireStr  `json:"name"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		ID          wirejson.Str  `json:"id"`
+		Name        wirejson.Str  `json:"name"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("agent auth method", err)
+		return wirejson.ErrDecode("agent auth method", err)
 	}
-	if !w.ID.ok {
-		return errMissing("agent auth method", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("agent auth method", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("agent auth method", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("agent auth method", "name")
 	}
 	*x = AgentAuthMethod{
-		ID:          w.ID.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Meta:        w.Meta.raw(),
+		ID:          w.ID.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -488,35 +492,35 @@ func (x *AgentAuthMethod) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID          wireStr                       `json:"id"`
-		Name        wireStr                       `json:"name"`
-		Description wireStr                       `json:"description"`
-		Args        wireStrict[[]string]          `json:"args"`
-		Env         wireStrict[map[string]string] `json:"env"`
-		Meta        wireMeta                      `json:"_meta"`
+		ID          wirejson.Str                       `json:"id"`
+		Name        wirejson.Str                       `json:"name"`
+		Description wirejson.Str                       `json:"description"`
+		Args        wirejson.Strict[[]string]          `json:"args"`
+		Env         wirejson.Strict[map[string]string] `json:"env"`
+		Meta        wirejson.Meta                      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("terminal auth method", err)
+		return wirejson.ErrDecode("terminal auth method", err)
 	}
-	if !w.ID.ok {
-		return errMissing("terminal auth method", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("terminal auth method", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("terminal auth method", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("terminal auth method", "name")
 	}
-	if w.Args.err != nil {
-		return errField("terminal auth method", "args", w.Args.err)
+	if w.Args.Err != nil {
+		return wirejson.ErrField("terminal auth method", "args", w.Args.Err)
 	}
-	if w.Env.err != nil {
-		return errField("terminal auth method", "env", w.Env.err)
+	if w.Env.Err != nil {
+		return wirejson.ErrField("terminal auth method", "env", w.Env.Err)
 	}
 	*x = TerminalAuthMethod{
-		ID:          w.ID.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Args:        w.Args.v,
-		Env:         w.Env.v,
-		Meta:        w.Meta.raw(),
+		ID:          w.ID.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Args:        w.Args.V,
+		Env:         w.Env.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -528,29 +532,29 @@ func (x *TerminalAuthMethod) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID          wireStr              `json:"id"`
-		Name        wireStr              `json:"name"`
-		Description wireStr              `json:"description"`
-		Link        wireStr              `json:"link"`
-		Vars        wireList[EnvVarSpec] `json:"vars"`
-		Meta        wireMeta             `json:"_meta"`
+		ID          wirejson.Str              `json:"id"`
+		Name        wirejson.Str              `json:"name"`
+		Description wirejson.Str              `json:"description"`
+		Link        wirejson.Str              `json:"link"`
+		Vars        wirejson.List[EnvVarSpec] `json:"vars"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth method", err)
+		return wirejson.ErrDecode("auth method", err)
 	}
-	if !w.ID.ok {
-		return errMissing("auth method", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("auth method", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("auth method", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("auth method", "name")
 	}
 	*x = EnvVarAuthMethod{
-		ID:          w.ID.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Link:        w.Link.v,
-		Vars:        w.Vars.v,
-		Meta:        w.Meta.raw(),
+		ID:          w.ID.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Link:        w.Link.V,
+		Vars:        w.Vars.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -561,24 +565,24 @@ func (x *EnvVarAuthMethod) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *EnvVarSpec) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name     wireStr       `json:"name"`
-		Label    wireStr       `json:"label"`
-		Secret   wireOpt[bool] `json:"secret"`
-		Optional wireOpt[bool] `json:"optional"`
-		Meta     wireMeta      `json:"_meta"`
+		Name     wirejson.Str       `json:"name"`
+		Label    wirejson.Str       `json:"label"`
+		Secret   wirejson.Opt[bool] `json:"secret"`
+		Optional wirejson.Opt[bool] `json:"optional"`
+		Meta     wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("env var", err)
+		return wirejson.ErrDecode("env var", err)
 	}
-	if !w.Name.ok {
-		return errMissing("env var", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("env var", "name")
 	}
 	*x = EnvVarSpec{
-		Name:     w.Name.v,
-		Label:    w.Label.v,
-		Secret:   w.Secret.ptr(),
-		Optional: w.Optional.ptr(),
-		Meta:     w.Meta.raw(),
+		Name:     w.Name.V,
+		Label:    w.Label.V,
+		Secret:   w.Secret.Ptr(),
+		Optional: w.Optional.Ptr(),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -588,18 +592,18 @@ func (x *EnvVarSpec) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		MethodID wireStr  `json:"methodId"`
-		Meta     wireMeta `json:"_meta"`
+		MethodID wirejson.Str  `json:"methodId"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("authenticate request", err)
+		return wirejson.ErrDecode("authenticate request", err)
 	}
-	if !w.MethodID.ok {
-		return errMissing("authenticate request", "methodId")
+	if !w.MethodID.OK {
+		return wirejson.ErrMissing("authenticate request", "methodId")
 	}
 	*x = AuthenticateRequest{
-		MethodID: w.MethodID.v,
-		Meta:     w.Meta.raw(),
+		MethodID: w.MethodID.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -608,7 +612,7 @@ func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *AuthenticateResponse) UnmarshalJSON(b []byte) error {
-	*v = AuthenticateResponse{Meta: decodeMetaOnly(b)}
+	*v = AuthenticateResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -616,7 +620,7 @@ func (v *AuthenticateResponse) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *LogoutRequest) UnmarshalJSON(b []byte) error {
-	*v = LogoutRequest{Meta: decodeMetaOnly(b)}
+	*v = LogoutRequest{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -624,7 +628,7 @@ func (v *LogoutRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *LogoutResponse) UnmarshalJSON(b []byte) error {
-	*v = LogoutResponse{Meta: decodeMetaOnly(b)}
+	*v = LogoutResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -633,39 +637,39 @@ func (v *LogoutResponse) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *MCPServerStdio) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name    wireStr                   `json:"name"`
-		Command wireStr                   `json:"command"`
-		Args    wireStrict[[]string]      `json:"args"`
-		Env     wireStrict[[]EnvVariable] `json:"env"`
-		Meta    wireMeta                  `json:"_meta"`
+		Name    wirejson.Str                   `json:"name"`
+		Command wirejson.Str                   `json:"command"`
+		Args    wirejson.Strict[[]string]      `json:"args"`
+		Env     wirejson.Strict[[]EnvVariable] `json:"env"`
+		Meta    wirejson.Meta                  `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp server stdio", err)
+		return wirejson.ErrDecode("mcp server stdio", err)
 	}
-	if !w.Name.ok {
-		return errMissing("mcp server stdio", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("mcp server stdio", "name")
 	}
-	if !w.Command.ok {
-		return errMissing("mcp server stdio", "command")
+	if !w.Command.OK {
+		return wirejson.ErrMissing("mcp server stdio", "command")
 	}
-	if w.Args.err != nil {
-		return errField("mcp server stdio", "args", w.Args.err)
+	if w.Args.Err != nil {
+		return wirejson.ErrField("mcp server stdio", "args", w.Args.Err)
 	}
-	if !w.Args.seen {
-		return errMissing("mcp server stdio", "args")
+	if !w.Args.Seen {
+		return wirejson.ErrMissing("mcp server stdio", "args")
 	}
-	if w.Env.err != nil {
-		return errField("mcp server stdio", "env", w.Env.err)
+	if w.Env.Err != nil {
+		return wirejson.ErrField("mcp server stdio", "env", w.Env.Err)
 	}
-	if !w.Env.seen {
-		return errMissing("mcp server stdio", "env")
+	if !w.Env.Seen {
+		return wirejson.ErrMissing("mcp server stdio", "env")
 	}
 	*x = MCPServerStdio{
-		Name:    w.Name.v,
-		Command: w.Command.v,
-		Args:    orEmpty(w.Args.v),
-		Env:     orEmpty(w.Env.v),
-		Meta:    w.Meta.raw(),
+		Name:    w.Name.V,
+		Command: w.Command.V,
+		Args:    wirejson.OrEmpty(w.Args.V),
+		Env:     wirejson.OrEmpty(w.Env.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -676,31 +680,31 @@ func (x *MCPServerStdio) UnmarshalJSON(b []byte) error {
 // object.
 func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name    wireStr                  `json:"name"`
-		URL     wireStr                  `json:"url"`
-		Headers wireStrict[[]HTTPHeader] `json:"headers"`
-		Meta    wireMeta                 `json:"_meta"`
+		Name    wirejson.Str                  `json:"name"`
+		URL     wirejson.Str                  `json:"url"`
+		Headers wirejson.Strict[[]HTTPHeader] `json:"headers"`
+		Meta    wirejson.Meta                 `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp server http", err)
+		return wirejson.ErrDecode("mcp server http", err)
 	}
-	if !w.Name.ok {
-		return errMissing("mcp server http", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("mcp server http", "name")
 	}
-	if !w.URL.ok {
-		return errMissing("mcp server http", "url")
+	if !w.URL.OK {
+		return wirejson.ErrMissing("mcp server http", "url")
 	}
-	if w.Headers.err != nil {
-		return errField("mcp server http", "headers", w.Headers.err)
+	if w.Headers.Err != nil {
+		return wirejson.ErrField("mcp server http", "headers", w.Headers.Err)
 	}
-	if !w.Headers.seen {
-		return errMissing("mcp server http", "headers")
+	if !w.Headers.Seen {
+		return wirejson.ErrMissing("mcp server http", "headers")
 	}
 	*x = MCPServerHTTP{
-		Name:    w.Name.v,
-		URL:     w.URL.v,
-		Headers: orEmpty(w.Headers.v),
-		Meta:    w.Meta.raw(),
+		Name:    w.Name.V,
+		URL:     w.URL.V,
+		Headers: wirejson.OrEmpty(w.Headers.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -711,31 +715,31 @@ func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error {
 // object.
 func (x *MCPServerSSE) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name    wireStr                  `json:"name"`
-		URL     wireStr                  `json:"url"`
-		Headers wireStrict[[]HTTPHeader] `json:"headers"`
-		Meta    wireMeta                 `json:"_meta"`
+		Name    wirejson.Str                  `json:"name"`
+		URL     wirejson.Str                  `json:"url"`
+		Headers wirejson.Strict[[]HTTPHeader] `json:"headers"`
+		Meta    wirejson.Meta                 `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp server sse", err)
+		return wirejson.ErrDecode("mcp server sse", err)
 	}
-	if !w.Name.ok {
-		return errMissing("mcp server sse", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("mcp server sse", "name")
 	}
-	if !w.URL.ok {
-		return errMissing("mcp server sse", "url")
+	if !w.URL.OK {
+		return wirejson.ErrMissing("mcp server sse", "url")
 	}
-	if w.Headers.err != nil {
-		return errField("mcp server sse", "headers", w.Headers.err)
+	if w.Headers.Err != nil {
+		return wirejson.ErrField("mcp server sse", "headers", w.Headers.Err)
 	}
-	if !w.Headers.seen {
-		return errMissing("mcp server sse", "headers")
+	if !w.Headers.Seen {
+		return wirejson.ErrMissing("mcp server sse", "headers")
 	}
 	*x = MCPServerSSE{
-		Name:    w.Name.v,
-		URL:     w.URL.v,
-		Headers: orEmpty(w.Headers.v),
-		Meta:    w.Meta.raw(),
+		Name:    w.Name.V,
+		URL:     w.URL.V,
+		Headers: wirejson.OrEmpty(w.Headers.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -746,23 +750,23 @@ func (x *MCPServerSSE) UnmarshalJSON(b []byte) error {
 // it is an object.
 func (x *MCPServerACP) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name     wireStr  `json:"name"`
-		ServerID wireStr  `json:"serverId"`
-		Meta     wireMeta `json:"_meta"`
+		Name     wirejson.Str  `json:"name"`
+		ServerID wirejson.Str  `json:"serverId"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp server acp", err)
+		return wirejson.ErrDecode("mcp server acp", err)
 	}
-	if !w.Name.ok {
-		return errMissing("mcp server acp", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("mcp server acp", "name")
 	}
-	if !w.ServerID.ok {
-		return errMissing("mcp server acp", "serverId")
+	if !w.ServerID.OK {
+		return wirejson.ErrMissing("mcp server acp", "serverId")
 	}
 	*x = MCPServerACP{
-		Name:     w.Name.v,
-		ServerID: w.ServerID.v,
-		Meta:     w.Meta.raw(),
+		Name:     w.Name.V,
+		ServerID: w.ServerID.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -772,23 +776,23 @@ func (x *MCPServerACP) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *EnvVariable) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name  wireStr  `json:"name"`
-		Value wireStr  `json:"value"`
-		Meta  wireMeta `json:"_meta"`
+		Name  wirejson.Str  `json:"name"`
+		Value wirejson.Str  `json:"value"`
+		Meta  wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("env variable", err)
+		return wirejson.ErrDecode("env variable", err)
 	}
-	if !w.Name.ok {
-		return errMissing("env variable", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("env variable", "name")
 	}
-	if !w.Value.ok {
-		return errMissing("env variable", "value")
+	if !w.Value.OK {
+		return wirejson.ErrMissing("env variable", "value")
 	}
 	*x = EnvVariable{
-		Name:  w.Name.v,
-		Value: w.Value.v,
-		Meta:  w.Meta.raw(),
+		Name:  w.Name.V,
+		Value: w.Value.V,
+		Meta:  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -798,23 +802,23 @@ func (x *EnvVariable) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *HTTPHeader) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name  wireStr  `json:"name"`
-		Value wireStr  `json:"value"`
-		Meta  wireMeta `json:"_meta"`
+		Name  wirejson.Str  `json:"name"`
+		Value wirejson.Str  `json:"value"`
+		Meta  wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("http header", err)
+		return wirejson.ErrDecode("http header", err)
 	}
-	if !w.Name.ok {
-		return errMissing("http header", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("http header", "name")
 	}
-	if !w.Value.ok {
-		return errMissing("http header", "value")
+	if !w.Value.OK {
+		return wirejson.ErrMissing("http header", "value")
 	}
 	*x = HTTPHeader{
-		Name:  w.Name.v,
-		Value: w.Value.v,
-		Meta:  w.Meta.raw(),
+		Name:  w.Name.V,
+		Value: w.Value.V,
+		Meta:  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -825,43 +829,43 @@ func (x *HTTPHeader) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Cwd                   wireStr                      `json:"cwd"`
-		MCPServers            wireStrict[[]mcpServerField] `json:"mcpServers"`
-		AdditionalDirectories wireStrict[[]string]         `json:"additionalDirectories"`
-		SystemPrompt          wireStrict[SystemPrompt]     `json:"systemPrompt"`
-		Meta                  wireMeta                     `json:"_meta"`
+		Cwd                   wirejson.Str                      `json:"cwd"`
+		MCPServers            wirejson.Strict[[]mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wirejson.Strict[[]string]         `json:"additionalDirectories"`
+		SystemPrompt          wirejson.Strict[SystemPrompt]     `json:"systemPrompt"`
+		Meta                  wirejson.Meta                     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("new session request", err)
+		return wirejson.ErrDecode("new session request", err)
 	}
-	if !w.Cwd.ok {
-		return errMissing("new session request", "cwd")
+	if !w.Cwd.OK {
+		return wirejson.ErrMissing("new session request", "cwd")
 	}
-	if w.MCPServers.err != nil {
-		return errField("new session request", "mcpServers", w.MCPServers.err)
+	if w.MCPServers.Err != nil {
+		return wirejson.ErrField("new session request", "mcpServers", w.MCPServers.Err)
 	}
-	if !w.MCPServers.seen {
-		return errMissing("new session request", "mcpServers")
+	if !w.MCPServers.Seen {
+		return wirejson.ErrMissing("new session request", "mcpServers")
 	}
-	if w.AdditionalDirectories.err != nil {
-		return errField("new session request", "additionalDirectories", w.AdditionalDirectories.err)
+	if w.AdditionalDirectories.Err != nil {
+		return wirejson.ErrField("new session request", "additionalDirectories", w.AdditionalDirectories.Err)
 	}
-	if w.SystemPrompt.err != nil {
-		return errField("new session request", "systemPrompt", w.SystemPrompt.err)
+	if w.SystemPrompt.Err != nil {
+		return wirejson.ErrField("new session request", "systemPrompt", w.SystemPrompt.Err)
 	}
 	var mCPServers []MCPServer
-	if w.MCPServers.ok {
-		mCPServers = make([]MCPServer, len(w.MCPServers.v))
-		for i, e := range w.MCPServers.v {
+	if w.MCPServers.OK {
+		mCPServers = make([]MCPServer, len(w.MCPServers.V))
+		for i, e := range w.MCPServers.V {
 			mCPServers[i] = e.v
 		}
 	}
 	*x = NewSessionRequest{
-		Cwd:                   w.Cwd.v,
-		MCPServers:            orEmpty(mCPServers),
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		SystemPrompt:          w.SystemPrompt.ptr(),
-		Meta:                  w.Meta.raw(),
+		Cwd:                   w.Cwd.V,
+		MCPServers:            wirejson.OrEmpty(mCPServers),
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		SystemPrompt:          w.SystemPrompt.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -873,31 +877,31 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID     wireStr                     `json:"sessionId"`
-		Modes         wireOpt[SessionModeState]   `json:"modes"`
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Models        wireOpt[SessionModelState]  `json:"models"`
-		Meta          wireMeta                    `json:"_meta"`
+		SessionID     wirejson.Str                     `json:"sessionId"`
+		Modes         wirejson.Opt[SessionModeState]   `json:"modes"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Models        wirejson.Opt[SessionModelState]  `json:"models"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("new session response", err)
+		return wirejson.ErrDecode("new session response", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("new session response", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("new session response", "sessionId")
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = NewSessionResponse{
-		SessionID:     w.SessionID.v,
-		Modes:         w.Modes.ptr(),
+		SessionID:     w.SessionID.V,
+		Modes:         w.Modes.Ptr(),
 		ConfigOptions: configOptions,
-		Models:        w.Models.ptr(),
-		Meta:          w.Meta.raw(),
+		Models:        w.Models.Ptr(),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -908,48 +912,48 @@ func (x *NewSessionResponse) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID             wireStr                      `json:"sessionId"`
-		Cwd                   wireStr                      `json:"cwd"`
-		MCPServers            wireStrict[[]mcpServerField] `json:"mcpServers"`
-		AdditionalDirectories wireStrict[[]string]         `json:"additionalDirectories"`
-		SystemPrompt          wireStrict[SystemPrompt]     `json:"systemPrompt"`
-		Meta                  wireMeta                     `json:"_meta"`
+		SessionID             wirejson.Str                      `json:"sessionId"`
+		Cwd                   wirejson.Str                      `json:"cwd"`
+		MCPServers            wirejson.Strict[[]mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wirejson.Strict[[]string]         `json:"additionalDirectories"`
+		SystemPrompt          wirejson.Strict[SystemPrompt]     `json:"systemPrompt"`
+		Meta                  wirejson.Meta                     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("load session request", err)
+		return wirejson.ErrDecode("load session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("load session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("load session request", "sessionId")
 	}
-	if !w.Cwd.ok {
-		return errMissing("load session request", "cwd")
+	if !w.Cwd.OK {
+		return wirejson.ErrMissing("load session request", "cwd")
 	}
-	if w.MCPServers.err != nil {
-		return errField("load session request", "mcpServers", w.MCPServers.err)
+	if w.MCPServers.Err != nil {
+		return wirejson.ErrField("load session request", "mcpServers", w.MCPServers.Err)
 	}
-	if !w.MCPServers.seen {
-		return errMissing("load session request", "mcpServers")
+	if !w.MCPServers.Seen {
+		return wirejson.ErrMissing("load session request", "mcpServers")
 	}
-	if w.AdditionalDirectories.err != nil {
-		return errField("load session request", "additionalDirectories", w.AdditionalDirectories.err)
+	if w.AdditionalDirectories.Err != nil {
+		return wirejson.ErrField("load session request", "additionalDirectories", w.AdditionalDirectories.Err)
 	}
-	if w.SystemPrompt.err != nil {
-		return errField("load session request", "systemPrompt", w.SystemPrompt.err)
+	if w.SystemPrompt.Err != nil {
+		return wirejson.ErrField("load session request", "systemPrompt", w.SystemPrompt.Err)
 	}
 	var mCPServers []MCPServer
-	if w.MCPServers.ok {
-		mCPServers = make([]MCPServer, len(w.MCPServers.v))
-		for i, e := range w.MCPServers.v {
+	if w.MCPServers.OK {
+		mCPServers = make([]MCPServer, len(w.MCPServers.V))
+		for i, e := range w.MCPServers.V {
 			mCPServers[i] = e.v
 		}
 	}
 	*x = LoadSessionRequest{
-		SessionID:             w.SessionID.v,
-		Cwd:                   w.Cwd.v,
-		MCPServers:            orEmpty(mCPServers),
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		SystemPrompt:          w.SystemPrompt.ptr(),
-		Meta:                  w.Meta.raw(),
+		SessionID:             w.SessionID.V,
+		Cwd:                   w.Cwd.V,
+		MCPServers:            wirejson.OrEmpty(mCPServers),
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		SystemPrompt:          w.SystemPrompt.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -960,26 +964,26 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Modes         wireOpt[SessionModeState]   `json:"modes"`
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Models        wireOpt[SessionModelState]  `json:"models"`
-		Meta          wireMeta                    `json:"_meta"`
+		Modes         wirejson.Opt[SessionModeState]   `json:"modes"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Models        wirejson.Opt[SessionModelState]  `json:"models"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("load session response", err)
+		return wirejson.ErrDecode("load session response", err)
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = LoadSessionResponse{
-		Modes:         w.Modes.ptr(),
+		Modes:         w.Modes.Ptr(),
 		ConfigOptions: configOptions,
-		Models:        w.Models.ptr(),
-		Meta:          w.Meta.raw(),
+		Models:        w.Models.Ptr(),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -990,45 +994,45 @@ func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID             wireStr                      `json:"sessionId"`
-		Cwd                   wireStr                      `json:"cwd"`
-		MCPServers            wireStrict[[]mcpServerField] `json:"mcpServers"`
-		AdditionalDirectories wireStrict[[]string]         `json:"additionalDirectories"`
-		SystemPrompt          wireStrict[SystemPrompt]     `json:"systemPrompt"`
-		Meta                  wireMeta                     `json:"_meta"`
+		SessionID             wirejson.Str                      `json:"sessionId"`
+		Cwd                   wirejson.Str                      `json:"cwd"`
+		MCPServers            wirejson.Strict[[]mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wirejson.Strict[[]string]         `json:"additionalDirectories"`
+		SystemPrompt          wirejson.Strict[SystemPrompt]     `json:"systemPrompt"`
+		Meta                  wirejson.Meta                     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("resume session request", err)
+		return wirejson.ErrDecode("resume session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("resume session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("resume session request", "sessionId")
 	}
-	if !w.Cwd.ok {
-		return errMissing("resume session request", "cwd")
+	if !w.Cwd.OK {
+		return wirejson.ErrMissing("resume session request", "cwd")
 	}
-	if w.MCPServers.err != nil {
-		return errField("resume session request", "mcpServers", w.MCPServers.err)
+	if w.MCPServers.Err != nil {
+		return wirejson.ErrField("resume session request", "mcpServers", w.MCPServers.Err)
 	}
-	if w.AdditionalDirectories.err != nil {
-		return errField("resume session request", "additionalDirectories", w.AdditionalDirectories.err)
+	if w.AdditionalDirectories.Err != nil {
+		return wirejson.ErrField("resume session request", "additionalDirectories", w.AdditionalDirectories.Err)
 	}
-	if w.SystemPrompt.err != nil {
-		return errField("resume session request", "systemPrompt", w.SystemPrompt.err)
+	if w.SystemPrompt.Err != nil {
+		return wirejson.ErrField("resume session request", "systemPrompt", w.SystemPrompt.Err)
 	}
 	var mCPServers []MCPServer
-	if w.MCPServers.ok {
-		mCPServers = make([]MCPServer, len(w.MCPServers.v))
-		for i, e := range w.MCPServers.v {
+	if w.MCPServers.OK {
+		mCPServers = make([]MCPServer, len(w.MCPServers.V))
+		for i, e := range w.MCPServers.V {
 			mCPServers[i] = e.v
 		}
 	}
 	*x = ResumeSessionRequest{
-		SessionID:             w.SessionID.v,
-		Cwd:                   w.Cwd.v,
+		SessionID:             w.SessionID.V,
+		Cwd:                   w.Cwd.V,
 		MCPServers:            mCPServers,
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		SystemPrompt:          w.SystemPrompt.ptr(),
-		Meta:                  w.Meta.raw(),
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		SystemPrompt:          w.SystemPrompt.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1039,26 +1043,26 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Modes         wireOpt[SessionModeState]   `json:"modes"`
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Models        wireOpt[SessionModelState]  `json:"models"`
-		Meta          wireMeta                    `json:"_meta"`
+		Modes         wirejson.Opt[SessionModeState]   `json:"modes"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Models        wirejson.Opt[SessionModelState]  `json:"models"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("resume session response", err)
+		return wirejson.ErrDecode("resume session response", err)
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = ResumeSessionResponse{
-		Modes:         w.Modes.ptr(),
+		Modes:         w.Modes.Ptr(),
 		ConfigOptions: configOptions,
-		Models:        w.Models.ptr(),
-		Meta:          w.Meta.raw(),
+		Models:        w.Models.Ptr(),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1069,45 +1073,45 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID             wireStr                      `json:"sessionId"`
-		Cwd                   wireStr                      `json:"cwd"`
-		MCPServers            wireStrict[[]mcpServerField] `json:"mcpServers"`
-		AdditionalDirectories wireStrict[[]string]         `json:"additionalDirectories"`
-		SystemPrompt          wireStrict[SystemPrompt]     `json:"systemPrompt"`
-		Meta                  wireMeta                     `json:"_meta"`
+		SessionID             wirejson.Str                      `json:"sessionId"`
+		Cwd                   wirejson.Str                      `json:"cwd"`
+		MCPServers            wirejson.Strict[[]mcpServerField] `json:"mcpServers"`
+		AdditionalDirectories wirejson.Strict[[]string]         `json:"additionalDirectories"`
+		SystemPrompt          wirejson.Strict[SystemPrompt]     `json:"systemPrompt"`
+		Meta                  wirejson.Meta                     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("fork session request", err)
+		return wirejson.ErrDecode("fork session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("fork session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("fork session request", "sessionId")
 	}
-	if !w.Cwd.ok {
-		return errMissing("fork session request", "cwd")
+	if !w.Cwd.OK {
+		return wirejson.ErrMissing("fork session request", "cwd")
 	}
-	if w.MCPServers.err != nil {
-		return errField("fork session request", "mcpServers", w.MCPServers.err)
+	if w.MCPServers.Err != nil {
+		return wirejson.ErrField("fork session request", "mcpServers", w.MCPServers.Err)
 	}
-	if w.AdditionalDirectories.err != nil {
-		return errField("fork session request", "additionalDirectories", w.AdditionalDirectories.err)
+	if w.AdditionalDirectories.Err != nil {
+		return wirejson.ErrField("fork session request", "additionalDirectories", w.AdditionalDirectories.Err)
 	}
-	if w.SystemPrompt.err != nil {
-		return errField("fork session request", "systemPrompt", w.SystemPrompt.err)
+	if w.SystemPrompt.Err != nil {
+		return wirejson.ErrField("fork session request", "systemPrompt", w.SystemPrompt.Err)
 	}
 	var mCPServers []MCPServer
-	if w.MCPServers.ok {
-		mCPServers = make([]MCPServer, len(w.MCPServers.v))
-		for i, e := range w.MCPServers.v {
+	if w.MCPServers.OK {
+		mCPServers = make([]MCPServer, len(w.MCPServers.V))
+		for i, e := range w.MCPServers.V {
 			mCPServers[i] = e.v
 		}
 	}
 	*x = ForkSessionRequest{
-		SessionID:             w.SessionID.v,
-		Cwd:                   w.Cwd.v,
+		SessionID:             w.SessionID.V,
+		Cwd:                   w.Cwd.V,
 		MCPServers:            mCPServers,
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		SystemPrompt:          w.SystemPrompt.ptr(),
-		Meta:                  w.Meta.raw(),
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		SystemPrompt:          w.SystemPrompt.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1119,31 +1123,31 @@ func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID     wireStr                     `json:"sessionId"`
-		Modes         wireOpt[SessionModeState]   `json:"modes"`
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Models        wireOpt[SessionModelState]  `json:"models"`
-		Meta          wireMeta                    `json:"_meta"`
+		SessionID     wirejson.Str                     `json:"sessionId"`
+		Modes         wirejson.Opt[SessionModeState]   `json:"modes"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Models        wirejson.Opt[SessionModelState]  `json:"models"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("fork session response", err)
+		return wirejson.ErrDecode("fork session response", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("fork session response", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("fork session response", "sessionId")
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = ForkSessionResponse{
-		SessionID:     w.SessionID.v,
-		Modes:         w.Modes.ptr(),
+		SessionID:     w.SessionID.V,
+		Modes:         w.Modes.Ptr(),
 		ConfigOptions: configOptions,
-		Models:        w.Models.ptr(),
-		Meta:          w.Meta.raw(),
+		Models:        w.Models.Ptr(),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1153,18 +1157,18 @@ func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("close session request", err)
+		return wirejson.ErrDecode("close session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("close session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("close session request", "sessionId")
 	}
 	*x = CloseSessionRequest{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1173,7 +1177,7 @@ func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *CloseSessionResponse) UnmarshalJSON(b []byte) error {
-	*v = CloseSessionResponse{Meta: decodeMetaOnly(b)}
+	*v = CloseSessionResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -1182,28 +1186,28 @@ func (v *CloseSessionResponse) UnmarshalJSON(b []byte) error {
 // archived. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Cwd      wireStrict[string] `json:"cwd"`
-		Cursor   wireStrict[string] `json:"cursor"`
-		Archived wireStrict[string] `json:"archived"`
-		Meta     wireMeta           `json:"_meta"`
+		Cwd      wirejson.Strict[string] `json:"cwd"`
+		Cursor   wirejson.Strict[string] `json:"cursor"`
+		Archived wirejson.Strict[string] `json:"archived"`
+		Meta     wirejson.Meta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("list sessions request", err)
+		return wirejson.ErrDecode("list sessions request", err)
 	}
-	if w.Cwd.err != nil {
-		return errField("list sessions request", "cwd", w.Cwd.err)
+	if w.Cwd.Err != nil {
+		return wirejson.ErrField("list sessions request", "cwd", w.Cwd.Err)
 	}
-	if w.Cursor.err != nil {
-		return errField("list sessions request", "cursor", w.Cursor.err)
+	if w.Cursor.Err != nil {
+		return wirejson.ErrField("list sessions request", "cursor", w.Cursor.Err)
 	}
-	if w.Archived.err != nil {
-		return errField("list sessions request", "archived", w.Archived.err)
+	if w.Archived.Err != nil {
+		return wirejson.ErrField("list sessions request", "archived", w.Archived.Err)
 	}
 	*x = ListSessionsRequest{
-		Cwd:      w.Cwd.v,
-		Cursor:   w.Cursor.v,
-		Archived: SessionArchiveFilter(w.Archived.v),
-		Meta:     w.Meta.raw(),
+		Cwd:      w.Cwd.V,
+		Cursor:   w.Cursor.V,
+		Archived: SessionArchiveFilter(w.Archived.V),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1214,20 +1218,20 @@ func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Sessions   wireList[SessionInfo] `json:"sessions"`
-		NextCursor wireStr               `json:"nextCursor"`
-		Meta       wireMeta              `json:"_meta"`
+		Sessions   wirejson.List[SessionInfo] `json:"sessions"`
+		NextCursor wirejson.Str               `json:"nextCursor"`
+		Meta       wirejson.Meta              `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("list sessions response", err)
+		return wirejson.ErrDecode("list sessions response", err)
 	}
-	if !w.Sessions.seen {
-		return errMissing("list sessions response", "sessions")
+	if !w.Sessions.Seen {
+		return wirejson.ErrMissing("list sessions response", "sessions")
 	}
 	*x = ListSessionsResponse{
-		Sessions:   orEmpty(w.Sessions.v),
-		NextCursor: w.NextCursor.v,
-		Meta:       w.Meta.raw(),
+		Sessions:   wirejson.OrEmpty(w.Sessions.V),
+		NextCursor: w.NextCursor.V,
+		Meta:       w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1239,31 +1243,31 @@ func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID             wireStr          `json:"sessionId"`
-		Cwd                   wireStr          `json:"cwd"`
-		AdditionalDirectories wireList[string] `json:"additionalDirectories"`
-		Title                 wireStr          `json:"title"`
-		UpdatedAt             wireStr          `json:"updatedAt"`
-		Archived              wireOpt[bool]    `json:"archived"`
-		Meta                  wireMeta         `json:"_meta"`
+		SessionID             wirejson.Str          `json:"sessionId"`
+		Cwd                   wirejson.Str          `json:"cwd"`
+		AdditionalDirectories wirejson.List[string] `json:"additionalDirectories"`
+		Title                 wirejson.Str          `json:"title"`
+		UpdatedAt             wirejson.Str          `json:"updatedAt"`
+		Archived              wirejson.Opt[bool]    `json:"archived"`
+		Meta                  wirejson.Meta         `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session info", err)
+		return wirejson.ErrDecode("session info", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("session info", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("session info", "sessionId")
 	}
-	if !w.Cwd.ok {
-		return errMissing("session info", "cwd")
+	if !w.Cwd.OK {
+		return wirejson.ErrMissing("session info", "cwd")
 	}
 	*x = SessionInfo{
-		SessionID:             w.SessionID.v,
-		Cwd:                   w.Cwd.v,
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		Title:                 w.Title.ptr(),
-		UpdatedAt:             w.UpdatedAt.ptr(),
-		Archived:              w.Archived.ptr(),
-		Meta:                  w.Meta.raw(),
+		SessionID:             w.SessionID.V,
+		Cwd:                   w.Cwd.V,
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		Title:                 w.Title.Ptr(),
+		UpdatedAt:             w.UpdatedAt.Ptr(),
+		Archived:              w.Archived.Ptr(),
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1273,18 +1277,18 @@ func (x *SessionInfo) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("delete session request", err)
+		return wirejson.ErrDecode("delete session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("delete session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("delete session request", "sessionId")
 	}
 	*x = DeleteSessionRequest{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1293,7 +1297,7 @@ func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *DeleteSessionResponse) UnmarshalJSON(b []byte) error {
-	*v = DeleteSessionResponse{Meta: decodeMetaOnly(b)}
+	*v = DeleteSessionResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -1303,23 +1307,23 @@ func (v *DeleteSessionResponse) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *SessionModeState) UnmarshalJSON(b []byte) error {
 	var w struct {
-		CurrentModeID  wireStr               `json:"currentModeId"`
-		AvailableModes wireList[SessionMode] `json:"availableModes"`
-		Meta           wireMeta              `json:"_meta"`
+		CurrentModeID  wirejson.Str               `json:"currentModeId"`
+		AvailableModes wirejson.List[SessionMode] `json:"availableModes"`
+		Meta           wirejson.Meta              `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session mode state", err)
+		return wirejson.ErrDecode("session mode state", err)
 	}
-	if !w.CurrentModeID.ok {
-		return errMissing("session mode state", "currentModeId")
+	if !w.CurrentModeID.OK {
+		return wirejson.ErrMissing("session mode state", "currentModeId")
 	}
-	if !w.AvailableModes.seen {
-		return errMissing("session mode state", "availableModes")
+	if !w.AvailableModes.Seen {
+		return wirejson.ErrMissing("session mode state", "availableModes")
 	}
 	*x = SessionModeState{
-		CurrentModeID:  w.CurrentModeID.v,
-		AvailableModes: orEmpty(w.AvailableModes.v),
-		Meta:           w.Meta.raw(),
+		CurrentModeID:  w.CurrentModeID.V,
+		AvailableModes: wirejson.OrEmpty(w.AvailableModes.V),
+		Meta:           w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1330,25 +1334,25 @@ func (x *SessionModeState) UnmarshalJSON(b []byte) error {
 // object.
 func (x *SessionMode) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID          wireStr  `json:"id"`
-		Name        wireStr  `json:"name"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		ID          wirejson.Str  `json:"id"`
+		Name        wirejson.Str  `json:"name"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session mode", err)
+		return wirejson.ErrDecode("session mode", err)
 	}
-	if !w.ID.ok {
-		return errMissing("session mode", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("session mode", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("session mode", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("session mode", "name")
 	}
 	*x = SessionMode{
-		ID:          w.ID.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Meta:        w.Meta.raw(),
+		ID:          w.ID.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1358,23 +1362,23 @@ func (x *SessionMode) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		ModeID    wireStr  `json:"modeId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		ModeID    wirejson.Str  `json:"modeId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("set session mode request", err)
+		return wirejson.ErrDecode("set session mode request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("set session mode request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("set session mode request", "sessionId")
 	}
-	if !w.ModeID.ok {
-		return errMissing("set session mode request", "modeId")
+	if !w.ModeID.OK {
+		return wirejson.ErrMissing("set session mode request", "modeId")
 	}
 	*x = SetSessionModeRequest{
-		SessionID: w.SessionID.v,
-		ModeID:    w.ModeID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		ModeID:    w.ModeID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1383,7 +1387,7 @@ func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *SetSessionModeResponse) UnmarshalJSON(b []byte) error {
-	*v = SetSessionModeResponse{Meta: decodeMetaOnly(b)}
+	*v = SetSessionModeResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -1394,23 +1398,23 @@ func (v *SetSessionModeResponse) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *SessionModelState) UnmarshalJSON(b []byte) error {
 	var w struct {
-		CurrentModelID  wireStr             `json:"currentModelId"`
-		AvailableModels wireList[ModelInfo] `json:"availableModels"`
-		Meta            wireMeta            `json:"_meta"`
+		CurrentModelID  wirejson.Str             `json:"currentModelId"`
+		AvailableModels wirejson.List[ModelInfo] `json:"availableModels"`
+		Meta            wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session model state", err)
+		return wirejson.ErrDecode("session model state", err)
 	}
-	if !w.CurrentModelID.ok {
-		return errMissing("session model state", "currentModelId")
+	if !w.CurrentModelID.OK {
+		return wirejson.ErrMissing("session model state", "currentModelId")
 	}
-	if !w.AvailableModels.seen {
-		return errMissing("session model state", "availableModels")
+	if !w.AvailableModels.Seen {
+		return wirejson.ErrMissing("session model state", "availableModels")
 	}
 	*x = SessionModelState{
-		CurrentModelID:  w.CurrentModelID.v,
-		AvailableModels: orEmpty(w.AvailableModels.v),
-		Meta:            w.Meta.raw(),
+		CurrentModelID:  w.CurrentModelID.V,
+		AvailableModels: wirejson.OrEmpty(w.AvailableModels.V),
+		Meta:            w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1421,25 +1425,25 @@ func (x *SessionModelState) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *ModelInfo) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ModelID     wireStr  `json:"modelId"`
-		Name        wireStr  `json:"name"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		ModelID     wirejson.Str  `json:"modelId"`
+		Name        wirejson.Str  `json:"name"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("model info", err)
+		return wirejson.ErrDecode("model info", err)
 	}
-	if !w.ModelID.ok {
-		return errMissing("model info", "modelId")
+	if !w.ModelID.OK {
+		return wirejson.ErrMissing("model info", "modelId")
 	}
-	if !w.Name.ok {
-		return errMissing("model info", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("model info", "name")
 	}
 	*x = ModelInfo{
-		ModelID:     w.ModelID.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Meta:        w.Meta.raw(),
+		ModelID:     w.ModelID.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1450,23 +1454,23 @@ func (x *ModelInfo) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		ModelID   wireStr  `json:"modelId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		ModelID   wirejson.Str  `json:"modelId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("set session model request", err)
+		return wirejson.ErrDecode("set session model request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("set session model request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("set session model request", "sessionId")
 	}
-	if !w.ModelID.ok {
-		return errMissing("set session model request", "modelId")
+	if !w.ModelID.OK {
+		return wirejson.ErrMissing("set session model request", "modelId")
 	}
 	*x = SetSessionModelRequest{
-		SessionID: w.SessionID.v,
-		ModelID:   w.ModelID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		ModelID:   w.ModelID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1475,7 +1479,7 @@ func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *SetSessionModelResponse) UnmarshalJSON(b []byte) error {
-	*v = SetSessionModelResponse{Meta: decodeMetaOnly(b)}
+	*v = SetSessionModelResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -1485,25 +1489,25 @@ func (v *SetSessionModelResponse) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *SelectOption) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Value       wireStr  `json:"value"`
-		Name        wireStr  `json:"name"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		Value       wirejson.Str  `json:"value"`
+		Name        wirejson.Str  `json:"name"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("select option", err)
+		return wirejson.ErrDecode("select option", err)
 	}
-	if !w.Value.ok {
-		return errMissing("select option", "value")
+	if !w.Value.OK {
+		return wirejson.ErrMissing("select option", "value")
 	}
-	if !w.Name.ok {
-		return errMissing("select option", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("select option", "name")
 	}
 	*x = SelectOption{
-		Value:       w.Value.v,
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Meta:        w.Meta.raw(),
+		Value:       w.Value.V,
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1514,28 +1518,28 @@ func (x *SelectOption) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *SelectGroup) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Group   wireStr                `json:"group"`
-		Name    wireStr                `json:"name"`
-		Options wireList[SelectOption] `json:"options"`
-		Meta    wireMeta               `json:"_meta"`
+		Group   wirejson.Str                `json:"group"`
+		Name    wirejson.Str                `json:"name"`
+		Options wirejson.List[SelectOption] `json:"options"`
+		Meta    wirejson.Meta               `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("select group", err)
+		return wirejson.ErrDecode("select group", err)
 	}
-	if !w.Group.ok {
-		return errMissing("select group", "group")
+	if !w.Group.OK {
+		return wirejson.ErrMissing("select group", "group")
 	}
-	if !w.Name.ok {
-		return errMissing("select group", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("select group", "name")
 	}
-	if !w.Options.seen {
-		return errMissing("select group", "options")
+	if !w.Options.Seen {
+		return wirejson.ErrMissing("select group", "options")
 	}
 	*x = SelectGroup{
-		Group:   w.Group.v,
-		Name:    w.Name.v,
-		Options: orEmpty(w.Options.v),
-		Meta:    w.Meta.raw(),
+		Group:   w.Group.V,
+		Name:    w.Name.V,
+		Options: wirejson.OrEmpty(w.Options.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1547,35 +1551,35 @@ func (x *SelectGroup) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *BooleanConfigOption) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID           wireStr          `json:"id"`
-		Name         wireStr          `json:"name"`
-		Description  wireStr          `json:"description"`
-		Category     wireStr          `json:"category"`
-		CurrentValue wireStrict[bool] `json:"currentValue"`
-		Meta         wireMeta         `json:"_meta"`
+		ID           wirejson.Str          `json:"id"`
+		Name         wirejson.Str          `json:"name"`
+		Description  wirejson.Str          `json:"description"`
+		Category     wirejson.Str          `json:"category"`
+		CurrentValue wirejson.Strict[bool] `json:"currentValue"`
+		Meta         wirejson.Meta         `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("boolean config option", err)
+		return wirejson.ErrDecode("boolean config option", err)
 	}
-	if !w.ID.ok {
-		return errMissing("boolean config option", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("boolean config option", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("boolean config option", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("boolean config option", "name")
 	}
-	if w.CurrentValue.err != nil {
-		return errField("boolean config option", "currentValue", w.CurrentValue.err)
+	if w.CurrentValue.Err != nil {
+		return wirejson.ErrField("boolean config option", "currentValue", w.CurrentValue.Err)
 	}
-	if !w.CurrentValue.ok {
-		return errMissing("boolean config option", "currentValue")
+	if !w.CurrentValue.OK {
+		return wirejson.ErrMissing("boolean config option", "currentValue")
 	}
 	*x = BooleanConfigOption{
-		ID:           w.ID.v,
-		Name:         w.Name.v,
-		Description:  w.Description.v,
-		Category:     w.Category.v,
-		CurrentValue: w.CurrentValue.v,
-		Meta:         w.Meta.raw(),
+		ID:           w.ID.V,
+		Name:         w.Name.V,
+		Description:  w.Description.V,
+		Category:     w.Category.V,
+		CurrentValue: w.CurrentValue.V,
+		Meta:         w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1586,25 +1590,25 @@ func (x *BooleanConfigOption) UnmarshalJSON(b []byte) error {
 // object.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Meta          wireMeta                    `json:"_meta"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("set session config option response", err)
+		return wirejson.ErrDecode("set session config option response", err)
 	}
-	if !w.ConfigOptions.seen {
-		return errMissing("set session config option response", "configOptions")
+	if !w.ConfigOptions.Seen {
+		return wirejson.ErrMissing("set session config option response", "configOptions")
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = SetSessionConfigOptionResponse{
-		ConfigOptions: orEmpty(configOptions),
-		Meta:          w.Meta.raw(),
+		ConfigOptions: wirejson.OrEmpty(configOptions),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1615,25 +1619,25 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error {
 // object.
 func (x *AvailableCommand) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Name        wireStr                        `json:"name"`
-		Description wireStr                        `json:"description"`
-		Input       wireOpt[AvailableCommandInput] `json:"input"`
-		Meta        wireMeta                       `json:"_meta"`
+		Name        wirejson.Str                        `json:"name"`
+		Description wirejson.Str                        `json:"description"`
+		Input       wirejson.Opt[AvailableCommandInput] `json:"input"`
+		Meta        wirejson.Meta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("available command", err)
+		return wirejson.ErrDecode("available command", err)
 	}
-	if !w.Name.ok {
-		return errMissing("available command", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("available command", "name")
 	}
-	if !w.Description.ok {
-		return errMissing("available command", "description")
+	if !w.Description.OK {
+		return wirejson.ErrMissing("available command", "description")
 	}
 	*x = AvailableCommand{
-		Name:        w.Name.v,
-		Description: w.Description.v,
-		Input:       w.Input.ptr(),
-		Meta:        w.Meta.raw(),
+		Name:        w.Name.V,
+		Description: w.Description.V,
+		Input:       w.Input.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1643,18 +1647,18 @@ func (x *AvailableCommand) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *AvailableCommandInput) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Hint wireStr  `json:"hint"`
-		Meta wireMeta `json:"_meta"`
+		Hint wirejson.Str  `json:"hint"`
+		Meta wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("available command input", err)
+		return wirejson.ErrDecode("available command input", err)
 	}
-	if !w.Hint.ok {
-		return errMissing("available command input", "hint")
+	if !w.Hint.OK {
+		return wirejson.ErrMissing("available command input", "hint")
 	}
 	*x = AvailableCommandInput{
-		Hint: w.Hint.v,
-		Meta: w.Meta.raw(),
+		Hint: w.Hint.V,
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1664,28 +1668,28 @@ func (x *AvailableCommandInput) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *PlanEntry) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Content  wireStr  `json:"content"`
-		Priority wireStr  `json:"priority"`
-		Status   wireStr  `json:"status"`
-		Meta     wireMeta `json:"_meta"`
+		Content  wirejson.Str  `json:"content"`
+		Priority wirejson.Str  `json:"priority"`
+		Status   wirejson.Str  `json:"status"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan entry", err)
+		return wirejson.ErrDecode("plan entry", err)
 	}
-	if !w.Content.ok {
-		return errMissing("plan entry", "content")
+	if !w.Content.OK {
+		return wirejson.ErrMissing("plan entry", "content")
 	}
-	if !w.Priority.ok {
-		return errMissing("plan entry", "priority")
+	if !w.Priority.OK {
+		return wirejson.ErrMissing("plan entry", "priority")
 	}
-	if !w.Status.ok {
-		return errMissing("plan entry", "status")
+	if !w.Status.OK {
+		return wirejson.ErrMissing("plan entry", "status")
 	}
 	*x = PlanEntry{
-		Content:  w.Content.v,
-		Priority: PlanEntryPriority(w.Priority.v),
-		Status:   PlanEntryStatus(w.Status.v),
-		Meta:     w.Meta.raw(),
+		Content:  w.Content.V,
+		Priority: PlanEntryPriority(w.Priority.V),
+		Status:   PlanEntryStatus(w.Status.V),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1695,33 +1699,33 @@ func (x *PlanEntry) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *PromptRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr                         `json:"sessionId"`
-		Prompt    wireStrict[[]contentBlockField] `json:"prompt"`
-		Meta      wireMeta                        `json:"_meta"`
+		SessionID wirejson.Str                         `json:"sessionId"`
+		Prompt    wirejson.Strict[[]contentBlockField] `json:"prompt"`
+		Meta      wirejson.Meta                        `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("prompt request", err)
+		return wirejson.ErrDecode("prompt request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("prompt request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("prompt request", "sessionId")
 	}
-	if w.Prompt.err != nil {
-		return errField("prompt request", "prompt", w.Prompt.err)
+	if w.Prompt.Err != nil {
+		return wirejson.ErrField("prompt request", "prompt", w.Prompt.Err)
 	}
-	if !w.Prompt.ok {
-		return errMissing("prompt request", "prompt")
+	if !w.Prompt.OK {
+		return wirejson.ErrMissing("prompt request", "prompt")
 	}
 	var prompt []ContentBlock
-	if w.Prompt.ok {
-		prompt = make([]ContentBlock, len(w.Prompt.v))
-		for i, e := range w.Prompt.v {
+	if w.Prompt.OK {
+		prompt = make([]ContentBlock, len(w.Prompt.V))
+		for i, e := range w.Prompt.V {
 			prompt[i] = e.v
 		}
 	}
 	*x = PromptRequest{
-		SessionID: w.SessionID.v,
-		Prompt:    orEmpty(prompt),
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Prompt:    wirejson.OrEmpty(prompt),
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1732,20 +1736,20 @@ func (x *PromptRequest) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *PromptResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		StopReason wireStr        `json:"stopReason"`
-		Usage      wireOpt[Usage] `json:"usage"`
-		Meta       wireMeta       `json:"_meta"`
+		StopReason wirejson.Str        `json:"stopReason"`
+		Usage      wirejson.Opt[Usage] `json:"usage"`
+		Meta       wirejson.Meta       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("prompt response", err)
+		return wirejson.ErrDecode("prompt response", err)
 	}
-	if !w.StopReason.ok {
-		return errMissing("prompt response", "stopReason")
+	if !w.StopReason.OK {
+		return wirejson.ErrMissing("prompt response", "stopReason")
 	}
 	*x = PromptResponse{
-		StopReason: StopReason(w.StopReason.v),
-		Usage:      w.Usage.ptr(),
-		Meta:       w.Meta.raw(),
+		StopReason: StopReason(w.StopReason.V),
+		Usage:      w.Usage.Ptr(),
+		Meta:       w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1757,43 +1761,43 @@ func (x *PromptResponse) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		TotalTokens       wireStrict[uint64] `json:"totalTokens"`
-		InputTokens       wireStrict[uint64] `json:"inputTokens"`
-		OutputTokens      wireStrict[uint64] `json:"outputTokens"`
-		ThoughtTokens     wireOpt[uint64]    `json:"thoughtTokens"`
-		CachedReadTokens  wireOpt[uint64]    `json:"cachedReadTokens"`
-		CachedWriteTokens wireOpt[uint64]    `json:"cachedWriteTokens"`
-		Meta              wireMeta           `json:"_meta"`
+		TotalTokens       wirejson.Strict[uint64] `json:"totalTokens"`
+		InputTokens       wirejson.Strict[uint64] `json:"inputTokens"`
+		OutputTokens      wirejson.Strict[uint64] `json:"outputTokens"`
+		ThoughtTokens     wirejson.Opt[uint64]    `json:"thoughtTokens"`
+		CachedReadTokens  wirejson.Opt[uint64]    `json:"cachedReadTokens"`
+		CachedWriteTokens wirejson.Opt[uint64]    `json:"cachedWriteTokens"`
+		Meta              wirejson.Meta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("usage", err)
+		return wirejson.ErrDecode("usage", err)
 	}
-	if w.TotalTokens.err != nil {
-		return errField("usage", "totalTokens", w.TotalTokens.err)
+	if w.TotalTokens.Err != nil {
+		return wirejson.ErrField("usage", "totalTokens", w.TotalTokens.Err)
 	}
-	if !w.TotalTokens.ok {
-		return errMissing("usage", "totalTokens")
+	if !w.TotalTokens.OK {
+		return wirejson.ErrMissing("usage", "totalTokens")
 	}
-	if w.InputTokens.err != nil {
-		return errField("usage", "inputTokens", w.InputTokens.err)
+	if w.InputTokens.Err != nil {
+		return wirejson.ErrField("usage", "inputTokens", w.InputTokens.Err)
 	}
-	if !w.InputTokens.ok {
-		return errMissing("usage", "inputTokens")
+	if !w.InputTokens.OK {
+		return wirejson.ErrMissing("usage", "inputTokens")
 	}
-	if w.OutputTokens.err != nil {
-		return errField("usage", "outputTokens", w.OutputTokens.err)
+	if w.OutputTokens.Err != nil {
+		return wirejson.ErrField("usage", "outputTokens", w.OutputTokens.Err)
 	}
-	if !w.OutputTokens.ok {
-		return errMissing("usage", "outputTokens")
+	if !w.OutputTokens.OK {
+		return wirejson.ErrMissing("usage", "outputTokens")
 	}
 	*x = Usage{
-		TotalTokens:       w.TotalTokens.v,
-		InputTokens:       w.InputTokens.v,
-		OutputTokens:      w.OutputTokens.v,
-		ThoughtTokens:     w.ThoughtTokens.ptr(),
-		CachedReadTokens:  w.CachedReadTokens.ptr(),
-		CachedWriteTokens: w.CachedWriteTokens.ptr(),
-		Meta:              w.Meta.raw(),
+		TotalTokens:       w.TotalTokens.V,
+		InputTokens:       w.InputTokens.V,
+		OutputTokens:      w.OutputTokens.V,
+		ThoughtTokens:     w.ThoughtTokens.Ptr(),
+		CachedReadTokens:  w.CachedReadTokens.Ptr(),
+		CachedWriteTokens: w.CachedWriteTokens.Ptr(),
+		Meta:              w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1803,18 +1807,18 @@ func (x *Usage) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *CancelNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("cancel notification", err)
+		return wirejson.ErrDecode("cancel notification", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("cancel notification", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("cancel notification", "sessionId")
 	}
 	*x = CancelNotification{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1824,18 +1828,18 @@ func (x *CancelNotification) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
-		RequestID wireAny  `json:"requestId"`
-		Meta      wireMeta `json:"_meta"`
+		RequestID wirejson.Any  `json:"requestId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("cancel request notification", err)
+		return wirejson.ErrDecode("cancel request notification", err)
 	}
-	if !w.RequestID.seen {
-		return errMissing("cancel request notification", "requestId")
+	if !w.RequestID.Seen {
+		return wirejson.ErrMissing("cancel request notification", "requestId")
 	}
 	*x = CancelRequestNotification{
-		RequestID: w.RequestID.v,
-		Meta:      w.Meta.raw(),
+		RequestID: w.RequestID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1845,34 +1849,34 @@ func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr                        `json:"sessionId"`
-		ToolCall  wireStrict[ToolCallUpdate]     `json:"toolCall"`
-		Options   wireStrict[[]PermissionOption] `json:"options"`
-		Meta      wireMeta                       `json:"_meta"`
+		SessionID wirejson.Str                        `json:"sessionId"`
+		ToolCall  wirejson.Strict[ToolCallUpdate]     `json:"toolCall"`
+		Options   wirejson.Strict[[]PermissionOption] `json:"options"`
+		Meta      wirejson.Meta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("request permission request", err)
+		return wirejson.ErrDecode("request permission request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("request permission request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("request permission request", "sessionId")
 	}
-	if w.ToolCall.err != nil {
-		return errField("request permission request", "toolCall", w.ToolCall.err)
+	if w.ToolCall.Err != nil {
+		return wirejson.ErrField("request permission request", "toolCall", w.ToolCall.Err)
 	}
-	if !w.ToolCall.ok {
-		return errMissing("request permission request", "toolCall")
+	if !w.ToolCall.OK {
+		return wirejson.ErrMissing("request permission request", "toolCall")
 	}
-	if w.Options.err != nil {
-		return errField("request permission request", "options", w.Options.err)
+	if w.Options.Err != nil {
+		return wirejson.ErrField("request permission request", "options", w.Options.Err)
 	}
-	if !w.Options.ok {
-		return errMissing("request permission request", "options")
+	if !w.Options.OK {
+		return wirejson.ErrMissing("request permission request", "options")
 	}
 	*x = RequestPermissionRequest{
-		SessionID: w.SessionID.v,
-		ToolCall:  w.ToolCall.v,
-		Options:   orEmpty(w.Options.v),
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		ToolCall:  w.ToolCall.V,
+		Options:   wirejson.OrEmpty(w.Options.V),
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1882,28 +1886,28 @@ func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *PermissionOption) UnmarshalJSON(b []byte) error {
 	var w struct {
-		OptionID wireStr  `json:"optionId"`
-		Name     wireStr  `json:"name"`
-		Kind     wireStr  `json:"kind"`
-		Meta     wireMeta `json:"_meta"`
+		OptionID wirejson.Str  `json:"optionId"`
+		Name     wirejson.Str  `json:"name"`
+		Kind     wirejson.Str  `json:"kind"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("permission option", err)
+		return wirejson.ErrDecode("permission option", err)
 	}
-	if !w.OptionID.ok {
-		return errMissing("permission option", "optionId")
+	if !w.OptionID.OK {
+		return wirejson.ErrMissing("permission option", "optionId")
 	}
-	if !w.Name.ok {
-		return errMissing("permission option", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("permission option", "name")
 	}
-	if !w.Kind.ok {
-		return errMissing("permission option", "kind")
+	if !w.Kind.OK {
+		return wirejson.ErrMissing("permission option", "kind")
 	}
 	*x = PermissionOption{
-		OptionID: w.OptionID.v,
-		Name:     w.Name.v,
-		Kind:     PermissionOptionKind(w.Kind.v),
-		Meta:     w.Meta.raw(),
+		OptionID: w.OptionID.V,
+		Name:     w.Name.V,
+		Kind:     PermissionOptionKind(w.Kind.V),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1913,21 +1917,21 @@ func (x *PermissionOption) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Outcome wireStrict[PermissionOutcome] `json:"outcome"`
-		Meta    wireMeta                      `json:"_meta"`
+		Outcome wirejson.Strict[PermissionOutcome] `json:"outcome"`
+		Meta    wirejson.Meta                      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("request permission response", err)
+		return wirejson.ErrDecode("request permission response", err)
 	}
-	if w.Outcome.err != nil {
-		return errField("request permission response", "outcome", w.Outcome.err)
+	if w.Outcome.Err != nil {
+		return wirejson.ErrField("request permission response", "outcome", w.Outcome.Err)
 	}
-	if !w.Outcome.ok {
-		return errMissing("request permission response", "outcome")
+	if !w.Outcome.OK {
+		return wirejson.ErrMissing("request permission response", "outcome")
 	}
 	*x = RequestPermissionResponse{
-		Outcome: w.Outcome.v,
-		Meta:    w.Meta.raw(),
+		Outcome: w.Outcome.V,
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1937,18 +1941,18 @@ func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ElicitationID wireStr  `json:"elicitationId"`
-		Meta          wireMeta `json:"_meta"`
+		ElicitationID wirejson.Str  `json:"elicitationId"`
+		Meta          wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("complete elicitation notification", err)
+		return wirejson.ErrDecode("complete elicitation notification", err)
 	}
-	if !w.ElicitationID.ok {
-		return errMissing("complete elicitation notification", "elicitationId")
+	if !w.ElicitationID.OK {
+		return wirejson.ErrMissing("complete elicitation notification", "elicitationId")
 	}
 	*x = CompleteElicitationNotification{
-		ElicitationID: w.ElicitationID.v,
-		Meta:          w.Meta.raw(),
+		ElicitationID: w.ElicitationID.V,
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1959,25 +1963,25 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 // object.
 func (x *ElicitationOption) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Const       wireStr  `json:"const"`
-		Title       wireStr  `json:"title"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		Const       wirejson.Str  `json:"const"`
+		Title       wirejson.Str  `json:"title"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("elicitation option", err)
+		return wirejson.ErrDecode("elicitation option", err)
 	}
-	if !w.Const.ok {
-		return errMissing("elicitation option", "const")
+	if !w.Const.OK {
+		return wirejson.ErrMissing("elicitation option", "const")
 	}
-	if !w.Title.ok {
-		return errMissing("elicitation option", "title")
+	if !w.Title.OK {
+		return wirejson.ErrMissing("elicitation option", "title")
 	}
 	*x = ElicitationOption{
-		Const:       w.Const.v,
-		Title:       w.Title.v,
-		Description: w.Description.v,
-		Meta:        w.Meta.raw(),
+		Const:       w.Const.V,
+		Title:       w.Title.V,
+		Description: w.Description.V,
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -1989,19 +1993,19 @@ func (x *ElicitationOption) UnmarshalJSON(b []byte) error {
 func (x *UserMessageChunk) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Content   contentBlockField `json:"content"`
-		MessageID wireStr           `json:"messageId"`
-		Meta      wireMeta          `json:"_meta"`
+		MessageID wirejson.Str      `json:"messageId"`
+		Meta      wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("user_message_chunk", err)
+		return wirejson.ErrDecode("user_message_chunk", err)
 	}
 	if w.Content.v == nil {
-		return errMissing("user_message_chunk", "content")
+		return wirejson.ErrMissing("user_message_chunk", "content")
 	}
 	*x = UserMessageChunk{
 		Content:   w.Content.v,
-		MessageID: w.MessageID.v,
-		Meta:      w.Meta.raw(),
+		MessageID: w.MessageID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2013,19 +2017,19 @@ func (x *UserMessageChunk) UnmarshalJSON(b []byte) error {
 func (x *AgentMessageChunk) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Content   contentBlockField `json:"content"`
-		MessageID wireStr           `json:"messageId"`
-		Meta      wireMeta          `json:"_meta"`
+		MessageID wirejson.Str      `json:"messageId"`
+		Meta      wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("agent_message_chunk", err)
+		return wirejson.ErrDecode("agent_message_chunk", err)
 	}
 	if w.Content.v == nil {
-		return errMissing("agent_message_chunk", "content")
+		return wirejson.ErrMissing("agent_message_chunk", "content")
 	}
 	*x = AgentMessageChunk{
 		Content:   w.Content.v,
-		MessageID: w.MessageID.v,
-		Meta:      w.Meta.raw(),
+		MessageID: w.MessageID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2037,19 +2041,19 @@ func (x *AgentMessageChunk) UnmarshalJSON(b []byte) error {
 func (x *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Content   contentBlockField `json:"content"`
-		MessageID wireStr           `json:"messageId"`
-		Meta      wireMeta          `json:"_meta"`
+		MessageID wirejson.Str      `json:"messageId"`
+		Meta      wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("agent_thought_chunk", err)
+		return wirejson.ErrDecode("agent_thought_chunk", err)
 	}
 	if w.Content.v == nil {
-		return errMissing("agent_thought_chunk", "content")
+		return wirejson.ErrMissing("agent_thought_chunk", "content")
 	}
 	*x = AgentThoughtChunk{
 		Content:   w.Content.v,
-		MessageID: w.MessageID.v,
-		Meta:      w.Meta.raw(),
+		MessageID: w.MessageID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2062,44 +2066,44 @@ func (x *AgentThoughtChunk) UnmarshalJSON(b []byte) error {
 // object.
 func (x *ToolCall) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ToolCallID wireStr                        `json:"toolCallId"`
-		Title      wireStr                        `json:"title"`
-		Name       wireStr                        `json:"name"`
-		Kind       wireStr                        `json:"kind"`
-		Status     wireStr                        `json:"status"`
-		Content    wireList[toolCallContentField] `json:"content"`
-		Locations  wireList[ToolCallLocation]     `json:"locations"`
-		RawInput   wireRaw                        `json:"rawInput"`
-		RawOutput  wireRaw                        `json:"rawOutput"`
-		Meta       wireMeta                       `json:"_meta"`
+		ToolCallID wirejson.Str                        `json:"toolCallId"`
+		Title      wirejson.Str                        `json:"title"`
+		Name       wirejson.Str                        `json:"name"`
+		Kind       wirejson.Str                        `json:"kind"`
+		Status     wirejson.Str                        `json:"status"`
+		Content    wirejson.List[toolCallContentField] `json:"content"`
+		Locations  wirejson.List[ToolCallLocation]     `json:"locations"`
+		RawInput   wirejson.Raw                        `json:"rawInput"`
+		RawOutput  wirejson.Raw                        `json:"rawOutput"`
+		Meta       wirejson.Meta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool_call", err)
+		return wirejson.ErrDecode("tool_call", err)
 	}
-	if !w.ToolCallID.ok {
-		return errMissing("tool_call", "toolCallId")
+	if !w.ToolCallID.OK {
+		return wirejson.ErrMissing("tool_call", "toolCallId")
 	}
-	if !w.Title.ok {
-		return errMissing("tool_call", "title")
+	if !w.Title.OK {
+		return wirejson.ErrMissing("tool_call", "title")
 	}
 	var content []ToolCallContent
-	if w.Content.ok {
-		content = make([]ToolCallContent, len(w.Content.v))
-		for i, e := range w.Content.v {
+	if w.Content.OK {
+		content = make([]ToolCallContent, len(w.Content.V))
+		for i, e := range w.Content.V {
 			content[i] = e.v
 		}
 	}
 	*x = ToolCall{
-		ToolCallID: w.ToolCallID.v,
-		Title:      w.Title.v,
-		Name:       w.Name.v,
-		Kind:       ToolKind(w.Kind.v),
-		Status:     ToolCallStatus(w.Status.v),
+		ToolCallID: w.ToolCallID.V,
+		Title:      w.Title.V,
+		Name:       w.Name.V,
+		Kind:       ToolKind(w.Kind.V),
+		Status:     ToolCallStatus(w.Status.V),
 		Content:    content,
-		Locations:  w.Locations.v,
-		RawInput:   w.RawInput.v,
-		RawOutput:  w.RawOutput.v,
-		Meta:       w.Meta.raw(),
+		Locations:  w.Locations.V,
+		RawInput:   w.RawInput.V,
+		RawOutput:  w.RawOutput.V,
+		Meta:       w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2112,51 +2116,51 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error {
 // object.
 func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ToolCallID wireStr                        `json:"toolCallId"`
-		Title      wireStr                        `json:"title"`
-		Name       wireStr                        `json:"name"`
-		Kind       wireStr                        `json:"kind"`
-		Status     wireStr                        `json:"status"`
-		Content    wireList[toolCallContentField] `json:"content"`
-		Locations  wireList[ToolCallLocation]     `json:"locations"`
-		RawInput   wireRaw                        `json:"rawInput"`
-		RawOutput  wireRaw                        `json:"rawOutput"`
-		Meta       wireMeta                       `json:"_meta"`
+		ToolCallID wirejson.Str                        `json:"toolCallId"`
+		Title      wirejson.Str                        `json:"title"`
+		Name       wirejson.Str                        `json:"name"`
+		Kind       wirejson.Str                        `json:"kind"`
+		Status     wirejson.Str                        `json:"status"`
+		Content    wirejson.List[toolCallContentField] `json:"content"`
+		Locations  wirejson.List[ToolCallLocation]     `json:"locations"`
+		RawInput   wirejson.Raw                        `json:"rawInput"`
+		RawOutput  wirejson.Raw                        `json:"rawOutput"`
+		Meta       wirejson.Meta                       `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool_call_update", err)
+		return wirejson.ErrDecode("tool_call_update", err)
 	}
-	if !w.ToolCallID.ok {
-		return errMissing("tool_call_update", "toolCallId")
+	if !w.ToolCallID.OK {
+		return wirejson.ErrMissing("tool_call_update", "toolCallId")
 	}
 	var kind *ToolKind
-	if w.Kind.ok {
-		v := ToolKind(w.Kind.v)
+	if w.Kind.OK {
+		v := ToolKind(w.Kind.V)
 		kind = &v
 	}
 	var status *ToolCallStatus
-	if w.Status.ok {
-		v := ToolCallStatus(w.Status.v)
+	if w.Status.OK {
+		v := ToolCallStatus(w.Status.V)
 		status = &v
 	}
 	var content []ToolCallContent
-	if w.Content.ok {
-		content = make([]ToolCallContent, len(w.Content.v))
-		for i, e := range w.Content.v {
+	if w.Content.OK {
+		content = make([]ToolCallContent, len(w.Content.V))
+		for i, e := range w.Content.V {
 			content[i] = e.v
 		}
 	}
 	*x = ToolCallUpdate{
-		ToolCallID: w.ToolCallID.v,
-		Title:      w.Title.ptr(),
-		Name:       w.Name.ptr(),
+		ToolCallID: w.ToolCallID.V,
+		Title:      w.Title.Ptr(),
+		Name:       w.Name.Ptr(),
 		Kind:       kind,
 		Status:     status,
 		Content:    content,
-		Locations:  w.Locations.v,
-		RawInput:   w.RawInput.v,
-		RawOutput:  w.RawOutput.v,
-		Meta:       w.Meta.raw(),
+		Locations:  w.Locations.V,
+		RawInput:   w.RawInput.V,
+		RawOutput:  w.RawOutput.V,
+		Meta:       w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2167,18 +2171,18 @@ func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *Plan) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Entries wireList[PlanEntry] `json:"entries"`
-		Meta    wireMeta            `json:"_meta"`
+		Entries wirejson.List[PlanEntry] `json:"entries"`
+		Meta    wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan", err)
+		return wirejson.ErrDecode("plan", err)
 	}
-	if !w.Entries.seen {
-		return errMissing("plan", "entries")
+	if !w.Entries.Seen {
+		return wirejson.ErrMissing("plan", "entries")
 	}
 	*x = Plan{
-		Entries: orEmpty(w.Entries.v),
-		Meta:    w.Meta.raw(),
+		Entries: wirejson.OrEmpty(w.Entries.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2189,18 +2193,18 @@ func (x *Plan) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		AvailableCommands wireList[AvailableCommand] `json:"availableCommands"`
-		Meta              wireMeta                   `json:"_meta"`
+		AvailableCommands wirejson.List[AvailableCommand] `json:"availableCommands"`
+		Meta              wirejson.Meta                   `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("available_commands_update", err)
+		return wirejson.ErrDecode("available_commands_update", err)
 	}
-	if !w.AvailableCommands.seen {
-		return errMissing("available_commands_update", "availableCommands")
+	if !w.AvailableCommands.Seen {
+		return wirejson.ErrMissing("available_commands_update", "availableCommands")
 	}
 	*x = AvailableCommandsUpdate{
-		AvailableCommands: orEmpty(w.AvailableCommands.v),
-		Meta:              w.Meta.raw(),
+		AvailableCommands: wirejson.OrEmpty(w.AvailableCommands.V),
+		Meta:              w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2211,25 +2215,25 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *ConfigOptionUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ConfigOptions wireList[configOptionField] `json:"configOptions"`
-		Meta          wireMeta                    `json:"_meta"`
+		ConfigOptions wirejson.List[configOptionField] `json:"configOptions"`
+		Meta          wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("config_option_update", err)
+		return wirejson.ErrDecode("config_option_update", err)
 	}
-	if !w.ConfigOptions.seen {
-		return errMissing("config_option_update", "configOptions")
+	if !w.ConfigOptions.Seen {
+		return wirejson.ErrMissing("config_option_update", "configOptions")
 	}
 	var configOptions []SessionConfigOption
-	if w.ConfigOptions.ok {
-		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.v))
-		for i, e := range w.ConfigOptions.v {
+	if w.ConfigOptions.OK {
+		configOptions = make([]SessionConfigOption, len(w.ConfigOptions.V))
+		for i, e := range w.ConfigOptions.V {
 			configOptions[i] = e.v
 		}
 	}
 	*x = ConfigOptionUpdate{
-		ConfigOptions: orEmpty(configOptions),
-		Meta:          w.Meta.raw(),
+		ConfigOptions: wirejson.OrEmpty(configOptions),
+		Meta:          w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2242,15 +2246,15 @@ func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Title     wireField[string] `json:"title"`
 		UpdatedAt wireField[string] `json:"updatedAt"`
-		Meta      wireMeta          `json:"_meta"`
+		Meta      wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session_info_update", err)
+		return wirejson.ErrDecode("session_info_update", err)
 	}
 	*x = SessionInfoUpdate{
 		Title:     w.Title.f,
 		UpdatedAt: w.UpdatedAt.f,
-		Meta:      w.Meta.raw(),
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2261,31 +2265,31 @@ func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error {
 // Unknown fields are ignored; _meta is kept when it is an object.
 func (x *UsageUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Used wireStrict[uint64] `json:"used"`
-		Size wireStrict[uint64] `json:"size"`
-		Cost wireOpt[Cost]      `json:"cost"`
-		Meta wireMeta           `json:"_meta"`
+		Used wirejson.Strict[uint64] `json:"used"`
+		Size wirejson.Strict[uint64] `json:"size"`
+		Cost wirejson.Opt[Cost]      `json:"cost"`
+		Meta wirejson.Meta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("usage_update", err)
+		return wirejson.ErrDecode("usage_update", err)
 	}
-	if w.Used.err != nil {
-		return errField("usage_update", "used", w.Used.err)
+	if w.Used.Err != nil {
+		return wirejson.ErrField("usage_update", "used", w.Used.Err)
 	}
-	if !w.Used.ok {
-		return errMissing("usage_update", "used")
+	if !w.Used.OK {
+		return wirejson.ErrMissing("usage_update", "used")
 	}
-	if w.Size.err != nil {
-		return errField("usage_update", "size", w.Size.err)
+	if w.Size.Err != nil {
+		return wirejson.ErrField("usage_update", "size", w.Size.Err)
 	}
-	if !w.Size.ok {
-		return errMissing("usage_update", "size")
+	if !w.Size.OK {
+		return wirejson.ErrMissing("usage_update", "size")
 	}
 	*x = UsageUpdate{
-		Used: w.Used.v,
-		Size: w.Size.v,
-		Cost: w.Cost.ptr(),
-		Meta: w.Meta.raw(),
+		Used: w.Used.V,
+		Size: w.Size.V,
+		Cost: w.Cost.Ptr(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2295,26 +2299,26 @@ func (x *UsageUpdate) UnmarshalJSON(b []byte) error {
 // when it is an object.
 func (x *Cost) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Amount   wireStrict[float64] `json:"amount"`
-		Currency wireStr             `json:"currency"`
-		Meta     wireMeta            `json:"_meta"`
+		Amount   wirejson.Strict[float64] `json:"amount"`
+		Currency wirejson.Str             `json:"currency"`
+		Meta     wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("cost", err)
+		return wirejson.ErrDecode("cost", err)
 	}
-	if w.Amount.err != nil {
-		return errField("cost", "amount", w.Amount.err)
+	if w.Amount.Err != nil {
+		return wirejson.ErrField("cost", "amount", w.Amount.Err)
 	}
-	if !w.Amount.ok {
-		return errMissing("cost", "amount")
+	if !w.Amount.OK {
+		return wirejson.ErrMissing("cost", "amount")
 	}
-	if !w.Currency.ok {
-		return errMissing("cost", "currency")
+	if !w.Currency.OK {
+		return wirejson.ErrMissing("cost", "currency")
 	}
 	*x = Cost{
-		Amount:   w.Amount.v,
-		Currency: w.Currency.v,
-		Meta:     w.Meta.raw(),
+		Amount:   w.Amount.V,
+		Currency: w.Currency.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2326,17 +2330,17 @@ func (x *Cost) UnmarshalJSON(b []byte) error {
 func (x *PlanUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Plan planContentField `json:"plan"`
-		Meta wireMeta         `json:"_meta"`
+		Meta wirejson.Meta    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan_update", err)
+		return wirejson.ErrDecode("plan_update", err)
 	}
 	if w.Plan.v == nil {
-		return errMissing("plan_update", "plan")
+		return wirejson.ErrMissing("plan_update", "plan")
 	}
 	*x = PlanUpdate{
 		Plan: w.Plan.v,
-		Meta: w.Meta.raw(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2347,18 +2351,18 @@ func (x *PlanUpdate) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *PlanRemoved) UnmarshalJSON(b []byte) error {
 	var w struct {
-		PlanID wireStr  `json:"planId"`
-		Meta   wireMeta `json:"_meta"`
+		PlanID wirejson.Str  `json:"planId"`
+		Meta   wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan_removed", err)
+		return wirejson.ErrDecode("plan_removed", err)
 	}
-	if !w.PlanID.ok {
-		return errMissing("plan_removed", "planId")
+	if !w.PlanID.OK {
+		return wirejson.ErrMissing("plan_removed", "planId")
 	}
 	*x = PlanRemoved{
-		PlanID: w.PlanID.v,
-		Meta:   w.Meta.raw(),
+		PlanID: w.PlanID.V,
+		Meta:   w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2369,23 +2373,23 @@ func (x *PlanRemoved) UnmarshalJSON(b []byte) error {
 // entries. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *PlanItems) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID      wireStr             `json:"planId"`
-		Entries wireList[PlanEntry] `json:"entries"`
-		Meta    wireMeta            `json:"_meta"`
+		ID      wirejson.Str             `json:"planId"`
+		Entries wirejson.List[PlanEntry] `json:"entries"`
+		Meta    wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan items", err)
+		return wirejson.ErrDecode("plan items", err)
 	}
-	if !w.ID.ok {
-		return errMissing("plan items", "planId")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("plan items", "planId")
 	}
-	if !w.Entries.seen {
-		return errMissing("plan items", "entries")
+	if !w.Entries.Seen {
+		return wirejson.ErrMissing("plan items", "entries")
 	}
 	*x = PlanItems{
-		ID:      w.ID.v,
-		Entries: orEmpty(w.Entries.v),
-		Meta:    w.Meta.raw(),
+		ID:      w.ID.V,
+		Entries: wirejson.OrEmpty(w.Entries.V),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2396,23 +2400,23 @@ func (x *PlanItems) UnmarshalJSON(b []byte) error {
 // object.
 func (x *PlanFile) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID   wireStr  `json:"planId"`
-		URI  wireStr  `json:"uri"`
-		Meta wireMeta `json:"_meta"`
+		ID   wirejson.Str  `json:"planId"`
+		URI  wirejson.Str  `json:"uri"`
+		Meta wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan file", err)
+		return wirejson.ErrDecode("plan file", err)
 	}
-	if !w.ID.ok {
-		return errMissing("plan file", "planId")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("plan file", "planId")
 	}
-	if !w.URI.ok {
-		return errMissing("plan file", "uri")
+	if !w.URI.OK {
+		return wirejson.ErrMissing("plan file", "uri")
 	}
 	*x = PlanFile{
-		ID:   w.ID.v,
-		URI:  w.URI.v,
-		Meta: w.Meta.raw(),
+		ID:   w.ID.V,
+		URI:  w.URI.V,
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2423,28 +2427,28 @@ func (x *PlanFile) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID      wireStr            `json:"planId"`
-		Content wireStr            `json:"content"`
-		Path    wireStrict[string] `json:"path"`
-		Meta    wireMeta           `json:"_meta"`
+		ID      wirejson.Str            `json:"planId"`
+		Content wirejson.Str            `json:"content"`
+		Path    wirejson.Strict[string] `json:"path"`
+		Meta    wirejson.Meta           `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("plan markdown", err)
+		return wirejson.ErrDecode("plan markdown", err)
 	}
-	if !w.ID.ok {
-		return errMissing("plan markdown", "planId")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("plan markdown", "planId")
 	}
-	if !w.Content.ok {
-		return errMissing("plan markdown", "content")
+	if !w.Content.OK {
+		return wirejson.ErrMissing("plan markdown", "content")
 	}
-	if w.Path.err != nil {
-		return errField("plan markdown", "path", w.Path.err)
+	if w.Path.Err != nil {
+		return wirejson.ErrField("plan markdown", "path", w.Path.Err)
 	}
 	*x = PlanMarkdown{
-		ID:      w.ID.v,
-		Content: w.Content.v,
-		Path:    w.Path.ptr(),
-		Meta:    w.Meta.raw(),
+		ID:      w.ID.V,
+		Content: w.Content.V,
+		Path:    w.Path.Ptr(),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2456,25 +2460,25 @@ func (x *PlanMarkdown) UnmarshalJSON(b []byte) error {
 // object.
 func (x *Notice) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Severity    wireStr  `json:"severity"`
-		Title       wireStr  `json:"title"`
-		Description wireStr  `json:"description"`
-		Meta        wireMeta `json:"_meta"`
+		Severity    wirejson.Str  `json:"severity"`
+		Title       wirejson.Str  `json:"title"`
+		Description wirejson.Str  `json:"description"`
+		Meta        wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("notice", err)
+		return wirejson.ErrDecode("notice", err)
 	}
-	if !w.Severity.ok {
-		return errMissing("notice", "severity")
+	if !w.Severity.OK {
+		return wirejson.ErrMissing("notice", "severity")
 	}
-	if !w.Title.ok {
-		return errMissing("notice", "title")
+	if !w.Title.OK {
+		return wirejson.ErrMissing("notice", "title")
 	}
 	*x = Notice{
-		Severity:    NoticeSeverity(w.Severity.v),
-		Title:       w.Title.v,
-		Description: w.Description.ptr(),
-		Meta:        w.Meta.raw(),
+		Severity:    NoticeSeverity(w.Severity.V),
+		Title:       w.Title.V,
+		Description: w.Description.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2486,34 +2490,34 @@ func (x *Notice) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *CompactionUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		CompactionID wireStr                     `json:"compactionId"`
-		Status       wireStr                     `json:"status"`
-		Summary      wireList[contentBlockField] `json:"summary"`
-		Error        wireStr                     `json:"error"`
-		Meta         wireMeta                    `json:"_meta"`
+		CompactionID wirejson.Str                     `json:"compactionId"`
+		Status       wirejson.Str                     `json:"status"`
+		Summary      wirejson.List[contentBlockField] `json:"summary"`
+		Error        wirejson.Str                     `json:"error"`
+		Meta         wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("compaction_update", err)
+		return wirejson.ErrDecode("compaction_update", err)
 	}
-	if !w.CompactionID.ok {
-		return errMissing("compaction_update", "compactionId")
+	if !w.CompactionID.OK {
+		return wirejson.ErrMissing("compaction_update", "compactionId")
 	}
-	if !w.Status.ok {
-		return errMissing("compaction_update", "status")
+	if !w.Status.OK {
+		return wirejson.ErrMissing("compaction_update", "status")
 	}
 	var summary []ContentBlock
-	if w.Summary.ok {
-		summary = make([]ContentBlock, len(w.Summary.v))
-		for i, e := range w.Summary.v {
+	if w.Summary.OK {
+		summary = make([]ContentBlock, len(w.Summary.V))
+		for i, e := range w.Summary.V {
 			summary[i] = e.v
 		}
 	}
 	*x = CompactionUpdate{
-		CompactionID: w.CompactionID.v,
-		Status:       CompactionStatus(w.Status.v),
+		CompactionID: w.CompactionID.V,
+		Status:       CompactionStatus(w.Status.V),
 		Summary:      summary,
-		Error:        w.Error.ptr(),
-		Meta:         w.Meta.raw(),
+		Error:        w.Error.Ptr(),
+		Meta:         w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2524,23 +2528,23 @@ func (x *CompactionUpdate) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
 	var w struct {
-		CompactionID wireStr           `json:"compactionId"`
+		CompactionID wirejson.Str      `json:"compactionId"`
 		Content      contentBlockField `json:"content"`
-		Meta         wireMeta          `json:"_meta"`
+		Meta         wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("compaction_summary_chunk", err)
+		return wirejson.ErrDecode("compaction_summary_chunk", err)
 	}
-	if !w.CompactionID.ok {
-		return errMissing("compaction_summary_chunk", "compactionId")
+	if !w.CompactionID.OK {
+		return wirejson.ErrMissing("compaction_summary_chunk", "compactionId")
 	}
 	if w.Content.v == nil {
-		return errMissing("compaction_summary_chunk", "content")
+		return wirejson.ErrMissing("compaction_summary_chunk", "content")
 	}
 	*x = CompactionSummaryChunk{
-		CompactionID: w.CompactionID.v,
+		CompactionID: w.CompactionID.V,
 		Content:      w.Content.v,
-		Meta:         w.Meta.raw(),
+		Meta:         w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2550,18 +2554,18 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *ArchiveSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("archive session request", err)
+		return wirejson.ErrDecode("archive session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("archive session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("archive session request", "sessionId")
 	}
 	*x = ArchiveSessionRequest{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2570,7 +2574,7 @@ func (x *ArchiveSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *ArchiveSessionResponse) UnmarshalJSON(b []byte) error {
-	*v = ArchiveSessionResponse{Meta: decodeMetaOnly(b)}
+	*v = ArchiveSessionResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -2579,18 +2583,18 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *UnarchiveSessionRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("unarchive session request", err)
+		return wirejson.ErrDecode("unarchive session request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("unarchive session request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("unarchive session request", "sessionId")
 	}
 	*x = UnarchiveSessionRequest{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2599,7 +2603,7 @@ func (x *UnarchiveSessionRequest) UnmarshalJSON(b []byte) error {
 // _meta, and agents send null, {} or other shapes for it. A _meta that is
 // not an object is dropped.
 func (v *UnarchiveSessionResponse) UnmarshalJSON(b []byte) error {
-	*v = UnarchiveSessionResponse{Meta: decodeMetaOnly(b)}
+	*v = UnarchiveSessionResponse{Meta: wirejson.MetaOnly(b)}
 	return nil
 }
 
@@ -2608,18 +2612,18 @@ func (v *UnarchiveSessionResponse) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *SessionStatusRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session status request", err)
+		return wirejson.ErrDecode("session status request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("session status request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("session status request", "sessionId")
 	}
 	*x = SessionStatusRequest{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2629,18 +2633,18 @@ func (x *SessionStatusRequest) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *SessionStatusResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Status wireStr  `json:"status"`
-		Meta   wireMeta `json:"_meta"`
+		Status wirejson.Str  `json:"status"`
+		Meta   wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session status response", err)
+		return wirejson.ErrDecode("session status response", err)
 	}
-	if !w.Status.ok {
-		return errMissing("session status response", "status")
+	if !w.Status.OK {
+		return wirejson.ErrMissing("session status response", "status")
 	}
 	*x = SessionStatusResponse{
-		Status: SessionStatus(w.Status.v),
-		Meta:   w.Meta.raw(),
+		Status: SessionStatus(w.Status.V),
+		Meta:   w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2650,23 +2654,23 @@ func (x *SessionStatusResponse) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *SetSessionTitleRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Title     wireStr  `json:"title"`
-		Meta      wireMeta `json:"_meta"`
+		SessionID wirejson.Str  `json:"sessionId"`
+		Title     wirejson.Str  `json:"title"`
+		Meta      wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("set session title request", err)
+		return wirejson.ErrDecode("set session title request", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("set session title request", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("set session title request", "sessionId")
 	}
-	if !w.Title.ok {
-		return errMissing("set session title request", "title")
+	if !w.Title.OK {
+		return wirejson.ErrMissing("set session title request", "title")
 	}
 	*x = SetSessionTitleRequest{
-		SessionID: w.SessionID.v,
-		Title:     w.Title.v,
-		Meta:      w.Meta.raw(),
+		SessionID: w.SessionID.V,
+		Title:     w.Title.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2676,18 +2680,18 @@ func (x *SetSessionTitleRequest) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *SetSessionTitleResponse) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Title wireStr  `json:"title"`
-		Meta  wireMeta `json:"_meta"`
+		Title wirejson.Str  `json:"title"`
+		Meta  wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("set session title response", err)
+		return wirejson.ErrDecode("set session title response", err)
 	}
-	if !w.Title.ok {
-		return errMissing("set session title response", "title")
+	if !w.Title.OK {
+		return wirejson.ErrMissing("set session title response", "title")
 	}
 	*x = SetSessionTitleResponse{
-		Title: w.Title.v,
-		Meta:  w.Meta.raw(),
+		Title: w.Title.V,
+		Meta:  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2698,20 +2702,20 @@ func (x *SetSessionTitleResponse) UnmarshalJSON(b []byte) error {
 // are ignored; _meta is kept when it is an object.
 func (x *AuthStatus) UnmarshalJSON(b []byte) error {
 	var w struct {
-		State    wireStr               `json:"state"`
-		Accounts wireList[AuthAccount] `json:"accounts"`
-		Meta     wireMeta              `json:"_meta"`
+		State    wirejson.Str               `json:"state"`
+		Accounts wirejson.List[AuthAccount] `json:"accounts"`
+		Meta     wirejson.Meta              `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth status", err)
+		return wirejson.ErrDecode("auth status", err)
 	}
-	if !w.State.ok {
-		return errMissing("auth status", "state")
+	if !w.State.OK {
+		return wirejson.ErrMissing("auth status", "state")
 	}
 	*x = AuthStatus{
-		State:    AuthState(w.State.v),
-		Accounts: w.Accounts.v,
-		Meta:     w.Meta.raw(),
+		State:    AuthState(w.State.V),
+		Accounts: w.Accounts.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2722,26 +2726,26 @@ func (x *AuthStatus) UnmarshalJSON(b []byte) error {
 // _meta is kept when it is an object.
 func (x *AuthAccount) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Label        wireStr       `json:"label"`
-		Active       wireOpt[bool] `json:"active"`
-		Name         wireStr       `json:"name"`
-		Email        wireStr       `json:"email"`
-		Organization wireStr       `json:"organization"`
-		Meta         wireMeta      `json:"_meta"`
+		Label        wirejson.Str       `json:"label"`
+		Active       wirejson.Opt[bool] `json:"active"`
+		Name         wirejson.Str       `json:"name"`
+		Email        wirejson.Str       `json:"email"`
+		Organization wirejson.Str       `json:"organization"`
+		Meta         wirejson.Meta      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth account", err)
+		return wirejson.ErrDecode("auth account", err)
 	}
-	if !w.Label.ok {
-		return errMissing("auth account", "label")
+	if !w.Label.OK {
+		return wirejson.ErrMissing("auth account", "label")
 	}
 	*x = AuthAccount{
-		Label:        w.Label.v,
-		Active:       w.Active.ptr(),
-		Name:         w.Name.ptr(),
-		Email:        w.Email.ptr(),
-		Organization: w.Organization.ptr(),
-		Meta:         w.Meta.raw(),
+		Label:        w.Label.V,
+		Active:       w.Active.Ptr(),
+		Name:         w.Name.Ptr(),
+		Email:        w.Email.Ptr(),
+		Organization: w.Organization.Ptr(),
+		Meta:         w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2751,33 +2755,33 @@ func (x *AuthAccount) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *SystemPrompt) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Mode    wireStr                         `json:"mode"`
-		Content wireStrict[[]contentBlockField] `json:"content"`
-		Meta    wireMeta                        `json:"_meta"`
+		Mode    wirejson.Str                         `json:"mode"`
+		Content wirejson.Strict[[]contentBlockField] `json:"content"`
+		Meta    wirejson.Meta                        `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("system prompt", err)
+		return wirejson.ErrDecode("system prompt", err)
 	}
-	if !w.Mode.ok {
-		return errMissing("system prompt", "mode")
+	if !w.Mode.OK {
+		return wirejson.ErrMissing("system prompt", "mode")
 	}
-	if w.Content.err != nil {
-		return errField("system prompt", "content", w.Content.err)
+	if w.Content.Err != nil {
+		return wirejson.ErrField("system prompt", "content", w.Content.Err)
 	}
-	if !w.Content.ok {
-		return errMissing("system prompt", "content")
+	if !w.Content.OK {
+		return wirejson.ErrMissing("system prompt", "content")
 	}
 	var content []ContentBlock
-	if w.Content.ok {
-		content = make([]ContentBlock, len(w.Content.v))
-		for i, e := range w.Content.v {
+	if w.Content.OK {
+		content = make([]ContentBlock, len(w.Content.V))
+		for i, e := range w.Content.V {
 			content[i] = e.v
 		}
 	}
 	*x = SystemPrompt{
-		Mode:    SystemPromptMode(w.Mode.v),
-		Content: orEmpty(content),
-		Meta:    w.Meta.raw(),
+		Mode:    SystemPromptMode(w.Mode.V),
+		Content: wirejson.OrEmpty(content),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2787,15 +2791,15 @@ func (x *SystemPrompt) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *SessionSystemPromptCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Mode wireOpt[SessionSystemPromptModeCapabilities] `json:"mode"`
-		Meta wireMeta                                     `json:"_meta"`
+		Mode wirejson.Opt[SessionSystemPromptModeCapabilities] `json:"mode"`
+		Meta wirejson.Meta                                     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session system prompt capabilities", err)
+		return wirejson.ErrDecode("session system prompt capabilities", err)
 	}
 	*x = SessionSystemPromptCapabilities{
-		Mode: w.Mode.ptr(),
-		Meta: w.Meta.raw(),
+		Mode: w.Mode.Ptr(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2805,15 +2809,15 @@ func (x *SessionSystemPromptCapabilities) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *SessionSystemPromptModeCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Override wireOpt[Capability] `json:"override"`
-		Meta     wireMeta            `json:"_meta"`
+		Override wirejson.Opt[Capability] `json:"override"`
+		Meta     wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session system prompt mode capabilities", err)
+		return wirejson.ErrDecode("session system prompt mode capabilities", err)
 	}
 	*x = SessionSystemPromptModeCapabilities{
-		Override: w.Override.ptr(),
-		Meta:     w.Meta.raw(),
+		Override: w.Override.Ptr(),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2826,36 +2830,36 @@ func (x *SessionSystemPromptModeCapabilities) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *SubagentUpdate) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SessionID             wireStr                                `json:"sessionId"`
+		SessionID             wirejson.Str                           `json:"sessionId"`
 		Title                 wireField[string]                      `json:"title"`
 		Description           wireField[string]                      `json:"description"`
 		Capabilities          wireField[SubagentSessionCapabilities] `json:"capabilities"`
 		State                 wireField[StateUpdate]                 `json:"state"`
-		CWD                   wireStrict[string]                     `json:"cwd"`
-		AdditionalDirectories wireStrict[[]string]                   `json:"additionalDirectories"`
-		Meta                  wireMeta                               `json:"_meta"`
+		CWD                   wirejson.Strict[string]                `json:"cwd"`
+		AdditionalDirectories wirejson.Strict[[]string]              `json:"additionalDirectories"`
+		Meta                  wirejson.Meta                          `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("subagent_update", err)
+		return wirejson.ErrDecode("subagent_update", err)
 	}
-	if !w.SessionID.ok {
-		return errMissing("subagent_update", "sessionId")
+	if !w.SessionID.OK {
+		return wirejson.ErrMissing("subagent_update", "sessionId")
 	}
-	if w.CWD.err != nil {
-		return errField("subagent_update", "cwd", w.CWD.err)
+	if w.CWD.Err != nil {
+		return wirejson.ErrField("subagent_update", "cwd", w.CWD.Err)
 	}
-	if w.AdditionalDirectories.err != nil {
-		return errField("subagent_update", "additionalDirectories", w.AdditionalDirectories.err)
+	if w.AdditionalDirectories.Err != nil {
+		return wirejson.ErrField("subagent_update", "additionalDirectories", w.AdditionalDirectories.Err)
 	}
 	*x = SubagentUpdate{
-		SessionID:             w.SessionID.v,
+		SessionID:             w.SessionID.V,
 		Title:                 w.Title.f,
 		Description:           w.Description.f,
 		Capabilities:          w.Capabilities.f,
 		State:                 w.State.f,
-		CWD:                   w.CWD.ptr(),
-		AdditionalDirectories: w.AdditionalDirectories.v,
-		Meta:                  w.Meta.raw(),
+		CWD:                   w.CWD.Ptr(),
+		AdditionalDirectories: w.AdditionalDirectories.V,
+		Meta:                  w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2865,15 +2869,15 @@ func (x *SubagentUpdate) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *SubagentSessionCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Cancel wireOpt[Capability] `json:"cancel"`
-		Meta   wireMeta            `json:"_meta"`
+		Cancel wirejson.Opt[Capability] `json:"cancel"`
+		Meta   wirejson.Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("subagent session capabilities", err)
+		return wirejson.ErrDecode("subagent session capabilities", err)
 	}
 	*x = SubagentSessionCapabilities{
-		Cancel: w.Cancel.ptr(),
-		Meta:   w.Meta.raw(),
+		Cancel: w.Cancel.Ptr(),
+		Meta:   w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2886,35 +2890,35 @@ func (x *SubagentSessionCapabilities) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *SessionMessage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		MessageID          wireStr                     `json:"messageId"`
-		SenderSessionID    wireField[string]           `json:"senderSessionId"`
-		RecipientSessionID wireField[string]           `json:"recipientSessionId"`
-		SenderMessageID    wireField[string]           `json:"senderMessageId"`
-		RecipientMessageID wireField[string]           `json:"recipientMessageId"`
-		Content            wireList[contentBlockField] `json:"content"`
-		Meta               wireMeta                    `json:"_meta"`
+		MessageID          wirejson.Str                     `json:"messageId"`
+		SenderSessionID    wireField[string]                `json:"senderSessionId"`
+		RecipientSessionID wireField[string]                `json:"recipientSessionId"`
+		SenderMessageID    wireField[string]                `json:"senderMessageId"`
+		RecipientMessageID wireField[string]                `json:"recipientMessageId"`
+		Content            wirejson.List[contentBlockField] `json:"content"`
+		Meta               wirejson.Meta                    `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session_message", err)
+		return wirejson.ErrDecode("session_message", err)
 	}
-	if !w.MessageID.ok {
-		return errMissing("session_message", "messageId")
+	if !w.MessageID.OK {
+		return wirejson.ErrMissing("session_message", "messageId")
 	}
 	var content []ContentBlock
-	if w.Content.ok {
-		content = make([]ContentBlock, len(w.Content.v))
-		for i, e := range w.Content.v {
+	if w.Content.OK {
+		content = make([]ContentBlock, len(w.Content.V))
+		for i, e := range w.Content.V {
 			content[i] = e.v
 		}
 	}
 	*x = SessionMessage{
-		MessageID:          w.MessageID.v,
+		MessageID:          w.MessageID.V,
 		SenderSessionID:    w.SenderSessionID.f,
 		RecipientSessionID: w.RecipientSessionID.f,
 		SenderMessageID:    w.SenderMessageID.f,
 		RecipientMessageID: w.RecipientMessageID.f,
 		Content:            content,
-		Meta:               w.Meta.raw(),
+		Meta:               w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2925,23 +2929,23 @@ func (x *SessionMessage) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *SessionMessageChunk) UnmarshalJSON(b []byte) error {
 	var w struct {
-		MessageID wireStr           `json:"messageId"`
+		MessageID wirejson.Str      `json:"messageId"`
 		Content   contentBlockField `json:"content"`
-		Meta      wireMeta          `json:"_meta"`
+		Meta      wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("session_message_chunk", err)
+		return wirejson.ErrDecode("session_message_chunk", err)
 	}
-	if !w.MessageID.ok {
-		return errMissing("session_message_chunk", "messageId")
+	if !w.MessageID.OK {
+		return wirejson.ErrMissing("session_message_chunk", "messageId")
 	}
 	if w.Content.v == nil {
-		return errMissing("session_message_chunk", "content")
+		return wirejson.ErrMissing("session_message_chunk", "content")
 	}
 	*x = SessionMessageChunk{
-		MessageID: w.MessageID.v,
+		MessageID: w.MessageID.V,
 		Content:   w.Content.v,
-		Meta:      w.Meta.raw(),
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2949,14 +2953,14 @@ func (x *SessionMessageChunk) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *PositionEncodingKind) UnmarshalJSON(b []byte) error {
-	*v = PositionEncodingKind(enumString(b))
+	*v = PositionEncodingKind(wirejson.Enum(b))
 	return nil
 }
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *TextDocumentSyncKind) UnmarshalJSON(b []byte) error {
-	*v = TextDocumentSyncKind(enumString(b))
+	*v = TextDocumentSyncKind(wirejson.Enum(b))
 	return nil
 }
 
@@ -2965,17 +2969,17 @@ func (v *TextDocumentSyncKind) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *NESCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Events  wireOpt[NESEventCapabilities] `json:"events"`
-		Context wireRaw                       `json:"context"`
-		Meta    wireMeta                      `json:"_meta"`
+		Events  wirejson.Opt[NESEventCapabilities] `json:"events"`
+		Context wirejson.Raw                       `json:"context"`
+		Meta    wirejson.Meta                      `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes capabilities", err)
+		return wirejson.ErrDecode("nes capabilities", err)
 	}
 	*x = NESCapabilities{
-		Events:  w.Events.ptr(),
-		Context: w.Context.v,
-		Meta:    w.Meta.raw(),
+		Events:  w.Events.Ptr(),
+		Context: w.Context.V,
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -2985,15 +2989,15 @@ func (x *NESCapabilities) UnmarshalJSON(b []byte) error {
 // is kept when it is an object.
 func (x *NESEventCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Document wireOpt[NESDocumentEventCapabilities] `json:"document"`
-		Meta     wireMeta                              `json:"_meta"`
+		Document wirejson.Opt[NESDocumentEventCapabilities] `json:"document"`
+		Meta     wirejson.Meta                              `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes event capabilities", err)
+		return wirejson.ErrDecode("nes event capabilities", err)
 	}
 	*x = NESEventCapabilities{
-		Document: w.Document.ptr(),
-		Meta:     w.Meta.raw(),
+		Document: w.Document.Ptr(),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3004,23 +3008,23 @@ func (x *NESEventCapabilities) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *NESDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		DidOpen   wireOpt[Capability]                       `json:"didOpen"`
-		DidChange wireOpt[NESDocumentDidChangeCapabilities] `json:"didChange"`
-		DidClose  wireOpt[Capability]                       `json:"didClose"`
-		DidSave   wireOpt[Capability]                       `json:"didSave"`
-		DidFocus  wireOpt[Capability]                       `json:"didFocus"`
-		Meta      wireMeta                                  `json:"_meta"`
+		DidOpen   wirejson.Opt[Capability]                       `json:"didOpen"`
+		DidChange wirejson.Opt[NESDocumentDidChangeCapabilities] `json:"didChange"`
+		DidClose  wirejson.Opt[Capability]                       `json:"didClose"`
+		DidSave   wirejson.Opt[Capability]                       `json:"didSave"`
+		DidFocus  wirejson.Opt[Capability]                       `json:"didFocus"`
+		Meta      wirejson.Meta                                  `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes document event capabilities", err)
+		return wirejson.ErrDecode("nes document event capabilities", err)
 	}
 	*x = NESDocumentEventCapabilities{
-		DidOpen:   w.DidOpen.ptr(),
-		DidChange: w.DidChange.ptr(),
-		DidClose:  w.DidClose.ptr(),
-		DidSave:   w.DidSave.ptr(),
-		DidFocus:  w.DidFocus.ptr(),
-		Meta:      w.Meta.raw(),
+		DidOpen:   w.DidOpen.Ptr(),
+		DidChange: w.DidChange.Ptr(),
+		DidClose:  w.DidClose.Ptr(),
+		DidSave:   w.DidSave.Ptr(),
+		DidFocus:  w.DidFocus.Ptr(),
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3031,319 +3035,18 @@ func (x *NESDocumentEventCapabilities) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *NESDocumentDidChangeCapabilities) UnmarshalJSON(b []byte) error {
 	var w struct {
-		SyncKind wireStr  `json:"syncKind"`
-		Meta     wireMeta `json:"_meta"`
+		SyncKind wirejson.Str  `json:"syncKind"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes document did change capabilities", err)
+		return wirejson.ErrDecode("nes document did change capabilities", err)
 	}
-	if !w.SyncKind.ok {
-		return errMissing("nes document did change capabilities", "syncKind")
+	if !w.SyncKind.OK {
+		return wirejson.ErrMissing("nes document did change capabilities", "syncKind")
 	}
 	*x = NESDocumentDidChangeCapabilities{
-		SyncKind: TextDocumentSyncKind(w.SyncKind.v),
-		Meta:     w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's Position. Required, an error
-// when absent or malformed: line, character. Unknown fields are ignored;
-// _meta is kept when it is an object.
-func (x *Position) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Line      wireStrict[uint32] `json:"line"`
-		Character wireStrict[uint32] `json:"character"`
-		Meta      wireMeta           `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("position", err)
-	}
-	if w.Line.err != nil {
-		return errField("position", "line", w.Line.err)
-	}
-	if !w.Line.ok {
-		return errMissing("position", "line")
-	}
-	if w.Character.err != nil {
-		return errField("position", "character", w.Character.err)
-	}
-	if !w.Character.ok {
-		return errMissing("position", "character")
-	}
-	*x = Position{
-		Line:      w.Line.v,
-		Character: w.Character.v,
-		Meta:      w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's Range. Required, an error
-// when absent or malformed: start, end. Unknown fields are ignored; _meta
-// is kept when it is an object.
-func (x *Range) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Start wireStrict[Position] `json:"start"`
-		End   wireStrict[Position] `json:"end"`
-		Meta  wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("range", err)
-	}
-	if w.Start.err != nil {
-		return errField("range", "start", w.Start.err)
-	}
-	if !w.Start.ok {
-		return errMissing("range", "start")
-	}
-	if w.End.err != nil {
-		return errField("range", "end", w.End.err)
-	}
-	if !w.End.ok {
-		return errMissing("range", "end")
-	}
-	*x = Range{
-		Start: w.Start.v,
-		End:   w.End.v,
-		Meta:  w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's StartNesResponse. Required,
-// an error when absent or malformed: sessionId. Unknown fields are ignored;
-// _meta is kept when it is an object.
-func (x *StartNESResponse) UnmarshalJSON(b []byte) error {
-	var w struct {
-		SessionID wireStr  `json:"sessionId"`
-		Meta      wireMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("start nes response", err)
-	}
-	if !w.SessionID.ok {
-		return errMissing("start nes response", "sessionId")
-	}
-	*x = StartNESResponse{
-		SessionID: w.SessionID.v,
-		Meta:      w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's SuggestNesResponse. Required,
-// an error when absent or malformed: suggestions. Unknown fields are
-// ignored; _meta is kept when it is an object.
-func (x *SuggestNESResponse) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Suggestions wireStrict[[]nesSuggestionField] `json:"suggestions"`
-		Meta        wireMeta                         `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("suggest nes response", err)
-	}
-	if w.Suggestions.err != nil {
-		return errField("suggest nes response", "suggestions", w.Suggestions.err)
-	}
-	if !w.Suggestions.ok {
-		return errMissing("suggest nes response", "suggestions")
-	}
-	var suggestions []NESSuggestion
-	if w.Suggestions.ok {
-		suggestions = make([]NESSuggestion, len(w.Suggestions.v))
-		for i, e := range w.Suggestions.v {
-			suggestions[i] = e.v
-		}
-	}
-	*x = SuggestNESResponse{
-		Suggestions: orEmpty(suggestions),
-		Meta:        w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's NesEditSuggestion. It is a
-// union variant; "kind" is not checked. Required, an error when absent or
-// malformed: id, uri, edits. Read as their default when malformed:
-// cursorPosition. Unknown fields are ignored; _meta is kept when it is an
-// object.
-func (x *NESEditSuggestion) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID             wireStr                   `json:"id"`
-		URI            wireStr                   `json:"uri"`
-		Edits          wireStrict[[]NESTextEdit] `json:"edits"`
-		CursorPosition wireOpt[Position]         `json:"cursorPosition"`
-		Meta           wireMeta                  `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes edit suggestion", err)
-	}
-	if !w.ID.ok {
-		return errMissing("nes edit suggestion", "id")
-	}
-	if !w.URI.ok {
-		return errMissing("nes edit suggestion", "uri")
-	}
-	if w.Edits.err != nil {
-		return errField("nes edit suggestion", "edits", w.Edits.err)
-	}
-	if !w.Edits.ok {
-		return errMissing("nes edit suggestion", "edits")
-	}
-	*x = NESEditSuggestion{
-		ID:             w.ID.v,
-		URI:            w.URI.v,
-		Edits:          orEmpty(w.Edits.v),
-		CursorPosition: w.CursorPosition.ptr(),
-		Meta:           w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's NesTextEdit. Required, an
-// error when absent or malformed: range, newText. Unknown fields are
-// ignored; _meta is kept when it is an object.
-func (x *NESTextEdit) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Range   wireStrict[Range] `json:"range"`
-		NewText wireStr           `json:"newText"`
-		Meta    wireMeta          `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes text edit", err)
-	}
-	if w.Range.err != nil {
-		return errField("nes text edit", "range", w.Range.err)
-	}
-	if !w.Range.ok {
-		return errMissing("nes text edit", "range")
-	}
-	if !w.NewText.ok {
-		return errMissing("nes text edit", "newText")
-	}
-	*x = NESTextEdit{
-		Range:   w.Range.v,
-		NewText: w.NewText.v,
-		Meta:    w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's NesJumpSuggestion. It is a
-// union variant; "kind" is not checked. Required, an error when absent or
-// malformed: id, uri, position. Unknown fields are ignored; _meta is kept
-// when it is an object.
-func (x *NESJumpSuggestion) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID       wireStr              `json:"id"`
-		URI      wireStr              `json:"uri"`
-		Position wireStrict[Position] `json:"position"`
-		Meta     wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes jump suggestion", err)
-	}
-	if !w.ID.ok {
-		return errMissing("nes jump suggestion", "id")
-	}
-	if !w.URI.ok {
-		return errMissing("nes jump suggestion", "uri")
-	}
-	if w.Position.err != nil {
-		return errField("nes jump suggestion", "position", w.Position.err)
-	}
-	if !w.Position.ok {
-		return errMissing("nes jump suggestion", "position")
-	}
-	*x = NESJumpSuggestion{
-		ID:       w.ID.v,
-		URI:      w.URI.v,
-		Position: w.Position.v,
-		Meta:     w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's NesRenameSuggestion. It is a
-// union variant; "kind" is not checked. Required, an error when absent or
-// malformed: id, uri, position, newName. Unknown fields are ignored; _meta
-// is kept when it is an object.
-func (x *NESRenameSuggestion) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID       wireStr              `json:"id"`
-		URI      wireStr              `json:"uri"`
-		Position wireStrict[Position] `json:"position"`
-		NewName  wireStr              `json:"newName"`
-		Meta     wireMeta             `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes rename suggestion", err)
-	}
-	if !w.ID.ok {
-		return errMissing("nes rename suggestion", "id")
-	}
-	if !w.URI.ok {
-		return errMissing("nes rename suggestion", "uri")
-	}
-	if w.Position.err != nil {
-		return errField("nes rename suggestion", "position", w.Position.err)
-	}
-	if !w.Position.ok {
-		return errMissing("nes rename suggestion", "position")
-	}
-	if !w.NewName.ok {
-		return errMissing("nes rename suggestion", "newName")
-	}
-	*x = NESRenameSuggestion{
-		ID:       w.ID.v,
-		URI:      w.URI.v,
-		Position: w.Position.v,
-		NewName:  w.NewName.v,
-		Meta:     w.Meta.raw(),
-	}
-	return nil
-}
-
-// UnmarshalJSON decodes the unstable schema's
-// NesSearchAndReplaceSuggestion. It is a union variant; "kind" is not
-// checked. Required, an error when absent or malformed: id, uri, search,
-// replace. Optional but an error when malformed: isRegex. Unknown fields
-// are ignored; _meta is kept when it is an object.
-func (x *NESSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID      wireStr          `json:"id"`
-		URI     wireStr          `json:"uri"`
-		Search  wireStr          `json:"search"`
-		Replace wireStr          `json:"replace"`
-		IsRegex wireStrict[bool] `json:"isRegex"`
-		Meta    wireMeta         `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("nes search and replace suggestion", err)
-	}
-	if !w.ID.ok {
-		return errMissing("nes search and replace suggestion", "id")
-	}
-	if !w.URI.ok {
-		return errMissing("nes search and replace suggestion", "uri")
-	}
-	if !w.Search.ok {
-		return errMissing("nes search and replace suggestion", "search")
-	}
-	if !w.Replace.ok {
-		return errMissing("nes search and replace suggestion", "replace")
-	}
-	if w.IsRegex.err != nil {
-		return errField("nes search and replace suggestion", "isRegex", w.IsRegex.err)
-	}
-	*x = NESSearchAndReplaceSuggestion{
-		ID:      w.ID.v,
-		URI:     w.URI.v,
-		Search:  w.Search.v,
-		Replace: w.Replace.v,
-		IsRegex: w.IsRegex.v,
-		Meta:    w.Meta.raw(),
+		SyncKind: TextDocumentSyncKind(w.SyncKind.V),
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3354,33 +3057,33 @@ func (x *NESSearchAndReplaceSuggestion) UnmarshalJSON(b []byte) error {
 // kept when it is an object.
 func (x *MessageMCPRequest) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ServerID  wireStr    `json:"serverId"`
-		RequestID wireStr    `json:"requestId"`
-		Method    wireStr    `json:"method"`
-		Params    wireObject `json:"params"`
-		Meta      wireMeta   `json:"_meta"`
+		ServerID  wirejson.Str    `json:"serverId"`
+		RequestID wirejson.Str    `json:"requestId"`
+		Method    wirejson.Str    `json:"method"`
+		Params    wirejson.Object `json:"params"`
+		Meta      wirejson.Meta   `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("mcp message", err)
+		return wirejson.ErrDecode("mcp message", err)
 	}
-	if !w.ServerID.ok {
-		return errMissing("mcp message", "serverId")
+	if !w.ServerID.OK {
+		return wirejson.ErrMissing("mcp message", "serverId")
 	}
-	if !w.RequestID.ok {
-		return errMissing("mcp message", "requestId")
+	if !w.RequestID.OK {
+		return wirejson.ErrMissing("mcp message", "requestId")
 	}
-	if !w.Method.ok {
-		return errMissing("mcp message", "method")
+	if !w.Method.OK {
+		return wirejson.ErrMissing("mcp message", "method")
 	}
-	if w.Params.err != nil {
-		return errField("mcp message", "params", w.Params.err)
+	if w.Params.Err != nil {
+		return wirejson.ErrField("mcp message", "params", w.Params.Err)
 	}
 	*x = MessageMCPRequest{
-		ServerID:  w.ServerID.v,
-		RequestID: w.RequestID.v,
-		Method:    w.Method.v,
-		Params:    w.Params.v,
-		Meta:      w.Meta.raw(),
+		ServerID:  w.ServerID.V,
+		RequestID: w.RequestID.V,
+		Method:    w.Method.V,
+		Params:    w.Params.V,
+		Meta:      w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3388,7 +3091,7 @@ func (x *MessageMCPRequest) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *Role) UnmarshalJSON(b []byte) error {
-	*v = Role(enumString(b))
+	*v = Role(wirejson.Enum(b))
 	return nil
 }
 
@@ -3398,20 +3101,20 @@ func (v *Role) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *TextContent) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Text        wireStr              `json:"text"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
+		Text        wirejson.Str              `json:"text"`
+		Annotations wirejson.Opt[Annotations] `json:"annotations"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("text content", err)
+		return wirejson.ErrDecode("text content", err)
 	}
-	if !w.Text.ok {
-		return errMissing("text content", "text")
+	if !w.Text.OK {
+		return wirejson.ErrMissing("text content", "text")
 	}
 	*x = TextContent{
-		Text:        w.Text.v,
-		Annotations: w.Annotations.ptr(),
-		Meta:        w.Meta.raw(),
+		Text:        w.Text.V,
+		Annotations: w.Annotations.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3422,27 +3125,27 @@ func (x *TextContent) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *ImageContent) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Data        wireStr              `json:"data"`
-		MimeType    wireStr              `json:"mimeType"`
-		URI         wireStr              `json:"uri"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
+		Data        wirejson.Str              `json:"data"`
+		MimeType    wirejson.Str              `json:"mimeType"`
+		URI         wirejson.Str              `json:"uri"`
+		Annotations wirejson.Opt[Annotations] `json:"annotations"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("image content", err)
+		return wirejson.ErrDecode("image content", err)
 	}
-	if !w.Data.ok {
-		return errMissing("image content", "data")
+	if !w.Data.OK {
+		return wirejson.ErrMissing("image content", "data")
 	}
-	if !w.MimeType.ok {
-		return errMissing("image content", "mimeType")
+	if !w.MimeType.OK {
+		return wirejson.ErrMissing("image content", "mimeType")
 	}
 	*x = ImageContent{
-		Data:        w.Data.v,
-		MimeType:    w.MimeType.v,
-		URI:         w.URI.v,
-		Annotations: w.Annotations.ptr(),
-		Meta:        w.Meta.raw(),
+		Data:        w.Data.V,
+		MimeType:    w.MimeType.V,
+		URI:         w.URI.V,
+		Annotations: w.Annotations.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3453,25 +3156,25 @@ func (x *ImageContent) UnmarshalJSON(b []byte) error {
 // fields are ignored; _meta is kept when it is an object.
 func (x *AudioContent) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Data        wireStr              `json:"data"`
-		MimeType    wireStr              `json:"mimeType"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
+		Data        wirejson.Str              `json:"data"`
+		MimeType    wirejson.Str              `json:"mimeType"`
+		Annotations wirejson.Opt[Annotations] `json:"annotations"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("audio content", err)
+		return wirejson.ErrDecode("audio content", err)
 	}
-	if !w.Data.ok {
-		return errMissing("audio content", "data")
+	if !w.Data.OK {
+		return wirejson.ErrMissing("audio content", "data")
 	}
-	if !w.MimeType.ok {
-		return errMissing("audio content", "mimeType")
+	if !w.MimeType.OK {
+		return wirejson.ErrMissing("audio content", "mimeType")
 	}
 	*x = AudioContent{
-		Data:        w.Data.v,
-		MimeType:    w.MimeType.v,
-		Annotations: w.Annotations.ptr(),
-		Meta:        w.Meta.raw(),
+		Data:        w.Data.V,
+		MimeType:    w.MimeType.V,
+		Annotations: w.Annotations.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3483,33 +3186,33 @@ func (x *AudioContent) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *ResourceLink) UnmarshalJSON(b []byte) error {
 	var w struct {
-		URI         wireStr              `json:"uri"`
-		Name        wireStr              `json:"name"`
-		MimeType    wireStr              `json:"mimeType"`
-		Title       wireStr              `json:"title"`
-		Description wireStr              `json:"description"`
-		Size        wireOpt[int64]       `json:"size"`
-		Annotations wireOpt[Annotations] `json:"annotations"`
-		Meta        wireMeta             `json:"_meta"`
+		URI         wirejson.Str              `json:"uri"`
+		Name        wirejson.Str              `json:"name"`
+		MimeType    wirejson.Str              `json:"mimeType"`
+		Title       wirejson.Str              `json:"title"`
+		Description wirejson.Str              `json:"description"`
+		Size        wirejson.Opt[int64]       `json:"size"`
+		Annotations wirejson.Opt[Annotations] `json:"annotations"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("resource link", err)
+		return wirejson.ErrDecode("resource link", err)
 	}
-	if !w.URI.ok {
-		return errMissing("resource link", "uri")
+	if !w.URI.OK {
+		return wirejson.ErrMissing("resource link", "uri")
 	}
-	if !w.Name.ok {
-		return errMissing("resource link", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("resource link", "name")
 	}
 	*x = ResourceLink{
-		URI:         w.URI.v,
-		Name:        w.Name.v,
-		MimeType:    w.MimeType.v,
-		Title:       w.Title.v,
-		Description: w.Description.v,
-		Size:        w.Size.ptr(),
-		Annotations: w.Annotations.ptr(),
-		Meta:        w.Meta.raw(),
+		URI:         w.URI.V,
+		Name:        w.Name.V,
+		MimeType:    w.MimeType.V,
+		Title:       w.Title.V,
+		Description: w.Description.V,
+		Size:        w.Size.Ptr(),
+		Annotations: w.Annotations.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3520,20 +3223,20 @@ func (x *ResourceLink) UnmarshalJSON(b []byte) error {
 // Unknown fields are ignored; _meta is kept when it is an object.
 func (x *EmbeddedResource) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Resource    resourceContentsField `json:"resource"`
-		Annotations wireOpt[Annotations]  `json:"annotations"`
-		Meta        wireMeta              `json:"_meta"`
+		Resource    resourceContentsField     `json:"resource"`
+		Annotations wirejson.Opt[Annotations] `json:"annotations"`
+		Meta        wirejson.Meta             `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("embedded resource", err)
+		return wirejson.ErrDecode("embedded resource", err)
 	}
 	if w.Resource.v == nil {
-		return errMissing("embedded resource", "resource")
+		return wirejson.ErrMissing("embedded resource", "resource")
 	}
 	*x = EmbeddedResource{
 		Resource:    w.Resource.v,
-		Annotations: w.Annotations.ptr(),
-		Meta:        w.Meta.raw(),
+		Annotations: w.Annotations.Ptr(),
+		Meta:        w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3543,26 +3246,26 @@ func (x *EmbeddedResource) UnmarshalJSON(b []byte) error {
 // audience. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *Annotations) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Audience     wireList[string] `json:"audience"`
-		LastModified wireStr          `json:"lastModified"`
-		Priority     wireOpt[float64] `json:"priority"`
-		Meta         wireMeta         `json:"_meta"`
+		Audience     wirejson.List[string] `json:"audience"`
+		LastModified wirejson.Str          `json:"lastModified"`
+		Priority     wirejson.Opt[float64] `json:"priority"`
+		Meta         wirejson.Meta         `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("annotations", err)
+		return wirejson.ErrDecode("annotations", err)
 	}
 	var audience []Role
-	if w.Audience.ok {
-		audience = make([]Role, len(w.Audience.v))
-		for i, e := range w.Audience.v {
+	if w.Audience.OK {
+		audience = make([]Role, len(w.Audience.V))
+		for i, e := range w.Audience.V {
 			audience[i] = Role(e)
 		}
 	}
 	*x = Annotations{
 		Audience:     audience,
-		LastModified: w.LastModified.ptr(),
-		Priority:     w.Priority.ptr(),
-		Meta:         w.Meta.raw(),
+		LastModified: w.LastModified.Ptr(),
+		Priority:     w.Priority.Ptr(),
+		Meta:         w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3573,25 +3276,25 @@ func (x *Annotations) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *TextResourceContents) UnmarshalJSON(b []byte) error {
 	var w struct {
-		URI      wireStr  `json:"uri"`
-		Text     wireStr  `json:"text"`
-		MimeType wireStr  `json:"mimeType"`
-		Meta     wireMeta `json:"_meta"`
+		URI      wirejson.Str  `json:"uri"`
+		Text     wirejson.Str  `json:"text"`
+		MimeType wirejson.Str  `json:"mimeType"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("text resource", err)
+		return wirejson.ErrDecode("text resource", err)
 	}
-	if !w.URI.ok {
-		return errMissing("text resource", "uri")
+	if !w.URI.OK {
+		return wirejson.ErrMissing("text resource", "uri")
 	}
-	if !w.Text.ok {
-		return errMissing("text resource", "text")
+	if !w.Text.OK {
+		return wirejson.ErrMissing("text resource", "text")
 	}
 	*x = TextResourceContents{
-		URI:      w.URI.v,
-		Text:     w.Text.v,
-		MimeType: w.MimeType.v,
-		Meta:     w.Meta.raw(),
+		URI:      w.URI.V,
+		Text:     w.Text.V,
+		MimeType: w.MimeType.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3602,25 +3305,25 @@ func (x *TextResourceContents) UnmarshalJSON(b []byte) error {
 // an object.
 func (x *BlobResourceContents) UnmarshalJSON(b []byte) error {
 	var w struct {
-		URI      wireStr  `json:"uri"`
-		Blob     wireStr  `json:"blob"`
-		MimeType wireStr  `json:"mimeType"`
-		Meta     wireMeta `json:"_meta"`
+		URI      wirejson.Str  `json:"uri"`
+		Blob     wirejson.Str  `json:"blob"`
+		MimeType wirejson.Str  `json:"mimeType"`
+		Meta     wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("blob resource", err)
+		return wirejson.ErrDecode("blob resource", err)
 	}
-	if !w.URI.ok {
-		return errMissing("blob resource", "uri")
+	if !w.URI.OK {
+		return wirejson.ErrMissing("blob resource", "uri")
 	}
-	if !w.Blob.ok {
-		return errMissing("blob resource", "blob")
+	if !w.Blob.OK {
+		return wirejson.ErrMissing("blob resource", "blob")
 	}
 	*x = BlobResourceContents{
-		URI:      w.URI.v,
-		Blob:     w.Blob.v,
-		MimeType: w.MimeType.v,
-		Meta:     w.Meta.raw(),
+		URI:      w.URI.V,
+		Blob:     w.Blob.V,
+		MimeType: w.MimeType.V,
+		Meta:     w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3628,14 +3331,14 @@ func (x *BlobResourceContents) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *ToolKind) UnmarshalJSON(b []byte) error {
-	*v = ToolKind(enumString(b))
+	*v = ToolKind(wirejson.Enum(b))
 	return nil
 }
 
 // UnmarshalJSON keeps any string, even one the schema does not list; any
 // other JSON value reads as "". It never fails.
 func (v *ToolCallStatus) UnmarshalJSON(b []byte) error {
-	*v = ToolCallStatus(enumString(b))
+	*v = ToolCallStatus(wirejson.Enum(b))
 	return nil
 }
 
@@ -3645,17 +3348,17 @@ func (v *ToolCallStatus) UnmarshalJSON(b []byte) error {
 func (x *ToolContent) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Content contentBlockField `json:"content"`
-		Meta    wireMeta          `json:"_meta"`
+		Meta    wirejson.Meta     `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool content", err)
+		return wirejson.ErrDecode("tool content", err)
 	}
 	if w.Content.v == nil {
-		return errMissing("tool content", "content")
+		return wirejson.ErrMissing("tool content", "content")
 	}
 	*x = ToolContent{
 		Content: w.Content.v,
-		Meta:    w.Meta.raw(),
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3666,25 +3369,25 @@ func (x *ToolContent) UnmarshalJSON(b []byte) error {
 // ignored; _meta is kept when it is an object.
 func (x *DiffContent) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Path    wireStr  `json:"path"`
-		OldText wireStr  `json:"oldText"`
-		NewText wireStr  `json:"newText"`
-		Meta    wireMeta `json:"_meta"`
+		Path    wirejson.Str  `json:"path"`
+		OldText wirejson.Str  `json:"oldText"`
+		NewText wirejson.Str  `json:"newText"`
+		Meta    wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("diff", err)
+		return wirejson.ErrDecode("diff", err)
 	}
-	if !w.Path.ok {
-		return errMissing("diff", "path")
+	if !w.Path.OK {
+		return wirejson.ErrMissing("diff", "path")
 	}
-	if !w.NewText.ok {
-		return errMissing("diff", "newText")
+	if !w.NewText.OK {
+		return wirejson.ErrMissing("diff", "newText")
 	}
 	*x = DiffContent{
-		Path:    w.Path.v,
-		OldText: w.OldText.ptr(),
-		NewText: w.NewText.v,
-		Meta:    w.Meta.raw(),
+		Path:    w.Path.V,
+		OldText: w.OldText.Ptr(),
+		NewText: w.NewText.V,
+		Meta:    w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3695,18 +3398,18 @@ func (x *DiffContent) UnmarshalJSON(b []byte) error {
 // object.
 func (x *TerminalContent) UnmarshalJSON(b []byte) error {
 	var w struct {
-		TerminalID wireStr  `json:"terminalId"`
-		Meta       wireMeta `json:"_meta"`
+		TerminalID wirejson.Str  `json:"terminalId"`
+		Meta       wirejson.Meta `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("terminal content", err)
+		return wirejson.ErrDecode("terminal content", err)
 	}
-	if !w.TerminalID.ok {
-		return errMissing("terminal content", "terminalId")
+	if !w.TerminalID.OK {
+		return wirejson.ErrMissing("terminal content", "terminalId")
 	}
 	*x = TerminalContent{
-		TerminalID: w.TerminalID.v,
-		Meta:       w.Meta.raw(),
+		TerminalID: w.TerminalID.V,
+		Meta:       w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3716,20 +3419,20 @@ func (x *TerminalContent) UnmarshalJSON(b []byte) error {
 // line. Unknown fields are ignored; _meta is kept when it is an object.
 func (x *ToolCallLocation) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Path wireStr         `json:"path"`
-		Line wireOpt[uint32] `json:"line"`
-		Meta wireMeta        `json:"_meta"`
+		Path wirejson.Str         `json:"path"`
+		Line wirejson.Opt[uint32] `json:"line"`
+		Meta wirejson.Meta        `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("tool call location", err)
+		return wirejson.ErrDecode("tool call location", err)
 	}
-	if !w.Path.ok {
-		return errMissing("tool call location", "path")
+	if !w.Path.OK {
+		return wirejson.ErrMissing("tool call location", "path")
 	}
 	*x = ToolCallLocation{
-		Path: w.Path.v,
-		Line: w.Line.ptr(),
-		Meta: w.Meta.raw(),
+		Path: w.Path.V,
+		Line: w.Line.Ptr(),
+		Meta: w.Meta.Raw(),
 	}
 	return nil
 }
@@ -3750,12 +3453,12 @@ func (x *ToolCallLocation) UnmarshalJSON(b []byte) error {
 // *UnknownUpdate, raw. A value that is not an object, has no string
 // "sessionUpdate", or is a known variant that does not decode is an error.
 func decodeUpdate(data []byte) (Update, error) {
-	kind, found, err := jsonDiscriminator(data, "sessionUpdate")
+	kind, found, err := wirejson.Discriminator(data, "sessionUpdate")
 	if err != nil {
-		return malformedUpdate(data, errDecode("session update", err))
+		return malformedUpdate(data, wirejson.ErrDecode("session update", err))
 	}
 	if !found {
-		return malformedUpdate(data, errMissing("session update", "sessionUpdate"))
+		return malformedUpdate(data, wirejson.ErrMissing("session update", "sessionUpdate"))
 	}
 	var v interface {
 		Update
@@ -3801,10 +3504,10 @@ func decodeUpdate(data []byte) (Update, error) {
 	case "session_message_chunk":
 		v = new(SessionMessageChunk)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("session update", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("session update", err)
 		}
-		return &UnknownUpdate{Kind: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownUpdate{Kind: string(kind), Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return malformedUpdate(data, err)
@@ -3814,11 +3517,11 @@ func decodeUpdate(data []byte) (Update, error) {
 
 // UnmarshalJSON keeps any object as UnknownUpdate, with its "sessionUpdate".
 func (x *UnknownUpdate) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("session update", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("session update", err)
 	}
-	kind, _, _ := jsonDiscriminator(b, "sessionUpdate")
-	*x = UnknownUpdate{Kind: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "sessionUpdate")
+	*x = UnknownUpdate{Kind: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -3828,12 +3531,12 @@ func (x *UnknownUpdate) UnmarshalJSON(b []byte) error {
 // value that is not an object, has no string "type", or is a known variant
 // that does not decode is an error.
 func unmarshalPlanContent(data []byte) (PlanContent, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("plan content", err)
+		return nil, wirejson.ErrDecode("plan content", err)
 	}
 	if !found {
-		return nil, errMissing("plan content", "type")
+		return nil, wirejson.ErrMissing("plan content", "type")
 	}
 	var v interface {
 		PlanContent
@@ -3847,10 +3550,10 @@ func unmarshalPlanContent(data []byte) (PlanContent, error) {
 	case "markdown":
 		v = new(PlanMarkdown)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("plan content", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("plan content", err)
 		}
-		return &UnknownPlanContent{Type: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownPlanContent{Type: string(kind), Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -3869,69 +3572,11 @@ func (f *planContentField) UnmarshalJSON(b []byte) (err error) {
 
 // UnmarshalJSON keeps any object as UnknownPlanContent, with its "type".
 func (x *UnknownPlanContent) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("plan content", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("plan content", err)
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownPlanContent{Type: string(kind), Raw: rawCopy(b)}
-	return nil
-}
-
-// unmarshalNESSuggestion decodes the schema's NesSuggestion, told apart by
-// "kind": "edit" (NESEditSuggestion), "jump" (NESJumpSuggestion), "rename"
-// (NESRenameSuggestion), "searchAndReplace"
-// (NESSearchAndReplaceSuggestion). Any other "kind" is kept as
-// *UnknownNESSuggestion, raw. A value that is not an object, has no string
-// "kind", or is a known variant that does not decode is an error.
-func unmarshalNESSuggestion(data []byte) (NESSuggestion, error) {
-	kind, found, err := jsonDiscriminator(data, "kind")
-	if err != nil {
-		return nil, errDecode("nes suggestion", err)
-	}
-	if !found {
-		return nil, errMissing("nes suggestion", "kind")
-	}
-	var v interface {
-		NESSuggestion
-		json.Unmarshaler
-	}
-	switch string(kind) {
-	case "edit":
-		v = new(NESEditSuggestion)
-	case "jump":
-		v = new(NESJumpSuggestion)
-	case "rename":
-		v = new(NESRenameSuggestion)
-	case "searchAndReplace":
-		v = new(NESSearchAndReplaceSuggestion)
-	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("nes suggestion", err)
-		}
-		return &UnknownNESSuggestion{Kind: string(kind), Raw: rawCopy(data)}, nil
-	}
-	if err := v.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// nesSuggestionField decodes one NESSuggestion inside a wire struct; its
-// error fails the enclosing decode.
-type nesSuggestionField struct{ v NESSuggestion }
-
-func (f *nesSuggestionField) UnmarshalJSON(b []byte) (err error) {
-	f.v, err = unmarshalNESSuggestion(b)
-	return err
-}
-
-// UnmarshalJSON keeps any object as UnknownNESSuggestion, with its "kind".
-func (x *UnknownNESSuggestion) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("nes suggestion", err)
-	}
-	kind, _, _ := jsonDiscriminator(b, "kind")
-	*x = UnknownNESSuggestion{Kind: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownPlanContent{Type: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -3943,9 +3588,9 @@ func (x *UnknownNESSuggestion) UnmarshalJSON(b []byte) error {
 // a string, or is a known variant that does not decode is an error. A
 // decoded variant is passed through terminalFromMeta.
 func unmarshalAuthMethod(data []byte) (AuthMethod, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("auth method", err)
+		return nil, wirejson.ErrDecode("auth method", err)
 	}
 	if !found || len(kind) == 0 {
 		kind = []byte("agent")
@@ -3986,24 +3631,24 @@ func (f *authMethodField) UnmarshalJSON(b []byte) (err error) {
 // UnmarshalJSON keeps an object with "id" and "name" as UnknownAuthMethod,
 // with its "type".
 func (x *UnknownAuthMethod) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("auth method", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("auth method", err)
 	}
 	var w struct {
-		ID   wireStr `json:"id"`
-		Name wireStr `json:"name"`
+		ID   wirejson.Str `json:"id"`
+		Name wirejson.Str `json:"name"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("auth method", err)
+		return wirejson.ErrDecode("auth method", err)
 	}
-	if !w.ID.ok {
-		return errMissing("auth method", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("auth method", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("auth method", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("auth method", "name")
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownAuthMethod{Type: string(kind), ID: w.ID.v, Name: w.Name.v, Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownAuthMethod{Type: string(kind), ID: w.ID.V, Name: w.Name.V, Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -4014,9 +3659,9 @@ func (x *UnknownAuthMethod) UnmarshalJSON(b []byte) error {
 // an object, has a "type" that is not a string, or is a known variant that
 // does not decode is an error.
 func unmarshalMCPServer(data []byte) (MCPServer, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("mcp server", err)
+		return nil, wirejson.ErrDecode("mcp server", err)
 	}
 	if !found || len(kind) == 0 {
 		kind = []byte("stdio")
@@ -4035,10 +3680,10 @@ func unmarshalMCPServer(data []byte) (MCPServer, error) {
 	case "stdio":
 		v = new(MCPServerStdio)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("mcp server", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("mcp server", err)
 		}
-		return &UnknownMCPServer{Type: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownMCPServer{Type: string(kind), Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -4057,11 +3702,11 @@ func (f *mcpServerField) UnmarshalJSON(b []byte) (err error) {
 
 // UnmarshalJSON keeps any object as UnknownMCPServer, with its "type".
 func (x *UnknownMCPServer) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("mcp server", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("mcp server", err)
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownMCPServer{Type: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownMCPServer{Type: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -4071,12 +3716,12 @@ func (x *UnknownMCPServer) UnmarshalJSON(b []byte) error {
 // raw, when it has "id" and "name". A value that is not an object, has no
 // string "type", or is a known variant that does not decode is an error.
 func unmarshalConfigOption(data []byte) (SessionConfigOption, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("config option", err)
+		return nil, wirejson.ErrDecode("config option", err)
 	}
 	if !found {
-		return nil, errMissing("config option", "type")
+		return nil, wirejson.ErrMissing("config option", "type")
 	}
 	var v interface {
 		SessionConfigOption
@@ -4112,24 +3757,24 @@ func (f *configOptionField) UnmarshalJSON(b []byte) (err error) {
 // UnmarshalJSON keeps an object with "id" and "name" as
 // UnknownConfigOption, with its "type".
 func (x *UnknownConfigOption) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("config option", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("config option", err)
 	}
 	var w struct {
-		ID   wireStr `json:"id"`
-		Name wireStr `json:"name"`
+		ID   wirejson.Str `json:"id"`
+		Name wirejson.Str `json:"name"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return errDecode("config option", err)
+		return wirejson.ErrDecode("config option", err)
 	}
-	if !w.ID.ok {
-		return errMissing("config option", "id")
+	if !w.ID.OK {
+		return wirejson.ErrMissing("config option", "id")
 	}
-	if !w.Name.ok {
-		return errMissing("config option", "name")
+	if !w.Name.OK {
+		return wirejson.ErrMissing("config option", "name")
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownConfigOption{Type: string(kind), ID: w.ID.v, Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownConfigOption{Type: string(kind), ID: w.ID.V, Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -4140,12 +3785,12 @@ func (x *UnknownConfigOption) UnmarshalJSON(b []byte) error {
 // value that is not an object, has no string "type", or is a known variant
 // that does not decode is an error.
 func unmarshalContentBlock(data []byte) (ContentBlock, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("content block", err)
+		return nil, wirejson.ErrDecode("content block", err)
 	}
 	if !found {
-		return nil, errMissing("content block", "type")
+		return nil, wirejson.ErrMissing("content block", "type")
 	}
 	var v interface {
 		ContentBlock
@@ -4163,10 +3808,10 @@ func unmarshalContentBlock(data []byte) (ContentBlock, error) {
 	case "resource":
 		v = new(EmbeddedResource)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("content block", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("content block", err)
 		}
-		return &UnknownContent{Type: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownContent{Type: string(kind), Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -4185,11 +3830,11 @@ func (f *contentBlockField) UnmarshalJSON(b []byte) (err error) {
 
 // UnmarshalJSON keeps any object as UnknownContent, with its "type".
 func (x *UnknownContent) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("content block", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("content block", err)
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownContent{Type: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownContent{Type: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -4199,12 +3844,12 @@ func (x *UnknownContent) UnmarshalJSON(b []byte) error {
 // raw. A value that is not an object, has no string "type", or is a known
 // variant that does not decode is an error.
 func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
-	kind, found, err := jsonDiscriminator(data, "type")
+	kind, found, err := wirejson.Discriminator(data, "type")
 	if err != nil {
-		return nil, errDecode("tool call content", err)
+		return nil, wirejson.ErrDecode("tool call content", err)
 	}
 	if !found {
-		return nil, errMissing("tool call content", "type")
+		return nil, wirejson.ErrMissing("tool call content", "type")
 	}
 	var v interface {
 		ToolCallContent
@@ -4218,10 +3863,10 @@ func unmarshalToolCallContent(data []byte) (ToolCallContent, error) {
 	case "terminal":
 		v = new(TerminalContent)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("tool call content", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("tool call content", err)
 		}
-		return &UnknownToolCallContent{Type: string(kind), Raw: rawCopy(data)}, nil
+		return &UnknownToolCallContent{Type: string(kind), Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -4240,11 +3885,11 @@ func (f *toolCallContentField) UnmarshalJSON(b []byte) (err error) {
 
 // UnmarshalJSON keeps any object as UnknownToolCallContent, with its "type".
 func (x *UnknownToolCallContent) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("tool call content", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("tool call content", err)
 	}
-	kind, _, _ := jsonDiscriminator(b, "type")
-	*x = UnknownToolCallContent{Type: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, "type")
+	*x = UnknownToolCallContent{Type: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 
@@ -4260,15 +3905,15 @@ func unmarshalResourceContents(data []byte) (ResourceContents, error) {
 		json.Unmarshaler
 	}
 	switch {
-	case jsonHasKey(data, "text"):
+	case wirejson.HasKey(data, "text"):
 		v = new(TextResourceContents)
-	case jsonHasKey(data, "blob"):
+	case wirejson.HasKey(data, "blob"):
 		v = new(BlobResourceContents)
 	default:
-		if err := jsonObject(data); err != nil {
-			return nil, errDecode("resource contents", err)
+		if err := wirejson.CheckObject(data); err != nil {
+			return nil, wirejson.ErrDecode("resource contents", err)
 		}
-		return &UnknownResourceContents{Raw: rawCopy(data)}, nil
+		return &UnknownResourceContents{Raw: wirejson.RawCopy(data)}, nil
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
 		return nil, err
@@ -4287,9 +3932,9 @@ func (f *resourceContentsField) UnmarshalJSON(b []byte) (err error) {
 
 // UnmarshalJSON keeps any object as UnknownResourceContents.
 func (x *UnknownResourceContents) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode("resource contents", err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode("resource contents", err)
 	}
-	*x = UnknownResourceContents{Raw: rawCopy(b)}
+	*x = UnknownResourceContents{Raw: wirejson.RawCopy(b)}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ var promised = []struct{ dir, name, file string }{
 	{".", "github.com/acpclient/acp", "acp.txt"},
 	{"acptest", "github.com/acpclient/acp/acptest", "acptest.txt"},
 	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
+	{"nes", "github.com/acpclient/acp/nes", "nes.txt"},
 	{"otelacp", "github.com/acpclient/acp/otelacp", "otelacp.txt"}, // a module of its own
 	{"registry", "github.com/acpclient/acp/registry", "registry.txt"},
 	{"remote", "github.com/acpclient/acp/remote", "remote.txt"},
@@ -56,6 +58,42 @@ func TestAPIListing(t *testing.T) {
 				t.Errorf("the exported API of %s differs from api/%s (-listed +source); if intended, run go test ./internal/apilist -update and commit it with a CHANGELOG.md line:\n%s", p.name, p.file, d)
 			}
 		})
+	}
+}
+
+// TestUnstableListing fails when the identifiers marked "Unstable:" in the
+// promised packages differ from api/unstable.txt, so that marking a part
+// of the API unstable, or promising it (removing the mark), is a diff in
+// review. After an intended change, run
+//
+//	go test ./internal/apilist -update
+//
+// and commit the listing with the change (and a CHANGELOG.md line).
+func TestUnstableListing(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var all []string
+	for _, p := range promised {
+		lines, err := Unstable(filepath.Join(root, p.dir), p.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, lines...)
+	}
+	slices.Sort(all)
+	got := strings.Join(all, "\n") + "\n"
+	path := filepath.Join(root, "api", "unstable.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/apilist -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("the identifiers marked %q differ from api/unstable.txt (-listed +source); if intended, run go test ./internal/apilist -update and commit it with a CHANGELOG.md line:\n%s", UnstableMarker, d)
 	}
 }
 
@@ -122,5 +160,78 @@ func (hidden) Exported() {}
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("listing (-want +got):\n%s", d)
+	}
+}
+
+// Unstable lists, in the same format, exactly what carries the mark itself:
+// a grouped declaration through its group's doc, a field through its own
+// doc or line comment, and not the fields or methods of a marked type.
+func TestUnstableFormat(t *testing.T) {
+	dir := t.TempDir()
+	src := `package p
+
+// A is stable.
+const A = 1
+
+// Unstable: may change.
+const (
+	B = 2
+	C = 3
+)
+
+// T is unstable.
+//
+// Unstable: may change.
+type T struct {
+	X int
+}
+
+// M is unstable too.
+//
+// Unstable: may change.
+func (T) M() {}
+
+func (T) N() {}
+
+// S is stable, with one unstable field.
+type S struct {
+	Y int
+	// Z is new. Unstable: may change.
+	Z string
+	W bool // Unstable: may change.
+}
+
+// I is stable.
+type I interface {
+	// Unstable: may change.
+	Do()
+	Done()
+}
+
+// F is unstable. Unstable: may change.
+func F() {}
+
+// unstable, but not exported. Unstable: may change.
+func g() {}
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Unstable(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"pkg p, const B",
+		"pkg p, const C",
+		"pkg p, func F()",
+		"pkg p, method (T) M()",
+		"pkg p, type I interface, Do()",
+		"pkg p, type S struct, W bool",
+		"pkg p, type S struct, Z string",
+		"pkg p, type T struct",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("unstable listing (-want +got):\n%s", d)
 	}
 }

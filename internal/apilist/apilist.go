@@ -3,6 +3,11 @@
 // files, so that every change to the API this module promises shows up as a
 // diff of a checked-in file that a reviewer reads (see api_test.go).
 //
+// Unstable lists, in the same format, only the identifiers whose doc says
+// "Unstable:" (the module's mark for what follows schema.unstable.json or
+// no schema, and may change in any release), so that promoting a feature to
+// stable, or adding an unstable one, is a diff of api/unstable.txt.
+//
 // The listing is made from syntax alone (go/ast), not from type-checking:
 // types are printed as written in the source, parameter names dropped. That
 // keeps it fast and free of dependencies, at the cost of not expanding
@@ -27,6 +32,33 @@ import (
 // constraint are read (an identifier declared for one platform only is
 // still API); identical lines are listed once.
 func Package(dir, name string) ([]string, error) {
+	return list(dir, name, func(...*ast.CommentGroup) bool { return true })
+}
+
+// UnstableMarker is the text an identifier's doc holds when it may change
+// in any release.
+const UnstableMarker = "Unstable:"
+
+// Unstable lists, as Package does, the exported identifiers of the package
+// in dir whose own doc holds UnstableMarker: a declaration's doc (a
+// grouped declaration's group doc included), a struct field's or interface
+// method's doc or line comment. A field or method of an unstable type is
+// not listed unless its own doc says so: the type's line stands for it.
+func Unstable(dir, name string) ([]string, error) {
+	return list(dir, name, func(docs ...*ast.CommentGroup) bool {
+		for _, d := range docs {
+			if d != nil && strings.Contains(d.Text(), UnstableMarker) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// keepFunc says, from an identifier's doc comments, whether it is listed.
+type keepFunc func(docs ...*ast.CommentGroup) bool
+
+func list(dir, name string, keep keepFunc) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -38,14 +70,14 @@ func Package(dir, name string) ([]string, error) {
 		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return nil, err
 		}
 		if strings.HasSuffix(f.Name.Name, "_test") || f.Name.Name == "main" {
 			continue
 		}
-		for _, l := range fileAPI(f) {
+		for _, l := range fileAPI(f, keep) {
 			seen["pkg "+name+", "+l] = true
 		}
 	}
@@ -57,12 +89,12 @@ func Package(dir, name string) ([]string, error) {
 	return lines, nil
 }
 
-func fileAPI(f *ast.File) []string {
+func fileAPI(f *ast.File, keep keepFunc) []string {
 	var out []string
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if !d.Name.IsExported() {
+			if !d.Name.IsExported() || !keep(d.Doc) {
 				continue
 			}
 			if d.Recv == nil {
@@ -75,13 +107,13 @@ func fileAPI(f *ast.File) []string {
 			}
 			out = append(out, fmt.Sprintf("method (%s) %s%s", recv, d.Name.Name, signature(d.Type)))
 		case *ast.GenDecl:
-			out = append(out, genDecl(d)...)
+			out = append(out, genDecl(d, keep)...)
 		}
 	}
 	return out
 }
 
-func genDecl(d *ast.GenDecl) []string {
+func genDecl(d *ast.GenDecl, keep keepFunc) []string {
 	var out []string
 	var constType ast.Expr // a const spec without type or values repeats the previous one's
 	for _, s := range d.Specs {
@@ -96,7 +128,7 @@ func genDecl(d *ast.GenDecl) []string {
 				constType = typ
 			}
 			for _, n := range s.Names {
-				if !n.IsExported() {
+				if !n.IsExported() || !keep(d.Doc, s.Doc, s.Comment) {
 					continue
 				}
 				l := kw + " " + n.Name
@@ -109,15 +141,23 @@ func genDecl(d *ast.GenDecl) []string {
 			if !s.Name.IsExported() {
 				continue
 			}
+			typeKept := keep(d.Doc, s.Doc, s.Comment)
 			head := "type " + s.Name.Name + typeParams(s.TypeParams)
 			if s.Assign.IsValid() {
-				out = append(out, head+" = "+expr(s.Type))
+				if typeKept {
+					out = append(out, head+" = "+expr(s.Type))
+				}
 				continue
 			}
 			switch t := s.Type.(type) {
 			case *ast.StructType:
-				out = append(out, head+" struct")
+				if typeKept {
+					out = append(out, head+" struct")
+				}
 				for _, fl := range t.Fields.List {
+					if !keep(fl.Doc, fl.Comment) {
+						continue
+					}
 					if len(fl.Names) == 0 {
 						out = append(out, head+" struct, embedded "+expr(fl.Type))
 						continue
@@ -129,8 +169,13 @@ func genDecl(d *ast.GenDecl) []string {
 					}
 				}
 			case *ast.InterfaceType:
-				out = append(out, head+" interface")
+				if typeKept {
+					out = append(out, head+" interface")
+				}
 				for _, m := range t.Methods.List {
+					if !keep(m.Doc, m.Comment) {
+						continue
+					}
 					if len(m.Names) == 0 {
 						out = append(out, head+" interface, embedded "+expr(m.Type))
 						continue
@@ -142,7 +187,9 @@ func genDecl(d *ast.GenDecl) []string {
 					}
 				}
 			default:
-				out = append(out, head+" "+expr(s.Type))
+				if typeKept {
+					out = append(out, head+" "+expr(s.Type))
+				}
 			}
 		}
 	}

@@ -13,22 +13,42 @@ import (
 // root is package acp, two levels up.
 const root = "../.."
 
-// TestGeneratedFileIsFresh fails when protocol_gen.go is not what `go
-// generate ./...` would write: after a change to the schema copy, to the Go
-// types it reads, or to this generator.
+// TestGeneratedFileIsFresh fails when a generated file (protocol_gen.go,
+// and each other output) is not what `go generate ./...` would write: after
+// a change to the schema copy, to the Go types it reads, or to this
+// generator.
 func TestGeneratedFileIsFresh(t *testing.T) {
-	want, err := generate(root)
+	for _, o := range outputs {
+		t.Run(o.File, func(t *testing.T) {
+			want, err := generate(root, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(root, filepath.FromSlash(o.Dir), o.File)
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s is stale: run `go generate ./...` in the repository root and commit the result\n%s",
+					path, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// loadOutput loads the Go types of the package of the output named pkg.
+func loadOutput(t *testing.T, pkg string) *goPkg {
+	t.Helper()
+	o, ok := outputOf(pkg)
+	if !ok {
+		t.Fatalf("no output for package %q", pkg)
+	}
+	p, err := loadPackage(filepath.Join(root, filepath.FromSlash(o.Dir)), o.Pkg, o.File)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(root, outFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run `go generate ./...` in the repository root and commit the result\n%s",
-			outFile, firstDiff(got, want))
-	}
+	return p
 }
 
 func firstDiff(got, want []byte) string {
@@ -56,15 +76,23 @@ func TestEveryDefCovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(root, outFile)
-	if err != nil {
-		t.Fatal(err)
+	pkgs := map[string]*goPkg{}
+	pkgOf := func(out string) *goPkg {
+		o, ok := outputOf(out)
+		if !ok {
+			t.Fatalf("Out %q is in no output", out)
+		}
+		if pkgs[o.Pkg] == nil {
+			pkgs[o.Pkg] = loadOutput(t, o.Pkg)
+		}
+		return pkgs[o.Pkg]
 	}
+	pkg := pkgOf("acp")
 	covered := map[string]string{}
 	shape := map[string]string{} // Go type → its defs
 	for _, g := range generated {
-		if pkg.types[g.Go] == nil {
-			t.Errorf("generated type %s is not declared in package acp", g.Go)
+		if p := pkgOf(g.Out); p.types[g.Go] == nil {
+			t.Errorf("generated type %s is not declared in package %s", g.Go, p.name)
 		}
 		shape[g.Go] = strings.Join(g.Defs, ",")
 		for _, d := range g.Defs {
@@ -86,12 +114,13 @@ func TestEveryDefCovered(t *testing.T) {
 			t.Errorf("$defs %s is both a generated type and a generated union", u.Def)
 		}
 		covered[u.Def] = u.Go
+		p := pkgOf(u.Out)
 		for _, name := range []string{u.Go, u.Unknown} {
-			if pkg.types[name] == nil {
-				t.Errorf("union %s: type %s is not declared in package acp", u.Def, name)
+			if p.types[name] == nil {
+				t.Errorf("union %s: type %s is not declared in package %s", u.Def, name, p.name)
 			}
 		}
-		if u.Wrapper != "" && pkg.types[u.Wrapper] != nil {
+		if u.Wrapper != "" && p.types[u.Wrapper] != nil {
 			t.Errorf("union %s: wrapper %s is generated but also declared by hand", u.Def, u.Wrapper)
 		}
 	}
@@ -138,10 +167,7 @@ func TestMarksDriveDecoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(root, outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := loadOutput(t, "acp")
 	gen := func(typ string) string {
 		t.Helper()
 		for _, g := range generated {
@@ -164,24 +190,24 @@ func TestMarksDriveDecoding(t *testing.T) {
 	}
 
 	caps := s.stable.Defs["AgentCapabilities"].Properties["loadSession"]
-	contains(gen("AgentCapabilities"), "LoadSession         wireOpt[bool]")
+	contains(gen("AgentCapabilities"), "LoadSession         wirejson.Opt[bool]")
 	caps.DefaultOnError = false
-	contains(gen("AgentCapabilities"), "LoadSession         wireStrict[bool]")
-	contains(gen("AgentCapabilities"), `errField("agent capabilities", "loadSession"`)
+	contains(gen("AgentCapabilities"), "LoadSession         wirejson.Strict[bool]")
+	contains(gen("AgentCapabilities"), `wirejson.ErrField("agent capabilities", "loadSession"`)
 	caps.DefaultOnError = true
 
 	modes := s.stable.Defs["SessionModeState"].Properties["availableModes"]
-	contains(gen("SessionModeState"), "wireList[SessionMode]")
+	contains(gen("SessionModeState"), "wirejson.List[SessionMode]")
 	modes.SkipInvalid = false
-	contains(gen("SessionModeState"), "wireOpt[[]SessionMode]")
+	contains(gen("SessionModeState"), "wirejson.Opt[[]SessionMode]")
 	modes.DefaultOnError = false
-	contains(gen("SessionModeState"), "wireStrict[[]SessionMode]")
+	contains(gen("SessionModeState"), "wirejson.Strict[[]SessionMode]")
 	modes.SkipInvalid, modes.DefaultOnError = true, true
 
 	impl := s.stable.Defs["Implementation"]
-	contains(gen("Implementation"), `errMissing("implementation", "version")`)
+	contains(gen("Implementation"), `wirejson.ErrMissing("implementation", "version")`)
 	impl.Required = []string{"name"}
-	if out := gen("Implementation"); strings.Contains(out, `errMissing("implementation", "version")`) {
+	if out := gen("Implementation"); strings.Contains(out, `wirejson.ErrMissing("implementation", "version")`) {
 		t.Errorf("version still required after the schema dropped it:\n%s", out)
 	}
 	impl.Required = []string{"name", "version"}
@@ -220,10 +246,7 @@ func TestUnionsFollowSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(root, outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := loadOutput(t, "acp")
 	var cb genUnion
 	for _, u := range unions {
 		if u.Def == "ContentBlock" {
@@ -276,7 +299,7 @@ func TestUnionsFollowSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(out2), "case jsonHasKey(data, \"blob\"):\n\t\tv = new(BlobResourceContents)") {
+	if !strings.Contains(string(out2), "case wirejson.HasKey(data, \"blob\"):\n\t\tv = new(BlobResourceContents)") {
 		t.Errorf("no dispatch of blob:\n%s", out2)
 	}
 	blob := s.stable.Defs["BlobResourceContents"]
@@ -297,10 +320,7 @@ func TestNewFieldShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(root, outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := loadOutput(t, "acp")
 	gen := func(typ string) (string, error) {
 		t.Helper()
 		for _, g := range generated {
@@ -313,11 +333,11 @@ func TestNewFieldShapes(t *testing.T) {
 		return "", nil
 	}
 	for typ, wants := range map[string][]string{
-		"ToolCallUpdate":    {"var kind *ToolKind", "kind = &v", "RawInput   wireRaw"},
+		"ToolCallUpdate":    {"var kind *ToolKind", "kind = &v", "RawInput   wirejson.Raw"},
 		"SessionInfoUpdate": {"Title     wireField[string]", "Title:     w.Title.f"},
-		"Annotations":       {"Audience     wireList[string]", "audience[i] = Role(e)"},
-		"AgentMessageChunk": {"Content   contentBlockField", `errMissing("agent_message_chunk", "content")`},
-		"Cost":              {"Amount   wireStrict[float64]"},
+		"Annotations":       {"Audience     wirejson.List[string]", "audience[i] = Role(e)"},
+		"AgentMessageChunk": {"Content   contentBlockField", `wirejson.ErrMissing("agent_message_chunk", "content")`},
+		"Cost":              {"Amount   wirejson.Strict[float64]"},
 	} {
 		out, err := gen(typ)
 		if err != nil {
@@ -349,10 +369,7 @@ func TestUnionDefaultVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(root, outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := loadOutput(t, "acp")
 	var am genUnion
 	for _, u := range unions {
 		if u.Def == "AuthMethod" {
@@ -372,8 +389,8 @@ func TestUnionDefaultVariant(t *testing.T) {
 		"case \"agent\":\n\t\tv = new(AgentAuthMethod)",
 		"case \"env_var\":\n\t\tv = new(EnvVarAuthMethod)",
 		"return terminalFromMeta(v), nil",
-		"if !w.ID.ok {\n\t\treturn errMissing(\"auth method\", \"id\")",
-		"if !w.Name.ok {\n\t\treturn errMissing(\"auth method\", \"name\")",
+		"if !w.ID.OK {\n\t\treturn wirejson.ErrMissing(\"auth method\", \"id\")",
+		"if !w.Name.OK {\n\t\treturn wirejson.ErrMissing(\"auth method\", \"name\")",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
@@ -391,7 +408,7 @@ func TestUnionDefaultVariant(t *testing.T) {
 	term := s.stable.Defs["AuthMethodTerminal"]
 	req := term.Required
 	term.Required = []string{"id"}
-	if out, err = gen(am); err != nil || strings.Contains(out, "errMissing(\"auth method\", \"name\")") {
+	if out, err = gen(am); err != nil || strings.Contains(out, "wirejson.ErrMissing(\"auth method\", \"name\")") {
 		t.Errorf("an unknown method still needs a name no longer common to all (%v):\n%s", err, out)
 	}
 	term.Required = req

@@ -13,10 +13,12 @@ import (
 	"strings"
 )
 
-// goPkg is what the generator needs to know of package acp: its type
-// declarations, read from source so that the hand-written types (and their
-// doc comments) stay the single place where the Go shapes are defined.
+// goPkg is what the generator needs to know of a package with generated
+// decoders: its type declarations, read from source so that the
+// hand-written types (and their doc comments) stay the single place where
+// the Go shapes are defined.
 type goPkg struct {
+	name  string // the package name
 	types map[string]*goDecl
 	// wrappers maps an interface type to the decoding wrapper the package
 	// declares for it: a struct with one field v of that type whose
@@ -34,30 +36,31 @@ type goField struct {
 	expr       ast.Expr
 }
 
-// loadPackage parses the non-test Go files of dir, except skipFile (the
-// generator's own output, so a stale or broken output cannot feed back).
-func loadPackage(dir, skipFile string) (*goPkg, error) {
+// loadPackage parses the non-test Go files of package name in dir, except
+// skipFile (the generator's own output, so a stale or broken output cannot
+// feed back).
+func loadPackage(dir, name, skipFile string) (*goPkg, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	p := &goPkg{types: map[string]*goDecl{}, wrappers: map[string]string{}}
+	p := &goPkg{name: name, types: map[string]*goDecl{}, wrappers: map[string]string{}}
 	fset := token.NewFileSet()
-	for _, name := range names {
-		base := filepath.Base(name)
+	for _, path := range names {
+		base := filepath.Base(path)
 		if strings.HasSuffix(base, "_test.go") || base == skipFile {
 			continue
 		}
-		src, err := os.ReadFile(name)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
-		if f.Name.Name != "acp" {
+		if f.Name.Name != name {
 			continue
 		}
 		for _, d := range f.Decls {
@@ -74,7 +77,7 @@ func loadPackage(dir, skipFile string) (*goPkg, error) {
 			}
 		}
 	}
-	for name, d := range p.types {
+	for typ, d := range p.types {
 		st, ok := d.expr.(*ast.StructType)
 		if !ok || len(st.Fields.List) != 1 || len(st.Fields.List[0].Names) != 1 || st.Fields.List[0].Names[0].Name != "v" {
 			continue
@@ -82,7 +85,7 @@ func loadPackage(dir, skipFile string) (*goPkg, error) {
 		if id, ok := st.Fields.List[0].Type.(*ast.Ident); ok {
 			if t := p.types[id.Name]; t != nil {
 				if _, ok := t.expr.(*ast.InterfaceType); ok {
-					p.wrappers[id.Name] = name
+					p.wrappers[id.Name] = typ
 				}
 			}
 		}

@@ -1,6 +1,8 @@
-// Command schemagen writes protocol_gen.go: the lenient JSON decoders of the
-// wire types of package acp, generated from the pinned ACP schema in
-// schema/. Run it through `go generate ./...` from the repository root.
+// Command schemagen writes the lenient JSON decoders of the module's wire
+// types, generated from the pinned ACP schema in schema/: protocol_gen.go
+// for package acp, and one file for each other package that has generated
+// decoders (outputs in table.go; each row of the type table names its
+// package). Run it through `go generate ./...` from the repository root.
 //
 // The Go types stay hand-written (with their doc comments); the generator
 // reads them from source and matches each field, by its json key, to a
@@ -29,7 +31,7 @@ import (
 )
 
 func main() {
-	root := flag.String("root", ".", "the directory of package acp")
+	root := flag.String("root", ".", "the module root (the directory of package acp)")
 	v2 := flag.Bool("v2", false, "write the ACP v2 wire types (internal/v2wire) instead")
 	flag.Parse()
 	if *v2 {
@@ -46,13 +48,15 @@ func main() {
 		}
 		return
 	}
-	out, err := generate(*root)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "schemagen:", err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile(filepath.Join(*root, outFile), out, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "schemagen:", err)
-		os.Exit(1)
+	for _, o := range outputs {
+		out, err := generate(*root, o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "schemagen:", o.File+":", err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(filepath.Join(*root, filepath.FromSlash(o.Dir), o.File), out, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "schemagen:", err)
+			os.Exit(1)
+		}
 	}
 }

@@ -14,10 +14,43 @@ type genType struct {
 	// Label names the type in errors; "" means its Go name in words. The
 	// session update kinds keep their wire names ("tool_call").
 	Label string
+	// Out is the package the Go type is declared in and its decoder is
+	// written to, a Pkg of outputs; "" means package acp.
+	Out string
 }
 
-// generated lists the types of protocol*.go whose decoders are generated, in
-// the order they are written out.
+// output is one generated file: the package it belongs to, that package's
+// directory (from the module root), and the file written there.
+type output struct {
+	Pkg, Dir, File string
+}
+
+// outputs are the generated files, one per package that has generated
+// decoders. A row of generated or unions says which one it goes to (Out),
+// so moving a type to another package is one field of its row.
+var outputs = []output{
+	{Pkg: "acp", Dir: ".", File: "protocol_gen.go"},
+	{Pkg: "nes", Dir: "nes", File: "nes_gen.go"},
+}
+
+// outputOf returns the output of the package pkg ("" is package acp).
+func outputOf(pkg string) (output, bool) {
+	if pkg == "" {
+		pkg = "acp"
+	}
+	for _, o := range outputs {
+		if o.Pkg == pkg {
+			return o, true
+		}
+	}
+	return output{}, false
+}
+
+// in reports whether a row's Out is the package pkg.
+func in(out, pkg string) bool { return out == pkg || out == "" && pkg == "acp" }
+
+// generated lists the types whose decoders are generated, in the order they
+// are written out (within each output).
 var generated = []genType{
 	{Go: "StopReason", Defs: []string{"StopReason"}},
 	{Go: "PlanEntryPriority", Defs: []string{"PlanEntryPriority"}},
@@ -161,22 +194,25 @@ var generated = []genType{
 	{Go: "SessionMessage", Defs: []string{"SessionMessage"}, Label: "session_message"},
 	{Go: "SessionMessageChunk", Defs: []string{"SessionMessageChunk"}, Label: "session_message_chunk"},
 
-	// Next-edit suggestions (nes.go).
+	// The NES capabilities (nes_capabilities.go): AgentCapabilities carries them.
 	{Go: "PositionEncodingKind", Defs: []string{"PositionEncodingKind"}, Unstable: true},
 	{Go: "TextDocumentSyncKind", Defs: []string{"TextDocumentSyncKind"}, Unstable: true},
 	{Go: "NESCapabilities", Defs: []string{"NesCapabilities"}, Unstable: true},
 	{Go: "NESEventCapabilities", Defs: []string{"NesEventCapabilities"}, Unstable: true},
 	{Go: "NESDocumentEventCapabilities", Defs: []string{"NesDocumentEventCapabilities"}, Unstable: true},
 	{Go: "NESDocumentDidChangeCapabilities", Defs: []string{"NesDocumentDidChangeCapabilities"}, Unstable: true},
-	{Go: "Position", Defs: []string{"Position"}, Unstable: true},
-	{Go: "Range", Defs: []string{"Range"}, Unstable: true},
-	{Go: "StartNESResponse", Defs: []string{"StartNesResponse"}, Unstable: true},
-	{Go: "SuggestNESResponse", Defs: []string{"SuggestNesResponse"}, Unstable: true},
-	{Go: "NESEditSuggestion", Defs: []string{"NesEditSuggestion"}, Unstable: true},
-	{Go: "NESTextEdit", Defs: []string{"NesTextEdit"}, Unstable: true},
-	{Go: "NESJumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true},
-	{Go: "NESRenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true},
-	{Go: "NESSearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true},
+	// Next-edit suggestions (package nes). The labels keep the words the
+	// errors used when the types were acp.StartNESResponse and so on.
+	{Go: "Position", Defs: []string{"Position"}, Unstable: true, Out: "nes"},
+	{Go: "Range", Defs: []string{"Range"}, Unstable: true, Out: "nes"},
+	{Go: "StartResponse", Defs: []string{"StartNesResponse"}, Unstable: true, Out: "nes", Label: "start nes response"},
+	{Go: "SuggestResponse", Defs: []string{"SuggestNesResponse"}, Unstable: true, Out: "nes", Label: "suggest nes response"},
+	{Go: "EditSuggestion", Defs: []string{"NesEditSuggestion"}, Unstable: true, Out: "nes", Label: "nes edit suggestion"},
+	{Go: "TextEdit", Defs: []string{"NesTextEdit"}, Unstable: true, Out: "nes", Label: "nes text edit"},
+	{Go: "JumpSuggestion", Defs: []string{"NesJumpSuggestion"}, Unstable: true, Out: "nes", Label: "nes jump suggestion"},
+	{Go: "RenameSuggestion", Defs: []string{"NesRenameSuggestion"}, Unstable: true, Out: "nes", Label: "nes rename suggestion"},
+	{Go: "SearchAndReplaceSuggestion", Defs: []string{"NesSearchAndReplaceSuggestion"}, Unstable: true, Out: "nes",
+		Label: "nes search and replace suggestion"},
 
 	// MCP-over-ACP (mcp.go): the agent's mcp/message requests. The client
 	// only sends the response and MessageMcpNotification, so neither has a
@@ -213,9 +249,9 @@ var unions = []genUnion{
 	{Def: "PlanUpdateContent", Go: "PlanContent", Func: "unmarshalPlanContent", Label: "plan content",
 		Wrapper: "planContentField", Unknown: "UnknownPlanContent", UnknownKey: "Type", Fail: "nil, %s",
 		Unstable: true},
-	{Def: "NesSuggestion", Go: "NESSuggestion", Func: "unmarshalNESSuggestion", Label: "nes suggestion",
-		Wrapper: "nesSuggestionField", Unknown: "UnknownNESSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
-		Unstable: true},
+	{Def: "NesSuggestion", Go: "Suggestion", Func: "unmarshalSuggestion", Label: "nes suggestion",
+		Wrapper: "suggestionField", Unknown: "UnknownSuggestion", UnknownKey: "Kind", Fail: "nil, %s",
+		Unstable: true, Out: "nes"},
 	{Def: "AuthMethod", Go: "AuthMethod", Func: "unmarshalAuthMethod", Label: "auth method",
 		Wrapper: "authMethodField", Unknown: "UnknownAuthMethod", UnknownKey: "Type", Fail: "nil, %s",
 		// env_var left the unstable schema, but agents still send it.

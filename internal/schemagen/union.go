@@ -43,6 +43,8 @@ type genUnion struct {
 	UnknownCommon bool
 	// Then names a func(Go) Go applied to every decoded known variant.
 	Then string
+	// Out is the package the union is declared in, as in genType.
+	Out string
 }
 
 type unionPlan struct {
@@ -191,6 +193,9 @@ func (g *gen) commonRequired(branches []*node) []string {
 func (g *gen) variantType(ref, byName string) (string, error) {
 	var goTypes []string
 	for _, t := range generated {
+		if !in(t.Out, g.pkg.name) {
+			continue // a variant is declared beside its union
+		}
 		// A type that merges defs decodes the last one; the first ones are
 		// properties its union shares (SessionConfigOption's id and name).
 		if t.Defs[len(t.Defs)-1] == ref {
@@ -286,12 +291,12 @@ func (g *gen) emitUnion(p unionPlan) {
 	g.b.WriteString("\n")
 	g.b.WriteString(wrapComment(doc))
 	fmt.Fprintf(&g.b, "func %s(data []byte) (%s, error) {\n", u.Func, u.Go)
-	fmt.Fprintf(&g.b, "\tkind, found, err := jsonDiscriminator(data, %q)\n", p.key)
-	fmt.Fprintf(&g.b, "\tif err != nil {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errDecode(%q, err)", u.Label)))
+	fmt.Fprintf(&g.b, "\tkind, found, err := wirejson.Discriminator(data, %q)\n", p.key)
+	fmt.Fprintf(&g.b, "\tif err != nil {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("wirejson.ErrDecode(%q, err)", u.Label)))
 	if p.dflt != "" {
 		fmt.Fprintf(&g.b, "\tif !found || len(kind) == 0 {\n\t\tkind = []byte(%q)\n\t}\n", p.dflt)
 	} else {
-		fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("errMissing(%q, %q)", u.Label, p.key)))
+		fmt.Fprintf(&g.b, "\tif !found {\n\t\treturn %s\n\t}\n", fail(fmt.Sprintf("wirejson.ErrMissing(%q, %q)", u.Label, p.key)))
 	}
 	fmt.Fprintf(&g.b, "\tvar v interface {\n\t\t%s\n\t\tjson.Unmarshaler\n\t}\n", u.Go)
 	fmt.Fprintf(&g.b, "\tswitch string(kind) {\n")
@@ -302,8 +307,8 @@ func (g *gen) emitUnion(p unionPlan) {
 		fmt.Fprintf(&g.b, "\tdefault:\n\t\tx := new(%s)\n\t\tif err := x.UnmarshalJSON(data); err != nil {\n\t\t\treturn %s\n\t\t}\n\t\treturn x, nil\n\t}\n",
 			u.Unknown, fail("err"))
 	} else {
-		fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := jsonObject(data); err != nil {\n\t\t\treturn nil, errDecode(%q, err)\n\t\t}\n", u.Label)
-		fmt.Fprintf(&g.b, "\t\treturn &%s{%s: string(kind), Raw: rawCopy(data)}, nil\n\t}\n", u.Unknown, u.UnknownKey)
+		fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := wirejson.CheckObject(data); err != nil {\n\t\t\treturn nil, wirejson.ErrDecode(%q, err)\n\t\t}\n", u.Label)
+		fmt.Fprintf(&g.b, "\t\treturn &%s{%s: string(kind), Raw: wirejson.RawCopy(data)}, nil\n\t}\n", u.Unknown, u.UnknownKey)
 	}
 	ret := "v"
 	if u.Then != "" {
@@ -332,10 +337,10 @@ func (g *gen) emitKeyed(p unionPlan) {
 	fmt.Fprintf(&g.b, "\tvar v interface {\n\t\t%s\n\t\tjson.Unmarshaler\n\t}\n", u.Go)
 	fmt.Fprintf(&g.b, "\tswitch {\n")
 	for i, k := range p.consts {
-		fmt.Fprintf(&g.b, "\tcase jsonHasKey(data, %q):\n\t\tv = new(%s)\n", k, p.variants[i])
+		fmt.Fprintf(&g.b, "\tcase wirejson.HasKey(data, %q):\n\t\tv = new(%s)\n", k, p.variants[i])
 	}
-	fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := jsonObject(data); err != nil {\n\t\t\treturn nil, errDecode(%q, err)\n\t\t}\n", u.Label)
-	fmt.Fprintf(&g.b, "\t\treturn &%s{Raw: rawCopy(data)}, nil\n\t}\n", u.Unknown)
+	fmt.Fprintf(&g.b, "\tdefault:\n\t\tif err := wirejson.CheckObject(data); err != nil {\n\t\t\treturn nil, wirejson.ErrDecode(%q, err)\n\t\t}\n", u.Label)
+	fmt.Fprintf(&g.b, "\t\treturn &%s{Raw: wirejson.RawCopy(data)}, nil\n\t}\n", u.Unknown)
 	fmt.Fprintf(&g.b, "\tif err := v.UnmarshalJSON(data); err != nil {\n\t\treturn %s\n\t}\n\treturn v, nil\n}\n",
 		fmt.Sprintf(u.Fail, "err"))
 	g.emitWrapper(u)
@@ -369,10 +374,10 @@ func (g *gen) emitUnknown(u genUnion, key string, needs []unknownNeed) {
 		fmt.Fprintf(&g.b, `
 // UnmarshalJSON keeps any object as %[1]s.
 func (x *%[1]s) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode(%[2]q, err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode(%[2]q, err)
 	}
-	*x = %[1]s{Raw: rawCopy(b)}
+	*x = %[1]s{Raw: wirejson.RawCopy(b)}
 	return nil
 }
 `, u.Unknown, u.Label)
@@ -381,11 +386,11 @@ func (x *%[1]s) UnmarshalJSON(b []byte) error {
 	fmt.Fprintf(&g.b, `
 // UnmarshalJSON keeps any object as %[1]s, with its %[2]q.
 func (x *%[1]s) UnmarshalJSON(b []byte) error {
-	if err := jsonObject(b); err != nil {
-		return errDecode(%[3]q, err)
+	if err := wirejson.CheckObject(b); err != nil {
+		return wirejson.ErrDecode(%[3]q, err)
 	}
-	kind, _, _ := jsonDiscriminator(b, %[2]q)
-	*x = %[1]s{%[4]s: string(kind), Raw: rawCopy(b)}
+	kind, _, _ := wirejson.Discriminator(b, %[2]q)
+	*x = %[1]s{%[4]s: string(kind), Raw: wirejson.RawCopy(b)}
 	return nil
 }
 `, u.Unknown, key, u.Label, u.UnknownKey)
@@ -402,7 +407,7 @@ func (g *gen) emitUnknownNeeding(u genUnion, key string, needs []unknownNeed) {
 	g.b.WriteString(wrapComment(fmt.Sprintf("UnmarshalJSON keeps an object with %s as %s, with its %q.",
 		strings.Join(keys, " and "), u.Unknown, key)))
 	fmt.Fprintf(&g.b, "func (x *%s) UnmarshalJSON(b []byte) error {\n", u.Unknown)
-	fmt.Fprintf(&g.b, "\tif err := jsonObject(b); err != nil {\n\t\treturn errDecode(%q, err)\n\t}\n", u.Label)
+	fmt.Fprintf(&g.b, "\tif err := wirejson.CheckObject(b); err != nil {\n\t\treturn wirejson.ErrDecode(%q, err)\n\t}\n", u.Label)
 	name := func(n unknownNeed) string {
 		if n.field != "" {
 			return n.field
@@ -411,21 +416,21 @@ func (g *gen) emitUnknownNeeding(u genUnion, key string, needs []unknownNeed) {
 	}
 	g.b.WriteString("\tvar w struct {\n")
 	for _, n := range needs {
-		fmt.Fprintf(&g.b, "\t\t%s wireStr `json:%q`\n", name(n), n.key)
+		fmt.Fprintf(&g.b, "\t\t%s wirejson.Str `json:%q`\n", name(n), n.key)
 	}
 	g.b.WriteString("\t}\n")
-	fmt.Fprintf(&g.b, "\tif err := json.Unmarshal(b, &w); err != nil {\n\t\treturn errDecode(%q, err)\n\t}\n", u.Label)
+	fmt.Fprintf(&g.b, "\tif err := json.Unmarshal(b, &w); err != nil {\n\t\treturn wirejson.ErrDecode(%q, err)\n\t}\n", u.Label)
 	for _, n := range needs {
-		fmt.Fprintf(&g.b, "\tif !w.%s.ok {\n\t\treturn errMissing(%q, %q)\n\t}\n", name(n), u.Label, n.key)
+		fmt.Fprintf(&g.b, "\tif !w.%s.OK {\n\t\treturn wirejson.ErrMissing(%q, %q)\n\t}\n", name(n), u.Label, n.key)
 	}
-	fmt.Fprintf(&g.b, "\tkind, _, _ := jsonDiscriminator(b, %q)\n", key)
+	fmt.Fprintf(&g.b, "\tkind, _, _ := wirejson.Discriminator(b, %q)\n", key)
 	fmt.Fprintf(&g.b, "\t*x = %s{%s: string(kind)", u.Unknown, u.UnknownKey)
 	for _, n := range needs {
 		if n.field != "" {
-			fmt.Fprintf(&g.b, ", %s: w.%s.v", n.field, n.field)
+			fmt.Fprintf(&g.b, ", %s: w.%s.V", n.field, n.field)
 		}
 	}
-	g.b.WriteString(", Raw: rawCopy(b)}\n\treturn nil\n}\n")
+	g.b.WriteString(", Raw: wirejson.RawCopy(b)}\n\treturn nil\n}\n")
 }
 
 // camel turns a snake_case const into a Go name: "agent_message_chunk"

@@ -10,27 +10,35 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acpclient/acp/internal/apilist"
 )
 
 // unstableMarker starts the line that tells a reader of go doc that an
-// identifier follows schema.unstable.json (or no schema) and may change.
-const unstableMarker = "Unstable:"
+// identifier follows schema.unstable.json (or no schema) and may change;
+// api/unstable.txt lists what carries it.
+const unstableMarker = apilist.UnstableMarker
 
-// pkgDocs maps the exported identifiers of package acp (types, funcs,
-// consts, vars; "Type.Field" for struct fields; "Type.Method" for methods)
-// to their doc text, a group's doc included for grouped declarations.
-func pkgDocs(t *testing.T) map[string]string {
-	docs, _ := pkgDocsFiles(t)
+// pkgDocs maps the exported identifiers of the package of an output (types,
+// funcs, consts, vars; "Type.Field" for struct fields; "Type.Method" for
+// methods) to their doc text, a group's doc included for grouped
+// declarations.
+func pkgDocs(t *testing.T, pkg string) map[string]string {
+	docs, _ := pkgDocsFiles(t, pkg)
 	return docs
 }
 
 // pkgDocsFiles is pkgDocs and the file that declares each identifier.
-func pkgDocsFiles(t *testing.T) (docs, files map[string]string) {
+func pkgDocsFiles(t *testing.T, pkg string) (docs, files map[string]string) {
 	t.Helper()
+	o, ok := outputOf(pkg)
+	if !ok {
+		t.Fatalf("no output for package %q", pkg)
+	}
 	fset := token.NewFileSet()
 	// Every file of the package, whatever its build tags: both variants of
 	// a tagged declaration carry the same doc.
-	paths, err := filepath.Glob(filepath.Join(root, "*.go"))
+	paths, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(o.Dir), "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,30 +118,41 @@ func TestUnstableSchemaPartsMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := pkgDocs(t)
+	pkgs := map[string]map[string]string{}
+	docsOf := func(out string) map[string]string {
+		if out == "" {
+			out = "acp"
+		}
+		if pkgs[out] == nil {
+			pkgs[out] = pkgDocs(t, out)
+		}
+		return pkgs[out]
+	}
+	docs := docsOf("acp")
 	unstableOnly := func(def string) bool {
 		_, st := s.stable.Defs[def]
 		_, un := s.unstable.Defs[def]
 		return un && !st
 	}
 	var missing []string
-	check := func(name, why string) {
-		doc, ok := docs[name]
+	checkIn := func(out, name, why string) {
+		doc, ok := docsOf(out)[name]
 		if !ok {
-			t.Errorf("%s (%s) has no declaration in package acp", name, why)
+			t.Errorf("%s (%s) has no declaration in package %s", name, why, out)
 			return
 		}
 		if !strings.Contains(doc, unstableMarker) {
 			missing = append(missing, name+" ("+why+")")
 		}
 	}
+	check := func(name, why string) { checkIn("acp", name, why) }
 	for _, g := range generated {
 		all := true
 		for _, d := range g.Defs {
 			all = all && unstableOnly(d)
 		}
 		if all && g.Go != "Capability" {
-			check(g.Go, "decodes "+strings.Join(g.Defs, ", "))
+			checkIn(g.Out, g.Go, "decodes "+strings.Join(g.Defs, ", "))
 		}
 		if all {
 			continue
@@ -158,11 +177,21 @@ func TestUnstableSchemaPartsMarked(t *testing.T) {
 	}
 	for _, u := range unions {
 		if unstableOnly(u.Def) {
-			check(u.Go, "union "+u.Def)
+			checkIn(u.Out, u.Go, "union "+u.Def)
+		}
+	}
+	// Unstable defs decoded by hand-written types of the same name in
+	// package nes, which drops the prefix (StartNesRequest is
+	// nes.StartRequest).
+	for def := range s.unstable.Defs {
+		if name := strings.ReplaceAll(def, "Nes", ""); unstableOnly(def) {
+			if _, ok := docsOf("nes")[name]; ok {
+				checkIn("nes", name, "named like "+def)
+			}
 		}
 	}
 	// Unstable defs decoded by hand-written types of the same name
-	// (StartNesRequest is StartNESRequest).
+	// (NesCapabilities is NESCapabilities).
 	ini := strings.NewReplacer("Mcp", "MCP", "Nes", "NES")
 	seen := map[string]bool{}
 	for _, g := range generated {
@@ -188,12 +217,41 @@ func TestUnstableSchemaPartsMarked(t *testing.T) {
 // they declare (methods of its types aside, which their type's doc covers)
 // is marked, and so is every Client and Session method they declare.
 var unstableFiles = []string{
-	"client_unstable.go", "nes.go", "document.go", "fork.go", "mcp.go",
+	"client_unstable.go", "nes_capabilities.go", "fork.go", "mcp.go",
 	"models.go", "session_manage.go", "auth_status.go",
 }
 
+// unstablePackages hold only unstable features: every exported top-level
+// identifier they declare is marked, and so is every method of their
+// Session (the feature itself). Fields and the methods of wire types
+// (UnmarshalJSON, SuggestionID, ...) are covered by their type's doc.
+var unstablePackages = []string{"nes"}
+
+func TestUnstablePackagesMarked(t *testing.T) {
+	for _, pkg := range unstablePackages {
+		docs, _ := pkgDocsFiles(t, pkg)
+		var missing []string
+		for name, doc := range docs {
+			recv, member, isMember := strings.Cut(name, ".")
+			switch {
+			case strings.Contains(doc, unstableMarker):
+				continue
+			case !isMember && token.IsExported(name):
+			case isMember && recv == "Session" && token.IsExported(member):
+			default:
+				continue
+			}
+			missing = append(missing, pkg+"."+name)
+		}
+		sort.Strings(missing)
+		for _, m := range missing {
+			t.Errorf("%s: doc comment lacks %q", m, unstableMarker)
+		}
+	}
+}
+
 func TestUnstableFilesMarked(t *testing.T) {
-	docs, files := pkgDocsFiles(t)
+	docs, files := pkgDocsFiles(t, "acp")
 	var missing []string
 	for name, file := range files {
 		if !slices.Contains(unstableFiles, file) || strings.Contains(name, ".json:") {

