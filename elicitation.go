@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/acpclient/acp/internal/wirejson"
 )
 
 // ElicitationRequest is an elicitation/create as a handler sees it: the
@@ -164,7 +166,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	var schemaErr error
 	if req.Mode == ElicitationModeForm {
 		var schema *ElicitationSchema
-		schema, schemaErr = parseElicitationSchema(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
+		schema, schemaErr = ParseElicitationSchemaLimit(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
 		if errors.Is(schemaErr, ErrLimitExceeded) {
 			return nil, schemaErr
 		}
@@ -207,7 +209,7 @@ func checkElicitationV2(req *CreateElicitationRequest) error {
 	invalid := func(why string) error {
 		return &Error{Code: CodeInvalidParams, Message: "acp: v2 elicitation/create: " + why}
 	}
-	hasReq := len(req.RequestID) > 0 && !jsonIsNull(req.RequestID)
+	hasReq := len(req.RequestID) > 0 && !wirejson.IsNull(req.RequestID)
 	if (req.SessionID != "") == hasReq {
 		return invalid("it must be scoped to exactly one of a session (sessionId) or a request (requestId)")
 	}

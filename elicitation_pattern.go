@@ -12,13 +12,14 @@ import (
 	"sync/atomic"
 )
 
-// defaultElicitationPatternBytes is the default of
-// Limits.MaxElicitationPatternBytes. Go's regexp matches in time
+// DefaultElicitationPatternBytes bounds, by default, the bytes and the
+// compiled instructions of all the patterns of one form (a client's
+// Limits.MaxElicitationPatternBytes defaults to it). Go's regexp matches in time
 // proportional to the answer's length times the program's size: at 4096
 // instructions, the costliest pattern found (\pL* repeated, then $) takes
 // tens of milliseconds on a 1000-character answer, and real patterns
 // (an e-mail address, a UUID, semver) compile to well under 100.
-const defaultElicitationPatternBytes = 4 << 10
+const DefaultElicitationPatternBytes = 4 << 10
 
 // patternBudget is what the patterns of one schema may still use, in
 // bytes and in estimated program instructions: together, not each, so

@@ -229,12 +229,17 @@ func (r *CreateElicitationRequest) Schema() (*ElicitationSchema, error) {
 // [Limits].MaxElicitationPatternBytes, which a client applies to the
 // requests it serves).
 func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
-	return parseElicitationSchema(raw, defaultElicitationPatternBytes)
+	return ParseElicitationSchemaLimit(raw, DefaultElicitationPatternBytes)
 }
 
-// parseElicitationSchema is ParseElicitationSchema with maxPattern as the
-// limit on the patterns of the schema, together.
-func parseElicitationSchema(raw json.RawMessage, maxPattern int) (*ElicitationSchema, error) {
+// ParseElicitationSchemaLimit is [ParseElicitationSchema] with
+// maxPatternBytes, not [DefaultElicitationPatternBytes], as the bound on
+// the patterns' bytes and compiled instructions (a client passes its
+// Limits.MaxElicitationPatternBytes); zero or less means the default.
+func ParseElicitationSchemaLimit(raw json.RawMessage, maxPattern int) (*ElicitationSchema, error) {
+	if maxPattern <= 0 {
+		maxPattern = DefaultElicitationPatternBytes
+	}
 	const typ = "elicitation schema"
 	var w struct {
 		Title       wireStr          `json:"title"`

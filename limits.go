@@ -247,7 +247,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxMCPRequests = 64
 	}
 	if l.MaxElicitationPatternBytes <= 0 {
-		l.MaxElicitationPatternBytes = defaultElicitationPatternBytes
+		l.MaxElicitationPatternBytes = DefaultElicitationPatternBytes
 	}
 	return l
 }
