@@ -67,10 +67,16 @@ func TestV2DiffContent(t *testing.T) {
 	if bytes.Contains(b, []byte(`newText`)) {
 		t.Errorf("a v2 diff marshals v1 fields: %s", b)
 	}
-	back, err := toolCallContentV2(b)
+	// Back through the v2 decoder, as the content of an upsert.
+	n, err := DecodeNotification(2, []byte(`{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"x","content":[`+string(b)+`]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	up, ok := n.Update.(*ToolCallUpdate)
+	if !ok || len(up.Content) != 1 {
+		t.Fatalf("decoded %#v", n.Update)
+	}
+	back := up.Content[0]
 	if diff := cmp.Diff(d, back); diff != "" {
 		t.Errorf("round trip of %s (-want +got):\n%s", b, diff)
 	}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/internal/testhook"
 
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strconv"
-	"sync/atomic"
 )
 
 // DefaultElicitationPatternBytes bounds, by default, the bytes and the
@@ -101,12 +101,10 @@ func programSize(re *syntax.Regexp, limit int64) int64 {
 	return 1 // a character class, an anchor, an empty match
 }
 
-// patternHook, if set (by tests), hears of every pattern compiled or
-// matched here: "compile" or "match", and the pattern.
-var patternHook atomic.Pointer[func(event, pattern string)]
-
+// notePattern tells a test's hook (testhook.Pattern) of a pattern
+// compiled or matched here.
 func notePattern(event, pattern string) {
-	if h := patternHook.Load(); h != nil {
+	if h := testhook.Pattern.Load(); h != nil {
 		(*h)(event, pattern)
 	}
 }

@@ -104,16 +104,6 @@ func TestParseElicitationSchemaEdges(t *testing.T) {
 	if _, err := r.Schema(); err == nil {
 		t.Error("url mode has a schema")
 	}
-	if _, err := (&ElicitationRequest{CreateElicitationRequest: r}).Schema(); err == nil {
-		t.Error("url mode has a schema, as a handler sees it")
-	}
-	// A request the client did not serve (a handler's test builds one)
-	// decodes its schema.
-	form := &ElicitationRequest{CreateElicitationRequest: &CreateElicitationRequest{Mode: ElicitationModeForm,
-		RequestedSchema: json.RawMessage(`{"properties":{"n":{"type":"string"}},"required":["n"]}`)}}
-	if s, err := form.Schema(); err != nil || len(s.Fields) != 1 || !s.Fields[0].Required {
-		t.Errorf("Schema of a request made by hand: %+v, %v", s, err)
-	}
 }
 
 func TestElicitationValidate(t *testing.T) {

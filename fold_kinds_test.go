@@ -83,7 +83,7 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 		}
 		var ups []Update
 		for _, s := range samples {
-			u, err := decodeUpdate([]byte(s))
+			u, err := testDecodeUpdate([]byte(s))
 			if err != nil {
 				t.Fatalf("%s: %s: %v", kind, s, err)
 			}
@@ -98,7 +98,7 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 		// updates this way) and decodes back to the same value.
 		if b, err := json.Marshal(last); err != nil {
 			t.Errorf("%s: encoding: %v", kind, err)
-		} else if again, err := decodeUpdate(b); err != nil || again.UpdateKind() != kind ||
+		} else if again, err := testDecodeUpdate(b); err != nil || again.UpdateKind() != kind ||
 			!cmp.Equal(again, last, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })) {
 			t.Errorf("%s re-encoded as %s decodes as %T %v", kind, b, again, err)
 		}
@@ -149,7 +149,7 @@ func TestStateOrderInterleaves(t *testing.T) {
 		`{"sessionUpdate":"tool_call_update","toolCallId":"b","status":"in_progress"}`,                    // 5, unannounced
 		`{"sessionUpdate":"tool_call","toolCallId":"a","title":"Read again"}`,                             // replaces a, stays 1
 	} {
-		u, err := decodeUpdate([]byte(s))
+		u, err := testDecodeUpdate([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}

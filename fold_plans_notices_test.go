@@ -13,7 +13,7 @@ func foldLines(t *testing.T, lines ...string) (SessionState, TurnState) {
 	var st SessionState
 	var f fold
 	for _, l := range lines {
-		u, err := decodeUpdate([]byte(l))
+		u, err := testDecodeUpdate([]byte(l))
 		if err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
@@ -66,7 +66,7 @@ func TestFoldNotice(t *testing.T) {
 	if st.Notice == nil || st.Notice.Title != "Rate limit near" || st.Notice.Severity != "quota" || derefOr(st.Notice.Description) != "80% used" {
 		t.Fatalf("notice = %+v", st.Notice)
 	}
-	if _, err := decodeUpdate([]byte(`{"sessionUpdate":"notice","severity":"info"}`)); err == nil {
+	if _, err := testDecodeUpdate([]byte(`{"sessionUpdate":"notice","severity":"info"}`)); err == nil {
 		t.Fatal("a notice without its required title decoded")
 	}
 }
@@ -91,7 +91,7 @@ func TestFoldCompactionSummaryChunk(t *testing.T) {
 	st, _ := foldLines(t,
 		`{"sessionUpdate":"compaction_update","compactionId":"c1","status":"in_progress"}`,
 		`{"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"We "}}`)
-	u, err := decodeUpdate([]byte(`{"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"fixed it."}}`))
+	u, err := testDecodeUpdate([]byte(`{"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"fixed it."}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestFoldSeveralPlans(t *testing.T) {
 	var f fold
 	apply := func(l string) {
 		t.Helper()
-		u, err := decodeUpdate([]byte(l))
+		u, err := testDecodeUpdate([]byte(l))
 		if err != nil {
 			t.Fatal(err)
 		}

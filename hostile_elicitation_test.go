@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpclient/acp/internal/testhook"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -29,8 +30,8 @@ func countPatterns(t *testing.T) func(event, pattern string) int {
 		counts[[2]string{event, pattern}]++
 		mu.Unlock()
 	}
-	patternHook.Store(&h)
-	t.Cleanup(func() { patternHook.Store(nil) })
+	testhook.Pattern.Store(&h)
+	t.Cleanup(func() { testhook.Pattern.Store(nil) })
 	return func(event, pattern string) int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -251,19 +252,5 @@ func TestElicitationChangedSchemaCheckedAgain(t *testing.T) {
 	}
 	if got := drainDiags(a, diags); len(got) != 1 || got[0].Kind != DiagInvalidElicitationAnswer {
 		t.Errorf("diagnostics %+v", got)
-	}
-}
-
-// TestElicitationOptionSet: membership reads the options as Options does
-// (titled ones first), whether it scans them or builds a set.
-func TestElicitationOptionSet(t *testing.T) {
-	titled := []ElicitationOption{{Const: "t", Title: "T"}}
-	for _, lookups := range []int{1, 2} {
-		if o := newOptionSet([]string{"p"}, titled, lookups); !o.has("t") || o.has("p") {
-			t.Errorf("%d lookups: titled options are not the ones read", lookups)
-		}
-		if o := newOptionSet([]string{"p"}, nil, lookups); !o.has("p") || o.has("t") {
-			t.Errorf("%d lookups: plain values are not read", lookups)
-		}
 	}
 }

@@ -42,7 +42,7 @@ func TestToolCallUpdateMeta(t *testing.T) {
 			{`{"sessionUpdate":"tool_call_update","toolCallId":"c","title":"ls -l"}`,
 				`{"terminal_output_delta":{"data":"out\n","terminal_id":"c"},"terminal_exit":{"exit_code":0,"terminal_id":"c"}}`},
 		} {
-			u, err := decodeUpdate([]byte(step.update))
+			u, err := testDecodeUpdate([]byte(step.update))
 			if err != nil {
 				t.Fatal(err)
 			}

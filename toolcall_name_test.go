@@ -16,7 +16,7 @@ func TestToolCallNameKept(t *testing.T) {
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","name":7}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t2","name":"grep"}`,
 	} {
-		u, err := decodeUpdate([]byte(line))
+		u, err := testDecodeUpdate([]byte(line))
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}

@@ -20,7 +20,7 @@ func TestAgentTerminalFold(t *testing.T) {
 	s.turn = turn
 	apply := func(update string) ToolCallState {
 		t.Helper()
-		u, err := decodeUpdate([]byte(update))
+		u, err := testDecodeUpdate([]byte(update))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestAgentTerminalAppendAfterRestore(t *testing.T) {
 // end cannot grow a turn past it.
 func TestAgentTerminalCost(t *testing.T) {
 	data := strings.Repeat("x", 10000)
-	u, err := decodeUpdate([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c","_meta":{"terminal_output_delta":{"data":"` + data + `","terminal_id":"c"}}}`))
+	u, err := testDecodeUpdate([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c","_meta":{"terminal_output_delta":{"data":"` + data + `","terminal_id":"c"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
