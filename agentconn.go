@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/schema"
 	"github.com/creachadair/jrpc2"
 )
 
@@ -25,7 +26,7 @@ type agentConn struct {
 	link    *link
 	wire    *engine.Wire
 	rpc     *jrpc2.Client
-	init    InitializeResponse
+	init    schema.InitializeResponse
 	version int // the version its agent answered initialize with (0: v1)
 
 	// ctx is the parent of the contexts of the agent requests served on
@@ -63,10 +64,10 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		Notification: c.onNotification,
 		Response: func(id []byte, method string, raw []byte) {
 			switch method {
-			case MethodInitialize:
+			case schema.MethodInitialize:
 				c.onInitAnswered(g, raw)
 				return
-			case MethodSessionLoad, MethodSessionResume:
+			case schema.MethodSessionLoad, schema.MethodSessionResume:
 				c.restoreAnswered()
 			}
 			c.onResponse(id, method, raw)
@@ -80,7 +81,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		EOF:           func(err error) { c.onEOF(g, err) },
 		Trace:         c.traceFrame,
 		Closed:        ErrConnClosed,
-		LimitExceeded: ErrLimitExceeded,
+		LimitExceeded: schema.ErrLimitExceeded,
 	})
 	g.rpc = jrpc2.NewClient(g.wire, &jrpc2.ClientOptions{
 		OnCallback: func(_ context.Context, req *jrpc2.Request) (any, error) { return c.serveRequest(g, req) },
@@ -88,15 +89,15 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		OnStop:     func(_ *jrpc2.Client, err error) { c.onRPCStop(g, err) },
 	})
 	var raw json.RawMessage
-	if _, err := c.callOn(ctx, g, MethodInitialize, c.initParams(offered), &raw); err != nil {
-		var ae *Error
-		if errors.As(err, &ae) && ae.Code == CodeUnsupportedVersion {
-			return g, fmt.Errorf("%w: the agent speaks none of the versions up to %d: %w", ErrUnsupportedVersion, offered, err)
+	if _, err := c.callOn(ctx, g, schema.MethodInitialize, c.initParams(offered), &raw); err != nil {
+		var ae *schema.Error
+		if errors.As(err, &ae) && ae.Code == schema.CodeUnsupportedVersion {
+			return g, fmt.Errorf("%w: the agent speaks none of the versions up to %d: %w", schema.ErrUnsupportedVersion, offered, err)
 		}
 		return g, err
 	}
-	if err := DecodeInitializeResponse(offered, raw, &g.init); err != nil {
-		return g, callError(MethodInitialize, err)
+	if err := schema.DecodeInitializeResponse(offered, raw, &g.init); err != nil {
+		return g, callError(schema.MethodInitialize, err)
 	}
 	return g, nil
 }
@@ -209,7 +210,7 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 			return
 		}
 		for _, t := range turns {
-			t.fail(callError(MethodSessionPrompt, g.endErr))
+			t.fail(callError(schema.MethodSessionPrompt, g.endErr))
 		}
 		c.failRunningTurns(g.endErr)
 		c.sup.died(c, g)
@@ -233,7 +234,7 @@ func (c *Client) failRunningTurns(reason error) {
 	}
 	c.mu.Unlock()
 	for _, t := range turns {
-		method := MethodSessionPrompt
+		method := schema.MethodSessionPrompt
 		if t.byAgent {
 			method = "subagent"
 		}

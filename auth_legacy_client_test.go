@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Client.Authenticate refuses the legacy terminal logins of Copilot and Qwen
@@ -26,7 +27,7 @@ func TestAuthenticateRefusesLegacyTerminal(t *testing.T) {
 	}
 	defer c.Close()
 	for _, id := range []string{"copilot-login", "openai"} {
-		if _, err := c.Authenticate(context.Background(), &acp.AuthenticateRequest{MethodID: id}); err == nil || !strings.Contains(err.Error(), "terminal method") {
+		if _, err := c.Authenticate(context.Background(), &schema.AuthenticateRequest{MethodID: id}); err == nil || !strings.Contains(err.Error(), "terminal method") {
 			t.Errorf("%s: %v", id, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,10 +26,10 @@ const (
 	geminiMethod  = `{"id":"gemini-api-key","name":"Gemini API key","description":"Use an API key with Gemini Developer API","_meta":{"api-key":{"provider":"google"}}}`
 )
 
-func decodeAuthMethods(t *testing.T, command string, methods ...string) []acp.AuthMethod {
+func decodeAuthMethods(t *testing.T, command string, methods ...string) []schema.AuthMethod {
 	t.Helper()
 	body := `{"protocolVersion":1,"authMethods":[` + strings.ReplaceAll(strings.Join(methods, ","), "COMMAND", command) + `]}`
-	var r acp.InitializeResponse
+	var r schema.InitializeResponse
 	if err := json.Unmarshal([]byte(body), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func decodeAuthMethods(t *testing.T, command string, methods ...string) []acp.Au
 
 func TestAsTerminalAuthMethodLegacyConventions(t *testing.T) {
 	ms := decodeAuthMethods(t, "/opt/copilot/bin/copilot", copilotMethod, qwenMethod, geminiMethod)
-	want := []*acp.TerminalAuthMethod{
+	want := []*schema.TerminalAuthMethod{
 		{ID: "copilot-login", Name: "Log in with Copilot CLI", Description: "Run `copilot login` in the terminal",
 			Args: []string{"login"}, Meta: json.RawMessage(`{"terminal-auth":{"command":"/opt/copilot/bin/copilot","args":["login"],"label":"Copilot Login"}}`)},
 		{ID: "openai", Name: "Use OpenAI API key", Description: "Requires setting the OPENAI_API_KEY environment variable",
@@ -45,7 +46,7 @@ func TestAsTerminalAuthMethodLegacyConventions(t *testing.T) {
 		nil,
 	}
 	for i, m := range ms {
-		got, ok := acp.AsTerminalAuthMethod(m)
+		got, ok := schema.AsTerminalAuthMethod(m)
 		if ok != (want[i] != nil) {
 			t.Errorf("%s: terminal %v, want %v", m.MethodID(), ok, want[i] != nil)
 			continue
@@ -55,18 +56,18 @@ func TestAsTerminalAuthMethodLegacyConventions(t *testing.T) {
 		}
 		// A terminal method is usable only when the client can run
 		// terminals; the plain agent method always is.
-		if got := acp.AuthMethodUsable(m, false, nil); got != (want[i] == nil) {
+		if got := schema.AuthMethodUsable(m, false, nil); got != (want[i] == nil) {
 			t.Errorf("%s: usable without terminal auth = %v", m.MethodID(), got)
 		}
-		if !acp.AuthMethodUsable(m, true, nil) {
+		if !schema.AuthMethodUsable(m, true, nil) {
 			t.Errorf("%s: not usable with terminal auth", m.MethodID())
 		}
-		desc := acp.DescribeAuthMethod(m)
+		desc := schema.DescribeAuthMethod(m)
 		if isTerm := strings.Contains(desc, "in a terminal"); isTerm != (want[i] != nil) {
 			t.Errorf("%s: described as %q", m.MethodID(), desc)
 		}
 	}
-	if d := acp.DescribeAuthMethod(ms[0]); !strings.Contains(d, "the agent suggests /opt/copilot/bin/copilot login") {
+	if d := schema.DescribeAuthMethod(ms[0]); !strings.Contains(d, "the agent suggests /opt/copilot/bin/copilot login") {
 		t.Errorf("copilot described as %q", d)
 	}
 }
@@ -87,8 +88,8 @@ func TestAsTerminalAuthMethodMalformed(t *testing.T) {
 		{`{"type":["terminal"]}`, false, nil},
 		{`{"type":"terminal","args":["--x"],"env":{"K":"V"}}`, true, []string{"--x"}},
 	} {
-		m := &acp.AgentAuthMethod{ID: "m", Name: "M", Meta: json.RawMessage(tc.meta)}
-		got, ok := acp.AsTerminalAuthMethod(m)
+		m := &schema.AgentAuthMethod{ID: "m", Name: "M", Meta: json.RawMessage(tc.meta)}
+		got, ok := schema.AsTerminalAuthMethod(m)
 		if ok != tc.terminal {
 			t.Errorf("%s: terminal %v", tc.meta, ok)
 			continue
@@ -120,7 +121,7 @@ func TestUsableAuthMethodsLegacyTerminal(t *testing.T) {
 		var got []string
 		for _, m := range c.UsableAuthMethods(nil) {
 			kind := "agent"
-			if _, ok := m.(*acp.TerminalAuthMethod); ok {
+			if _, ok := m.(*schema.TerminalAuthMethod); ok {
 				kind = "terminal"
 			}
 			got = append(got, kind+":"+m.MethodID())
@@ -132,7 +133,7 @@ func TestUsableAuthMethodsLegacyTerminal(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("terminalAuth=%v (-want +got):\n%s", terminalAuth, d)
 		}
-		_, err = c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/"})
+		_, err = c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/"})
 		var ae *acp.AuthRequiredError
 		if !errors.As(err, &ae) {
 			t.Fatalf("NewSession: %v", err)
@@ -172,17 +173,17 @@ func TestTerminalLoginCommandLegacyBlock(t *testing.T) {
 		{other, []string{prog, "--acp", "login"}},
 		{filepath.Join(dir, "missing"), []string{prog, "--acp", "login"}},
 	} {
-		m, ok := acp.AsTerminalAuthMethod(decodeAuthMethods(t, tc.command, copilotMethod)[0])
+		m, ok := schema.AsTerminalAuthMethod(decodeAuthMethods(t, tc.command, copilotMethod)[0])
 		if !ok {
 			t.Fatal("not a terminal method")
 		}
-		if got := acp.TerminalLoginCommand(m, agent); !cmp.Equal(got.Args, tc.want) || got.Path != prog {
+		if got := schema.TerminalLoginCommand(m, agent); !cmp.Equal(got.Args, tc.want) || got.Path != prog {
 			t.Errorf("command %s: login %s %q, want %q", tc.command, got.Path, got.Args, tc.want)
 		}
 	}
 	// Qwen's convention means what a terminal method's args mean.
-	m, _ := acp.AsTerminalAuthMethod(decodeAuthMethods(t, "", qwenMethod)[0])
-	if got := acp.TerminalLoginCommand(m, agent); !cmp.Equal(got.Args, []string{prog, "--acp", "--auth-type=openai"}) {
+	m, _ := schema.AsTerminalAuthMethod(decodeAuthMethods(t, "", qwenMethod)[0])
+	if got := schema.TerminalLoginCommand(m, agent); !cmp.Equal(got.Args, []string{prog, "--acp", "--auth-type=openai"}) {
 		t.Errorf("qwen login %q", got.Args)
 	}
 }

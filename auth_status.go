@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 )
 
 // The agent's auth status (schema 1.29.0, unstable): auth/status asks for
@@ -13,12 +14,12 @@ import (
 // Unstable: follows schema.unstable.json; may change.
 
 // authStatus implements [Client.AuthStatus].
-func (c *Client) authStatus(ctx context.Context) (*AuthStatus, error) {
+func (c *Client) authStatus(ctx context.Context) (*schema.AuthStatus, error) {
 	if c.agent().AgentCapabilities.Auth.Status == nil {
-		return nil, notSupported(MethodAuthStatus, "auth.status")
+		return nil, notSupported(schema.MethodAuthStatus, "auth.status")
 	}
-	var res AuthStatus
-	if err := c.call(ctx, MethodAuthStatus, struct{}{}, &res); err != nil {
+	var res schema.AuthStatus
+	if err := c.call(ctx, schema.MethodAuthStatus, struct{}{}, &res); err != nil {
 		return nil, err
 	}
 	c.keepAuthStatus(&res, false)
@@ -27,7 +28,7 @@ func (c *Client) authStatus(ctx context.Context) (*AuthStatus, error) {
 
 // keepAuthStatus records st as the latest auth status and, for a
 // notification, queues it for OnAuthStatus.
-func (c *Client) keepAuthStatus(st *AuthStatus, notified bool) {
+func (c *Client) keepAuthStatus(st *schema.AuthStatus, notified bool) {
 	c.mu.Lock()
 	c.auth = st
 	c.mu.Unlock()
@@ -40,7 +41,7 @@ func (c *Client) keepAuthStatus(st *AuthStatus, notified bool) {
 // onAuthStatusUpdate reads an auth/status_update notification. A
 // malformed one is reported and changes nothing.
 func (c *Client) onAuthStatusUpdate(method string, params []byte) {
-	var st AuthStatus
+	var st schema.AuthStatus
 	if err := json.Unmarshal(params, &st); err != nil {
 		c.diag("bad_notification", "ignored a malformed "+method+": "+err.Error(), params)
 		return
@@ -50,16 +51,16 @@ func (c *Client) onAuthStatusUpdate(method string, params []byte) {
 
 // decodeAuthStatus reads params as the schema's AuthStatus, for the
 // extension form _auth/status_update, whose shape is the agent's to choose.
-func decodeAuthStatus(params []byte) (AuthStatus, bool) {
-	var st AuthStatus
+func decodeAuthStatus(params []byte) (schema.AuthStatus, bool) {
+	var st schema.AuthStatus
 	if err := json.Unmarshal(params, &st); err != nil {
-		return AuthStatus{}, false
+		return schema.AuthStatus{}, false
 	}
 	return st, true
 }
 
 // lastAuthStatus implements [Client.LastAuthStatus].
-func (c *Client) lastAuthStatus() *AuthStatus {
+func (c *Client) lastAuthStatus() *schema.AuthStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.auth == nil {

@@ -1,5 +1,7 @@
 package acp
 
+import "github.com/acpclient/acp/schema"
+
 // Background work joined to what it names (ACP v2 state_update.background;
 // schema BackgroundWork: "Items reference entities the Client already
 // tracks", each announced before the first snapshot that lists it). A UI
@@ -37,7 +39,7 @@ type Activity struct {
 	// BackgroundWorkMax background items). It is a value: an Activity
 	// always has one, and it is replaced whole, with the Activity, when
 	// the next one arrives.
-	State StateUpdate `json:"state"`
+	State schema.StateUpdate `json:"state"`
 	// Background is State.Background, item for item, each with what this
 	// session knows of the work it names.
 	Background []BackgroundItem `json:"background,omitempty"`
@@ -50,7 +52,7 @@ type Activity struct {
 // child session replaces its item's copy. Unstable: ACP v2 is in Preview;
 // may change.
 type BackgroundItem struct {
-	Work BackgroundWork `json:"work"`
+	Work schema.BackgroundWork `json:"work"`
 	// ToolCall is the tool call a "tool_call" item names.
 	ToolCall *ToolCallState `json:"toolCall,omitempty"`
 	// Terminal is the agent-owned terminal a "terminal" item names.
@@ -75,7 +77,7 @@ func (b BackgroundItem) Cancellable() bool {
 
 // newActivity returns the Activity u makes, its terminal and subagent
 // items joined to st's terminals and child sessions.
-func newActivity(st *SessionState, u *StateUpdate) *Activity {
+func newActivity(st *SessionState, u *schema.StateUpdate) *Activity {
 	a := &Activity{State: *u}
 	if len(u.Background) > 0 {
 		a.Background = make([]BackgroundItem, len(u.Background))
@@ -90,8 +92,8 @@ func newActivity(st *SessionState, u *StateUpdate) *Activity {
 // the ToolCall of each tool_call item of the Activity it made, from the
 // session's folds, and returns that Activity (nil for other kinds). The
 // Activity is not shared yet. s.mu is held.
-func (s *Session) joinActivityLocked(u Update) *Activity {
-	if _, ok := u.(*StateUpdate); !ok || s.state.Activity == nil {
+func (s *Session) joinActivityLocked(u schema.Update) *Activity {
+	if _, ok := u.(*schema.StateUpdate); !ok || s.state.Activity == nil {
 		return nil
 	}
 	a := s.state.Activity
@@ -132,7 +134,7 @@ func findSubagent(st *SessionState, id string) *Subagent {
 // refreshBackground replaces, in a copy of st.Activity, the join of every
 // item that match says names the changed thing. Cheap when nothing is
 // listed: O(len(background)) per update of a listed item.
-func refreshBackground(st *SessionState, match func(*BackgroundWork) bool, set func(*BackgroundItem)) {
+func refreshBackground(st *SessionState, match func(*schema.BackgroundWork) bool, set func(*BackgroundItem)) {
 	a := st.Activity
 	if a == nil || len(a.Background) == 0 {
 		return
@@ -158,12 +160,12 @@ func refreshBackground(st *SessionState, match func(*BackgroundWork) bool, set f
 // refreshTerminal and refreshSubagent follow a change of st's terminal or
 // child session id into the background items that name it.
 func refreshTerminal(st *SessionState, id string) {
-	refreshBackground(st, func(w *BackgroundWork) bool { return w.TerminalID == id },
+	refreshBackground(st, func(w *schema.BackgroundWork) bool { return w.TerminalID == id },
 		func(b *BackgroundItem) { b.Terminal = findTerminal(st, id) })
 }
 
 func refreshSubagent(st *SessionState, id string) {
-	refreshBackground(st, func(w *BackgroundWork) bool { return w.SessionID == id },
+	refreshBackground(st, func(w *schema.BackgroundWork) bool { return w.SessionID == id },
 		func(b *BackgroundItem) { b.Subagent = findSubagent(st, id) })
 }
 
@@ -171,7 +173,7 @@ func refreshSubagent(st *SessionState, id string) {
 // background items that name it, and reports whether one did.
 func refreshToolCall(st *SessionState, tc *ToolCallState) bool {
 	hit := false
-	refreshBackground(st, func(w *BackgroundWork) bool { return w.ToolCallID == tc.ToolCallID },
+	refreshBackground(st, func(w *schema.BackgroundWork) bool { return w.ToolCallID == tc.ToolCallID },
 		func(b *BackgroundItem) { b.ToolCall, hit = tc, true })
 	return hit
 }
@@ -191,13 +193,13 @@ func listsToolCall(st *SessionState, id string) bool {
 }
 
 // toolCallID is the tool call a v2 update changes, "" for other kinds.
-func toolCallID(u Update) string {
+func toolCallID(u schema.Update) string {
 	switch u := u.(type) {
-	case *ToolCall:
+	case *schema.ToolCall:
 		return u.ToolCallID
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		return u.ToolCallID
-	case *ToolCallContentChunk:
+	case *schema.ToolCallContentChunk:
 		return u.ToolCallID
 	}
 	return ""

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -19,7 +20,7 @@ func BenchmarkTurn100kChunksObserved(b *testing.B) {
 	wireBytes := renderChunks(n, 24)
 	var seen atomic.Int64
 	obs := &Observer{Turn: func(ctx context.Context, _ TurnInfo) (context.Context, *TurnObserver) {
-		return ctx, &TurnObserver{Update: func(Update) { seen.Add(1) }}
+		return ctx, &TurnObserver{Update: func(schema.Update) { seen.Add(1) }}
 	}}
 	_, s, a := startPipeAgentOpts(b, &ClientOptions{Observer: obs})
 	f := func(w io.Writer, _ json.RawMessage) { w.Write(wireBytes) }
@@ -32,7 +33,7 @@ func BenchmarkTurn100kChunksObserved(b *testing.B) {
 	turns := 0
 	for b.Loop() {
 		start := time.Now()
-		t, err := s.Prompt(context.Background(), Text("go"))
+		t, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			b.Fatal(err)
 		}

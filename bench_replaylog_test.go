@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"testing"
 )
@@ -28,7 +29,7 @@ func BenchmarkTurnRetained100k(b *testing.B) {
 	rounds := 0
 	for b.Loop() {
 		base := liveHeap()
-		t, err := s.Prompt(context.Background(), Text("go"))
+		t, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // BenchmarkRestart measures the time from the agent's death to a usable
@@ -42,7 +43,7 @@ func BenchmarkRestart(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			if _, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-h"}); err != nil {
+			if _, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-h"}); err != nil {
 				b.Fatal(err)
 			}
 			var restart, fresh time.Duration
@@ -58,7 +59,7 @@ func BenchmarkRestart(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := c2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-h"}); err != nil {
+				if _, err := c2.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-h"}); err != nil {
 					b.Fatal(err)
 				}
 				fresh += time.Since(start)

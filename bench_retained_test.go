@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"runtime"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func floodRetained(tb testing.TB, k densestKind, limit int64, outside bool) int6
 	var turn *Turn
 	if !outside {
 		var err error
-		if turn, err = s.Prompt(context.Background(), Text("go")); err != nil {
+		if turn, err = s.Prompt(context.Background(), schema.Text("go")); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"os"
 	"runtime"
@@ -57,7 +58,7 @@ func startPipeAgentOpts(tb testing.TB, opts *ClientOptions) (*Client, *Session, 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 		var s *Session
 		c, s, _ = startPipeAgent(b)
 		var err error
-		if t, err = s.Prompt(context.Background(), Text("go")); err != nil {
+		if t, err = s.Prompt(context.Background(), schema.Text("go")); err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()
@@ -197,7 +198,7 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 	turns := 0
 	for b.Loop() {
 		start := time.Now()
-		t, err := s.Prompt(context.Background(), Text("go"))
+		t, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -297,7 +298,7 @@ func BenchmarkStream100MB(b *testing.B) {
 		base := heapObjects()
 		h := startHeapSampler(time.Millisecond)
 		b.StartTimer()
-		t, err := s.Prompt(context.Background(), Text("go"))
+		t, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -325,14 +326,14 @@ func BenchmarkFoldDistinctMessageIDs(b *testing.B) {
 	for i := range ids {
 		ids[i] = "m" + strconv.Itoa(i)
 	}
-	text := Text("x")
+	text := schema.Text("x")
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if i == len(ids) {
 			f, i = fold{}, 0
 		}
-		f.apply(&AgentMessageChunk{MessageID: ids[i], Content: text})
+		f.apply(&schema.AgentMessageChunk{MessageID: ids[i], Content: text})
 		i++
 	}
 	b.ReportMetric(float64(f.visits)/float64(i), "visits/op")
@@ -404,9 +405,9 @@ var uiLoops = map[string]func(t *Turn) int{
 		for u := range t.Updates() {
 			var id string
 			switch u := u.(type) {
-			case *ToolCall:
+			case *schema.ToolCall:
 				id = u.ToolCallID
-			case *ToolCallUpdate:
+			case *schema.ToolCallUpdate:
 				id = u.ToolCallID
 			}
 			for _, tc := range t.State().ToolCalls {
@@ -430,7 +431,7 @@ func uiLoopAlloc(tb testing.TB, n int, loop func(*Turn) int) uint64 {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	t, err := s.Prompt(context.Background(), Text("go"))
+	t, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		tb.Fatal(err)
 	}

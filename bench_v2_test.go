@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"context"
+	"github.com/acpclient/acp/schema"
 	"runtime"
 	"testing"
 )
@@ -56,7 +57,7 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 			b.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 		}
 		var err error
-		if t, err = s.Prompt(context.Background(), Text("go")); err != nil {
+		if t, err = s.Prompt(context.Background(), schema.Text("go")); err != nil {
 			b.Fatal(err)
 		}
 		if version == 2 {

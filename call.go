@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 )
 
 // Call sends a request with any method name and decodes the result into
@@ -13,7 +14,7 @@ import (
 // Call checks no capability and tracks nothing: the caller owns the
 // protocol. A session/prompt sent this way is no turn, and updates the agent
 // sends meanwhile still fold into the session as updates outside a turn.
-// One exception: the [MCPServerACP] servers in params of a typed
+// One exception: the [schema.MCPServerACP] servers in params of a typed
 // NewSessionRequest, LoadSessionRequest, ResumeSessionRequest or
 // ForkSessionRequest (value or pointer) are declared, as the typed helpers
 // declare them, so the agent may send mcp/message to them; servers in params of
@@ -37,31 +38,31 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 }
 
 // mcpServersOf returns the MCP servers of a typed session request.
-func mcpServersOf(params any) []MCPServer {
+func mcpServersOf(params any) []schema.MCPServer {
 	switch p := params.(type) {
-	case *NewSessionRequest:
+	case *schema.NewSessionRequest:
 		if p != nil {
 			return p.MCPServers
 		}
-	case NewSessionRequest:
+	case schema.NewSessionRequest:
 		return p.MCPServers
-	case *LoadSessionRequest:
+	case *schema.LoadSessionRequest:
 		if p != nil {
 			return p.MCPServers
 		}
-	case LoadSessionRequest:
+	case schema.LoadSessionRequest:
 		return p.MCPServers
-	case *ResumeSessionRequest:
+	case *schema.ResumeSessionRequest:
 		if p != nil {
 			return p.MCPServers
 		}
-	case ResumeSessionRequest:
+	case schema.ResumeSessionRequest:
 		return p.MCPServers
-	case *ForkSessionRequest:
+	case *schema.ForkSessionRequest:
 		if p != nil {
 			return p.MCPServers
 		}
-	case ForkSessionRequest:
+	case schema.ForkSessionRequest:
 		return p.MCPServers
 	}
 	return nil

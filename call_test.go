@@ -6,8 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Call and Notify reach methods with no typed helper and no "_" prefix,
@@ -42,7 +42,7 @@ func TestCallAndNotifyAnyMethod(t *testing.T) {
 	if g := <-got; g != `document/didFocus {"uri":"file:///a.go"}` {
 		t.Fatalf("agent got %s", g)
 	}
-	var e *acp.Error
+	var e *schema.Error
 	if err := c.Call(ctx, "nes/start", nil, nil); !errors.As(err, &e) || e.Code != -32601 {
 		t.Fatalf("unknown method: %v, want the agent's -32601 as *Error", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ func TestPromptSharesTheCallIDSpace(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
 
-	turn, err := s.Prompt(context.Background(), Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestPromptSharesTheCallIDSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %v, %v", stop, err)
 	}
 }
@@ -45,13 +46,13 @@ func TestAgentCancelledCodeIsAnError(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		errc <- err
 	}()
-	a.replyError(a.expect("session/new"), CodeRequestCancelled, "the agent gave up", nil)
+	a.replyError(a.expect("session/new"), schema.CodeRequestCancelled, "the agent gave up", nil)
 	err := waitFor(t, errc, "NewSession")
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeRequestCancelled || errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want *Error with code %d that is not context.Canceled", err, CodeRequestCancelled)
+	var e *schema.Error
+	if !errors.As(err, &e) || e.Code != schema.CodeRequestCancelled || errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want *Error with code %d that is not context.Canceled", err, schema.CodeRequestCancelled)
 	}
 }

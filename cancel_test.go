@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,7 +20,7 @@ func startTurn(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *Session,
 	t.Helper()
 	c, a := connectRaw(t, opts, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestCancelDuringStreaming(t *testing.T) {
 		t.Fatalf("session/cancel frame %s", m.line)
 	}
 	st := turn.State()
-	if !st.Cancelled || st.ToolCalls[1].Status != ToolCallStatusCancelled {
+	if !st.Cancelled || st.ToolCalls[1].Status != schema.ToolCallStatusCancelled {
 		t.Fatalf("after Cancel: cancelled=%v tool calls %+v", st.Cancelled, st.ToolCalls)
 	}
 	// The agent winds down: a last chunk and a final status, then its answer.
@@ -54,18 +55,18 @@ func TestCancelDuringStreaming(t *testing.T) {
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "running", "status": "in_progress"})
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
 	stop, err := turn.Wait()
-	if err != nil || stop != StopReasonCancelled {
+	if err != nil || stop != schema.StopReasonCancelled {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	st = turn.State()
 	if got := textOf(st); got != "partial stopped" {
 		t.Errorf("text %q: updates after the cancel must fold into the turn", got)
 	}
-	got := map[string]ToolCallStatus{}
+	got := map[string]schema.ToolCallStatus{}
 	for _, tc := range st.ToolCalls {
 		got[tc.ToolCallID] = tc.Status
 	}
-	want := map[string]ToolCallStatus{"done": ToolCallStatusCompleted, "running": ToolCallStatusCancelled, "failed": ToolCallStatusFailed}
+	want := map[string]schema.ToolCallStatus{"done": schema.ToolCallStatusCompleted, "running": schema.ToolCallStatusCancelled, "failed": schema.ToolCallStatusFailed}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -92,7 +93,7 @@ func TestCancelDuringPermission(t *testing.T) {
 	handlerCtx := make(chan context.Context, 1)
 	release := make(chan struct{})
 	handlerDone := make(chan struct{})
-	opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		defer close(handlerDone)
 		handlerCtx <- ctx
 		<-release
@@ -133,7 +134,7 @@ func TestCancelDuringPermission(t *testing.T) {
 	close(release)
 	<-handlerDone
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
-	if stop, _ := turn.Wait(); stop != StopReasonCancelled {
+	if stop, _ := turn.Wait(); stop != schema.StopReasonCancelled {
 		t.Errorf("stop %q", stop)
 	}
 	// Nothing else was sent: the next frame is the next thing we do.
@@ -147,7 +148,7 @@ func TestCancelDuringPermission(t *testing.T) {
 // at once, without asking the handler.
 func TestPermissionAfterCancel(t *testing.T) {
 	asked := make(chan struct{}, 1)
-	opts := &ClientOptions{Permission: func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+	opts := &ClientOptions{Permission: func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
 		asked <- struct{}{}
 		return SelectedOutcome("allow"), nil
 	}}
@@ -163,7 +164,7 @@ func TestPermissionAfterCancel(t *testing.T) {
 	}
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
 	turn.Wait()
-	if st := turn.State(); len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != ToolCallStatusCancelled {
+	if st := turn.State(); len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != schema.ToolCallStatusCancelled {
 		t.Errorf("tool calls %+v", st.ToolCalls)
 	}
 }
@@ -175,7 +176,7 @@ func TestCancelBeforeFirstUpdateAndTwice(t *testing.T) {
 	turn.Cancel()
 	a.expect("session/cancel")
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
-	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+	if stop, err := turn.Wait(); stop != schema.StopReasonCancelled || err != nil {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	turn.Cancel() // after the end: harmless
@@ -194,10 +195,10 @@ func TestCancelAnsweredOtherwise(t *testing.T) {
 		a.expect("session/cancel")
 		a.reply(p, map[string]any{"stopReason": "end_turn"})
 		stop, err := turn.Wait()
-		if stop != StopReasonCancelled || err != nil {
+		if stop != schema.StopReasonCancelled || err != nil {
 			t.Fatalf("Wait = %q, %v", stop, err)
 		}
-		if st := turn.State(); st.AgentStopReason != StopReasonEndTurn {
+		if st := turn.State(); st.AgentStopReason != schema.StopReasonEndTurn {
 			t.Errorf("AgentStopReason %q", st.AgentStopReason)
 		}
 	})
@@ -205,12 +206,12 @@ func TestCancelAnsweredOtherwise(t *testing.T) {
 		_, a, _, turn, p := startTurn(t, nil)
 		turn.Cancel()
 		a.expect("session/cancel")
-		a.replyError(p, CodeInternalError, "aborted", map[string]any{"why": "AbortError"})
+		a.replyError(p, schema.CodeInternalError, "aborted", map[string]any{"why": "AbortError"})
 		stop, err := turn.Wait()
-		if stop != StopReasonCancelled || err != nil {
+		if stop != schema.StopReasonCancelled || err != nil {
 			t.Fatalf("Wait = %q, %v", stop, err)
 		}
-		if st := turn.State(); st.AgentError == nil || st.AgentError.Code != CodeInternalError {
+		if st := turn.State(); st.AgentError == nil || st.AgentError.Code != schema.CodeInternalError {
 			t.Errorf("AgentError %+v", st.AgentError)
 		}
 	})
@@ -227,14 +228,14 @@ func TestCancelGraceExpires(t *testing.T) {
 		turn.Cancel()
 		a.expect("session/cancel")
 		stop, err := turn.Wait()
-		if stop != StopReasonCancelled || !errors.Is(err, ErrCancelGrace) {
+		if stop != schema.StopReasonCancelled || !errors.Is(err, ErrCancelGrace) {
 			t.Fatalf("Wait = %q, %v", stop, err)
 		}
 		if d := time.Since(start); d != 10*time.Second {
 			t.Errorf("grace was %v, want the default 10s", d)
 		}
 		// Next turn; then the old turn's stragglers arrive.
-		turn2, err := s.Prompt(context.Background(), Text("next"))
+		turn2, err := s.Prompt(context.Background(), schema.Text("next"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +243,7 @@ func TestCancelGraceExpires(t *testing.T) {
 		a.reply(p, map[string]any{"stopReason": "cancelled"}) // late answer to the old prompt
 		a.update("s1", chunk("new"))
 		a.reply(p2, map[string]any{"stopReason": "end_turn"})
-		if stop, err := turn2.Wait(); stop != StopReasonEndTurn || err != nil {
+		if stop, err := turn2.Wait(); stop != schema.StopReasonEndTurn || err != nil {
 			t.Fatalf("next turn: %q, %v", stop, err)
 		}
 		if got := textOf(turn2.State()); got != "new" {
@@ -289,11 +290,11 @@ func TestPromptContext(t *testing.T) {
 	s := newSessionRaw(t, c, a)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Prompt(done, Text("x")); !errors.Is(err, context.Canceled) {
+	if _, err := s.Prompt(done, schema.Text("x")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Prompt with a done ctx: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	turn, err := s.Prompt(ctx, Text("y"))
+	turn, err := s.Prompt(ctx, schema.Text("y"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestPromptContext(t *testing.T) {
 	cancel()
 	a.expect("session/cancel")
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
-	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+	if stop, err := turn.Wait(); stop != schema.StopReasonCancelled || err != nil {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 }
@@ -335,19 +336,19 @@ func outcomeOf(t *testing.T, m rawMsg) string {
 	if m.Error != nil {
 		return "error:" + m.Error.Message
 	}
-	var r RequestPermissionResponse
+	var r schema.RequestPermissionResponse
 	if err := json.Unmarshal(m.Result, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome.Kind == OutcomeCancelled {
+	if r.Outcome.Kind == schema.OutcomeCancelled {
 		return "cancelled"
 	}
 	return r.Outcome.OptionID
 }
 
-type fsFunc func(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error)
+type fsFunc func(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error)
 
-func (f fsFunc) ReadTextFile(ctx context.Context, r *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+func (f fsFunc) ReadTextFile(ctx context.Context, r *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 	return f(ctx, r)
 }
 
@@ -362,7 +363,7 @@ func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			var mu sync.Mutex
 			var asked []string
-			opts := &ClientOptions{Permission: func(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+			opts := &ClientOptions{Permission: func(_ context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 				mu.Lock()
 				asked = append(asked, req.ToolCall.ToolCallID)
 				mu.Unlock()
@@ -372,7 +373,7 @@ func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
 			s := newSessionRaw(t, c, a)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			turn, err := s.Prompt(ctx, Text("go"))
+			turn, err := s.Prompt(ctx, schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +390,7 @@ func TestPermissionAfterCancelSkipsHandler(t *testing.T) {
 			a.reply(p, map[string]any{"stopReason": "cancelled"})
 			turn.Wait()
 
-			next, err := s.Prompt(context.Background(), Text("again"))
+			next, err := s.Prompt(context.Background(), schema.Text("again"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -432,21 +433,21 @@ func TestCancelMarkYieldsOnlyToFinalStatus(t *testing.T) {
 	a.update("s1", toolCall("late", "pending"))
 	status("late", "failed")
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
-	if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+	if stop, err := turn.Wait(); stop != schema.StopReasonCancelled || err != nil {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	st := turn.State()
-	got := map[string]ToolCallStatus{}
+	got := map[string]schema.ToolCallStatus{}
 	for _, tc := range st.ToolCalls {
 		got[tc.ToolCallID] = tc.Status
 	}
-	want := map[string]ToolCallStatus{
-		"stays":     ToolCallStatusCancelled,
-		"fails":     ToolCallStatusFailed,
-		"completes": ToolCallStatusCompleted,
-		"untouched": ToolCallStatusCancelled,
-		"reopened":  ToolCallStatusCancelled,
-		"late":      ToolCallStatusFailed,
+	want := map[string]schema.ToolCallStatus{
+		"stays":     schema.ToolCallStatusCancelled,
+		"fails":     schema.ToolCallStatusFailed,
+		"completes": schema.ToolCallStatusCompleted,
+		"untouched": schema.ToolCallStatusCancelled,
+		"reopened":  schema.ToolCallStatusCancelled,
+		"late":      schema.ToolCallStatusFailed,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("final statuses (-want +got):\n%s", diff)
@@ -459,7 +460,7 @@ func TestCancelMarkYieldsOnlyToFinalStatus(t *testing.T) {
 	var marks []string
 	for e := range turn.Events(context.Background(), 0) {
 		if e.Origin == OriginLocal {
-			if e.ToolCall.Status != ToolCallStatusCancelled {
+			if e.ToolCall.Status != schema.ToolCallStatusCancelled {
 				t.Errorf("a local event set %s to %q", e.ToolCall.ToolCallID, e.ToolCall.Status)
 			}
 			marks = append(marks, e.ToolCall.ToolCallID)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/schema"
 	"github.com/creachadair/jrpc2"
 )
 
@@ -47,7 +48,7 @@ type ClientOptions struct {
 	ProtocolVersion int
 
 	// ClientInfo is sent in initialize. Zero means {Name: "acp-go", Version: Version}.
-	ClientInfo *Implementation
+	ClientInfo *schema.Implementation
 
 	// Permission answers session/request_permission. Nil means
 	// [RejectAll]: a reject option is chosen, never an allow one. Ready
@@ -79,7 +80,7 @@ type ClientOptions struct {
 	ExtNotification ExtNotificationHandler
 
 	// MCP serves the MCP servers the client hosts and declares as
-	// [*MCPServerACP]: the agent's mcp/message requests. The zero value
+	// [*schema.MCPServerACP]: the agent's mcp/message requests. The zero value
 	// answers them -32601. Nothing is advertised: the agent says whether it
 	// can reach such servers (MCPCapabilities.ACP). Unstable: follows
 	// schema.unstable.json; may change.
@@ -123,7 +124,7 @@ type ClientOptions struct {
 	// latest, notified or asked for with Client.AuthStatus, is also
 	// Client.LastAuthStatus. Unstable: follows schema.unstable.json; may
 	// change.
-	OnAuthStatus func(AuthStatus)
+	OnAuthStatus func(schema.AuthStatus)
 
 	// TerminalAuth advertises auth.terminal: the agent may then offer
 	// terminal login methods, which the caller runs (see TerminalAuthMethod).
@@ -134,7 +135,7 @@ type ClientOptions struct {
 	// clientCapabilities.positionEncodings. The agent picks one
 	// (nes.PositionEncoding); empty means utf-16 only. Unstable:
 	// follows schema.unstable.json; may change.
-	PositionEncodings []PositionEncodingKind
+	PositionEncodings []schema.PositionEncodingKind
 
 	// CapabilitiesMeta is sent as clientCapabilities._meta (custom
 	// capabilities).
@@ -220,8 +221,8 @@ type Client struct {
 	baseCancel context.CancelFunc
 
 	mu            sync.Mutex
-	auth          *AuthStatus          // the latest auth status heard of, under mu
-	lastAuth      *AuthenticateRequest // the last successful Authenticate, repeated by a restart
+	auth          *schema.AuthStatus          // the latest auth status heard of, under mu
+	lastAuth      *schema.AuthenticateRequest // the last successful Authenticate, repeated by a restart
 	sessions      map[string]*Session
 	orphans       map[string][]orphan  // updates for session ids not registered yet
 	orphanBytes   int                  // their notifications' total size
@@ -250,7 +251,7 @@ type Client struct {
 // returns the connected client. No other request is sent before the agent
 // has answered initialize. If the agent answers with a protocol version
 // other than [ProtocolVersion], the connection is closed and the error wraps
-// [ErrUnsupportedVersion]. If ctx ends during the handshake, the connection
+// [schema.ErrUnsupportedVersion]. If ctx ends during the handshake, the connection
 // is closed too.
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
@@ -311,37 +312,37 @@ func (c *Client) abort() {
 
 // capabilities derives what the client advertises from the handlers that are
 // set: an unset handler is never advertised.
-func (c *Client) capabilities() ClientCapabilities {
-	var caps ClientCapabilities
+func (c *Client) capabilities() schema.ClientCapabilities {
+	var caps schema.ClientCapabilities
 	caps.FS.ReadTextFile = c.opts.FS.ReadTextFile != nil
 	caps.FS.WriteTextFile = c.opts.FS.WriteTextFile != nil
 	caps.Terminal, _ = c.opts.Terminal.complete()
 	caps.Auth.Terminal = c.opts.TerminalAuth
 	if c.opts.BooleanConfigOptions || c.opts.Notices || c.opts.Compaction {
-		caps.Session = &ClientSessionCapabilities{}
+		caps.Session = &schema.ClientSessionCapabilities{}
 		if c.opts.BooleanConfigOptions {
-			caps.Session.ConfigOptions = &SessionConfigOptionsCapabilities{Boolean: &Capability{}}
+			caps.Session.ConfigOptions = &schema.SessionConfigOptionsCapabilities{Boolean: &schema.Capability{}}
 		}
 		if c.opts.Notices {
-			caps.Session.Notices = &Capability{}
+			caps.Session.Notices = &schema.Capability{}
 		}
 		if c.opts.Compaction {
-			caps.Session.Compaction = &Capability{}
+			caps.Session.Compaction = &schema.Capability{}
 		}
 	}
 	if c.opts.PlanOperations {
-		caps.Plan = &Capability{}
+		caps.Plan = &schema.Capability{}
 	}
 	if c.opts.Subagents {
-		caps.Subagents = &Capability{}
+		caps.Subagents = &schema.Capability{}
 	}
 	if e := c.opts.Elicitation; e != nil && e.Create != nil && (e.Form || e.URL) {
-		caps.Elicitation = &ElicitationCapabilities{}
+		caps.Elicitation = &schema.ElicitationCapabilities{}
 		if e.Form {
-			caps.Elicitation.Form = &Capability{}
+			caps.Elicitation.Form = &schema.Capability{}
 		}
 		if e.URL {
-			caps.Elicitation.URL = &Capability{}
+			caps.Elicitation.URL = &schema.Capability{}
 		}
 	}
 	caps.PositionEncodings = c.opts.PositionEncodings
@@ -356,17 +357,17 @@ func (c *Client) capabilities() ClientCapabilities {
 //
 // After a restart (ClientOptions.Restart) it is the restarted agent's
 // answer.
-func (c *Client) InitializeResponse() *InitializeResponse { return c.agent() }
+func (c *Client) InitializeResponse() *schema.InitializeResponse { return c.agent() }
 
 // ClientCapabilities returns the capabilities the client advertises in
 // initialize, derived from ClientOptions (an unset handler is never
 // advertised). Packages built over the client read from it what the editor
 // offered, as nes does the position encodings to settle which one the
 // agent's choice means.
-func (c *Client) ClientCapabilities() ClientCapabilities { return c.capabilities() }
+func (c *Client) ClientCapabilities() schema.ClientCapabilities { return c.capabilities() }
 
 // agent returns the current connection's initialize answer.
-func (c *Client) agent() *InitializeResponse { return &c.conn.Load().init }
+func (c *Client) agent() *schema.InitializeResponse { return &c.conn.Load().init }
 
 // Done is closed when the connection has ended: the agent exited or closed
 // its output, or Close was called. With ClientOptions.Restart, an agent's
@@ -459,7 +460,7 @@ func (c *Client) end(reason error) {
 		}
 		c.mu.Unlock()
 		for _, t := range turns {
-			t.fail(callError(MethodSessionPrompt, reason))
+			t.fail(callError(schema.MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
 		close(c.done)
@@ -544,7 +545,7 @@ func (c *Client) callOn(ctx context.Context, g *agentConn, method string, params
 	err = nil
 	var raw json.RawMessage
 	if err = rsp.UnmarshalResult(&raw); err == nil {
-		err = DecodeResult(c.version, raw, result)
+		err = schema.DecodeResult(c.version, raw, result)
 	}
 	if err != nil {
 		return id, callError(method, fmt.Errorf("decoding the result: %w", agenttext.Error(err)))
@@ -568,7 +569,7 @@ func (c *Client) callErr(ctx context.Context, g *agentConn, out engine.CallOutco
 		<-g.done // OnStop ends the connection, if nothing did before
 		return g.endErr
 	case je != nil:
-		return c.authError(&Error{Code: int64(je.Code), Message: je.Message, Data: je.Data})
+		return c.authError(&schema.Error{Code: int64(je.Code), Message: je.Message, Data: je.Data})
 	}
 	return nil
 }
@@ -583,7 +584,7 @@ func (c *Client) onCallAbandoned(g *agentConn, rsp *jrpc2.Response) {
 	}
 	frame, err := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  MethodCancelRequest,
+		"method":  schema.MethodCancelRequest,
 		"params":  map[string]any{"requestId": json.RawMessage(rsp.ID())},
 	})
 	if err == nil {
@@ -621,24 +622,24 @@ func (c *Client) reportDropped(dropped []int) {
 	}
 	c.deliverDiag(Diagnostic{
 		Kind:    "limit_exceeded",
-		Message: fmt.Sprintf("%s: the callback queue was full (Limits.MaxQueuedEvents is %d); dropped %s", ErrLimitExceeded.Error(), c.opts.Limits.MaxQueuedEvents, strings.Join(parts, ", ")),
+		Message: fmt.Sprintf("%s: the callback queue was full (Limits.MaxQueuedEvents is %d); dropped %s", schema.ErrLimitExceeded.Error(), c.opts.Limits.MaxQueuedEvents, strings.Join(parts, ", ")),
 	})
 }
 
 func (c *Client) onNotification(method string, params []byte) {
 	switch {
-	case method == MethodElicitationComplete:
+	case method == schema.MethodElicitationComplete:
 		if h := c.opts.Elicitation; h != nil && h.Complete != nil {
-			var n CompleteElicitationNotification
+			var n schema.CompleteElicitationNotification
 			if err := json.Unmarshal(params, &n); err != nil {
 				c.diag("bad_notification", "ignored a malformed elicitation/complete", params)
 				return
 			}
 			c.events.Push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
 		}
-	case method == MethodAuthStatusUpdate:
+	case method == schema.MethodAuthStatusUpdate:
 		c.onAuthStatusUpdate(method, params)
-	case method == "_"+MethodAuthStatusUpdate:
+	case method == "_"+schema.MethodAuthStatusUpdate:
 		// An extension of the agent's own: codex-acp 2.6 and
 		// claude-agent-acp 0.101 send {"authStatus":{"kind","label",
 		// "detail"}} (which credential is in use), not the schema's
@@ -664,7 +665,7 @@ func (c *Client) onNotification(method string, params []byte) {
 // onOversized: a discarded line answered the call id. If that was a
 // prompt, the turn fails now, in wire order.
 func (c *Client) onOversized(id []byte, method string, size int64) {
-	if method != MethodSessionPrompt {
+	if method != schema.MethodSessionPrompt {
 		return // the caller learns it from the call's outcome
 	}
 	c.mu.Lock()
@@ -672,7 +673,7 @@ func (c *Client) onOversized(id []byte, method string, size int64) {
 	delete(c.prompts, string(id))
 	c.mu.Unlock()
 	if t != nil {
-		t.fail(callError(MethodSessionPrompt, fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, size, c.opts.Limits.MaxLineBytes)))
+		t.fail(callError(schema.MethodSessionPrompt, fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, size, c.opts.Limits.MaxLineBytes)))
 	}
 }
 
@@ -690,7 +691,7 @@ func (c *Client) serveRequest(g *agentConn, req *jrpc2.Request) (result any, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			result, err = nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: fmt.Sprintf("acp: handler for %s panicked: %v", req.Method(), p)}
+			result, err = nil, &jrpc2.Error{Code: jrpc2.Code(schema.CodeInternalError), Message: fmt.Sprintf("acp: handler for %s panicked: %v", req.Method(), p)}
 		}
 	}()
 	var raw json.RawMessage
@@ -707,7 +708,7 @@ func (c *Client) serveRequest(g *agentConn, req *jrpc2.Request) (result any, err
 	}
 	res, herr := c.dispatch(ctx, in, req.Method(), raw)
 	if herr != nil {
-		if errors.Is(herr, ErrLimitExceeded) {
+		if errors.Is(herr, schema.ErrLimitExceeded) {
 			// A handler refused the request at one of its limits: the
 			// agent gets the error, the user hears of it too.
 			c.diag("limit_exceeded", agenttext.Item(req.Method())+": "+agenttext.Text(herr.Error()), nil)
@@ -718,7 +719,7 @@ func (c *Client) serveRequest(g *agentConn, req *jrpc2.Request) (result any, err
 	// waits for room in the write budget before jrpc2 queues it.
 	b, err := json.Marshal(res)
 	if err != nil {
-		return nil, &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: "acp: encoding the reply: " + err.Error()}
+		return nil, &jrpc2.Error{Code: jrpc2.Code(schema.CodeInternalError), Message: "acp: encoding the reply: " + err.Error()}
 	}
 	if !g.wire.ReserveReply(ctx, id, int64(len(b)+len(id)+len(`{"jsonrpc":"2.0","id":,"result":}`))) && len(b) > smallReply {
 		// The request was withdrawn or its turn cancelled while the reply
@@ -738,28 +739,28 @@ const smallReply = 4 << 10
 // and may wait on a person for minutes, which would starve file reads; their
 // replies still wait for room before they are queued.
 func bulkyReply(method string) bool {
-	return method == MethodFSReadTextFile || method == MethodTerminalOutput
+	return method == schema.MethodFSReadTextFile || method == schema.MethodTerminalOutput
 }
 
 // toWireError converts a handler's error into the reply the agent gets.
 func (c *Client) toWireError(ctx context.Context, err error) *jrpc2.Error {
-	var e *Error
+	var e *schema.Error
 	if errors.As(err, &e) {
 		return &jrpc2.Error{Code: jrpc2.Code(e.Code), Message: e.Message, Data: e.Data}
 	}
 	var pe *panicError
 	if errors.As(err, &pe) {
-		return &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: pe.Error()}
+		return &jrpc2.Error{Code: jrpc2.Code(schema.CodeInternalError), Message: pe.Error()}
 	}
 	switch {
-	case errors.Is(err, ErrResourceNotFound):
-		return &jrpc2.Error{Code: jrpc2.Code(CodeResourceNotFound), Message: err.Error()}
-	case errors.Is(err, ErrMethodNotFound):
-		return &jrpc2.Error{Code: jrpc2.Code(CodeMethodNotFound), Message: err.Error()}
+	case errors.Is(err, schema.ErrResourceNotFound):
+		return &jrpc2.Error{Code: jrpc2.Code(schema.CodeResourceNotFound), Message: err.Error()}
+	case errors.Is(err, schema.ErrMethodNotFound):
+		return &jrpc2.Error{Code: jrpc2.Code(schema.CodeMethodNotFound), Message: err.Error()}
 	case errors.Is(err, errWithdrawn), ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return &jrpc2.Error{Code: jrpc2.Code(CodeRequestCancelled), Message: "request cancelled"}
+		return &jrpc2.Error{Code: jrpc2.Code(schema.CodeRequestCancelled), Message: "request cancelled"}
 	}
-	return &jrpc2.Error{Code: jrpc2.Code(CodeInternalError), Message: err.Error()}
+	return &jrpc2.Error{Code: jrpc2.Code(schema.CodeInternalError), Message: err.Error()}
 }
 
 // panicError is a recovered handler panic.
@@ -808,5 +809,5 @@ func runHandler[T any](ctx context.Context, method string, f func(context.Contex
 
 // methodNotFound is the reply to a method the client does not serve.
 func methodNotFound(method string) error {
-	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
+	return &schema.Error{Code: schema.CodeMethodNotFound, Message: "method not found: " + method}
 }

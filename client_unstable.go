@@ -1,6 +1,9 @@
 package acp
 
-import "context"
+import (
+	"context"
+	"github.com/acpclient/acp/schema"
+)
 
 // The Client and Session methods of the unstable features, kept together so
 // that the stable API reads apart from them: session fork, archive, status
@@ -19,7 +22,7 @@ import "context"
 // is; updates the agent sends for it before answering are kept for it.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+func (c *Client) ForkSession(ctx context.Context, req *schema.ForkSessionRequest) (*Session, error) {
 	return c.forkSession(ctx, req)
 }
 
@@ -27,7 +30,7 @@ func (c *Client) ForkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 // Cwd, means this session's cwd; req.SessionID is ignored.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (s *Session) Fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+func (s *Session) Fork(ctx context.Context, req *schema.ForkSessionRequest) (*Session, error) {
 	return s.fork(ctx, req)
 }
 
@@ -49,7 +52,7 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 // ErrNotSupported and nothing is sent). An open session stays open.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) ArchiveSession(ctx context.Context, req *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
+func (c *Client) ArchiveSession(ctx context.Context, req *schema.ArchiveSessionRequest) (*schema.ArchiveSessionResponse, error) {
 	return c.archiveSession(ctx, req)
 }
 
@@ -57,7 +60,7 @@ func (c *Client) ArchiveSession(ctx context.Context, req *ArchiveSessionRequest)
 // (session/unarchive; needs sessionCapabilities.archive).
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) UnarchiveSession(ctx context.Context, req *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
+func (c *Client) UnarchiveSession(ctx context.Context, req *schema.UnarchiveSessionRequest) (*schema.UnarchiveSessionResponse, error) {
 	return c.unarchiveSession(ctx, req)
 }
 
@@ -66,7 +69,7 @@ func (c *Client) UnarchiveSession(ctx context.Context, req *UnarchiveSessionRequ
 // snapshot; see [SessionStatus.IsOpen].
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) SessionStatus(ctx context.Context, req *SessionStatusRequest) (*SessionStatusResponse, error) {
+func (c *Client) SessionStatus(ctx context.Context, req *schema.SessionStatusRequest) (*schema.SessionStatusResponse, error) {
 	return c.sessionStatus(ctx, req)
 }
 
@@ -76,7 +79,7 @@ func (c *Client) SessionStatus(ctx context.Context, req *SessionStatusRequest) (
 // Title becomes that title, with a local session_info_update on its feed.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) SetSessionTitle(ctx context.Context, req *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
+func (c *Client) SetSessionTitle(ctx context.Context, req *schema.SetSessionTitleRequest) (*schema.SetSessionTitleResponse, error) {
 	return c.setSessionTitle(ctx, req)
 }
 
@@ -84,7 +87,7 @@ func (c *Client) SetSessionTitle(ctx context.Context, req *SetSessionTitleReques
 // auth.status). The answer also becomes LastAuthStatus.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) AuthStatus(ctx context.Context) (*AuthStatus, error) {
+func (c *Client) AuthStatus(ctx context.Context) (*schema.AuthStatus, error) {
 	return c.authStatus(ctx)
 }
 
@@ -94,4 +97,4 @@ func (c *Client) AuthStatus(ctx context.Context) (*AuthStatus, error) {
 // notify it right after initialize.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) LastAuthStatus() *AuthStatus { return c.lastAuthStatus() }
+func (c *Client) LastAuthStatus() *schema.AuthStatus { return c.lastAuthStatus() }

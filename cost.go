@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"reflect"
 	"unsafe"
 )
@@ -26,7 +27,7 @@ var (
 	costEntry = int64(unsafe.Sizeof(entry{}))
 	// costBoxed is the update an entry points to, other than a plain text
 	// chunk's or a tool call event's.
-	costBoxed = allocSize(int64(unsafe.Sizeof(Update(nil))))
+	costBoxed = allocSize(int64(unsafe.Sizeof(schema.Update(nil))))
 	// costToolEntry is what the log entry of an event that changed a tool
 	// call points to.
 	costToolEntry = allocSize(int64(unsafe.Sizeof(tcEntry{})))
@@ -49,7 +50,7 @@ var (
 	costMessage = allocSize(int64(unsafe.Sizeof(msgAcc{})))
 	// costMark is the local update that marks a tool call cancelled: the
 	// update, its status, the merged state and the log entry.
-	costMark = allocSize(int64(unsafe.Sizeof(ToolCallUpdate{}))) + allocSize(int64(unsafe.Sizeof(ToolCallStatus("")))) + costToolState + costEntry + costToolEntry
+	costMark = allocSize(int64(unsafe.Sizeof(schema.ToolCallUpdate{}))) + allocSize(int64(unsafe.Sizeof(schema.ToolCallStatus("")))) + costToolState + costEntry + costToolEntry
 )
 
 // allocSize rounds an allocation of n bytes up the way the Go allocator
@@ -74,17 +75,17 @@ func metaCost(meta json.RawMessage) int64 {
 
 // updateCost estimates the heap a decoded update holds. Text chunks, the
 // bulk of every turn, are costed directly; the rest by walking the value.
-func updateCost(u Update) int64 {
+func updateCost(u schema.Update) int64 {
 	switch u := u.(type) {
-	case *AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		if n, ok := textChunkCost(u.Content, u.MessageID, u.Meta); ok {
 			return n
 		}
-	case *AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		if n, ok := textChunkCost(u.Content, u.MessageID, u.Meta); ok {
 			return n
 		}
-	case *UserMessageChunk:
+	case *schema.UserMessageChunk:
 		if n, ok := textChunkCost(u.Content, u.MessageID, u.Meta); ok {
 			return n
 		}
@@ -95,10 +96,10 @@ func updateCost(u Update) int64 {
 }
 
 // textChunkSize is the size of a chunk and its text block.
-var textChunkSize = allocSize(int64(unsafe.Sizeof(AgentMessageChunk{}) + unsafe.Sizeof(TextContent{})))
+var textChunkSize = allocSize(int64(unsafe.Sizeof(schema.AgentMessageChunk{}) + unsafe.Sizeof(schema.TextContent{})))
 
-func textChunkCost(b ContentBlock, id string, meta json.RawMessage) (int64, bool) {
-	t, ok := b.(*TextContent)
+func textChunkCost(b schema.ContentBlock, id string, meta json.RawMessage) (int64, bool) {
+	t, ok := b.(*schema.TextContent)
 	if !ok || t.Annotations != nil || t.Meta != nil || meta != nil {
 		return 0, false
 	}
@@ -188,29 +189,29 @@ func hasPointers(t reflect.Type) bool {
 // message or tool call, a chunk's text in its message, the merged state a
 // tool call event keeps. It looks, and changes
 // nothing: the caller decides from it whether u is folded.
-func (f *fold) foldCost(u Update) int64 {
+func (f *fold) foldCost(u schema.Update) int64 {
 	switch u := u.(type) {
-	case *AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		return f.chunkCost(&f.messages, u.UpdateKind(), u.MessageID, u.Content)
-	case *AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		return f.chunkCost(&f.thoughts, u.UpdateKind(), u.MessageID, u.Content)
-	case *UserMessageChunk:
+	case *schema.UserMessageChunk:
 		return f.chunkCost(&f.user, u.UpdateKind(), u.MessageID, u.Content)
-	case *ToolCall:
+	case *schema.ToolCall:
 		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		return f.tools.cost(u.ToolCallID) + agentTerminalCost(u.Meta)
-	case *SessionMessage:
+	case *schema.SessionMessage:
 		return f.smsgs.cost(u.MessageID)
-	case *SessionMessageChunk:
+	case *schema.SessionMessageChunk:
 		return f.smsgs.cost(u.MessageID)
 	}
 	return 0
 }
 
-func (f *fold) chunkCost(list *msgList, kind, id string, b ContentBlock) int64 {
+func (f *fold) chunkCost(list *msgList, kind, id string, b schema.ContentBlock) int64 {
 	isNew := f.target(list, kind, id) == nil
-	if t, ok := b.(*TextContent); ok {
+	if t, ok := b.(*schema.TextContent); ok {
 		return textCost(isNew, len(id), len(t.Text))
 	}
 	return textCost(isNew, len(id), 0) + int64(unsafe.Sizeof(b))*3/2
@@ -239,7 +240,7 @@ func (tt *toolTable) cost(id string) int64 {
 // into t (nil: the history outside turns) keeps: the patch, a copy of p
 // sharing its fields, its log entry, and the tool call it changes or
 // creates. s.mu is held.
-func (s *Session) patchCostLocked(t *Turn, p *ToolCallUpdate) int64 {
+func (s *Session) patchCostLocked(t *Turn, p *schema.ToolCallUpdate) int64 {
 	n := updateCost(p) + agentTerminalCost(p.Meta)
 	if t == nil {
 		return n + costSessionEntry + s.history.tools.cost(p.ToolCallID)

@@ -28,10 +28,10 @@ const (
 	// not know was ignored (extension notifications go to their handler).
 	DiagUnknownNotification DiagnosticKind = "unknown_notification"
 	// DiagBadUpdate: a session/update that did not decode was kept as an
-	// [UnknownUpdate].
+	// [schema.UnknownUpdate].
 	DiagBadUpdate DiagnosticKind = "bad_update"
 	// DiagUnknownUpdate: an update of a kind this package does not know was
-	// kept as an [UnknownUpdate].
+	// kept as an [schema.UnknownUpdate].
 	DiagUnknownUpdate DiagnosticKind = "unknown_update"
 	// DiagLateResponse: the agent answered a cancelled prompt after the
 	// cancel grace period had ended the turn, or sent a response for no
@@ -40,7 +40,7 @@ const (
 	DiagLateResponse DiagnosticKind = "late_response"
 	// DiagLimitExceeded: something the agent sent or asked for went over
 	// one of the client's [Limits] or a handler's limit; the agent was
-	// answered with an error wrapping [ErrLimitExceeded].
+	// answered with an error wrapping [schema.ErrLimitExceeded].
 	DiagLimitExceeded DiagnosticKind = "limit_exceeded"
 	// DiagDuplicateID: an agent request reused the id of one of its
 	// requests that is still pending; it was answered -32600 and not served,
@@ -60,7 +60,7 @@ const (
 	// left as it was.
 	DiagDuplicateSessionID DiagnosticKind = "duplicate_session_id"
 	// DiagUnknownMCPServer: the agent sent mcp/message for a serverId the
-	// client did not declare as an [*MCPServerACP] on this connection. It was
+	// client did not declare as an [*schema.MCPServerACP] on this connection. It was
 	// answered -32602; MCPHandlers.Message did not run.
 	DiagUnknownMCPServer DiagnosticKind = "unknown_mcp_server"
 	// DiagDuplicateMCPRequest: the agent sent mcp/message with a requestId

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // captureHandler is a slog.Handler that keeps every record.
@@ -42,16 +43,16 @@ func TestLogDiagnostics(t *testing.T) {
 		if viaLogger {
 			opts = &acp.ClientOptions{Logger: slog.New(h)}
 		}
-		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 			tt.Update(map[string]any{"sessionUpdate": "made_up_kind"})
 			tt.Junk("not json")
 			return "", nil
 		}}, opts)
-		s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+		s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+		turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // A permission answer that names no offered option is answered -32603 to
@@ -23,24 +24,24 @@ import (
 func TestInvalidPermissionAnswerIsDiagnosed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		out  acp.PermissionOutcome
+		out  schema.PermissionOutcome
 		want string
 	}{
 		{"unoffered option", acp.SelectedOutcome("made-up"), `"made-up", which is not an offered option`},
-		{"unknown outcome", acp.PermissionOutcome{Kind: "maybe"}, `outcome "maybe"`},
+		{"unknown outcome", schema.PermissionOutcome{Kind: "maybe"}, `outcome "maybe"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := make(chan acp.Diagnostic, 10)
 			agentErr := make(chan error, 1)
 			c, _ := acptest.Connect(t, &acptest.Options{
-				OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+				OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 					_, err := t.RequestPermission(acptest.ToolCallSpec{ID: "tc1", Title: "Edit"}, nil)
 					agentErr <- err
 					t.Junk("") // a blank_line diagnostic after the answer: a barrier
-					return acp.StopReasonEndTurn, nil
+					return schema.StopReasonEndTurn, nil
 				},
 			}, &acp.ClientOptions{
-				Permission: func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+				Permission: func(context.Context, *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 					return tc.out, nil
 				},
 				OnDiagnostic: func(d acp.Diagnostic) { diags <- d },
@@ -49,7 +50,7 @@ func TestInvalidPermissionAnswerIsDiagnosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(context.Background(), acp.Text("go"))
+			turn, err := s.Prompt(context.Background(), schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}

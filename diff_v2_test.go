@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -41,18 +42,18 @@ func TestV2DiffContent(t *testing.T) {
 	if len(tcs) != 2 || len(tcs[0].Content) != 1 || len(tcs[1].Content) != 2 {
 		t.Fatalf("tool calls %+v", tcs)
 	}
-	d, ok := tcs[0].Content[0].(*DiffContent)
+	d, ok := tcs[0].Content[0].(*schema.DiffContent)
 	if !ok {
 		t.Fatalf("content %T, want *DiffContent", tcs[0].Content[0])
 	}
-	want := &DiffContent{
+	want := &schema.DiffContent{
 		Path: "/a.txt",
-		Changes: []DiffChange{
+		Changes: []schema.DiffChange{
 			{Operation: "modify", Path: "/a.txt", FileType: "text", MimeType: "text/plain"},
 			{Operation: "move", OldPath: "/b.txt", Path: "/c.txt"},
 			{Operation: "_chmod", Meta: json.RawMessage(`{"mode":"0755"}`)},
 		},
-		Patch: &DiffPatch{Format: "git_patch", Text: patch},
+		Patch: &schema.DiffPatch{Format: "git_patch", Text: patch},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Fatalf("diff (-want +got):\n%s", diff)
@@ -68,11 +69,11 @@ func TestV2DiffContent(t *testing.T) {
 		t.Errorf("a v2 diff marshals v1 fields: %s", b)
 	}
 	// Back through the v2 decoder, as the content of an upsert.
-	n, err := DecodeNotification(2, []byte(`{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"x","content":[`+string(b)+`]}}`))
+	n, err := schema.DecodeNotification(2, []byte(`{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"x","content":[`+string(b)+`]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, ok := n.Update.(*ToolCallUpdate)
+	up, ok := n.Update.(*schema.ToolCallUpdate)
 	if !ok || len(up.Content) != 1 {
 		t.Fatalf("decoded %#v", n.Update)
 	}
@@ -80,11 +81,11 @@ func TestV2DiffContent(t *testing.T) {
 	if diff := cmp.Diff(d, back); diff != "" {
 		t.Errorf("round trip of %s (-want +got):\n%s", b, diff)
 	}
-	del, ok := tcs[1].Content[0].(*DiffContent)
+	del, ok := tcs[1].Content[0].(*schema.DiffContent)
 	if !ok || del.Patch != nil || len(del.Changes) != 1 || del.Changes[0].Operation != "delete" || del.Path != "/d.txt" || del.Unified(3) != "" {
 		t.Errorf("delete without patch %#v", tcs[1].Content[0])
 	}
-	if v1, ok := tcs[1].Content[1].(*DiffContent); !ok || v1.Changes != nil || v1.Path != "/v1.txt" || v1.NewText != "v1" {
+	if v1, ok := tcs[1].Content[1].(*schema.DiffContent); !ok || v1.Changes != nil || v1.Path != "/v1.txt" || v1.NewText != "v1" {
 		t.Errorf("v1-shaped diff %#v", tcs[1].Content[1])
 	}
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strings"
 )
 
@@ -14,12 +15,12 @@ func (c *Client) onRequest(g *agentConn, id []byte, method string, params []byte
 	ctx, cancel := context.WithCancelCause(g.ctx)
 	in := &inbound{id: string(id), method: method, ctx: ctx, cancel: cancel}
 	switch {
-	case method == MethodSessionRequestPermission:
+	case method == schema.MethodSessionRequestPermission:
 		if c.version == 2 {
 			params = permissionParamsV1(params)
 		}
 		c.onPermissionRequest(in, params)
-	case method == MethodElicitationCreate:
+	case method == schema.MethodElicitationCreate:
 		c.placeElicitation(in, params)
 	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
 		var p struct {
@@ -43,28 +44,28 @@ func (c *Client) dispatch(ctx context.Context, in *inbound, method string, param
 		}
 	}
 	switch method {
-	case MethodSessionRequestPermission:
+	case schema.MethodSessionRequestPermission:
 		if c.version == 2 {
 			params = permissionParamsV1(params)
 		}
 		return c.servePermission(ctx, in, params)
-	case MethodFSReadTextFile:
+	case schema.MethodFSReadTextFile:
 		return serve(ctx, method, params, c.opts.FS.ReadTextFile)
-	case MethodFSWriteTextFile:
+	case schema.MethodFSWriteTextFile:
 		return serve(ctx, method, params, c.opts.FS.WriteTextFile)
-	case MethodTerminalCreate:
+	case schema.MethodTerminalCreate:
 		return serve(ctx, method, params, c.opts.Terminal.Create)
-	case MethodTerminalOutput:
+	case schema.MethodTerminalOutput:
 		return serve(ctx, method, params, c.opts.Terminal.Output)
-	case MethodTerminalWaitForExit:
+	case schema.MethodTerminalWaitForExit:
 		return serve(ctx, method, params, c.opts.Terminal.WaitForExit)
-	case MethodTerminalKill:
+	case schema.MethodTerminalKill:
 		return serve(ctx, method, params, c.opts.Terminal.Kill)
-	case MethodTerminalRelease:
+	case schema.MethodTerminalRelease:
 		return serve(ctx, method, params, c.opts.Terminal.Release)
-	case MethodElicitationCreate:
+	case schema.MethodElicitationCreate:
 		return c.serveElicitation(ctx, in, params)
-	case MethodMCPMessage:
+	case schema.MethodMCPMessage:
 		return c.serveMCPMessage(ctx, params)
 	}
 	if strings.HasPrefix(method, "_") && c.opts.ExtMethod != nil {
@@ -116,7 +117,7 @@ func decodeParams(params json.RawMessage, v any) error {
 
 // ExtMethodHandler serves the agent's extension requests (methods whose
 // names start with "_"). Its result is sent as the reply's result; return an
-// [*Error] to choose the error code.
+// [*schema.Error] to choose the error code.
 type ExtMethodHandler func(ctx context.Context, method string, params json.RawMessage) (any, error)
 
 // ExtNotificationHandler receives the agent's extension notifications.

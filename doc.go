@@ -44,7 +44,7 @@
 // the agent sends is folded, as it arrives, into the turn's [TurnState]
 // (messages by messageId, thoughts, the tool-call table, the plan) and the
 // session's [SessionState] (commands, mode, config options, session info,
-// usage). [TextOf] gives the text of a content block and
+// usage). [schema.TextOf] gives the text of a content block and
 // [DiffContent.Unified] renders a tool call's diff. The agent's requests
 // are answered by the handlers in [ClientOptions]; extension methods go to
 // [ClientOptions.ExtMethod].
@@ -100,7 +100,7 @@
 // folds, MCP-over-ACP connections) and the ready handlers' own options
 // (terminal output and count, file sizes). Exceeding
 // one never crashes the client or wedges the connection: the agent is
-// answered with an error wrapping [ErrLimitExceeded] and the integrator gets
+// answered with an error wrapping [schema.ErrLimitExceeded] and the integrator gets
 // a [Diagnostic] of kind [DiagLimitExceeded]. No frame the client writes is
 // ever invalid, and neither an agent started by [CommandTransport] nor a
 // command run by the workspace package's terminals outlives its host
@@ -110,12 +110,12 @@
 //
 // [Turn.Cancel], or the end of the context given to [Session.Prompt], does
 // what the spec asks of a client: it sends session/cancel at once, marks the
-// turn's unfinished tool calls [ToolCallStatusCancelled], answers every
+// turn's unfinished tool calls [schema.ToolCallStatusCancelled], answers every
 // pending permission request of the session with the cancelled outcome
 // (cancelling its handler's context) — and a permission request that comes
 // after the cancel too, without calling the handler — and keeps folding what
 // the agent still sends into the same turn until the agent answers. The turn then ends with
-// [StopReasonCancelled], also when the agent answers end_turn or an error (its
+// [schema.StopReasonCancelled], also when the agent answers end_turn or an error (its
 // answer is kept in [TurnState]). If the agent does not answer within
 // [ClientOptions.CancelGrace] the turn ends with an error wrapping
 // [ErrCancelGrace], and the late answer is ignored. For other calls, the end
@@ -198,20 +198,20 @@
 //     github.com/acpclient/acp/nes (nes.Start, and the Suggest, Accept,
 //     Reject, Close and DidOpen…DidFocus methods of nes.Session), written
 //     over this package's public API. Here stay what initialize carries:
-//     [ClientOptions].PositionEncodings, [AgentCapabilities].NES and
+//     [ClientOptions].PositionEncodings, [schema.AgentCapabilities].NES and
 //     PositionEncoding, and the NES*Capabilities and PositionEncodingKind
 //     types.
-//   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [MCPServerACP],
-//     [MCPCapabilities].ACP, [MessageMCPRequest], [MessageMCPResponse],
-//     [MCPError], [MessageMCPNotification] and [Client.NotifyMCP].
+//   - MCP-over-ACP: [ClientOptions].MCP ([MCPHandlers]), [schema.MCPServerACP],
+//     [schema.MCPCapabilities].ACP, [schema.MessageMCPRequest], [schema.MessageMCPResponse],
+//     [schema.MCPError], [schema.MessageMCPNotification] and [Client.NotifyMCP].
 //   - Session fork: [Client.ForkSession], [Session.Fork],
-//     [ForkSessionRequest], [SessionCapabilities].Fork.
+//     [schema.ForkSessionRequest], [schema.SessionCapabilities].Fork.
 //   - Model selection with the legacy session/set_model: [Session.SetModel],
-//     [SessionModelState], [ModelInfo].
-//   - Token usage ([PromptResponse].Usage, [Usage]); the error stop reason
-//     of a session's activity ([StopReasonError]).
+//     [schema.SessionModelState], [schema.ModelInfo].
+//   - Token usage ([schema.PromptResponse].Usage, [schema.Usage]); the error stop reason
+//     of a session's activity ([schema.StopReasonError]).
 //   - Method names: the unstable block of Method* constants
-//     ([MethodSessionFork], [MethodNESStart], [MethodDocumentDidOpen], ...).
+//     ([schema.MethodSessionFork], [schema.MethodNESStart], [schema.MethodDocumentDidOpen], ...).
 //
 // Providers (providers/*) are in schema.unstable.json but not implemented
 // here; [Client.Call] reaches them, as any method, by name.

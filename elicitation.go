@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/acpclient/acp/internal/wirejson"
+	"github.com/acpclient/acp/schema"
 )
 
 // ElicitationRequest is an elicitation/create as a handler sees it: the
@@ -14,7 +15,7 @@ import (
 type ElicitationRequest struct {
 	// CreateElicitationRequest is the request as received; its fields
 	// (Message, Mode, RequestedSchema, URL...) read through.
-	*CreateElicitationRequest
+	*schema.CreateElicitationRequest
 	// Turn is the turn the request belongs to: the session's running turn
 	// when the request arrived, nil if none was running (or the request
 	// names no session this connection knows).
@@ -37,8 +38,8 @@ type ElicitationRequest struct {
 // with the client's Limits (and, for a v2 agent, AnyValue set); the caller
 // may change the copy. On a request the client did not serve, Schema
 // decodes RequestedSchema as [CreateElicitationRequest.Schema] does.
-func (r *ElicitationRequest) Schema() (*ElicitationSchema, error) {
-	if r.form != nil && r.Mode == ElicitationModeForm {
+func (r *ElicitationRequest) Schema() (*schema.ElicitationSchema, error) {
+	if r.form != nil && r.Mode == schema.ElicitationModeForm {
 		return cloneSchema(r.form.schema), nil
 	}
 	return r.CreateElicitationRequest.Schema()
@@ -49,7 +50,7 @@ func (r *ElicitationRequest) Schema() (*ElicitationSchema, error) {
 // the answer it builds is not checked again before it is sent. A handler
 // that changed a copy of the schema calls the copy's Accept instead; the
 // client then checks that answer against the form the agent sent.
-func (r *ElicitationRequest) Accept(values map[string]any) (*CreateElicitationResponse, error) {
+func (r *ElicitationRequest) Accept(values map[string]any) (*schema.CreateElicitationResponse, error) {
 	f, err := r.served()
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func (r *ElicitationRequest) Validate(values map[string]any) error {
 // served returns the form the client serves, or, on a request it did not
 // serve, one decoded now.
 func (r *ElicitationRequest) served() (*servedForm, error) {
-	if r.form != nil && r.Mode == ElicitationModeForm {
+	if r.form != nil && r.Mode == schema.ElicitationModeForm {
 		return r.form, nil
 	}
 	s, err := r.CreateElicitationRequest.Schema()
@@ -82,7 +83,7 @@ func (r *ElicitationRequest) served() (*servedForm, error) {
 }
 
 // CreateElicitationHandler serves elicitation/create.
-type CreateElicitationHandler func(ctx context.Context, req *ElicitationRequest) (*CreateElicitationResponse, error)
+type CreateElicitationHandler func(ctx context.Context, req *ElicitationRequest) (*schema.CreateElicitationResponse, error)
 
 // ElicitationHandlers serve the agent's elicitation requests: structured
 // questions (form mode) and out-of-band interactions such as an OAuth page
@@ -141,9 +142,9 @@ func (c *Client) placeElicitation(in *inbound, params []byte) {
 func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byte) (any, error) {
 	h := c.opts.Elicitation
 	if h == nil || h.Create == nil {
-		return nil, methodNotFound(MethodElicitationCreate)
+		return nil, methodNotFound(schema.MethodElicitationCreate)
 	}
-	var wire CreateElicitationRequest
+	var wire schema.CreateElicitationRequest
 	if err := decodeParams(params, &wire); err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		req.Turn, req.Seq = in.turn, in.seq
 	}
 	if (req.Mode == "form" && !h.Form) || (req.Mode == "url" && !h.URL) || (req.Mode != "form" && req.Mode != "url") {
-		return nil, &Error{Code: CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
+		return nil, &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: elicitation mode " + string(req.Mode) + " is not supported by this client"}
 	}
 	if c.version == 2 {
 		if err := checkElicitationV2(&wire); err != nil {
@@ -164,27 +165,27 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 	// req.Schema() hands the handler copies, req.Accept checks against it
 	// (see elicitation_served.go).
 	var schemaErr error
-	if req.Mode == ElicitationModeForm {
-		var schema *ElicitationSchema
-		schema, schemaErr = ParseElicitationSchemaLimit(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
-		if errors.Is(schemaErr, ErrLimitExceeded) {
+	if req.Mode == schema.ElicitationModeForm {
+		var sch *schema.ElicitationSchema
+		sch, schemaErr = schema.ParseElicitationSchemaLimit(req.RequestedSchema, c.opts.Limits.MaxElicitationPatternBytes)
+		if errors.Is(schemaErr, schema.ErrLimitExceeded) {
 			return nil, schemaErr
 		}
-		if schema != nil {
-			schema.AnyValue = c.version == 2
-			req.form = newServedForm(schema)
+		if sch != nil {
+			sch.AnyValue = c.version == 2
+			req.form = newServedForm(sch)
 		}
 	}
-	resp, err := runHandler(ctx, MethodElicitationCreate, func(ctx context.Context) (*CreateElicitationResponse, error) {
+	resp, err := runHandler(ctx, schema.MethodElicitationCreate, func(ctx context.Context) (*schema.CreateElicitationResponse, error) {
 		return h.Create(ctx, req)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if resp == nil {
-		return nil, &Error{Code: CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: "acp: the elicitation handler returned no answer"}
 	}
-	if req.Mode == ElicitationModeForm && resp.Action == ElicitationAccept {
+	if req.Mode == schema.ElicitationModeForm && resp.Action == schema.ElicitationAccept {
 		// An answer req.Accept built was checked there; any other is
 		// checked now.
 		serr := schemaErr
@@ -193,7 +194,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 		}
 		if serr != nil {
 			c.diag(string(DiagInvalidElicitationAnswer), serr.Error(), nil)
-			return nil, &Error{Code: CodeInternalError, Message: serr.Error()}
+			return nil, &schema.Error{Code: schema.CodeInternalError, Message: serr.Error()}
 		}
 	}
 	return resp, nil
@@ -205,15 +206,15 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 // (requestId), exactly one (v2's oneOf; v1's anyOf allows both), and a
 // form's requestedSchema names its type and properties (v2 requires them;
 // v1 defaults them). Either is answered -32602 before Create runs.
-func checkElicitationV2(req *CreateElicitationRequest) error {
+func checkElicitationV2(req *schema.CreateElicitationRequest) error {
 	invalid := func(why string) error {
-		return &Error{Code: CodeInvalidParams, Message: "acp: v2 elicitation/create: " + why}
+		return &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: v2 elicitation/create: " + why}
 	}
 	hasReq := len(req.RequestID) > 0 && !wirejson.IsNull(req.RequestID)
 	if (req.SessionID != "") == hasReq {
 		return invalid("it must be scoped to exactly one of a session (sessionId) or a request (requestId)")
 	}
-	if req.Mode == ElicitationModeForm {
+	if req.Mode == schema.ElicitationModeForm {
 		var w struct {
 			Type       json.RawMessage `json:"type"`
 			Properties json.RawMessage `json:"properties"`

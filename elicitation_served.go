@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"slices"
 	"sync"
 )
@@ -25,20 +26,20 @@ import (
 // servedForm is the client's side of a form it decoded from a request it
 // serves.
 type servedForm struct {
-	schema *ElicitationSchema    // as decoded; never handed out (copies are)
-	check  *ElicitationValidator // schema's, its patterns compiled once
+	schema *schema.ElicitationSchema    // as decoded; never handed out (copies are)
+	check  *schema.ElicitationValidator // schema's, its patterns compiled once
 
 	mu       sync.Mutex
 	accepted []byte // the content accept built last
 }
 
-func newServedForm(s *ElicitationSchema) *servedForm {
+func newServedForm(s *schema.ElicitationSchema) *servedForm {
 	return &servedForm{schema: s, check: s.Compile()}
 }
 
 // accept is ElicitationSchema.Accept against the form, noting the content
 // it built: the client sends it without checking it again.
-func (f *servedForm) accept(values map[string]any) (*CreateElicitationResponse, error) {
+func (f *servedForm) accept(values map[string]any) (*schema.CreateElicitationResponse, error) {
 	resp, err := f.check.Accept(values)
 	if err != nil {
 		return nil, err
@@ -64,9 +65,9 @@ func (f *servedForm) checkAnswer(content json.RawMessage) error {
 // cloneSchema returns a copy of s that shares nothing the caller may
 // change. It reads only the schema's exported fields: a copy is the
 // client's business, not the protocol's.
-func cloneSchema(s *ElicitationSchema) *ElicitationSchema {
+func cloneSchema(s *schema.ElicitationSchema) *schema.ElicitationSchema {
 	c := *s
-	c.Required, c.Meta, c.Fields = slices.Clone(s.Required), slices.Clone(s.Meta), make([]ElicitationField, len(s.Fields))
+	c.Required, c.Meta, c.Fields = slices.Clone(s.Required), slices.Clone(s.Meta), make([]schema.ElicitationField, len(s.Fields))
 	for i, f := range s.Fields {
 		f.Property = cloneProperty(f.Property)
 		c.Fields[i] = f
@@ -74,31 +75,31 @@ func cloneSchema(s *ElicitationSchema) *ElicitationSchema {
 	return &c
 }
 
-func cloneProperty(p ElicitationProperty) ElicitationProperty {
+func cloneProperty(p schema.ElicitationProperty) schema.ElicitationProperty {
 	switch p := p.(type) {
-	case *ElicitationString:
+	case *schema.ElicitationString:
 		q := *p
 		q.MinLength, q.MaxLength, q.Default = clonePtr(p.MinLength), clonePtr(p.MaxLength), clonePtr(p.Default)
 		q.Enum, q.OneOf, q.Meta = slices.Clone(p.Enum), cloneOptions(p.OneOf), slices.Clone(p.Meta)
 		return &q
-	case *ElicitationNumber:
+	case *schema.ElicitationNumber:
 		q := *p
 		q.Minimum, q.Maximum, q.Default, q.Meta = clonePtr(p.Minimum), clonePtr(p.Maximum), clonePtr(p.Default), slices.Clone(p.Meta)
 		return &q
-	case *ElicitationInteger:
+	case *schema.ElicitationInteger:
 		q := *p
 		q.Minimum, q.Maximum, q.Default, q.Meta = clonePtr(p.Minimum), clonePtr(p.Maximum), clonePtr(p.Default), slices.Clone(p.Meta)
 		return &q
-	case *ElicitationBoolean:
+	case *schema.ElicitationBoolean:
 		q := *p
 		q.Default, q.Meta = clonePtr(p.Default), slices.Clone(p.Meta)
 		return &q
-	case *ElicitationMultiSelect:
+	case *schema.ElicitationMultiSelect:
 		q := *p
 		q.MinItems, q.MaxItems = clonePtr(p.MinItems), clonePtr(p.MaxItems)
 		q.Enum, q.AnyOf, q.Default, q.Meta = slices.Clone(p.Enum), cloneOptions(p.AnyOf), slices.Clone(p.Default), slices.Clone(p.Meta)
 		return &q
-	case *ElicitationUnknownProperty:
+	case *schema.ElicitationUnknownProperty:
 		q := *p
 		q.Raw = slices.Clone(p.Raw)
 		return &q
@@ -114,7 +115,7 @@ func clonePtr[T any](p *T) *T {
 	return &v
 }
 
-func cloneOptions(opts []ElicitationOption) []ElicitationOption {
+func cloneOptions(opts []schema.ElicitationOption) []schema.ElicitationOption {
 	out := slices.Clone(opts)
 	for i := range out {
 		out[i].Meta = slices.Clone(out[i].Meta)

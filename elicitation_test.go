@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 )
@@ -17,12 +18,12 @@ func TestElicitationAnswerChecked(t *testing.T) {
 		OnDiagnostic: func(d Diagnostic) { diags <- d },
 		Elicitation: &ElicitationHandlers{
 			Form: true,
-			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 				c := <-content
 				if c == "nil" {
 					return nil, nil
 				}
-				return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(c)}, nil
+				return &schema.CreateElicitationResponse{Action: schema.ElicitationAccept, Content: json.RawMessage(c)}, nil
 			},
 		},
 	}
@@ -34,14 +35,14 @@ func TestElicitationAnswerChecked(t *testing.T) {
 	content <- `{"age":12,"secret":"hunter2"}`
 	a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": params})
 	m := a.next()
-	if m.Error == nil || m.Error.Code != CodeInternalError || !strings.Contains(m.Error.Message, `"age" is less than 18`) ||
+	if m.Error == nil || m.Error.Code != schema.CodeInternalError || !strings.Contains(m.Error.Message, `"age" is less than 18`) ||
 		!strings.Contains(m.Error.Message, `"secret" is not a field of the form`) || strings.Contains(m.line, "hunter2") {
 		t.Errorf("reply %s", m.line)
 	}
 
 	content <- "nil"
 	a.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": params})
-	if m := a.next(); m.Error == nil || m.Error.Code != CodeInternalError {
+	if m := a.next(); m.Error == nil || m.Error.Code != schema.CodeInternalError {
 		t.Errorf("nil answer: reply %s", m.line)
 	}
 
@@ -69,7 +70,7 @@ func TestElicitation(t *testing.T) {
 	t.Run("without handler", func(t *testing.T) {
 		_, a := connectRaw(t, nil, nil)
 		a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": map[string]any{"sessionId": "s1", "mode": "form", "message": "Name?", "requestedSchema": map[string]any{"type": "object"}}})
-		if m := a.next(); m.Error == nil || m.Error.Code != CodeMethodNotFound {
+		if m := a.next(); m.Error == nil || m.Error.Code != schema.CodeMethodNotFound {
 			t.Errorf("reply %s", m.line)
 		}
 	})
@@ -77,11 +78,11 @@ func TestElicitation(t *testing.T) {
 		completed := make(chan string, 1)
 		opts := &ClientOptions{Elicitation: &ElicitationHandlers{
 			Form: true,
-			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 				if !strings.Contains(string(r.RequestedSchema), `"name"`) {
 					t.Errorf("schema %s", r.RequestedSchema)
 				}
-				return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
+				return &schema.CreateElicitationResponse{Action: schema.ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
 			},
 			Complete: func(id string) { completed <- id },
 		}}
@@ -92,7 +93,7 @@ func TestElicitation(t *testing.T) {
 			t.Errorf("reply %s", m.line)
 		}
 		a.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": map[string]any{"mode": "url", "message": "Log in", "elicitationId": "e1", "url": "https://example.com", "requestId": 3}})
-		if m := a.next(); m.Error == nil || m.Error.Code != CodeInvalidParams {
+		if m := a.next(); m.Error == nil || m.Error.Code != schema.CodeInvalidParams {
 			t.Errorf("url mode not advertised, reply %s", m.line)
 		}
 		a.send(map[string]any{"jsonrpc": "2.0", "method": "elicitation/complete", "params": map[string]any{"elicitationId": "e9"}})

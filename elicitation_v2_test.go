@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 )
@@ -18,12 +19,12 @@ func TestV2Elicitation(t *testing.T) {
 	completed := make(chan string, 1)
 	_, a, _, turn, _ := startTurnV2(t, &ClientOptions{Elicitation: &ElicitationHandlers{
 		Form: true, URL: true,
-		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 			asked <- r
-			if r.Mode == ElicitationModeURL {
-				return &CreateElicitationResponse{Action: ElicitationAccept}, nil
+			if r.Mode == schema.ElicitationModeURL {
+				return &schema.CreateElicitationResponse{Action: schema.ElicitationAccept}, nil
 			}
-			return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
+			return &schema.CreateElicitationResponse{Action: schema.ElicitationAccept, Content: json.RawMessage(`{"name":"Ada"}`)}, nil
 		},
 		Complete: func(id string) { completed <- id },
 	}})
@@ -59,7 +60,7 @@ func TestV2Elicitation(t *testing.T) {
 		{"sessionId": "s1", "mode": "form", "message": "no type", "requestedSchema": map[string]any{"properties": map[string]any{}}},
 	} {
 		a.send(map[string]any{"jsonrpc": "2.0", "id": 60 + i, "method": "elicitation/create", "params": p})
-		if m := a.next(); m.Error == nil || m.Error.Code != CodeInvalidParams || !strings.Contains(m.Error.Message, "v2") {
+		if m := a.next(); m.Error == nil || m.Error.Code != schema.CodeInvalidParams || !strings.Contains(m.Error.Message, "v2") {
 			t.Errorf("%s: reply %s, want -32602", p["message"], m.line)
 		}
 	}
@@ -82,19 +83,19 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 		"at":   map[string]any{"type": "_acme/point"},
 		"name": map[string]any{"type": "string"},
 	}}
-	answers := make(chan func(*ElicitationRequest) (*CreateElicitationResponse, error), 1)
-	h := &ElicitationHandlers{Form: true, Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+	answers := make(chan func(*ElicitationRequest) (*schema.CreateElicitationResponse, error), 1)
+	h := &ElicitationHandlers{Form: true, Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 		return (<-answers)(r)
 	}}
-	raw := func(content string) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
-		return func(*ElicitationRequest) (*CreateElicitationResponse, error) {
-			return &CreateElicitationResponse{Action: ElicitationAccept, Content: json.RawMessage(content)}, nil
+	raw := func(content string) func(*ElicitationRequest) (*schema.CreateElicitationResponse, error) {
+		return func(*ElicitationRequest) (*schema.CreateElicitationResponse, error) {
+			return &schema.CreateElicitationResponse{Action: schema.ElicitationAccept, Content: json.RawMessage(content)}, nil
 		}
 	}
 	// Accept on a copy of the form (it carries AnyValue) and on the
 	// form the client serves.
-	accept := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
-		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) {
+	accept := func(values map[string]any) func(*ElicitationRequest) (*schema.CreateElicitationResponse, error) {
+		return func(r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 			s, err := r.Schema()
 			if err != nil {
 				return nil, err
@@ -102,10 +103,10 @@ func TestV2ElicitationAnyContentValue(t *testing.T) {
 			return s.Accept(values)
 		}
 	}
-	served := func(values map[string]any) func(*ElicitationRequest) (*CreateElicitationResponse, error) {
-		return func(r *ElicitationRequest) (*CreateElicitationResponse, error) { return r.Accept(values) }
+	served := func(values map[string]any) func(*ElicitationRequest) (*schema.CreateElicitationResponse, error) {
+		return func(r *ElicitationRequest) (*schema.CreateElicitationResponse, error) { return r.Accept(values) }
 	}
-	ask := func(a *rawAgent, id int, answer func(*ElicitationRequest) (*CreateElicitationResponse, error)) rawMsg {
+	ask := func(a *rawAgent, id int, answer func(*ElicitationRequest) (*schema.CreateElicitationResponse, error)) rawMsg {
 		answers <- answer
 		a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": map[string]any{
 			"sessionId": "s1", "mode": "form", "message": "Where?", "requestedSchema": form}})

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"strings"
 )
 
@@ -114,7 +115,7 @@ func (e *methodError) Error() string {
 	// A cause wrapped further in ("decoding the result: acp: ...") loses
 	// its prefix too, unless the message holds the agent's own words (an
 	// error reply, its stderr), which are shown as sent.
-	var agentErr *Error
+	var agentErr *schema.Error
 	var exitErr *ExitError
 	if !errors.As(e.err, &agentErr) && !errors.As(e.err, &exitErr) {
 		msg = strings.ReplaceAll(msg, ": acp: ", ": ")

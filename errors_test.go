@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Every error a call returns reads "acp: <method>: <cause>" with one "acp:"
@@ -33,22 +34,22 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 	}
 
 	t.Run("turn in progress", func(t *testing.T) {
-		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			select {
 			case <-t.Cancelled():
 			case <-t.Context().Done():
 			}
-			return acp.StopReasonCancelled, nil
+			return schema.StopReasonCancelled, nil
 		}}, nil)
 		s, err := c.NewSession(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, err := s.Prompt(ctx, acp.Text("one"))
+		turn, err := s.Prompt(ctx, schema.Text("one"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Prompt(ctx, acp.Text("two"))
+		_, err = s.Prompt(ctx, schema.Text("two"))
 		check(t, err, acp.ErrTurnInProgress)
 		turn.Cancel()
 		if _, err := turn.Wait(); err != nil {
@@ -58,7 +59,7 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 
 	t.Run("not supported", func(t *testing.T) {
 		c, _ := acptest.Connect(t, &acptest.Options{Capabilities: map[string]any{}}, nil)
-		_, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "s", Cwd: "/"})
+		_, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "s", Cwd: "/"})
 		check(t, err, acp.ErrNotSupported)
 	})
 
@@ -77,8 +78,8 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 		}}, nil)
 		_, err := c.NewSession(ctx, nil)
 		check(t, err, nil)
-		var e *acp.Error
-		if !errors.As(err, &e) || e.Code != acp.CodeInternalError || e.Message != "boom" {
+		var e *schema.Error
+		if !errors.As(err, &e) || e.Code != schema.CodeInternalError || e.Message != "boom" {
 			t.Errorf("errors.As(%q) = %v, want the agent's -32603 boom", err, e)
 		}
 	})
@@ -108,6 +109,6 @@ func TestErrorHasOneACPPrefix(t *testing.T) {
 	t.Run("auth required", func(t *testing.T) {
 		c, _ := acptest.Connect(t, &acptest.Options{RequireAuth: true}, nil)
 		_, err := c.NewSession(ctx, nil)
-		check(t, err, acp.ErrAuthRequired)
+		check(t, err, schema.ErrAuthRequired)
 	})
 }

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // An elicitation handler reads the typed form, shows each field, and
 // answers with values that Accept checks against the form first.
 func ExampleElicitationSchema_Accept() {
-	req := &acp.CreateElicitationRequest{Mode: acp.ElicitationModeForm, Message: "How should I deploy?",
+	req := &schema.CreateElicitationRequest{Mode: schema.ElicitationModeForm, Message: "How should I deploy?",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{
 			"strategy":{"type":"string","title":"Strategy","oneOf":[{"const":"safe","title":"Canary first"},{"const":"fast","title":"All at once"}]},
 			"replicas":{"type":"integer","minimum":1,"maximum":9,"default":3}},
@@ -21,9 +21,9 @@ func ExampleElicitationSchema_Accept() {
 	}
 	for _, f := range form.Fields {
 		switch p := f.Property.(type) {
-		case *acp.ElicitationString:
+		case *schema.ElicitationString:
 			fmt.Printf("%s (required %v): choose from %d options\n", p.Title, f.Required, len(p.Options()))
-		case *acp.ElicitationInteger:
+		case *schema.ElicitationInteger:
 			fmt.Printf("%s: integer from %d to %d, default %d\n", f.Name, *p.Minimum, *p.Maximum, *p.Default)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // A supervised client outlives its agent: the turn the agent died in
@@ -14,12 +15,12 @@ import (
 // prompt runs on it.
 func ExampleRestartPolicy() {
 	ctx := context.Background()
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		if t.PromptText() == "crash" {
 			t.Crash() // the agent dies mid-turn
 		}
 		t.Say("hello again")
-		return acp.StopReasonEndTurn, nil
+		return schema.StopReasonEndTurn, nil
 	}})
 	defer agent.Close()
 	// A transport that can connect again: here a new in-process
@@ -34,11 +35,11 @@ func ExampleRestartPolicy() {
 	defer c.Close()
 	s, _ := c.NewSession(ctx, nil)
 
-	turn, _ := s.Prompt(ctx, acp.Text("crash"))
+	turn, _ := s.Prompt(ctx, schema.Text("crash"))
 	_, err = turn.Wait()
 	fmt.Println("interrupted:", errors.Is(err, acp.ErrAgentRestarted))
 
-	turn, _ = s.Prompt(ctx, acp.Text("are you back?")) // waits for the restart
+	turn, _ = s.Prompt(ctx, schema.Text("are you back?")) // waits for the restart
 	turn.Wait()
 	fmt.Println(turn.State().Messages[0].Text)
 	fmt.Println("restarts:", s.State().Restarts)

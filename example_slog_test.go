@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // LogDiagnostics sends what the client tolerated to a slog logger, with
@@ -21,14 +22,14 @@ func ExampleLogDiagnostics() {
 		},
 	}))
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Update(map[string]any{"sessionUpdate": "new_kind_of_update"})
 			return "end_turn", nil
 		},
 	}, &acp.ClientOptions{OnDiagnostic: acp.LogDiagnostics(logger.With("agent", "acptest"))})
 	ctx := context.Background()
-	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work"})
-	turn, _ := s.Prompt(ctx, acp.Text("hi"))
+	s, _ := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/work"})
+	turn, _ := s.Prompt(ctx, schema.Text("hi"))
 	turn.Wait()
 	done() // Close delivers every diagnostic queued
 	// Output:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -26,7 +27,7 @@ func connect(opts *acptest.Options, copts *acp.ClientOptions) (*acp.Client, func
 // chunks of one message; Wait returns once all of it is folded.
 func Example() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Think("Looking at the files.")
 			t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "List files", Kind: "read", Status: "in_progress"})
 			t.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: "completed"})
@@ -38,11 +39,11 @@ func Example() {
 	defer done()
 
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/work"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("How many files?"))
+	turn, err := s.Prompt(ctx, schema.Text("How many files?"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func Example() {
 // loop started; it ends when the turn does.
 func ExampleTurn_Updates() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
-			t.Plan(acp.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			t.Plan(schema.PlanEntry{Content: "Answer", Priority: "high", Status: "in_progress"})
 			t.Say("Hello")
 			t.Say(", world")
 			return "end_turn", nil
@@ -76,11 +77,11 @@ func ExampleTurn_Updates() {
 	defer done()
 	ctx := context.Background()
 	s, _ := c.NewSession(ctx, nil)
-	turn, _ := s.Prompt(ctx, acp.Text("Hi"))
+	turn, _ := s.Prompt(ctx, schema.Text("Hi"))
 	for u := range turn.Updates() {
 		switch u := u.(type) {
-		case *acp.AgentMessageChunk:
-			fmt.Printf("text %q\n", u.Content.(*acp.TextContent).Text)
+		case *schema.AgentMessageChunk:
+			fmt.Printf("text %q\n", u.Content.(*schema.TextContent).Text)
 		default:
 			fmt.Println(u.UpdateKind())
 		}
@@ -97,7 +98,7 @@ func ExampleTurn_Updates() {
 func ExampleTurn_Cancel() {
 	asked := make(chan struct{})
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.ToolCall(acptest.ToolCallSpec{ID: "rm", Title: "rm -rf build", Kind: "execute", Status: "pending"})
 			outcome, _ := t.RequestPermission(map[string]any{"toolCallId": "rm"}, acptest.DefaultPermissionOptions)
 			_, cancelled, _ := acptest.ParseOutcome(outcome)
@@ -105,7 +106,7 @@ func ExampleTurn_Cancel() {
 			<-t.Cancelled()
 			return "cancelled", nil
 		},
-	}, &acp.ClientOptions{Permission: func(ctx context.Context, _ *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	}, &acp.ClientOptions{Permission: func(ctx context.Context, _ *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		close(asked) // a dialog opens...
 		<-ctx.Done() // ...and is dismissed by the cancel
 		return acp.CancelledOutcome(), nil
@@ -113,7 +114,7 @@ func ExampleTurn_Cancel() {
 	defer done()
 	ctx := context.Background()
 	s, _ := c.NewSession(ctx, nil)
-	turn, _ := s.Prompt(ctx, acp.Text("Clean up"))
+	turn, _ := s.Prompt(ctx, schema.Text("Clean up"))
 	<-asked
 	turn.Cancel()
 	stop, err := turn.Wait()
@@ -129,11 +130,11 @@ func ExampleTurn_Cancel() {
 // tool calls of that kind in that session.
 func ExampleRememberAlways() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			for i := range 3 {
 				id := fmt.Sprint("edit-", i)
 				t.ToolCall(acptest.ToolCallSpec{ID: id, Title: "Edit file " + fmt.Sprint(i), Kind: "edit"})
-				out, _ := t.RequestPermission(map[string]any{"toolCallId": id}, []acp.PermissionOption{
+				out, _ := t.RequestPermission(map[string]any{"toolCallId": id}, []schema.PermissionOption{
 					{OptionID: "yes", Name: "Allow", Kind: "allow_once"},
 					{OptionID: "always", Name: "Always allow", Kind: "allow_always"},
 					{OptionID: "no", Name: "Reject", Kind: "reject_once"},
@@ -143,14 +144,14 @@ func ExampleRememberAlways() {
 			}
 			return "end_turn", nil
 		},
-	}, &acp.ClientOptions{Permission: acp.RememberAlways(func(_ context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	}, &acp.ClientOptions{Permission: acp.RememberAlways(func(_ context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		fmt.Println("asking about", req.ToolCall.Title)
-		return acp.SelectedOutcome(req.Option(acp.PermissionAllowAlways).OptionID), nil
+		return acp.SelectedOutcome(req.Option(schema.PermissionAllowAlways).OptionID), nil
 	})})
 	defer done()
 	ctx := context.Background()
 	s, _ := c.NewSession(ctx, nil)
-	turn, _ := s.Prompt(ctx, acp.Text("Refactor"))
+	turn, _ := s.Prompt(ctx, schema.Text("Refactor"))
 	turn.Wait()
 	// Output:
 	// asking about Edit file 0
@@ -161,13 +162,13 @@ func ExampleRememberAlways() {
 
 // The text of whatever block a message chunk carries.
 func ExampleTextOf() {
-	for _, b := range []acp.ContentBlock{
-		acp.Text("See "),
-		acp.Link("file:///w/main.go", "main.go"),
-		acp.TextResource("file:///w/go.mod", "module w", "text/plain"),
-		acp.Image("iVBORw0KGgo=", "image/png"),
+	for _, b := range []schema.ContentBlock{
+		schema.Text("See "),
+		schema.Link("file:///w/main.go", "main.go"),
+		schema.TextResource("file:///w/go.mod", "module w", "text/plain"),
+		schema.Image("iVBORw0KGgo=", "image/png"),
 	} {
-		fmt.Printf("%q\n", acp.TextOf(b))
+		fmt.Printf("%q\n", schema.TextOf(b))
 	}
 	// Output:
 	// "See "
@@ -179,7 +180,7 @@ func ExampleTextOf() {
 // A tool call's diff content rendered for review.
 func ExampleDiffContent_Unified() {
 	old := "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
-	d := &acp.DiffContent{
+	d := &schema.DiffContent{
 		Path:    "/w/main.go",
 		OldText: &old,
 		NewText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
@@ -199,18 +200,18 @@ func ExampleDiffContent_Unified() {
 // and tool calls interleaved in the order they started.
 func ExampleTurnState_Items() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Think("Let me look.")
-			t.ToolCall(acptest.ToolCallSpec{ID: "read-1", Title: "Read main.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusPending})
+			t.ToolCall(acptest.ToolCallSpec{ID: "read-1", Title: "Read main.go", Kind: schema.ToolKindRead, Status: schema.ToolCallStatusPending})
 			t.Say("It is a Go file.")
-			t.UpdateToolCall(acptest.ToolCallSpec{ID: "read-1", Status: acp.ToolCallStatusCompleted})
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "read-1", Status: schema.ToolCallStatusCompleted})
 			return "end_turn", nil
 		},
 	}, nil)
 	defer done()
 	ctx := context.Background()
 	s, _ := c.NewSession(ctx, nil)
-	turn, _ := s.Prompt(ctx, acp.Text("What is main.go?"))
+	turn, _ := s.Prompt(ctx, schema.Text("What is main.go?"))
 	turn.Wait()
 	for _, it := range turn.State().Items() {
 		switch it.Kind {
@@ -230,7 +231,7 @@ func ExampleTurnState_Items() {
 // hand-written one; Turn.Updates replays the raw updates.
 func ExampleTurnState() {
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Read a.go", Kind: "read", Status: "completed"})
 			t.SayID("m1", "Read ")
 			t.SayID("m1", "it.")
@@ -240,13 +241,13 @@ func ExampleTurnState() {
 	defer done()
 	ctx := context.Background()
 	s, _ := c.NewSession(ctx, nil)
-	turn, _ := s.Prompt(ctx, acp.Text("Read a.go"))
+	turn, _ := s.Prompt(ctx, schema.Text("Read a.go"))
 	turn.Wait()
 
 	got := turn.State()
 	want := acp.TurnState{
-		StopReason: acp.StopReasonEndTurn,
-		ToolCalls:  []acp.ToolCallState{{ToolCallID: "t1", Title: "Read a.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusCompleted}},
+		StopReason: schema.StopReasonEndTurn,
+		ToolCalls:  []acp.ToolCallState{{ToolCallID: "t1", Title: "Read a.go", Kind: schema.ToolKindRead, Status: schema.ToolCallStatusCompleted}},
 		Messages:   []acp.Message{{MessageID: "m1", Text: "Read it.", Order: 1}},
 	}
 	fmt.Println("raw updates:", len(slices.Collect(turn.Updates())))

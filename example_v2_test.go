@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // The same code runs a turn against a v1 and a v2 agent: offer v2, take
@@ -13,9 +14,9 @@ import (
 // state_update; Wait, State and the handlers do not change.
 func ExampleClientOptions_protocolVersion() {
 	for _, version := range []int{1, 2} {
-		agent := acptest.New(&acptest.Options{Version: version, OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		agent := acptest.New(&acptest.Options{Version: version, OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("hello")
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		}})
 		fromAgent, toAgent := agent.Pipe()
 		ctx := context.Background()
@@ -29,7 +30,7 @@ func ExampleClientOptions_protocolVersion() {
 			fmt.Println(err)
 			return
 		}
-		turn, err := s.Prompt(ctx, acp.Text("hi"))
+		turn, err := s.Prompt(ctx, schema.Text("hi"))
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -5,6 +5,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func TestAgentExitEndsConnectionWhileGrandchildHoldsStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"}); err != nil {
+	if _, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"}); err != nil {
 		t.Fatalf("NewSession: %v (the answer written before the exit was lost)", err)
 	}
 	waitFor(t, c.Done(), "the end of the connection")

@@ -12,20 +12,21 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Subprocess agents for the fault tests; the package's TestMain (in
 // process_test.go) runs them when the test binary is re-executed.
 func init() {
 	acptest.Register("faults.crash", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("partial answer")
 			t.Crash()
 			return "", nil
 		}})
 	})
 	acptest.Register("faults.flood", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{StderrFlood: 8 << 20, OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{StderrFlood: 8 << 20, OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.FloodStderr(1 << 20)
 			t.Say("still here")
 			return "end_turn", nil
@@ -69,7 +70,7 @@ func runTurn(t *testing.T, opts *acptest.Options, copts *acp.ClientOptions) (*ac
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +79,13 @@ func runTurn(t *testing.T, opts *acptest.Options, copts *acp.ClientOptions) (*ac
 
 func TestFaultJunkLines(t *testing.T) {
 	var d diags
-	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		t.Junk("npm WARN deprecated uuid@3.4.0")
 		t.Junk("")
 		t.Say("fine")
 		return "end_turn", nil
 	}}, &acp.ClientOptions{OnDiagnostic: d.add})
-	if stop, err := turn.Wait(); stop != acp.StopReasonEndTurn || err != nil {
+	if stop, err := turn.Wait(); stop != schema.StopReasonEndTurn || err != nil {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	if turn.State().Messages[0].Text != "fine" {
@@ -98,7 +99,7 @@ func TestFaultJunkLines(t *testing.T) {
 
 func TestFaultOversizedFrame(t *testing.T) {
 	var d diags
-	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	c, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		t.Say("before ")
 		t.Raw(append(acptest.HugeFrame(t.SessionID(), 1<<20), '\n'))
 		t.Say("after")
@@ -125,7 +126,7 @@ func TestFaultCrashMidTurn(t *testing.T) {
 	}
 	defer c.Close()
 	s, _ := c.NewSession(context.Background(), nil)
-	turn, _ := s.Prompt(context.Background(), acp.Text("go"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("go"))
 	_, err = turn.Wait()
 	var ee *acp.ExitError
 	if !errors.Is(err, acp.ErrConnClosed) || errors.Is(err, context.Canceled) || !errors.As(err, &ee) {
@@ -145,7 +146,7 @@ func TestFaultCrashMidTurn(t *testing.T) {
 func TestFaultHang(t *testing.T) {
 	agent := acptest.New(&acptest.Options{
 		Methods: map[string]acptest.MethodFunc{"session/list": acptest.NeverAnswer},
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Hang()
 			return "", nil
 		},
@@ -165,9 +166,9 @@ func TestFaultHang(t *testing.T) {
 		}
 	}
 	s, _ := c.NewSession(context.Background(), nil)
-	turn, _ := s.Prompt(context.Background(), acp.Text("go"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("go"))
 	turn.Cancel()
-	if stop, err := turn.Wait(); stop != acp.StopReasonCancelled || !errors.Is(err, acp.ErrCancelGrace) {
+	if stop, err := turn.Wait(); stop != schema.StopReasonCancelled || !errors.Is(err, acp.ErrCancelGrace) {
 		t.Errorf("Wait = %q, %v", stop, err)
 	}
 	if got := agent.Received("$/cancel_request"); len(got) != 1 {
@@ -180,7 +181,7 @@ func TestFaultUpdatesBeforeNewSessionAndAfterTurn(t *testing.T) {
 		OnNewSession: func(s *acptest.Session) {
 			s.Commands(acptest.SlashCommand{Name: "test", Description: "Run tests"})
 		},
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("answer")
 			t.AfterTurn(func() { t.Say("afterthought") })
 			return "end_turn", nil
@@ -208,7 +209,7 @@ func TestFaultUpdatesBeforeNewSessionAndAfterTurn(t *testing.T) {
 }
 
 func TestFaultUnknownVariantsAndIDs(t *testing.T) {
-	_, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	_, _, turn, _ := runTurn(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		t.Update(map[string]any{"sessionUpdate": "hologram", "beam": 1})
 		t.ToolCall(acptest.ToolCallSpec{ID: "a", Title: "Teleport", Kind: "teleport", Status: "paused"})
 		t.UpdateToolCall(acptest.ToolCallSpec{ID: "never-announced", Title: "Ghost", Status: "completed"})
@@ -217,21 +218,21 @@ func TestFaultUnknownVariantsAndIDs(t *testing.T) {
 	}}, nil)
 	turn.Wait()
 	st := turn.State()
-	var first acp.Update
+	var first schema.Update
 	for u := range turn.Updates() {
 		first = u
 		break
 	}
-	if u, ok := first.(*acp.UnknownUpdate); !ok || u.Kind != "hologram" || !strings.Contains(string(u.Raw), `"beam":1`) {
+	if u, ok := first.(*schema.UnknownUpdate); !ok || u.Kind != "hologram" || !strings.Contains(string(u.Raw), `"beam":1`) {
 		t.Errorf("first update %#v", first)
 	}
 	if tc := st.ToolCalls[0]; tc.Kind != "teleport" || tc.Status != "paused" {
 		t.Errorf("unknown enum values not kept: %+v", tc)
 	}
-	if tc := st.ToolCalls[1]; !tc.Unannounced || tc.Title != "Ghost" || tc.Status != acp.ToolCallStatusCompleted {
+	if tc := st.ToolCalls[1]; !tc.Unannounced || tc.Title != "Ghost" || tc.Status != schema.ToolCallStatusCompleted {
 		t.Errorf("unannounced tool call %+v", tc)
 	}
-	if c, ok := st.Messages[0].Content[0].(*acp.UnknownContent); !ok || c.Type != "smell" {
+	if c, ok := st.Messages[0].Content[0].(*schema.UnknownContent); !ok || c.Type != "smell" {
 		t.Errorf("unknown content %#v", st.Messages[0].Content)
 	}
 }
@@ -239,7 +240,7 @@ func TestFaultUnknownVariantsAndIDs(t *testing.T) {
 // Agents number their requests as strings or numbers; answers echo them.
 func TestFaultStringAndNumericRequestIDs(t *testing.T) {
 	for _, stringIDs := range []bool{false, true} {
-		_, _, turn, agent := runTurn(t, &acptest.Options{StringIDs: stringIDs, OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		_, _, turn, agent := runTurn(t, &acptest.Options{StringIDs: stringIDs, OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			out, err := t.RequestPermission(map[string]any{"toolCallId": "x", "title": "X"}, acptest.DefaultPermissionOptions)
 			if err != nil {
 				return "", err
@@ -278,7 +279,7 @@ func TestFaultStderrFlood(t *testing.T) {
 	}
 	defer c.Close()
 	s, _ := c.NewSession(context.Background(), nil)
-	turn, _ := s.Prompt(context.Background(), acp.Text("go"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("go"))
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"iter"
 	"unsafe"
 )
@@ -20,7 +21,7 @@ type Event struct {
 	// Update is what an EventUpdate applied. For OriginAgent it is the
 	// agent's update, the one Turn.Updates yields. For OriginPermission and
 	// OriginLocal it is a *ToolCallUpdate.
-	Update Update `json:"update,omitempty"`
+	Update schema.Update `json:"update,omitempty"`
 	// Meta is, for an agent's update, the _meta of the session/update
 	// notification that carried it (beside sessionId and update; the
 	// update's own _meta stays on the Update), when the agent sent one.
@@ -143,12 +144,12 @@ const (
 
 // TurnEnd is how a turn ended; the fields mean what TurnState's do.
 type TurnEnd struct {
-	StopReason StopReason `json:"stopReason,omitempty"`
-	Usage      *Usage     `json:"usage,omitempty"`
+	StopReason schema.StopReason `json:"stopReason,omitempty"`
+	Usage      *schema.Usage     `json:"usage,omitempty"`
 	// Meta is the prompt response's _meta, if the agent sent one.
-	Meta            json.RawMessage `json:"_meta,omitempty"`
-	AgentStopReason StopReason      `json:"agentStopReason,omitempty"`
-	AgentError      *Error          `json:"agentError,omitempty"`
+	Meta            json.RawMessage   `json:"_meta,omitempty"`
+	AgentStopReason schema.StopReason `json:"agentStopReason,omitempty"`
+	AgentError      *schema.Error     `json:"agentError,omitempty"`
 	// Err is the turn's error, as Wait returns it.
 	Err error `json:"-"`
 }
@@ -220,7 +221,7 @@ type entry struct {
 
 // tcEntry is what an entry keeps for an event that changed a tool call.
 type tcEntry struct {
-	u  Update
+	u  schema.Update
 	tc *ToolCallState
 }
 
@@ -253,12 +254,12 @@ func (e *entry) hasMeta() bool {
 
 // newEntry makes the entry of an event of kind with update u (nil for a
 // cancel or an end) that changed tool call tc (nil: none).
-func newEntry(kind uint8, u Update, tc *ToolCallState) entry {
+func newEntry(kind uint8, u schema.Update, tc *ToolCallState) entry {
 	switch {
 	case tc != nil:
 		return entry{p: unsafe.Pointer(&tcEntry{u, tc}), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
 	case u != nil:
-		box := new(Update)
+		box := new(schema.Update)
 		*box = u
 		return entry{p: unsafe.Pointer(box), x: uint64(kind) | uint64(tagUpdate)<<entryTagShift}
 	}
@@ -287,7 +288,7 @@ func (e *entry) pos() textPos {
 
 // logLocked appends an event to the turn's log and wakes its readers.
 // s.mu is held.
-func (t *Turn) logLocked(kind uint8, u Update, tc *ToolCallState) {
+func (t *Turn) logLocked(kind uint8, u schema.Update, tc *ToolCallState) {
 	t.appendLocked(newEntry(kind, u, tc))
 }
 
@@ -299,10 +300,10 @@ func (t *Turn) appendLocked(e entry) {
 // updateLocked returns the update an entry holds and the tool call it
 // changed, making a plain text chunk's again. s.mu is held: the message's
 // buffer may be growing.
-func updateLocked(e *entry) (Update, *ToolCallState) {
+func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 	switch e.tag() {
 	case tagUpdate:
-		return *(*Update)(e.p), nil
+		return *(*schema.Update)(e.p), nil
 	case tagTool:
 		v := (*tcEntry)(e.p)
 		return v.u, v.tc
@@ -316,12 +317,12 @@ func updateLocked(e *entry) (Update, *ToolCallState) {
 // updatesLocked returns the updates of the entries of batch, made once
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates.
-func updatesLocked(batch []entry) []Update {
-	var us []Update
+func updatesLocked(batch []entry) []schema.Update {
+	var us []schema.Update
 	for i := range batch {
 		if batch[i].tag() == tagText {
 			if us == nil {
-				us = make([]Update, len(batch))
+				us = make([]schema.Update, len(batch))
 			}
 			us[i], _ = updateLocked(&batch[i])
 		}
@@ -331,7 +332,7 @@ func updatesLocked(batch []entry) []Update {
 
 // entryUpdate returns what updateLocked does, taking a plain text chunk's
 // update from us, the batch's updatesLocked; no lock is needed.
-func entryUpdate(e *entry, us []Update, i int) (Update, *ToolCallState) {
+func entryUpdate(e *entry, us []schema.Update, i int) (schema.Update, *ToolCallState) {
 	if e.tag() == tagText {
 		return us[i], nil
 	}
@@ -341,7 +342,7 @@ func entryUpdate(e *entry, us []Update, i int) (Update, *ToolCallState) {
 // event makes the public form of the entry with sequence number seq, of
 // update u and tool call tc (see entryUpdate). The outcome fields of an end
 // entry are final once it is logged.
-func (t *Turn) event(seq uint64, e *entry, u Update, tc *ToolCallState) Event {
+func (t *Turn) event(seq uint64, e *entry, u schema.Update, tc *ToolCallState) Event {
 	ev := Event{Seq: seq, Update: u, ToolCall: tc, Turn: t}
 	ev.Kind, ev.Origin = entryKind(e.kind())
 	if e.hasMeta() {
@@ -359,8 +360,8 @@ func (t *Turn) event(seq uint64, e *entry, u Update, tc *ToolCallState) Event {
 // markLocked marks a tool call of a cancelled turn cancelled, as an event
 // of its own. s.mu is held.
 func (t *Turn) markLocked(id string) {
-	st := ToolCallStatusCancelled
-	mk := &ToolCallUpdate{ToolCallID: id, Status: &st}
+	st := schema.ToolCallStatusCancelled
+	mk := &schema.ToolCallUpdate{ToolCallID: id, Status: &st}
 	// A mark is never dropped (the tool call will not run), but it is kept,
 	// so it counts against the turn's budget like what the agent sent.
 	t.budget.charged += costMark
@@ -391,7 +392,7 @@ func (t *Turn) markAllLocked() {
 
 // patchLocked applies a permission request's toolCall and returns the
 // sequence number of its event. s.mu is held.
-func (t *Turn) patchLocked(p *ToolCallUpdate) uint64 {
+func (t *Turn) patchLocked(p *schema.ToolCallUpdate) uint64 {
 	patch := keepTitle(&t.fold.tools, p)
 	t.fold.visits++
 	tc := t.fold.tools.update(patch)
@@ -509,7 +510,7 @@ func (tf *TurnFold) Apply(ev Event) {
 		}
 		if ev.Origin == OriginAgent || ev.Origin == "" {
 			tf.f.apply(ev.Update)
-		} else if u, ok := ev.Update.(*ToolCallUpdate); ok {
+		} else if u, ok := ev.Update.(*schema.ToolCallUpdate); ok {
 			tf.f.tools.update(u)
 		}
 	case EventCancel:

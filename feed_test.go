@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -150,7 +151,7 @@ func TestFeedReproducesState(t *testing.T) {
 	for seed := range 60 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 7))
-			opts := &ClientOptions{Subagents: true, Restart: &RestartPolicy{after: noBackoff}, Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+			opts := &ClientOptions{Subagents: true, Restart: &RestartPolicy{after: noBackoff}, Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 				if r := req.Seq % 3; r == 0 {
 					<-ctx.Done() // left pending until the cancel, or the end
 					return CancelledOutcome(), nil
@@ -232,7 +233,7 @@ func TestFeedReproducesState(t *testing.T) {
 // stands in the stream.
 func TestFeedCarriesPermissionPatchAndCancelMarks(t *testing.T) {
 	reqs := make(chan *PermissionRequest, 1)
-	opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	opts := &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		reqs <- req
 		<-ctx.Done()
 		return CancelledOutcome(), nil
@@ -283,7 +284,7 @@ func TestFeedCarriesPermissionPatchAndCancelMarks(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	mark := evs[4]
-	if mark.ToolCall.Status != ToolCallStatusCancelled || mark.ToolCall.Title != "Edit a.go" {
+	if mark.ToolCall.Status != schema.ToolCallStatusCancelled || mark.ToolCall.Title != "Edit a.go" {
 		t.Errorf("the cancel mark's tool call is %+v", mark.ToolCall)
 	}
 	if diff := cmp.Diff(turn.State(), foldEvents(t, evs)); diff != "" {
@@ -296,7 +297,7 @@ func TestFeedCarriesPermissionPatchAndCancelMarks(t *testing.T) {
 func TestEventsResumeAndReleased(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{TurnLogs: -1}}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestEventsResumeAndReleased(t *testing.T) {
 		close(next)
 	}()
 	a.update("s1", chunk("two"))
-	if ev := <-next; ev.Seq != 3 || ev.Update.(*AgentMessageChunk).Content.(*TextContent).Text != "two" {
+	if ev := <-next; ev.Seq != 3 || ev.Update.(*schema.AgentMessageChunk).Content.(*schema.TextContent).Text != "two" {
 		t.Fatalf("resumed at %+v", ev)
 	}
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
@@ -348,7 +349,7 @@ func TestEventsResumeAndReleased(t *testing.T) {
 	}
 	// Release drops the fold too; the outcome stays.
 	turn.Release()
-	if st := turn.State(); len(st.Messages) != 0 || st.StopReason != StopReasonEndTurn {
+	if st := turn.State(); len(st.Messages) != 0 || st.StopReason != schema.StopReasonEndTurn {
 		t.Errorf("released turn: %+v", st)
 	}
 	if len(s.Turns()) != 0 || s.State().Turns != 1 {
@@ -399,7 +400,7 @@ func TestWaitFor(t *testing.T) {
 	a.update("s1", toolCall("x", "pending"))
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "x", "status": "in_progress"})
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "x", "status": "completed"})
-	if ev := <-got; ev.Seq != 3 || ev.ToolCall.Status != ToolCallStatusCompleted {
+	if ev := <-got; ev.Seq != 3 || ev.ToolCall.Status != schema.ToolCallStatusCompleted {
 		t.Errorf("WaitFor returned %+v", ev)
 	}
 	// Already happened: found in the replay.
@@ -411,7 +412,7 @@ func TestWaitFor(t *testing.T) {
 	if _, err := turn.WaitFor(ctx, finished("never")); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("WaitFor with an ended ctx: %v", err)
 	}
-	if tc, ok := turn.ToolCall("x"); !ok || tc.Status != ToolCallStatusCompleted {
+	if tc, ok := turn.ToolCall("x"); !ok || tc.Status != schema.ToolCallStatusCompleted {
 		t.Errorf("ToolCall(x) = %+v, %v", tc, ok)
 	}
 	if _, ok := turn.ToolCall("nope"); ok {
@@ -450,9 +451,9 @@ func TestUILoopAllocations(t *testing.T) {
 func TestElicitationPlacedInStream(t *testing.T) {
 	got := make(chan *ElicitationRequest, 1)
 	opts := &ClientOptions{Elicitation: &ElicitationHandlers{Form: true,
-		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 			got <- r
-			return &CreateElicitationResponse{Action: ElicitationDecline}, nil
+			return &schema.CreateElicitationResponse{Action: schema.ElicitationDecline}, nil
 		}}}
 	_, a, _, turn, p := startTurn(t, opts)
 	a.update("s1", chunk("let me ask"))

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/schema"
 )
 
 // Message is one message assembled from chunks.
@@ -14,7 +15,7 @@ type Message struct {
 	Text string `json:"text"`
 	// Content holds the message's other blocks (images, resources...), in
 	// order. Text blocks are not repeated here.
-	Content []ContentBlock `json:"content,omitempty"`
+	Content []schema.ContentBlock `json:"content,omitempty"`
 	// Order is the message's place among everything its fold started —
 	// messages, thoughts, user messages and tool calls — from 0, in the
 	// order their first update arrived. The lists of a state are each in
@@ -33,7 +34,7 @@ type fold struct {
 	user     msgList
 	smsgs    sessMsgs // messages between sessions (fold_session_messages.go)
 	tools    toolTable
-	plan     []PlanEntry
+	plan     []schema.PlanEntry
 	planID   string // the plan_update plan that plan shows; "" for a legacy plan
 
 	// lastKind is the kind of the previous update, the only message boundary
@@ -77,21 +78,21 @@ func (f *fold) list(k uint8) *msgList {
 // annotations and no _meta on either: the bulk of every turn. Such a chunk
 // is equal, by value, to the one newTextChunk makes from its kind, message
 // id and text.
-func plainText(u Update) uint8 {
-	var b ContentBlock
+func plainText(u schema.Update) uint8 {
+	var b schema.ContentBlock
 	var k uint8
 	switch u := u.(type) {
-	case *AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		if u.Meta != nil {
 			return textNone
 		}
 		b, k = u.Content, textMessage
-	case *AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		if u.Meta != nil {
 			return textNone
 		}
 		b, k = u.Content, textThought
-	case *UserMessageChunk:
+	case *schema.UserMessageChunk:
 		if u.Meta != nil {
 			return textNone
 		}
@@ -99,7 +100,7 @@ func plainText(u Update) uint8 {
 	default:
 		return textNone
 	}
-	if t, ok := b.(*TextContent); !ok || t == nil || t.Annotations != nil || t.Meta != nil {
+	if t, ok := b.(*schema.TextContent); !ok || t == nil || t.Annotations != nil || t.Meta != nil {
 		return textNone
 	}
 	return k
@@ -107,14 +108,14 @@ func plainText(u Update) uint8 {
 
 // newTextChunk makes a plain text chunk of kind k, the chunk and its text
 // block in one allocation.
-func newTextChunk(k uint8, id, text string) Update {
+func newTextChunk(k uint8, id, text string) schema.Update {
 	switch k {
 	case textMessage:
-		return AgentMessageText(id, text)
+		return schema.AgentMessageText(id, text)
 	case textThought:
-		return AgentThoughtText(id, text)
+		return schema.AgentThoughtText(id, text)
 	}
-	return UserMessageText(id, text)
+	return schema.UserMessageText(id, text)
 }
 
 // msgList is one kind of message in order of first appearance, indexed by
@@ -141,7 +142,7 @@ type msgAcc struct {
 	joined []byte // the text's first len(joined) bytes, when blocks > 1
 	// jb and jo are the block and offset in it that joined ends at.
 	jb, jo  int
-	content []ContentBlock
+	content []schema.ContentBlock
 }
 
 // textBlock is the size of a message's text blocks past the first, which
@@ -153,8 +154,8 @@ const textBlock = 64 << 10
 type textPos struct{ blk, off, n int }
 
 // add appends a block; a text block's text goes to the message's text.
-func (m *msgAcc) add(b ContentBlock) textPos {
-	if t, ok := b.(*TextContent); ok {
+func (m *msgAcc) add(b schema.ContentBlock) textPos {
+	if t, ok := b.(*schema.TextContent); ok {
 		return m.addText(nil, t.Text)
 	}
 	m.content = append(m.content, b)
@@ -248,7 +249,7 @@ func (m *msgAcc) snapshot() Message {
 // belong to one message wherever they arrive; a new id starts a new message;
 // without an id, the chunk continues the last message only if the previous
 // update was of the same kind.
-func (f *fold) chunk(list *msgList, kind, id string, b ContentBlock) {
+func (f *fold) chunk(list *msgList, kind, id string, b schema.ContentBlock) {
 	f.visits++
 	m := f.target(list, kind, id)
 	if m == nil {
@@ -324,47 +325,47 @@ func (f *fold) target(list *msgList, kind, id string) *msgAcc {
 // (nil for other kinds). Session-level kinds (commands, mode, config,
 // session info, usage) are folded by the session; here they only end an
 // id-less message.
-func (f *fold) apply(u Update) *ToolCallState {
+func (f *fold) apply(u schema.Update) *ToolCallState {
 	kind := u.UpdateKind()
 	var tc *ToolCallState
 	switch u := u.(type) {
-	case *AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		f.chunk(&f.messages, kind, u.MessageID, u.Content)
-	case *AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		f.chunk(&f.thoughts, kind, u.MessageID, u.Content)
-	case *UserMessageChunk:
+	case *schema.UserMessageChunk:
 		f.chunk(&f.user, kind, u.MessageID, u.Content)
-	case *AgentMessage:
+	case *schema.AgentMessage:
 		f.whole(&f.messages, u.MessageID, u.Content)
-	case *AgentThought:
+	case *schema.AgentThought:
 		f.whole(&f.thoughts, u.MessageID, u.Content)
-	case *UserMessage:
+	case *schema.UserMessage:
 		f.whole(&f.user, u.MessageID, u.Content)
-	case *ToolCallContentChunk:
+	case *schema.ToolCallContentChunk:
 		f.visits++
 		tc = f.tools.appendContent(u.ToolCallID, u.Content)
-	case *ToolCall:
+	case *schema.ToolCall:
 		f.visits++
 		tc = f.tools.create(u)
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		f.visits++
 		tc = f.tools.update(u)
-	case *Plan:
+	case *schema.Plan:
 		f.plan, f.planID = u.Entries, ""
-	case *PlanUpdate:
+	case *schema.PlanUpdate:
 		// A turn shows the entries of the plan it updated last when that
 		// is a list, and its id (the session keeps every plan).
 		f.plan, f.planID = nil, ""
-		if items, ok := u.Plan.(*PlanItems); ok {
+		if items, ok := u.Plan.(*schema.PlanItems); ok {
 			f.plan, f.planID = items.Entries, items.ID
 		}
-	case *PlanRemoved:
+	case *schema.PlanRemoved:
 		if f.planID != "" && f.planID == u.PlanID {
 			f.plan, f.planID = nil, ""
 		}
-	case *SessionMessage:
+	case *schema.SessionMessage:
 		f.applySessionMessage(u)
-	case *SessionMessageChunk:
+	case *schema.SessionMessageChunk:
 		f.applySessionMessageChunk(u)
 	}
 	f.lastKind = kind
@@ -396,7 +397,7 @@ func (l *msgList) last() (Message, bool) {
 // The replacement is a new msgAcc in the old one's place, with its id and
 // Order: the turn's log still refers to the old one's text, so it is never
 // rewritten.
-func (f *fold) whole(list *msgList, id string, content []ContentBlock) {
+func (f *fold) whole(list *msgList, id string, content []schema.ContentBlock) {
 	f.visits++
 	old := list.byID[id]
 	if old != nil && content == nil {

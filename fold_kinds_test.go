@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -81,7 +82,7 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 			t.Errorf("%s: no sample in foldSamples; fold the new kind, then add one", kind)
 			continue
 		}
-		var ups []Update
+		var ups []schema.Update
 		for _, s := range samples {
 			u, err := testDecodeUpdate([]byte(s))
 			if err != nil {
@@ -90,7 +91,7 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 			ups = append(ups, u)
 		}
 		last := ups[len(ups)-1]
-		if _, unknown := last.(*UnknownUpdate); unknown || last.UpdateKind() != kind {
+		if _, unknown := last.(*schema.UnknownUpdate); unknown || last.UpdateKind() != kind {
 			t.Errorf("%s decodes as %T (kind %q)", kind, last, last.UpdateKind())
 			continue
 		}

@@ -1,6 +1,9 @@
 package acp
 
-import "slices"
+import (
+	"github.com/acpclient/acp/schema"
+	"slices"
+)
 
 // The session-level fold of plan operations, notices and compaction
 // (updates_plans_notices.go): one function per kind. Like every fold they run on
@@ -11,25 +14,25 @@ import "slices"
 // compaction: its id, status, error and summary (the compaction_update's
 // summary, or the compaction_summary_chunk blocks in order).
 type CompactionState struct {
-	CompactionID string           `json:"compactionId"`
-	Status       CompactionStatus `json:"status,omitempty"`
-	Error        string           `json:"error,omitempty"`
-	Summary      []ContentBlock   `json:"summary,omitempty"`
+	CompactionID string                  `json:"compactionId"`
+	Status       schema.CompactionStatus `json:"status,omitempty"`
+	Error        string                  `json:"error,omitempty"`
+	Summary      []schema.ContentBlock   `json:"summary,omitempty"`
 }
 
 // foldPlanOrNoticeUpdate folds one of these kinds into st and reports
 // whether u was one.
-func foldPlanOrNoticeUpdate(st *SessionState, u Update) bool {
+func foldPlanOrNoticeUpdate(st *SessionState, u schema.Update) bool {
 	switch u := u.(type) {
-	case *PlanUpdate:
+	case *schema.PlanUpdate:
 		foldPlanUpdate(st, u)
-	case *PlanRemoved:
+	case *schema.PlanRemoved:
 		foldPlanRemoved(st, u)
-	case *Notice:
+	case *schema.Notice:
 		foldNotice(st, u)
-	case *CompactionUpdate:
+	case *schema.CompactionUpdate:
 		foldCompactionUpdate(st, u)
-	case *CompactionSummaryChunk:
+	case *schema.CompactionSummaryChunk:
 		foldCompactionSummaryChunk(st, u)
 	default:
 		return false
@@ -41,10 +44,10 @@ func foldPlanOrNoticeUpdate(st *SessionState, u Update) bool {
 // id (a new id goes last), and makes it the current one: PlanContent holds
 // it whatever its type, and Plan its entries (none for a file or markdown
 // plan). Plans is copied, never written into: snapshots share it.
-func foldPlanUpdate(st *SessionState, u *PlanUpdate) {
+func foldPlanUpdate(st *SessionState, u *schema.PlanUpdate) {
 	id := u.Plan.PlanID()
-	i := slices.IndexFunc(st.Plans, func(p PlanContent) bool { return p.PlanID() == id })
-	if _, unknown := u.Plan.(*UnknownPlanContent); unknown {
+	i := slices.IndexFunc(st.Plans, func(p schema.PlanContent) bool { return p.PlanID() == id })
+	if _, unknown := u.Plan.(*schema.UnknownPlanContent); unknown {
 		// An unknown type has no id to track it by: it is the current
 		// plan, and Plans keeps only the plans it can tell apart.
 		i = -2
@@ -59,15 +62,15 @@ func foldPlanUpdate(st *SessionState, u *PlanUpdate) {
 	}
 	st.PlanContent = u.Plan
 	st.Plan = nil
-	if items, ok := u.Plan.(*PlanItems); ok {
+	if items, ok := u.Plan.(*schema.PlanItems); ok {
 		st.Plan = items.Entries
 	}
 }
 
 // foldPlanRemoved drops the plan of this id from Plans, and clears the
 // current plan when it is the one removed; an unknown id changes nothing.
-func foldPlanRemoved(st *SessionState, u *PlanRemoved) {
-	if i := slices.IndexFunc(st.Plans, func(p PlanContent) bool { return p.PlanID() == u.PlanID }); i >= 0 {
+func foldPlanRemoved(st *SessionState, u *schema.PlanRemoved) {
+	if i := slices.IndexFunc(st.Plans, func(p schema.PlanContent) bool { return p.PlanID() == u.PlanID }); i >= 0 {
 		st.Plans = slices.Delete(slices.Clone(st.Plans), i, i+1)
 		if len(st.Plans) == 0 {
 			st.Plans = nil
@@ -80,13 +83,13 @@ func foldPlanRemoved(st *SessionState, u *PlanRemoved) {
 
 // foldNotice keeps the latest notice; every notice stays on the change
 // feed and in the turn's Updates.
-func foldNotice(st *SessionState, u *Notice) {
+func foldNotice(st *SessionState, u *schema.Notice) {
 	st.Notice = u
 }
 
 // foldCompactionUpdate records a compaction's status. An update of another
 // compaction id starts afresh; a summary replaces the one gathered so far.
-func foldCompactionUpdate(st *SessionState, u *CompactionUpdate) {
+func foldCompactionUpdate(st *SessionState, u *schema.CompactionUpdate) {
 	c := compactionFor(st, u.CompactionID)
 	c.Status = u.Status
 	c.Error = derefOr(u.Error)
@@ -99,7 +102,7 @@ func foldCompactionUpdate(st *SessionState, u *CompactionUpdate) {
 }
 
 // foldCompactionSummaryChunk appends one block to the compaction's summary.
-func foldCompactionSummaryChunk(st *SessionState, u *CompactionSummaryChunk) {
+func foldCompactionSummaryChunk(st *SessionState, u *schema.CompactionSummaryChunk) {
 	c := compactionFor(st, u.CompactionID)
 	c.Summary = append(c.Summary, u.Content)
 	st.Compaction = c

@@ -3,6 +3,7 @@ package acp
 import (
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -17,7 +18,7 @@ func foldLines(t *testing.T, lines ...string) (SessionState, TurnState) {
 		if err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
-		if _, unknown := u.(*UnknownUpdate); unknown {
+		if _, unknown := u.(*schema.UnknownUpdate); unknown {
 			t.Fatalf("%s decoded as unknown", l)
 		}
 		if !foldSessionUpdate(&st, u) {
@@ -31,18 +32,18 @@ func foldLines(t *testing.T, lines ...string) (SessionState, TurnState) {
 func TestFoldPlanUpdate(t *testing.T) {
 	st, ts := foldLines(t,
 		`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p1","entries":[{"content":"a","priority":"high","status":"pending"},{"bad":1}]}}`)
-	want := []PlanEntry{{Content: "a", Priority: "high", Status: "pending"}}
+	want := []schema.PlanEntry{{Content: "a", Priority: "high", Status: "pending"}}
 	if !cmp.Equal(st.Plan, want) || !cmp.Equal(ts.Plan, want) || st.PlanContent.PlanID() != "p1" {
 		t.Fatalf("session plan %+v (%+v), turn plan %+v", st.Plan, st.PlanContent, ts.Plan)
 	}
 	st, _ = foldLines(t,
 		`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p1","entries":[{"content":"a","priority":"high","status":"pending"}]}}`,
 		`{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p2","content":"# Plan"}}`)
-	if md, ok := st.PlanContent.(*PlanMarkdown); !ok || md.Content != "# Plan" || st.Plan != nil {
+	if md, ok := st.PlanContent.(*schema.PlanMarkdown); !ok || md.Content != "# Plan" || st.Plan != nil {
 		t.Fatalf("after a markdown plan: %+v, entries %+v", st.PlanContent, st.Plan)
 	}
 	st, _ = foldLines(t, `{"sessionUpdate":"plan_update","plan":{"type":"whiteboard","planId":"p3"}}`)
-	if u, ok := st.PlanContent.(*UnknownPlanContent); !ok || u.Type != "whiteboard" {
+	if u, ok := st.PlanContent.(*schema.UnknownPlanContent); !ok || u.Type != "whiteboard" {
 		t.Fatalf("unknown plan type: %+v", st.PlanContent)
 	}
 }
@@ -76,7 +77,7 @@ func TestFoldCompactionUpdate(t *testing.T) {
 		`{"sessionUpdate":"compaction_update","compactionId":"c1","status":"in_progress"}`,
 		`{"sessionUpdate":"compaction_update","compactionId":"c1","status":"completed","summary":[{"type":"text","text":"We fixed the bug."}]}`)
 	c := st.Compaction
-	if c == nil || c.CompactionID != "c1" || c.Status != CompactionCompleted || len(c.Summary) != 1 || summaryText(c.Summary) != "We fixed the bug." {
+	if c == nil || c.CompactionID != "c1" || c.Status != schema.CompactionCompleted || len(c.Summary) != 1 || summaryText(c.Summary) != "We fixed the bug." {
 		t.Fatalf("compaction = %+v", c)
 	}
 	st, _ = foldLines(t,
@@ -96,15 +97,15 @@ func TestFoldCompactionSummaryChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	foldSessionUpdate(&st, u)
-	if got := summaryText(st.Compaction.Summary); got != "We fixed it." || st.Compaction.Status != CompactionInProgress {
+	if got := summaryText(st.Compaction.Summary); got != "We fixed it." || st.Compaction.Status != schema.CompactionInProgress {
 		t.Fatalf("summary %q, status %q", got, st.Compaction.Status)
 	}
 }
 
-func summaryText(bs []ContentBlock) string {
+func summaryText(bs []schema.ContentBlock) string {
 	out := ""
 	for _, b := range bs {
-		out += TextOf(b)
+		out += schema.TextOf(b)
 	}
 	return out
 }
@@ -124,7 +125,7 @@ func TestFoldSeveralPlans(t *testing.T) {
 		foldSessionUpdate(&st, u)
 		f.apply(u)
 	}
-	ids := func(ps []PlanContent) (out []string) {
+	ids := func(ps []schema.PlanContent) (out []string) {
 		for _, p := range ps {
 			out = append(out, p.PlanID())
 		}
@@ -138,7 +139,7 @@ func TestFoldSeveralPlans(t *testing.T) {
 	if got := ids(st.Plans); !cmp.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("plans %v, want a b c", got)
 	}
-	if e := before[0].(*PlanItems).Entries[0].Content; e != "1" {
+	if e := before[0].(*schema.PlanItems).Entries[0].Content; e != "1" {
 		t.Errorf("the update wrote into an earlier snapshot's plans: %q", e)
 	}
 	if st.PlanContent.PlanID() != "a" || len(st.Plan) != 1 || st.Plan[0].Content != "2" {

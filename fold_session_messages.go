@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"slices"
 	"unsafe"
 )
@@ -26,8 +27,8 @@ type InterSessionMessage struct {
 	RecipientMessageID string `json:"recipientMessageId,omitempty"`
 	// Content is the message's blocks, in order: a session_message's list
 	// replaces them, a chunk appends one. TextOf gives a block's text.
-	Content []ContentBlock  `json:"content,omitempty"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
+	Content []schema.ContentBlock `json:"content,omitempty"`
+	Meta    json.RawMessage       `json:"_meta,omitempty"`
 	// Order is the message's place among the fold's items (see
 	// [Message].Order).
 	Order int `json:"order"`
@@ -37,13 +38,13 @@ type InterSessionMessage struct {
 func (m *InterSessionMessage) Text() string {
 	var n int
 	for _, b := range m.Content {
-		if t, ok := b.(*TextContent); ok {
+		if t, ok := b.(*schema.TextContent); ok {
 			n += len(t.Text)
 		}
 	}
 	buf := make([]byte, 0, n)
 	for _, b := range m.Content {
-		if t, ok := b.(*TextContent); ok {
+		if t, ok := b.(*schema.TextContent); ok {
 			buf = append(buf, t.Text...)
 		}
 	}
@@ -74,10 +75,10 @@ func (f *fold) sessMsg(id string) *InterSessionMessage {
 }
 
 // applySessionMessage folds an upsert: see SessionMessage for the rules.
-func (f *fold) applySessionMessage(u *SessionMessage) {
+func (f *fold) applySessionMessage(u *schema.SessionMessage) {
 	f.visits++
 	m := f.sessMsg(u.MessageID)
-	patch := func(dst *string, v Field[string]) {
+	patch := func(dst *string, v schema.Field[string]) {
 		if v.Present {
 			*dst = derefOr(v.Value)
 		}
@@ -100,7 +101,7 @@ func (f *fold) applySessionMessage(u *SessionMessage) {
 
 // applySessionMessageChunk appends a chunk's block. Appending past the
 // length a snapshot clipped never writes what it shows.
-func (f *fold) applySessionMessageChunk(u *SessionMessageChunk) {
+func (f *fold) applySessionMessageChunk(u *schema.SessionMessageChunk) {
 	f.visits++
 	m := f.sessMsg(u.MessageID)
 	m.Content = append(m.Content, u.Content)
@@ -136,7 +137,7 @@ func (l *sessMsgs) restore(msgs []InterSessionMessage) {
 // block appended.
 func (l *sessMsgs) cost(id string) int64 {
 	if _, ok := l.byID[id]; ok {
-		return int64(unsafe.Sizeof(ContentBlock(nil))) * 2
+		return int64(unsafe.Sizeof(schema.ContentBlock(nil))) * 2
 	}
 	return allocSize(int64(unsafe.Sizeof(InterSessionMessage{}))) + costNewItem + allocSize(int64(len(id)))
 }

@@ -1,6 +1,9 @@
 package acp
 
-import "slices"
+import (
+	"github.com/acpclient/acp/schema"
+	"slices"
+)
 
 // The client's side of v2's updates: what it keeps of them beyond the
 // turn (agent-owned terminals, bounded), the bound on a state_update's
@@ -31,12 +34,12 @@ const (
 // capBackground cuts u's background list (also the one inside a
 // subagent_update's state) to BackgroundWorkMax and reports how many items
 // were dropped.
-func capBackground(u Update) int {
-	var st *StateUpdate
+func capBackground(u schema.Update) int {
+	var st *schema.StateUpdate
 	switch u := u.(type) {
-	case *StateUpdate:
+	case *schema.StateUpdate:
 		st = u
-	case *SubagentUpdate:
+	case *schema.SubagentUpdate:
 		st = u.State.Value
 	}
 	if st == nil || len(st.Background) <= BackgroundWorkMax {
@@ -54,11 +57,11 @@ func capBackground(u Update) int {
 // AgentTerminalOutputMax says, Dropped the bytes cut; Exit is set once it
 // exited. Unstable: ACP v2 is in Preview; may change.
 type AgentTerminal struct {
-	TerminalID string             `json:"terminalId"`
-	Command    string             `json:"command,omitempty"`
-	Cwd        string             `json:"cwd,omitempty"`
-	Output     []byte             `json:"output,omitempty"`
-	Exit       *AgentTerminalExit `json:"exit,omitempty"`
+	TerminalID string                    `json:"terminalId"`
+	Command    string                    `json:"command,omitempty"`
+	Cwd        string                    `json:"cwd,omitempty"`
+	Output     []byte                    `json:"output,omitempty"`
+	Exit       *schema.AgentTerminalExit `json:"exit,omitempty"`
 	// Cancellable: the agent advertised capabilities.cancel, so
 	// Session.CancelTerminal may stop it.
 	Cancellable bool `json:"cancellable,omitempty"`
@@ -108,12 +111,12 @@ func foldTerminal(st *SessionState, id string, set func(*AgentTerminal)) {
 // *ToolCall on the log (announced, unlike v1's update of an unknown id)
 // and TurnFold replays it as such. A tool_call_content_chunk of such an
 // id likewise becomes the *ToolCall with the chunk appended. s.mu is held.
-func (s *Session) upsertLocked(u Update) Update {
+func (s *Session) upsertLocked(u schema.Update) schema.Update {
 	f := &s.history
 	if s.turn != nil {
 		f = &s.turn.fold
 	}
-	if ch, ok := u.(*ToolCallContentChunk); ok {
+	if ch, ok := u.(*schema.ToolCallContentChunk); ok {
 		if _, known := f.tools.get(ch.ToolCallID); known {
 			return u
 		}
@@ -121,11 +124,11 @@ func (s *Session) upsertLocked(u Update) Update {
 		if base == nil {
 			return u // appendContent starts it at the defaults
 		}
-		return &ToolCall{ToolCallID: base.ToolCallID, Title: base.Title, Name: base.Name, Kind: base.Kind, Status: base.Status,
+		return &schema.ToolCall{ToolCallID: base.ToolCallID, Title: base.Title, Name: base.Name, Kind: base.Kind, Status: base.Status,
 			Content: append(slices.Clip(base.Content), ch.Content), Locations: base.Locations, RawInput: base.RawInput,
 			RawOutput: base.RawOutput, Meta: base.Meta, Cancellable: base.Cancellable}
 	}
-	tcu, ok := u.(*ToolCallUpdate)
+	tcu, ok := u.(*schema.ToolCallUpdate)
 	if !ok {
 		return u
 	}
@@ -141,11 +144,11 @@ func (s *Session) upsertLocked(u Update) Update {
 		prev := *base
 		scratch.put(&prev)
 		m := scratch.update(tcu)
-		return &ToolCall{ToolCallID: m.ToolCallID, Title: m.Title, Name: m.Name, Kind: m.Kind, Status: m.Status,
+		return &schema.ToolCall{ToolCallID: m.ToolCallID, Title: m.Title, Name: m.Name, Kind: m.Kind, Status: m.Status,
 			Content: m.Content, Locations: m.Locations, RawInput: m.RawInput, RawOutput: m.RawOutput, Meta: m.Meta,
 			Cancellable: m.Cancellable}
 	}
-	tc := &ToolCall{ToolCallID: tcu.ToolCallID, Content: tcu.Content, Locations: tcu.Locations,
+	tc := &schema.ToolCall{ToolCallID: tcu.ToolCallID, Content: tcu.Content, Locations: tcu.Locations,
 		RawInput: tcu.RawInput, RawOutput: tcu.RawOutput, Meta: tcu.Meta, Cancellable: tcu.Cancellable != nil && *tcu.Cancellable}
 	if tcu.Title != nil {
 		tc.Title = *tcu.Title

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 )
 
 // session/fork on the client's side: the new session is registered at the
@@ -10,33 +11,33 @@ import (
 // protocol_session.go.
 
 // forkSession implements [Client.ForkSession].
-func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
+func (c *Client) forkSession(ctx context.Context, req *schema.ForkSessionRequest) (*Session, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Fork == nil {
-		return nil, notSupported(MethodSessionFork, "sessionCapabilities.fork")
+		return nil, notSupported(schema.MethodSessionFork, "sessionCapabilities.fork")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionFork, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionFork, errors.New("a session id is required"))
 	}
-	if err := c.checkNotChild(MethodSessionFork, req.SessionID); err != nil {
+	if err := c.checkNotChild(schema.MethodSessionFork, req.SessionID); err != nil {
 		return nil, err
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError(MethodSessionFork, err)
+		return nil, callError(schema.MethodSessionFork, err)
 	}
 	r.Cwd = cwd
 	if r.MCPServers == nil {
-		r.MCPServers = []MCPServer{}
+		r.MCPServers = []schema.MCPServer{}
 	}
-	if err := c.checkAddDirs(MethodSessionFork, &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(schema.MethodSessionFork, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	if err := c.checkSystemPrompt(MethodSessionFork, r.SystemPrompt); err != nil {
+	if err := c.checkSystemPrompt(schema.MethodSessionFork, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	c.mcp.declare(r.MCPServers)
-	s, err := c.createSession(ctx, MethodSessionFork, &r)
+	s, err := c.createSession(ctx, schema.MethodSessionFork, &r)
 	if s != nil {
 		s.setOrigin(r.MCPServers, r.SystemPrompt)
 	}
@@ -44,8 +45,8 @@ func (c *Client) forkSession(ctx context.Context, req *ForkSessionRequest) (*Ses
 }
 
 // fork implements [Session.Fork].
-func (s *Session) fork(ctx context.Context, req *ForkSessionRequest) (*Session, error) {
-	r := ForkSessionRequest{}
+func (s *Session) fork(ctx context.Context, req *schema.ForkSessionRequest) (*Session, error) {
+	r := schema.ForkSessionRequest{}
 	if req != nil {
 		r = *req
 	}

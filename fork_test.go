@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // forkAgent advertises sessionCapabilities.fork when fork is set and
@@ -47,7 +48,7 @@ func forkAgent(t *testing.T, fork bool) (*acp.Client, *[]string) {
 func TestForkSession(t *testing.T) {
 	ctx := context.Background()
 	c, forks := forkAgent(t, true)
-	parent, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	parent, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestForkSession(t *testing.T) {
 func TestForkSessionNeedsCapability(t *testing.T) {
 	ctx := context.Background()
 	c, forks := forkAgent(t, false)
-	if _, err := c.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: "x"}); !errors.Is(err, acp.ErrNotSupported) {
+	if _, err := c.ForkSession(ctx, &schema.ForkSessionRequest{SessionID: "x"}); !errors.Is(err, acp.ErrNotSupported) {
 		t.Fatalf("ForkSession = %v, want ErrNotSupported", err)
 	}
 	s, err := c.NewSession(ctx, nil)
@@ -88,7 +89,7 @@ func TestForkSessionNeedsCapability(t *testing.T) {
 }
 
 func TestForkCapabilityDecoded(t *testing.T) {
-	var caps acp.AgentCapabilities
+	var caps schema.AgentCapabilities
 	if err := json.Unmarshal([]byte(`{"sessionCapabilities":{"fork":{}}}`), &caps); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -95,7 +96,7 @@ func runGoldenTurn(t *testing.T, updates []byte) (turnJSON, sessionJSON []byte) 
 	t.Helper()
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,30 +1,33 @@
 package acp
 
-import "context"
+import (
+	"context"
+	"github.com/acpclient/acp/schema"
+)
 
 // The handlers of the agent's fs/* and terminal/* requests (v1 only):
 // what a client serves them with. The wire types are in fs_types.go.
 
 // ReadTextFileHandler serves fs/read_text_file.
-type ReadTextFileHandler func(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error)
+type ReadTextFileHandler func(ctx context.Context, req *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error)
 
 // WriteTextFileHandler serves fs/write_text_file.
-type WriteTextFileHandler func(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error)
+type WriteTextFileHandler func(ctx context.Context, req *schema.WriteTextFileRequest) (*schema.WriteTextFileResponse, error)
 
 // CreateTerminalHandler serves terminal/create.
-type CreateTerminalHandler func(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error)
+type CreateTerminalHandler func(ctx context.Context, req *schema.CreateTerminalRequest) (*schema.CreateTerminalResponse, error)
 
 // TerminalOutputHandler serves terminal/output.
-type TerminalOutputHandler func(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error)
+type TerminalOutputHandler func(ctx context.Context, req *schema.TerminalOutputRequest) (*schema.TerminalOutputResponse, error)
 
 // WaitForTerminalExitHandler serves terminal/wait_for_exit.
-type WaitForTerminalExitHandler func(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error)
+type WaitForTerminalExitHandler func(ctx context.Context, req *schema.WaitForTerminalExitRequest) (*schema.WaitForTerminalExitResponse, error)
 
 // KillTerminalHandler serves terminal/kill.
-type KillTerminalHandler func(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error)
+type KillTerminalHandler func(ctx context.Context, req *schema.KillTerminalRequest) (*schema.KillTerminalResponse, error)
 
 // ReleaseTerminalHandler serves terminal/release.
-type ReleaseTerminalHandler func(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error)
+type ReleaseTerminalHandler func(ctx context.Context, req *schema.ReleaseTerminalRequest) (*schema.ReleaseTerminalResponse, error)
 
 // FileSystemHandlers serve the agent's fs/* requests. Each method is
 // advertised (fs.readTextFile, fs.writeTextFile) exactly when its handler is

@@ -4,17 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"strings"
 	"sync"
 	"testing"
 )
 
-func readHandler(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return &ReadTextFileResponse{Content: "read"}, nil
+func readHandler(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
+	return &schema.ReadTextFileResponse{Content: "read"}, nil
 }
 
-func writeHandler(context.Context, *WriteTextFileRequest) (*WriteTextFileResponse, error) {
+func writeHandler(context.Context, *schema.WriteTextFileRequest) (*schema.WriteTextFileResponse, error) {
 	return nil, nil
 }
 
@@ -22,19 +23,19 @@ func writeHandler(context.Context, *WriteTextFileRequest) (*WriteTextFileRespons
 // with fixed results.
 func fakeTerminals() TerminalHandlers {
 	return TerminalHandlers{
-		Create: func(context.Context, *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-			return &CreateTerminalResponse{TerminalID: "t1"}, nil
+		Create: func(context.Context, *schema.CreateTerminalRequest) (*schema.CreateTerminalResponse, error) {
+			return &schema.CreateTerminalResponse{TerminalID: "t1"}, nil
 		},
-		Output: func(context.Context, *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-			return &TerminalOutputResponse{Output: "out"}, nil
+		Output: func(context.Context, *schema.TerminalOutputRequest) (*schema.TerminalOutputResponse, error) {
+			return &schema.TerminalOutputResponse{Output: "out"}, nil
 		},
-		WaitForExit: func(context.Context, *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-			return &WaitForTerminalExitResponse{}, nil
+		WaitForExit: func(context.Context, *schema.WaitForTerminalExitRequest) (*schema.WaitForTerminalExitResponse, error) {
+			return &schema.WaitForTerminalExitResponse{}, nil
 		},
-		Kill: func(context.Context, *KillTerminalRequest) (*KillTerminalResponse, error) {
+		Kill: func(context.Context, *schema.KillTerminalRequest) (*schema.KillTerminalResponse, error) {
 			return nil, nil
 		},
-		Release: func(context.Context, *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
+		Release: func(context.Context, *schema.ReleaseTerminalRequest) (*schema.ReleaseTerminalResponse, error) {
 			return nil, nil
 		},
 	}
@@ -66,7 +67,7 @@ func TestFileSystemHandlersEachExplicit(t *testing.T) {
 				if served && m.Error != nil {
 					t.Errorf("%s: error %s, want a result", method, m.line)
 				}
-				if !served && (m.Error == nil || m.Error.Code != CodeMethodNotFound) {
+				if !served && (m.Error == nil || m.Error.Code != schema.CodeMethodNotFound) {
 					t.Errorf("%s: reply %s, want -32601", method, m.line)
 				}
 			}

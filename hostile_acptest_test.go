@@ -115,6 +115,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // hostileSafety bounds waits whose failure mode is a hang; no test waits on
@@ -152,10 +153,10 @@ func hostileConnect(t *testing.T, opts *acptest.Options, copts *acp.ClientOption
 }
 
 // waitTurn waits for the turn to end, failing the test if it never does.
-func waitTurn(t *testing.T, turn *acp.Turn) (acp.StopReason, error) {
+func waitTurn(t *testing.T, turn *acp.Turn) (schema.StopReason, error) {
 	t.Helper()
 	type result struct {
-		reason acp.StopReason
+		reason schema.StopReason
 		err    error
 	}
 	ch := make(chan result, 1)
@@ -235,12 +236,12 @@ func TestHostileOversizedLinesDoNotWedge(t *testing.T) {
 // An over-cap answer to a prompt fails that turn with ErrLineTooLong, and
 // only it: the connection keeps serving.
 func TestHostileOversizedPromptResponse(t *testing.T) {
-	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	c, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		t.OversizedLine(t.RequestID(), "", 4<<10)
 		t.Hang() // the oversized line was the answer
 		return "", nil
 	}}, &acp.ClientOptions{Limits: acp.Limits{MaxLineBytes: 1 << 10}})
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestHostileDuplicateIDNoAllowAfterCancel(t *testing.T) {
 		err error
 	}
 	answers := make(chan answer, 2)
-	script := func(t *acptest.Turn) (acp.StopReason, error) {
+	script := func(t *acptest.Turn) (schema.StopReason, error) {
 		id := json.RawMessage(`"perm"`)
 		first, err := t.StartWithID(id, "session/request_permission", permissionParams(t.SessionID(), "t1"))
 		if err != nil {
@@ -287,13 +288,13 @@ func TestHostileDuplicateIDNoAllowAfterCancel(t *testing.T) {
 		return "", nil
 	}
 	_, s, _ := hostileConnect(t, &acptest.Options{OnPrompt: script}, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			entered <- struct{}{}
 			<-release
 			return acp.AllowAll(ctx, req)
 		},
 	})
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +327,7 @@ func TestHostilePendingRequestFlood(t *testing.T) {
 	_, s, a := hostileConnect(t, nil, &acp.ClientOptions{
 		OnDiagnostic: d.add,
 		Limits:       acp.Limits{MaxPendingRequests: limit},
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			entered.Add(1)
 			select {
 			case <-release:
@@ -344,7 +345,7 @@ func TestHostilePendingRequestFlood(t *testing.T) {
 	refused := 0
 	for _, r := range rs[limit:] {
 		err := hostileWait(t, doneResult(r), "a refusal")
-		if err != nil && strings.Contains(err.Error(), acp.ErrLimitExceeded.Error()) {
+		if err != nil && strings.Contains(err.Error(), schema.ErrLimitExceeded.Error()) {
 			refused++
 		}
 	}
@@ -423,9 +424,9 @@ type bigFile struct {
 	content string
 }
 
-func (f *bigFile) ReadTextFile(context.Context, *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
+func (f *bigFile) ReadTextFile(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 	f.calls.Add(1)
-	return &acp.ReadTextFileResponse{Content: f.content}, nil
+	return &schema.ReadTextFileResponse{Content: f.content}, nil
 }
 
 // An agent that asks for many large file reads and stops reading its
@@ -564,7 +565,7 @@ func TestHostileDistinctMessageIDFlood(t *testing.T) {
 	const n = 2000
 	_, s, _ := hostileConnect(t, &acptest.Options{
 		DisableTranscript: true,
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			var k int
 			fmt.Sscan(t.PromptText(), &k)
 			return "", t.FloodUpdates(t.SessionID(), k, true)
@@ -574,7 +575,7 @@ func TestHostileDistinctMessageIDFlood(t *testing.T) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		before := ms.Mallocs
-		turn, err := s.Prompt(context.Background(), acp.Text(fmt.Sprint(k)))
+		turn, err := s.Prompt(context.Background(), schema.Text(fmt.Sprint(k)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -634,7 +635,7 @@ func TestHostileToolCallsAfterCancel(t *testing.T) {
 	const n = 2000
 	_, s, _ := hostileConnect(t, &acptest.Options{
 		DisableTranscript: true,
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			select {
 			case <-t.Cancelled():
 			case <-t.Context().Done():
@@ -645,10 +646,10 @@ func TestHostileToolCallsAfterCancel(t *testing.T) {
 					return "", err
 				}
 			}
-			return acp.StopReasonEndTurn, nil // agents often say so
+			return schema.StopReasonEndTurn, nil // agents often say so
 		},
 	}, nil)
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,14 +659,14 @@ func TestHostileToolCallsAfterCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := turn.State()
-	if reason != acp.StopReasonCancelled || !st.Cancelled {
+	if reason != schema.StopReasonCancelled || !st.Cancelled {
 		t.Errorf("stop reason %q, cancelled %v", reason, st.Cancelled)
 	}
 	if len(st.ToolCalls) != n {
 		t.Fatalf("%d tool calls folded, want %d", len(st.ToolCalls), n)
 	}
 	for _, tc := range st.ToolCalls {
-		if tc.Status != acp.ToolCallStatusCancelled {
+		if tc.Status != schema.ToolCallStatusCancelled {
 			t.Fatalf("tool call %s announced after the cancel is %s", tc.ToolCallID, tc.Status)
 		}
 	}

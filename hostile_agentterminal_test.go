@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,7 +20,7 @@ func TestMaxTurnBytesAgentTerminalOutput(t *testing.T) {
 	var diags limitDiags
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxTurnBytes: budget}, OnDiagnostic: diags.on}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestMaxTurnBytesAgentTerminalOutput(t *testing.T) {
 	}
 	expectCall(a, "session/cancel")
 	a.reply(prompt, map[string]any{"stopReason": "cancelled"})
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonCancelled {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonCancelled {
 		t.Fatalf("Wait: %v, %v; want cancelled", stop, err)
 	}
 	st := turn.State()

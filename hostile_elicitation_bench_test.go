@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func BenchmarkElicitationHostilePattern(b *testing.B) {
 			c := &Client{}
 			c.opts.Limits = c.opts.Limits.withDefaults()
 			c.opts.Elicitation = &ElicitationHandlers{Form: true,
-				Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+				Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 					if _, err := r.Schema(); err != nil {
 						return nil, err
 					}
@@ -72,7 +73,7 @@ func BenchmarkElicitationManyOptions(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := ParseElicitationSchema(raw)
+	s, err := schema.ParseElicitationSchema(raw)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp/internal/testhook"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -75,14 +76,14 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 			ran := make(chan struct{}, 1)
 			opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 				Elicitation: &ElicitationHandlers{Form: true,
-					Create: func(context.Context, *ElicitationRequest) (*CreateElicitationResponse, error) {
+					Create: func(context.Context, *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 						ran <- struct{}{}
-						return &CreateElicitationResponse{Action: ElicitationDecline}, nil
+						return &schema.CreateElicitationResponse{Action: schema.ElicitationDecline}, nil
 					}}}
 			_, a := connectRaw(t, opts, nil)
 			a.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": elicitForm(tc.props)})
 			m := a.next()
-			if m.Error == nil || m.Error.Code != CodeInternalError || !strings.Contains(m.Error.Message, "limit exceeded") ||
+			if m.Error == nil || m.Error.Code != schema.CodeInternalError || !strings.Contains(m.Error.Message, "limit exceeded") ||
 				!strings.Contains(m.Error.Message, "Limits.MaxElicitationPatternBytes") ||
 				string(m.Error.Data) != `{"limit":"MaxElicitationPatternBytes","value":4096}` {
 				t.Fatalf("reply %.300s", m.line)
@@ -98,7 +99,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 			}
 
 			raw, _ := json.Marshal(elicitForm(tc.props)["requestedSchema"])
-			if _, err := ParseElicitationSchema(raw); !errors.Is(err, ErrLimitExceeded) {
+			if _, err := schema.ParseElicitationSchema(raw); !errors.Is(err, schema.ErrLimitExceeded) {
 				t.Errorf("ParseElicitationSchema: %v", err)
 			}
 		})
@@ -107,7 +108,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 	t.Run("at the limit, and raised", func(t *testing.T) {
 		opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: 8192},
 			Elicitation: &ElicitationHandlers{Form: true,
-				Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+				Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 					s, err := r.Schema()
 					if err != nil {
 						return nil, err
@@ -122,7 +123,7 @@ func TestHostileElicitationPatternOverLimit(t *testing.T) {
 			t.Errorf("reply %.300s", m.line)
 		}
 		for _, p := range []string{strings.Repeat("a", 4096), hostilePattern} {
-			if _, err := ParseElicitationSchema(json.RawMessage(`{"properties":{"f":{"type":"string","pattern":` + jsonQuote(p) + `}}}`)); err != nil {
+			if _, err := schema.ParseElicitationSchema(json.RawMessage(`{"properties":{"f":{"type":"string","pattern":` + jsonQuote(p) + `}}}`)); err != nil {
 				t.Errorf("a %d-byte pattern: %v", len(p), err)
 			}
 		}
@@ -144,7 +145,7 @@ func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
 	p2, p3 := `^[a-z]+$`, `^\d{3}$`
 	// The three patterns take the whole budget.
 	opts := &ClientOptions{Limits: Limits{MaxElicitationPatternBytes: len(hostilePattern) + len(p2) + len(p3)}, Elicitation: &ElicitationHandlers{Form: true,
-		Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+		Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 			for range 2 {
 				if _, err := r.Schema(); err != nil {
 					return nil, err
@@ -181,11 +182,11 @@ func TestHostileElicitationPatternCompiledOnce(t *testing.T) {
 func TestElicitationSchemaPure(t *testing.T) {
 	count := countPatterns(t)
 	raw := json.RawMessage(`{"properties":{"code":{"type":"string","pattern":"^\\d+$"}}}`)
-	s1, err := ParseElicitationSchema(raw)
+	s1, err := schema.ParseElicitationSchema(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, _ := ParseElicitationSchema(raw)
+	s2, _ := schema.ParseElicitationSchema(raw)
 	if d := cmp.Diff(s1, s2); d != "" {
 		t.Errorf("two decodings differ (-1 +2):\n%s", d)
 	}
@@ -200,7 +201,7 @@ func TestElicitationSchemaPure(t *testing.T) {
 	if c := count("compile", `^\d+$`); c != 2 {
 		t.Errorf("two checks compiled the pattern %d times, want 2", c)
 	}
-	s1.Field("code").Property.(*ElicitationString).Pattern = `^[a-z]+$`
+	s1.Field("code").Property.(*schema.ElicitationString).Pattern = `^[a-z]+$`
 	if s1.Validate(map[string]any{"code": "12"}) == nil || s1.Validate(map[string]any{"code": "ab"}) != nil {
 		t.Error("a pattern changed by hand is not checked as written")
 	}
@@ -218,7 +219,7 @@ func TestElicitationSchemaPure(t *testing.T) {
 	if c := count("compile", `^\d+$`); c != 3 {
 		t.Errorf("Compile and three checks compiled the pattern %d times in all, want 3", c)
 	}
-	s2.Field("code").Property.(*ElicitationString).Pattern = `^[a-z]+$`
+	s2.Field("code").Property.(*schema.ElicitationString).Pattern = `^[a-z]+$`
 	if v.Validate(map[string]any{"code": "12"}) == nil || v.ValidateContent(json.RawMessage(`{"code":"ab"}`)) != nil {
 		t.Error("the validator does not check a changed pattern as written")
 	}
@@ -234,12 +235,12 @@ func TestElicitationChangedSchemaCheckedAgain(t *testing.T) {
 	diags := make(chan Diagnostic, 10)
 	opts := &ClientOptions{OnDiagnostic: func(d Diagnostic) { diags <- d },
 		Elicitation: &ElicitationHandlers{Form: true,
-			Create: func(_ context.Context, r *ElicitationRequest) (*CreateElicitationResponse, error) {
+			Create: func(_ context.Context, r *ElicitationRequest) (*schema.CreateElicitationResponse, error) {
 				s, err := r.Schema()
 				if err != nil {
 					return nil, err
 				}
-				p := s.Field("code").Property.(*ElicitationString)
+				p := s.Field("code").Property.(*schema.ElicitationString)
 				p.Pattern = ""
 				*p.MaxLength = 100
 				return s.Accept(map[string]any{"code": "not digits"})

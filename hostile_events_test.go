@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,7 +75,7 @@ func TestCloseFromCallback(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitFor(t, c.Done(), "Done")
-			if _, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/"}); err == nil {
+			if _, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/"}); err == nil {
 				t.Error("a call succeeded after Close")
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"io/fs"
 	"os"
 	"runtime"
@@ -50,7 +51,7 @@ func TestAgentSurvivesRetiredStarterThread(t *testing.T) {
 			t.Fatalf("thread %d was not retired", r.tid)
 		}
 	}
-	if _, err := r.c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"}); err != nil {
+	if _, err := r.c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"}); err != nil {
 		t.Fatalf("the agent died with the thread that started it: %v", err)
 	}
 }

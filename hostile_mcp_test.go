@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // The agent may reach only the MCP servers the client declared, with one
@@ -49,7 +50,7 @@ func (r *mcpRecorder) options(limits acp.Limits) *acp.ClientOptions {
 	return &acp.ClientOptions{
 		Limits: limits,
 		MCP: acp.MCPHandlers{
-			Message: func(ctx context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+			Message: func(ctx context.Context, req *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error) {
 				r.messages.Add(1)
 				if req.Method == "block" {
 					r.entered <- req.RequestID
@@ -60,7 +61,7 @@ func (r *mcpRecorder) options(limits acp.Limits) *acp.ClientOptions {
 					case <-r.release:
 					}
 				}
-				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"ok":true}`)}, nil
+				return &schema.MessageMCPResponse{Result: json.RawMessage(`{"ok":true}`)}, nil
 			},
 		},
 		OnDiagnostic: func(d acp.Diagnostic) { r.diags <- d },
@@ -88,11 +89,11 @@ func mcpSetup(t *testing.T, copts *acp.ClientOptions, ids ...string) (*acp.Clien
 		DisableTranscript: true,
 		OnNewSession:      func(s *acptest.Session) { ss <- s },
 	}, copts)
-	var servers []acp.MCPServer
+	var servers []schema.MCPServer
 	for _, id := range ids {
-		servers = append(servers, &acp.MCPServerACP{Name: "server " + id, ServerID: id})
+		servers = append(servers, &schema.MCPServerACP{Name: "server " + id, ServerID: id})
 	}
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: servers})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func mcpPing(t *testing.T, a *acptest.Session, serverID, requestID string) {
 // waits until it runs.
 func mcpBlock(t *testing.T, r *mcpRecorder, a *acptest.Session, serverID, requestID string) *acptest.Request {
 	t.Helper()
-	req, err := a.Start(acp.MethodMCPMessage, acptest.MCPMessage(serverID, requestID, "block", nil))
+	req, err := a.Start(schema.MethodMCPMessage, acptest.MCPMessage(serverID, requestID, "block", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +174,14 @@ func TestMCPMalformedMessageRefused(t *testing.T) {
 		map[string]any{"serverId": "srv-1", "requestId": "1", "method": "ping", "params": "x"},
 		[]int{1},
 	} {
-		_, err := a.Call(context.Background(), acp.MethodMCPMessage, p)
+		_, err := a.Call(context.Background(), schema.MethodMCPMessage, p)
 		wantRPCError(t, fmt.Sprintf("mcp/message %v", p), err, acptest.CodeInvalidParams)
 	}
 	if n := r.messages.Load(); n != 0 {
 		t.Fatalf("Message ran %d times for malformed params", n)
 	}
 	// null params are "none", as the schema says.
-	out, err := a.Call(context.Background(), acp.MethodMCPMessage, map[string]any{"serverId": "srv-1", "requestId": "1", "method": "ping", "params": nil})
+	out, err := a.Call(context.Background(), schema.MethodMCPMessage, map[string]any{"serverId": "srv-1", "requestId": "1", "method": "ping", "params": nil})
 	if err != nil || string(out) != `{"result":{"ok":true}}` {
 		t.Errorf("null params: %s, %v", out, err)
 	}
@@ -194,8 +195,8 @@ func TestMCPEverySessionRequestDeclares(t *testing.T) {
 		method  string
 		viaCall bool // sent with Client.Call and the typed request
 	}{
-		{acp.MethodSessionNew, false}, {acp.MethodSessionLoad, false}, {acp.MethodSessionResume, false}, {acp.MethodSessionFork, false},
-		{acp.MethodSessionNew, true}, {acp.MethodSessionLoad, true}, {acp.MethodSessionResume, true}, {acp.MethodSessionFork, true},
+		{schema.MethodSessionNew, false}, {schema.MethodSessionLoad, false}, {schema.MethodSessionResume, false}, {schema.MethodSessionFork, false},
+		{schema.MethodSessionNew, true}, {schema.MethodSessionLoad, true}, {schema.MethodSessionResume, true}, {schema.MethodSessionFork, true},
 	} {
 		method := tc.method
 		name := method
@@ -220,26 +221,26 @@ func TestMCPEverySessionRequestDeclares(t *testing.T) {
 				},
 			}, r.options(acp.Limits{}))
 			ctx := context.Background()
-			servers := []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: server}, &acp.MCPServerStdio{Name: "srv-never", Command: "/bin/true"}}
+			servers := []schema.MCPServer{&schema.MCPServerACP{Name: "tools", ServerID: server}, &schema.MCPServerStdio{Name: "srv-never", Command: "/bin/true"}}
 			var err error
 			switch {
 			case tc.viaCall:
 				// Pointers and values both declare.
 				params := map[string]any{
-					acp.MethodSessionNew:    &acp.NewSessionRequest{MCPServers: servers},
-					acp.MethodSessionLoad:   acp.LoadSessionRequest{SessionID: "s-1", MCPServers: servers},
-					acp.MethodSessionResume: &acp.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers},
-					acp.MethodSessionFork:   acp.ForkSessionRequest{SessionID: "s-0", MCPServers: servers},
+					schema.MethodSessionNew:    &schema.NewSessionRequest{MCPServers: servers},
+					schema.MethodSessionLoad:   schema.LoadSessionRequest{SessionID: "s-1", MCPServers: servers},
+					schema.MethodSessionResume: &schema.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers},
+					schema.MethodSessionFork:   schema.ForkSessionRequest{SessionID: "s-0", MCPServers: servers},
 				}[method]
 				err = c.Call(ctx, method, params, nil)
-			case method == acp.MethodSessionNew:
-				_, err = c.NewSession(ctx, &acp.NewSessionRequest{MCPServers: servers})
-			case method == acp.MethodSessionLoad:
-				_, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "s-1", MCPServers: servers})
-			case method == acp.MethodSessionResume:
-				_, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers})
-			case method == acp.MethodSessionFork:
-				_, err = c.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: "s-0", MCPServers: servers})
+			case method == schema.MethodSessionNew:
+				_, err = c.NewSession(ctx, &schema.NewSessionRequest{MCPServers: servers})
+			case method == schema.MethodSessionLoad:
+				_, err = c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "s-1", MCPServers: servers})
+			case method == schema.MethodSessionResume:
+				_, err = c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: "s-1", MCPServers: servers})
+			case method == schema.MethodSessionFork:
+				_, err = c.ForkSession(ctx, &schema.ForkSessionRequest{SessionID: "s-0", MCPServers: servers})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -298,7 +299,7 @@ func TestMCPMaxRequests(t *testing.T) {
 	refused := func(t *testing.T, r *mcpRecorder, a *acptest.Session, max int) {
 		t.Helper()
 		_, err := a.CallMCP(context.Background(), "srv-1", "over", "ping", nil)
-		e := wantRPCError(t, "mcp/message over the limit", err, acp.CodeMCPLimitExceeded, acp.ErrLimitExceeded.Error(), "Limits.MaxMCPRequests")
+		e := wantRPCError(t, "mcp/message over the limit", err, schema.CodeMCPLimitExceeded, schema.ErrLimitExceeded.Error(), "Limits.MaxMCPRequests")
 		if e != nil && string(e.Data) != fmt.Sprintf(`{"limit":"MaxMCPRequests","value":%d}`, max) {
 			t.Errorf("error data %s", e.Data)
 		}
@@ -354,7 +355,7 @@ func TestMCPWithdrawnRequestKeepsItsSlot(t *testing.T) {
 	}
 	// Message still runs: the slot is taken.
 	_, err := a.CallMCP(context.Background(), "srv-1", "r2", "ping", nil)
-	wantRPCError(t, "a request while the withdrawn one's handler runs", err, acp.CodeMCPLimitExceeded, "MaxMCPRequests")
+	wantRPCError(t, "a request while the withdrawn one's handler runs", err, schema.CodeMCPLimitExceeded, "MaxMCPRequests")
 	close(r.release)
 	// The handler's return frees it; poll by round trips, never by time.
 	for {
@@ -365,7 +366,7 @@ func TestMCPWithdrawnRequestKeepsItsSlot(t *testing.T) {
 			}
 			break
 		}
-		wantRPCError(t, "a request until the handler returns", err, acp.CodeMCPLimitExceeded)
+		wantRPCError(t, "a request until the handler returns", err, schema.CodeMCPLimitExceeded)
 	}
 	mcpPing(t, a, "srv-1", "r1") // and the withdrawn id is free again
 }

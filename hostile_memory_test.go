@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/schema"
 )
 
 type countingFile struct {
@@ -19,9 +20,9 @@ type countingFile struct {
 	content string
 }
 
-func (f *countingFile) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+func (f *countingFile) ReadTextFile(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 	f.calls.Add(1)
-	return &ReadTextFileResponse{Content: f.content}, nil
+	return &schema.ReadTextFileResponse{Content: f.content}, nil
 }
 
 func heapInuse() uint64 {
@@ -153,7 +154,7 @@ func TestRefusalsWaitForAnAgentThatStopsReading(t *testing.T) {
 	go func() {
 		c, err := Connect(context.Background(), &StreamTransport{Reader: cr, Writer: cw}, &ClientOptions{
 			Limits: Limits{MaxPendingRequests: 1, MaxQueuedWriteBytes: budget},
-			Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+			Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 				select {
 				case <-release:
 				case <-ctx.Done():

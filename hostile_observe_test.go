@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // An agent's _meta that is not an object, or holds values that are not
@@ -24,7 +25,7 @@ func TestHostileObserverAgentMeta(t *testing.T) {
 		return ctx, nil
 	}}
 	answers := make(chan error, 8)
-	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		for _, meta := range []string{`"a string"`, `null`, `[1,2]`, `{"traceparent":5,"tracestate":"ok","x":{"y":1}}`} {
 			_, err := tt.Call(context.Background(), "_x/meta", json.RawMessage(`{"sessionId":"`+tt.SessionID()+`","_meta":`+meta+`}`))
 			answers <- err
@@ -35,11 +36,11 @@ func TestHostileObserverAgentMeta(t *testing.T) {
 	}}, &acp.ClientOptions{Observer: obs, ExtMethod: func(context.Context, string, json.RawMessage) (any, error) {
 		return map[string]any{"ok": true}, nil
 	}})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // An Observer whose every callback panics (Call, its end, Inject, Turn,
@@ -36,7 +37,7 @@ func TestHostileObserverPanics(t *testing.T) {
 				Turn: func(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
 					boom("Turn")
 					return ctx, &acp.TurnObserver{
-						Update: func(acp.Update) { boom("Update") },
+						Update: func(schema.Update) { boom("Update") },
 						End:    func(acp.TurnEnd) { boom("End") },
 					}
 				},
@@ -47,13 +48,13 @@ func TestHostileObserverPanics(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var diags []acp.Diagnostic
-			c, agent := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+			c, agent := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 				tt.Say("one ")
 				if _, err := tt.Call(context.Background(), "_x/ping", map[string]any{"sessionId": tt.SessionID()}); err != nil {
 					return "", err
 				}
 				tt.Say("two")
-				return acp.StopReasonEndTurn, nil
+				return schema.StopReasonEndTurn, nil
 			}}, &acp.ClientOptions{
 				Observer: obs,
 				ExtMethod: func(context.Context, string, json.RawMessage) (any, error) {
@@ -65,11 +66,11 @@ func TestHostileObserverPanics(t *testing.T) {
 					mu.Unlock()
 				},
 			})
-			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(context.Background(), acp.Text("go"))
+			turn, err := s.Prompt(context.Background(), schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestHostileObserverPanics(t *testing.T) {
 			}
 			// Diagnostics reach OnDiagnostic on the callback goroutine, in
 			// order; a round trip after the turn flushes them.
-			if _, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"}); err != nil {
+			if _, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"}); err != nil {
 				t.Fatal(err)
 			}
 			c.Close()

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ func restartRaw(t *testing.T, said ...map[string]any) (*Client, *rawAgent, *Sess
 	t.Helper()
 	c, a := connectRaw(t, &ClientOptions{Restart: &RestartPolicy{after: noBackoff}}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestHostileRestartOtherVersion(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client did not end")
 	}
-	if err := c.Err(); !errors.Is(err, ErrUnsupportedVersion) || !errors.Is(err, ErrConnClosed) {
+	if err := c.Err(); !errors.Is(err, schema.ErrUnsupportedVersion) || !errors.Is(err, ErrConnClosed) {
 		t.Errorf("Err = %v", err)
 	}
 }

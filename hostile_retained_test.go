@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,7 +68,7 @@ func TestMaxEndedTurnBytes(t *testing.T) {
 	var all []*Turn
 	var buf []byte
 	for range turns {
-		turn, err := s.Prompt(context.Background(), Text("go"))
+		turn, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestMaxEndedTurnBytes(t *testing.T) {
 			sent += len(buf)
 		}
 		c.conn.Load().wire.Dispatch(promptResponseLine(turn))
-		if stop, err := turn.Wait(); err != nil || stop != StopReasonCancelled {
+		if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonCancelled {
 			t.Fatalf("Wait: %v, %v; want cancelled (over the budget)", stop, err)
 		}
 		all = append(all, turn)
@@ -94,7 +95,7 @@ func TestMaxEndedTurnBytes(t *testing.T) {
 	if st := all[turns-1].State(); len(st.ToolCalls) == 0 {
 		t.Error("the turn that ended last lost its state")
 	}
-	if st := all[0].State(); len(st.ToolCalls) != 0 || st.StopReason != StopReasonCancelled {
+	if st := all[0].State(); len(st.ToolCalls) != 0 || st.StopReason != schema.StopReasonCancelled {
 		t.Errorf("the first turn kept %d tool calls, stop reason %q; want none, its outcome kept", len(st.ToolCalls), st.StopReason)
 	}
 	released := map[*Turn]bool{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 	"time"
@@ -27,12 +28,12 @@ func initWithFork() map[string]any {
 // rootsFS answers fs/read_text_file with the roots its context carries,
 // joined by commas, so a test can see which session a request reached.
 func rootsFS() FileSystemHandlers {
-	return FileSystemHandlers{ReadTextFile: func(ctx context.Context, _ *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	return FileSystemHandlers{ReadTextFile: func(ctx context.Context, _ *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 		roots := RootsFromContext(ctx)
 		if len(roots) == 0 {
 			return nil, errors.New("no workspace roots")
 		}
-		return &ReadTextFileResponse{Content: strings.Join(roots, ",")}, nil
+		return &schema.ReadTextFileResponse{Content: strings.Join(roots, ",")}, nil
 	}}
 }
 
@@ -42,18 +43,18 @@ func rootsFS() FileSystemHandlers {
 // its routing (its running turn still gets its updates), its roots and its
 // state.
 func TestHostileDuplicateSessionID(t *testing.T) {
-	for _, method := range []string{MethodSessionNew, MethodSessionFork} {
+	for _, method := range []string{schema.MethodSessionNew, schema.MethodSessionFork} {
 		t.Run(method, func(t *testing.T) {
 			diags := make(chan Diagnostic, 100)
 			opts := &ClientOptions{FS: rootsFS(), OnDiagnostic: func(d Diagnostic) { diags <- d }}
 			c, a := connectRaw(t, opts, initWithFork())
 			ctx := context.Background()
 			s := newSessionRaw(t, c, a) // "s1" in /tmp
-			turn, err := s.Prompt(ctx, Text("go"))
+			turn, err := s.Prompt(ctx, schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := a.expect(MethodSessionPrompt)
+			p := a.expect(schema.MethodSessionPrompt)
 			a.update("s1", chunk("before "))
 			before := s.State()
 
@@ -61,10 +62,10 @@ func TestHostileDuplicateSessionID(t *testing.T) {
 			go func() {
 				var got *Session
 				var err error
-				if method == MethodSessionNew {
-					got, err = c.NewSession(ctx, &NewSessionRequest{Cwd: "/elsewhere"})
+				if method == schema.MethodSessionNew {
+					got, err = c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/elsewhere"})
 				} else {
-					got, err = c.ForkSession(ctx, &ForkSessionRequest{SessionID: "s1", Cwd: "/elsewhere"})
+					got, err = c.ForkSession(ctx, &schema.ForkSessionRequest{SessionID: "s1", Cwd: "/elsewhere"})
 				}
 				if got != nil {
 					t.Errorf("%s returned a session for the duplicate id", method)
@@ -83,13 +84,13 @@ func TestHostileDuplicateSessionID(t *testing.T) {
 			// Routing: the running turn still gets its session's updates.
 			a.update("s1", chunk("after"))
 			// Roots: a request for s1 is served with s1's cwd.
-			a.send(map[string]any{"jsonrpc": "2.0", "id": 7, "method": MethodFSReadTextFile, "params": map[string]any{"sessionId": "s1", "path": "/tmp/x"}})
+			a.send(map[string]any{"jsonrpc": "2.0", "id": 7, "method": schema.MethodFSReadTextFile, "params": map[string]any{"sessionId": "s1", "path": "/tmp/x"}})
 			m := a.next()
 			if string(m.ID) != "7" || !strings.Contains(string(m.Result), `"content":"/tmp"`) {
 				t.Errorf("fs/read_text_file for s1 answered %s, want the content /tmp", m.line)
 			}
 			a.reply(p, map[string]any{"stopReason": "end_turn"})
-			if stop, err := turn.Wait(); stop != StopReasonEndTurn || err != nil {
+			if stop, err := turn.Wait(); stop != schema.StopReasonEndTurn || err != nil {
 				t.Fatalf("Wait = %q, %v", stop, err)
 			}
 			if got := textOf(turn.State()); got != "before after" {
@@ -126,22 +127,28 @@ func TestHostileRequestRightAfterNewSession(t *testing.T) {
 	opts := &ClientOptions{
 		FS: rootsFS(),
 		Terminal: TerminalHandlers{
-			Create: func(ctx context.Context, _ *CreateTerminalRequest) (*CreateTerminalResponse, error) {
+			Create: func(ctx context.Context, _ *schema.CreateTerminalRequest) (*schema.CreateTerminalResponse, error) {
 				if len(RootsFromContext(ctx)) == 0 {
 					return nil, errors.New("no workspace roots")
 				}
-				return &CreateTerminalResponse{TerminalID: "term"}, nil
+				return &schema.CreateTerminalResponse{TerminalID: "term"}, nil
 			},
-			Output: func(context.Context, *TerminalOutputRequest) (*TerminalOutputResponse, error) { return nil, nil },
-			WaitForExit: func(context.Context, *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
+			Output: func(context.Context, *schema.TerminalOutputRequest) (*schema.TerminalOutputResponse, error) {
 				return nil, nil
 			},
-			Kill:    func(context.Context, *KillTerminalRequest) (*KillTerminalResponse, error) { return nil, nil },
-			Release: func(context.Context, *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) { return nil, nil },
+			WaitForExit: func(context.Context, *schema.WaitForTerminalExitRequest) (*schema.WaitForTerminalExitResponse, error) {
+				return nil, nil
+			},
+			Kill: func(context.Context, *schema.KillTerminalRequest) (*schema.KillTerminalResponse, error) {
+				return nil, nil
+			},
+			Release: func(context.Context, *schema.ReleaseTerminalRequest) (*schema.ReleaseTerminalResponse, error) {
+				return nil, nil
+			},
 		},
-		Permission: func(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+		Permission: func(_ context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 			if req.Session == nil {
-				return PermissionOutcome{}, errors.New("no session")
+				return schema.PermissionOutcome{}, errors.New("no session")
 			}
 			return SelectedOutcome("ok"), nil
 		},
@@ -153,21 +160,21 @@ func TestHostileRequestRightAfterNewSession(t *testing.T) {
 		sid := fmt.Sprintf("s%d", i)
 		sc := make(chan *Session, 1)
 		go func() {
-			s, err := c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp"})
+			s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp"})
 			if err != nil {
 				t.Errorf("NewSession: %v", err)
 			}
 			sc <- s
 		}()
-		m := a.expect(MethodSessionNew)
+		m := a.expect(schema.MethodSessionNew)
 		var req map[string]any
 		switch i % 3 {
 		case 0:
-			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": MethodTerminalCreate, "params": map[string]any{"sessionId": sid, "command": "true"}}
+			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": schema.MethodTerminalCreate, "params": map[string]any{"sessionId": sid, "command": "true"}}
 		case 1:
-			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": MethodFSReadTextFile, "params": map[string]any{"sessionId": sid, "path": "/tmp/x"}}
+			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": schema.MethodFSReadTextFile, "params": map[string]any{"sessionId": sid, "path": "/tmp/x"}}
 		case 2:
-			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": MethodSessionRequestPermission, "params": map[string]any{
+			req = map[string]any{"jsonrpc": "2.0", "id": i, "method": schema.MethodSessionRequestPermission, "params": map[string]any{
 				"sessionId": sid, "toolCall": map[string]any{"toolCallId": "t"},
 				"options": []any{map[string]any{"optionId": "ok", "name": "OK", "kind": "allow_once"}},
 			}}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,8 +25,8 @@ func TestFoldDistinctMessageIDsIsLinear(t *testing.T) {
 		var f fold
 		for i := range n {
 			id := fmt.Sprint("m", i)
-			f.apply(&AgentMessageChunk{MessageID: id, Content: Text("x")})
-			f.apply(&AgentThoughtChunk{MessageID: id, Content: Text("y")})
+			f.apply(&schema.AgentMessageChunk{MessageID: id, Content: schema.Text("x")})
+			f.apply(&schema.AgentThoughtChunk{MessageID: id, Content: schema.Text("y")})
 		}
 		if len(f.messages.l) != n || len(f.thoughts.l) != n {
 			t.Fatalf("%d messages, %d thoughts from %d ids", len(f.messages.l), len(f.thoughts.l), n)
@@ -49,12 +50,12 @@ func TestCancelledTurnMarksNewToolCallsInConstantWork(t *testing.T) {
 		before := turn.fold.visits
 		s.mu.Unlock()
 		for i := range n {
-			s.apply(&ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: ToolCallStatusPending}, nil, 0)
+			s.apply(&schema.ToolCall{ToolCallID: fmt.Sprint("t", i), Title: "run", Status: schema.ToolCallStatusPending}, nil, 0)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, tc := range turn.fold.tools.calls {
-			if tc.Status != ToolCallStatusCancelled {
+			if tc.Status != schema.ToolCallStatusCancelled {
 				t.Fatalf("tool call %s announced after the cancel is %s", tc.ToolCallID, tc.Status)
 			}
 		}
@@ -77,7 +78,7 @@ func retainedHeap(tb testing.TB, opts *ClientOptions, turns, chunks, pad int, re
 	a.turn.Store(&f)
 	before := liveHeap()
 	for range turns {
-		turn, err := s.Prompt(context.Background(), Text("go"))
+		turn, err := s.Prompt(context.Background(), schema.Text("go"))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestTurnLogsPolicy(t *testing.T) {
 			s := newSessionRaw(t, c, a)
 			var turns []*Turn
 			for i := range 3 {
-				turn, err := s.Prompt(context.Background(), Text("go"))
+				turn, err := s.Prompt(context.Background(), schema.Text("go"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +159,7 @@ func TestTurnLogsPolicy(t *testing.T) {
 				if got := len(slices.Collect(turn.Updates())) > 0; got != tc.logged[i] {
 					t.Errorf("turn %d: log kept %v, want %v", i, got, tc.logged[i])
 				}
-				if textOf(st) != fmt.Sprint("turn ", i) || st.StopReason != StopReasonEndTurn {
+				if textOf(st) != fmt.Sprint("turn ", i) || st.StopReason != schema.StopReasonEndTurn {
 					t.Errorf("turn %d: folded state lost: %q %q", i, textOf(st), st.StopReason)
 				}
 			}
@@ -222,7 +223,7 @@ func TestCloseForgetsSession(t *testing.T) {
 	if c.Session("s1") != nil {
 		t.Error("Client.Session still returns the closed session")
 	}
-	if _, err := s.Prompt(context.Background(), Text("again")); !errors.Is(err, ErrSessionClosed) {
+	if _, err := s.Prompt(context.Background(), schema.Text("again")); !errors.Is(err, ErrSessionClosed) {
 		t.Errorf("Prompt after Close: %v, want ErrSessionClosed", err)
 	}
 	if err := s.SetMode(context.Background(), "x"); !errors.Is(err, ErrSessionClosed) {
@@ -328,7 +329,7 @@ func TestSessionFoldAfterReleaseHistoryContinuesMessage(t *testing.T) {
 	s.ReleaseHistory()
 	// Session events that do not touch Outside, enough to release the log's
 	// start: a turn with session-level updates.
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Updates for a child that arrive before its announcement break the rule
@@ -109,7 +110,7 @@ func TestHostileSubagentNesting(t *testing.T) {
 	if len(a.State().Subagents) != 1 {
 		t.Errorf("A's subagents %+v", a.State().Subagents)
 	}
-	if _, err := g.Prompt(t.Context(), acp.Text("x")); !errors.Is(err, acp.ErrSubagentRestricted) {
+	if _, err := g.Prompt(t.Context(), schema.Text("x")); !errors.Is(err, acp.ErrSubagentRestricted) {
 		t.Errorf("prompting a grandchild: %v", err)
 	}
 	c.Close()
@@ -180,7 +181,7 @@ func TestSubagentBytesReleased(t *testing.T) {
 		t.Fatalf("A kept %d bytes: the budget did not bite", n)
 	}
 	a.Release()
-	turn, err := parent.Prompt(t.Context(), acp.Text("again"))
+	turn, err := parent.Prompt(t.Context(), schema.Text("again"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestHostileSubagentChurnBounded(t *testing.T) {
 	most := 0
 	for r := range rounds {
 		if r > 0 {
-			turn, err := parent.Prompt(t.Context(), acp.Text(fmt.Sprint("r", r)))
+			turn, err := parent.Prompt(t.Context(), schema.Text(fmt.Sprint("r", r)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // maxMessage is the most an error string or diagnostic message may grow to
@@ -113,7 +114,7 @@ func TestHostileAgentTextInMessagesBounded(t *testing.T) {
 			return nil, &acptest.Error{Code: -32603, Message: strings.Repeat("e", 1<<20), Data: json.RawMessage(`"` + strings.Repeat("d", 1<<20) + `"`)}
 		}}, nil)
 		err := c.Call(ctx, "_x", nil, nil)
-		var e *acp.Error
+		var e *schema.Error
 		if !errors.As(err, &e) || len(e.Message) != 1<<20 {
 			t.Fatalf("err = %.100v; want an *acp.Error keeping the whole message", err)
 		}
@@ -125,7 +126,7 @@ func TestHostileAgentTextInMessagesBounded(t *testing.T) {
 		})
 		c, _ := acptest.Connect(t, &acptest.Options{AuthMethods: methods, RequireAuth: true}, nil)
 		_, err := c.NewSession(ctx, nil)
-		if !errors.Is(err, acp.ErrAuthRequired) {
+		if !errors.Is(err, schema.ErrAuthRequired) {
 			t.Fatalf("NewSession = %.200v, want ErrAuthRequired", err)
 		}
 		var ae *acp.AuthRequiredError

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -47,7 +48,7 @@ func TestMaxTurnBytes(t *testing.T) {
 	var diags limitDiags
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxTurnBytes: budget}, OnDiagnostic: diags.on}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestMaxTurnBytes(t *testing.T) {
 	a.update("s1", map[string]any{"sessionUpdate": "session_info_update", "title": "still applied"})
 	expectCall(a, "session/cancel") // sent when the turn crossed the budget
 	a.reply(prompt, map[string]any{"stopReason": "cancelled"})
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonCancelled {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonCancelled {
 		t.Fatalf("Wait: %v, %v; want cancelled", stop, err)
 	}
 
@@ -128,7 +129,7 @@ func TestMaxTurnBytesOneHugeUpdate(t *testing.T) {
 	var diags limitDiags
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxTurnBytes: budget}, OnDiagnostic: diags.on}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestMaxTurnBytesOneHugeUpdate(t *testing.T) {
 func TestMaxTurnBytesHuge(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxTurnBytes: math.MaxInt64}}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +171,13 @@ func TestMaxTurnBytesHuge(t *testing.T) {
 func TestMaxTurnBytesPermissionRequests(t *testing.T) {
 	const budget = 16 << 10
 	c, a := connectRaw(t, &ClientOptions{
-		Limits:     Limits{MaxTurnBytes: budget},
-		Permission: func(context.Context, *PermissionRequest) (PermissionOutcome, error) { return CancelledOutcome(), nil },
+		Limits: Limits{MaxTurnBytes: budget},
+		Permission: func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
+			return CancelledOutcome(), nil
+		},
 	}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,7 +31,7 @@ func TestHostileV2MalformedUpdates(t *testing.T) {
 	}
 	a.update("s1", chunk("still here"))
 	a.update("s1", state("idle", "stopReason", "end_turn"))
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	if st := turn.State(); len(st.Messages) != 1 || st.Messages[0].Text != "still here" {
@@ -79,7 +80,7 @@ func TestHostileV2AgentTerminalsBounded(t *testing.T) {
 	total := 0
 	for i := range 3 * AgentTerminalOutputMax / len(chunk) {
 		b := []byte(strings.Repeat(string(rune('a'+i%26)), len(chunk)))
-		foldSessionUpdate(&fst, &TerminalOutputChunk{TerminalID: "bg", Data: b})
+		foldSessionUpdate(&fst, &schema.TerminalOutputChunk{TerminalID: "bg", Data: b})
 		total += len(b)
 		term := fst.Terminals[0]
 		if len(term.Output) > 2*AgentTerminalOutputMax || int64(len(term.Output))+term.Dropped != int64(total) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -47,7 +48,7 @@ func TestOversizedLineWithUnreproducibleID(t *testing.T) {
 				c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record, Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 				errc := make(chan error, 1)
 				go func() {
-					_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+					_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 					errc <- err
 				}()
 				m := a.expect("session/new")
@@ -66,7 +67,7 @@ func TestOversizedLineWithUnreproducibleID(t *testing.T) {
 				}
 				// Nothing was written for the unreadable line: the next
 				// thing the agent sees is the next call.
-				go func() { _, _ = c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"}) }()
+				go func() { _, _ = c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"}) }()
 				a.reply(a.expect("session/new"), map[string]any{"sessionId": "s2"})
 				c.Close()
 				if k := rec.kinds(); len(k) == 0 || k[0] != "line_too_long" {
@@ -83,14 +84,14 @@ func TestOversizedLineWithUnreproducibleID(t *testing.T) {
 func TestEngineStopEndsConnection(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.expect("session/prompt")
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		errc <- err
 	}()
 	a.expect("session/new")
@@ -132,7 +133,7 @@ func hostilePermParams(toolCallID string) map[string]any {
 func TestDuplicateRequestIDNeverAllowsAfterCancel(t *testing.T) {
 	entered := make(chan struct{}, 10)
 	release := make(chan struct{})
-	c, a := connectRaw(t, &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	c, a := connectRaw(t, &ClientOptions{Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		entered <- struct{}{}
 		select {
 		case <-release:
@@ -141,7 +142,7 @@ func TestDuplicateRequestIDNeverAllowsAfterCancel(t *testing.T) {
 		return AllowAll(ctx, req)
 	}}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestDuplicateRequestIDNeverAllowsAfterCancel(t *testing.T) {
 			t.Errorf("the agent got an allow after the cancel: %s", m.line)
 		}
 	}
-	if replies[0].Error == nil || replies[0].Error.Code != CodeInvalidRequest {
+	if replies[0].Error == nil || replies[0].Error.Code != schema.CodeInvalidRequest {
 		t.Errorf("the duplicate was not rejected at once: %s", replies[0].line)
 	}
 	a.reply(p, map[string]any{"stopReason": "cancelled"})
@@ -191,7 +192,7 @@ func TestMaxPendingRequests(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{
 		OnDiagnostic: rec.record,
 		Limits:       Limits{MaxPendingRequests: limit},
-		Permission: func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 			entered.Add(1)
 			select {
 			case <-release:
@@ -214,7 +215,7 @@ func TestMaxPendingRequests(t *testing.T) {
 		if string(m.ID) == `"probe"` {
 			break
 		}
-		if m.Error != nil && strings.Contains(m.Error.Message, ErrLimitExceeded.Error()) {
+		if m.Error != nil && strings.Contains(m.Error.Message, schema.ErrLimitExceeded.Error()) {
 			limited++
 		}
 	}
@@ -267,9 +268,9 @@ func TestMaxBatchItems(t *testing.T) {
 		switch {
 		case m.Error == nil:
 			t.Errorf("unexpected %s", m.line)
-		case m.Error.Code == CodeMethodNotFound:
+		case m.Error.Code == schema.CodeMethodNotFound:
 			notFound++
-		case strings.Contains(m.Error.Message, ErrLimitExceeded.Error()):
+		case strings.Contains(m.Error.Message, schema.ErrLimitExceeded.Error()):
 			limited++
 		}
 	}

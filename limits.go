@@ -1,6 +1,9 @@
 package acp
 
-import "math"
+import (
+	"github.com/acpclient/acp/schema"
+	"math"
+)
 
 // Limits bound every quantity the agent controls. The agent is untrusted
 // code: in an editor it is third-party and model-driven, while the host runs
@@ -8,7 +11,7 @@ import "math"
 // it), and exceeding one never crashes the client, never wedges the
 // connection and never silently drops anything a user would see: a request
 // over a limit is answered with a JSON-RPC error that names the limit (see
-// [ErrLimitExceeded]), and a [Diagnostic] of kind "limit_exceeded" reports
+// [schema.ErrLimitExceeded]), and a [Diagnostic] of kind "limit_exceeded" reports
 // it locally.
 //
 // The ready handlers of package workspace have limits of their own, on
@@ -247,7 +250,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxMCPRequests = 64
 	}
 	if l.MaxElicitationPatternBytes <= 0 {
-		l.MaxElicitationPatternBytes = DefaultElicitationPatternBytes
+		l.MaxElicitationPatternBytes = schema.DefaultElicitationPatternBytes
 	}
 	return l
 }

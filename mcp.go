@@ -3,15 +3,16 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 )
 
-// MCPHandlers serve the MCP servers the client declared as [*MCPServerACP].
+// MCPHandlers serve the MCP servers the client declared as [*schema.MCPServerACP].
 // The zero value serves none: mcp/message is answered -32601 (method not
 // found).
 //
 // The agent is held to what the client declared; what it names otherwise is
 // refused before Message runs:
-//   - Message runs only for a ServerID declared as an [*MCPServerACP] in a
+//   - Message runs only for a ServerID declared as an [*schema.MCPServerACP] in a
 //     session/new, session/load, session/resume or session/fork this client
 //     sent on the connection (any session, any outcome; through the typed
 //     helpers, or [Client.Call] with a typed request); otherwise the request
@@ -23,7 +24,7 @@ import (
 //   - At most [Limits].MaxMCPRequests inner requests are active at once,
 //     over every server, counting those whose handler still runs after the
 //     agent withdrew them; over it mcp/message is refused with
-//     [CodeMCPLimitExceeded], an error wrapping [ErrLimitExceeded] and a
+//     [schema.CodeMCPLimitExceeded], an error wrapping [schema.ErrLimitExceeded] and a
 //     "limit_exceeded" diagnostic.
 //
 // Declarations belong to the ACP connection, not to a session: mcp/message
@@ -36,10 +37,10 @@ type MCPHandlers struct {
 	// other handler; its context is cancelled when the agent withdraws the
 	// request ($/cancel_request of the outer mcp/message, the binding's
 	// only cancellation) or the connection closes. Its outcome is the inner
-	// MCP outcome: a [*MessageMCPResponse] with a Result (any JSON value,
-	// null included) or an Error, or an error wrapping an [*MCPError],
+	// MCP outcome: a [*schema.MessageMCPResponse] with a Result (any JSON value,
+	// null included) or an Error, or an error wrapping an [*schema.MCPError],
 	// which reaches the agent as the inner MCP error. Any other error is an
-	// outer ACP error (an [*Error] as it is, anything else -32603), which
+	// outer ACP error (an [*schema.Error] as it is, anything else -32603), which
 	// the schema reserves for failures of the binding itself. While it
 	// runs, [Client.NotifyMCP] sends MCP notifications for the request.
 	Message MCPMessageHandler
@@ -48,7 +49,7 @@ type MCPHandlers struct {
 // MCPMessageHandler serves mcp/message requests.
 //
 // Unstable: follows schema.unstable.json; may change.
-type MCPMessageHandler func(ctx context.Context, req *MessageMCPRequest) (*MessageMCPResponse, error)
+type MCPMessageHandler func(ctx context.Context, req *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error)
 
 // ErrMCPRequestNotActive is returned by [Client.NotifyMCP] for a request
 // that is not active: the schema allows a server's notifications only for
@@ -65,9 +66,9 @@ var ErrMCPRequestNotActive = errors.New("acp: no active MCP request with this se
 // agent before its response.
 //
 // Unstable: follows schema.unstable.json; may change.
-func (c *Client) NotifyMCP(ctx context.Context, n *MessageMCPNotification) error {
+func (c *Client) NotifyMCP(ctx context.Context, n *schema.MessageMCPNotification) error {
 	if !c.mcp.isActive(n.ServerID, n.RequestID) {
 		return ErrMCPRequestNotActive
 	}
-	return c.Notify(ctx, MethodMCPMessage, n)
+	return c.Notify(ctx, schema.MethodMCPMessage, n)
 }

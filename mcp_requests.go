@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // mcpRequests is what the client knows of MCP-over-ACP on one ACP
@@ -33,11 +34,11 @@ type mcpRequestKey struct{ serverID, requestID string }
 // them while it handles that request, before it answers. A declaration
 // stays even if the request then fails; the agent has seen it, and the
 // user's handler still decides what a request to it gets.
-func (m *mcpRequests) declare(servers []MCPServer) {
+func (m *mcpRequests) declare(servers []schema.MCPServer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range servers {
-		if srv, ok := s.(*MCPServerACP); ok && srv != nil {
+		if srv, ok := s.(*schema.MCPServerACP); ok && srv != nil {
 			if m.declared == nil {
 				m.declared = map[string]bool{}
 			}
@@ -95,9 +96,9 @@ func (m *mcpRequests) isActive(serverID, requestID string) bool {
 func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (any, error) {
 	h := c.opts.MCP.Message
 	if h == nil {
-		return nil, methodNotFound(MethodMCPMessage)
+		return nil, methodNotFound(schema.MethodMCPMessage)
 	}
-	var req MessageMCPRequest
+	var req schema.MessageMCPRequest
 	if err := decodeParams(params, &req); err != nil {
 		return nil, err
 	}
@@ -107,33 +108,33 @@ func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (a
 	case mcpUndeclared:
 		msg := "no MCP server with serverId " + agenttext.Quote(req.ServerID) + " was declared on this connection"
 		c.diag(string(DiagUnknownMCPServer), "refused mcp/message: "+msg, nil)
-		return nil, &Error{Code: CodeInvalidParams, Message: "acp: mcp/message: " + msg}
+		return nil, &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: mcp/message: " + msg}
 	case mcpDuplicate:
 		msg := "requestId " + agenttext.Quote(req.RequestID) + " is already active on MCP server " + agenttext.Quote(req.ServerID)
 		c.diag(string(DiagDuplicateMCPRequest), "refused mcp/message: "+msg, nil)
-		return nil, &Error{Code: CodeInvalidParams, Message: "acp: mcp/message: " + msg}
+		return nil, &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: mcp/message: " + msg}
 	case mcpFull:
-		return nil, &mcpLimitError{&Error{
-			Code:    CodeMCPLimitExceeded,
-			Message: fmt.Sprintf("%s: %d MCP requests are already active (Limits.MaxMCPRequests)", ErrLimitExceeded.Error(), max),
+		return nil, &mcpLimitError{&schema.Error{
+			Code:    schema.CodeMCPLimitExceeded,
+			Message: fmt.Sprintf("%s: %d MCP requests are already active (Limits.MaxMCPRequests)", schema.ErrLimitExceeded.Error(), max),
 			Data:    json.RawMessage(`{"limit":"MaxMCPRequests","value":` + strconv.Itoa(max) + `}`),
 		}}
 	}
 	// The slot is freed with the handler, not when runHandler returns: when
 	// the agent withdraws the request, runHandler answers at once while
 	// Message may still run, and what it holds is still held.
-	res, err := runHandler(ctx, MethodMCPMessage, func(ctx context.Context) (*MessageMCPResponse, error) {
+	res, err := runHandler(ctx, schema.MethodMCPMessage, func(ctx context.Context) (*schema.MessageMCPResponse, error) {
 		defer c.mcp.end(k)
 		return h(ctx, &req)
 	})
-	var inner *MCPError
+	var inner *schema.MCPError
 	switch {
 	case errors.As(err, &inner):
-		return &MessageMCPResponse{Error: inner}, nil
+		return &schema.MessageMCPResponse{Error: inner}, nil
 	case err != nil:
 		return nil, err
 	case res == nil:
-		return &MessageMCPResponse{}, nil
+		return &schema.MessageMCPResponse{}, nil
 	}
 	return res, nil
 }
@@ -141,7 +142,7 @@ func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (a
 // mcpLimitError refuses an mcp/message over Limits.MaxMCPRequests: the
 // agent gets the *Error; locally errors.Is(err, ErrLimitExceeded) holds, so
 // the refusal is reported as a "limit_exceeded" diagnostic too.
-type mcpLimitError struct{ e *Error }
+type mcpLimitError struct{ e *schema.Error }
 
 func (l *mcpLimitError) Error() string   { return l.e.Message }
-func (l *mcpLimitError) Unwrap() []error { return []error{l.e, ErrLimitExceeded} }
+func (l *mcpLimitError) Unwrap() []error { return []error{l.e, schema.ErrLimitExceeded} }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // mcpEcho serves one tool server, "srv-1": tools/call "echo" sends a
@@ -20,33 +21,33 @@ import (
 // fails the binding with an outer ACP error, "crash" with a plain error.
 func mcpEcho(c **acp.Client) acp.MCPHandlers {
 	return acp.MCPHandlers{
-		Message: func(ctx context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+		Message: func(ctx context.Context, req *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error) {
 			var p struct {
 				Name      string          `json:"name"`
 				Arguments json.RawMessage `json:"arguments"`
 			}
 			if req.Method != "tools/call" || json.Unmarshal(req.Params, &p) != nil {
-				return nil, &acp.MCPError{Code: -32601, Message: "no method " + req.Method}
+				return nil, &schema.MCPError{Code: -32601, Message: "no method " + req.Method}
 			}
 			switch p.Name {
 			case "echo":
-				if err := (*c).NotifyMCP(ctx, &acp.MessageMCPNotification{
+				if err := (*c).NotifyMCP(ctx, &schema.MessageMCPNotification{
 					ServerID: req.ServerID, RequestID: req.RequestID,
 					Method: "notifications/progress", Params: json.RawMessage(`{"progress":1}`),
 				}); err != nil {
 					return nil, err
 				}
-				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
+				return &schema.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":` + string(p.Arguments) + `}]}`)}, nil
 			case "nothing":
-				return &acp.MessageMCPResponse{Result: json.RawMessage("null")}, nil
+				return &schema.MessageMCPResponse{Result: json.RawMessage("null")}, nil
 			case "refuse":
-				return &acp.MessageMCPResponse{Error: &acp.MCPError{Code: -32002, Message: "refused", Data: json.RawMessage("null")}}, nil
+				return &schema.MessageMCPResponse{Error: &schema.MCPError{Code: -32002, Message: "refused", Data: json.RawMessage("null")}}, nil
 			case "broken":
-				return nil, &acp.Error{Code: -33002, Message: "backend down"}
+				return nil, &schema.Error{Code: -33002, Message: "backend down"}
 			case "crash":
 				return nil, errors.New("disk on fire")
 			}
-			return nil, fmt.Errorf("wrapped: %w", &acp.MCPError{Code: -32002, Message: "unknown tool " + p.Name, Data: json.RawMessage(`{"tool":"` + p.Name + `"}`)})
+			return nil, fmt.Errorf("wrapped: %w", &schema.MCPError{Code: -32002, Message: "unknown tool " + p.Name, Data: json.RawMessage(`{"tool":"` + p.Name + `"}`)})
 		},
 	}
 }
@@ -77,14 +78,14 @@ func TestMCPOverACP(t *testing.T) {
 			declared <- p.MCPServers
 		},
 		OnNotification: func(_ *acptest.Conn, method string, p json.RawMessage) {
-			if method == acp.MethodMCPMessage {
+			if method == schema.MethodMCPMessage {
 				notes <- p
 			}
 		},
-		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 			r := map[string]call{}
 			for i, tool := range []string{"echo", "nothing", "refuse", "nope", "broken", "crash"} {
-				raw, err := tn.Call(context.Background(), acp.MethodMCPMessage, acptest.MCPMessage("srv-1", fmt.Sprint("r", i), "tools/call", map[string]any{"name": tool, "arguments": "hi"}))
+				raw, err := tn.Call(context.Background(), schema.MethodMCPMessage, acptest.MCPMessage("srv-1", fmt.Sprint("r", i), "tools/call", map[string]any{"name": tool, "arguments": "hi"}))
 				r[tool] = call{raw: raw, err: err}
 				if tool == "echo" {
 					// The progress notification was read before this response.
@@ -106,11 +107,11 @@ func TestMCPOverACP(t *testing.T) {
 		t.Fatalf("MCPCapabilities = %+v, want acp", c.InitializeResponse().AgentCapabilities.MCPCapabilities)
 	}
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: "srv-1"}}})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w", MCPServers: []schema.MCPServer{&schema.MCPServerACP{Name: "tools", ServerID: "srv-1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("use the tools"))
+	turn, err := s.Prompt(ctx, schema.Text("use the tools"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,18 +154,18 @@ func TestMCPUnsetIsMethodNotFound(t *testing.T) {
 	done := make(chan error, 1)
 	diags := make(chan acp.Diagnostic, 16)
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
-			_ = tn.Notify(acp.MethodMCPMessage, map[string]any{"serverId": "s", "requestId": "1", "method": "notifications/progress"})
+		OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
+			_ = tn.Notify(schema.MethodMCPMessage, map[string]any{"serverId": "s", "requestId": "1", "method": "notifications/progress"})
 			_, err := tn.CallMCP(context.Background(), "s", "1", "ping", nil)
 			done <- err
 			return "", nil
 		},
 	}, &acp.ClientOptions{OnDiagnostic: func(d acp.Diagnostic) { diags <- d }})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "s"}}})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{MCPServers: []schema.MCPServer{&schema.MCPServerACP{Name: "s", ServerID: "s"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestMCPAdvertisesNothing(t *testing.T) {
 		got := make(chan json.RawMessage, 1)
 		c, _ := acptest.Connect(t, &acptest.Options{
 			Methods: map[string]acptest.MethodFunc{
-				acp.MethodSessionNew: func(_ context.Context, conn *acptest.Conn, _ json.RawMessage) (any, error) {
+				schema.MethodSessionNew: func(_ context.Context, conn *acptest.Conn, _ json.RawMessage) (any, error) {
 					got <- conn.ClientCapabilities()
 					return map[string]any{"sessionId": "s"}, nil
 				},
@@ -210,11 +211,11 @@ func TestMCPAdvertisesNothing(t *testing.T) {
 // an unknown type before) and encodes back the same.
 func TestMCPServerACPRoundTrip(t *testing.T) {
 	in := `{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools","serverId":"srv-1","_meta":{"k":1}}]}`
-	var req acp.NewSessionRequest
+	var req schema.NewSessionRequest
 	if err := json.Unmarshal([]byte(in), &req); err != nil {
 		t.Fatal(err)
 	}
-	s, ok := req.MCPServers[0].(*acp.MCPServerACP)
+	s, ok := req.MCPServers[0].(*schema.MCPServerACP)
 	if !ok || s.Name != "tools" || s.ServerID != "srv-1" || string(s.Meta) != `{"k":1}` {
 		t.Fatalf("decoded %#v", req.MCPServers[0])
 	}
@@ -231,7 +232,7 @@ func TestMCPServerACPRoundTrip(t *testing.T) {
 	// Like any malformed server, one without serverId fails the request
 	// (the list is strict since schema 1.25.0) rather than being passed on
 	// half-filled.
-	req = acp.NewSessionRequest{}
+	req = schema.NewSessionRequest{}
 	if err := json.Unmarshal([]byte(`{"cwd":"/w","mcpServers":[{"type":"acp","name":"tools"}]}`), &req); err == nil || len(req.MCPServers) != 0 {
 		t.Errorf("an acp server without serverId: %v, %#v", err, req.MCPServers)
 	}
@@ -243,21 +244,21 @@ func TestMCPServerACPRoundTrip(t *testing.T) {
 // explicit null apart from none.
 func TestMCPResponseEncoding(t *testing.T) {
 	for _, tc := range []struct {
-		in   acp.MessageMCPResponse
+		in   schema.MessageMCPResponse
 		want string
 	}{
-		{acp.MessageMCPResponse{}, `{"result":{}}`},
-		{acp.MessageMCPResponse{Result: json.RawMessage("null")}, `{"result":null}`},
-		{acp.MessageMCPResponse{Result: json.RawMessage(`[1,2]`), Meta: json.RawMessage(`{"k":1}`)}, `{"result":[1,2],"_meta":{"k":1}}`},
-		{acp.MessageMCPResponse{Result: json.RawMessage(`{}`), Error: &acp.MCPError{Code: 1, Message: "m"}}, `{"error":{"code":1,"message":"m"}}`},
-		{acp.MessageMCPResponse{Error: &acp.MCPError{Code: -1, Message: "", Data: json.RawMessage("null")}}, `{"error":{"code":-1,"message":"","data":null}}`},
+		{schema.MessageMCPResponse{}, `{"result":{}}`},
+		{schema.MessageMCPResponse{Result: json.RawMessage("null")}, `{"result":null}`},
+		{schema.MessageMCPResponse{Result: json.RawMessage(`[1,2]`), Meta: json.RawMessage(`{"k":1}`)}, `{"result":[1,2],"_meta":{"k":1}}`},
+		{schema.MessageMCPResponse{Result: json.RawMessage(`{}`), Error: &schema.MCPError{Code: 1, Message: "m"}}, `{"error":{"code":1,"message":"m"}}`},
+		{schema.MessageMCPResponse{Error: &schema.MCPError{Code: -1, Message: "", Data: json.RawMessage("null")}}, `{"error":{"code":-1,"message":"","data":null}}`},
 	} {
 		b, err := json.Marshal(tc.in)
 		if err != nil || string(b) != tc.want {
 			t.Errorf("%+v = %s, %v; want %s", tc.in, b, err, tc.want)
 		}
 	}
-	if s := (&acp.MCPError{Code: -32002, Message: "unknown tool"}).Error(); s != "mcp error -32002: unknown tool" {
+	if s := (&schema.MCPError{Code: -32002, Message: "unknown tool"}).Error(); s != "mcp error -32002: unknown tool" {
 		t.Errorf("Error() = %q", s)
 	}
 }
@@ -276,20 +277,20 @@ func TestMCPNotifyNeedsAnActiveRequest(t *testing.T) {
 			notes = append(notes, method+" "+string(p))
 			mu.Unlock()
 		},
-		OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 			_, err := tn.CallMCP(context.Background(), "srv-1", "r1", "tools/list", nil)
 			done <- err
 			return "", nil
 		},
-	}, &acp.ClientOptions{MCP: acp.MCPHandlers{Message: func(context.Context, *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+	}, &acp.ClientOptions{MCP: acp.MCPHandlers{Message: func(context.Context, *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error) {
 		return nil, nil
 	}}})
 	client = c
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "s", ServerID: "srv-1"}}})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{MCPServers: []schema.MCPServer{&schema.MCPServerACP{Name: "s", ServerID: "srv-1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestMCPNotifyNeedsAnActiveRequest(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []*acp.MessageMCPNotification{
+	for _, n := range []*schema.MessageMCPNotification{
 		{ServerID: "srv-1", RequestID: "r1", Method: "notifications/progress"}, // answered
 		{ServerID: "srv-1", RequestID: "r2", Method: "notifications/progress"}, // never sent
 		{ServerID: "other", RequestID: "r1", Method: "notifications/progress"},
@@ -310,14 +311,14 @@ func TestMCPNotifyNeedsAnActiveRequest(t *testing.T) {
 	}
 	// A round trip after the refused notifications: had one been sent, it
 	// would have been read before this answer.
-	if _, err := s.Prompt(context.Background(), acp.Text("again")); err != nil {
+	if _, err := s.Prompt(context.Background(), schema.Text("again")); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
 	mu.Lock()
 	defer mu.Unlock()
 	for _, n := range notes {
-		if len(n) >= len(acp.MethodMCPMessage) && n[:len(acp.MethodMCPMessage)] == acp.MethodMCPMessage {
+		if len(n) >= len(schema.MethodMCPMessage) && n[:len(schema.MethodMCPMessage)] == schema.MethodMCPMessage {
 			t.Errorf("the agent received %s", n)
 		}
 	}
@@ -328,7 +329,7 @@ func TestMCPNotifyNeedsAnActiveRequest(t *testing.T) {
 func ExampleMCPHandlers() {
 	agent := acptest.New(&acptest.Options{
 		Capabilities: map[string]any{"mcpCapabilities": map[string]any{"acp": true}},
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			out, _ := t.CallMCP(context.Background(), "tools-1", "1", "tools/call", map[string]any{"name": "now"})
 			t.Say(string(out.Result))
 			return "", nil
@@ -337,11 +338,11 @@ func ExampleMCPHandlers() {
 	fromAgent, toAgent := agent.Pipe()
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, &acp.ClientOptions{
 		MCP: acp.MCPHandlers{
-			Message: func(_ context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+			Message: func(_ context.Context, req *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error) {
 				if req.Method != "tools/call" {
-					return nil, &acp.MCPError{Code: -32601, Message: "method not found"}
+					return nil, &schema.MCPError{Code: -32601, Message: "method not found"}
 				}
-				return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
+				return &schema.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"noon"}]}`)}, nil
 			},
 		},
 	})
@@ -353,12 +354,12 @@ func ExampleMCPHandlers() {
 	defer c.Close()
 
 	ctx := context.Background()
-	var servers []acp.MCPServer
+	var servers []schema.MCPServer
 	if c.InitializeResponse().AgentCapabilities.MCPCapabilities.ACP {
-		servers = append(servers, &acp.MCPServerACP{Name: "clock", ServerID: "tools-1"})
+		servers = append(servers, &schema.MCPServerACP{Name: "clock", ServerID: "tools-1"})
 	}
-	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/work", MCPServers: servers})
-	turn, _ := s.Prompt(ctx, acp.Text("What time is it?"))
+	s, _ := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/work", MCPServers: servers})
+	turn, _ := s.Prompt(ctx, schema.Text("What time is it?"))
 	_, _ = turn.Wait()
 	fmt.Println(turn.State().Messages[0].Text)
 	// Output: {"content":[{"type":"text","text":"noon"}]}

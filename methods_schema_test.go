@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"os"
 	"slices"
 	"testing"
@@ -9,18 +10,18 @@ import (
 
 // methodsNamed is every Method* constant: the methods this package speaks.
 var methodsNamed = []string{
-	MethodInitialize, MethodAuthenticate, MethodSessionNew, MethodSessionLoad, MethodSessionResume,
-	MethodSessionList, MethodSessionClose, MethodSessionDelete, MethodSessionSetMode,
-	MethodSessionSetConfigOption, MethodSessionPrompt, MethodLogout, MethodSessionCancel,
-	MethodSessionUpdate, MethodElicitationComplete, MethodSessionRequestPermission,
-	MethodFSReadTextFile, MethodFSWriteTextFile, MethodTerminalCreate, MethodTerminalOutput,
-	MethodTerminalRelease, MethodTerminalWaitForExit, MethodTerminalKill, MethodElicitationCreate,
-	MethodCancelRequest, MethodSessionFork, MethodNESStart, MethodNESSuggest, MethodNESAccept,
-	MethodNESReject, MethodNESClose, MethodDocumentDidOpen, MethodDocumentDidChange,
-	MethodDocumentDidClose, MethodDocumentDidSave, MethodDocumentDidFocus,
-	MethodMCPMessage,
-	MethodSessionArchive, MethodSessionUnarchive, MethodSessionStatus, MethodSessionSetTitle,
-	MethodAuthStatus, MethodAuthStatusUpdate,
+	schema.MethodInitialize, schema.MethodAuthenticate, schema.MethodSessionNew, schema.MethodSessionLoad, schema.MethodSessionResume,
+	schema.MethodSessionList, schema.MethodSessionClose, schema.MethodSessionDelete, schema.MethodSessionSetMode,
+	schema.MethodSessionSetConfigOption, schema.MethodSessionPrompt, schema.MethodLogout, schema.MethodSessionCancel,
+	schema.MethodSessionUpdate, schema.MethodElicitationComplete, schema.MethodSessionRequestPermission,
+	schema.MethodFSReadTextFile, schema.MethodFSWriteTextFile, schema.MethodTerminalCreate, schema.MethodTerminalOutput,
+	schema.MethodTerminalRelease, schema.MethodTerminalWaitForExit, schema.MethodTerminalKill, schema.MethodElicitationCreate,
+	schema.MethodCancelRequest, schema.MethodSessionFork, schema.MethodNESStart, schema.MethodNESSuggest, schema.MethodNESAccept,
+	schema.MethodNESReject, schema.MethodNESClose, schema.MethodDocumentDidOpen, schema.MethodDocumentDidChange,
+	schema.MethodDocumentDidClose, schema.MethodDocumentDidSave, schema.MethodDocumentDidFocus,
+	schema.MethodMCPMessage,
+	schema.MethodSessionArchive, schema.MethodSessionUnarchive, schema.MethodSessionStatus, schema.MethodSessionSetTitle,
+	schema.MethodAuthStatus, schema.MethodAuthStatusUpdate,
 }
 
 // methodsUntyped are the schema's methods with no constant (and no typed
@@ -79,7 +80,7 @@ func TestEverySchemaMethodNamed(t *testing.T) {
 		}
 	}
 	for _, m := range methodsNamed {
-		if !inSchema[m] && m != MethodSessionSetModel {
+		if !inSchema[m] && m != schema.MethodSessionSetModel {
 			t.Errorf("Method constant %q is in no pinned schema", m)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // The legacy model selection on the client's side: Session.SetModel and
@@ -15,19 +16,19 @@ import (
 
 // setModel implements [Session.SetModel].
 func (s *Session) setModel(ctx context.Context, modelID string) error {
-	if err := s.checkOpen(MethodSessionSetModel); err != nil {
+	if err := s.checkOpen(schema.MethodSessionSetModel); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	models := s.state.Models
 	s.mu.Unlock()
 	if models == nil || len(models.AvailableModels) == 0 {
-		return notSupported(MethodSessionSetModel, "models for this session")
+		return notSupported(schema.MethodSessionSetModel, "models for this session")
 	}
-	if !slices.ContainsFunc(models.AvailableModels, func(m ModelInfo) bool { return m.ModelID == modelID }) {
-		return callError(MethodSessionSetModel, fmt.Errorf("unknown model %s (valid: %s)", agenttext.Quote(modelID), modelIDs(models.AvailableModels)))
+	if !slices.ContainsFunc(models.AvailableModels, func(m schema.ModelInfo) bool { return m.ModelID == modelID }) {
+		return callError(schema.MethodSessionSetModel, fmt.Errorf("unknown model %s (valid: %s)", agenttext.Quote(modelID), modelIDs(models.AvailableModels)))
 	}
-	if err := s.c.call(ctx, MethodSessionSetModel, &SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
+	if err := s.c.call(ctx, schema.MethodSessionSetModel, &schema.SetSessionModelRequest{SessionID: s.id, ModelID: modelID}, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -44,6 +45,6 @@ func (s *Session) setModel(ctx context.Context, modelID string) error {
 // modelIDs lists the ids of ms, comma-separated, for error messages: a
 // few of them, cut short (agenttext.List), since the agent chooses how many it
 // offers and how long their ids are.
-func modelIDs(ms []ModelInfo) string {
+func modelIDs(ms []schema.ModelInfo) string {
 	return strings.Join(agenttext.List(len(ms), func(i int) string { return ms[i].ModelID }), ", ")
 }

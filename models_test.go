@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // geminiModels is the models state gemini-cli answers session/new with.
@@ -118,7 +119,7 @@ func TestSetModelRefusedKeepsState(t *testing.T) {
 // A malformed models state reads as absent: the session still opens.
 func TestMalformedModelsReadAsAbsent(t *testing.T) {
 	for _, m := range []string{`"auto"`, `{"availableModels":[]}`, `[1]`} {
-		var res acp.NewSessionResponse
+		var res schema.NewSessionResponse
 		if err := json.Unmarshal([]byte(`{"sessionId":"s","models":`+m+`}`), &res); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
@@ -126,7 +127,7 @@ func TestMalformedModelsReadAsAbsent(t *testing.T) {
 			t.Errorf("%s: models = %+v, want nil", m, res.Models)
 		}
 	}
-	var res acp.LoadSessionResponse
+	var res schema.LoadSessionResponse
 	if err := json.Unmarshal([]byte(`{"models":{"currentModelId":"a","availableModels":[{"modelId":"a","name":"A"},{"name":"no id"}]}}`), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 )
 
 // Version negotiation: the client offers the highest version it was asked
@@ -23,16 +24,16 @@ func (o *ClientOptions) offeredVersion() (int, error) {
 	case 2:
 		return 2, nil
 	}
-	return 0, fmt.Errorf("%w: ClientOptions.ProtocolVersion is %d; this client speaks 1 and 2", ErrUnsupportedVersion, o.ProtocolVersion)
+	return 0, fmt.Errorf("%w: ClientOptions.ProtocolVersion is %d; this client speaks 1 and 2", schema.ErrUnsupportedVersion, o.ProtocolVersion)
 }
 
 // initParams returns the initialize params offering version v.
 func (c *Client) initParams(v int) any {
 	info := c.opts.ClientInfo
 	if info == nil {
-		info = &Implementation{Name: "acp-go", Version: Version}
+		info = &schema.Implementation{Name: "acp-go", Version: Version}
 	}
-	return InitializeParams(v, info, c.capabilities())
+	return schema.InitializeParams(v, info, c.capabilities())
 }
 
 // checkSessionBaseline fails a session method of a v2 agent that

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"sync"
 )
 
@@ -98,7 +99,7 @@ type TurnObserver struct {
 	// Update receives each update folded into the turn, in wire order, on
 	// the reader goroutine. The update is the folded value: read it, never
 	// change it.
-	Update func(u Update)
+	Update func(u schema.Update)
 	// End is called once when the turn ends, with its outcome; no Update
 	// follows it.
 	End func(end TurnEnd)
@@ -114,7 +115,7 @@ type turnObs struct {
 	o     *TurnObserver
 }
 
-func (to *turnObs) update(u Update) {
+func (to *turnObs) update(u schema.Update) {
 	if to == nil || to.o.Update == nil {
 		return
 	}

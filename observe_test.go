@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 type ctxKey struct{}
@@ -60,7 +61,7 @@ func (r *recorder) observer() *acp.Observer {
 		},
 		Turn: func(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
 			return ctx, &acp.TurnObserver{
-				Update: func(u acp.Update) {
+				Update: func(u schema.Update) {
 					r.mu.Lock()
 					defer r.mu.Unlock()
 					r.late = r.late || r.end != nil
@@ -105,11 +106,11 @@ func TestObserverInjectsMeta(t *testing.T) {
 		},
 	}, &acp.ClientOptions{Observer: rec.observer()})
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("hi"))
+	turn, err := s.Prompt(ctx, schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +121,10 @@ func TestObserverInjectsMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if m := metaOf(t, a.Received(acp.MethodSessionNew)[0]); m["traceparent"] != "00-session_new" || m["tracestate"] != "acp=1" {
+	if m := metaOf(t, a.Received(schema.MethodSessionNew)[0]); m["traceparent"] != "00-session_new" || m["tracestate"] != "acp=1" {
 		t.Errorf("session/new _meta %v", m)
 	}
-	prompt := a.Received(acp.MethodSessionPrompt)[0]
+	prompt := a.Received(schema.MethodSessionPrompt)[0]
 	if m := metaOf(t, prompt); m["traceparent"] != "00-session_prompt" {
 		t.Errorf("session/prompt _meta %v", m)
 	}
@@ -146,13 +147,13 @@ func TestObserverInjectsMeta(t *testing.T) {
 // Without an Observer the params go out exactly as encoded, _meta-free.
 func TestObserverUnsetSendsNoMeta(t *testing.T) {
 	c, a := acptest.Connect(t, nil, nil)
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, _ := s.Prompt(context.Background(), acp.Text("hi"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("hi"))
 	turn.Wait()
-	if m := metaOf(t, a.Received(acp.MethodSessionPrompt)[0]); m != nil {
+	if m := metaOf(t, a.Received(schema.MethodSessionPrompt)[0]); m != nil {
 		t.Errorf("_meta sent without an Observer: %v", m)
 	}
 }
@@ -162,10 +163,10 @@ func TestObserverUnsetSendsNoMeta(t *testing.T) {
 // sees the reply.
 func TestObserverTurnAndServe(t *testing.T) {
 	rec := &recorder{}
-	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		tt.Say("plain text") // the reader's fast path for text, observed too
-		tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Edit a", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending})
-		_, err := tt.Call(context.Background(), acp.MethodSessionRequestPermission, map[string]any{
+		tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Edit a", Kind: schema.ToolKindEdit, Status: schema.ToolCallStatusPending})
+		_, err := tt.Call(context.Background(), schema.MethodSessionRequestPermission, map[string]any{
 			"sessionId": tt.SessionID(), "toolCall": map[string]any{"toolCallId": "t1"},
 			"options": acptest.DefaultPermissionOptions,
 			"_meta":   map[string]any{"traceparent": "00-agent-01", "n": 1},
@@ -173,16 +174,16 @@ func TestObserverTurnAndServe(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: acp.ToolCallStatusCompleted})
+		tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: schema.ToolCallStatusCompleted})
 		tt.Usage(10, 100)
 		tt.SetResult("usage", map[string]any{"totalTokens": 7, "inputTokens": 5, "outputTokens": 2})
-		return acp.StopReasonEndTurn, nil
+		return schema.StopReasonEndTurn, nil
 	}}, &acp.ClientOptions{Observer: rec.observer(), Permission: acp.AllowAll})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestObserverTurnAndServe(t *testing.T) {
 	if want := []string{"agent_message_chunk", "tool_call", "tool_call_update", "usage_update"}; !reflect.DeepEqual(rec.updates, want) {
 		t.Errorf("updates %q, want %q", rec.updates, want)
 	}
-	if rec.end == nil || rec.end.StopReason != acp.StopReasonEndTurn || rec.end.Usage == nil || rec.end.Usage.OutputTokens != 2 {
+	if rec.end == nil || rec.end.StopReason != schema.StopReasonEndTurn || rec.end.Usage == nil || rec.end.Usage.OutputTokens != 2 {
 		t.Errorf("end %+v", rec.end)
 	}
 	if rec.late {
@@ -205,11 +206,11 @@ func TestObserverTurnAndServe(t *testing.T) {
 		t.Fatalf("serves %+v", rec.serves)
 	}
 	si := rec.serves[0]
-	if si.Method != acp.MethodSessionRequestPermission || si.SessionID != s.ID() || si.RequestID == "" ||
+	if si.Method != schema.MethodSessionRequestPermission || si.SessionID != s.ID() || si.RequestID == "" ||
 		!reflect.DeepEqual(si.Meta, map[string]string{"traceparent": "00-agent-01"}) {
 		t.Errorf("serve %+v", si)
 	}
-	if r, ok := rec.results[0].(*acp.RequestPermissionResponse); !ok || r.Outcome.Kind != acp.OutcomeSelected {
+	if r, ok := rec.results[0].(*schema.RequestPermissionResponse); !ok || r.Outcome.Kind != schema.OutcomeSelected {
 		t.Errorf("serve end saw %#v", rec.results[0])
 	}
 	found := false
@@ -229,26 +230,26 @@ func TestObserverRefusedTurnEnds(t *testing.T) {
 	obs := &acp.Observer{Turn: func(ctx context.Context, _ acp.TurnInfo) (context.Context, *acp.TurnObserver) {
 		return ctx, &acp.TurnObserver{End: func(e acp.TurnEnd) { mu.Lock(); ends = append(ends, e); mu.Unlock() }}
 	}}
-	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(*acptest.Turn) (acp.StopReason, error) {
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(*acptest.Turn) (schema.StopReason, error) {
 		<-release
 		return "", nil
 	}}, &acp.ClientOptions{Observer: obs})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.Prompt(context.Background(), acp.Text("a"))
+	first, err := s.Prompt(context.Background(), schema.Text("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prompt(context.Background(), acp.Text("b")); err == nil {
+	if _, err := s.Prompt(context.Background(), schema.Text("b")); err == nil {
 		t.Fatal("a second turn started")
 	}
 	close(release)
 	first.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(ends) != 2 || ends[0].Err == nil || ends[1].StopReason != acp.StopReasonEndTurn {
+	if len(ends) != 2 || ends[0].Err == nil || ends[1].StopReason != schema.StopReasonEndTurn {
 		t.Errorf("ends %+v", ends)
 	}
 }
@@ -276,24 +277,24 @@ func TestObserverCancelCarriesTurnContext(t *testing.T) {
 			}
 		},
 	}
-	c, a := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	c, a := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		<-tt.Cancelled()
 		return "", nil
 	}}, &acp.ClientOptions{Observer: obs})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	turn.Cancel()
-	if stop, _ := turn.Wait(); stop != acp.StopReasonCancelled {
+	if stop, _ := turn.Wait(); stop != schema.StopReasonCancelled {
 		t.Fatalf("stop %v", stop)
 	}
 	c.Close()
-	got := a.Received(acp.MethodSessionCancel)
+	got := a.Received(schema.MethodSessionCancel)
 	if len(got) != 1 {
 		t.Fatalf("%d session/cancel received", len(got))
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // PermissionRequest is a session/request_permission as a handler sees it.
@@ -35,13 +36,13 @@ type PermissionRequest struct {
 	// rather than replacing the tool call's title.
 	Title string
 	// Options are the choices offered; the answer must name one of them.
-	Options []PermissionOption
+	Options []schema.PermissionOption
 	// Raw is the request as received.
-	Raw *RequestPermissionRequest
+	Raw *schema.RequestPermissionRequest
 }
 
 // Option returns the first offered option of the given kind, or nil.
-func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption {
+func (r *PermissionRequest) Option(kind schema.PermissionOptionKind) *schema.PermissionOption {
 	for i := range r.Options {
 		if r.Options[i].Kind == kind {
 			return &r.Options[i]
@@ -65,21 +66,21 @@ func (r *PermissionRequest) Option(kind PermissionOptionKind) *PermissionOption 
 // [CancelledOutcome]; anything else is answered to the agent as an error
 // (-32603), never as a silent allow, and reported as a [Diagnostic] of kind
 // [DiagInvalidPermissionAnswer]. A handler error is sent as an error reply.
-type PermissionHandler func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error)
+type PermissionHandler func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error)
 
 // SelectedOutcome returns the outcome that picks optionID.
-func SelectedOutcome(optionID string) PermissionOutcome {
-	return PermissionOutcome{Kind: OutcomeSelected, OptionID: optionID}
+func SelectedOutcome(optionID string) schema.PermissionOutcome {
+	return schema.PermissionOutcome{Kind: schema.OutcomeSelected, OptionID: optionID}
 }
 
 // CancelledOutcome is the outcome that answers "cancelled".
-func CancelledOutcome() PermissionOutcome {
-	return PermissionOutcome{Kind: OutcomeCancelled}
+func CancelledOutcome() schema.PermissionOutcome {
+	return schema.PermissionOutcome{Kind: schema.OutcomeCancelled}
 }
 
 // pick selects the first offered option whose kind is in kinds, in the
 // order of kinds, else the cancelled outcome.
-func pick(req *PermissionRequest, kinds ...PermissionOptionKind) PermissionOutcome {
+func pick(req *PermissionRequest, kinds ...schema.PermissionOptionKind) schema.PermissionOutcome {
 	for _, k := range kinds {
 		if o := req.Option(k); o != nil {
 			return SelectedOutcome(o.OptionID)
@@ -91,18 +92,18 @@ func pick(req *PermissionRequest, kinds ...PermissionOptionKind) PermissionOutco
 // RejectAll answers every request with a reject option (reject_once
 // preferred over reject_always), or cancelled when none is offered. It is
 // what a client with no Permission handler does: never an allow.
-func RejectAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
-	return pick(req, PermissionRejectOnce, PermissionRejectAlways), nil
+func RejectAll(_ context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
+	return pick(req, schema.PermissionRejectOnce, schema.PermissionRejectAlways), nil
 }
 
 // AllowAll answers every request with allow_once, or, when the agent offers
 // no allow_once, with allow_always; if neither is offered, it rejects.
-func AllowAll(_ context.Context, req *PermissionRequest) (PermissionOutcome, error) {
-	return pick(req, PermissionAllowOnce, PermissionAllowAlways, PermissionRejectOnce, PermissionRejectAlways), nil
+func AllowAll(_ context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
+	return pick(req, schema.PermissionAllowOnce, schema.PermissionAllowAlways, schema.PermissionRejectOnce, schema.PermissionRejectAlways), nil
 }
 
 // CancelAll answers every request with the cancelled outcome.
-func CancelAll(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+func CancelAll(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
 	return CancelledOutcome(), nil
 }
 
@@ -113,30 +114,30 @@ func CancelAll(context.Context, *PermissionRequest) (PermissionOutcome, error) {
 func RememberAlways(ask PermissionHandler) PermissionHandler {
 	type key struct {
 		session string
-		kind    ToolKind
+		kind    schema.ToolKind
 	}
 	var mu sync.Mutex
-	remembered := map[key]PermissionOptionKind{}
-	return func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	remembered := map[key]schema.PermissionOptionKind{}
+	return func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		k := key{req.SessionID, req.ToolCall.Kind}
 		mu.Lock()
 		choice, ok := remembered[k]
 		mu.Unlock()
 		if ok {
-			if choice == PermissionAllowAlways {
-				if out := pick(req, PermissionAllowAlways, PermissionAllowOnce); out.Kind == OutcomeSelected {
+			if choice == schema.PermissionAllowAlways {
+				if out := pick(req, schema.PermissionAllowAlways, schema.PermissionAllowOnce); out.Kind == schema.OutcomeSelected {
 					return out, nil
 				}
-			} else if out := pick(req, PermissionRejectAlways, PermissionRejectOnce); out.Kind == OutcomeSelected {
+			} else if out := pick(req, schema.PermissionRejectAlways, schema.PermissionRejectOnce); out.Kind == schema.OutcomeSelected {
 				return out, nil
 			}
 		}
 		out, err := ask(ctx, req)
-		if err != nil || out.Kind != OutcomeSelected {
+		if err != nil || out.Kind != schema.OutcomeSelected {
 			return out, err
 		}
 		for _, o := range req.Options {
-			if o.OptionID == out.OptionID && (o.Kind == PermissionAllowAlways || o.Kind == PermissionRejectAlways) {
+			if o.OptionID == out.OptionID && (o.Kind == schema.PermissionAllowAlways || o.Kind == schema.PermissionRejectAlways) {
 				mu.Lock()
 				remembered[k] = o.Kind
 				mu.Unlock()
@@ -153,7 +154,7 @@ func RememberAlways(ask PermissionHandler) PermissionHandler {
 func OneAtATime(h PermissionHandler) PermissionHandler {
 	var mu sync.Mutex
 	slots := map[string]chan struct{}{}
-	return func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	return func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		mu.Lock()
 		slot, ok := slots[req.SessionID]
 		if !ok {
@@ -164,7 +165,7 @@ func OneAtATime(h PermissionHandler) PermissionHandler {
 		select {
 		case slot <- struct{}{}:
 		case <-ctx.Done():
-			return PermissionOutcome{}, context.Cause(ctx)
+			return schema.PermissionOutcome{}, context.Cause(ctx)
 		}
 		defer func() { <-slot }()
 		return h(ctx, req)
@@ -176,7 +177,7 @@ func OneAtATime(h PermissionHandler) PermissionHandler {
 // it), places the request in its turn's events, and registers it so that
 // cancelling the turn can answer it.
 func (c *Client) onPermissionRequest(in *inbound, params []byte) {
-	var p RequestPermissionRequest
+	var p schema.RequestPermissionRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return // answered -32602 by the dispatcher
 	}
@@ -240,7 +241,7 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 // keepTitle returns the request's toolCall without its title when the tool
 // call already has one: agents word the question there ("Allow editing
 // a.go?"), which is not the tool's name.
-func keepTitle(tt *toolTable, p *ToolCallUpdate) *ToolCallUpdate {
+func keepTitle(tt *toolTable, p *schema.ToolCallUpdate) *schema.ToolCallUpdate {
 	patch := *p
 	if patch.Title != nil {
 		if old, ok := tt.get(patch.ToolCallID); ok && old.Title != "" {
@@ -251,7 +252,7 @@ func keepTitle(tt *toolTable, p *ToolCallUpdate) *ToolCallUpdate {
 }
 
 func (c *Client) servePermission(ctx context.Context, in *inbound, params json.RawMessage) (any, error) {
-	var p RequestPermissionRequest
+	var p schema.RequestPermissionRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err)
 	}
@@ -274,28 +275,28 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 		// request came after the cancel, or waited for a goroutine): the
 		// answer is decided, so nobody is asked a question that no longer
 		// matters.
-		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+		return &schema.RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 	}
 	h := c.opts.Permission
 	if h == nil {
 		h = RejectAll
 	}
-	out, err := runHandler(ctx, MethodSessionRequestPermission, func(ctx context.Context) (PermissionOutcome, error) {
+	out, err := runHandler(ctx, schema.MethodSessionRequestPermission, func(ctx context.Context) (schema.PermissionOutcome, error) {
 		return h(ctx, req)
 	})
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errTurnCancelled) {
-			return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+			return &schema.RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 		}
 		return nil, err
 	}
 	switch out.Kind {
-	case OutcomeCancelled:
-		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
-	case OutcomeSelected:
+	case schema.OutcomeCancelled:
+		return &schema.RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+	case schema.OutcomeSelected:
 		for _, o := range p.Options {
 			if o.OptionID == out.OptionID {
-				return &RequestPermissionResponse{Outcome: out}, nil
+				return &schema.RequestPermissionResponse{Outcome: out}, nil
 			}
 		}
 		return nil, c.invalidPermissionAnswer(fmt.Sprintf("the permission handler chose %s, which is not an offered option", agenttext.Quote(out.OptionID)))
@@ -309,9 +310,9 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 // visible only to the agent, so it is reported locally too.
 func (c *Client) invalidPermissionAnswer(msg string) error {
 	c.diag(string(DiagInvalidPermissionAnswer), msg, nil)
-	return &Error{Code: CodeInternalError, Message: "acp: " + msg}
+	return &schema.Error{Code: schema.CodeInternalError, Message: "acp: " + msg}
 }
 
 func invalidParams(err error) error {
-	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + agenttext.Text(err.Error())}
+	return &schema.Error{Code: schema.CodeInvalidParams, Message: "invalid params: " + agenttext.Text(err.Error())}
 }

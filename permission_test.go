@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"github.com/acpclient/acp/schema"
 	"testing"
 )
 
@@ -19,15 +20,15 @@ func TestPermissionPolicies(t *testing.T) {
 		{"allow all", AllowAll, all, "opt-allow_once"},
 		{"allow all falls back", AllowAll, []string{"allow_always", "reject_once"}, "opt-allow_always"},
 		{"cancel", CancelAll, all, "cancelled"},
-		{"ask", func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+		{"ask", func(_ context.Context, r *PermissionRequest) (schema.PermissionOutcome, error) {
 			return SelectedOutcome(r.Options[2].OptionID), nil
 		}, all, "opt-reject_once"},
-		{"invalid option", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+		{"invalid option", func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
 			return SelectedOutcome("made-up"), nil
 		}, all, `error:acp: the permission handler chose "made-up", which is not an offered option`},
-		{"panic", func(context.Context, *PermissionRequest) (PermissionOutcome, error) { panic("oops") }, all, "error:acp: handler for session/request_permission panicked: oops"},
-		{"error", func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
-			return PermissionOutcome{}, &Error{Code: -32050, Message: "no ui"}
+		{"panic", func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) { panic("oops") }, all, "error:acp: handler for session/request_permission panicked: oops"},
+		{"error", func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
+			return schema.PermissionOutcome{}, &schema.Error{Code: -32050, Message: "no ui"}
 		}, all, "error:no ui"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +47,7 @@ func TestPermissionPolicies(t *testing.T) {
 func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	got := make(chan ToolCallState, 1)
 	question := make(chan string, 1)
-	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+	opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (schema.PermissionOutcome, error) {
 		got <- r.ToolCall
 		question <- r.Title
 		return SelectedOutcome("opt-allow_once"), nil
@@ -58,7 +59,7 @@ func TestPermissionSeesFoldedToolCall(t *testing.T) {
 	params["toolCall"] = map[string]any{"toolCallId": "t1", "title": "Allow editing /w/a?"}
 	askPermission(t, a, 9, params)
 	tc := <-got
-	if tc.Title != "Edit" || tc.Kind != ToolKindEdit || len(tc.Content) != 1 {
+	if tc.Title != "Edit" || tc.Kind != schema.ToolKindEdit || len(tc.Content) != 1 {
 		t.Errorf("handler saw %+v", tc)
 	}
 	if q := <-question; q != "Allow editing /w/a?" {
@@ -78,7 +79,7 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 	t.Run("concurrent", func(t *testing.T) {
 		release := make(chan struct{})
 		started := make(chan struct{}, 20)
-		opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+		opts := &ClientOptions{Permission: func(_ context.Context, r *PermissionRequest) (schema.PermissionOutcome, error) {
 			started <- struct{}{}
 			<-release
 			return SelectedOutcome(r.Options[0].OptionID), nil
@@ -108,7 +109,7 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 	t.Run("one at a time", func(t *testing.T) {
 		inside := make(chan struct{}, 3)
 		release := make(chan struct{})
-		opts := &ClientOptions{Permission: OneAtATime(func(context.Context, *PermissionRequest) (PermissionOutcome, error) {
+		opts := &ClientOptions{Permission: OneAtATime(func(context.Context, *PermissionRequest) (schema.PermissionOutcome, error) {
 			inside <- struct{}{}
 			<-release
 			return SelectedOutcome("opt-allow_once"), nil
@@ -130,9 +131,9 @@ func TestPermissionConcurrencyAndRemember(t *testing.T) {
 	})
 	t.Run("remember always", func(t *testing.T) {
 		asked := 0
-		opts := &ClientOptions{Permission: RememberAlways(func(_ context.Context, r *PermissionRequest) (PermissionOutcome, error) {
+		opts := &ClientOptions{Permission: RememberAlways(func(_ context.Context, r *PermissionRequest) (schema.PermissionOutcome, error) {
 			asked++
-			if r.ToolCall.Kind == ToolKindEdit {
+			if r.ToolCall.Kind == schema.ToolKindEdit {
 				return SelectedOutcome("opt-allow_always"), nil
 			}
 			return SelectedOutcome("opt-reject_once"), nil

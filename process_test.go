@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -104,7 +105,7 @@ func TestAgentDeathMidCall(t *testing.T) {
 	}
 	defer c.Close()
 	start := time.Now()
-	_, err = c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+	_, err = c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 	elapsed := time.Since(start)
 	if !errors.Is(err, ErrConnClosed) {
 		t.Fatalf("error = %v, want ErrConnClosed", err)
@@ -178,7 +179,7 @@ func TestCloseStubbornAgentAndGrandchild(t *testing.T) {
 func TestVersionMismatchClosesConnection(t *testing.T) {
 	cmd := agentCommand("version2")
 	_, err := Connect(context.Background(), &CommandTransport{Command: cmd, ShutdownGrace: time.Second}, nil)
-	if !errors.Is(err, ErrUnsupportedVersion) {
+	if !errors.Is(err, schema.ErrUnsupportedVersion) {
 		t.Fatalf("Connect error = %v, want ErrUnsupportedVersion", err)
 	}
 	if cmd.ProcessState == nil {
@@ -196,11 +197,11 @@ func TestSubprocessTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), Text("ping"))
+	turn, err := s.Prompt(context.Background(), schema.Text("ping"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	if got := turn.State().Messages[0].Text; got != "pong" {
@@ -216,7 +217,7 @@ func TestAnswerThenEOF(t *testing.T) {
 		c, a := connectRaw(t, nil, nil)
 		errc := make(chan error, 1)
 		go func() {
-			_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+			_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 			errc <- err
 		}()
 		m := a.expect("session/new")
@@ -264,7 +265,7 @@ func TestHundredMegabyteLine(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		errc <- err
 	}()
 	m := a.expect("session/new")

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,14 +78,14 @@ func TestReloadWhilePrompting(t *testing.T) {
 						return
 					default:
 					}
-					if turn, err := cur.Load().Prompt(ctx, Text("x")); err == nil {
+					if turn, err := cur.Load().Prompt(ctx, schema.Text("x")); err == nil {
 						turn.Wait()
 					}
 				}
 			})
 		}
 		for range 100 {
-			ns, err := c.LoadSession(ctx, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
+			ns, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
 			if err != nil {
 				t.Error(err)
 				break
@@ -108,7 +109,7 @@ func TestPromptRacingClose(t *testing.T) {
 		}
 		go c.Close()
 		finishes(t, "a prompt racing Close", func() {
-			if turn, err := s.Prompt(context.Background(), Text("x")); err == nil {
+			if turn, err := s.Prompt(context.Background(), schema.Text("x")); err == nil {
 				turn.Wait()
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ type rawMsg struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
-	Error  *Error          `json:"error"`
+	Error  *schema.Error   `json:"error"`
 	line   string
 }
 
@@ -215,7 +216,7 @@ func newSessionRaw(t *testing.T, c *Client, a *rawAgent) *Session {
 	t.Helper()
 	ch := make(chan *Session, 1)
 	go func() {
-		s, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		if err != nil {
 			t.Errorf("NewSession: %v", err)
 		}

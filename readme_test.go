@@ -10,6 +10,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/registry"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -27,17 +28,17 @@ func readmeExample(askUser acp.PermissionHandler) {
 	}
 	defer c.Close() // stdin EOF, SIGTERM, SIGKILL: no process survives
 
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/path/to/project"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/path/to/project"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("Why does TestParse fail?"))
+	turn, err := s.Prompt(ctx, schema.Text("Why does TestParse fail?"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	for u := range turn.Updates() { // replays, then follows, until the turn ends
-		if m, ok := u.(*acp.AgentMessageChunk); ok {
-			fmt.Print(acp.TextOf(m.Content))
+		if m, ok := u.(*schema.AgentMessageChunk); ok {
+			fmt.Print(schema.TextOf(m.Content))
 		}
 	}
 	stop, err := turn.Wait() // everything before the answer is folded

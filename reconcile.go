@@ -1,6 +1,9 @@
 package acp
 
-import "strings"
+import (
+	"github.com/acpclient/acp/schema"
+	"strings"
+)
 
 // How a restart's replay is reconciled with what the session has folded:
 // the agent replays the whole conversation (session/load, or v2's
@@ -73,31 +76,31 @@ func newReconciler(s *Session) *reconciler {
 }
 
 // keep reports whether the replayed u is new to the session.
-func (r *reconciler) keep(u Update) bool {
+func (r *reconciler) keep(u schema.Update) bool {
 	kind := u.UpdateKind()
 	boundary := kind != r.last
 	r.last = kind
 	var k uint8
 	var id string
-	var block ContentBlock
+	var block schema.ContentBlock
 	switch u := u.(type) {
-	case *AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		k, id, block = textMessage, u.MessageID, u.Content
-	case *AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		k, id, block = textThought, u.MessageID, u.Content
-	case *UserMessageChunk:
+	case *schema.UserMessageChunk:
 		k, id, block = textUser, u.MessageID, u.Content
-	case *AgentMessage:
+	case *schema.AgentMessage:
 		return !r.msgIDs[u.MessageID]
-	case *AgentThought:
+	case *schema.AgentThought:
 		return !r.msgIDs[u.MessageID]
-	case *UserMessage:
+	case *schema.UserMessage:
 		return !r.msgIDs[u.MessageID]
-	case *ToolCall:
+	case *schema.ToolCall:
 		return !r.toolIDs[u.ToolCallID]
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		return !r.toolIDs[u.ToolCallID]
-	case *ToolCallContentChunk:
+	case *schema.ToolCallContentChunk:
 		return !r.toolIDs[u.ToolCallID]
 	default:
 		return true
@@ -105,7 +108,7 @@ func (r *reconciler) keep(u Update) bool {
 	if id != "" {
 		return !r.msgIDs[id]
 	}
-	tb, isText := block.(*TextContent)
+	tb, isText := block.(*schema.TextContent)
 	if !isText {
 		if r.seen[k] < r.blocks[k] {
 			r.seen[k]++
@@ -147,11 +150,11 @@ func (r *reconciler) past(k uint8, boundary bool) bool {
 
 // promptText returns the text of a prompt's text blocks, and how many
 // other blocks it has: what a v1 agent replays as the user's message.
-func promptText(blocks []ContentBlock) (string, int) {
+func promptText(blocks []schema.ContentBlock) (string, int) {
 	var sb strings.Builder
 	n := 0
 	for _, b := range blocks {
-		if t, ok := b.(*TextContent); ok {
+		if t, ok := b.(*schema.TextContent); ok {
 			sb.WriteString(t.Text)
 		} else {
 			n++

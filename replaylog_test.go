@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -45,10 +46,10 @@ var replayLines = []string{
 // to readers that started after it ended — and folding the replayed events
 // gives State.
 func TestReplayMakesEqualUpdates(t *testing.T) {
-	var want []Update
+	var want []schema.Update
 	var wantMeta []json.RawMessage
 	for _, l := range replayLines {
-		n, err := DecodeNotification(1, []byte(l))
+		n, err := schema.DecodeNotification(1, []byte(l))
 		u, meta := n.Update, n.Meta
 		if err != nil {
 			t.Fatal(err)
@@ -58,13 +59,13 @@ func TestReplayMakesEqualUpdates(t *testing.T) {
 	}
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	followed := make(chan []Update, 1)
+	followed := make(chan []schema.Update, 1)
 	go func() { followed <- slices.Collect(turn.Updates()) }()
-	p := a.expect(MethodSessionPrompt)
+	p := a.expect(schema.MethodSessionPrompt)
 	for _, l := range replayLines {
 		a.write(`{"jsonrpc":"2.0","method":"session/update","params":` + l + "}\n")
 	}
@@ -79,7 +80,7 @@ func TestReplayMakesEqualUpdates(t *testing.T) {
 		if diff := cmp.Diff(want, slices.Collect(turn.Updates()), raw); diff != "" {
 			t.Errorf("Updates replayed after the end (-want +got):\n%s", diff)
 		}
-		var got []Update
+		var got []schema.Update
 		var gotMeta []json.RawMessage
 		var tf TurnFold
 		for ev := range turn.Events(context.Background(), 0) {
@@ -106,11 +107,11 @@ func TestReplayMakesEqualUpdates(t *testing.T) {
 func TestReplayAfterReleaseWhileReading(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := a.expect(MethodSessionPrompt)
+	p := a.expect(schema.MethodSessionPrompt)
 	for _, w := range []string{"one ", "two ", "three"} {
 		a.update("s1", chunk(w))
 	}
@@ -126,7 +127,7 @@ func TestReplayAfterReleaseWhileReading(t *testing.T) {
 			}
 			first = false
 		}
-		text.WriteString(TextOf(u.(*AgentMessageChunk).Content))
+		text.WriteString(schema.TextOf(u.(*schema.AgentMessageChunk).Content))
 	}
 	if text.String() != "one two three" {
 		t.Errorf("replayed %q after Release, want %q", text.String(), "one two three")
@@ -153,7 +154,7 @@ func TestTurnOfTextChunksRetainsTextOnce(t *testing.T) {
 	}
 	a.turn.Store(&f)
 	base := liveHeap()
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestAgentRequestErrors(t *testing.T) {
 			case "_panic":
 				panic("boom")
 			case "_err":
-				return nil, fmt.Errorf("wrapped: %w", &Error{Code: -32042, Message: "custom", Data: json.RawMessage(`{"why":"because"}`)})
+				return nil, fmt.Errorf("wrapped: %w", &schema.Error{Code: -32042, Message: "custom", Data: json.RawMessage(`{"why":"because"}`)})
 			}
 			return map[string]any{"echo": params}, nil
 		},
@@ -30,9 +31,9 @@ func TestAgentRequestErrors(t *testing.T) {
 		code   int64
 		data   string
 	}{
-		{"no/such_method", CodeMethodNotFound, ""},
-		{"_panic", CodeInternalError, ""},
-		{"fs/read_text_file", CodeMethodNotFound, ""}, // no FileSystem: not advertised, not served
+		{"no/such_method", schema.CodeMethodNotFound, ""},
+		{"_panic", schema.CodeInternalError, ""},
+		{"fs/read_text_file", schema.CodeMethodNotFound, ""}, // no FileSystem: not advertised, not served
 		{"_err", -32042, `{"why":"because"}`},
 	} {
 		a.send(map[string]any{"jsonrpc": "2.0", "id": tc.method, "method": tc.method, "params": map[string]any{}})
@@ -53,7 +54,7 @@ func TestAgentCancelRequest(t *testing.T) {
 	entered := make(chan struct{})
 	var handlerErr error
 	done := make(chan struct{})
-	opts := &ClientOptions{FS: FileSystemHandlers{ReadTextFile: fsFunc(func(ctx context.Context, _ *ReadTextFileRequest) (*ReadTextFileResponse, error) {
+	opts := &ClientOptions{FS: FileSystemHandlers{ReadTextFile: fsFunc(func(ctx context.Context, _ *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 		defer close(done)
 		close(entered)
 		<-ctx.Done()
@@ -66,7 +67,7 @@ func TestAgentCancelRequest(t *testing.T) {
 	<-entered
 	a.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": "r1"}})
 	m := a.next()
-	if string(m.ID) != `"r1"` || m.Error == nil || m.Error.Code != CodeRequestCancelled {
+	if string(m.ID) != `"r1"` || m.Error == nil || m.Error.Code != schema.CodeRequestCancelled {
 		t.Fatalf("reply %s", m.line)
 	}
 	<-done

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"sync"
 	"time"
 )
@@ -333,14 +334,14 @@ func (e *fatalRestartError) Error() string { return e.err.Error() }
 func (c *Client) reconnect(ctx context.Context, n int) (*agentConn, error) {
 	offered, _ := c.opts.offeredVersion() // Connect checked it
 	g, err := c.dial(ctx, n, offered)
-	if errors.Is(err, ErrUnsupportedVersion) {
+	if errors.Is(err, schema.ErrUnsupportedVersion) {
 		return g, &fatalRestartError{err} // another attempt gets the same answer
 	}
 	if err != nil {
 		return g, err
 	}
 	if g.version != c.version {
-		return g, &fatalRestartError{fmt.Errorf("%w: the restarted agent answered protocol version %d; the client speaks %d", ErrUnsupportedVersion, max(1, g.version), max(1, c.version))}
+		return g, &fatalRestartError{fmt.Errorf("%w: the restarted agent answered protocol version %d; the client speaks %d", schema.ErrUnsupportedVersion, max(1, g.version), max(1, c.version))}
 	}
 	c.mu.Lock()
 	if c.ended {

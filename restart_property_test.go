@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -58,9 +59,9 @@ func (st propStep) send(t *acptest.Turn) {
 	case "think":
 		t.Think(st.text)
 	case "tool":
-		t.ToolCall(acptest.ToolCallSpec{ID: st.id, Title: st.text, Status: acp.ToolCallStatusInProgress})
+		t.ToolCall(acptest.ToolCallSpec{ID: st.id, Title: st.text, Status: schema.ToolCallStatusInProgress})
 	case "update":
-		t.UpdateToolCall(acptest.ToolCallSpec{ID: st.id, Status: acp.ToolCallStatusCompleted})
+		t.UpdateToolCall(acptest.ToolCallSpec{ID: st.id, Status: schema.ToolCallStatusCompleted})
 	}
 }
 
@@ -79,12 +80,12 @@ func propAgent(seed uint64, killTurn, killStep int, truncate bool, restore acpte
 				s.Crash() // the first restore's replay dies too
 			}
 		},
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			n, _ := strconv.Atoi(strings.TrimPrefix(t.PromptText(), "turn "))
 			for i, st := range propScript(seed, n) {
 				if n == killTurn && i == killStep {
 					if truncate {
-						return acp.StopReasonEndTurn, nil
+						return schema.StopReasonEndTurn, nil
 					}
 					if !killed.Swap(true) {
 						t.Crash()
@@ -95,7 +96,7 @@ func propAgent(seed uint64, killTurn, killStep int, truncate bool, restore acpte
 			if n == killTurn && !truncate && !killed.Swap(true) {
 				t.Crash() // after the last step, before the answer
 			}
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		}})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 func init() {
@@ -80,7 +81,7 @@ func TestRestartCommandTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-known"})
+	s, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-known"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestRestartBudgetExhausted(t *testing.T) {
 	if want := []time.Duration{500 * time.Millisecond, time.Second}; !slicesEqual(delays, want) {
 		t.Errorf("backoff %v, want %v", delays, want)
 	}
-	if _, err := s.Prompt(ctx, acp.Text("x")); !errors.Is(err, acp.ErrConnClosed) {
+	if _, err := s.Prompt(ctx, schema.Text("x")); !errors.Is(err, acp.ErrConnClosed) {
 		t.Errorf("a prompt after giving up: %v", err)
 	}
 }
@@ -247,7 +248,7 @@ func TestRestartReauthenticates(t *testing.T) {
 			return nil
 		}})
 	c, tr := restartClient(t, a, nil, nil)
-	if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "login"}); err != nil {
+	if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "login"}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.NewSession(ctx, nil)
@@ -274,7 +275,7 @@ func TestRestartReauthenticates(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-c.Done()
-	var ae *acp.Error
+	var ae *schema.Error
 	if err := c.Err(); !errors.Is(err, acp.ErrConnClosed) || !errors.As(err, &ae) || !strings.Contains(err.Error(), "re-authenticating") {
 		t.Errorf("Err = %v", err)
 	}
@@ -289,7 +290,7 @@ func TestRestartReauthenticateHook(t *testing.T) {
 	hooked := 0
 	p := &acp.RestartPolicy{Reauthenticate: func(ctx context.Context, c *acp.Client) error {
 		hooked++
-		_, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "acptest-login"})
+		_, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "acptest-login"})
 		return err
 	}}
 	c, tr := restartClient(t, a, p, nil)
@@ -332,7 +333,7 @@ func TestRestartSessionLost(t *testing.T) {
 	if err := s.Err(); !errors.Is(err, acp.ErrSessionLost) || !strings.Contains(err.Error(), s.ID()) {
 		t.Errorf("Session.Err = %v", err)
 	}
-	if _, err := s.Prompt(ctx, acp.Text("x")); !errors.Is(err, acp.ErrSessionLost) {
+	if _, err := s.Prompt(ctx, schema.Text("x")); !errors.Is(err, acp.ErrSessionLost) {
 		t.Errorf("Prompt on a lost session: %v", err)
 	}
 	if c.Session(s.ID()) != nil {
@@ -359,7 +360,7 @@ func TestRestartSessionRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DeleteSession(ctx, &acp.DeleteSessionRequest{SessionID: s1.ID()}); err != nil {
+	if _, err := c.DeleteSession(ctx, &schema.DeleteSessionRequest{SessionID: s1.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := run(ctx, s2, "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
@@ -368,7 +369,7 @@ func TestRestartSessionRefused(t *testing.T) {
 	if _, err := run(ctx, s2, "next"); err != nil {
 		t.Fatalf("the restored session: %v", err)
 	}
-	var ae *acp.Error
+	var ae *schema.Error
 	if err := s1.Err(); !errors.Is(err, acp.ErrSessionLost) || !errors.As(err, &ae) {
 		t.Errorf("the refused session: %v", err)
 	}
@@ -481,28 +482,28 @@ func TestRestartCloseDuringReconnect(t *testing.T) {
 func TestRestartCancelsPermissionDialog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	a := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	a := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		if t.PromptText() == "ask" {
 			t.ToolCall(acptest.ToolCallSpec{ID: "tc-1", Title: "write"})
 			t.AskPermission(acptest.ToolCallSpec{ID: "tc-1"})
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		}
 		t.Say("answer to " + t.PromptText())
-		return acp.StopReasonEndTurn, nil
+		return schema.StopReasonEndTurn, nil
 	}})
 	asked := make(chan struct{})
 	handlerErr := make(chan error, 1)
-	c, _ := restartClient(t, a, nil, &acp.ClientOptions{Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	c, _ := restartClient(t, a, nil, &acp.ClientOptions{Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		close(asked)
 		<-ctx.Done()
 		handlerErr <- ctx.Err()
-		return acp.PermissionOutcome{}, ctx.Err()
+		return schema.PermissionOutcome{}, ctx.Err()
 	}})
 	s, err := c.NewSession(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("ask"))
+	turn, err := s.Prompt(ctx, schema.Text("ask"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +620,7 @@ func TestRestartReappliesChoices(t *testing.T) {
 	if st.Modes.CurrentModeID != "code" {
 		t.Errorf("mode %q, want code", st.Modes.CurrentModeID)
 	}
-	if v := st.ConfigOptions[0].(*acp.SelectConfigOption).CurrentValue; v != "b" {
+	if v := st.ConfigOptions[0].(*schema.SelectConfigOption).CurrentValue; v != "b" {
 		t.Errorf("model %q, want b", v)
 	}
 }
@@ -673,7 +674,7 @@ func TestRestartCallInFlight(t *testing.T) {
 	defer cancel()
 	var calls atomic.Int64
 	a := acptest.New(&acptest.Options{Methods: map[string]acptest.MethodFunc{
-		acp.MethodSessionList: func(ctx context.Context, c *acptest.Conn, params json.RawMessage) (any, error) {
+		schema.MethodSessionList: func(ctx context.Context, c *acptest.Conn, params json.RawMessage) (any, error) {
 			if calls.Add(1) == 1 {
 				c.Crash()
 			}

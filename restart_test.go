@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // restartClient connects a supervised client to a through a reconnecting
@@ -37,19 +38,19 @@ func restartClient(t *testing.T, a *acptest.Agent, policy *acp.RestartPolicy, co
 
 // crashScript answers prompts by text: "crash" says something and dies
 // mid-turn, anything else is echoed back.
-func crashScript(t *acptest.Turn) (acp.StopReason, error) {
+func crashScript(t *acptest.Turn) (schema.StopReason, error) {
 	p := t.PromptText()
 	if strings.HasPrefix(p, "crash") {
 		t.Say("partial answer to " + p)
 		t.Crash()
 	}
 	t.Say("answer to " + p)
-	return acp.StopReasonEndTurn, nil
+	return schema.StopReasonEndTurn, nil
 }
 
 // run prompts s with text and waits for the turn's end.
 func run(ctx context.Context, s *acp.Session, text string) (*acp.Turn, error) {
-	turn, err := s.Prompt(ctx, acp.Text(text))
+	turn, err := s.Prompt(ctx, schema.Text(text))
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +74,8 @@ func TestRestartRestoresSessionAfterCrash(t *testing.T) {
 		restore acptest.Restore
 		method  string
 	}{
-		{"resume", acptest.RestoreBoth, acp.MethodSessionResume},
-		{"load", acptest.RestoreLoadOnly, acp.MethodSessionLoad},
+		{"resume", acptest.RestoreBoth, schema.MethodSessionResume},
+		{"load", acptest.RestoreLoadOnly, schema.MethodSessionLoad},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -88,7 +89,7 @@ func TestRestartRestoresSessionAfterCrash(t *testing.T) {
 			if _, err := run(ctx, s, "hello"); err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx, acp.Text("crash now"))
+			turn, err := s.Prompt(ctx, schema.Text("crash now"))
 			if err != nil {
 				t.Fatal(err)
 			}

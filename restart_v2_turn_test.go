@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // v2: a prompt is answered when accepted and its turn runs until the
@@ -22,7 +23,7 @@ func TestRestartV2TurnInFlight(t *testing.T) {
 			name = "supervised"
 		}
 		t.Run(name, func(t *testing.T) {
-			a := acptest.New(&acptest.Options{Version: 2, OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			a := acptest.New(&acptest.Options{Version: 2, OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 				tn.Say("half")
 				<-tn.Context().Done() // until killed
 				return "", tn.Context().Err()
@@ -39,16 +40,16 @@ func TestRestartV2TurnInFlight(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
-			s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx, acp.Text("go"))
+			turn, err := s.Prompt(ctx, schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for u := range turn.Updates() {
-				if _, ok := u.(*acp.AgentMessageChunk); ok {
+				if _, ok := u.(*schema.AgentMessageChunk); ok {
 					break
 				}
 			}

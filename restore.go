@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // How a restart brings a session back (ClientOptions.Restart): on the new
@@ -20,12 +21,12 @@ import (
 
 // sessionOrigin is what opened the session: what a restart sends again.
 type sessionOrigin struct {
-	mcp          []MCPServer
-	systemPrompt *SystemPrompt
+	mcp          []schema.MCPServer
+	systemPrompt *schema.SystemPrompt
 }
 
 // setOrigin records the request that opened s (session/new, fork).
-func (s *Session) setOrigin(mcp []MCPServer, sp *SystemPrompt) {
+func (s *Session) setOrigin(mcp []schema.MCPServer, sp *schema.SystemPrompt) {
 	s.mu.Lock()
 	s.origin = sessionOrigin{mcp: mcp, systemPrompt: sp}
 	s.mu.Unlock()
@@ -36,11 +37,11 @@ func (s *Session) setOrigin(mcp []MCPServer, sp *SystemPrompt) {
 type sessionChoices struct {
 	mode   string
 	model  string
-	config []SetSessionConfigOptionRequest // the latest per config id, in order
+	config []schema.SetSessionConfigOptionRequest // the latest per config id, in order
 }
 
-func (c *sessionChoices) setConfig(req *SetSessionConfigOptionRequest) {
-	c.config = slices.DeleteFunc(c.config, func(r SetSessionConfigOptionRequest) bool { return r.ConfigID == req.ConfigID })
+func (c *sessionChoices) setConfig(req *schema.SetSessionConfigOptionRequest) {
+	c.config = slices.DeleteFunc(c.config, func(r schema.SetSessionConfigOptionRequest) bool { return r.ConfigID == req.ConfigID })
 	c.config = append(c.config, *req)
 }
 
@@ -142,9 +143,9 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	s.mu.Unlock()
 	mcp := o.mcp
 	if mcp == nil {
-		mcp = []MCPServer{}
+		mcp = []schema.MCPServer{}
 	}
-	load := &LoadSessionRequest{SessionID: s.id, Cwd: cwd, MCPServers: mcp, AdditionalDirectories: dirs, SystemPrompt: o.systemPrompt}
+	load := &schema.LoadSessionRequest{SessionID: s.id, Cwd: cwd, MCPServers: mcp, AdditionalDirectories: dirs, SystemPrompt: o.systemPrompt}
 	var method string
 	var params any
 	replay := false
@@ -152,11 +153,11 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	case c.version == 2 && caps.SessionCapabilities.Resume != nil:
 		// Always from the start: the reconciler matches id-less chunks by
 		// position, which needs the whole history (load.ReplayFrom is zero).
-		method, params, replay = MethodSessionResume, resumeWithReplay(load), true
+		method, params, replay = schema.MethodSessionResume, resumeWithReplay(load), true
 	case c.version != 2 && caps.SessionCapabilities.Resume != nil:
-		method, params = MethodSessionResume, &ResumeSessionRequest{SessionID: load.SessionID, Cwd: load.Cwd, MCPServers: load.MCPServers, AdditionalDirectories: load.AdditionalDirectories, SystemPrompt: load.SystemPrompt, Meta: load.Meta}
+		method, params = schema.MethodSessionResume, &schema.ResumeSessionRequest{SessionID: load.SessionID, Cwd: load.Cwd, MCPServers: load.MCPServers, AdditionalDirectories: load.AdditionalDirectories, SystemPrompt: load.SystemPrompt, Meta: load.Meta}
 	case c.version != 2 && caps.LoadSession:
-		method, params, replay = MethodSessionLoad, load, true
+		method, params, replay = schema.MethodSessionLoad, load, true
 	default:
 		return fmt.Errorf("%w: %s: the restarted agent offers neither session/resume nor session/load", ErrSessionLost, agenttext.Quote(s.id))
 	}
@@ -165,7 +166,7 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	c.mu.Lock()
 	c.restoring = s
 	c.mu.Unlock()
-	var res LoadSessionResponse
+	var res schema.LoadSessionResponse
 	_, err := c.callOn(ctx, g, method, params, &res)
 	c.restoreAnswered() // if the answer never came
 	if err != nil {
@@ -255,15 +256,15 @@ func (s *Session) reapplyChoices(ctx context.Context, pre, st *SessionState) {
 }
 
 // configHas reports whether opts already has the value req sets.
-func configHas(opts []SessionConfigOption, req *SetSessionConfigOptionRequest) bool {
+func configHas(opts []schema.SessionConfigOption, req *schema.SetSessionConfigOptionRequest) bool {
 	for _, o := range opts {
 		if o.OptionID() != req.ConfigID {
 			continue
 		}
 		switch o := o.(type) {
-		case *SelectConfigOption:
+		case *schema.SelectConfigOption:
 			return req.Boolean == nil && o.CurrentValue == req.Value
-		case *BooleanConfigOption:
+		case *schema.BooleanConfigOption:
 			return req.Boolean != nil && o.CurrentValue == *req.Boolean
 		}
 		return true // a kind this package cannot compare: leave it

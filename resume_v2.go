@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 )
 
 // Replay cursors (ACP v2 session/resume replayFrom; schema v2 ReplayFrom).
@@ -28,11 +29,11 @@ var ErrUnsupportedReplayCursor = errors.New("acp: the agent does not support thi
 // (LoadSession; a v1 session/load replays from the start), and false for
 // a session that was created, resumed without replay, forked or announced
 // as a child. Unstable: ACP v2 is in Preview; may change.
-func (s *Session) ReplayFrom() (ReplayCursor, bool) {
+func (s *Session) ReplayFrom() (schema.ReplayCursor, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replay == nil {
-		return ReplayCursor{}, false
+		return schema.ReplayCursor{}, false
 	}
 	return *s.replay, true
 }
@@ -40,11 +41,11 @@ func (s *Session) ReplayFrom() (ReplayCursor, bool) {
 // checkReplayFrom refuses, before anything is sent or registered, a
 // cursor other than start to a v1 agent: v1's session/load always replays
 // from the start.
-func (c *Client) checkReplayFrom(cur ReplayCursor) error {
+func (c *Client) checkReplayFrom(cur schema.ReplayCursor) error {
 	if c.version == 2 || cur.IsStart() {
 		return nil
 	}
-	return notSupported(MethodSessionLoad+" from replay cursor "+cur.String(), "ACP v2 (v1's session/load replays from the start)")
+	return notSupported(schema.MethodSessionLoad+" from replay cursor "+cur.String(), "ACP v2 (v1's session/load replays from the start)")
 }
 
 // loadCall sends the request that loads a session: v1's session/load (a
@@ -53,16 +54,16 @@ func (c *Client) checkReplayFrom(cur ReplayCursor) error {
 // current-state snapshot the agent sends before answering (there is no
 // replay_complete in the v2 the agents speak). On success the session
 // keeps the cursor.
-func (c *Client) loadCall(ctx context.Context, s *Session, r *LoadSessionRequest, res *LoadSessionResponse) error {
+func (c *Client) loadCall(ctx context.Context, s *Session, r *schema.LoadSessionRequest, res *schema.LoadSessionResponse) error {
 	cur := r.ReplayFrom
 	var err error
 	if c.version != 2 {
-		err = c.call(ctx, MethodSessionLoad, r, res)
+		err = c.call(ctx, schema.MethodSessionLoad, r, res)
 	} else {
-		err = c.call(ctx, MethodSessionResume, resumeWithReplay(r), res)
-		var e *Error
-		if !cur.IsStart() && errors.As(err, &e) && e.Code == CodeInvalidParams {
-			err = callError(MethodSessionResume, fmt.Errorf("%w: replayFrom %s: %w", ErrUnsupportedReplayCursor, cur, e))
+		err = c.call(ctx, schema.MethodSessionResume, resumeWithReplay(r), res)
+		var e *schema.Error
+		if !cur.IsStart() && errors.As(err, &e) && e.Code == schema.CodeInvalidParams {
+			err = callError(schema.MethodSessionResume, fmt.Errorf("%w: replayFrom %s: %w", ErrUnsupportedReplayCursor, cur, e))
 		}
 	}
 	if err == nil {
@@ -75,7 +76,7 @@ func (c *Client) loadCall(ctx context.Context, s *Session, r *LoadSessionRequest
 
 // resumeWithReplay is the v2 session/resume params that load a session:
 // the load request's fields and its replayFrom (default start).
-func resumeWithReplay(r *LoadSessionRequest) any {
+func resumeWithReplay(r *schema.LoadSessionRequest) any {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return r

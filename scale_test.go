@@ -5,6 +5,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -65,7 +66,7 @@ func TestManyAgentsAtOnce(t *testing.T) {
 				return
 			}
 			clients[i] = c
-			if sessions[i], err = c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp"}); err != nil {
+			if sessions[i], err = c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp"}); err != nil {
 				errs <- err
 			}
 		})
@@ -99,7 +100,7 @@ func TestManyAgentsAtOnce(t *testing.T) {
 	for i, s := range sessions {
 		wg.Go(func() {
 			if i%2 == 1 { // a held turn, cancelled once its chunk is in
-				turn, err := s.Prompt(ctx, Text("hold"))
+				turn, err := s.Prompt(ctx, schema.Text("hold"))
 				if err != nil {
 					errs <- err
 					return
@@ -108,17 +109,17 @@ func TestManyAgentsAtOnce(t *testing.T) {
 					break
 				}
 				turn.Cancel()
-				if stop, err := turn.Wait(); stop != StopReasonCancelled || err != nil {
+				if stop, err := turn.Wait(); stop != schema.StopReasonCancelled || err != nil {
 					errs <- fmt.Errorf("agent %d: cancelled turn ended %q, %v", i, stop, err)
 				}
 				return
 			}
-			turn, err := s.Prompt(ctx, Text("go"))
+			turn, err := s.Prompt(ctx, schema.Text("go"))
 			if err != nil {
 				errs <- err
 				return
 			}
-			if stop, err := turn.Wait(); stop != StopReasonEndTurn || err != nil {
+			if stop, err := turn.Wait(); stop != schema.StopReasonEndTurn || err != nil {
 				errs <- fmt.Errorf("agent %d: turn ended %q, %v", i, stop, err)
 				return
 			}

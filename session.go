@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/wsroot"
+	"github.com/acpclient/acp/schema"
 )
 
 // Session is one ACP session on a connection. It holds the session's folded
@@ -40,16 +41,16 @@ type Session struct {
 	recon    *reconciler
 	atAnswer SessionState // the state at the restore's answer (restoreAnswered)
 	lost     error
-	replay   *ReplayCursor       // the cursor LoadSession replayed from (resume_v2.go)
-	changed  notifier            // fired at every change: Changes and Events wait on it
-	perms    map[string]*inbound // pending permission requests by request id
+	replay   *schema.ReplayCursor // the cursor LoadSession replayed from (resume_v2.go)
+	changed  notifier             // fired at every change: Changes and Events wait on it
+	perms    map[string]*inbound  // pending permission requests by request id
 
 	// A child session's parent (nil otherwise; set before the child is
 	// registered, never changed), the children announced on this session,
 	// and what the parent's latest subagent_update granted (subagents.go).
 	parent   *Session
 	children []*Session
-	subCaps  *SubagentSessionCapabilities
+	subCaps  *schema.SubagentSessionCapabilities
 	// tree is, on a child, the budget of the children under the same
 	// session the client opened (Limits.MaxSubagentBytes), set before the
 	// child is registered; treeCharged is what this child was charged
@@ -79,33 +80,33 @@ type Session struct {
 // SessionState does not list: compare [SessionState.WithoutLog]
 // with it (cmp.Diff, reflect.DeepEqual).
 type SessionState struct {
-	SessionID             string                `json:"sessionId"`
-	Cwd                   string                `json:"cwd"`
-	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
-	Modes                 *SessionModeState     `json:"modes,omitempty"`
-	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
+	SessionID             string                       `json:"sessionId"`
+	Cwd                   string                       `json:"cwd"`
+	AdditionalDirectories []string                     `json:"additionalDirectories,omitempty"`
+	Modes                 *schema.SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions         []schema.SessionConfigOption `json:"configOptions,omitempty"`
 	// Models is the legacy model selection, when the agent offers one (see
 	// SessionModelState; unstable).
-	Models    *SessionModelState `json:"models,omitempty"`
-	Commands  []AvailableCommand `json:"commands,omitempty"`
-	Title     string             `json:"title,omitempty"`
-	UpdatedAt string             `json:"updatedAt,omitempty"`
+	Models    *schema.SessionModelState `json:"models,omitempty"`
+	Commands  []schema.AvailableCommand `json:"commands,omitempty"`
+	Title     string                    `json:"title,omitempty"`
+	UpdatedAt string                    `json:"updatedAt,omitempty"`
 	// Usage is the latest usage_update (context window use and cost).
-	Usage *UsageUpdate `json:"usage,omitempty"`
+	Usage *schema.UsageUpdate `json:"usage,omitempty"`
 	// Plan is the latest plan, whichever turn sent it: a plan update, or
 	// the entries of a plan_update of type items.
-	Plan []PlanEntry `json:"plan,omitempty"`
+	Plan []schema.PlanEntry `json:"plan,omitempty"`
 	// PlanContent is the plan of the latest plan_update, until a
 	// plan_removed of its id or a (legacy) plan update.
-	PlanContent PlanContent `json:"planContent,omitempty"`
+	PlanContent schema.PlanContent `json:"planContent,omitempty"`
 	// Plans are the session's plans that plan_update created and
 	// plan_removed has not removed, in the order they were created; an
 	// update replaces its plan in place. (A plan of a type this package
 	// does not know has no id to track it by: it is only PlanContent.)
-	Plans []PlanContent `json:"plans,omitempty"`
+	Plans []schema.PlanContent `json:"plans,omitempty"`
 	// Notice is the latest notice update; Compaction what the agent said
 	// about its latest context compaction.
-	Notice     *Notice          `json:"notice,omitempty"`
+	Notice     *schema.Notice   `json:"notice,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
 	// Activity is the session's activity as a v2 agent reports it: its
 	// latest state_update (the foreground state) and the background work
@@ -157,7 +158,7 @@ type SessionState struct {
 //     for the session id and applied, in order, when the session is
 //     registered), or between that answer and the first prompt.
 type OutsideUpdate struct {
-	Update Update
+	Update schema.Update
 	Replay bool
 	Late   bool
 }
@@ -257,7 +258,7 @@ func (s *Session) changedLocked() chan struct{} { return s.changed.wait() }
 func (s *Session) notifyLocked() { s.changed.fire() }
 
 // adopt records what a session/new, load or resume result says.
-func (s *Session) adopt(modes *SessionModeState, opts []SessionConfigOption, models *SessionModelState, meta json.RawMessage) {
+func (s *Session) adopt(modes *schema.SessionModeState, opts []schema.SessionConfigOption, models *schema.SessionModelState, meta json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if modes != nil {
@@ -313,27 +314,27 @@ func (c *Client) lookup(id string) *Session {
 // and its roots. An answer naming a session already open on this client
 // fails with an error wrapping [ErrDuplicateSessionID] and leaves that
 // session as it was.
-func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Session, error) {
-	if err := c.checkSessionBaseline(MethodSessionNew); err != nil {
+func (c *Client) NewSession(ctx context.Context, req *schema.NewSessionRequest) (*Session, error) {
+	if err := c.checkSessionBaseline(schema.MethodSessionNew); err != nil {
 		return nil, err
 	}
-	r := NewSessionRequest{}
+	r := schema.NewSessionRequest{}
 	if req != nil {
 		r = *req
 	}
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError(MethodSessionNew, err)
+		return nil, callError(schema.MethodSessionNew, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs(MethodSessionNew, &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(schema.MethodSessionNew, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	if err := c.checkSystemPrompt(MethodSessionNew, r.SystemPrompt); err != nil {
+	if err := c.checkSystemPrompt(schema.MethodSessionNew, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	c.mcp.declare(r.MCPServers)
-	s, err := c.createSession(ctx, MethodSessionNew, &r)
+	s, err := c.createSession(ctx, schema.MethodSessionNew, &r)
 	if s != nil {
 		s.setOrigin(r.MCPServers, r.SystemPrompt)
 	}
@@ -345,26 +346,26 @@ func (c *Client) NewSession(ctx context.Context, req *NewSessionRequest) (*Sessi
 // The agent replays the conversation as updates before it answers; they are
 // folded into the session's History, marked Replay, before LoadSession
 // returns.
-func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Session, error) {
+func (c *Client) LoadSession(ctx context.Context, req *schema.LoadSessionRequest) (*Session, error) {
 	if !c.agent().AgentCapabilities.LoadSession {
-		return nil, notSupported(MethodSessionLoad, "loadSession")
+		return nil, notSupported(schema.MethodSessionLoad, "loadSession")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionLoad, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionLoad, errors.New("a session id is required"))
 	}
-	if err := c.checkNotChild(MethodSessionLoad, req.SessionID); err != nil {
+	if err := c.checkNotChild(schema.MethodSessionLoad, req.SessionID); err != nil {
 		return nil, err
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError(MethodSessionLoad, err)
+		return nil, callError(schema.MethodSessionLoad, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs(MethodSessionLoad, &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(schema.MethodSessionLoad, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	if err := c.checkSystemPrompt(MethodSessionLoad, r.SystemPrompt); err != nil {
+	if err := c.checkSystemPrompt(schema.MethodSessionLoad, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	if err := c.checkReplayFrom(r.ReplayFrom); err != nil {
@@ -376,7 +377,7 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 	s.loading = true
 	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
-	var res LoadSessionResponse
+	var res schema.LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
 	err = c.loadCall(ctx, s, &r, &res) // v1 session/load or v2 session/resume (resume_v2.go)
 	s.mu.Lock()
@@ -392,34 +393,34 @@ func (c *Client) LoadSession(ctx context.Context, req *LoadSessionRequest) (*Ses
 
 // ResumeSession resumes a session without replaying its history
 // (session/resume; needs sessionCapabilities.resume).
-func (c *Client) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*Session, error) {
+func (c *Client) ResumeSession(ctx context.Context, req *schema.ResumeSessionRequest) (*Session, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Resume == nil {
-		return nil, notSupported(MethodSessionResume, "sessionCapabilities.resume")
+		return nil, notSupported(schema.MethodSessionResume, "sessionCapabilities.resume")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionResume, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionResume, errors.New("a session id is required"))
 	}
-	if err := c.checkNotChild(MethodSessionResume, req.SessionID); err != nil {
+	if err := c.checkNotChild(schema.MethodSessionResume, req.SessionID); err != nil {
 		return nil, err
 	}
 	r := *req
 	cwd, err := absCwd(r.Cwd)
 	if err != nil {
-		return nil, callError(MethodSessionResume, err)
+		return nil, callError(schema.MethodSessionResume, err)
 	}
 	r.Cwd = cwd
-	if err := c.checkAddDirs(MethodSessionResume, &r.AdditionalDirectories); err != nil {
+	if err := c.checkAddDirs(schema.MethodSessionResume, &r.AdditionalDirectories); err != nil {
 		return nil, err
 	}
-	if err := c.checkSystemPrompt(MethodSessionResume, r.SystemPrompt); err != nil {
+	if err := c.checkSystemPrompt(schema.MethodSessionResume, r.SystemPrompt); err != nil {
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
 	c.mcp.declare(r.MCPServers)
-	var res ResumeSessionResponse
-	if err := c.call(ctx, MethodSessionResume, &r, &res); err != nil {
+	var res schema.ResumeSessionResponse
+	if err := c.call(ctx, schema.MethodSessionResume, &r, &res); err != nil {
 		c.unregister(s)
 		return nil, err
 	}
@@ -477,7 +478,7 @@ func (c *Client) checkAddDirs(method string, dirs *[]string) error {
 // mode.override for SystemPromptOverride) and one the schema forbids
 // clients to send: no content, or content other than text (agents need
 // accept only text until a capability says more).
-func (c *Client) checkSystemPrompt(method string, sp *SystemPrompt) error {
+func (c *Client) checkSystemPrompt(method string, sp *schema.SystemPrompt) error {
 	if sp == nil {
 		return nil
 	}
@@ -485,8 +486,8 @@ func (c *Client) checkSystemPrompt(method string, sp *SystemPrompt) error {
 	switch {
 	case caps == nil:
 		return notSupported(method+" with systemPrompt", "sessionCapabilities.systemPrompt")
-	case sp.Mode == SystemPromptAppend:
-	case sp.Mode == SystemPromptOverride:
+	case sp.Mode == schema.SystemPromptAppend:
+	case sp.Mode == schema.SystemPromptOverride:
 		if caps.Mode == nil || caps.Mode.Override == nil {
 			return notSupported(method+" with an override systemPrompt", "sessionCapabilities.systemPrompt.mode.override")
 		}
@@ -497,7 +498,7 @@ func (c *Client) checkSystemPrompt(method string, sp *SystemPrompt) error {
 		return callError(method, errors.New("a system prompt needs content"))
 	}
 	for i, b := range sp.Content {
-		if _, ok := b.(*TextContent); !ok {
+		if _, ok := b.(*schema.TextContent); !ok {
 			return callError(method, fmt.Errorf("system prompt block %d is %T: a system prompt holds text blocks only", i, b))
 		}
 	}
@@ -512,24 +513,24 @@ func notSupported(what, capability string) error {
 // sessionCapabilities.list), one page per iteration, following nextCursor
 // until the agent gives none. A failed page is yielded as the error and ends
 // the iteration.
-func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) iter.Seq2[*ListSessionsResponse, error] {
-	return func(yield func(*ListSessionsResponse, error) bool) {
+func (c *Client) ListSessions(ctx context.Context, req *schema.ListSessionsRequest) iter.Seq2[*schema.ListSessionsResponse, error] {
+	return func(yield func(*schema.ListSessionsResponse, error) bool) {
 		if c.agent().AgentCapabilities.SessionCapabilities.List == nil {
-			yield(nil, notSupported(MethodSessionList, "sessionCapabilities.list"))
+			yield(nil, notSupported(schema.MethodSessionList, "sessionCapabilities.list"))
 			return
 		}
-		r := ListSessionsRequest{}
+		r := schema.ListSessionsRequest{}
 		if req != nil {
 			r = *req
 		}
 		if r.Archived != "" && c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
-			yield(nil, notSupported(MethodSessionList+" with the archived filter", "sessionCapabilities.archive"))
+			yield(nil, notSupported(schema.MethodSessionList+" with the archived filter", "sessionCapabilities.archive"))
 			return
 		}
 		seen := map[string]bool{}
 		for {
-			var res ListSessionsResponse
-			if err := c.call(ctx, MethodSessionList, &r, &res); err != nil {
+			var res schema.ListSessionsResponse
+			if err := c.call(ctx, schema.MethodSessionList, &r, &res); err != nil {
 				yield(nil, err)
 				return
 			}
@@ -537,7 +538,7 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 				return
 			}
 			if seen[res.NextCursor] {
-				yield(nil, callError(MethodSessionList, fmt.Errorf("the agent repeated cursor %s", agenttext.Quote(res.NextCursor))))
+				yield(nil, callError(schema.MethodSessionList, fmt.Errorf("the agent repeated cursor %s", agenttext.Quote(res.NextCursor))))
 				return
 			}
 			seen[res.NextCursor] = true
@@ -548,12 +549,12 @@ func (c *Client) ListSessions(ctx context.Context, req *ListSessionsRequest) ite
 
 // DeleteSession deletes a session (session/delete; needs
 // sessionCapabilities.delete).
-func (c *Client) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (*DeleteSessionResponse, error) {
+func (c *Client) DeleteSession(ctx context.Context, req *schema.DeleteSessionRequest) (*schema.DeleteSessionResponse, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Delete == nil {
-		return nil, notSupported(MethodSessionDelete, "sessionCapabilities.delete")
+		return nil, notSupported(schema.MethodSessionDelete, "sessionCapabilities.delete")
 	}
-	var res DeleteSessionResponse
-	if err := c.call(ctx, MethodSessionDelete, req, &res); err != nil {
+	var res schema.DeleteSessionResponse
+	if err := c.call(ctx, schema.MethodSessionDelete, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -561,21 +562,21 @@ func (c *Client) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (
 
 // Authenticate runs an agent-driven auth method (authenticate). Terminal
 // methods are not passed to the agent (the spec forbids it): run their
-// login command instead, see [TerminalAuthMethod].
-func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*AuthenticateResponse, error) {
+// login command instead, see [schema.TerminalAuthMethod].
+func (c *Client) Authenticate(ctx context.Context, req *schema.AuthenticateRequest) (*schema.AuthenticateResponse, error) {
 	if req == nil || req.MethodID == "" {
-		return nil, callError(MethodAuthenticate, errors.New("a method id is required"))
+		return nil, callError(schema.MethodAuthenticate, errors.New("a method id is required"))
 	}
 	for _, m := range c.agent().AuthMethods {
 		if m.MethodID() != req.MethodID {
 			continue
 		}
-		if _, ok := m.(*TerminalAuthMethod); ok {
-			return nil, callError(MethodAuthenticate, fmt.Errorf("%q is a terminal method: run its login command, then reconnect", req.MethodID))
+		if _, ok := m.(*schema.TerminalAuthMethod); ok {
+			return nil, callError(schema.MethodAuthenticate, fmt.Errorf("%q is a terminal method: run its login command, then reconnect", req.MethodID))
 		}
 	}
-	var res AuthenticateResponse
-	method := MethodAuthenticate
+	var res schema.AuthenticateResponse
+	method := schema.MethodAuthenticate
 	if c.version == 2 {
 		method = methodAuthLogin
 	}
@@ -590,15 +591,15 @@ func (c *Client) Authenticate(ctx context.Context, req *AuthenticateRequest) (*A
 }
 
 // Logout ends the authenticated state (logout; needs auth.logout).
-func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutResponse, error) {
+func (c *Client) Logout(ctx context.Context, req *schema.LogoutRequest) (*schema.LogoutResponse, error) {
 	if c.agent().AgentCapabilities.Auth.Logout == nil {
-		return nil, notSupported(MethodLogout, "auth.logout")
+		return nil, notSupported(schema.MethodLogout, "auth.logout")
 	}
 	if req == nil {
-		req = &LogoutRequest{}
+		req = &schema.LogoutRequest{}
 	}
-	var res LogoutResponse
-	method := MethodLogout
+	var res schema.LogoutResponse
+	method := schema.MethodLogout
 	if c.version == 2 {
 		method = methodAuthLogout
 	}
@@ -611,29 +612,29 @@ func (c *Client) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRespons
 // SetMode switches the session's mode (session/set_mode). The mode must be
 // one the agent offered; the session state follows on success.
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
-	if err := s.checkOpen(MethodSessionSetMode); err != nil {
+	if err := s.checkOpen(schema.MethodSessionSetMode); err != nil {
 		return err
 	}
 	if s.c.version == 2 {
 		// v2 has no session modes: agents offer them as a config option
 		// of category "mode" (SetConfigOption).
-		return notSupported(MethodSessionSetMode, "session modes (ACP v2 has none; use the config option of category mode)")
+		return notSupported(schema.MethodSessionSetMode, "session modes (ACP v2 has none; use the config option of category mode)")
 	}
 	s.mu.Lock()
 	modes := s.state.Modes
 	s.mu.Unlock()
 	if modes == nil || len(modes.AvailableModes) == 0 {
-		return notSupported(MethodSessionSetMode, "modes for this session")
+		return notSupported(schema.MethodSessionSetMode, "modes for this session")
 	}
-	if !slices.ContainsFunc(modes.AvailableModes, func(m SessionMode) bool { return m.ID == modeID }) {
-		return callError(MethodSessionSetMode, fmt.Errorf("unknown mode %s (valid: %s)", agenttext.Quote(modeID), modeIDs(modes.AvailableModes)))
+	if !slices.ContainsFunc(modes.AvailableModes, func(m schema.SessionMode) bool { return m.ID == modeID }) {
+		return callError(schema.MethodSessionSetMode, fmt.Errorf("unknown mode %s (valid: %s)", agenttext.Quote(modeID), modeIDs(modes.AvailableModes)))
 	}
-	if err := s.c.call(ctx, MethodSessionSetMode, &SetSessionModeRequest{SessionID: s.id, ModeID: modeID}, nil); err != nil {
+	if err := s.c.call(ctx, schema.MethodSessionSetMode, &schema.SetSessionModeRequest{SessionID: s.id, ModeID: modeID}, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.chosen.mode = modeID
-	mark := &CurrentModeUpdate{CurrentModeID: modeID}
+	mark := &schema.CurrentModeUpdate{CurrentModeID: modeID}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
@@ -641,31 +642,31 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return nil
 }
 
-func modeIDs(ms []SessionMode) string {
+func modeIDs(ms []schema.SessionMode) string {
 	return strings.Join(agenttext.List(len(ms), func(i int) string { return ms[i].ID }), ", ")
 }
 
 // SetConfigOption sets a select config option to one of its values
 // (session/set_config_option) and returns the agent's complete, updated
 // list, which also becomes the session's.
-func (s *Session) SetConfigOption(ctx context.Context, configID, value string) ([]SessionConfigOption, error) {
-	return s.setConfig(ctx, &SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: configID, Value: value})
+func (s *Session) SetConfigOption(ctx context.Context, configID, value string) ([]schema.SessionConfigOption, error) {
+	return s.setConfig(ctx, &schema.SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: configID, Value: value})
 }
 
 // SetConfigBool sets a boolean config option (needs
 // ClientOptions.BooleanConfigOptions, which advertises them).
-func (s *Session) SetConfigBool(ctx context.Context, configID string, value bool) ([]SessionConfigOption, error) {
-	return s.setConfig(ctx, &SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: configID, Boolean: &value})
+func (s *Session) SetConfigBool(ctx context.Context, configID string, value bool) ([]schema.SessionConfigOption, error) {
+	return s.setConfig(ctx, &schema.SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: configID, Boolean: &value})
 }
 
-func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequest) ([]SessionConfigOption, error) {
-	if err := s.checkOpen(MethodSessionSetConfigOption); err != nil {
+func (s *Session) setConfig(ctx context.Context, req *schema.SetSessionConfigOptionRequest) ([]schema.SessionConfigOption, error) {
+	if err := s.checkOpen(schema.MethodSessionSetConfigOption); err != nil {
 		return nil, err
 	}
 	if err := s.checkConfig(req); err != nil {
-		return nil, callError(MethodSessionSetConfigOption, err)
+		return nil, callError(schema.MethodSessionSetConfigOption, err)
 	}
-	var res SetSessionConfigOptionResponse
+	var res schema.SetSessionConfigOptionResponse
 	var params any = req
 	if s.c.version == 2 && req.Boolean == nil {
 		// v2 requires the value's type beside it ("id" for a select's
@@ -679,12 +680,12 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 			Meta      json.RawMessage `json:"_meta,omitempty"`
 		}{req.SessionID, req.ConfigID, "id", req.Value, req.Meta}
 	}
-	if err := s.c.call(ctx, MethodSessionSetConfigOption, params, &res); err != nil {
+	if err := s.c.call(ctx, schema.MethodSessionSetConfigOption, params, &res); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	s.chosen.setConfig(req)
-	mark := &ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
+	mark := &schema.ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
 	s.notifyLocked()
@@ -694,7 +695,7 @@ func (s *Session) setConfig(ctx context.Context, req *SetSessionConfigOptionRequ
 
 // checkConfig validates a set against what the agent offered, so a typo is
 // a clear local error naming the valid choices.
-func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
+func (s *Session) checkConfig(req *schema.SetSessionConfigOptionRequest) error {
 	s.mu.Lock()
 	opts := s.state.ConfigOptions
 	s.mu.Unlock()
@@ -705,17 +706,17 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 			continue
 		}
 		switch o := o.(type) {
-		case *SelectConfigOption:
+		case *schema.SelectConfigOption:
 			if req.Boolean != nil {
 				return fmt.Errorf("config option %s is a select option, not a boolean", agenttext.Quote(req.ConfigID))
 			}
 			vals := o.Values()
-			if slices.ContainsFunc(vals, func(v SelectOption) bool { return v.Value == req.Value }) {
+			if slices.ContainsFunc(vals, func(v schema.SelectOption) bool { return v.Value == req.Value }) {
 				return nil
 			}
 			return fmt.Errorf("config option %s has no value %s (valid: %v)", agenttext.Quote(req.ConfigID), agenttext.Quote(req.Value),
 				agenttext.List(len(vals), func(i int) string { return vals[i].Value }))
-		case *BooleanConfigOption:
+		case *schema.BooleanConfigOption:
 			if req.Boolean == nil {
 				return fmt.Errorf("config option %s is boolean: use SetConfigBool", agenttext.Quote(req.ConfigID))
 			}
@@ -737,9 +738,9 @@ func (s *Session) checkConfig(req *SetSessionConfigOptionRequest) error {
 // twice fails with ErrSessionClosed.
 func (s *Session) Close(ctx context.Context) error {
 	if s.c.agent().AgentCapabilities.SessionCapabilities.Close == nil {
-		return notSupported(MethodSessionClose, "sessionCapabilities.close")
+		return notSupported(schema.MethodSessionClose, "sessionCapabilities.close")
 	}
-	if err := s.checkOpen(MethodSessionClose); err != nil {
+	if err := s.checkOpen(schema.MethodSessionClose); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -748,7 +749,7 @@ func (s *Session) Close(ctx context.Context) error {
 	if t != nil {
 		t.Cancel()
 	}
-	err := s.c.call(ctx, MethodSessionClose, &CloseSessionRequest{SessionID: s.id}, nil)
+	err := s.c.call(ctx, schema.MethodSessionClose, &schema.CloseSessionRequest{SessionID: s.id}, nil)
 	s.c.closeSessionResources(s.id)
 	s.Release()
 	return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // How session/new and session/fork make their session known. The agent
@@ -33,7 +34,7 @@ type creation struct {
 // frame can reach the agent, so the answer always finds it. params is what
 // the caller built (cwd and additional directories already cleaned).
 func (c *Client) onCreateSent(id []byte, method string, params []byte) func(error) {
-	if method != MethodSessionNew && method != MethodSessionFork {
+	if method != schema.MethodSessionNew && method != schema.MethodSessionFork {
 		return nil
 	}
 	var p struct {
@@ -60,7 +61,7 @@ func (c *Client) onCreateSent(id []byte, method string, params []byte) func(erro
 // this client: an agent must not take over a live session (its running
 // turn's updates, its roots) by naming it again.
 func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
-	if method != MethodSessionNew && method != MethodSessionFork {
+	if method != schema.MethodSessionNew && method != schema.MethodSessionFork {
 		return
 	}
 	var msg struct {
@@ -70,14 +71,14 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	if json.Unmarshal(raw, &msg) != nil || len(msg.Error) > 0 {
 		return // the caller gets the error from jrpc2
 	}
-	var res NewSessionResponse
+	var res schema.NewSessionResponse
 	var err error
-	if method == MethodSessionFork {
-		var fr ForkSessionResponse
-		err = DecodeResult(c.version, msg.Result, &fr)
-		res = NewSessionResponse(fr)
+	if method == schema.MethodSessionFork {
+		var fr schema.ForkSessionResponse
+		err = schema.DecodeResult(c.version, msg.Result, &fr)
+		res = schema.NewSessionResponse(fr)
 	} else {
-		err = DecodeResult(c.version, msg.Result, &res)
+		err = schema.DecodeResult(c.version, msg.Result, &res)
 	}
 	dup := false
 	c.mu.Lock()

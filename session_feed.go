@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"iter"
 	"slices"
 )
@@ -39,14 +40,14 @@ const (
 // SessionSetup is what creating a session, or a session/new, load or
 // resume result, set in its state: the fields that are non-zero.
 type SessionSetup struct {
-	SessionID             string                `json:"sessionId,omitempty"`
-	Cwd                   string                `json:"cwd,omitempty"`
-	AdditionalDirectories []string              `json:"additionalDirectories,omitempty"`
-	Modes                 *SessionModeState     `json:"modes,omitempty"`
-	ConfigOptions         []SessionConfigOption `json:"configOptions,omitempty"`
+	SessionID             string                       `json:"sessionId,omitempty"`
+	Cwd                   string                       `json:"cwd,omitempty"`
+	AdditionalDirectories []string                     `json:"additionalDirectories,omitempty"`
+	Modes                 *schema.SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions         []schema.SessionConfigOption `json:"configOptions,omitempty"`
 	// Models is the legacy model selection the result set, or the local
 	// result of SetModel. Unstable, as SessionModelState.
-	Models *SessionModelState `json:"models,omitempty"`
+	Models *schema.SessionModelState `json:"models,omitempty"`
 	// Meta is the result's _meta.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// ParentSessionID is set on a child session's setup: the session
@@ -56,7 +57,7 @@ type SessionSetup struct {
 
 // sentry is one event of a session's log.
 type sentry struct {
-	u     Update
+	u     schema.Update
 	meta  json.RawMessage // the notification's own _meta, for agent updates
 	tc    *ToolCallState
 	turn  *Turn
@@ -205,7 +206,7 @@ func (sf *SessionFold) Apply(ev Event) {
 				refreshToolCall(st, ev.ToolCall) // background_v2.go
 			}
 		case OriginPermission:
-			if u, ok := ev.Update.(*ToolCallUpdate); ok {
+			if u, ok := ev.Update.(*schema.ToolCallUpdate); ok {
 				sf.hist.tools.update(u)
 			}
 		case OriginLocal:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,7 +34,7 @@ func sessionWithModes(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *S
 	c, a := connectRaw(t, opts, nil)
 	ch := make(chan *Session, 1)
 	go func() {
-		s, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		if err != nil {
 			t.Error(err)
 		}
@@ -96,7 +97,7 @@ func TestSessionFeedReproducesState(t *testing.T) {
 				switch k := r.IntN(10); {
 				case k == 0 && turn == nil:
 					var err error
-					if turn, err = s.Prompt(context.Background(), Text("go")); err != nil {
+					if turn, err = s.Prompt(context.Background(), schema.Text("go")); err != nil {
 						t.Fatal(err)
 					}
 					prompt = expectCall(a, "session/prompt")
@@ -239,7 +240,7 @@ func TestSessionFeedKinds(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}

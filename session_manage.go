@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 )
 
 // Session archive, status and title (schema 1.29.0, unstable): the work
@@ -12,45 +13,45 @@ import (
 // Unstable: follows schema.unstable.json; may change.
 
 // archiveSession implements [Client.ArchiveSession].
-func (c *Client) archiveSession(ctx context.Context, req *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
+func (c *Client) archiveSession(ctx context.Context, req *schema.ArchiveSessionRequest) (*schema.ArchiveSessionResponse, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
-		return nil, notSupported(MethodSessionArchive, "sessionCapabilities.archive")
+		return nil, notSupported(schema.MethodSessionArchive, "sessionCapabilities.archive")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionArchive, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionArchive, errors.New("a session id is required"))
 	}
-	var res ArchiveSessionResponse
-	if err := c.call(ctx, MethodSessionArchive, req, &res); err != nil {
+	var res schema.ArchiveSessionResponse
+	if err := c.call(ctx, schema.MethodSessionArchive, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
 // unarchiveSession implements [Client.UnarchiveSession].
-func (c *Client) unarchiveSession(ctx context.Context, req *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
+func (c *Client) unarchiveSession(ctx context.Context, req *schema.UnarchiveSessionRequest) (*schema.UnarchiveSessionResponse, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Archive == nil {
-		return nil, notSupported(MethodSessionUnarchive, "sessionCapabilities.archive")
+		return nil, notSupported(schema.MethodSessionUnarchive, "sessionCapabilities.archive")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionUnarchive, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionUnarchive, errors.New("a session id is required"))
 	}
-	var res UnarchiveSessionResponse
-	if err := c.call(ctx, MethodSessionUnarchive, req, &res); err != nil {
+	var res schema.UnarchiveSessionResponse
+	if err := c.call(ctx, schema.MethodSessionUnarchive, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
 // sessionStatus implements [Client.SessionStatus].
-func (c *Client) sessionStatus(ctx context.Context, req *SessionStatusRequest) (*SessionStatusResponse, error) {
+func (c *Client) sessionStatus(ctx context.Context, req *schema.SessionStatusRequest) (*schema.SessionStatusResponse, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Status == nil {
-		return nil, notSupported(MethodSessionStatus, "sessionCapabilities.status")
+		return nil, notSupported(schema.MethodSessionStatus, "sessionCapabilities.status")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionStatus, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionStatus, errors.New("a session id is required"))
 	}
-	var res SessionStatusResponse
-	if err := c.call(ctx, MethodSessionStatus, req, &res); err != nil {
+	var res schema.SessionStatusResponse
+	if err := c.call(ctx, schema.MethodSessionStatus, req, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -59,20 +60,20 @@ func (c *Client) sessionStatus(ctx context.Context, req *SessionStatusRequest) (
 // setSessionTitle implements [Client.SetSessionTitle]. When the session is
 // open on this client, the stored title becomes its state's Title, as a
 // local session_info_update on its feed.
-func (c *Client) setSessionTitle(ctx context.Context, req *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
+func (c *Client) setSessionTitle(ctx context.Context, req *schema.SetSessionTitleRequest) (*schema.SetSessionTitleResponse, error) {
 	if c.agent().AgentCapabilities.SessionCapabilities.Title == nil {
-		return nil, notSupported(MethodSessionSetTitle, "sessionCapabilities.title")
+		return nil, notSupported(schema.MethodSessionSetTitle, "sessionCapabilities.title")
 	}
 	if req == nil || req.SessionID == "" {
-		return nil, callError(MethodSessionSetTitle, errors.New("a session id is required"))
+		return nil, callError(schema.MethodSessionSetTitle, errors.New("a session id is required"))
 	}
-	var res SetSessionTitleResponse
-	if err := c.call(ctx, MethodSessionSetTitle, req, &res); err != nil {
+	var res schema.SetSessionTitleResponse
+	if err := c.call(ctx, schema.MethodSessionSetTitle, req, &res); err != nil {
 		return nil, err
 	}
 	if s := c.Session(req.SessionID); s != nil {
 		s.mu.Lock()
-		mark := &SessionInfoUpdate{Title: SetField(res.Title)}
+		mark := &schema.SessionInfoUpdate{Title: schema.SetField(res.Title)}
 		foldSessionUpdate(&s.state, mark)
 		s.logLocked(sentry{kind: entLocal, u: mark})
 		s.notifyLocked()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // manageAgent connects a client to an acptest agent advertising caps (the
@@ -54,19 +55,19 @@ func TestSessionManageNeedsCapabilities(t *testing.T) {
 	c, a := manageAgent(t, map[string]any{"sessionCapabilities": map[string]any{"list": map[string]any{}}}, nil, nil)
 	for name, call := range map[string]func() error{
 		"sessionCapabilities.archive": func() error {
-			_, err := c.ArchiveSession(ctx, &acp.ArchiveSessionRequest{SessionID: "s"})
+			_, err := c.ArchiveSession(ctx, &schema.ArchiveSessionRequest{SessionID: "s"})
 			return err
 		},
 		"sessionCapabilities.archive ": func() error {
-			_, err := c.UnarchiveSession(ctx, &acp.UnarchiveSessionRequest{SessionID: "s"})
+			_, err := c.UnarchiveSession(ctx, &schema.UnarchiveSessionRequest{SessionID: "s"})
 			return err
 		},
 		"sessionCapabilities.status": func() error {
-			_, err := c.SessionStatus(ctx, &acp.SessionStatusRequest{SessionID: "s"})
+			_, err := c.SessionStatus(ctx, &schema.SessionStatusRequest{SessionID: "s"})
 			return err
 		},
 		"sessionCapabilities.title": func() error {
-			_, err := c.SetSessionTitle(ctx, &acp.SetSessionTitleRequest{SessionID: "s", Title: "T"})
+			_, err := c.SetSessionTitle(ctx, &schema.SetSessionTitleRequest{SessionID: "s", Title: "T"})
 			return err
 		},
 		"auth.status": func() error {
@@ -74,7 +75,7 @@ func TestSessionManageNeedsCapabilities(t *testing.T) {
 			return err
 		},
 		"sessionCapabilities.archive  (list filter)": func() error {
-			for _, err := range c.ListSessions(ctx, &acp.ListSessionsRequest{Archived: acp.ArchiveOnly}) {
+			for _, err := range c.ListSessions(ctx, &schema.ListSessionsRequest{Archived: schema.ArchiveOnly}) {
 				return err
 			}
 			return nil
@@ -95,13 +96,13 @@ func TestSessionManageNeedsCapabilities(t *testing.T) {
 func TestArchiveUnarchiveSession(t *testing.T) {
 	ctx := context.Background()
 	c, a := manageAgent(t, map[string]any{"sessionCapabilities": map[string]any{"archive": map[string]any{}, "list": map[string]any{}}}, nil, nil)
-	if _, err := c.ArchiveSession(ctx, &acp.ArchiveSessionRequest{SessionID: "s1"}); err != nil {
+	if _, err := c.ArchiveSession(ctx, &schema.ArchiveSessionRequest{SessionID: "s1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UnarchiveSession(ctx, &acp.UnarchiveSessionRequest{SessionID: "s1"}); err != nil {
+	if _, err := c.UnarchiveSession(ctx, &schema.UnarchiveSessionRequest{SessionID: "s1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ArchiveSession(ctx, &acp.ArchiveSessionRequest{}); err == nil {
+	if _, err := c.ArchiveSession(ctx, &schema.ArchiveSessionRequest{}); err == nil {
 		t.Error("archiving without a session id was sent")
 	}
 	if got := a.Received("session/archive"); len(got) != 1 || string(got[0]) != `{"sessionId":"s1"}` {
@@ -110,7 +111,7 @@ func TestArchiveUnarchiveSession(t *testing.T) {
 	if got := a.Received("session/unarchive"); len(got) != 1 || string(got[0]) != `{"sessionId":"s1"}` {
 		t.Errorf("session/unarchive params %s", got)
 	}
-	for _, err := range c.ListSessions(ctx, &acp.ListSessionsRequest{Archived: acp.ArchiveInclude}) {
+	for _, err := range c.ListSessions(ctx, &schema.ListSessionsRequest{Archived: schema.ArchiveInclude}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +124,11 @@ func TestArchiveUnarchiveSession(t *testing.T) {
 // An unknown status is kept and counts as saved.
 func TestSessionStatusCall(t *testing.T) {
 	c, _ := manageAgent(t, map[string]any{"sessionCapabilities": map[string]any{"status": map[string]any{}}}, nil, nil)
-	res, err := c.SessionStatus(context.Background(), &acp.SessionStatusRequest{SessionID: "s1"})
+	res, err := c.SessionStatus(context.Background(), &schema.SessionStatusRequest{SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != "_evicting" || res.Status.IsOpen() || !acp.SessionOpen.IsOpen() {
+	if res.Status != "_evicting" || res.Status.IsOpen() || !schema.SessionOpen.IsOpen() {
 		t.Errorf("status %q (open %v)", res.Status, res.Status.IsOpen())
 	}
 }
@@ -137,11 +138,11 @@ func TestSessionStatusCall(t *testing.T) {
 func TestSetSessionTitle(t *testing.T) {
 	ctx := context.Background()
 	c, a := manageAgent(t, map[string]any{"sessionCapabilities": map[string]any{"title": map[string]any{}}}, nil, nil)
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.SetSessionTitle(ctx, &acp.SetSessionTitleRequest{SessionID: s.ID(), Title: "  Fix the build  "})
+	res, err := c.SetSessionTitle(ctx, &schema.SetSessionTitleRequest{SessionID: s.ID(), Title: "  Fix the build  "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,12 +175,12 @@ func TestSetSessionTitle(t *testing.T) {
 func TestAuthStatus(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
-	var seen []acp.AuthState
+	var seen []schema.AuthState
 	var ext []string
 	var diags []acp.Diagnostic
 	got := make(chan struct{}, 8)
 	copts := &acp.ClientOptions{
-		OnAuthStatus: func(st acp.AuthStatus) {
+		OnAuthStatus: func(st schema.AuthStatus) {
 			mu.Lock()
 			seen = append(seen, st.State)
 			mu.Unlock()
@@ -209,14 +210,14 @@ func TestAuthStatus(t *testing.T) {
 	if c.LastAuthStatus() != nil {
 		t.Fatal("an auth status before the agent sent one")
 	}
-	if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+	if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	for range 5 { // two statuses, two extension notifications, one diagnostic
 		<-got
 	}
 	mu.Lock()
-	if len(seen) != 2 || seen[0] != acp.AuthUnauthenticated || seen[1] != acp.AuthNotRequired {
+	if len(seen) != 2 || seen[0] != schema.AuthUnauthenticated || seen[1] != schema.AuthNotRequired {
 		t.Errorf("OnAuthStatus saw %q", seen)
 	}
 	if len(ext) != 2 || ext[0] != "_auth/status_update" || ext[1] != "_auth/status_update" {
@@ -226,17 +227,17 @@ func TestAuthStatus(t *testing.T) {
 		t.Errorf("diagnostics %+v", diags)
 	}
 	mu.Unlock()
-	if st := c.LastAuthStatus(); st == nil || st.State != acp.AuthNotRequired {
+	if st := c.LastAuthStatus(); st == nil || st.State != schema.AuthNotRequired {
 		t.Errorf("last status %+v, want not_required", st)
 	}
 	st, err := c.AuthStatus(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != acp.AuthAuthenticated || len(st.Accounts) != 1 || st.Accounts[0].Label != "Pro" || *st.Accounts[0].Email != "a@b" {
+	if st.State != schema.AuthAuthenticated || len(st.Accounts) != 1 || st.Accounts[0].Label != "Pro" || *st.Accounts[0].Email != "a@b" {
 		t.Errorf("auth/status = %+v", st)
 	}
-	if last := c.LastAuthStatus(); last == nil || last.State != acp.AuthAuthenticated {
+	if last := c.LastAuthStatus(); last == nil || last.State != schema.AuthAuthenticated {
 		t.Errorf("last status after auth/status %+v", last)
 	}
 }
@@ -246,16 +247,16 @@ func TestAuthStatus(t *testing.T) {
 // text.
 func TestSystemPromptGating(t *testing.T) {
 	ctx := context.Background()
-	text := []acp.ContentBlock{acp.Text("Answer in French.")}
-	appendSP := &acp.SystemPrompt{Mode: acp.SystemPromptAppend, Content: text}
-	overrideSP := &acp.SystemPrompt{Mode: acp.SystemPromptOverride, Content: text}
+	text := []schema.ContentBlock{schema.Text("Answer in French.")}
+	appendSP := &schema.SystemPrompt{Mode: schema.SystemPromptAppend, Content: text}
+	overrideSP := &schema.SystemPrompt{Mode: schema.SystemPromptOverride, Content: text}
 
 	c, a := manageAgent(t, map[string]any{"loadSession": true}, nil, nil)
-	if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: appendSP}); !errors.Is(err, acp.ErrNotSupported) ||
+	if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: appendSP}); !errors.Is(err, acp.ErrNotSupported) ||
 		!strings.Contains(err.Error(), "sessionCapabilities.systemPrompt") {
 		t.Errorf("without the capability: %v", err)
 	}
-	if _, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "x", Cwd: t.TempDir(), SystemPrompt: appendSP}); !errors.Is(err, acp.ErrNotSupported) {
+	if _, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "x", Cwd: t.TempDir(), SystemPrompt: appendSP}); !errors.Is(err, acp.ErrNotSupported) {
 		t.Errorf("load without the capability: %v", err)
 	}
 	if n := len(a.Received("session/new")) + len(a.Received("session/load")); n != 0 {
@@ -264,23 +265,23 @@ func TestSystemPromptGating(t *testing.T) {
 
 	caps := map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"systemPrompt": map[string]any{}, "resume": map[string]any{}}}
 	c, a = manageAgent(t, caps, nil, nil)
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: appendSP})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: appendSP})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Received("session/new"); len(got) != 1 || !strings.Contains(string(got[0]), `"systemPrompt":{"mode":"append","content":[{"type":"text","text":"Answer in French."}]}`) {
 		t.Errorf("session/new params %s", got)
 	}
-	if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: overrideSP}); !errors.Is(err, acp.ErrNotSupported) ||
+	if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: overrideSP}); !errors.Is(err, acp.ErrNotSupported) ||
 		!strings.Contains(err.Error(), "mode.override") {
 		t.Errorf("override without mode.override: %v", err)
 	}
-	for _, bad := range []*acp.SystemPrompt{
-		{Mode: acp.SystemPromptAppend},
-		{Mode: acp.SystemPromptAppend, Content: []acp.ContentBlock{&acp.ImageContent{Data: "AA==", MimeType: "image/png"}}},
+	for _, bad := range []*schema.SystemPrompt{
+		{Mode: schema.SystemPromptAppend},
+		{Mode: schema.SystemPromptAppend, Content: []schema.ContentBlock{&schema.ImageContent{Data: "AA==", MimeType: "image/png"}}},
 		{Mode: "prepend", Content: text},
 	} {
-		if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: bad}); err == nil {
+		if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: bad}); err == nil {
 			t.Errorf("system prompt %+v was sent", bad)
 		}
 	}
@@ -288,7 +289,7 @@ func TestSystemPromptGating(t *testing.T) {
 		t.Errorf("%d session/new sent; want only the valid one", n)
 	}
 	s.Close(ctx)
-	if _, err := c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: s.ID(), Cwd: t.TempDir(), SystemPrompt: appendSP}); err != nil {
+	if _, err := c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: s.ID(), Cwd: t.TempDir(), SystemPrompt: appendSP}); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Received("session/resume"); len(got) != 1 || !strings.Contains(string(got[0]), `"systemPrompt":{"mode":"append"`) {
@@ -297,10 +298,10 @@ func TestSystemPromptGating(t *testing.T) {
 
 	caps["sessionCapabilities"].(map[string]any)["systemPrompt"] = map[string]any{"mode": map[string]any{"override": map[string]any{}}}
 	c, a = manageAgent(t, caps, nil, nil)
-	if _, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: overrideSP}); err != nil {
+	if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), SystemPrompt: overrideSP}); err != nil {
 		t.Fatalf("override with mode.override: %v", err)
 	}
-	if _, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "h", Cwd: t.TempDir(), SystemPrompt: overrideSP}); err != nil && errors.Is(err, acp.ErrNotSupported) {
+	if _, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "h", Cwd: t.TempDir(), SystemPrompt: overrideSP}); err != nil && errors.Is(err, acp.ErrNotSupported) {
 		t.Fatalf("load with override: %v", err)
 	}
 	if got := a.Received("session/load"); len(got) != 1 || !strings.Contains(string(got[0]), `"mode":"override"`) {

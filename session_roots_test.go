@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,14 +20,14 @@ func TestAdditionalDirectoriesCleaned(t *testing.T) {
 	c, a := connectRaw(t, nil, init)
 	ctx := context.Background()
 	for _, bad := range []string{"rel/dir", "/ws/a\x00b", ""} {
-		if _, err := c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: []string{bad}}); err == nil {
+		if _, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: []string{bad}}); err == nil {
 			t.Errorf("additional directory %q accepted", bad)
 		}
 	}
 	dirs := []string{"/ws/a/../..", "/ws//b/./c/"}
 	ch := make(chan *Session, 1)
 	go func() {
-		s, err := c.NewSession(ctx, &NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: dirs})
+		s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp", AdditionalDirectories: dirs})
 		if err != nil {
 			t.Error(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/schema"
 )
 
 // How an agent's session/update notifications reach a session: routed by
@@ -18,7 +19,7 @@ import (
 // the notification's own _meta, kept on the update's events; size is the
 // notification's length, counted against Limits.MaxTurnBytes when it is
 // more than what the update retains (see cost.go).
-func (s *Session) apply(u Update, meta json.RawMessage, size int) {
+func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
 	if s.recon != nil && !s.recon.keep(u) {
 		// A restart's replay of what the session has already (reconcile.go).
@@ -31,7 +32,7 @@ func (s *Session) apply(u Update, meta json.RawMessage, size int) {
 	over := s.applyLocked(u, meta, size)
 	watched := s.turn // the turn the update was the agent's news of
 	var idle *Turn
-	if st, ok := u.(*StateUpdate); ok && s.c.version == 2 {
+	if st, ok := u.(*schema.StateUpdate); ok && s.c.version == 2 {
 		idle = s.turnStateLocked(st)
 	}
 	s.mu.Unlock()
@@ -107,7 +108,7 @@ func keptLocked(t *Turn, size int64) {
 // decoded update (none for a turn's plain text chunk) and its _meta, its
 // entry in the turn's log or in Outside and the session's log, and what the
 // fold creates for it. s.mu is held.
-func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
+func (s *Session) costLocked(t *Turn, u schema.Update, meta json.RawMessage) int64 {
 	n := metaCost(meta)
 	if t == nil {
 		return n + updateCost(u) + costOutside + costSessionEntry + s.history.foldCost(u)
@@ -117,7 +118,7 @@ func (s *Session) costLocked(t *Turn, u Update, meta json.RawMessage) int64 {
 		n += costMetaEntry
 	}
 	switch u.(type) {
-	case *ToolCall, *ToolCallUpdate:
+	case *schema.ToolCall, *schema.ToolCallUpdate:
 		n += costToolEntry + updateCost(u)
 	default:
 		if plainText(u) == textNone {
@@ -155,10 +156,10 @@ func (s *Session) droppedLocked(t *Turn) string {
 // applied even past the budget (a mode change must not be lost), the rest
 // — messages, thoughts, tool calls, compaction summary chunks, unknown
 // kinds — are dropped there.
-func replacesState(u Update) bool {
+func replacesState(u schema.Update) bool {
 	switch u.(type) {
-	case *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
-		*UsageUpdate, *Plan, *PlanUpdate, *PlanRemoved, *Notice, *CompactionUpdate, *SubagentUpdate, *StateUpdate:
+	case *schema.AvailableCommandsUpdate, *schema.CurrentModeUpdate, *schema.ConfigOptionUpdate, *schema.SessionInfoUpdate,
+		*schema.UsageUpdate, *schema.Plan, *schema.PlanUpdate, *schema.PlanRemoved, *schema.Notice, *schema.CompactionUpdate, *schema.SubagentUpdate, *schema.StateUpdate:
 		return true
 	}
 	return false
@@ -166,7 +167,7 @@ func replacesState(u Update) bool {
 
 // applyLocked folds one update, or drops it when it is over
 // Limits.MaxTurnBytes (see there), and says what to do about the limit.
-func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudget {
+func (s *Session) applyLocked(u schema.Update, meta json.RawMessage, size int) overBudget {
 	t := s.turn
 	charge := max(int64(size), s.costLocked(t, u, meta))
 	past, over := s.chargeLocked(t, charge)
@@ -219,7 +220,7 @@ func (s *Session) applyLocked(u Update, meta json.RawMessage, size int) overBudg
 // foldSessionLocked is foldSessionUpdate on the session's own state, with
 // the join only the live session can make (joinActivityLocked); it
 // returns the Activity a state_update made, for its event. s.mu is held.
-func (s *Session) foldSessionLocked(u Update) *Activity {
+func (s *Session) foldSessionLocked(u schema.Update) *Activity {
 	foldSessionUpdate(&s.state, u)
 	return s.joinActivityLocked(u)
 }
@@ -227,37 +228,37 @@ func (s *Session) foldSessionLocked(u Update) *Activity {
 // foldSessionUpdate folds the session-level kinds (commands, mode, config
 // options, session info, usage, plan) into st and reports whether u was
 // one.
-func foldSessionUpdate(st *SessionState, u Update) bool {
+func foldSessionUpdate(st *SessionState, u schema.Update) bool {
 	switch u := u.(type) {
-	case *AvailableCommandsUpdate:
+	case *schema.AvailableCommandsUpdate:
 		st.Commands = u.AvailableCommands
-	case *CurrentModeUpdate:
+	case *schema.CurrentModeUpdate:
 		if st.Modes == nil {
-			st.Modes = &SessionModeState{}
+			st.Modes = &schema.SessionModeState{}
 		} else {
 			m := *st.Modes
 			st.Modes = &m
 		}
 		st.Modes.CurrentModeID = u.CurrentModeID
-	case *ConfigOptionUpdate:
+	case *schema.ConfigOptionUpdate:
 		st.ConfigOptions = u.ConfigOptions
-	case *SessionInfoUpdate:
+	case *schema.SessionInfoUpdate:
 		if u.Title.Present {
 			st.Title = derefOr(u.Title.Value)
 		}
 		if u.UpdatedAt.Present {
 			st.UpdatedAt = derefOr(u.UpdatedAt.Value)
 		}
-	case *UsageUpdate:
+	case *schema.UsageUpdate:
 		st.Usage = u
-	case *Plan:
+	case *schema.Plan:
 		st.Plan, st.PlanContent = u.Entries, nil
-	case *SubagentUpdate:
+	case *schema.SubagentUpdate:
 		foldSubagent(st, u)
 		refreshSubagent(st, u.SessionID)
-	case *StateUpdate:
+	case *schema.StateUpdate:
 		st.Activity = newActivity(st, u) // background_v2.go
-	case *TerminalUpdate:
+	case *schema.TerminalUpdate:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			if u.Command != nil {
 				t.Command = *u.Command
@@ -279,7 +280,7 @@ func foldSessionUpdate(st *SessionState, u Update) bool {
 			}
 		})
 		refreshTerminal(st, u.TerminalID)
-	case *TerminalOutputChunk:
+	case *schema.TerminalOutputChunk:
 		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
 			// Appending past the length never changes bytes an earlier
 			// snapshot holds.
@@ -307,7 +308,7 @@ const maxOrphans = 10000
 // orphan is an update for a session id not registered yet, with the size of
 // its notification (what it costs to keep, roughly).
 type orphan struct {
-	u    Update
+	u    schema.Update
 	meta json.RawMessage // the notification's own _meta
 	size int
 }
@@ -317,7 +318,7 @@ func (c *Client) onUpdate(params []byte) {
 	if c.applyPlainText(params) {
 		return
 	}
-	n, err := DecodeNotification(c.version, params)
+	n, err := schema.DecodeNotification(c.version, params)
 	sid, u, meta := n.SessionID, n.Update, n.Meta
 	if err != nil {
 		c.diagIn(sid, "bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
@@ -325,7 +326,7 @@ func (c *Client) onUpdate(params []byte) {
 	if u == nil {
 		return
 	}
-	if uu, ok := u.(*UnknownUpdate); ok {
+	if uu, ok := u.(*schema.UnknownUpdate); ok {
 		c.diagIn(sid, "unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
 	if n := capBackground(u); n > 0 {
@@ -350,13 +351,13 @@ func (c *Client) onUpdate(params []byte) {
 	s.apply(u, meta, len(params))
 	s.mirrorChildStateV2(u)
 	if child != nil {
-		child.applySubagentState(u.(*SubagentUpdate))
+		child.applySubagentState(u.(*schema.SubagentUpdate))
 	}
 }
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or
 // says which limit it is over. c.mu is held.
-func (c *Client) keepOrphanLocked(sid string, u Update, meta json.RawMessage, size int) string {
+func (c *Client) keepOrphanLocked(sid string, u schema.Update, meta json.RawMessage, size int) string {
 	l := c.opts.Limits
 	list, known := c.orphans[sid]
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -32,16 +33,16 @@ func TestWithoutLog(t *testing.T) {
 		t.Errorf("WithoutLog changed the snapshot it was called on: Outside %v", st.Outside)
 	}
 
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := a.expect(MethodSessionPrompt)
+	p := a.expect(schema.MethodSessionPrompt)
 	a.update("s1", chunk("done"))
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
 	turn.Wait()
 	ts := turn.State()
-	wantTurn := TurnState{StopReason: StopReasonEndTurn, Messages: []Message{{Text: "done"}}}
+	wantTurn := TurnState{StopReason: schema.StopReasonEndTurn, Messages: []Message{{Text: "done"}}}
 	if diff := cmp.Diff(wantTurn, ts); diff != "" {
 		t.Errorf("TurnState (-want +got):\n%s", diff)
 	}

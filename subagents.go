@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // Child sessions (subagents, stable since schema 1.34.0). A client that
@@ -57,11 +58,11 @@ type Subagent struct {
 	Description string `json:"description,omitempty"`
 	// Capabilities are the operations the client may perform on the
 	// child; nil: none (never given, or cleared).
-	Capabilities *SubagentSessionCapabilities `json:"capabilities,omitempty"`
+	Capabilities *schema.SubagentSessionCapabilities `json:"capabilities,omitempty"`
 	// State is the child's activity as last reported; nil: unset or
 	// cleared, which is not idle.
-	State *StateUpdate `json:"state,omitempty"`
-	CWD   string       `json:"cwd,omitempty"`
+	State *schema.StateUpdate `json:"state,omitempty"`
+	CWD   string              `json:"cwd,omitempty"`
 	// AdditionalDirectories are the child's, as reported: nil when unset
 	// (never reported, or cleared by null: the child inherits the
 	// parent's), a non-nil empty list when the agent reported none ([]).
@@ -70,7 +71,7 @@ type Subagent struct {
 }
 
 // patch folds one subagent_update into sa.
-func (sa *Subagent) patch(u *SubagentUpdate) {
+func (sa *Subagent) patch(u *schema.SubagentUpdate) {
 	if u.Title.Present {
 		sa.Title = derefOr(u.Title.Value)
 	}
@@ -121,7 +122,7 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 // Limits.MaxSubagentSessions live children are dropped before they get
 // here, and a released child's entry is removed (EventSubagentReleased), so
 // the list holds at most that many entries.
-func foldSubagent(st *SessionState, u *SubagentUpdate) {
+func foldSubagent(st *SessionState, u *schema.SubagentUpdate) {
 	subs := slices.Clone(st.Subagents)
 	i := slices.IndexFunc(subs, func(sa Subagent) bool { return sa.SessionID == u.SessionID })
 	if i < 0 {
@@ -218,7 +219,7 @@ func (s *Session) checkCancel() error {
 	ok := s.subCaps != nil && s.subCaps.Cancel != nil
 	s.mu.Unlock()
 	if !ok {
-		return callError(MethodSessionCancel, fmt.Errorf("%w: child session %s does not grant cancel", ErrSubagentRestricted, agenttext.Quote(s.id)))
+		return callError(schema.MethodSessionCancel, fmt.Errorf("%w: child session %s does not grant cancel", ErrSubagentRestricted, agenttext.Quote(s.id)))
 	}
 	return nil
 }
@@ -230,9 +231,9 @@ func (t *Turn) AgentStarted() bool { return t.byAgent }
 
 // isSubagentKind reports whether u is one of the kinds only a client that
 // advertised subagents may receive.
-func isSubagentKind(u Update) bool {
+func isSubagentKind(u schema.Update) bool {
 	switch u.(type) {
-	case *SubagentUpdate, *SessionMessage, *SessionMessageChunk:
+	case *schema.SubagentUpdate, *schema.SessionMessage, *schema.SessionMessageChunk:
 		return true
 	}
 	return false
@@ -243,7 +244,7 @@ func isSubagentKind(u Update) bool {
 // a child for a valid subagent_update (returned, for applySubagentState
 // once the parent has folded the update). Violations are reported as
 // diagnostics.
-func (c *Client) checkSubagentTraffic(sid string, u Update) (fold bool, child *Session) {
+func (c *Client) checkSubagentTraffic(sid string, u schema.Update) (fold bool, child *Session) {
 	if !c.subagentsOn() {
 		if isSubagentKind(u) {
 			c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("dropped a %s on session %s: the client did not advertise subagents", u.UpdateKind(), agenttext.Quote(sid)), nil)
@@ -255,17 +256,17 @@ func (c *Client) checkSubagentTraffic(sid string, u Update) (fold bool, child *S
 		return true, nil
 	}
 	switch u := u.(type) {
-	case *SubagentUpdate:
+	case *schema.SubagentUpdate:
 		return c.announce(sid, u)
-	case *SessionMessage:
-		for _, f := range []Field[string]{u.SenderSessionID, u.RecipientSessionID} {
+	case *schema.SessionMessage:
+		for _, f := range []schema.Field[string]{u.SenderSessionID, u.RecipientSessionID} {
 			if f.Value != nil {
 				c.checkKnown(sid, "session_message", *f.Value)
 			}
 		}
-	case *ToolCall:
+	case *schema.ToolCall:
 		c.checkRefs(sid, u.Content)
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		c.checkRefs(sid, u.Content)
 	}
 	return true, nil
@@ -287,7 +288,7 @@ func (c *Client) checkKnown(sid, what, id string) {
 	}
 }
 
-func (c *Client) checkRefs(sid string, content []ToolCallContent) {
+func (c *Client) checkRefs(sid string, content []schema.ToolCallContent) {
 	for _, tc := range content {
 		if ref, ok := SessionReferenceOf(tc); ok {
 			c.checkKnown(sid, "tool call's session content", ref.SessionID)
@@ -295,12 +296,12 @@ func (c *Client) checkRefs(sid string, content []ToolCallContent) {
 	}
 }
 
-func hasSessionContent(u Update) bool {
-	var content []ToolCallContent
+func hasSessionContent(u schema.Update) bool {
+	var content []schema.ToolCallContent
 	switch u := u.(type) {
-	case *ToolCall:
+	case *schema.ToolCall:
 		content = u.Content
-	case *ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		content = u.Content
 	}
 	for _, tc := range content {
@@ -314,7 +315,7 @@ func hasSessionContent(u Update) bool {
 // announce validates a subagent_update on session sid and registers the
 // child it announces the first time. It reports whether the update may be
 // folded into the parent, and the child.
-func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
+func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session) {
 	violation := func(why string) (bool, *Session) {
 		c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("dropped a subagent_update on session %s for %s: %s", agenttext.Quote(sid), agenttext.Quote(u.SessionID), why), nil)
 		return false, nil
@@ -393,7 +394,7 @@ func (c *Client) announce(sid string, u *SubagentUpdate) (bool, *Session) {
 // its agent-started turn by the state the parent's update reports:
 // running or requires_action starts one (when none runs), idle ends it
 // with its stop reason; a cleared or unknown state changes nothing.
-func (s *Session) applySubagentState(u *SubagentUpdate) {
+func (s *Session) applySubagentState(u *schema.SubagentUpdate) {
 	s.mu.Lock()
 	if u.Capabilities.Present {
 		s.subCaps = u.Capabilities.Value
@@ -404,10 +405,10 @@ func (s *Session) applySubagentState(u *SubagentUpdate) {
 	}
 	st := u.State.Value
 	switch st.State {
-	case StateRunning, StateRequiresAction:
+	case schema.StateRunning, schema.StateRequiresAction:
 		s.startAgentTurnLocked()
 		s.mu.Unlock()
-	case StateIdle:
+	case schema.StateIdle:
 		t := s.turn
 		s.mu.Unlock()
 		if t == nil || !t.byAgent {
@@ -445,12 +446,12 @@ func (s *Session) startAgentTurnLocked() {
 // the turn's; its idle ends the turn as any v2 turn ends (Session.apply).
 // The parent's mirrored subagent_update state does the same, idempotently
 // (applySubagentState).
-func (s *Session) childStateV2(u Update) {
-	st, ok := u.(*StateUpdate)
+func (s *Session) childStateV2(u schema.Update) {
+	st, ok := u.(*schema.StateUpdate)
 	if !ok || s.parent == nil || s.c.version != 2 {
 		return
 	}
-	if st.State == StateRunning || st.State == StateRequiresAction {
+	if st.State == schema.StateRunning || st.State == schema.StateRequiresAction {
 		s.mu.Lock()
 		s.startAgentTurnLocked()
 		s.mu.Unlock()
@@ -513,7 +514,7 @@ func (c *Client) failChildTurns(reason error) {
 // a child it created, delegated to or waits on. It grants nothing and says
 // nothing about that session's work. The pinned schema predates it (it is
 // in the published reference of schema 1.34.0), so it decodes as an
-// [*UnknownToolCallContent] of type "session"; [SessionReferenceOf] reads
+// [*schema.UnknownToolCallContent] of type "session"; [SessionReferenceOf] reads
 // it typed.
 type SessionReference struct {
 	SessionID string          `json:"sessionId"`
@@ -522,8 +523,8 @@ type SessionReference struct {
 
 // SessionReferenceOf returns the session a tool call content item links
 // to, when it is session content with a sessionId.
-func SessionReferenceOf(tc ToolCallContent) (SessionReference, bool) {
-	u, ok := tc.(*UnknownToolCallContent)
+func SessionReferenceOf(tc schema.ToolCallContent) (SessionReference, bool) {
+	u, ok := tc.(*schema.UnknownToolCallContent)
 	if !ok || u.Type != "session" {
 		return SessionReference{}, false
 	}
@@ -572,13 +573,13 @@ func releaseSubagent(st *SessionState, id string) {
 // the parent itself (schema SubagentUpdate), and the client does not wait
 // for it; a duplicate report is idempotent. Called after the child folded
 // it, without the child's lock (parent before child is never taken).
-func (s *Session) mirrorChildStateV2(u Update) {
-	st, ok := u.(*StateUpdate)
+func (s *Session) mirrorChildStateV2(u schema.Update) {
+	st, ok := u.(*schema.StateUpdate)
 	if !ok || s.parent == nil || s.c.version != 2 {
 		return
 	}
 	p := s.parent
-	m := &SubagentUpdate{SessionID: s.id, State: Field[StateUpdate]{Present: true, Value: st}}
+	m := &schema.SubagentUpdate{SessionID: s.id, State: schema.Field[schema.StateUpdate]{Present: true, Value: st}}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || !slices.ContainsFunc(p.state.Subagents, func(sa Subagent) bool { return sa.SessionID == s.id }) {

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"slices"
 	"testing"
 )
@@ -17,7 +18,7 @@ func TestSubagentsV2NullVersusEmptyDirectories(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
 	ch := make(chan *Session, 1)
 	go func() {
-		s, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/w", AdditionalDirectories: []string{"/w2"}})
+		s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w", AdditionalDirectories: []string{"/w2"}})
 		if err != nil {
 			t.Error(err)
 		}
@@ -49,11 +50,11 @@ func TestSubagentsV2NullVersusEmptyDirectories(t *testing.T) {
 	if subs[0].AdditionalDirectories == nil || subs[1].AdditionalDirectories != nil {
 		t.Errorf("after patches: A %#v (want empty), B %#v (want nil)", subs[0].AdditionalDirectories, subs[1].AdditionalDirectories)
 	}
-	b, err := json.Marshal(SubagentUpdate{SessionID: "A", ClearAdditionalDirectories: true})
+	b, err := json.Marshal(schema.SubagentUpdate{SessionID: "A", ClearAdditionalDirectories: true})
 	if err != nil || string(b) != `{"sessionUpdate":"subagent_update","sessionId":"A","additionalDirectories":null}` {
 		t.Errorf("marshal: %s, %v", b, err)
 	}
-	b, _ = json.Marshal(SubagentUpdate{SessionID: "A", AdditionalDirectories: []string{}})
+	b, _ = json.Marshal(schema.SubagentUpdate{SessionID: "A", AdditionalDirectories: []string{}})
 	if string(b) != `{"sessionUpdate":"subagent_update","sessionId":"A","additionalDirectories":[]}` {
 		t.Errorf("marshal []: %s", b)
 	}

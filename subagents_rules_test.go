@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
 )
@@ -138,8 +139,8 @@ func TestSubagentCancel(t *testing.T) {
 			parent = s
 			mu.Unlock()
 		},
-		OnPrompt: func(tu *acptest.Turn) (acp.StopReason, error) {
-			return acp.StopReasonEndTurn, raw(tu,
+		OnPrompt: func(tu *acptest.Turn) (schema.StopReason, error) {
+			return schema.StopReasonEndTurn, raw(tu,
 				`{"sessionUpdate":"subagent_update","sessionId":"A","capabilities":{"cancel":{}},"state":{"state":"running"}}`,
 				`{"sessionUpdate":"subagent_update","sessionId":"B","state":{"state":"running"}}`,
 			)
@@ -156,11 +157,11 @@ func TestSubagentCancel(t *testing.T) {
 	}, &acp.ClientOptions{Subagents: true})
 	defer done()
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("go"))
+	turn, err := s.Prompt(ctx, schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestSubagentCancel(t *testing.T) {
 	if err := a.Cancel(); err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := at.Wait(); stop != acp.StopReasonCancelled || err != nil {
+	if stop, err := at.Wait(); stop != schema.StopReasonCancelled || err != nil {
 		t.Errorf("A's turn ended %q, %v", stop, err)
 	}
 	mu.Lock()
@@ -195,10 +196,10 @@ func TestSubagentRestricted(t *testing.T) {
 	})
 	a := c.Session("A")
 	ctx := context.Background()
-	_, errPrompt := a.Prompt(ctx, acp.Text("x"))
+	_, errPrompt := a.Prompt(ctx, schema.Text("x"))
 	errMode := a.SetMode(ctx, "code")
 	_, errConfig := a.SetConfigOption(ctx, "model", "x")
-	_, errLoad := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "A", Cwd: t.TempDir()})
+	_, errLoad := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "A", Cwd: t.TempDir()})
 	for name, err := range map[string]error{"prompt": errPrompt, "set_mode": errMode, "set_config_option": errConfig, "load": errLoad} {
 		if !errors.Is(err, acp.ErrSubagentRestricted) {
 			t.Errorf("%s on a child: %v, want ErrSubagentRestricted", name, err)
@@ -223,22 +224,22 @@ func TestSubagentRootsConfined(t *testing.T) {
 	var inErr, outErr error
 	var inText json.RawMessage
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(tu *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(tu *acptest.Turn) (schema.StopReason, error) {
 			if err := raw(tu, `{"sessionUpdate":"subagent_update","sessionId":"A","cwd":"/"}`); err != nil {
 				return "", err
 			}
-			inText, inErr = tu.Call(tu.Context(), acp.MethodFSReadTextFile, map[string]any{"sessionId": "A", "path": filepath.Join(dir, "in.txt")})
-			_, outErr = tu.Call(tu.Context(), acp.MethodFSReadTextFile, map[string]any{"sessionId": "A", "path": outside})
-			return acp.StopReasonEndTurn, nil
+			inText, inErr = tu.Call(tu.Context(), schema.MethodFSReadTextFile, map[string]any{"sessionId": "A", "path": filepath.Join(dir, "in.txt")})
+			_, outErr = tu.Call(tu.Context(), schema.MethodFSReadTextFile, map[string]any{"sessionId": "A", "path": outside})
+			return schema.StopReasonEndTurn, nil
 		},
 	}, &acp.ClientOptions{Subagents: true, FS: (&workspace.FS{}).Handlers()})
 	defer done()
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("go"))
+	turn, err := s.Prompt(ctx, schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestSubagentLimit(t *testing.T) {
 	}, &acp.ClientOptions{Subagents: true, Limits: acp.Limits{MaxSubagentSessions: 2}, OnDiagnostic: func(acp.Diagnostic) {}})
 	defer done()
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func TestSubagentKindsRoundTrip(t *testing.T) {
 		`{"sessionUpdate":"session_message","messageId":"m","senderSessionId":"A","recipientSessionId":null,"content":[{"type":"text","text":"x"}]}`,
 		`{"sessionUpdate":"session_message_chunk","messageId":"m","content":{"type":"text","text":"y"}}`,
 	} {
-		var n1, n2 acp.SessionNotification
+		var n1, n2 schema.SessionNotification
 		if err := json.Unmarshal([]byte(`{"sessionId":"s","update":`+js+`}`), &n1); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -49,20 +50,20 @@ func subagentTurn(t *testing.T, copts acp.ClientOptions, script func(tu *acptest
 	rec := &diagRecorder{}
 	copts.OnDiagnostic = rec.record
 	c, done := connect(&acptest.Options{
-		OnPrompt: func(tu *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(tu *acptest.Turn) (schema.StopReason, error) {
 			if err := script(tu); err != nil {
 				return "", err
 			}
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		},
 	}, &copts)
 	t.Cleanup(done)
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("go"))
+	turn, err := s.Prompt(ctx, schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +160,9 @@ func TestSubagentsScenario(t *testing.T) {
 	// What the parent said about its children, patch by patch.
 	subs := parent.State().Subagents
 	want := []acp.Subagent{
-		{SessionID: "A", Title: "Reader", Description: "done", Capabilities: &acp.SubagentSessionCapabilities{Cancel: &acp.Capability{}},
-			State: &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonEndTurn}, Meta: json.RawMessage(`{"j":2,"k":1}`)},
-		{SessionID: "B", Title: "Writer", State: &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonMaxTokens}},
+		{SessionID: "A", Title: "Reader", Description: "done", Capabilities: &schema.SubagentSessionCapabilities{Cancel: &schema.Capability{}},
+			State: &schema.StateUpdate{State: "idle", StopReason: schema.StopReasonEndTurn}, Meta: json.RawMessage(`{"j":2,"k":1}`)},
+		{SessionID: "B", Title: "Writer", State: &schema.StateUpdate{State: "idle", StopReason: schema.StopReasonMaxTokens}},
 	}
 	if d := cmp.Diff(want, subs, rawEq); d != "" {
 		t.Errorf("Subagents (-want +got):\n%s", d)
@@ -173,8 +174,8 @@ func TestSubagentsScenario(t *testing.T) {
 	// Each child has one turn, the agent's, with its own work.
 	for _, tc := range []struct {
 		s    *acp.Session
-		stop acp.StopReason
-	}{{a, acp.StopReasonEndTurn}, {b, acp.StopReasonMaxTokens}} {
+		stop schema.StopReason
+	}{{a, schema.StopReasonEndTurn}, {b, schema.StopReasonMaxTokens}} {
 		turns := tc.s.Turns()
 		if len(turns) != 1 || !turns[0].AgentStarted() {
 			t.Fatalf("%s: turns %v", tc.s.ID(), turns)
@@ -187,7 +188,7 @@ func TestSubagentsScenario(t *testing.T) {
 		t.Error("the prompted turn says the agent started it")
 	}
 	ast := a.Turns()[0].State()
-	if len(ast.Messages) != 1 || ast.Messages[0].Text != "reading" || len(ast.ToolCalls) != 1 || ast.ToolCalls[0].Status != acp.ToolCallStatusCompleted {
+	if len(ast.Messages) != 1 || ast.Messages[0].Text != "reading" || len(ast.ToolCalls) != 1 || ast.ToolCalls[0].Status != schema.ToolCallStatusCompleted {
 		t.Errorf("A's turn: %+v", ast)
 	}
 	if len(ast.SessionMessages) != 1 || ast.SessionMessages[0].Text() != "read x" || ast.SessionMessages[0].SenderSessionID != parent.ID() {
@@ -217,7 +218,7 @@ func TestSubagentsScenario(t *testing.T) {
 
 	// A child takes no mutation from the client.
 	ctx := context.Background()
-	if _, err := a.Prompt(ctx, acp.Text("hi")); !errors.Is(err, acp.ErrSubagentRestricted) {
+	if _, err := a.Prompt(ctx, schema.Text("hi")); !errors.Is(err, acp.ErrSubagentRestricted) {
 		t.Errorf("Prompt on a child: %v", err)
 	}
 	if err := b.Cancel(); !errors.Is(err, acp.ErrSubagentRestricted) {

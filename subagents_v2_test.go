@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,16 +41,16 @@ func TestSubagentsV2NoCapability(t *testing.T) {
 		t.Fatalf("children A %v, B %v: not registered under the parent", a, b)
 	}
 	want := []acp.Subagent{
-		{SessionID: "A", State: &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonEndTurn}, Meta: json.RawMessage(`{"j":2,"k":null,"m":3}`)},
-		{SessionID: "B", Capabilities: &acp.SubagentSessionCapabilities{Cancel: &acp.Capability{}}, State: &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonMaxTokens}},
+		{SessionID: "A", State: &schema.StateUpdate{State: "idle", StopReason: schema.StopReasonEndTurn}, Meta: json.RawMessage(`{"j":2,"k":null,"m":3}`)},
+		{SessionID: "B", Capabilities: &schema.SubagentSessionCapabilities{Cancel: &schema.Capability{}}, State: &schema.StateUpdate{State: "idle", StopReason: schema.StopReasonMaxTokens}},
 	}
 	if d := cmp.Diff(want, parent.State().Subagents, rawEq); d != "" {
 		t.Errorf("Subagents (-want +got):\n%s", d)
 	}
 	for _, tc := range []struct {
 		s    *acp.Session
-		stop acp.StopReason
-	}{{a, acp.StopReasonEndTurn}, {b, acp.StopReasonMaxTokens}} {
+		stop schema.StopReason
+	}{{a, schema.StopReasonEndTurn}, {b, schema.StopReasonMaxTokens}} {
 		turns := tc.s.Turns()
 		if len(turns) != 1 || !turns[0].AgentStarted() {
 			t.Fatalf("%s: turns %v (want one agent-started turn: duplicate states are idempotent)", tc.s.ID(), turns)
@@ -67,7 +68,7 @@ func TestSubagentsV2NoCapability(t *testing.T) {
 	}
 	checkFolds(t, parent, a, b)
 	ctx := context.Background()
-	if _, err := a.Prompt(ctx, acp.Text("hi")); !errors.Is(err, acp.ErrSubagentRestricted) {
+	if _, err := a.Prompt(ctx, schema.Text("hi")); !errors.Is(err, acp.ErrSubagentRestricted) {
 		t.Errorf("Prompt on a child: %v", err)
 	}
 	if err := a.Cancel(); !errors.Is(err, acp.ErrSubagentRestricted) {
@@ -86,16 +87,16 @@ func TestSubagentsV2NoCapability(t *testing.T) {
 func subagentTurnV2(t *testing.T, script func(tu *acptest.Turn) error) (*acp.Client, *acp.Session, *diagRecorder) {
 	t.Helper()
 	rec := &diagRecorder{}
-	c, done := connect(&acptest.Options{Version: 2, OnPrompt: func(tu *acptest.Turn) (acp.StopReason, error) {
-		return acp.StopReasonEndTurn, script(tu)
+	c, done := connect(&acptest.Options{Version: 2, OnPrompt: func(tu *acptest.Turn) (schema.StopReason, error) {
+		return schema.StopReasonEndTurn, script(tu)
 	}}, &acp.ClientOptions{ProtocolVersion: 2, OnDiagnostic: rec.record})
 	t.Cleanup(done)
 	ctx := context.Background()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("go"))
+	turn, err := s.Prompt(ctx, schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,18 +126,18 @@ func TestSubagentsV2ChildStateMirrored(t *testing.T) {
 	if len(subs) != 2 {
 		t.Fatalf("subagents %+v", subs)
 	}
-	want := &acp.StateUpdate{State: "idle", StopReason: acp.StopReasonMaxTokens, Background: []acp.BackgroundWork{{Type: "tool_call", ToolCallID: "w1"}}}
+	want := &schema.StateUpdate{State: "idle", StopReason: schema.StopReasonMaxTokens, Background: []schema.BackgroundWork{{Type: "tool_call", ToolCallID: "w1"}}}
 	if d := cmp.Diff(want, subs[0].State, rawEq); d != "" || subs[0].Title != "Reader" {
 		t.Errorf("A's mirrored state (-want +got):\n%s", d)
 	}
-	if st := subs[1].State; st == nil || st.State != acp.StateRequiresAction {
+	if st := subs[1].State; st == nil || st.State != schema.StateRequiresAction {
 		t.Errorf("B: the parent's own report after the child's did not replace it: %+v", st)
 	}
 	mirrored := 0
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for ev := range parent.Events(ctx, 0) {
-		if u, ok := ev.Update.(*acp.SubagentUpdate); ok && ev.Origin == acp.OriginLocal && u.State.Present {
+		if u, ok := ev.Update.(*schema.SubagentUpdate); ok && ev.Origin == acp.OriginLocal && u.State.Present {
 			mirrored++
 		}
 	}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"testing"
 )
 
@@ -26,8 +27,8 @@ func TestToolCallNameKept(t *testing.T) {
 	if len(st.ToolCalls) != 2 || st.ToolCalls[0].Name != "read_file" || st.ToolCalls[1].Name != "grep" {
 		t.Fatalf("tool calls = %+v", st.ToolCalls)
 	}
-	b, _ := json.Marshal(&ToolCall{ToolCallID: "t", Title: "x", Name: "n"})
-	var back ToolCall
+	b, _ := json.Marshal(&schema.ToolCall{ToolCallID: "t", Title: "x", Name: "n"})
+	var back schema.ToolCall
 	if err := json.Unmarshal(b, &back); err != nil || back.Name != "n" {
 		t.Fatalf("round trip: %s → %+v, %v", b, back, err)
 	}

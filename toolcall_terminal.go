@@ -15,7 +15,7 @@ import (
 //   - _meta.terminal_output_delta {terminal_id, data}: more output;
 //   - _meta.terminal_exit {terminal_id, exit_code, signal}: it ended.
 //
-// The tool call's content then holds a [TerminalContent] with that id,
+// The tool call's content then holds a [schema.TerminalContent] with that id,
 // which the client never created with terminal/create: it is kept as it
 // is (it names the agent's terminal, for display only), and its output is
 // here, not behind terminal/output.

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 	"unsafe"
@@ -41,7 +42,7 @@ func TestAgentTerminalFold(t *testing.T) {
 	if at := tc.AgentTerminal; at == nil || at.TerminalID != "c" || at.Cwd != "/w" || at.Output != "" || at.Exited {
 		t.Fatalf("after terminal_info: %+v", at)
 	}
-	if _, ok := tc.Content[0].(*TerminalContent); !ok {
+	if _, ok := tc.Content[0].(*schema.TerminalContent); !ok {
 		t.Errorf("content %T, want the agent's *TerminalContent kept", tc.Content[0])
 	}
 	first := apply(delta(`a\n`))
@@ -83,7 +84,7 @@ func TestAgentTerminalFold(t *testing.T) {
 func TestAgentTerminalAppendAfterRestore(t *testing.T) {
 	var tt toolTable
 	tt.put(&ToolCallState{ToolCallID: "c", AgentTerminal: &ToolCallTerminal{TerminalID: "c", Output: "old"}})
-	tc := tt.update(&ToolCallUpdate{ToolCallID: "c", Meta: []byte(`{"terminal_output_delta":{"data":"+new","terminal_id":"c"}}`)})
+	tc := tt.update(&schema.ToolCallUpdate{ToolCallID: "c", Meta: []byte(`{"terminal_output_delta":{"data":"+new","terminal_id":"c"}}`)})
 	if tc.AgentTerminal.Output != "old+new" {
 		t.Errorf("output %q, want old+new", tc.AgentTerminal.Output)
 	}
@@ -99,7 +100,7 @@ func TestAgentTerminalCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	var f fold
-	plain := f.foldCost(&ToolCallUpdate{ToolCallID: "c"})
+	plain := f.foldCost(&schema.ToolCallUpdate{ToolCallID: "c"})
 	if got := f.foldCost(u); got-plain < int64(2*len(data)) {
 		t.Errorf("fold cost of a %d-byte delta: %d beyond a plain update, want at least %d", len(data), got-plain, 2*len(data))
 	}

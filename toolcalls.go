@@ -1,6 +1,9 @@
 package acp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/acpclient/acp/schema"
+)
 
 // ToolCallState is one tool call as folded from the agent's tool_call and
 // tool_call_update notifications (and the toolCall of permission requests).
@@ -15,13 +18,13 @@ type ToolCallState struct {
 	Title      string `json:"title"`
 	// Name is the tool's programmatic name, when the agent sent one
 	// (unstable: follows schema.unstable.json).
-	Name      string             `json:"name,omitempty"`
-	Kind      ToolKind           `json:"kind,omitempty"`
-	Status    ToolCallStatus     `json:"status,omitempty"`
-	Content   []ToolCallContent  `json:"content,omitempty"`
-	Locations []ToolCallLocation `json:"locations,omitempty"`
-	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
+	Name      string                    `json:"name,omitempty"`
+	Kind      schema.ToolKind           `json:"kind,omitempty"`
+	Status    schema.ToolCallStatus     `json:"status,omitempty"`
+	Content   []schema.ToolCallContent  `json:"content,omitempty"`
+	Locations []schema.ToolCallLocation `json:"locations,omitempty"`
+	RawInput  json.RawMessage           `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage           `json:"rawOutput,omitempty"`
 	// Meta is the _meta of the latest tool_call or tool_call_update that
 	// carried one: like every other field, a _meta sent replaces the one
 	// held (codex-acp 2.x sends a command's output and exit status only
@@ -48,7 +51,7 @@ type ToolCallState struct {
 // failed, or cancelled locally).
 func (tc *ToolCallState) Finished() bool {
 	switch tc.Status {
-	case ToolCallStatusCompleted, ToolCallStatusFailed, ToolCallStatusCancelled:
+	case schema.ToolCallStatusCompleted, schema.ToolCallStatusFailed, schema.ToolCallStatusCancelled:
 		return true
 	}
 	return false
@@ -97,14 +100,14 @@ func (tt *toolTable) put(tc *ToolCallState) {
 
 // create applies a tool_call: a new entry, or a whole replacement. It
 // returns the entry as stored, never to be mutated.
-func (tt *toolTable) create(u *ToolCall) *ToolCallState {
+func (tt *toolTable) create(u *schema.ToolCall) *ToolCallState {
 	status := u.Status
 	if status == "" {
-		status = ToolCallStatusPending
+		status = schema.ToolCallStatusPending
 	}
 	kind := u.Kind
 	if kind == "" {
-		kind = ToolKindOther
+		kind = schema.ToolKindOther
 	}
 	tc := &ToolCallState{
 		ToolCallID:  u.ToolCallID,
@@ -127,12 +130,12 @@ func (tt *toolTable) create(u *ToolCall) *ToolCallState {
 // update applies a tool_call_update (or a permission request's toolCall, or
 // a local cancelled mark) and returns the entry as stored. Once a tool call
 // is cancelled, only a final status (completed, failed) replaces that.
-func (tt *toolTable) update(u *ToolCallUpdate) *ToolCallState {
+func (tt *toolTable) update(u *schema.ToolCallUpdate) *ToolCallState {
 	var tc ToolCallState
 	if old, ok := tt.get(u.ToolCallID); ok {
 		tc = *old
 	} else {
-		tc = ToolCallState{ToolCallID: u.ToolCallID, Kind: ToolKindOther, Status: ToolCallStatusPending, Unannounced: true}
+		tc = ToolCallState{ToolCallID: u.ToolCallID, Kind: schema.ToolKindOther, Status: schema.ToolCallStatusPending, Unannounced: true}
 	}
 	if u.Title != nil {
 		tc.Title = *u.Title
@@ -206,9 +209,9 @@ func (tt *toolTable) toMark(cancelled bool, changed *ToolCallState) []string {
 
 // cancelMarkStands reports whether a local cancelled mark survives a status
 // the agent sends: only a final status replaces it.
-func cancelMarkStands(current, sent ToolCallStatus) bool {
-	return current == ToolCallStatusCancelled &&
-		sent != ToolCallStatusCompleted && sent != ToolCallStatusFailed
+func cancelMarkStands(current, sent schema.ToolCallStatus) bool {
+	return current == schema.ToolCallStatusCancelled &&
+		sent != schema.ToolCallStatusCompleted && sent != schema.ToolCallStatusFailed
 }
 
 func (tt *toolTable) snapshot() []ToolCallState {
@@ -225,15 +228,15 @@ func (tt *toolTable) snapshot() []ToolCallState {
 // appendContent folds v2's tool_call_content_chunk: c is appended to the
 // tool call's content; an id not seen before starts a tool call at the
 // defaults (v2's upsert rule).
-func (tt *toolTable) appendContent(id string, c ToolCallContent) *ToolCallState {
+func (tt *toolTable) appendContent(id string, c schema.ToolCallContent) *ToolCallState {
 	var tc ToolCallState
 	if old, ok := tt.get(id); ok {
 		tc = *old
 	} else {
-		tc = ToolCallState{ToolCallID: id, Kind: ToolKindOther, Status: ToolCallStatusPending}
+		tc = ToolCallState{ToolCallID: id, Kind: schema.ToolKindOther, Status: schema.ToolCallStatusPending}
 	}
 	// A fresh array: snapshots taken before share the old one.
-	content := make([]ToolCallContent, len(tc.Content), len(tc.Content)+1)
+	content := make([]schema.ToolCallContent, len(tc.Content), len(tc.Content)+1)
 	copy(content, tc.Content)
 	tc.Content = append(content, c)
 	tt.put(&tc)

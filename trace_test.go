@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +40,7 @@ func TestTraceAndRedaction(t *testing.T) {
 	}
 	c, a := connectRaw(t, &ClientOptions{Trace: tw}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("my key is "+secret))
+	turn, err := s.Prompt(context.Background(), schema.Text("my key is "+secret))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -129,7 +130,7 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 
 	var mu sync.Mutex
 	answers := rec.answers["session/request_permission"]
-	permission := func(pctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	permission := func(pctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		mu.Lock()
 		var res json.RawMessage
 		if len(answers) > 0 {
@@ -137,13 +138,13 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 		}
 		mu.Unlock()
 		var r struct {
-			Outcome acp.PermissionOutcome `json:"outcome"`
+			Outcome schema.PermissionOutcome `json:"outcome"`
 		}
 		if res == nil || json.Unmarshal(res, &r) != nil {
 			t.Errorf("a permission request the recording did not answer: %+v", req.ToolCall)
 			return acp.CancelledOutcome(), nil
 		}
-		if r.Outcome.Kind == acp.OutcomeCancelled {
+		if r.Outcome.Kind == schema.OutcomeCancelled {
 			// The recorded client cancelled the turn while this was open.
 			<-pctx.Done()
 		}
@@ -173,7 +174,7 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 		st := step{Method: method}
 		if err != nil {
 			st.Error = err.Error()
-			var e *acp.Error
+			var e *schema.Error
 			if errors.As(err, &e) {
 				st.Code = e.Code
 			}
@@ -196,20 +197,20 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 		switch m.method {
 		case "session/new":
 			var err error
-			s, err = c.NewSession(ctx, &acp.NewSessionRequest{Cwd: p.Cwd})
+			s, err = c.NewSession(ctx, &schema.NewSessionRequest{Cwd: p.Cwd})
 			record(m.method, err)
 		case "session/resume":
 			var err error
 			if len(p.ReplayFrom) > 0 {
 				// v2 has no session/load: LoadSession resumes from the start.
-				s, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+				s, err = c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
 			} else {
-				s, err = c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+				s, err = c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
 			}
 			record(m.method, err)
 		case "session/load":
 			var err error
-			s, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			s, err = c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
 			record(m.method, err)
 		case "session/list":
 			for page, err := range c.ListSessions(ctx, nil) {
@@ -223,7 +224,7 @@ func driveE2E(t *testing.T, agent *acptest.Agent, rec *recording) replayResult {
 			if s == nil {
 				t.Fatal("a prompt before any session")
 			}
-			turn, err := s.Prompt(ctx, acp.Text(p.Prompt[0].Text))
+			turn, err := s.Prompt(ctx, schema.Text(p.Prompt[0].Text))
 			if err != nil {
 				record(m.method, err)
 				break

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
 )
@@ -92,9 +93,9 @@ type step struct {
 }
 
 type replayResult struct {
-	Agent   *acp.InitializeResponse `json:"initialize"`
-	Steps   []step                  `json:"steps"`
-	Session *acp.SessionState       `json:"session,omitempty"`
+	Agent   *schema.InitializeResponse `json:"initialize"`
+	Steps   []step                     `json:"steps"`
+	Session *acp.SessionState          `json:"session,omitempty"`
 }
 
 // driveLikeRecording performs, with our client, each request the recorded
@@ -138,7 +139,7 @@ func driveLikeRecording(t *testing.T, agent *acptest.Agent, frames []acptest.Fra
 		st := step{Method: method}
 		if err != nil {
 			st.Error = err.Error()
-			var e *acp.Error
+			var e *schema.Error
 			if errors.As(err, &e) {
 				st.Code = e.Code
 			}
@@ -173,14 +174,14 @@ func driveLikeRecording(t *testing.T, agent *acptest.Agent, frames []acptest.Fra
 		drove := true
 		switch m.method {
 		case "authenticate":
-			_, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: p.MethodID})
+			_, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: p.MethodID})
 			record(m.method, err)
 		case "session/new":
 			var err error
-			s, err = c.NewSession(ctx, &acp.NewSessionRequest{Cwd: p.Cwd})
+			s, err = c.NewSession(ctx, &schema.NewSessionRequest{Cwd: p.Cwd})
 			record(m.method, err)
 		case "session/load":
-			ls, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
+			ls, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: p.SessionID, Cwd: p.Cwd})
 			if err == nil {
 				s = ls
 			}
@@ -204,7 +205,7 @@ func driveLikeRecording(t *testing.T, agent *acptest.Agent, frames []acptest.Fra
 				break
 			}
 			var err error
-			turn, err = s.Prompt(ctx, acp.Text(p.Prompt[0].Text))
+			turn, err = s.Prompt(ctx, schema.Text(p.Prompt[0].Text))
 			if err != nil {
 				record(m.method, err)
 				turn = nil

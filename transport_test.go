@@ -3,6 +3,7 @@ package acp
 import (
 	"bufio"
 	"context"
+	"github.com/acpclient/acp/schema"
 	"io"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func TestCustomTransport(t *testing.T) {
 	}
 	c := r.c
 	sess := newSessionRaw(t, c, a)
-	turn, err := sess.Prompt(context.Background(), Text("hi"))
+	turn, err := sess.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 	"iter"
 )
 
@@ -60,17 +61,17 @@ type Turn struct {
 type TurnState struct {
 	// StopReason is why the turn ended; empty while it runs or if it failed.
 	// A cancelled turn says cancelled whatever the agent answered.
-	StopReason StopReason `json:"stopReason,omitempty"`
+	StopReason schema.StopReason `json:"stopReason,omitempty"`
 	// Usage is the prompt response's token usage, if the agent sent one.
-	Usage *Usage `json:"usage,omitempty"`
+	Usage *schema.Usage `json:"usage,omitempty"`
 	// Meta is the prompt response's _meta, if the agent sent one.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 
-	Messages     []Message       `json:"messages"`
-	Thoughts     []Message       `json:"thoughts"`
-	UserMessages []Message       `json:"userMessages,omitempty"`
-	ToolCalls    []ToolCallState `json:"toolCalls"`
-	Plan         []PlanEntry     `json:"plan"`
+	Messages     []Message          `json:"messages"`
+	Thoughts     []Message          `json:"thoughts"`
+	UserMessages []Message          `json:"userMessages,omitempty"`
+	ToolCalls    []ToolCallState    `json:"toolCalls"`
+	Plan         []schema.PlanEntry `json:"plan"`
 	// PlanID is the id of the plan_update list plan whose entries Plan
 	// shows (the plan the turn updated last, until its plan_removed); ""
 	// when Plan is a legacy plan update's, or empty because the last plan
@@ -84,9 +85,9 @@ type TurnState struct {
 	// Cancelled: the client cancelled the turn. AgentStopReason and
 	// AgentError keep what the agent answered when that was not
 	// "cancelled" (real agents answer end_turn, or an error).
-	Cancelled       bool       `json:"cancelled,omitempty"`
-	AgentStopReason StopReason `json:"agentStopReason,omitempty"`
-	AgentError      *Error     `json:"agentError,omitempty"`
+	Cancelled       bool              `json:"cancelled,omitempty"`
+	AgentStopReason schema.StopReason `json:"agentStopReason,omitempty"`
+	AgentError      *schema.Error     `json:"agentError,omitempty"`
 }
 
 func (f *fold) state() TurnState {
@@ -111,20 +112,20 @@ func (f *fold) state() TurnState {
 // while one runs (turns are not queued). A ctx that is already done sends
 // nothing. When ctx ends while the turn runs, the turn is cancelled exactly
 // as by [Turn.Cancel] — the call is never simply abandoned.
-func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, error) {
+func (s *Session) Prompt(ctx context.Context, blocks ...schema.ContentBlock) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, callError(MethodSessionPrompt, err)
+		return nil, callError(schema.MethodSessionPrompt, err)
 	}
 	if len(blocks) == 0 {
-		return nil, callError(MethodSessionPrompt, errors.New("empty prompt"))
+		return nil, callError(schema.MethodSessionPrompt, errors.New("empty prompt"))
 	}
-	if err := s.checkMutable(MethodSessionPrompt); err != nil {
+	if err := s.checkMutable(schema.MethodSessionPrompt); err != nil {
 		return nil, err
 	}
 	if err := s.c.checkPrompt(blocks); err != nil {
 		return nil, err
 	}
-	req := &PromptRequest{SessionID: s.id, Prompt: blocks}
+	req := &schema.PromptRequest{SessionID: s.id, Prompt: blocks}
 
 	// Lock order is c.mu before s.mu (see Client.register), so the turn is
 	// registered with the client outside s.mu, once it is the session's.
@@ -132,7 +133,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 	// During a restart the turn waits for the restored session rather
 	// than fail on the dead connection (restart.go).
 	if _, err := c.connFor(ctx); err != nil {
-		return nil, callError(MethodSessionPrompt, err)
+		return nil, callError(schema.MethodSessionPrompt, err)
 	}
 	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
 	// Observed before the turn is the session's: from then on the reader
@@ -148,13 +149,13 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 			err = s.lost
 		}
 		s.mu.Unlock()
-		err = callError(MethodSessionPrompt, err)
+		err = callError(schema.MethodSessionPrompt, err)
 		t.obs.end(TurnEnd{Err: err})
 		return nil, err
 	}
 	if s.turn != nil {
 		s.mu.Unlock()
-		err := callError(MethodSessionPrompt, ErrTurnInProgress)
+		err := callError(schema.MethodSessionPrompt, ErrTurnInProgress)
 		t.obs.end(TurnEnd{Err: err})
 		return nil, err
 	}
@@ -169,25 +170,25 @@ func (s *Session) Prompt(ctx context.Context, blocks ...ContentBlock) (*Turn, er
 
 // checkPrompt enforces promptCapabilities (spec: the client MUST restrict
 // prompt content to what the agent advertised).
-func (c *Client) checkPrompt(blocks []ContentBlock) error {
+func (c *Client) checkPrompt(blocks []schema.ContentBlock) error {
 	pc := c.agent().AgentCapabilities.PromptCapabilities
 	for i, b := range blocks {
 		var need string
 		switch b.(type) {
-		case *ImageContent:
+		case *schema.ImageContent:
 			if !pc.Image {
 				need = "promptCapabilities.image"
 			}
-		case *AudioContent:
+		case *schema.AudioContent:
 			if !pc.Audio {
 				need = "promptCapabilities.audio"
 			}
-		case *EmbeddedResource:
+		case *schema.EmbeddedResource:
 			if !pc.EmbeddedContext {
 				need = "promptCapabilities.embeddedContext"
 			}
 		case nil:
-			return callError(MethodSessionPrompt, fmt.Errorf("prompt block %d is nil", i))
+			return callError(schema.MethodSessionPrompt, fmt.Errorf("prompt block %d is nil", i))
 		}
 		if need != "" {
 			return notSupported(fmt.Sprintf("session/prompt block %d (%T)", i, b), need)
@@ -218,7 +219,7 @@ func (t *Turn) Done() <-chan struct{} { return t.done }
 // failed (connection lost, agent error, cancel grace expired). A cancelled
 // turn returns StopReasonCancelled — with a nil error when the agent
 // answered, with an error wrapping ErrCancelGrace when it did not in time.
-func (t *Turn) Wait() (StopReason, error) {
+func (t *Turn) Wait() (schema.StopReason, error) {
 	<-t.done
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
@@ -292,8 +293,8 @@ func (t *Turn) stateLocked() TurnState {
 // rely on two readers getting the same pointer). The turn's log is not
 // released (see Limits.TurnLogs) while an iteration runs; one started after
 // the release yields nothing.
-func (t *Turn) Updates() iter.Seq[Update] {
-	return func(yield func(Update) bool) {
+func (t *Turn) Updates() iter.Seq[schema.Update] {
+	return func(yield func(schema.Update) bool) {
 		t.s.mu.Lock()
 		t.log.enter()
 		t.s.mu.Unlock()
@@ -334,7 +335,7 @@ func (t *Turn) Updates() iter.Seq[Update] {
 
 // applyLocked folds one update into the turn; meta is its notification's
 // own _meta. s.mu is held.
-func (t *Turn) applyLocked(u Update, meta json.RawMessage) {
+func (t *Turn) applyLocked(u schema.Update, meta json.RawMessage) {
 	tc := t.fold.apply(u)
 	e := newEntry(entAgent, u, tc)
 	if k := plainText(u); k != textNone {
@@ -386,7 +387,7 @@ func (st TurnState) MarshalJSON() ([]byte, error) {
 		p.ToolCalls = []ToolCallState{}
 	}
 	if p.Plan == nil {
-		p.Plan = []PlanEntry{}
+		p.Plan = []schema.PlanEntry{}
 	}
 	return json.Marshal(p)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp/internal/agenttext"
+	"github.com/acpclient/acp/schema"
 )
 
 // How a turn ends, whatever the protocol version: cancelled by the client
@@ -67,10 +68,10 @@ func (t *Turn) Cancel() {
 	if octx == nil { // a turn the agent started, or no Observer
 		octx = context.Background()
 	}
-	params, end := c.observeCall(octx, MethodSessionCancel, &CancelNotification{SessionID: s.id}, true)
+	params, end := c.observeCall(octx, schema.MethodSessionCancel, &schema.CancelNotification{SessionID: s.id}, true)
 	frame, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"method":  MethodSessionCancel,
+		"method":  schema.MethodSessionCancel,
 		"params":  params,
 	})
 	err := c.conn.Load().wire.SendRaw(frame, true)
@@ -99,9 +100,9 @@ func (t *Turn) expire() {
 		c.deadPrompts[t.id] = true
 	}
 	c.mu.Unlock()
-	method := MethodSessionPrompt
+	method := schema.MethodSessionPrompt
 	if t.byAgent {
-		method = MethodSessionCancel // a child's turn: no prompt was sent
+		method = schema.MethodSessionCancel // a child's turn: no prompt was sent
 	}
 	t.finish(func(l *turnLife) { l.expired(callError(method, ErrCancelGrace)) })
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/acpclient/acp/schema"
 	"time"
 )
 
@@ -31,10 +32,10 @@ type turnLife struct {
 // agentAnswer is how the agent ended a turn: its stop reason and the rest
 // of its answer, or the error it answered with.
 type agentAnswer struct {
-	stop  StopReason
-	usage *Usage
+	stop  schema.StopReason
+	usage *schema.Usage
 	meta  json.RawMessage
-	err   *Error // the agent answered an error
+	err   *schema.Error // the agent answered an error
 	// fail is the turn's error when it was not cancelled: err as the
 	// caller reports it, or why the answer did not decode.
 	fail error
@@ -59,10 +60,10 @@ func (l *turnLife) agentEnded(a agentAnswer) {
 		// The spec says the agent answers a cancelled turn with
 		// "cancelled"; real agents answer end_turn or an error. It is
 		// cancelled either way; keep what they said.
-		l.out.StopReason = StopReasonCancelled
+		l.out.StopReason = schema.StopReasonCancelled
 		if a.err != nil {
 			l.out.AgentError = a.err
-		} else if a.stop != StopReasonCancelled {
+		} else if a.stop != schema.StopReasonCancelled {
 			l.out.AgentStopReason = a.stop
 		}
 	case a.fail != nil:
@@ -76,14 +77,14 @@ func (l *turnLife) agentEnded(a agentAnswer) {
 // long) as the outcome; a cancelled turn still says cancelled.
 func (l *turnLife) failed(err error) {
 	if l.cancelled {
-		l.out.StopReason = StopReasonCancelled
+		l.out.StopReason = schema.StopReasonCancelled
 	}
 	l.out.Err = err
 }
 
 // expired records that the cancel grace ended the turn.
 func (l *turnLife) expired(err error) {
-	l.out.StopReason = StopReasonCancelled
+	l.out.StopReason = schema.StopReasonCancelled
 	l.out.Err = err
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,7 +20,7 @@ func TestTurnBarrierUnderLoad(t *testing.T) {
 	const n = 100_000
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestSlowUpdatesConsumer(t *testing.T) {
 	const n = 300
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestUpdatesBeforeSessionNewResponse(t *testing.T) {
 func TestLateUpdatesStayOutOfNextTurn(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	turn, _ := s.Prompt(context.Background(), Text("one"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("one"))
 	p := a.expect("session/prompt")
 	a.update("s1", chunk("in turn"))
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
@@ -150,7 +151,7 @@ func TestLateUpdatesStayOutOfNextTurn(t *testing.T) {
 			break
 		}
 	}
-	turn2, err := s.Prompt(context.Background(), Text("two"))
+	turn2, err := s.Prompt(context.Background(), schema.Text("two"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestLoadReplay(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	ch := make(chan *Session, 1)
 	go func() {
-		s, err := c.LoadSession(context.Background(), &LoadSessionRequest{SessionID: "old", Cwd: "/tmp"})
+		s, err := c.LoadSession(context.Background(), &schema.LoadSessionRequest{SessionID: "old", Cwd: "/tmp"})
 		if err != nil {
 			t.Error(err)
 		}
@@ -204,7 +205,7 @@ func TestLoadReplay(t *testing.T) {
 	want := TurnState{
 		Messages:     []Message{{Text: "hello", Order: 1}},
 		UserMessages: []Message{{Text: "hi", Order: 0}},
-		ToolCalls:    []ToolCallState{{ToolCallID: "x", Title: "Read", Kind: ToolKindOther, Status: ToolCallStatusCompleted, Order: 2}},
+		ToolCalls:    []ToolCallState{{ToolCallID: "x", Title: "Read", Kind: schema.ToolKindOther, Status: schema.ToolCallStatusCompleted, Order: 2}},
 	}
 	if diff := cmp.Diff(want, st.History); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
@@ -218,8 +219,8 @@ func TestLoadReplay(t *testing.T) {
 
 type readOnlyFS struct{}
 
-func (readOnlyFS) ReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return &ReadTextFileResponse{Content: "x"}, nil
+func (readOnlyFS) ReadTextFile(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
+	return &schema.ReadTextFileResponse{Content: "x"}, nil
 }
 
 // A prompt may mix every content type the agent advertises; each block goes
@@ -228,12 +229,12 @@ func TestPromptMixedContent(t *testing.T) {
 	c, a := connectRaw(t, nil, nil) // defaultInit advertises image, audio, embeddedContext
 	s := newSessionRaw(t, c, a)
 	turn, err := s.Prompt(context.Background(),
-		Text("look at these"),
-		Image("aGk=", "image/png"),
-		&AudioContent{Data: "UklG", MimeType: "audio/wav"},
-		Link("file:///w/main.go", "main.go"),
-		&EmbeddedResource{Resource: &TextResourceContents{URI: "file:///w/a.txt", Text: "alpha", MimeType: "text/plain"}},
-		&EmbeddedResource{Resource: &BlobResourceContents{URI: "file:///w/b.bin", Blob: "AAE="}},
+		schema.Text("look at these"),
+		schema.Image("aGk=", "image/png"),
+		&schema.AudioContent{Data: "UklG", MimeType: "audio/wav"},
+		schema.Link("file:///w/main.go", "main.go"),
+		&schema.EmbeddedResource{Resource: &schema.TextResourceContents{URI: "file:///w/a.txt", Text: "alpha", MimeType: "text/plain"}},
+		&schema.EmbeddedResource{Resource: &schema.BlobResourceContents{URI: "file:///w/b.bin", Blob: "AAE="}},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +299,7 @@ func TestUpdateNotificationMeta(t *testing.T) {
 	}
 	var sessionMeta string
 	for ev := range s.Events(context.Background(), 0) {
-		if _, ok := ev.Update.(*AvailableCommandsUpdate); ok {
+		if _, ok := ev.Update.(*schema.AvailableCommandsUpdate); ok {
 			sessionMeta = string(ev.Meta)
 		}
 		if ev.Kind == EventUpdate && ev.Turn == turn {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/creachadair/jrpc2"
 )
 
@@ -20,21 +21,21 @@ import (
 // running turn, and returns t once the request is on the wire (see
 // Session.Prompt). The request is sent with octx, ctx as the Observer
 // returned it.
-func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequest) (*Turn, error) {
+func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.PromptRequest) (*Turn, error) {
 	s := t.s
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
 		<-c.done
-		t.fail(callError(MethodSessionPrompt, c.endErr))
-		return nil, callError(MethodSessionPrompt, c.endErr)
+		t.fail(callError(schema.MethodSessionPrompt, c.endErr))
+		return nil, callError(schema.MethodSessionPrompt, c.endErr)
 	}
 	c.calls.Add(1)
 	g := c.conn.Load()
 	c.mu.Unlock()
 	// Observed before the prompt slot is taken: the observer's work is
 	// not part of the few microseconds the slot is held.
-	params, end := c.observeCall(octx, MethodSessionPrompt, req, false)
+	params, end := c.observeCall(octx, schema.MethodSessionPrompt, req, false)
 	// jrpc2 picks the request id when it sends the frame; the wire's hook
 	// (onCallSent) learns it there and gives it to c.sending. One prompt at
 	// a time passes this point, for the few microseconds jrpc2 takes to
@@ -60,7 +61,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *PromptRequ
 		return t, nil
 	}
 	if err != nil {
-		t.fail(callError(MethodSessionPrompt, c.mapSendErr(g, err)))
+		t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
 		return nil, t.Err()
 	}
 	stop := context.AfterFunc(ctx, t.Cancel)
@@ -85,7 +86,7 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 	}
 	// The call is not tied to the Prompt context: ending a turn early is
 	// session/cancel (see Turn.Cancel), never an abandoned call.
-	rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: MethodSessionPrompt, Params: params}})
+	rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: schema.MethodSessionPrompt, Params: params}})
 	if err != nil {
 		c.mu.Lock()
 		if c.sending == t { // never reached the wire
@@ -93,21 +94,21 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 			<-c.promptSlot
 		}
 		c.mu.Unlock()
-		t.fail(callError(MethodSessionPrompt, c.mapSendErr(g, err)))
+		t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
 		return
 	}
 	if out := g.wire.Settle(rsps[0].ID()); out.Answered {
 		return // the reader ended the turn
 	}
 	<-g.done
-	t.fail(callError(MethodSessionPrompt, g.endErr))
+	t.fail(callError(schema.MethodSessionPrompt, g.endErr))
 }
 
 // onCallSent is the wire's hook for every call jrpc2 sends, called before
 // the frame can reach the agent. A prompt's turn learns its request id here
 // and is registered under it, so its response always finds it.
 func (c *Client) onCallSent(id []byte, method string, params []byte) func(error) {
-	if method != MethodSessionPrompt {
+	if method != schema.MethodSessionPrompt {
 		return c.onCreateSent(id, method, params)
 	}
 	c.mu.Lock()
@@ -148,7 +149,7 @@ func (c *Client) mapSendErr(g *agentConn, err error) error {
 // wire order: every update the agent wrote before the answer is in the
 // turn, every one after it is not. jrpc2 still completes the call.
 func (c *Client) onResponse(id []byte, method string, raw []byte) {
-	if method != MethodSessionPrompt {
+	if method != schema.MethodSessionPrompt {
 		c.onCreateAnswered(id, method, raw)
 		return
 	}
@@ -169,17 +170,17 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	}
 	var msg struct {
 		Result json.RawMessage `json:"result"`
-		Error  *Error          `json:"error"`
+		Error  *schema.Error   `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &msg); err != nil {
-		t.fail(callError(MethodSessionPrompt, err))
+		t.fail(callError(schema.MethodSessionPrompt, err))
 		return
 	}
 	if c.version == 2 {
 		c.acceptedV2(t, msg.Result, msg.Error)
 		return
 	}
-	var res PromptResponse
+	var res schema.PromptResponse
 	var decodeErr error
 	if msg.Error == nil {
 		decodeErr = json.Unmarshal(msg.Result, &res)
@@ -187,9 +188,9 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	a := agentAnswer{stop: res.StopReason, usage: res.Usage, meta: res.Meta, err: msg.Error}
 	switch {
 	case msg.Error != nil:
-		a.fail = callError(MethodSessionPrompt, c.authError(msg.Error))
+		a.fail = callError(schema.MethodSessionPrompt, c.authError(msg.Error))
 	case decodeErr != nil:
-		a.fail = callError(MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
+		a.fail = callError(schema.MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
 	}
 	t.finish(func(l *turnLife) { l.agentEnded(a) })
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/acpclient/acp/schema"
 )
 
 // The v2 lifecycle of a turn (ACP v2 prompt lifecycle, schema
@@ -22,22 +23,22 @@ import (
 type turnV2 struct {
 	active    bool   // a running or requires_action snapshot arrived
 	messageID string // the prompt's user message, from the answer
-	stop      StopReason
-	usage     *Usage
-	err       *Error // the idle's error, with stop reason "error"
+	stop      schema.StopReason
+	usage     *schema.Usage
+	err       *schema.Error // the idle's error, with stop reason "error"
 }
 
 // turnStateLocked folds a state_update into the running turn's lifecycle
 // and returns the turn if the update ends it. s.mu is held.
-func (s *Session) turnStateLocked(u *StateUpdate) *Turn {
+func (s *Session) turnStateLocked(u *schema.StateUpdate) *Turn {
 	t := s.turn
 	if t == nil || t.life.ended {
 		return nil
 	}
 	switch u.State {
-	case StateRunning, StateRequiresAction:
+	case schema.StateRunning, schema.StateRequiresAction:
 		t.v2.active = true
-	case StateIdle:
+	case schema.StateIdle:
 		if !t.v2.active {
 			return nil
 		}
@@ -49,9 +50,9 @@ func (s *Session) turnStateLocked(u *StateUpdate) *Turn {
 
 // acceptedV2 handles the v2 answer to session/prompt: a result accepts the
 // prompt (the turn runs on until idle), an error ends the turn with it.
-func (c *Client) acceptedV2(t *Turn, result json.RawMessage, rpcErr *Error) {
+func (c *Client) acceptedV2(t *Turn, result json.RawMessage, rpcErr *schema.Error) {
 	if rpcErr != nil {
-		a := agentAnswer{err: rpcErr, fail: callError(MethodSessionPrompt, c.authError(rpcErr))}
+		a := agentAnswer{err: rpcErr, fail: callError(schema.MethodSessionPrompt, c.authError(rpcErr))}
 		t.finish(func(l *turnLife) { l.agentEnded(a) })
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -84,7 +85,7 @@ func TestV2BackgroundJoined(t *testing.T) {
 	stop()
 	var logged *Activity
 	for ev := range s.Events(ctx, 0) {
-		if u, ok := ev.Update.(*StateUpdate); ok && len(u.Background) == 5 {
+		if u, ok := ev.Update.(*schema.StateUpdate); ok && len(u.Background) == 5 {
 			logged = ev.Activity
 		}
 	}
@@ -106,7 +107,7 @@ func TestV2BackgroundJoined(t *testing.T) {
 	}
 
 	// Inside a later turn too: the session's feed carries the change.
-	turn2, err := s.Prompt(context.Background(), Text("more"))
+	turn2, err := s.Prompt(context.Background(), schema.Text("more"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestV2BackgroundJoined(t *testing.T) {
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"})
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "c9", "title": "foreground"})
 	syncRaw(t, a, 902)
-	if tc := s.State().Activity.Background[0].ToolCall; tc == nil || tc.Status != ToolCallStatusCompleted {
+	if tc := s.State().Activity.Background[0].ToolCall; tc == nil || tc.Status != schema.ToolCallStatusCompleted {
 		t.Fatalf("tool call item in turn 2: %+v", tc)
 	}
 	if d := cmp.Diff(s.State(), sessionFoldOf(t, s), ignoreOutside); d != "" {

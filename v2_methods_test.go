@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestV2AuthMethodNames(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
 	done := make(chan error, 2)
 	go func() {
-		_, err := c.Authenticate(context.Background(), &AuthenticateRequest{MethodID: "api-key"})
+		_, err := c.Authenticate(context.Background(), &schema.AuthenticateRequest{MethodID: "api-key"})
 		done <- err
 	}()
 	m := a.expect("auth/login")
@@ -94,7 +95,7 @@ func TestV2SetConfigOptionType(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
 	done := make(chan *Session, 1)
 	go func() {
-		s, _ := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		s, _ := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		done <- s
 	}()
 	a.reply(a.expect("session/new"), map[string]any{"sessionId": "s1", "configOptions": []any{map[string]any{
@@ -154,7 +155,7 @@ func TestV2ToolCallCancelCapability(t *testing.T) {
 	syncRaw(t, a, 901)
 	refused("c1")
 	refused("c2")
-	if tc := turn.State().ToolCalls[1]; tc.Status != ToolCallStatusInProgress {
+	if tc := turn.State().ToolCalls[1]; tc.Status != schema.ToolCallStatusInProgress {
 		t.Fatalf("a malformed capabilities lost the rest of the update: %+v", tc)
 	}
 	a.update("s1", state("idle", "stopReason", "end_turn", "background", []any{map[string]any{"type": "tool_call", "toolCallId": "c2"}}))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"strings"
 	"testing"
 )
@@ -49,7 +50,7 @@ func connectOffer(t *testing.T, opts *ClientOptions, answer any) (*Client, map[s
 		if err := json.Unmarshal(m.Params, &params); err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := answer.(*Error); ok {
+		if e, ok := answer.(*schema.Error); ok {
 			a.replyError(m, e.Code, e.Message, nil)
 		} else {
 			a.reply(m, answer)
@@ -79,7 +80,9 @@ func TestV2ZeroValueOffersV1(t *testing.T) {
 // Rule: offering v2 sends the v2 shape (info, capabilities) beside the v1
 // one, and a v2 answer is mapped onto the model.
 func TestV2OfferTakesV2(t *testing.T) {
-	read := func(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) { return nil, nil }
+	read := func(context.Context, *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
+		return nil, nil
+	}
 	c, params, err := connectOffer(t, &ClientOptions{ProtocolVersion: 2, FS: FileSystemHandlers{ReadTextFile: read}}, v2Init)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +151,7 @@ func TestV2UnsupportedVersionAnswers(t *testing.T) {
 		offer  int
 		answer any
 	}{
-		"-32022":         {2, &Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version"}},
+		"-32022":         {2, &schema.Error{Code: schema.CodeUnsupportedVersion, Message: "Unsupported protocol version"}},
 		"above offer v1": {1, v2Init},
 		"above offer v2": {2, map[string]any{"protocolVersion": 3}},
 		"zero":           {2, map[string]any{"protocolVersion": 0}},
@@ -157,12 +160,12 @@ func TestV2UnsupportedVersionAnswers(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cl, _, err := connectOffer(t, &ClientOptions{ProtocolVersion: c.offer}, c.answer)
-			if !errors.Is(err, ErrUnsupportedVersion) || cl != nil {
+			if !errors.Is(err, schema.ErrUnsupportedVersion) || cl != nil {
 				t.Fatalf("Connect = %v, %v; want ErrUnsupportedVersion", cl, err)
 			}
 		})
 	}
-	if _, _, err := connectOffer(t, &ClientOptions{ProtocolVersion: 3}, nil); !errors.Is(err, ErrUnsupportedVersion) {
+	if _, _, err := connectOffer(t, &ClientOptions{ProtocolVersion: 3}, nil); !errors.Is(err, schema.ErrUnsupportedVersion) {
 		t.Fatalf("ProtocolVersion 3: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // replayV2 connects a v2-offering client to the replay of a v2 recording.
@@ -54,16 +55,16 @@ func TestV2ReplayTextRealAgents(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cl := replayV2(t, c.name, nil)
 			ctx := context.Background()
-			s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/e2e/work"})
+			s, err := cl.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/e2e/work"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx, acp.Text("Say hello"))
+			turn, err := s.Prompt(ctx, schema.Text("Say hello"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			stop, err := turn.Wait()
-			if err != nil || stop != acp.StopReasonEndTurn {
+			if err != nil || stop != schema.StopReasonEndTurn {
 				t.Fatalf("Wait = %q, %v", stop, err)
 			}
 			st := turn.State()
@@ -73,7 +74,7 @@ func TestV2ReplayTextRealAgents(t *testing.T) {
 			if turn.MessageID() == "" {
 				t.Errorf("no messageId from the prompt's answer")
 			}
-			if a := s.State().Activity; a == nil || a.State.State != acp.StateIdle {
+			if a := s.State().Activity; a == nil || a.State.State != schema.StateIdle {
 				t.Errorf("Activity = %+v", a)
 			}
 		})
@@ -88,19 +89,19 @@ func TestV2ReplayTextRealAgents(t *testing.T) {
 func TestV2LoadIsResumeFromStart(t *testing.T) {
 	cl := replayV2(t, "tsagent-v2-resume", nil)
 	ctx := context.Background()
-	s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/e2e/work"})
+	s, err := cl.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/e2e/work"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("remember this"))
+	turn, err := s.Prompt(ctx, schema.Text("remember this"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	s.Release()
-	loaded, err := cl.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: s.ID(), Cwd: "/tmp/e2e/work"})
+	loaded, err := cl.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: s.ID(), Cwd: "/tmp/e2e/work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +126,13 @@ func TestV2ReplayPermission(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			asked := make(chan *acp.PermissionRequest, 1)
-			perm := func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+			perm := func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 				asked <- req
 				return acp.AllowAll(ctx, req)
 			}
 			cl := replayV2(t, c.name, &acp.ClientOptions{Permission: perm})
 			ctx := context.Background()
-			s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/e2e/work"})
+			s, err := cl.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/e2e/work"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,12 +141,12 @@ func TestV2ReplayPermission(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			turn, err := s.Prompt(ctx, acp.Text(c.prompt))
+			turn, err := s.Prompt(ctx, schema.Text(c.prompt))
 			if err != nil {
 				t.Fatal(err)
 			}
 			stop, err := turn.Wait()
-			if err != nil || stop != acp.StopReasonEndTurn {
+			if err != nil || stop != schema.StopReasonEndTurn {
 				t.Fatalf("Wait = %q, %v", stop, err)
 			}
 			req := <-asked
@@ -167,7 +168,7 @@ func TestV2ReplayCancel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			asked := make(chan struct{}, 1)
 			withdrawn := make(chan struct{})
-			perm := func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+			perm := func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 				asked <- struct{}{}
 				<-ctx.Done()
 				close(withdrawn)
@@ -175,7 +176,7 @@ func TestV2ReplayCancel(t *testing.T) {
 			}
 			cl := replayV2(t, c.name, &acp.ClientOptions{Permission: perm})
 			ctx := context.Background()
-			s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/e2e/work"})
+			s, err := cl.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/e2e/work"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +185,7 @@ func TestV2ReplayCancel(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			turn, err := s.Prompt(ctx, acp.Text(c.prompt))
+			turn, err := s.Prompt(ctx, schema.Text(c.prompt))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +193,7 @@ func TestV2ReplayCancel(t *testing.T) {
 			turn.Cancel()
 			<-withdrawn
 			stop, err := turn.Wait()
-			if err != nil || stop != acp.StopReasonCancelled {
+			if err != nil || stop != schema.StopReasonCancelled {
 				t.Fatalf("Wait = %q, %v", stop, err)
 			}
 		})
@@ -205,21 +206,21 @@ func TestV2ReplayCancel(t *testing.T) {
 func TestV2ReplayDiffContent(t *testing.T) {
 	cl := replayV2(t, "tsagent-v2-text", nil)
 	ctx := context.Background()
-	s, err := cl.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/acp-interop"})
+	s, err := cl.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/acp-interop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("updates"))
+	turn, err := s.Prompt(ctx, schema.Text("updates"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
-	var diffs []*acp.DiffContent
+	var diffs []*schema.DiffContent
 	for _, tc := range turn.State().ToolCalls {
 		for _, c := range tc.Content {
-			if d, ok := c.(*acp.DiffContent); ok {
+			if d, ok := c.(*schema.DiffContent); ok {
 				diffs = append(diffs, d)
 			}
 		}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/acpclient/acp/schema"
 	"testing"
 )
 
 // loadRaw runs LoadSession with req on a goroutine; the agent side is the
 // caller's.
-func loadRaw(c *Client, req *LoadSessionRequest) <-chan struct {
+func loadRaw(c *Client, req *schema.LoadSessionRequest) <-chan struct {
 	s   *Session
 	err error
 } {
@@ -35,7 +36,7 @@ func loadRaw(c *Client, req *LoadSessionRequest) <-chan struct {
 func TestV2ReplayCursor(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{ProtocolVersion: 2}, v2Init)
 
-	ch := loadRaw(c, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
+	ch := loadRaw(c, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
 	m := a.expect("session/resume")
 	var p struct {
 		ReplayFrom json.RawMessage `json:"replayFrom"`
@@ -60,30 +61,30 @@ func TestV2ReplayCursor(t *testing.T) {
 	r.s.Release()
 
 	const custom = `{"type":"_acme/at","z":1,"a":{"messageId":"m7","k":[2,1]}}`
-	cur, err := ParseReplayCursor([]byte(custom))
+	cur, err := schema.ParseReplayCursor([]byte(custom))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cur.Type() != "_acme/at" || cur.IsStart() {
 		t.Fatalf("cursor %v type %q", cur, cur.Type())
 	}
-	ch = loadRaw(c, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur})
+	ch = loadRaw(c, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur})
 	m = a.expect("session/resume")
 	_ = json.Unmarshal(m.Params, &p)
 	if string(p.ReplayFrom) != custom {
 		t.Fatalf("custom cursor sent as %s, want it unchanged", p.ReplayFrom)
 	}
-	a.replyError(m, CodeInvalidParams, "unsupported replay cursor", nil)
+	a.replyError(m, schema.CodeInvalidParams, "unsupported replay cursor", nil)
 	r = <-ch
-	var ae *Error
-	if !errors.Is(r.err, ErrUnsupportedReplayCursor) || !errors.As(r.err, &ae) || ae.Code != CodeInvalidParams {
+	var ae *schema.Error
+	if !errors.Is(r.err, ErrUnsupportedReplayCursor) || !errors.As(r.err, &ae) || ae.Code != schema.CodeInvalidParams {
 		t.Fatalf("refused custom cursor: %v", r.err)
 	}
 	if c.lookup("s1") != nil {
 		t.Fatal("a refused load left the session registered")
 	}
 
-	ch = loadRaw(c, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur})
+	ch = loadRaw(c, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur})
 	m = a.expect("session/resume")
 	a.update("s1", state("idle"))
 	a.reply(m, map[string]any{})
@@ -96,8 +97,8 @@ func TestV2ReplayCursor(t *testing.T) {
 	}
 	r.s.Release()
 
-	ch = loadRaw(c, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
-	a.replyError(a.expect("session/resume"), CodeInvalidParams, "cwd differs", nil)
+	ch = loadRaw(c, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
+	a.replyError(a.expect("session/resume"), schema.CodeInvalidParams, "cwd differs", nil)
 	if r = <-ch; r.err == nil || errors.Is(r.err, ErrUnsupportedReplayCursor) {
 		t.Fatalf("a -32602 for the start cursor: %v", r.err)
 	}
@@ -115,18 +116,18 @@ func TestV2ReplayCursor(t *testing.T) {
 func TestV1ReplayCursorRefused(t *testing.T) {
 	c, a := connectRaw(t, nil, nil)
 	s := newSessionRaw(t, c, a)
-	cur, err := ParseReplayCursor([]byte(`{"type":"_acme/at","n":3}`))
+	cur, err := schema.ParseReplayCursor([]byte(`{"type":"_acme/at","n":3}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.LoadSession(context.Background(), &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur}); !errors.Is(err, ErrNotSupported) {
+	if _, err := c.LoadSession(context.Background(), &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: cur}); !errors.Is(err, ErrNotSupported) {
 		t.Fatalf("v1 LoadSession with a custom cursor = %v", err)
 	}
 	if c.lookup("s1") != s {
 		t.Fatal("the refused load replaced the registered session")
 	}
 	s.Release()
-	ch := loadRaw(c, &LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: ReplayFromStart()})
+	ch := loadRaw(c, &schema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp", ReplayFrom: schema.ReplayFromStart()})
 	m := a.expect("session/load") // the first thing sent since the session
 	var p map[string]json.RawMessage
 	_ = json.Unmarshal(m.Params, &p)
@@ -147,12 +148,12 @@ func TestV1ReplayCursorRefused(t *testing.T) {
 // round-trips through JSON unchanged.
 func TestReplayCursorParse(t *testing.T) {
 	for _, bad := range []string{``, `null`, `[]`, `"start"`, `{}`, `{"type":1}`, `{"type":""}`, `{"type":"x"`} {
-		if _, err := ParseReplayCursor([]byte(bad)); err == nil {
+		if _, err := schema.ParseReplayCursor([]byte(bad)); err == nil {
 			t.Errorf("ParseReplayCursor(%q) accepted", bad)
 		}
 	}
 	var v struct {
-		C ReplayCursor `json:"c"`
+		C schema.ReplayCursor `json:"c"`
 	}
 	if err := json.Unmarshal([]byte(`{"c":{"type":"start","_meta":{"k":1}}}`), &v); err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestReplayCursorParse(t *testing.T) {
 		t.Fatalf("start with members: %v", v.C)
 	}
 	b, _ := json.Marshal(struct {
-		C ReplayCursor `json:"c"`
+		C schema.ReplayCursor `json:"c"`
 	}{})
 	if string(b) != `{"c":{"type":"start"}}` {
 		t.Fatalf("zero cursor marshals as %s", b)

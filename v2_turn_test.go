@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,7 +23,7 @@ func startTurnV2(t *testing.T, opts *ClientOptions) (*Client, *rawAgent, *Sessio
 	o.ProtocolVersion = 2
 	c, a := connectRaw(t, &o, v2Init)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestV2PromptAnswerOnlyAccepts(t *testing.T) {
 	}
 	a.update("s1", state("idle", "stopReason", "max_tokens"))
 	stop, err := turn.Wait()
-	if err != nil || stop != StopReasonMaxTokens {
+	if err != nil || stop != schema.StopReasonMaxTokens {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	if st := turn.State(); len(st.Messages) != 1 || st.Messages[0].Text != "after the answer" {
@@ -87,7 +88,7 @@ func TestV2IdleSnapshotsAreNotCompletions(t *testing.T) {
 	a.update("s1", state("requires_action"))
 	a.reply(p, map[string]any{"messageId": "u1"})
 	a.update("s1", state("idle", "stopReason", "end_turn"))
-	if stop, err := turn.Wait(); err != nil || stop != StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	a.update("s1", state("idle", "stopReason", "end_turn"))
@@ -96,7 +97,7 @@ func TestV2IdleSnapshotsAreNotCompletions(t *testing.T) {
 	if st.Turns != 1 || len(st.Outside) != 1 || st.Outside[0].Update.UpdateKind() != "state_update" {
 		t.Fatalf("the repeated idle: turns %d outside %+v", st.Turns, st.Outside)
 	}
-	if st.Activity == nil || st.Activity.State.State != StateIdle {
+	if st.Activity == nil || st.Activity.State.State != schema.StateIdle {
 		t.Fatalf("Activity %+v", st.Activity)
 	}
 }
@@ -117,7 +118,7 @@ func TestV2IdleErrorKept(t *testing.T) {
 	a.update("s1", state("running"))
 	a.update("s1", state("idle", "stopReason", "error", "error", map[string]any{"code": -32603, "message": "boom"}))
 	stop, _ := turn.Wait()
-	if st := turn.State(); stop != StopReasonError || st.AgentError == nil || st.AgentError.Message != "boom" {
+	if st := turn.State(); stop != schema.StopReasonError || st.AgentError == nil || st.AgentError.Message != "boom" {
 		t.Fatalf("stop %q, state %+v", stop, st.AgentError)
 	}
 }
@@ -134,13 +135,13 @@ func TestV2ToolCallUpserts(t *testing.T) {
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": "two"}}})
 	syncRaw(t, a, 900)
 	tc := turn.State().ToolCalls[0]
-	if tc.Unannounced || tc.Title != "Edit" || tc.Kind != ToolKindEdit || tc.Status != ToolCallStatusPending || len(tc.Content) != 2 || len(tc.Locations) != 1 {
+	if tc.Unannounced || tc.Title != "Edit" || tc.Kind != schema.ToolKindEdit || tc.Status != schema.ToolCallStatusPending || len(tc.Content) != 2 || len(tc.Locations) != 1 {
 		t.Fatalf("created %+v", tc)
 	}
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": nil, "kind": nil, "locations": nil, "status": "completed"})
 	syncRaw(t, a, 901)
 	tc = turn.State().ToolCalls[0]
-	if tc.Title != "" || tc.Kind != ToolKindOther || len(tc.Locations) != 0 || tc.Status != ToolCallStatusCompleted || len(tc.Content) != 2 || string(tc.RawInput) != `{"x":1}` {
+	if tc.Title != "" || tc.Kind != schema.ToolKindOther || len(tc.Locations) != 0 || tc.Status != schema.ToolCallStatusCompleted || len(tc.Content) != 2 || string(tc.RawInput) != `{"x":1}` {
 		t.Fatalf("after the patch %+v", tc)
 	}
 }
@@ -228,7 +229,7 @@ func TestV2AgentTerminalsAndBackground(t *testing.T) {
 // cancelled; the turn ends at the agent's idle, cancelled.
 func TestV2CancelWithdrawsPermission(t *testing.T) {
 	asked := make(chan context.Context, 1)
-	perm := func(ctx context.Context, req *PermissionRequest) (PermissionOutcome, error) {
+	perm := func(ctx context.Context, req *PermissionRequest) (schema.PermissionOutcome, error) {
 		asked <- ctx
 		<-ctx.Done()
 		return CancelledOutcome(), nil
@@ -249,7 +250,7 @@ func TestV2CancelWithdrawsPermission(t *testing.T) {
 	a.update("s1", map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "failed"})
 	a.update("s1", state("idle", "stopReason", "cancelled"))
 	stop, err := turn.Wait()
-	if stop != StopReasonCancelled || err != nil {
+	if stop != schema.StopReasonCancelled || err != nil {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	st := turn.State()

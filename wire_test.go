@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,7 +49,7 @@ func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 	rec := newDiagRecorder()
 	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestJunkBlankCRLFAndFinalLineWithoutNewline(t *testing.T) {
 	a.write(string(b)) // no newline: the agent then closes its output
 	a.out.Close()
 	stop, err := turn.Wait()
-	if err != nil || stop != StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v; want end_turn", stop, err)
 	}
 	if got := turn.State().Messages; len(got) != 1 || got[0].Text != "one two" {
@@ -89,7 +90,7 @@ func TestOversizedResponseFailsOnlyItsCall(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{OnDiagnostic: rec.record, Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.NewSession(context.Background(), &NewSessionRequest{Cwd: "/tmp"})
+		_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/tmp"})
 		errc <- err
 	}()
 	m := a.expect("session/new")
@@ -114,7 +115,7 @@ func TestOversizedResponseFailsOnlyItsCall(t *testing.T) {
 func TestOversizedPromptResponseIDAfterPayload(t *testing.T) {
 	c, a := connectRaw(t, &ClientOptions{Limits: Limits{MaxLineBytes: 1 << 10}}, nil)
 	s := newSessionRaw(t, c, a)
-	turn, err := s.Prompt(context.Background(), Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +125,12 @@ func TestOversizedPromptResponseIDAfterPayload(t *testing.T) {
 		t.Fatalf("Wait error = %v, want ErrLineTooLong", err)
 	}
 	// The next turn works.
-	turn2, err := s.Prompt(context.Background(), Text("again"))
+	turn2, err := s.Prompt(context.Background(), schema.Text("again"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.reply(a.expect("session/prompt"), map[string]any{"stopReason": "end_turn"})
-	if stop, err := turn2.Wait(); err != nil || stop != StopReasonEndTurn {
+	if stop, err := turn2.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("second turn: %q, %v", stop, err)
 	}
 }
@@ -141,7 +142,7 @@ func TestOversizedAgentRequestAnswered(t *testing.T) {
 	_ = c
 	a.write(`{"jsonrpc":"2.0","id":"big-1","method":"fs/read_text_file","params":{"pad":"` + strings.Repeat("z", 4<<10) + `"}}` + "\n")
 	m := a.next()
-	if string(m.ID) != `"big-1"` || m.Error == nil || m.Error.Code != CodeInvalidRequest {
+	if string(m.ID) != `"big-1"` || m.Error == nil || m.Error.Code != schema.CodeInvalidRequest {
 		t.Fatalf("reply = %s", m.line)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Options configures an [Agent]. The zero value is a usable agent that needs
@@ -101,10 +101,10 @@ type Options struct {
 	// session/prompt and may block; the agent keeps serving other requests
 	// and notifications meanwhile. Its stopReason is sent as the result
 	// (any string goes out as given, so unknown reasons can be tested);
-	// "" means [acp.StopReasonCancelled] if the turn was cancelled and
-	// [acp.StopReasonEndTurn] otherwise. A non-nil error is sent as an error
+	// "" means [schema.StopReasonCancelled] if the turn was cancelled and
+	// [schema.StopReasonEndTurn] otherwise. A non-nil error is sent as an error
 	// reply instead. Nil OnPrompt ends every turn at once with "end_turn".
-	OnPrompt func(t *Turn) (stopReason acp.StopReason, err error)
+	OnPrompt func(t *Turn) (stopReason schema.StopReason, err error)
 	// OnExtMethod answers requests the agent does not implement (extension
 	// methods starting with "_", and any other unknown method). It runs in
 	// its own goroutine; ctx is cancelled by a $/cancel_request for the

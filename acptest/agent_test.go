@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -124,7 +124,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 	a := New(&Options{
 		Modes: map[string]any{"currentModeId": "ask", "availableModes": []any{
 			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}},
-		OnPrompt: func(t *Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *Turn) (schema.StopReason, error) {
 			t.Say("a")
 			t.SayID("m1", "b")
 			t.Think("c")
@@ -134,7 +134,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 				Locations: []any{Location("/w/f.go", 3)}, RawInput: map[string]any{"path": "/w/f.go"}})
 			t.UpdateToolCall(ToolCallSpec{ID: "tc1", Status: "completed", Content: []any{
 				ToolContent(Text("done")), Diff("/w/f.go", &old, "new"), Diff("/w/n.go", nil, "x"), TerminalContent("term-1")}})
-			t.Plan(acp.PlanEntry{Content: "one", Priority: "high", Status: "completed"}, acp.PlanEntry{Content: "two"})
+			t.Plan(schema.PlanEntry{Content: "one", Priority: "high", Status: "completed"}, schema.PlanEntry{Content: "two"})
 			t.Commands()
 			t.Mode("code")
 			t.ConfigOptions([]any{map[string]any{"id": "m", "name": "M", "type": "boolean", "currentValue": true}})
@@ -203,7 +203,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 }
 
 func TestPromptErrors(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		switch t.PromptText() {
 		case "refuse":
 			return "", Errorf(CodeInvalidParams, "no %s", "way")

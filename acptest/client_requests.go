@@ -7,7 +7,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // This file holds the agent→client requests a script makes through a
@@ -18,7 +18,7 @@ import (
 
 // DefaultPermissionOptions are offered when RequestPermission gets nil
 // options: "allow" (allow_once) and "reject" (reject_once).
-var DefaultPermissionOptions = []acp.PermissionOption{
+var DefaultPermissionOptions = []schema.PermissionOption{
 	{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 	{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
 }
@@ -46,7 +46,7 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 	if s.a.opts.Version == 2 {
 		return s.requestPermissionV2(toolCall, options)
 	}
-	res, err := s.Call(s.ctx, acp.MethodSessionRequestPermission, map[string]any{
+	res, err := s.Call(s.ctx, schema.MethodSessionRequestPermission, map[string]any{
 		"sessionId": s.st.id, "toolCall": toolCall, "options": options,
 	})
 	if err != nil {
@@ -67,18 +67,18 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 // the acp package decodes it, so that an outcome without "outcome", or
 // "selected" without an optionId, is an error. Use RequestPermission to
 // send malformed requests.
-func (s *Session) AskPermission(tc ToolCallSpec, options ...acp.PermissionOption) (acp.PermissionOutcome, error) {
+func (s *Session) AskPermission(tc ToolCallSpec, options ...schema.PermissionOption) (schema.PermissionOutcome, error) {
 	var opts any = DefaultPermissionOptions
 	if len(options) > 0 {
 		opts = options
 	}
 	raw, err := s.RequestPermission(tc, opts)
 	if err != nil {
-		return acp.PermissionOutcome{}, err
+		return schema.PermissionOutcome{}, err
 	}
-	var out acp.PermissionOutcome
+	var out schema.PermissionOutcome
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return acp.PermissionOutcome{}, fmt.Errorf("acptest: the client's permission outcome %s: %w", raw, err)
+		return schema.PermissionOutcome{}, fmt.Errorf("acptest: the client's permission outcome %s: %w", raw, err)
 	}
 	return out, nil
 }
@@ -111,7 +111,7 @@ func (s *Session) ReadTextFile(path string, line, limit int) (string, error) {
 	if limit > 0 {
 		p["limit"] = limit
 	}
-	res, err := s.Call(s.ctx, acp.MethodFSReadTextFile, p)
+	res, err := s.Call(s.ctx, schema.MethodFSReadTextFile, p)
 	if err != nil {
 		return "", err
 	}
@@ -124,7 +124,7 @@ func (s *Session) ReadTextFile(path string, line, limit int) (string, error) {
 
 // WriteTextFile calls fs/write_text_file.
 func (s *Session) WriteTextFile(path, content string) error {
-	_, err := s.Call(s.ctx, acp.MethodFSWriteTextFile, map[string]any{
+	_, err := s.Call(s.ctx, schema.MethodFSWriteTextFile, map[string]any{
 		"sessionId": s.st.id, "path": path, "content": content,
 	})
 	return err
@@ -159,7 +159,7 @@ func (s *Session) CreateTerminal(t Terminal) (terminalID string, err error) {
 	if t.OutputByteLimit > 0 {
 		p["outputByteLimit"] = t.OutputByteLimit
 	}
-	res, err := s.Call(s.ctx, acp.MethodTerminalCreate, p)
+	res, err := s.Call(s.ctx, schema.MethodTerminalCreate, p)
 	if err != nil {
 		return "", err
 	}
@@ -173,24 +173,24 @@ func (s *Session) CreateTerminal(t Terminal) (terminalID string, err error) {
 // TerminalOutput calls terminal/output and returns the raw result
 // ({output, truncated, exitStatus?}).
 func (s *Session) TerminalOutput(terminalID string) (json.RawMessage, error) {
-	return s.terminalCall(acp.MethodTerminalOutput, terminalID)
+	return s.terminalCall(schema.MethodTerminalOutput, terminalID)
 }
 
 // WaitForTerminalExit calls terminal/wait_for_exit and returns the raw
 // result ({exitCode?, signal?}).
 func (s *Session) WaitForTerminalExit(terminalID string) (json.RawMessage, error) {
-	return s.terminalCall(acp.MethodTerminalWaitForExit, terminalID)
+	return s.terminalCall(schema.MethodTerminalWaitForExit, terminalID)
 }
 
 // KillTerminal calls terminal/kill.
 func (s *Session) KillTerminal(terminalID string) error {
-	_, err := s.terminalCall(acp.MethodTerminalKill, terminalID)
+	_, err := s.terminalCall(schema.MethodTerminalKill, terminalID)
 	return err
 }
 
 // ReleaseTerminal calls terminal/release.
 func (s *Session) ReleaseTerminal(terminalID string) error {
-	_, err := s.terminalCall(acp.MethodTerminalRelease, terminalID)
+	_, err := s.terminalCall(schema.MethodTerminalRelease, terminalID)
 	return err
 }
 

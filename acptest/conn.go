@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Conn is one client connection of an [Agent]. Scripts reach it through
@@ -233,7 +233,7 @@ func (c *Conn) handleResponse(m message) {
 
 func (c *Conn) handleNotification(m message) {
 	switch m.Method {
-	case acp.MethodSessionCancel:
+	case schema.MethodSessionCancel:
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
@@ -288,11 +288,11 @@ func (c *Conn) handleRequest(m message) {
 		h = func(context.Context) (any, error) {
 			return nil, &Error{Code: CodeInvalidRequest, Message: "acptest: initialize first"}
 		}
-	case m.Method == acp.MethodSessionPrompt:
+	case m.Method == schema.MethodSessionPrompt:
 		// The turn is registered here, on the read goroutine, so that a
 		// session/cancel read right after the prompt always finds it.
 		turn, h = c.startTurn(m)
-	case m.Method == acp.MethodSessionNew:
+	case m.Method == schema.MethodSessionNew:
 		// Likewise the session exists before the next line is read, so a
 		// client that pipelines session/prompt after it is not refused.
 		h = c.newSession(m.Params)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // A test of client code gets a connected client and the agent in one call;
@@ -19,9 +20,9 @@ func ExampleConnect() {
 	defer cleanup()
 
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		},
 	}, nil)
 	ctx := context.Background()
@@ -29,7 +30,7 @@ func ExampleConnect() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("hello"))
+	turn, err := s.Prompt(ctx, schema.Text("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +71,17 @@ func TestConnectCleanup(t *testing.T) {
 	scriptDone := make(chan struct{})
 	t.Run("inner", func(t *testing.T) {
 		c, a = acptest.Connect(t, &acptest.Options{
-			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 				defer close(scriptDone)
 				<-t.Context().Done() // runs until the connection ends
-				return acp.StopReasonEndTurn, nil
+				return schema.StopReasonEndTurn, nil
 			},
 		}, nil)
 		s, err := c.NewSession(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Prompt(context.Background(), acp.Text("go")); err != nil {
+		if _, err := s.Prompt(context.Background(), schema.Text("go")); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -123,8 +124,8 @@ func ExampleSession_AskPermission() {
 	defer cleanup()
 
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
-			edit := acptest.ToolCallSpec{ID: "e1", Title: "Create notes.md", Kind: acp.ToolKindEdit,
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			edit := acptest.ToolCallSpec{ID: "e1", Title: "Create notes.md", Kind: schema.ToolKindEdit,
 				Content: []any{acptest.Diff("/w/notes.md", nil, "# Notes\n")}}
 			t.ToolCall(edit)
 			out, err := t.AskPermission(edit)
@@ -132,8 +133,8 @@ func ExampleSession_AskPermission() {
 				return "", err
 			}
 			fmt.Println("agent got:", out.Kind, out.OptionID)
-			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: acp.ToolCallStatusCompleted})
-			return acp.StopReasonEndTurn, nil
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: schema.ToolCallStatusCompleted})
+			return schema.StopReasonEndTurn, nil
 		},
 	}, &acp.ClientOptions{Permission: acp.AllowAll})
 	ctx := context.Background()
@@ -141,7 +142,7 @@ func ExampleSession_AskPermission() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("take notes"))
+	turn, err := s.Prompt(ctx, schema.Text("take notes"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func ExampleSession_AskPermission() {
 	}
 	tc := turn.State().ToolCalls[0]
 	fmt.Println("client saw:", tc.Kind, tc.Status)
-	fmt.Print(tc.Content[0].(*acp.DiffContent).Unified(3))
+	fmt.Print(tc.Content[0].(*schema.DiffContent).Unified(3))
 	// Output:
 	// agent got: selected allow
 	// client saw: edit completed

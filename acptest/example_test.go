@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // A scripted turn, driven with raw JSON lines over in-process pipes.
 func Example() {
 	a := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("you said: " + t.PromptText())
 			return "end_turn", nil
 		},

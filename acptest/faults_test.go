@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestFaultBytes(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Junk("npm WARN deprecated")
 		t.Junk("")
 		t.Raw([]byte(`{"jsonrpc":"2.0","method":"session/upd`))
@@ -60,7 +60,7 @@ func TestCRLF(t *testing.T) {
 }
 
 func TestExitMidTurnWithUnterminatedFrame(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Say("partial")
 		t.Raw([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{}}`))
 		t.Exit(0)
@@ -88,7 +88,7 @@ func TestExitMidTurnWithUnterminatedFrame(t *testing.T) {
 }
 
 func TestAfterTurn(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.AfterTurn(func() { t.Say("late") })
 		return "", nil
 	}})
@@ -102,7 +102,7 @@ func TestAfterTurn(t *testing.T) {
 }
 
 func TestNeverAnswerAndClose(t *testing.T) {
-	a := New(&Options{Methods: map[string]MethodFunc{"session/new": NeverAnswer}, OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{Methods: map[string]MethodFunc{"session/new": NeverAnswer}, OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Hang()
 		return "", nil
 	}})
@@ -118,7 +118,7 @@ func TestNeverAnswerAndClose(t *testing.T) {
 }
 
 func TestStdinEOFEndsConnection(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		<-t.Context().Done() // stdin EOF ends the connection context
 		t.Say("bye")         // writing is still allowed while finishing
 		return "", nil
@@ -160,7 +160,7 @@ func TestStderrFlood(t *testing.T) {
 }
 
 func TestTranscript(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Say("hi")
 		t.Junk("junk")
 		return "", nil

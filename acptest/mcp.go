@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // MCPOutcome is the inner MCP outcome of an mcp/message the agent sent: the
@@ -13,7 +13,7 @@ import (
 // one of them. Unstable: MCP-over-ACP follows schema.unstable.json.
 type MCPOutcome struct {
 	Result json.RawMessage
-	Error  *acp.MCPError
+	Error  *schema.MCPError
 }
 
 // CallMCP sends one inner MCP request to the client's declared server
@@ -22,7 +22,7 @@ type MCPOutcome struct {
 // is returned as *Error; an inner MCP error is in MCPOutcome.Error. To
 // cancel it, use [Conn.Start] with [MCPMessage] and [Request.Cancel].
 func (c *Conn) CallMCP(ctx context.Context, serverID, requestID, method string, params any) (MCPOutcome, error) {
-	res, err := c.Call(ctx, acp.MethodMCPMessage, MCPMessage(serverID, requestID, method, params))
+	res, err := c.Call(ctx, schema.MethodMCPMessage, MCPMessage(serverID, requestID, method, params))
 	if err != nil {
 		return MCPOutcome{}, err
 	}
@@ -44,7 +44,7 @@ func MCPMessage(serverID, requestID, method string, params any) map[string]any {
 func ParseMCPOutcome(res json.RawMessage) (MCPOutcome, error) {
 	var w struct {
 		Result *json.RawMessage `json:"result"`
-		Error  *acp.MCPError    `json:"error"`
+		Error  *schema.MCPError `json:"error"`
 	}
 	if err := json.Unmarshal(res, &w); err != nil {
 		return MCPOutcome{}, fmt.Errorf("acptest: mcp/message result %s: %w", res, err)

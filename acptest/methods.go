@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // builtin returns the handler of a client→agent request the agent
@@ -23,12 +23,12 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 		f = func(json.RawMessage) (any, error) { c.a.SetAuthenticated(false); return nil, nil }
 	case "auth/login":
 		f = c.authenticate
-	case acp.MethodSessionLoad:
+	case schema.MethodSessionLoad:
 		if !c.a.opts.Restore.load() {
 			break
 		}
 		f = func(p json.RawMessage) (any, error) { return c.loadSession(p, true) }
-	case acp.MethodSessionResume:
+	case schema.MethodSessionResume:
 		if !c.a.opts.Restore.resume() {
 			break
 		}
@@ -41,15 +41,15 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 			replay := c.a.opts.Version == 2 && len(r.ReplayFrom) > 0 && string(r.ReplayFrom) != "null"
 			return c.loadSession(p, replay)
 		}
-	case acp.MethodSessionList:
+	case schema.MethodSessionList:
 		f = c.listSessions
-	case acp.MethodSessionClose:
+	case schema.MethodSessionClose:
 		f = c.closeSession
-	case acp.MethodSessionDelete:
+	case schema.MethodSessionDelete:
 		f = c.deleteSession
-	case acp.MethodSessionSetMode:
+	case schema.MethodSessionSetMode:
 		f = c.setMode
-	case acp.MethodSessionSetConfigOption:
+	case schema.MethodSessionSetConfigOption:
 		f = c.setConfigOption
 	}
 	if f == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -206,18 +207,18 @@ func TestReplayLateResponseSDKClient(t *testing.T) {
 		t.Fatalf("Connect: %v", err)
 	}
 	defer c.Close()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/home/user/project"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/home/user/project"})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
 	if s.ID() != "c3f1a2b4-5d6e-4f70-8a9b-0c1d2e3f4a5b" {
 		t.Errorf("session id %q", s.ID())
 	}
-	turn, err := s.Prompt(ctx, acp.Text("hello"))
+	turn, err := s.Prompt(ctx, schema.Text("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait: %v %v", stop, err)
 	}
 	if st := turn.State(); len(st.Messages) != 1 || st.Messages[0].Text != "Hello!" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // Transport connects again to the same Agent after Kill, and the agent
@@ -34,7 +35,7 @@ func TestTransportKillRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, _ := s.Prompt(ctx, acp.Text("hi"))
+		turn, _ := s.Prompt(ctx, schema.Text("hi"))
 		turn.Wait()
 		a.Kill()
 		<-c.Done()
@@ -46,7 +47,7 @@ func TestTransportKillRestore(t *testing.T) {
 		if caps.LoadSession != tc.load || (caps.SessionCapabilities.Resume != nil) != tc.resume {
 			t.Errorf("%v: capabilities %+v", tc.restore, caps)
 		}
-		_, err = c2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: s.ID()})
+		_, err = c2.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: s.ID()})
 		if tc.load && (err != nil || replayed != 1) {
 			t.Errorf("%v: load %v, %d replayed", tc.restore, err, replayed)
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -81,7 +81,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 		Modes:         testModes,
 		History:       map[string][]any{"old-1": {UserMessage("", "hello"), AgentMessage("m1", "hi there")}},
 		OnLoadSession: func(s *Session) { loaded <- s.SessionID() + " " + s.Cwd() },
-		OnPrompt: func(t *Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *Turn) (schema.StopReason, error) {
 			t.SayID("r1", "answer to "+t.PromptText())
 			t.Usage(1, 2) // not history
 			return "", nil
@@ -128,7 +128,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 
 func TestModesAndConfigOptions(t *testing.T) {
 	seen := make(chan string, 1)
-	a := New(&Options{Modes: testModes, ConfigOptions: testConfig, OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{Modes: testModes, ConfigOptions: testConfig, OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		seen <- fmt.Sprint(t.CurrentMode(), " ", t.ConfigValue("model"), " ", t.ConfigValue("web"))
 		return "", nil
 	}})
@@ -169,7 +169,7 @@ func TestModesAndConfigOptions(t *testing.T) {
 }
 
 func TestSetModeWhileTurnBlocks(t *testing.T) {
-	a := New(&Options{Modes: testModes, OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{Modes: testModes, OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Say("waiting")
 		<-t.Cancelled()
 		return "", nil

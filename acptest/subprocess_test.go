@@ -9,12 +9,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 func TestMain(m *testing.M) {
 	Register("crasher", func() *Agent {
-		return New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+		return New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 			t.Say("about to crash")
 			t.Crash()
 			return "", nil

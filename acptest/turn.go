@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Turn is the handle a turn script ([Options.OnPrompt]) gets for one
@@ -29,7 +29,7 @@ type Turn struct {
 
 	// v2: the turn runs the v2 way (Options.Version 2, turn_v2.go).
 	v2     bool
-	script func(*Turn) (acp.StopReason, error)
+	script func(*Turn) (schema.StopReason, error)
 
 	mu    sync.Mutex
 	extra map[string]any
@@ -81,7 +81,7 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 		for _, b := range blocks {
 			t.remember(mustJSON(map[string]any{"sessionUpdate": "user_message_chunk", "content": b}))
 		}
-		var stop acp.StopReason
+		var stop schema.StopReason
 		if f := a.opts.OnPrompt; f != nil {
 			var err error
 			if stop, err = f(t); err != nil {
@@ -89,9 +89,9 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 			}
 		}
 		if stop == "" {
-			stop = acp.StopReasonEndTurn
+			stop = schema.StopReasonEndTurn
 			if t.IsCancelled() {
-				stop = acp.StopReasonCancelled
+				stop = schema.StopReasonCancelled
 			}
 		}
 		res := map[string]any{"stopReason": stop}

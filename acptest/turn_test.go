@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestPermissionRoundTrip(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		out, err := t.RequestPermission(ToolCallSpec{ID: "tc1", Title: "Edit", Kind: "edit"}, nil)
 		if err != nil {
 			return "", err
@@ -56,7 +56,7 @@ func TestPermissionRoundTrip(t *testing.T) {
 }
 
 func TestStringIDs(t *testing.T) {
-	a := New(&Options{StringIDs: true, OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{StringIDs: true, OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		_, err := t.Call(t.Context(), "_x/ping", nil)
 		return "", err
 	}})
@@ -73,7 +73,7 @@ func TestStringIDs(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Say("started")
 		select {
 		case <-t.Cancelled():
@@ -104,8 +104,8 @@ func TestCancel(t *testing.T) {
 }
 
 func TestCancelWithPendingPermission(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
-		out, err := t.RequestPermission("tc1", []acp.PermissionOption{{OptionID: "ok", Name: "OK", Kind: "allow_always"}})
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
+		out, err := t.RequestPermission("tc1", []schema.PermissionOption{{OptionID: "ok", Name: "OK", Kind: "allow_always"}})
 		if err != nil {
 			return "", err
 		}
@@ -131,7 +131,7 @@ func TestCancelWithPendingPermission(t *testing.T) {
 }
 
 func TestCancelRequestForPrompt(t *testing.T) {
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		t.Say("started")
 		<-t.Cancelled()
 		return "", nil
@@ -165,7 +165,7 @@ func TestCancelRequestForExtMethod(t *testing.T) {
 
 func TestAgentCancelsItsRequest(t *testing.T) {
 	done := make(chan error, 1)
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		r, err := t.Start("terminal/wait_for_exit", map[string]any{"sessionId": t.SessionID(), "terminalId": "t1"})
 		if err != nil {
 			return "", err
@@ -203,7 +203,7 @@ func TestAgentCancelsItsRequest(t *testing.T) {
 
 func TestFSAndTerminalRoundTrip(t *testing.T) {
 	got := make(chan string, 8)
-	a := New(&Options{OnPrompt: func(t *Turn) (acp.StopReason, error) {
+	a := New(&Options{OnPrompt: func(t *Turn) (schema.StopReason, error) {
 		s, err := t.ReadTextFile("/w/a.txt", 2, 5)
 		got <- fmt.Sprintf("%v %v", s, err)
 		got <- fmt.Sprint(t.WriteTextFile("/w/b.txt", "hello"))

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // ACP v2 (Options.Version 2): the same scenario API, the v2 wire. See
@@ -87,25 +87,25 @@ func (t *Turn) acceptV2() func(context.Context) (any, error) {
 // error. It runs on the request's goroutine.
 func (t *Turn) runV2() {
 	defer t.finish(true)
-	var stop acp.StopReason
+	var stop schema.StopReason
 	var err error
 	if t.script != nil {
 		stop, err = callScript(t)
 	}
 	if err != nil {
-		_ = t.state("idle", acp.StopReasonError, errorObject(err))
+		_ = t.state("idle", schema.StopReasonError, errorObject(err))
 		return
 	}
 	if stop == "" {
-		stop = acp.StopReasonEndTurn
+		stop = schema.StopReasonEndTurn
 		if t.IsCancelled() {
-			stop = acp.StopReasonCancelled
+			stop = schema.StopReasonCancelled
 		}
 	}
 	_ = t.state("idle", stop, nil)
 }
 
-func callScript(t *Turn) (stop acp.StopReason, err error) {
+func callScript(t *Turn) (stop schema.StopReason, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			stop, err = "", &Error{Code: CodeInternalError, Message: fmt.Sprintf("acptest: script panicked: %v", p)}
@@ -115,12 +115,12 @@ func callScript(t *Turn) (stop acp.StopReason, err error) {
 }
 
 // state sends a state_update snapshot (never remembered as history).
-func (t *Turn) state(st string, stop acp.StopReason, e any) error {
+func (t *Turn) state(st string, stop schema.StopReason, e any) error {
 	return t.Session.state(st, stop, e)
 }
 
 // state sends a state_update snapshot on the session.
-func (s *Session) state(st string, stop acp.StopReason, e any) error {
+func (s *Session) state(st string, stop schema.StopReason, e any) error {
 	u := map[string]any{"sessionUpdate": "state_update", "state": st, "background": []any{}}
 	if stop != "" {
 		u["stopReason"] = stop
@@ -205,7 +205,7 @@ func (s *Session) requestPermissionV2(toolCall, options any) (json.RawMessage, e
 		delete(s.st.perms, p)
 		s.a.mu.Unlock()
 	}()
-	r, err := s.Start(acp.MethodSessionRequestPermission, map[string]any{
+	r, err := s.Start(schema.MethodSessionRequestPermission, map[string]any{
 		"sessionId": s.st.id, "title": title,
 		"subject": map[string]any{"type": "tool_call", "toolCall": map[string]any{"toolCallId": id}},
 		"options": options,

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // dialV2 connects a line client to a v2 agent running script, opens a
 // session and sends the prompt; it returns the client and the prompt's id.
-func dialV2(t *testing.T, script func(*Turn) (acp.StopReason, error)) (*lineClient, json.RawMessage) {
+func dialV2(t *testing.T, script func(*Turn) (schema.StopReason, error)) (*lineClient, json.RawMessage) {
 	t.Helper()
 	c := dial(t, New(&Options{Version: 2, OnPrompt: script}))
 	c.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
@@ -65,7 +65,7 @@ func readUntil(t *testing.T, c *lineClient, want string) ([]string, wireMsg) {
 // request is preceded by requires_action, and answered, the turn reports
 // running again before it goes on.
 func TestV2PermissionReportsRequiresAction(t *testing.T) {
-	c, _ := dialV2(t, func(tu *Turn) (acp.StopReason, error) {
+	c, _ := dialV2(t, func(tu *Turn) (schema.StopReason, error) {
 		if err := tu.ToolCall(ToolCallSpec{ID: "e1", Title: "Edit"}); err != nil {
 			return "", err
 		}
@@ -75,7 +75,7 @@ func TestV2PermissionReportsRequiresAction(t *testing.T) {
 		}
 		return "", tu.Say("done")
 	})
-	before, req := readUntil(t, c, acp.MethodSessionRequestPermission)
+	before, req := readUntil(t, c, schema.MethodSessionRequestPermission)
 	if want := []string{"running", "user_message", "tool_call_update", "requires_action"}; !slices.Equal(before, want) {
 		t.Fatalf("before the request: %q, want %q", before, want)
 	}
@@ -91,8 +91,8 @@ func TestV2PermissionReportsRequiresAction(t *testing.T) {
 // $/cancel_request, the client's "cancelled" answer reaches the script,
 // and the turn ends idle cancelled without reporting running again.
 func TestV2CancelWithdrawsPendingPermission(t *testing.T) {
-	outcomes := make(chan acp.PermissionOutcome, 1)
-	c, _ := dialV2(t, func(tu *Turn) (acp.StopReason, error) {
+	outcomes := make(chan schema.PermissionOutcome, 1)
+	c, _ := dialV2(t, func(tu *Turn) (schema.StopReason, error) {
 		out, err := tu.AskPermission(ToolCallSpec{ID: "e1", Title: "Run"})
 		if err != nil {
 			return "", err
@@ -100,7 +100,7 @@ func TestV2CancelWithdrawsPendingPermission(t *testing.T) {
 		outcomes <- out
 		return "", nil
 	})
-	_, req := readUntil(t, c, acp.MethodSessionRequestPermission)
+	_, req := readUntil(t, c, schema.MethodSessionRequestPermission)
 	var sid struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -119,7 +119,7 @@ func TestV2CancelWithdrawsPendingPermission(t *testing.T) {
 	if len(after) != 0 {
 		t.Errorf("between the answer and idle: %q (want nothing: no running after a cancel)", after)
 	}
-	if out := <-outcomes; out.Kind != acp.OutcomeCancelled {
+	if out := <-outcomes; out.Kind != schema.OutcomeCancelled {
 		t.Errorf("the script got %+v, want cancelled", out)
 	}
 }

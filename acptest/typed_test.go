@@ -6,59 +6,60 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // A script written with acp's typed constants and content, and the typed
 // permission request, reaches the client as the same typed values.
 func TestTypedToolCallsAndPermission(t *testing.T) {
 	old := "a\n"
-	outcomes := make(chan acp.PermissionOutcome, 1)
+	outcomes := make(chan schema.PermissionOutcome, 1)
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
-			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit a", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusInProgress,
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit a", Kind: schema.ToolKindEdit, Status: schema.ToolCallStatusInProgress,
 				Content: []any{
 					acptest.ToolContent(acptest.Text("editing")),
-					&acp.DiffContent{Path: "/w/a", OldText: &old, NewText: "b\n"},
+					&schema.DiffContent{Path: "/w/a", OldText: &old, NewText: "b\n"},
 					acptest.Diff("/w/new", nil, "n\n"),
 				},
-				Locations: []any{acp.ToolCallLocation{Path: "/w/a"}}})
+				Locations: []any{schema.ToolCallLocation{Path: "/w/a"}}})
 			out, err := t.AskPermission(acptest.ToolCallSpec{ID: "e1"},
-				acp.PermissionOption{OptionID: "yes", Name: "Yes", Kind: acp.PermissionAllowAlways},
-				acp.PermissionOption{OptionID: "no", Name: "No", Kind: acp.PermissionRejectOnce})
+				schema.PermissionOption{OptionID: "yes", Name: "Yes", Kind: schema.PermissionAllowAlways},
+				schema.PermissionOption{OptionID: "no", Name: "No", Kind: schema.PermissionRejectOnce})
 			if err != nil {
 				return "", err
 			}
 			outcomes <- out
-			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: acp.ToolCallStatusCompleted})
-			return acp.StopReasonMaxTokens, nil
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: schema.ToolCallStatusCompleted})
+			return schema.StopReasonMaxTokens, nil
 		},
 	}, &acp.ClientOptions{Permission: acp.AllowAll})
 	s, err := c.NewSession(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop, err := turn.Wait()
-	if err != nil || stop != acp.StopReasonMaxTokens {
+	if err != nil || stop != schema.StopReasonMaxTokens {
 		t.Fatalf("Wait = %v, %v; want max_tokens", stop, err)
 	}
-	if out := <-outcomes; out.Kind != acp.OutcomeSelected || out.OptionID != "yes" {
+	if out := <-outcomes; out.Kind != schema.OutcomeSelected || out.OptionID != "yes" {
 		t.Errorf("AskPermission = %+v, want selected yes", out)
 	}
 	tc := turn.State().ToolCalls[0]
-	if tc.Kind != acp.ToolKindEdit || tc.Status != acp.ToolCallStatusCompleted || len(tc.Content) != 3 || len(tc.Locations) != 1 {
+	if tc.Kind != schema.ToolKindEdit || tc.Status != schema.ToolCallStatusCompleted || len(tc.Content) != 3 || len(tc.Locations) != 1 {
 		t.Fatalf("tool call = %+v", tc)
 	}
-	if got := acp.TextOf(tc.Content[0].(*acp.ToolContent).Content); got != "editing" {
+	if got := schema.TextOf(tc.Content[0].(*schema.ToolContent).Content); got != "editing" {
 		t.Errorf("content[0] text = %q", got)
 	}
-	if d := tc.Content[1].(*acp.DiffContent); d.OldText == nil || *d.OldText != old || d.NewText != "b\n" {
+	if d := tc.Content[1].(*schema.DiffContent); d.OldText == nil || *d.OldText != old || d.NewText != "b\n" {
 		t.Errorf("content[1] = %+v", d)
 	}
-	if d := tc.Content[2].(*acp.DiffContent); d.OldText != nil || d.Path != "/w/new" {
+	if d := tc.Content[2].(*schema.DiffContent); d.OldText != nil || d.Path != "/w/new" {
 		t.Errorf("content[2] = %+v", d)
 	}
 }
@@ -66,10 +67,10 @@ func TestTypedToolCallsAndPermission(t *testing.T) {
 // AskPermission with no options offers DefaultPermissionOptions, and the
 // client's cancelled outcome comes back typed.
 func TestAskPermissionDefaults(t *testing.T) {
-	got := make(chan acp.PermissionOutcome, 1)
+	got := make(chan schema.PermissionOutcome, 1)
 	var offered []string
 	c, _ := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			out, err := t.AskPermission(acptest.ToolCallSpec{ID: "x", Title: "X"})
 			if err != nil {
 				return "", err
@@ -77,7 +78,7 @@ func TestAskPermissionDefaults(t *testing.T) {
 			got <- out
 			return "", nil
 		},
-	}, &acp.ClientOptions{Permission: func(_ context.Context, r *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	}, &acp.ClientOptions{Permission: func(_ context.Context, r *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		for _, o := range r.Options {
 			offered = append(offered, o.OptionID+":"+string(o.Kind))
 		}
@@ -87,14 +88,14 @@ func TestAskPermissionDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("go"))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if out := <-got; out.Kind != acp.OutcomeCancelled {
+	if out := <-got; out.Kind != schema.OutcomeCancelled {
 		t.Errorf("outcome = %+v, want cancelled", out)
 	}
 	if len(offered) != 2 || offered[0] != "allow:allow_once" || offered[1] != "reject:reject_once" {

@@ -3,7 +3,7 @@ package acptest
 import (
 	"encoding/json"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // This file holds the session/update senders of a Session and the
@@ -32,7 +32,7 @@ func (s *Session) UpdateAs(sessionID string, update any) error {
 	if err != nil {
 		return err
 	}
-	return s.Notify(acp.MethodSessionUpdate, struct {
+	return s.Notify(schema.MethodSessionUpdate, struct {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
 	}{sessionID, b})
@@ -58,7 +58,7 @@ func (s *Session) send(update []byte, remember bool) error {
 		SessionID string          `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
 	}{s.st.id, update}
-	if err := s.Notify(acp.MethodSessionUpdate, params); err != nil {
+	if err := s.Notify(schema.MethodSessionUpdate, params); err != nil {
 		return err
 	}
 	if remember {
@@ -112,7 +112,7 @@ func (s *Session) UpdateToolCall(tc ToolCallSpec) error {
 }
 
 // Plan sends a plan update with the complete list of entries.
-func (s *Session) Plan(entries ...acp.PlanEntry) error {
+func (s *Session) Plan(entries ...schema.PlanEntry) error {
 	list := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
 		list = append(list, planEntry(e))
@@ -199,7 +199,7 @@ func chunk(kind, messageID, text string) map[string]any {
 	return m
 }
 
-// Text returns a text content block, like [acp.Text].
+// Text returns a text content block, like [schema.Text].
 func Text(text string) map[string]any {
 	return map[string]any{"type": "text", "text": text}
 }
@@ -207,17 +207,17 @@ func Text(text string) map[string]any {
 // ToolCallSpec says what the fake agent sends about a tool call, for
 // [Session.ToolCall], [Session.UpdateToolCall] and
 // [Session.RequestPermission]. Empty fields are omitted from the wire. It is
-// not [acp.ToolCall], the client's decoded view: its fields take any value
+// not [schema.ToolCall], the client's decoded view: its fields take any value
 // (raw content objects, unknown kinds) so a test can send what a real or
 // hostile agent sends, and the same spec serves a create and a partial
 // update.
 type ToolCallSpec struct {
 	ID        string // toolCallId, required
 	Title     string
-	Kind      acp.ToolKind       // "" omits it; any string is sent as given
-	Status    acp.ToolCallStatus // "" omits it; any string is sent as given
-	Content   []any              // ToolCallContent items: ToolContent, Diff, TerminalContent, acp types (&acp.DiffContent{...}) or raw objects
-	Locations []any              // Location, acp.ToolCallLocation or raw objects
+	Kind      schema.ToolKind       // "" omits it; any string is sent as given
+	Status    schema.ToolCallStatus // "" omits it; any string is sent as given
+	Content   []any                 // ToolCallContent items: ToolContent, Diff, TerminalContent, acp types (&acp.DiffContent{...}) or raw objects
+	Locations []any                 // Location, acp.ToolCallLocation or raw objects
 	RawInput  any
 	RawOutput any
 	Meta      any // _meta
@@ -245,7 +245,7 @@ func (tc ToolCallSpec) object(kind string) map[string]any {
 }
 
 // ToolContent returns tool-call content holding a content block, like
-// [acp.ToolContent] (note the spec's double nesting:
+// [schema.ToolContent] (note the spec's double nesting:
 // {"type":"content","content":{"type":"text",…}}). block is any value that
 // encodes to a content block: [Text], an acp block such as acp.Text(s), or
 // a raw object.
@@ -253,7 +253,7 @@ func ToolContent(block any) map[string]any {
 	return map[string]any{"type": "content", "content": block}
 }
 
-// Diff returns diff tool-call content, like [acp.DiffContent]. oldText nil
+// Diff returns diff tool-call content, like [schema.DiffContent]. oldText nil
 // means a new file.
 func Diff(path string, oldText *string, newText string) map[string]any {
 	m := map[string]any{"type": "diff", "path": path, "newText": newText}
@@ -264,7 +264,7 @@ func Diff(path string, oldText *string, newText string) map[string]any {
 }
 
 // TerminalContent returns tool-call content embedding a client terminal,
-// like [acp.TerminalContent].
+// like [schema.TerminalContent].
 func TerminalContent(terminalID string) map[string]any {
 	return map[string]any{"type": "terminal", "terminalId": terminalID}
 }
@@ -280,7 +280,7 @@ func Location(path string, line int) map[string]any {
 
 // planEntry is the wire object of e. Priority defaults to "medium" and
 // Status to "pending", which the spec requires; Meta is sent when set.
-func planEntry(e acp.PlanEntry) map[string]any {
+func planEntry(e schema.PlanEntry) map[string]any {
 	p, st := e.Priority, e.Status
 	if p == "" {
 		p = "medium"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	ours "github.com/acpclient/acp"
+	ourschema "github.com/acpclient/acp/schema"
 	coder "github.com/coder/acp-go-sdk"
 )
 
@@ -33,7 +34,7 @@ func oursConnect(mode string, n int) (*oursConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.NewSession(bg, &ours.NewSessionRequest{Cwd: "/tmp"})
+	s, err := c.NewSession(bg, &ourschema.NewSessionRequest{Cwd: "/tmp"})
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -58,7 +59,7 @@ func oursConnectV2(mode string, n int) (*oursConn, error) {
 		}
 		return nil, err
 	}
-	s, err := c.NewSession(bg, &ours.NewSessionRequest{Cwd: "/tmp"})
+	s, err := c.NewSession(bg, &ourschema.NewSessionRequest{Cwd: "/tmp"})
 	if err != nil {
 		c.Close()
 		return nil, err

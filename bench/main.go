@@ -23,6 +23,7 @@ import (
 	"time"
 
 	ours "github.com/acpclient/acp"
+	ourschema "github.com/acpclient/acp/schema"
 )
 
 var (
@@ -178,7 +179,7 @@ func scenarioTurn() {
 			s := measure(func() int {
 				n := 0
 				for range prompts {
-					t, err := o.s.Prompt(bg, ours.Text("go"))
+					t, err := o.s.Prompt(bg, ourschema.Text("go"))
 					if err != nil {
 						werr = err
 						return n
@@ -272,7 +273,7 @@ func scenarioTurn() {
 				defer o.close()
 				var werr error
 				s := measure(func() int {
-					t, err := o.s.Prompt(bg, ours.Text("go"))
+					t, err := o.s.Prompt(bg, ourschema.Text("go"))
 					if err != nil {
 						werr = err
 						return 0
@@ -394,7 +395,7 @@ func scenarioSlow() {
 		completed, delivered := 0, 0
 		t0 := time.Now()
 		for range turns {
-			t, err := o.s.Prompt(bg, ours.Text("go"))
+			t, err := o.s.Prompt(bg, ourschema.Text("go"))
 			if err != nil {
 				break
 			}
@@ -494,7 +495,7 @@ func burstOurs(n int) (int, error) {
 		return 0, err
 	}
 	defer c.Close()
-	s, err := c.LoadSession(bg, &ours.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
+	s, err := c.LoadSession(bg, &ourschema.LoadSessionRequest{SessionID: "s1", Cwd: "/tmp"})
 	if err != nil {
 		return 0, err
 	}
@@ -608,7 +609,7 @@ func scenarioMemory() {
 		defer o.close()
 		var got int
 		peak := peakDuring(func() {
-			t, err := o.s.Prompt(bg, ours.Text("go"))
+			t, err := o.s.Prompt(bg, ourschema.Text("go"))
 			if err != nil {
 				fatal(err)
 			}

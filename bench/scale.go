@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	ours "github.com/acpclient/acp"
+	ourschema "github.com/acpclient/acp/schema"
 )
 
 // ---- scenario: many agents in one process ----
@@ -131,7 +131,7 @@ func runScaleChild(n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t, err := o.s.Prompt(bg, ours.Text("go"))
+			t, err := o.s.Prompt(bg, ourschema.Text("go"))
 			if err != nil {
 				fatal(err)
 			}

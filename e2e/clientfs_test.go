@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -35,12 +36,12 @@ func TestClaudeClientFS(t *testing.T) {
 		Reply{Text: []string{"All done."}},
 	)
 	turn, stop, err := r.prompt("read, write, run")
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("turn: %v, %v", stop, err)
 	}
 	st := turn.State()
 	for _, id := range []string{"call_read", "call_write", "call_sh"} {
-		if tc := findTool(st, id); tc == nil || tc.Status != acp.ToolCallStatusCompleted {
+		if tc := findTool(st, id); tc == nil || tc.Status != schema.ToolCallStatusCompleted {
 			t.Errorf("tool call %s: %+v, want completed", id, tc)
 		}
 	}
@@ -91,7 +92,7 @@ func TestCodexClientFS(t *testing.T) {
 		Reply{Tool: shell(codex, "call_sh", "echo from-shell > ran.txt")},
 		Reply{Text: []string{"All done."}},
 	)
-	if _, stop, err := r.prompt("edit, run"); err != nil || stop != acp.StopReasonEndTurn {
+	if _, stop, err := r.prompt("edit, run"); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("turn: %v, %v", stop, err)
 	}
 	if b, _ := os.ReadFile(r.path("greet.txt")); string(b) != "hello there\n" {

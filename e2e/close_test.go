@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestCloseMidTurn: closing the client while the model stalls mid-turn
@@ -20,7 +21,7 @@ func TestCloseMidTurn(t *testing.T) {
 		r.Model.Script(Reply{Text: []string{"Thinking it over"}, Stall: release})
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		turn, err := r.S.Prompt(ctx, acp.Text("take your time"))
+		turn, err := r.S.Prompt(ctx, schema.Text("take your time"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // edit is the model's tool call that replaces "world" by "there" in
@@ -19,9 +20,9 @@ func edit(ag agent, r *run, id string) *ToolUse {
 }
 
 // diffOf returns the first diff among a tool call's content.
-func diffOf(content []acp.ToolCallContent) *acp.DiffContent {
+func diffOf(content []schema.ToolCallContent) *schema.DiffContent {
 	for _, c := range content {
-		if d, ok := c.(*acp.DiffContent); ok {
+		if d, ok := c.(*schema.DiffContent); ok {
 			return d
 		}
 	}
@@ -46,7 +47,7 @@ func TestEditDiff(t *testing.T) {
 			Reply{Text: []string{"Edited."}},
 		)
 		turn, stop, err := r.prompt("change world to there in greet.txt")
-		if err != nil || stop != acp.StopReasonEndTurn {
+		if err != nil || stop != schema.StopReasonEndTurn {
 			t.Fatalf("turn: %v, %v", stop, err)
 		}
 		st := turn.State()
@@ -57,7 +58,7 @@ func TestEditDiff(t *testing.T) {
 		if len(perms) != 1 {
 			t.Fatalf("%d permission requests, want 1 (the edit)", len(perms))
 		}
-		checkDiff := func(where string, d *acp.DiffContent) {
+		checkDiff := func(where string, d *schema.DiffContent) {
 			t.Helper()
 			if ag.v2() {
 				// A v2 diff names its changes and carries a unified patch,
@@ -75,10 +76,10 @@ func TestEditDiff(t *testing.T) {
 		// What the dialog shows: the request's tool call as folded.
 		checkDiff("permission request", diffOf(perms[0].ToolCall.Content))
 		tc := findTool(st, "call_edit")
-		if tc == nil || tc.Kind != acp.ToolKindEdit {
+		if tc == nil || tc.Kind != schema.ToolKindEdit {
 			t.Fatalf("tool call %+v, want an edit", tc)
 		}
-		if tc.Status != acp.ToolCallStatusCompleted {
+		if tc.Status != schema.ToolCallStatusCompleted {
 			t.Errorf("tool call status %v, want completed", tc.Status)
 		}
 		checkDiff("folded tool call", diffOf(tc.Content))

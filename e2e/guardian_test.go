@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestCodexGuardian: in codex-acp's default mode, "agent" (Auto review), a
@@ -42,7 +43,7 @@ func testCodexGuardian(t *testing.T, outcome string, auto agent) {
 		Reply{Text: []string{"Finished."}},
 	)
 	turn, stop, err := r.prompt("create made.txt")
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("turn: %v, %v", stop, err)
 	}
 	if n := len(log.all()); n != 0 {
@@ -61,8 +62,8 @@ func testCodexGuardian(t *testing.T, outcome string, auto agent) {
 	}
 	// A denial ends the review failed.
 	want := map[string]string{"allow": "Status: Approved", "deny": "Status: Denied"}[outcome]
-	wantStatus := map[string]acp.ToolCallStatus{"allow": acp.ToolCallStatusCompleted, "deny": acp.ToolCallStatusFailed}[outcome]
-	if review == nil || review.Title != "Guardian Review" || review.Kind != acp.ToolKindThink ||
+	wantStatus := map[string]schema.ToolCallStatus{"allow": schema.ToolCallStatusCompleted, "deny": schema.ToolCallStatusFailed}[outcome]
+	if review == nil || review.Title != "Guardian Review" || review.Kind != schema.ToolKindThink ||
 		review.Status != wantStatus || !strings.Contains(r.outputOf(review), want) {
 		t.Errorf("review tool call %+v, want a Guardian Review %s with %q", review, wantStatus, want)
 	}
@@ -70,11 +71,11 @@ func testCodexGuardian(t *testing.T, outcome string, auto agent) {
 	tc := findTool(st, "call_make")
 	switch outcome {
 	case "allow":
-		if statErr != nil || tc == nil || tc.Status != acp.ToolCallStatusCompleted {
+		if statErr != nil || tc == nil || tc.Status != schema.ToolCallStatusCompleted {
 			t.Errorf("made.txt: %v; tool call %+v; want the command run and completed", statErr, tc)
 		}
 	case "deny":
-		if !os.IsNotExist(statErr) || tc == nil || tc.Status != acp.ToolCallStatusFailed {
+		if !os.IsNotExist(statErr) || tc == nil || tc.Status != schema.ToolCallStatusFailed {
 			t.Errorf("made.txt: %v; tool call %+v; want the command not run and failed", statErr, tc)
 		}
 		if out, ok := toolResult(reqs[2], "call_make"); !ok || !strings.Contains(out, "Decided by the test.") {

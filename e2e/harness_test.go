@@ -18,6 +18,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 )
 
 // record rewrites ../testdata/transcripts/e2e-*.jsonl from this run's
@@ -85,7 +86,7 @@ func start(t *testing.T, ag agent, opts *acp.ClientOptions) *run {
 	r.connect(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := r.C.NewSession(ctx, &acp.NewSessionRequest{Cwd: r.Dir})
+	s, err := r.C.NewSession(ctx, &schema.NewSessionRequest{Cwd: r.Dir})
 	if err != nil {
 		t.Fatalf("%s: session/new: %v\nstderr:\n%s", ag.name, err, r.stderrTail())
 	}
@@ -214,11 +215,11 @@ func inDirOutside(dir string, pgid int) string {
 }
 
 // prompt runs one turn to its end.
-func (r *run) prompt(text string) (*acp.Turn, acp.StopReason, error) {
+func (r *run) prompt(text string) (*acp.Turn, schema.StopReason, error) {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	turn, err := r.S.Prompt(ctx, acp.Text(text))
+	turn, err := r.S.Prompt(ctx, schema.Text(text))
 	if err != nil {
 		r.t.Fatalf("%s: prompt: %v", r.ag.name, err)
 	}

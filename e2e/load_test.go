@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestLoadSession: a new connection loads a session a real turn ran in;
@@ -18,7 +19,7 @@ func TestLoadSession(t *testing.T) {
 			Reply{Text: []string{"Making it."}, Tool: shell(ag, "call_make", "echo made > made.txt")},
 			Reply{Text: []string{"Made."}},
 		)
-		if _, stop, err := r.prompt("make made.txt"); err != nil || stop != acp.StopReasonEndTurn {
+		if _, stop, err := r.prompt("make made.txt"); err != nil || stop != schema.StopReasonEndTurn {
 			t.Fatalf("turn: %v, %v", stop, err)
 		}
 		id := r.S.ID()
@@ -30,7 +31,7 @@ func TestLoadSession(t *testing.T) {
 		r.connect(&acp.ClientOptions{Trace: r.tw})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		s, err := r.C.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: r.Dir})
+		s, err := r.C.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.Dir})
 		if err != nil {
 			t.Fatalf("session/load: %v", err)
 		}
@@ -49,7 +50,7 @@ func TestLoadSession(t *testing.T) {
 		if m := texts(h.Messages); strings.Join(m, "|") != "Making it.|Made." {
 			t.Errorf("replayed agent messages %q", m)
 		}
-		if tc := findTool(h, "call_make"); tc == nil || tc.Status != acp.ToolCallStatusCompleted {
+		if tc := findTool(h, "call_make"); tc == nil || tc.Status != schema.ToolCallStatusCompleted {
 			t.Errorf("replayed tool call %+v, want call_make completed", tc)
 		}
 		r.save("load")

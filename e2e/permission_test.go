@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // shell is the model's tool call that runs a shell command on each agent.
@@ -56,7 +57,7 @@ type permissionLog struct {
 }
 
 func (l *permissionLog) wrap(h acp.PermissionHandler) acp.PermissionHandler {
-	return func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	return func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		l.mu.Lock()
 		l.reqs = append(l.reqs, req)
 		l.mu.Unlock()
@@ -86,11 +87,11 @@ func (r *run) outputOf(tc *acp.ToolCallState) string {
 	var terms []string
 	for _, c := range tc.Content {
 		switch c := c.(type) {
-		case *acp.ToolContent:
-			if txt, ok := c.Content.(*acp.TextContent); ok {
+		case *schema.ToolContent:
+			if txt, ok := c.Content.(*schema.TextContent); ok {
 				b.WriteString(txt.Text)
 			}
-		case *acp.TerminalContent:
+		case *schema.TerminalContent:
 			terms = append(terms, c.TerminalID)
 		}
 	}
@@ -128,19 +129,19 @@ func TestPermissionAllow(t *testing.T) {
 			Reply{Text: []string{"Done."}},
 		)
 		turn, stop, err := r.prompt("create made.txt")
-		if err != nil || stop != acp.StopReasonEndTurn {
+		if err != nil || stop != schema.StopReasonEndTurn {
 			t.Fatalf("turn: %v, %v", stop, err)
 		}
 		st := turn.State()
 		perms := log.all()
-		if len(perms) != 1 || perms[0].ToolCall.ToolCallID != "call_make" || perms[0].Option(acp.PermissionAllowOnce) == nil {
+		if len(perms) != 1 || perms[0].ToolCall.ToolCallID != "call_make" || perms[0].Option(schema.PermissionAllowOnce) == nil {
 			t.Fatalf("permission requests %+v, want one for call_make with an allow_once option", perms)
 		}
 		if b, err := os.ReadFile(r.path("made.txt")); err != nil || string(b) != "made\n" {
 			t.Errorf("made.txt: %q, %v; want the command to have run", b, err)
 		}
 		tc := findTool(st, "call_make")
-		if tc == nil || tc.Status != acp.ToolCallStatusCompleted || tc.Kind != acp.ToolKindExecute || !strings.Contains(r.outputOf(tc), "created") {
+		if tc == nil || tc.Status != schema.ToolCallStatusCompleted || tc.Kind != schema.ToolKindExecute || !strings.Contains(r.outputOf(tc), "created") {
 			t.Errorf("tool call %+v, want execute, completed, output \"created\"", tc)
 		}
 		if got := texts(st.Messages); !strings.HasSuffix(got[len(got)-1], "Done.") {
@@ -192,12 +193,12 @@ func TestPermissionReject(t *testing.T) {
 			// only "abort"): it ends the turn itself, answering
 			// cancelled, and marks the call failed without asking the
 			// model again.
-			if stop != acp.StopReasonCancelled || tc.Status != acp.ToolCallStatusFailed || r.Model.Left() != 1 {
+			if stop != schema.StopReasonCancelled || tc.Status != schema.ToolCallStatusFailed || r.Model.Left() != 1 {
 				t.Errorf("codex: stop %v, tool call %v, %d replies left; want cancelled, failed, 1", stop, tc.Status, r.Model.Left())
 			}
 		case "claude":
 			// Claude Code reports the refusal to the model and goes on.
-			if stop != acp.StopReasonEndTurn || tc.Status != acp.ToolCallStatusFailed || !strings.Contains(r.outputOf(tc), "refused") {
+			if stop != schema.StopReasonEndTurn || tc.Status != schema.ToolCallStatusFailed || !strings.Contains(r.outputOf(tc), "refused") {
 				t.Errorf("claude: stop %v, tool call %v %q; want end_turn, failed, refused", stop, tc.Status, r.outputOf(tc))
 			}
 			reqs := r.Model.Requests(true)
@@ -216,11 +217,11 @@ func TestPermissionCancel(t *testing.T) {
 	eachAgent(t, func(t *testing.T, ag agent) {
 		asked := make(chan struct{})
 		late := make(chan struct{})
-		handler := func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		handler := func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			close(asked)
 			<-ctx.Done()
 			defer close(late)
-			return acp.SelectedOutcome(req.Option(acp.PermissionAllowOnce).OptionID), nil
+			return acp.SelectedOutcome(req.Option(schema.PermissionAllowOnce).OptionID), nil
 		}
 		r := start(t, ag, &acp.ClientOptions{Permission: handler})
 		r.Model.Script(
@@ -229,7 +230,7 @@ func TestPermissionCancel(t *testing.T) {
 		)
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		turn, err := r.S.Prompt(ctx, acp.Text("create made.txt"))
+		turn, err := r.S.Prompt(ctx, schema.Text("create made.txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +243,7 @@ func TestPermissionCancel(t *testing.T) {
 		stop, err := turn.Wait()
 		<-late
 		st := turn.State()
-		if err != nil || stop != acp.StopReasonCancelled || !st.Cancelled {
+		if err != nil || stop != schema.StopReasonCancelled || !st.Cancelled {
 			t.Errorf("turn: %v, %v, cancelled %v; want cancelled", stop, err, st.Cancelled)
 		}
 		// The client marks the call cancelled at the cancel; both agents
@@ -251,9 +252,9 @@ func TestPermissionCancel(t *testing.T) {
 		// In v2, which has a cancelled status of its own, claude-agent-acp
 		// reports that instead (with _meta.claudeCode.nonExecutionKind
 		// "user-rejected"); codex-acp still says failed.
-		want := acp.ToolCallStatusFailed
+		want := schema.ToolCallStatusFailed
 		if ag.v2() && ag.name == "claude" {
-			want = acp.ToolCallStatusCancelled
+			want = schema.ToolCallStatusCancelled
 		}
 		if tc := findTool(st, "call_make"); tc == nil || tc.Status != want {
 			t.Errorf("tool call %+v, want it %s by the agent", tc, want)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestRestart: the real agent's process is killed with SIGKILL — after a
@@ -51,7 +52,7 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 	}
 	r := start(t, ag, opts)
 	r.Model.Script(Reply{Text: []string{"First answer."}})
-	if _, stop, err := r.prompt("one"); err != nil || stop != acp.StopReasonEndTurn {
+	if _, stop, err := r.prompt("one"); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("first turn: %v, %v", stop, err)
 	}
 	id := r.S.ID()
@@ -74,14 +75,14 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 		r.Model.Script(Reply{Text: []string{"Half ", "way"}, Stall: release})
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		turn, err := r.S.Prompt(ctx, acp.Text("two"))
+		turn, err := r.S.Prompt(ctx, schema.Text("two"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got string
 		for u := range turn.Updates() {
-			if c, ok := u.(*acp.AgentMessageChunk); ok {
-				if tc, ok := c.Content.(*acp.TextContent); ok {
+			if c, ok := u.(*schema.AgentMessageChunk); ok {
+				if tc, ok := c.Content.(*schema.TextContent); ok {
 					got += tc.Text
 				}
 			}
@@ -119,7 +120,7 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 	t.Logf("%s: SIGKILL to a restored session in %v", ag.name, usable.Round(time.Millisecond))
 
 	r.Model.Script(Reply{Text: []string{"Second answer."}})
-	if _, stop, err := r.prompt("three"); err != nil || stop != acp.StopReasonEndTurn {
+	if _, stop, err := r.prompt("three"); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("the turn after the restart: %v, %v\nstderr:\n%s", stop, err, r.stderrTail())
 	}
 	afterAgent, afterUser := conversation(r.S)
@@ -145,7 +146,7 @@ func testRestart(t *testing.T, ag agent, midTurn bool) {
 	r.connect(&acp.ClientOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := r.C.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: r.Dir}); err != nil {
+	if _, err := r.C.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.Dir}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
 	t.Logf("%s: a fresh connect and session/load in %v", ag.name, time.Since(t0).Round(time.Millisecond))

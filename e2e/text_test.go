@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestText: streamed text is folded into one message, reasoning into one
@@ -15,7 +15,7 @@ func TestText(t *testing.T) {
 		r := start(t, ag, nil)
 		r.Model.Script(Reply{Thinking: []string{"Let me ", "think."}, Text: []string{"Hel", "lo ", "there!"}, InputTokens: 120, OutputTokens: 7})
 		turn, stop, err := r.prompt("say hello")
-		if err != nil || stop != acp.StopReasonEndTurn {
+		if err != nil || stop != schema.StopReasonEndTurn {
 			t.Fatalf("turn: %v, %v", stop, err)
 		}
 		st := turn.State()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestTraceparent: with an Observer that injects W3C trace context, each
@@ -53,7 +54,7 @@ func TestTraceparent(t *testing.T) {
 
 			var prompts int
 			for _, f := range r.frames(">") {
-				if f.Method != acp.MethodSessionPrompt && f.Method != acp.MethodSessionNew {
+				if f.Method != schema.MethodSessionPrompt && f.Method != schema.MethodSessionNew {
 					continue
 				}
 				var p struct {
@@ -65,7 +66,7 @@ func TestTraceparent(t *testing.T) {
 				if p.Meta["traceparent"] != parent || p.Meta["tracestate"] != "acp=e2e" || p.Meta["baggage"] != "test=TestTraceparent" {
 					t.Errorf("%s sent _meta %v, want the trace context", f.Method, p.Meta)
 				}
-				if f.Method == acp.MethodSessionPrompt {
+				if f.Method == schema.MethodSessionPrompt {
 					prompts++
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -38,12 +39,12 @@ func TestPlan(t *testing.T) {
 		r := start(t, ag, nil)
 		r.Model.Script(Reply{Tool: plan(ag, "call_plan")}, Reply{Text: []string{"Planned."}})
 		turn, stop, err := r.prompt("plan it")
-		if err != nil || stop != acp.StopReasonEndTurn {
+		if err != nil || stop != schema.StopReasonEndTurn {
 			t.Fatalf("turn: %v, %v", stop, err)
 		}
-		want := []acp.PlanEntry{
-			{Content: "Write the test", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusCompleted},
-			{Content: "Fix the bug", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusInProgress},
+		want := []schema.PlanEntry{
+			{Content: "Write the test", Priority: schema.PlanEntryPriorityMedium, Status: schema.PlanEntryStatusCompleted},
+			{Content: "Fix the bug", Priority: schema.PlanEntryPriorityMedium, Status: schema.PlanEntryStatusInProgress},
 		}
 		if ag.name == "claude" {
 			// claude-agent-acp shows the step in progress by its
@@ -71,15 +72,15 @@ func TestCancelStall(t *testing.T) {
 		r.Model.Script(Reply{Text: []string{"Working ", "on it"}, Stall: release})
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		turn, err := r.S.Prompt(ctx, acp.Text("take your time"))
+		turn, err := r.S.Prompt(ctx, schema.Text("take your time"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Cancel once the streamed text has arrived: the model is stalled.
 		var got string
 		for u := range turn.Updates() {
-			if c, ok := u.(*acp.AgentMessageChunk); ok {
-				if tc, ok := c.Content.(*acp.TextContent); ok {
+			if c, ok := u.(*schema.AgentMessageChunk); ok {
+				if tc, ok := c.Content.(*schema.TextContent); ok {
 					got += tc.Text
 				}
 			}
@@ -91,7 +92,7 @@ func TestCancelStall(t *testing.T) {
 		stop, err := turn.Wait()
 		st := turn.State()
 		// An error would be ErrCancelGrace: the agent did not answer.
-		if err != nil || stop != acp.StopReasonCancelled || !st.Cancelled {
+		if err != nil || stop != schema.StopReasonCancelled || !st.Cancelled {
 			t.Fatalf("turn: %v, %v; want cancelled", stop, err)
 		}
 		if st.AgentStopReason != "" || st.AgentError != nil {
@@ -127,16 +128,16 @@ func TestModelError(t *testing.T) {
 			// which the turn keeps as AgentError; both agents say so, and
 			// codex-acp also shows the 400's body as a message, as in v1.
 			st := turn.State()
-			if err != nil || stop != acp.StopReasonError || st.AgentError == nil || !strings.Contains(st.AgentError.Message+string(st.AgentError.Data), "the model is on fire") {
+			if err != nil || stop != schema.StopReasonError || st.AgentError == nil || !strings.Contains(st.AgentError.Message+string(st.AgentError.Data), "the model is on fire") {
 				t.Fatalf("turn: %v, %v, agent error %+v; want stop reason error with the model's message", stop, err, st.AgentError)
 			}
 		case ag.name == "codex":
 			m := texts(turn.State().Messages)
-			if err != nil || stop != acp.StopReasonEndTurn || len(m) == 0 || !strings.Contains(m[len(m)-1], "the model is on fire") {
+			if err != nil || stop != schema.StopReasonEndTurn || len(m) == 0 || !strings.Contains(m[len(m)-1], "the model is on fire") {
 				t.Fatalf("turn: %v, %v, messages %q; want end_turn with the model's message", stop, err, m)
 			}
 		case ag.name == "claude":
-			var e *acp.Error
+			var e *schema.Error
 			if !errors.As(err, &e) || !strings.Contains(err.Error(), "the model is on fire") {
 				t.Fatalf("turn: %v, %v; want an agent error carrying the model's message", stop, err)
 			}
@@ -148,7 +149,7 @@ func TestModelError(t *testing.T) {
 		// prompt after a failed turn at once, without asking the model.)
 		r.Model.Script(Reply{Text: []string{"Back again."}})
 		turn, stop, err = r.prompt("again")
-		if m := texts(turn.State().Messages); err != nil || stop != acp.StopReasonEndTurn || len(m) == 0 || !strings.HasSuffix(m[len(m)-1], "Back again.") {
+		if m := texts(turn.State().Messages); err != nil || stop != schema.StopReasonEndTurn || len(m) == 0 || !strings.HasSuffix(m[len(m)-1], "Back again.") {
 			t.Errorf("the turn after the error: %v, %v, %q", stop, err, m)
 		}
 		r.save("model-error")
@@ -163,7 +164,7 @@ func TestSecondTurn(t *testing.T) {
 		r.Model.Script(Reply{Text: []string{"First answer."}}, Reply{Text: []string{"Second answer."}})
 		for i, want := range []string{"First answer.", "Second answer."} {
 			turn, stop, err := r.prompt(fmt.Sprintf("question %d", i+1))
-			if err != nil || stop != acp.StopReasonEndTurn {
+			if err != nil || stop != schema.StopReasonEndTurn {
 				t.Fatalf("turn %d: %v, %v", i+1, stop, err)
 			}
 			if m := texts(turn.State().Messages); len(m) == 0 || !strings.HasSuffix(m[len(m)-1], want) {
@@ -187,7 +188,7 @@ func TestSecondTurn(t *testing.T) {
 		defer cancel()
 		mode := ""
 		for _, o := range r.S.State().ConfigOptions {
-			if so, ok := o.(*acp.SelectConfigOption); ok && so.ID == "mode" {
+			if so, ok := o.(*schema.SelectConfigOption); ok && so.ID == "mode" {
 				mode = so.CurrentValue
 			}
 		}
@@ -232,7 +233,7 @@ func TestCancelCommand(t *testing.T) {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		turn, err := r.S.Prompt(ctx, acp.Text("run the long job"))
+		turn, err := r.S.Prompt(ctx, schema.Text("run the long job"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,16 +245,16 @@ func TestCancelCommand(t *testing.T) {
 		turn.Cancel()
 		stop, err := turn.Wait()
 		st := turn.State()
-		if err != nil || stop != acp.StopReasonCancelled {
+		if err != nil || stop != schema.StopReasonCancelled {
 			t.Fatalf("turn: %v, %v; want cancelled", stop, err)
 		}
 		// codex leaves the call to the client's cancelled mark; Claude
 		// Code reports it failed, which replaces the mark.
 		// In v2 Claude Code reports it cancelled, v2's own status (with
 		// _meta.claudeCode.nonExecutionKind "user-rejected").
-		want := map[string]acp.ToolCallStatus{"codex": acp.ToolCallStatusCancelled, "claude": acp.ToolCallStatusFailed}[ag.name]
+		want := map[string]schema.ToolCallStatus{"codex": schema.ToolCallStatusCancelled, "claude": schema.ToolCallStatusFailed}[ag.name]
 		if ag.v2() {
-			want = acp.ToolCallStatusCancelled
+			want = schema.ToolCallStatusCancelled
 		}
 		if tc := findTool(st, "call_sleep"); tc == nil || tc.Status != want {
 			t.Errorf("tool call %+v, want %s", tc, want)

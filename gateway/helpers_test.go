@@ -17,6 +17,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // scriptOptions is the test agent: its prompts pick what it does.
@@ -28,12 +29,12 @@ import (
 //	big N       sends one chunk of N bytes
 //	anything    says "echo:<prompt>"
 func scriptOptions() *acptest.Options {
-	return &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	return &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		text := t.PromptText()
 		word, arg, _ := strings.Cut(text, " ")
 		switch word {
 		case "permission":
-			out, err := t.RequestPermission(acptest.ToolCallSpec{ID: "tc-1", Title: "Edit?"}, []acp.PermissionOption{
+			out, err := t.RequestPermission(acptest.ToolCallSpec{ID: "tc-1", Title: "Edit?"}, []schema.PermissionOption{
 				{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 				{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
 			})

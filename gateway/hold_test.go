@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // When the agent exits, the connection stream ends at once and a session
@@ -53,17 +54,17 @@ func TestRemoteAgentDiesInTurnRepeated(t *testing.T) {
 	d := newPipeDial(t, nil)
 	_, url := start(t, d.Dial, nil)
 	c, events := supervised(t, remoteProfiles[0].tr(url))
-	s, err := c.NewSession(bounded(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		turn, err := s.Prompt(bounded(t), acp.Text("wait"))
+		turn, err := s.Prompt(bounded(t), schema.Text("wait"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for u := range turn.Updates() {
-			if _, ok := u.(*acp.AgentMessageChunk); ok {
+			if _, ok := u.(*schema.AgentMessageChunk); ok {
 				break
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/coder/websocket"
 )
 
@@ -86,7 +87,7 @@ func TestMaxConnections(t *testing.T) {
 // MaxSessions: a GET for a session past it gets 429; an agent message for
 // a session past it closes the connection with ErrTooManySessions.
 func TestMaxSessions(t *testing.T) {
-	d := newPipeDial(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	d := newPipeDial(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		for i := range 5 {
 			t.Notify("session/update", map[string]any{"sessionId": fmt.Sprint("other-", i), "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "x"}}})
 		}
@@ -353,7 +354,7 @@ func TestSlowBody(t *testing.T) {
 // The agent's unanswered requests are remembered up to MaxPendingRequests
 // too; the answer to one past it is forwarded without the session check.
 func TestMaxPendingAgentRequests(t *testing.T) {
-	d := newPipeDial(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	d := newPipeDial(t, &acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		for range 10 {
 			t.Start("_x/ask", map[string]any{"sessionId": t.SessionID()})
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // "restartable" is the script agent as a process that, like a real
@@ -80,7 +81,7 @@ func echo(t *testing.T, s *acp.Session, text string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	turn, err := s.Prompt(ctx, acp.Text(text))
+	turn, err := s.Prompt(ctx, schema.Text(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestRemoteAgentKilled(t *testing.T) {
 				}, ShutdownGrace: time.Second}
 				_, url := start(t, agents.Dial, nil)
 				c, events := supervised(t, p.tr(url))
-				s, err := c.NewSession(bounded(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+				s, err := c.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,12 +127,12 @@ func TestRemoteAgentKilled(t *testing.T) {
 				first := cmds[0]
 				mu.Unlock()
 				if midTurn {
-					turn, err := s.Prompt(bounded(t), acp.Text("wait"))
+					turn, err := s.Prompt(bounded(t), schema.Text("wait"))
 					if err != nil {
 						t.Fatal(err)
 					}
 					for u := range turn.Updates() {
-						if _, ok := u.(*acp.AgentMessageChunk); ok {
+						if _, ok := u.(*schema.AgentMessageChunk); ok {
 							break // "waiting": the agent is in the turn
 						}
 					}
@@ -201,7 +202,7 @@ func TestRemoteGatewayRestarted(t *testing.T) {
 				url = "ws://" + addr + "/"
 			}
 			c, events := supervised(t, p.tr(url))
-			s, err := c.NewSession(bounded(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}

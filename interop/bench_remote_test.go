@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // BenchmarkTSFlood100k: our client receiving a 100 000-chunk turn from the
@@ -44,7 +45,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: b.TempDir()})
+			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
-				turn, err := s.Prompt(context.Background(), acp.Text("flood 100000"))
+				turn, err := s.Prompt(context.Background(), schema.Text("flood 100000"))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 	"github.com/google/go-cmp/cmp"
 )
@@ -68,7 +69,7 @@ func testCtx(t *testing.T) context.Context {
 
 func newSession(t *testing.T, ctx context.Context, c *acp.Client, cwd string) *acp.Session {
 	t.Helper()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: cwd})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
@@ -76,9 +77,9 @@ func newSession(t *testing.T, ctx context.Context, c *acp.Client, cwd string) *a
 }
 
 // run prompts text, waits for the turn and returns it with its final state.
-func run(t *testing.T, ctx context.Context, s *acp.Session, text string) (*acp.Turn, acp.TurnState, acp.StopReason, error) {
+func run(t *testing.T, ctx context.Context, s *acp.Session, text string) (*acp.Turn, acp.TurnState, schema.StopReason, error) {
 	t.Helper()
-	turn, err := s.Prompt(ctx, acp.Text(text))
+	turn, err := s.Prompt(ctx, schema.Text(text))
 	if err != nil {
 		t.Fatalf("Prompt(%q): %v", text, err)
 	}
@@ -91,7 +92,7 @@ func run(t *testing.T, ctx context.Context, s *acp.Session, text string) (*acp.T
 func mustRun(t *testing.T, ctx context.Context, s *acp.Session, text string) []string {
 	t.Helper()
 	_, st, stop, err := run(t, ctx, s, text)
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("prompt %q: stop %q, err %v; want end_turn", text, stop, err)
 	}
 	return reports(st)
@@ -133,25 +134,25 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 
 // The agent's fixed session data (agent.mjs: MODES, MODEL_VALUES).
 var (
-	tsModes = []acp.SessionMode{
+	tsModes = []schema.SessionMode{
 		{ID: "ask", Name: "Ask", Description: "Ask before changing files"},
 		{ID: "code", Name: "Code", Description: "Change files freely"},
 	}
-	tsModelOption = func(current string) []acp.SessionConfigOption {
-		return []acp.SessionConfigOption{&acp.SelectConfigOption{
-			ID: "model", Name: "Model", Description: "Which model answers", Category: acp.ConfigCategoryModel,
+	tsModelOption = func(current string) []schema.SessionConfigOption {
+		return []schema.SessionConfigOption{&schema.SelectConfigOption{
+			ID: "model", Name: "Model", Description: "Which model answers", Category: schema.ConfigCategoryModel,
 			CurrentValue: current,
-			Options: []acp.SelectOption{
+			Options: []schema.SelectOption{
 				{Value: "a", Name: "Model A", Description: "The first model"},
 				{Value: "b", Name: "Model B", Description: "The second model"},
 			},
 		}}
 	}
-	tsPermissionOptions = []acp.PermissionOption{
-		{OptionID: "allow-once", Name: "Allow once", Kind: acp.PermissionAllowOnce},
-		{OptionID: "allow-always", Name: "Allow always", Kind: acp.PermissionAllowAlways},
-		{OptionID: "reject-once", Name: "Reject once", Kind: acp.PermissionRejectOnce},
-		{OptionID: "reject-always", Name: "Reject always", Kind: acp.PermissionRejectAlways},
+	tsPermissionOptions = []schema.PermissionOption{
+		{OptionID: "allow-once", Name: "Allow once", Kind: schema.PermissionAllowOnce},
+		{OptionID: "allow-always", Name: "Allow always", Kind: schema.PermissionAllowAlways},
+		{OptionID: "reject-once", Name: "Reject once", Kind: schema.PermissionRejectOnce},
+		{OptionID: "reject-always", Name: "Reject always", Kind: schema.PermissionRejectAlways},
 	}
 )
 
@@ -169,7 +170,7 @@ func TestInteropUpdates(t *testing.T) {
 	cwd := t.TempDir()
 	s := newSession(t, ctx, c, cwd)
 
-	turn, err := s.Prompt(ctx, acp.Text("updates"))
+	turn, err := s.Prompt(ctx, schema.Text("updates"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestInteropUpdates(t *testing.T) {
 		followed <- kinds
 	}()
 	stop, err := turn.Wait()
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait: %q, %v; want end_turn", stop, err)
 	}
 
@@ -203,13 +204,13 @@ func TestInteropUpdates(t *testing.T) {
 		t.Errorf("kinds replayed by Turn.Updates after the end (-want +got):\n%s", diff)
 	}
 
-	plan := []acp.PlanEntry{
-		{Content: "Read the file", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusCompleted},
-		{Content: "Edit the file", Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatusInProgress},
-		{Content: "Run the tests", Priority: acp.PlanEntryPriorityLow, Status: acp.PlanEntryStatusPending},
+	plan := []schema.PlanEntry{
+		{Content: "Read the file", Priority: schema.PlanEntryPriorityHigh, Status: schema.PlanEntryStatusCompleted},
+		{Content: "Edit the file", Priority: schema.PlanEntryPriorityMedium, Status: schema.PlanEntryStatusInProgress},
+		{Content: "Run the tests", Priority: schema.PlanEntryPriorityLow, Status: schema.PlanEntryStatusPending},
 	}
 	wantTurn := acp.TurnState{
-		StopReason:   acp.StopReasonEndTurn,
+		StopReason:   schema.StopReasonEndTurn,
 		UserMessages: []acp.Message{{MessageID: "t1-u1", Text: "updates"}},
 		// "!" came last, after ten updates of other kinds: folded by messageId.
 		// Order: the user's chunk came first, then the message, the thought,
@@ -220,14 +221,14 @@ func TestInteropUpdates(t *testing.T) {
 			Order:      3,
 			ToolCallID: "call-1",
 			Title:      "Edit /tmp/acp-interop/a.txt",
-			Kind:       acp.ToolKindEdit,
-			Status:     acp.ToolCallStatusCompleted,
-			Content: []acp.ToolCallContent{
-				&acp.DiffContent{Path: "/tmp/acp-interop/a.txt", OldText: ptr("old\n"), NewText: "new\n"},
-				&acp.TerminalContent{TerminalID: "term-1"},
-				&acp.ToolContent{Content: acp.Text("edited")},
+			Kind:       schema.ToolKindEdit,
+			Status:     schema.ToolCallStatusCompleted,
+			Content: []schema.ToolCallContent{
+				&schema.DiffContent{Path: "/tmp/acp-interop/a.txt", OldText: ptr("old\n"), NewText: "new\n"},
+				&schema.TerminalContent{TerminalID: "term-1"},
+				&schema.ToolContent{Content: schema.Text("edited")},
 			},
-			Locations: []acp.ToolCallLocation{{Path: "/tmp/acp-interop/a.txt", Line: ptr[uint32](1)}},
+			Locations: []schema.ToolCallLocation{{Path: "/tmp/acp-interop/a.txt", Line: ptr[uint32](1)}},
 			RawInput:  json.RawMessage(`{"path":"/tmp/acp-interop/a.txt"}`),
 			RawOutput: json.RawMessage(`{"ok":true}`),
 		}},
@@ -240,15 +241,15 @@ func TestInteropUpdates(t *testing.T) {
 	wantSession := acp.SessionState{
 		SessionID:     s.ID(),
 		Cwd:           cwd,
-		Modes:         &acp.SessionModeState{CurrentModeID: "code", AvailableModes: tsModes},
+		Modes:         &schema.SessionModeState{CurrentModeID: "code", AvailableModes: tsModes},
 		ConfigOptions: tsModelOption("a"),
-		Commands: []acp.AvailableCommand{
-			{Name: "web", Description: "Search the web", Input: &acp.AvailableCommandInput{Hint: "query to search for"}},
+		Commands: []schema.AvailableCommand{
+			{Name: "web", Description: "Search the web", Input: &schema.AvailableCommandInput{Hint: "query to search for"}},
 			{Name: "test", Description: "Run the tests"},
 		},
 		Title:     "Interop session",
 		UpdatedAt: "2026-02-03T04:05:06Z",
-		Usage:     &acp.UsageUpdate{Used: 1234, Size: 200000, Cost: &acp.Cost{Amount: 0.5, Currency: "USD"}},
+		Usage:     &schema.UsageUpdate{Used: 1234, Size: 200000, Cost: &schema.Cost{Amount: 0.5, Currency: "USD"}},
 		Plan:      plan,
 		Turns:     1,
 	}
@@ -274,7 +275,7 @@ func TestInteropPermission(t *testing.T) {
 	var policy acp.PermissionHandler
 	seen := make(chan *acp.PermissionRequest, 1)
 	c := connectTS(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			seen <- req
 			mu.Lock()
 			p := policy
@@ -285,7 +286,7 @@ func TestInteropPermission(t *testing.T) {
 	s := newSession(t, ctx, c, t.TempDir())
 
 	selectID := func(id string) acp.PermissionHandler {
-		return func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		return func(context.Context, *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			return acp.SelectedOutcome(id), nil
 		}
 	}
@@ -293,18 +294,18 @@ func TestInteropPermission(t *testing.T) {
 		name   string
 		policy acp.PermissionHandler
 		report string
-		stop   acp.StopReason
-		status acp.ToolCallStatus
+		stop   schema.StopReason
+		status schema.ToolCallStatus
 	}{
-		{"allow_once", selectID("allow-once"), "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"allow_always", selectID("allow-always"), "outcome:selected:allow-always", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"reject_once", selectID("reject-once"), "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"reject_always", selectID("reject-always"), "outcome:selected:reject-always", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"AllowAll policy", acp.AllowAll, "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"RejectAll policy", acp.RejectAll, "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"CancelAll policy", acp.CancelAll, "outcome:cancelled", acp.StopReasonCancelled, acp.ToolCallStatusFailed},
+		{"allow_once", selectID("allow-once"), "outcome:selected:allow-once", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"allow_always", selectID("allow-always"), "outcome:selected:allow-always", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"reject_once", selectID("reject-once"), "outcome:selected:reject-once", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"reject_always", selectID("reject-always"), "outcome:selected:reject-always", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"AllowAll policy", acp.AllowAll, "outcome:selected:allow-once", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"RejectAll policy", acp.RejectAll, "outcome:selected:reject-once", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"CancelAll policy", acp.CancelAll, "outcome:cancelled", schema.StopReasonCancelled, schema.ToolCallStatusFailed},
 		// Never a silent allow: an option that was not offered is an error reply.
-		{"unoffered option", selectID("allow-forever"), "outcome:error:-32603", acp.StopReasonEndTurn, acp.ToolCallStatusPending},
+		{"unoffered option", selectID("allow-forever"), "outcome:error:-32603", schema.StopReasonEndTurn, schema.ToolCallStatusPending},
 	}
 	for i, tc := range cases {
 		mu.Lock()
@@ -329,9 +330,9 @@ func TestInteropPermission(t *testing.T) {
 		wantTC := acp.ToolCallState{
 			ToolCallID: "perm-1",
 			Title:      "Write /tmp/acp-interop/b.txt",
-			Kind:       acp.ToolKindEdit,
-			Status:     acp.ToolCallStatusPending,
-			Locations:  []acp.ToolCallLocation{{Path: "/tmp/acp-interop/b.txt"}},
+			Kind:       schema.ToolKindEdit,
+			Status:     schema.ToolCallStatusPending,
+			Locations:  []schema.ToolCallLocation{{Path: "/tmp/acp-interop/b.txt"}},
 			RawInput:   json.RawMessage(`{"path":"/tmp/acp-interop/b.txt","content":"b"}`),
 		}
 		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
@@ -340,7 +341,7 @@ func TestInteropPermission(t *testing.T) {
 		if diff := cmp.Diff(tsPermissionOptions, req.Options); diff != "" {
 			t.Errorf("%s: options (-want +got):\n%s", tc.name, diff)
 		}
-		if o := req.Option(acp.PermissionRejectAlways); o == nil || o.OptionID != "reject-always" {
+		if o := req.Option(schema.PermissionRejectAlways); o == nil || o.OptionID != "reject-always" {
 			t.Errorf("%s: Option(reject_always) = %+v", tc.name, o)
 		}
 		if got := len(s.Turns()); got != i+1 {
@@ -361,7 +362,7 @@ func TestInteropCancel(t *testing.T) {
 	asked := make(chan *acp.PermissionRequest, 1)
 	handlerCause := make(chan error, 1)
 	c := connectTS(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			asked <- req
 			<-ctx.Done()
 			handlerCause <- context.Cause(ctx)
@@ -372,7 +373,7 @@ func TestInteropCancel(t *testing.T) {
 
 	for i, via := range []string{"Turn.Cancel", "Prompt ctx"} {
 		promptCtx, cancelPrompt := context.WithCancel(ctx)
-		turn, err := s.Prompt(promptCtx, acp.Text("cancel"))
+		turn, err := s.Prompt(promptCtx, schema.Text("cancel"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +381,7 @@ func TestInteropCancel(t *testing.T) {
 
 		// The request's toolCall is only {"toolCallId":"cancel-1"}; the
 		// handler sees the folded tool call.
-		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, Order: 1}
+		wantTC := acp.ToolCallState{ToolCallID: "cancel-1", Title: "Run a long command", Kind: schema.ToolKindExecute, Status: schema.ToolCallStatusPending, Order: 1}
 		if diff := cmp.Diff(wantTC, req.ToolCall); diff != "" {
 			t.Errorf("%s: the handler's ToolCall (-want +got):\n%s", via, diff)
 		}
@@ -397,13 +398,13 @@ func TestInteropCancel(t *testing.T) {
 			t.Helper()
 			// The state and the updates folded into it, at one point.
 			st, seq := turn.Snapshot()
-			want := acp.ToolCallStatusCancelled
+			want := schema.ToolCallStatusCancelled
 			for ev := range turn.Events(context.Background(), 0) {
 				if ev.Seq > seq {
 					break
 				}
-				if tu, ok := ev.Update.(*acp.ToolCallUpdate); ok && ev.Origin == acp.OriginAgent && tu.ToolCallID == "cancel-1" && tu.Status != nil && *tu.Status == acp.ToolCallStatusFailed {
-					want = acp.ToolCallStatusFailed
+				if tu, ok := ev.Update.(*schema.ToolCallUpdate); ok && ev.Origin == acp.OriginAgent && tu.ToolCallID == "cancel-1" && tu.Status != nil && *tu.Status == schema.ToolCallStatusFailed {
+					want = schema.ToolCallStatusFailed
 				}
 			}
 			if !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != want {
@@ -423,18 +424,18 @@ func TestInteropCancel(t *testing.T) {
 
 		stop, err := turn.Wait()
 		cancelPrompt()
-		if err != nil || stop != acp.StopReasonCancelled {
+		if err != nil || stop != schema.StopReasonCancelled {
 			t.Fatalf("%s: Wait: %q, %v; want cancelled, nil", via, stop, err)
 		}
 		st := turn.State()
 		checkReports(t, via, reports(st), "permission:cancelled", "session/cancel:received")
-		if st.StopReason != acp.StopReasonCancelled || !st.Cancelled || st.AgentStopReason != "" || st.AgentError != nil {
+		if st.StopReason != schema.StopReasonCancelled || !st.Cancelled || st.AgentStopReason != "" || st.AgentError != nil {
 			t.Errorf("%s: final state: stop %q cancelled %v agentStop %q agentErr %v; want cancelled as answered by the agent",
 				via, st.StopReason, st.Cancelled, st.AgentStopReason, st.AgentError)
 		}
 		// After the cancel the agent reported its own final status, which a
 		// final status from the agent may do (only non-final ones are ignored).
-		if len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusFailed {
+		if len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != schema.ToolCallStatusFailed {
 			t.Errorf("%s: final tool calls %+v; want cancel-1 failed (the agent's final word)", via, st.ToolCalls)
 		}
 
@@ -453,14 +454,14 @@ func TestInteropCloseCancelsTurn(t *testing.T) {
 	ctx := testCtx(t)
 	asked := make(chan struct{}, 1)
 	c := connectTS(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			asked <- struct{}{}
 			<-ctx.Done()
 			return acp.SelectedOutcome("allow-once"), nil
 		},
 	})
 	s := newSession(t, ctx, c, t.TempDir())
-	turn, err := s.Prompt(ctx, acp.Text("cancel"))
+	turn, err := s.Prompt(ctx, schema.Text("cancel"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +470,7 @@ func TestInteropCloseCancelsTurn(t *testing.T) {
 		t.Fatalf("Session.Close: %v", err)
 	}
 	stop, err := turn.Wait()
-	if err != nil || stop != acp.StopReasonCancelled {
+	if err != nil || stop != schema.StopReasonCancelled {
 		t.Fatalf("Wait: %q, %v; want cancelled", stop, err)
 	}
 	st := turn.State()
@@ -563,7 +564,7 @@ func TestInteropTerminal(t *testing.T) {
 	c := connectTS(t, &acp.ClientOptions{Terminal: m.Handlers()})
 	s := newSession(t, ctx, c, t.TempDir())
 	_, st, stop, err := run(t, ctx, s, "terminal")
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("terminal: stop %q, err %v", stop, err)
 	}
 	checkReports(t, "terminal", reports(st), "exit:3", `output:"hi\n"`, "truncated:false", "released")
@@ -572,16 +573,16 @@ func TestInteropTerminal(t *testing.T) {
 		t.Fatalf("tool calls %+v; want term-call-1 with one terminal", st.ToolCalls)
 	}
 	tc := st.ToolCalls[0]
-	term, ok := tc.Content[0].(*acp.TerminalContent)
+	term, ok := tc.Content[0].(*schema.TerminalContent)
 	if !ok || term.TerminalID == "" {
 		t.Fatalf("tool call content %#v; want a terminal", tc.Content[0])
 	}
 	want := acp.ToolCallState{
 		ToolCallID: "term-call-1",
 		Title:      `sh -c "echo hi; exit 3"`,
-		Kind:       acp.ToolKindExecute,
-		Status:     acp.ToolCallStatusFailed,
-		Content:    []acp.ToolCallContent{&acp.TerminalContent{TerminalID: term.TerminalID}},
+		Kind:       schema.ToolKindExecute,
+		Status:     schema.ToolCallStatusFailed,
+		Content:    []schema.ToolCallContent{&schema.TerminalContent{TerminalID: term.TerminalID}},
 	}
 	if diff := cmp.Diff(want, tc); diff != "" {
 		t.Errorf("tool call (-want +got):\n%s", diff)
@@ -593,8 +594,8 @@ func TestInteropTerminal(t *testing.T) {
 		t.Errorf("OnOutput saw %q for %s, want %q", got, term.TerminalID, "hi\n")
 	}
 	// The agent released it: the id is gone.
-	_, err = m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: s.ID(), TerminalID: term.TerminalID})
-	if !errors.Is(err, acp.ErrResourceNotFound) {
+	_, err = m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: s.ID(), TerminalID: term.TerminalID})
+	if !errors.Is(err, schema.ErrResourceNotFound) {
 		t.Errorf("TerminalOutput after the agent's release: %v; want ErrResourceNotFound", err)
 	}
 }
@@ -609,7 +610,7 @@ func TestInteropAuth(t *testing.T) {
 	c := connectTS(t, nil, "TSAGENT_REQUIRE_AUTH=1")
 
 	init := c.InitializeResponse()
-	wantMethods := []acp.AuthMethod{&acp.AgentAuthMethod{ID: "token", Name: "Token", Description: "Authenticate with a token (always accepted)"}}
+	wantMethods := []schema.AuthMethod{&schema.AgentAuthMethod{ID: "token", Name: "Token", Description: "Authenticate with a token (always accepted)"}}
 	if diff := cmp.Diff(wantMethods, init.AuthMethods); diff != "" {
 		t.Errorf("auth methods (-want +got):\n%s", diff)
 	}
@@ -617,23 +618,23 @@ func TestInteropAuth(t *testing.T) {
 		t.Errorf("agent info %+v", init.AgentInfo)
 	}
 
-	_, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
-	var e *acp.Error
-	if !errors.Is(err, acp.ErrAuthRequired) || !errors.As(err, &e) || e.Code != acp.CodeAuthRequired {
+	_, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
+	var e *schema.Error
+	if !errors.Is(err, schema.ErrAuthRequired) || !errors.As(err, &e) || e.Code != schema.CodeAuthRequired {
 		t.Fatalf("NewSession before authenticate: %v; want ErrAuthRequired (-32000)", err)
 	}
-	_, err = c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-1", Cwd: "/tmp/acp-interop"})
-	if !errors.Is(err, acp.ErrAuthRequired) {
+	_, err = c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-1", Cwd: "/tmp/acp-interop"})
+	if !errors.Is(err, schema.ErrAuthRequired) {
 		t.Errorf("LoadSession before authenticate: %v; want ErrAuthRequired", err)
 	}
 	if s := c.Session("sess-1"); s != nil {
 		t.Errorf("a failed load left session %q registered", s.ID())
 	}
 
-	if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "password"}); !errors.As(err, &e) || e.Code != acp.CodeInvalidParams {
+	if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "password"}); !errors.As(err, &e) || e.Code != schema.CodeInvalidParams {
 		t.Errorf("Authenticate(password): %v; want the agent's -32602", err)
 	}
-	if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "token"}); err != nil {
+	if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "token"}); err != nil {
 		t.Fatalf("Authenticate(token): %v", err)
 	}
 	s := newSession(t, ctx, c, t.TempDir())
@@ -651,7 +652,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	ctx := testCtx(t)
 	c := connectTS(t, nil)
 
-	list := func(req *acp.ListSessionsRequest) (pages [][]string, sessions []acp.SessionInfo) {
+	list := func(req *schema.ListSessionsRequest) (pages [][]string, sessions []schema.SessionInfo) {
 		t.Helper()
 		for page, err := range c.ListSessions(ctx, req) {
 			if err != nil {
@@ -670,7 +671,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"sess-1", "sess-2"}, {"sess-3"}}, pages); diff != "" {
 		t.Errorf("ListSessions pages (-want +got):\n%s", diff)
 	}
-	wantInfo := []acp.SessionInfo{
+	wantInfo := []schema.SessionInfo{
 		{SessionID: "sess-1", Cwd: "/tmp/acp-interop", Title: ptr("First session"), UpdatedAt: ptr("2026-01-01T10:00:00Z")},
 		{SessionID: "sess-2", Cwd: "/tmp/acp-interop", Title: ptr("Second session"), UpdatedAt: ptr("2026-01-02T10:00:00Z")},
 		{SessionID: "sess-3", Cwd: "/tmp/acp-interop", Title: ptr("Third session"), UpdatedAt: ptr("2026-01-03T10:00:00Z")},
@@ -678,12 +679,12 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	if diff := cmp.Diff(wantInfo, sessions); diff != "" {
 		t.Errorf("listed sessions (-want +got):\n%s", diff)
 	}
-	if pages, _ := list(&acp.ListSessionsRequest{Cwd: "/elsewhere"}); !cmp.Equal([][]string{nil}, pages) {
+	if pages, _ := list(&schema.ListSessionsRequest{Cwd: "/elsewhere"}); !cmp.Equal([][]string{nil}, pages) {
 		t.Errorf("ListSessions(cwd /elsewhere) pages %q; want one empty page", pages)
 	}
 
 	// Load: the replay is in History before LoadSession returns.
-	loaded, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-2", Cwd: "/tmp/acp-interop"})
+	loaded, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-2", Cwd: "/tmp/acp-interop"})
 	if err != nil {
 		t.Fatalf("LoadSession: %v", err)
 	}
@@ -708,7 +709,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 		t.Errorf("loaded config options (-want +got):\n%s", diff)
 	}
 	_, st, stop, err := run(t, ctx, loaded, "after load")
-	if err != nil || stop != acp.StopReasonEndTurn {
+	if err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("prompt after load: %q %v", stop, err)
 	}
 	if diff := cmp.Diff([]acp.Message{{MessageID: "t1-r1", Text: "echo:after load"}}, st.Messages); diff != "" {
@@ -719,7 +720,7 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	}
 
 	// Resume: no replay.
-	resumed, err := c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "sess-3", Cwd: "/tmp/acp-interop"})
+	resumed, err := c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: "sess-3", Cwd: "/tmp/acp-interop"})
 	if err != nil {
 		t.Fatalf("ResumeSession: %v", err)
 	}
@@ -734,12 +735,12 @@ func TestInteropLoadResumeListClose(t *testing.T) {
 	if err := resumed.Close(ctx); err != nil {
 		t.Fatalf("Session.Close: %v", err)
 	}
-	if _, err := resumed.Prompt(ctx, acp.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
+	if _, err := resumed.Prompt(ctx, schema.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
 		t.Errorf("prompt to the closed session: %v; want ErrSessionClosed", err)
 	}
 
 	// Delete: no longer listed.
-	if _, err := c.DeleteSession(ctx, &acp.DeleteSessionRequest{SessionID: "sess-1"}); err != nil {
+	if _, err := c.DeleteSession(ctx, &schema.DeleteSessionRequest{SessionID: "sess-1"}); err != nil {
 		t.Fatalf("DeleteSession: %v", err)
 	}
 	if pages, _ := list(nil); !cmp.Equal([][]string{{"sess-2", "sess-3"}}, pages) {
@@ -758,7 +759,7 @@ func TestInteropModesAndConfig(t *testing.T) {
 	s := newSession(t, ctx, c, t.TempDir())
 
 	st := s.State()
-	if diff := cmp.Diff(&acp.SessionModeState{CurrentModeID: "ask", AvailableModes: tsModes}, st.Modes); diff != "" {
+	if diff := cmp.Diff(&schema.SessionModeState{CurrentModeID: "ask", AvailableModes: tsModes}, st.Modes); diff != "" {
 		t.Errorf("modes from session/new (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(tsModelOption("a"), st.ConfigOptions); diff != "" {
@@ -776,11 +777,11 @@ func TestInteropModesAndConfig(t *testing.T) {
 	if len(st.Outside) != 1 {
 		t.Fatalf("outside updates %+v; want the current_mode_update", st.Outside)
 	}
-	if u, ok := st.Outside[0].Update.(*acp.CurrentModeUpdate); !ok || u.CurrentModeID != "code" || st.Outside[0].Late || st.Outside[0].Replay {
+	if u, ok := st.Outside[0].Update.(*schema.CurrentModeUpdate); !ok || u.CurrentModeID != "code" || st.Outside[0].Late || st.Outside[0].Replay {
 		t.Errorf("outside update %+v", st.Outside[0])
 	}
 
-	var e *acp.Error
+	var e *schema.Error
 	if err := s.SetMode(ctx, "yolo"); err == nil || errors.As(err, &e) || !strings.Contains(err.Error(), "ask, code") {
 		t.Errorf("SetMode(yolo): %v; want a local error naming the valid modes", err)
 	}
@@ -829,7 +830,7 @@ func TestInteropExtension(t *testing.T) {
 	c := connectTS(t, &acp.ClientOptions{
 		ExtMethod: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 			if method != "_acp/echo" {
-				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}
+				return nil, &schema.Error{Code: schema.CodeMethodNotFound, Message: "no " + method}
 			}
 			return map[string]any{"method": method, "params": params}, nil
 		},
@@ -870,10 +871,10 @@ func TestInteropExtension(t *testing.T) {
 	if !pong.Pong || pong.Params["n"] != 1.0 {
 		t.Errorf("_acp/ping result %+v", pong)
 	}
-	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, schema.ErrMethodNotFound) {
 		t.Errorf("Call(_acp/nope): %v; want ErrMethodNotFound", err)
 	}
-	if err := c.Call(ctx, "acp/ping", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+	if err := c.Call(ctx, "acp/ping", nil, nil); !errors.Is(err, schema.ErrMethodNotFound) {
 		t.Errorf("Call(acp/ping): %v; want the agent's ErrMethodNotFound", err)
 	}
 	if err := c.Notify(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
@@ -889,11 +890,11 @@ type blockingFS struct {
 	causes  chan error
 }
 
-func (b *blockingFS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
+func (b *blockingFS) ReadTextFile(ctx context.Context, req *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 	b.entered <- struct{}{}
 	<-ctx.Done()
 	b.causes <- context.Cause(ctx)
-	return &acp.ReadTextFileResponse{Content: "too late"}, nil
+	return &schema.ReadTextFileResponse{Content: "too late"}, nil
 }
 
 // TestInteropCancelRequest: the TS side withdraws its own pending request
@@ -910,7 +911,7 @@ func TestInteropCancelRequest(t *testing.T) {
 		FS: acp.FileSystemHandlers{ReadTextFile: fsys.ReadTextFile},
 		ExtMethod: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 			if method != "_acp/slow" {
-				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}
+				return nil, &schema.Error{Code: schema.CodeMethodNotFound, Message: "no " + method}
 			}
 			extEntered <- struct{}{}
 			<-ctx.Done()
@@ -946,11 +947,11 @@ func TestInteropError(t *testing.T) {
 	c := connectTS(t, nil)
 	s := newSession(t, ctx, c, t.TempDir())
 	turn, st, stop, err := run(t, ctx, s, "error")
-	var e *acp.Error
+	var e *schema.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("Wait: %q, %v; want an *acp.Error", stop, err)
 	}
-	if e.Code != acp.CodeInternalError || !strings.Contains(e.Message, "tsagent was asked to fail") {
+	if e.Code != schema.CodeInternalError || !strings.Contains(e.Message, "tsagent was asked to fail") {
 		t.Errorf("error %d %q; want -32603 from the agent", e.Code, e.Message)
 	}
 	var data any

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,7 +34,7 @@ func TestInteropV2PermissionAnswers(t *testing.T) {
 	var policy acp.PermissionHandler
 	seen := make(chan *acp.PermissionRequest, 1)
 	c := connectTSV2(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			seen <- req
 			mu.Lock()
 			p := policy
@@ -43,7 +44,7 @@ func TestInteropV2PermissionAnswers(t *testing.T) {
 	})
 	s := v2Session(t, c)
 	selectID := func(id string) acp.PermissionHandler {
-		return func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		return func(context.Context, *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			return acp.SelectedOutcome(id), nil
 		}
 	}
@@ -51,20 +52,20 @@ func TestInteropV2PermissionAnswers(t *testing.T) {
 		name   string
 		policy acp.PermissionHandler
 		report string
-		stop   acp.StopReason
-		status acp.ToolCallStatus
+		stop   schema.StopReason
+		status schema.ToolCallStatus
 	}{
-		{"allow_once", selectID("allow-once"), "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"allow_always", selectID("allow-always"), "outcome:selected:allow-always", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"reject_once", selectID("reject-once"), "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"reject_always", selectID("reject-always"), "outcome:selected:reject-always", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"AllowAll policy", acp.AllowAll, "outcome:selected:allow-once", acp.StopReasonEndTurn, acp.ToolCallStatusCompleted},
-		{"RejectAll policy", acp.RejectAll, "outcome:selected:reject-once", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
-		{"CancelAll policy", acp.CancelAll, "outcome:cancelled", acp.StopReasonCancelled, acp.ToolCallStatusFailed},
+		{"allow_once", selectID("allow-once"), "outcome:selected:allow-once", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"allow_always", selectID("allow-always"), "outcome:selected:allow-always", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"reject_once", selectID("reject-once"), "outcome:selected:reject-once", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"reject_always", selectID("reject-always"), "outcome:selected:reject-always", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"AllowAll policy", acp.AllowAll, "outcome:selected:allow-once", schema.StopReasonEndTurn, schema.ToolCallStatusCompleted},
+		{"RejectAll policy", acp.RejectAll, "outcome:selected:reject-once", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
+		{"CancelAll policy", acp.CancelAll, "outcome:cancelled", schema.StopReasonCancelled, schema.ToolCallStatusFailed},
 		// Never a silent allow: an option that was not offered is an
 		// error reply; the v2 agent then marks its call failed (the v1
 		// agent left it pending).
-		{"unoffered option", selectID("allow-forever"), "outcome:error:-32603", acp.StopReasonEndTurn, acp.ToolCallStatusFailed},
+		{"unoffered option", selectID("allow-forever"), "outcome:error:-32603", schema.StopReasonEndTurn, schema.ToolCallStatusFailed},
 	}
 	for i, tc := range cases {
 		mu.Lock()
@@ -89,7 +90,7 @@ func TestInteropV2PermissionAnswers(t *testing.T) {
 		// The subject names the call by id only; the handler sees it as
 		// folded from the tool_call_update before.
 		got := req.ToolCall
-		if got.ToolCallID != id || got.Title != "Write /tmp/acp-interop/b.txt" || got.Kind != acp.ToolKindEdit ||
+		if got.ToolCallID != id || got.Title != "Write /tmp/acp-interop/b.txt" || got.Kind != schema.ToolKindEdit ||
 			len(got.Locations) != 1 || got.Locations[0].Path != "/tmp/acp-interop/b.txt" ||
 			string(got.RawInput) != `{"path":"/tmp/acp-interop/b.txt","content":"b"}` {
 			t.Errorf("%s: the handler's ToolCall %+v", tc.name, got)
@@ -112,7 +113,7 @@ func TestInteropV2CancelBoth(t *testing.T) {
 	asked := make(chan struct{}, 1)
 	causes := make(chan error, 1)
 	c := connectTSV2(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			asked <- struct{}{}
 			<-ctx.Done()
 			causes <- context.Cause(ctx)
@@ -122,7 +123,7 @@ func TestInteropV2CancelBoth(t *testing.T) {
 	s := v2Session(t, c)
 	for _, via := range []string{"Turn.Cancel", "Prompt ctx"} {
 		promptCtx, cancelPrompt := context.WithCancel(ctx)
-		turn, err := s.Prompt(promptCtx, acp.Text("cancel"))
+		turn, err := s.Prompt(promptCtx, schema.Text("cancel"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func TestInteropV2CancelBoth(t *testing.T) {
 		}
 		stop, err := turn.Wait()
 		cancelPrompt()
-		if err != nil || stop != acp.StopReasonCancelled {
+		if err != nil || stop != schema.StopReasonCancelled {
 			t.Fatalf("%s: Wait: %q, %v; want cancelled", via, stop, err)
 		}
 		st := turn.State()
@@ -145,7 +146,7 @@ func TestInteropV2CancelBoth(t *testing.T) {
 		if len(r) != 2 || (r[0] != "permission:error:-32800" && r[0] != "permission:cancelled") || r[1] != "session/cancel:received" {
 			t.Errorf("%s: reports %q; want the withdrawn or cancelled permission, then session/cancel:received", via, r)
 		}
-		if !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != acp.ToolCallStatusFailed {
+		if !st.Cancelled || len(st.ToolCalls) != 1 || st.ToolCalls[0].Status != schema.ToolCallStatusFailed {
 			t.Errorf("%s: cancelled %v, tool calls %+v; want the agent's failed", via, st.Cancelled, st.ToolCalls)
 		}
 		checkReports(t, via+": prompt after the cancel", mustRun(t, ctx, s, "again"), "echo:again")
@@ -160,14 +161,14 @@ func TestInteropV2CloseCancelsTurn(t *testing.T) {
 	ctx := testCtx(t)
 	asked := make(chan struct{}, 1)
 	c := connectTSV2(t, &acp.ClientOptions{
-		Permission: func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		Permission: func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			asked <- struct{}{}
 			<-ctx.Done()
 			return acp.SelectedOutcome("allow-once"), nil
 		},
 	})
 	s := v2Session(t, c)
-	turn, err := s.Prompt(ctx, acp.Text("cancel"))
+	turn, err := s.Prompt(ctx, schema.Text("cancel"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +177,10 @@ func TestInteropV2CloseCancelsTurn(t *testing.T) {
 		t.Fatalf("Session.Close: %v", err)
 	}
 	stop, err := turn.Wait()
-	if err != nil || stop != acp.StopReasonCancelled || !turn.State().Cancelled {
+	if err != nil || stop != schema.StopReasonCancelled || !turn.State().Cancelled {
 		t.Fatalf("Wait: %q, %v, cancelled %v; want cancelled", stop, err, turn.State().Cancelled)
 	}
-	if _, err := s.Prompt(ctx, acp.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
+	if _, err := s.Prompt(ctx, schema.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
 		t.Errorf("prompt to the closed session: %v; want ErrSessionClosed", err)
 	}
 }
@@ -193,7 +194,7 @@ func TestInteropV2Auth(t *testing.T) {
 	ctx := testCtx(t)
 	c := connectTSV2(t, nil, "TSAGENT_REQUIRE_AUTH=1")
 	init := c.InitializeResponse()
-	wantMethods := []acp.AuthMethod{&acp.AgentAuthMethod{ID: "token", Name: "Token"}}
+	wantMethods := []schema.AuthMethod{&schema.AgentAuthMethod{ID: "token", Name: "Token"}}
 	if diff := cmp.Diff(wantMethods, init.AuthMethods); diff != "" {
 		t.Errorf("auth methods (-want +got):\n%s", diff)
 	}
@@ -201,22 +202,22 @@ func TestInteropV2Auth(t *testing.T) {
 		t.Errorf("agent info %+v", init.AgentInfo)
 	}
 	newSession := func() (*acp.Session, error) {
-		return c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+		return c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	}
-	var e *acp.Error
-	if _, err := newSession(); !errors.Is(err, acp.ErrAuthRequired) || !errors.As(err, &e) || e.Code != acp.CodeAuthRequired {
+	var e *schema.Error
+	if _, err := newSession(); !errors.Is(err, schema.ErrAuthRequired) || !errors.As(err, &e) || e.Code != schema.CodeAuthRequired {
 		t.Fatalf("NewSession before Authenticate: %v; want ErrAuthRequired (-32000)", err)
 	}
-	if _, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-1", Cwd: "/tmp/acp-interop"}); !errors.Is(err, acp.ErrAuthRequired) {
+	if _, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-1", Cwd: "/tmp/acp-interop"}); !errors.Is(err, schema.ErrAuthRequired) {
 		t.Errorf("LoadSession before Authenticate: %v; want ErrAuthRequired", err)
 	}
 	if s := c.Session("sess-1"); s != nil {
 		t.Errorf("a failed load left session %q registered", s.ID())
 	}
-	if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "password"}); !errors.As(err, &e) || e.Code != acp.CodeInvalidParams {
+	if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "password"}); !errors.As(err, &e) || e.Code != schema.CodeInvalidParams {
 		t.Errorf("Authenticate(password): %v; want the agent's -32602", err)
 	}
-	if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "token"}); err != nil {
+	if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: "token"}); err != nil {
 		t.Fatalf("Authenticate(token): %v", err)
 	}
 	s, err := newSession()
@@ -227,7 +228,7 @@ func TestInteropV2Auth(t *testing.T) {
 	if _, err := c.Logout(ctx, nil); err != nil {
 		t.Fatalf("Logout: %v", err)
 	}
-	if _, err := newSession(); !errors.Is(err, acp.ErrAuthRequired) {
+	if _, err := newSession(); !errors.Is(err, schema.ErrAuthRequired) {
 		t.Errorf("NewSession after Logout: %v; want ErrAuthRequired", err)
 	}
 }
@@ -241,7 +242,7 @@ func TestInteropV2ListLoadResumeCloseDelete(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
 	c := connectTSV2(t, nil)
-	list := func(req *acp.ListSessionsRequest) (pages [][]string) {
+	list := func(req *schema.ListSessionsRequest) (pages [][]string) {
 		t.Helper()
 		for page, err := range c.ListSessions(ctx, req) {
 			if err != nil {
@@ -258,11 +259,11 @@ func TestInteropV2ListLoadResumeCloseDelete(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"sess-1", "sess-2"}, {"sess-3"}}, list(nil)); diff != "" {
 		t.Errorf("ListSessions pages (-want +got):\n%s", diff)
 	}
-	if pages := list(&acp.ListSessionsRequest{Cwd: "/elsewhere"}); !cmp.Equal([][]string{nil}, pages) {
+	if pages := list(&schema.ListSessionsRequest{Cwd: "/elsewhere"}); !cmp.Equal([][]string{nil}, pages) {
 		t.Errorf("ListSessions(cwd /elsewhere) pages %q; want one empty page", pages)
 	}
 
-	loaded, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: "sess-2", Cwd: "/tmp/acp-interop"})
+	loaded, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: "sess-2", Cwd: "/tmp/acp-interop"})
 	if err != nil {
 		t.Fatalf("LoadSession: %v", err)
 	}
@@ -275,7 +276,7 @@ func TestInteropV2ListLoadResumeCloseDelete(t *testing.T) {
 		t.Errorf("History after a turn: %+v; want the replay only", h2.Messages)
 	}
 
-	resumed, err := c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: "sess-3", Cwd: "/tmp/acp-interop"})
+	resumed, err := c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: "sess-3", Cwd: "/tmp/acp-interop"})
 	if err != nil {
 		t.Fatalf("ResumeSession: %v", err)
 	}
@@ -286,10 +287,10 @@ func TestInteropV2ListLoadResumeCloseDelete(t *testing.T) {
 	if err := resumed.Close(ctx); err != nil {
 		t.Fatalf("Session.Close: %v", err)
 	}
-	if _, err := resumed.Prompt(ctx, acp.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
+	if _, err := resumed.Prompt(ctx, schema.Text("after close")); !errors.Is(err, acp.ErrSessionClosed) {
 		t.Errorf("prompt to the closed session: %v; want ErrSessionClosed", err)
 	}
-	if _, err := c.DeleteSession(ctx, &acp.DeleteSessionRequest{SessionID: "sess-1"}); err != nil {
+	if _, err := c.DeleteSession(ctx, &schema.DeleteSessionRequest{SessionID: "sess-1"}); err != nil {
 		t.Fatalf("DeleteSession: %v", err)
 	}
 	if pages := list(nil); !cmp.Equal([][]string{{"sess-2", "sess-3"}}, pages) {
@@ -316,7 +317,7 @@ func TestInteropV2Config(t *testing.T) {
 	if diff := cmp.Diff(tsModelOption("b"), opts); diff != "" {
 		t.Errorf("SetConfigOption result (-want +got):\n%s", diff)
 	}
-	var e *acp.Error
+	var e *schema.Error
 	for _, bad := range [][2]string{{"model", "c"}, {"temperature", "a"}} {
 		if _, err := s.SetConfigOption(ctx, bad[0], bad[1]); err == nil || errors.As(err, &e) {
 			t.Errorf("SetConfigOption(%s, %s): %v; want a local error", bad[0], bad[1], err)
@@ -346,7 +347,7 @@ func TestInteropV2Extension(t *testing.T) {
 	c := connectTSV2(t, &acp.ClientOptions{
 		ExtMethod: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 			if method != "_acp/echo" {
-				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}
+				return nil, &schema.Error{Code: schema.CodeMethodNotFound, Message: "no " + method}
 			}
 			return map[string]any{"method": method, "params": params}, nil
 		},
@@ -383,7 +384,7 @@ func TestInteropV2Extension(t *testing.T) {
 	if !pong.Pong || pong.Params["n"] != 1.0 {
 		t.Errorf("_acp/ping result %+v", pong)
 	}
-	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, acp.ErrMethodNotFound) {
+	if err := c.Call(ctx, "_acp/nope", nil, nil); !errors.Is(err, schema.ErrMethodNotFound) {
 		t.Errorf("Call(_acp/nope): %v; want ErrMethodNotFound", err)
 	}
 	if err := c.Notify(ctx, "_acp/hello", map[string]string{"hi": "there"}); err != nil {
@@ -404,7 +405,7 @@ func TestInteropV2CancelRequest(t *testing.T) {
 	c := connectTSV2(t, &acp.ClientOptions{
 		ExtMethod: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 			if method != "_acp/slow" {
-				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}
+				return nil, &schema.Error{Code: schema.CodeMethodNotFound, Message: "no " + method}
 			}
 			entered <- struct{}{}
 			<-ctx.Done()
@@ -431,11 +432,11 @@ func TestInteropV2Error(t *testing.T) {
 	ctx := testCtx(t)
 	s := v2Session(t, connectTSV2(t, nil))
 	_, st, stop, err := run(t, ctx, s, "error")
-	if err != nil || stop != acp.StopReasonError {
+	if err != nil || stop != schema.StopReasonError {
 		t.Fatalf("Wait: %q, %v; want stop reason error", stop, err)
 	}
 	e := st.AgentError
-	if e == nil || e.Code != acp.CodeInternalError || !strings.Contains(e.Message, "tsagent was asked to fail") {
+	if e == nil || e.Code != schema.CodeInternalError || !strings.Contains(e.Message, "tsagent was asked to fail") {
 		t.Fatalf("agent error %+v; want -32603 from the agent", e)
 	}
 	var data any

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // connectTSV2 starts the TypeScript SDK's v2 agent (agent_v2.mjs) and
@@ -55,7 +56,7 @@ func v2Session(t *testing.T, c *acp.Client) *acp.Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func v2Session(t *testing.T, c *acp.Client) *acp.Session {
 
 func v2Turn(t *testing.T, s *acp.Session, text string) *acp.Turn {
 	t.Helper()
-	turn, err := s.Prompt(context.Background(), acp.Text(text))
+	turn, err := s.Prompt(context.Background(), schema.Text(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestInteropV2Updates(t *testing.T) {
 	t.Parallel()
 	s := v2Session(t, connectTSV2(t, nil))
 	turn := v2Turn(t, s, "updates")
-	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("Wait = %q, %v", stop, err)
 	}
 	st := turn.State()
@@ -94,16 +95,16 @@ func TestInteropV2Updates(t *testing.T) {
 		t.Fatalf("tool calls %+v", st.ToolCalls)
 	}
 	tc := st.ToolCalls[0]
-	if tc.Unannounced || tc.Title != "Edit /tmp/acp-interop/a.txt" || tc.Status != acp.ToolCallStatusCompleted || len(tc.Locations) != 0 || len(tc.Content) != 2 {
+	if tc.Unannounced || tc.Title != "Edit /tmp/acp-interop/a.txt" || tc.Status != schema.ToolCallStatusCompleted || len(tc.Locations) != 0 || len(tc.Content) != 2 {
 		t.Errorf("tool call %+v", tc)
 	}
 	if len(tc.Content) == 2 {
-		if d, ok := tc.Content[1].(*acp.DiffContent); !ok || len(d.Changes) != 1 || d.Changes[0].Path != "/tmp/acp-interop/a.txt" {
+		if d, ok := tc.Content[1].(*schema.DiffContent); !ok || len(d.Changes) != 1 || d.Changes[0].Path != "/tmp/acp-interop/a.txt" {
 			t.Errorf("the v2 diff: %#v", tc.Content[1])
 		}
 	}
 	ss := s.State()
-	if ss.Title != "" || ss.Activity == nil || ss.Activity.State.State != acp.StateIdle || ss.Usage == nil {
+	if ss.Title != "" || ss.Activity == nil || ss.Activity.State.State != schema.StateIdle || ss.Usage == nil {
 		t.Errorf("session: title %q activity %+v usage %+v", ss.Title, ss.Activity, ss.Usage)
 	}
 }
@@ -120,7 +121,7 @@ func TestInteropV2Load(t *testing.T) {
 	s.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	loaded, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: s.ID(), Cwd: cwd})
+	loaded, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: s.ID(), Cwd: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestInteropV2Reject(t *testing.T) {
 	t.Parallel()
 	s := v2Session(t, connectTSV2(t, nil))
 	_, err := v2Turn(t, s, "reject").Wait()
-	var ae *acp.Error
+	var ae *schema.Error
 	if !errors.As(err, &ae) || ae.Code != -32603 {
 		t.Fatalf("Wait err = %v", err)
 	}

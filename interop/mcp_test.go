@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestInteropMCPOverACP: the TypeScript SDK's own agent-side caller
@@ -30,37 +31,37 @@ func TestInteropMCPOverACP(t *testing.T) {
 	metas := make(chan json.RawMessage, 4)
 	causes := make(chan error, 1)
 	var c *acp.Client
-	handler := func(ctx context.Context, req *acp.MessageMCPRequest) (*acp.MessageMCPResponse, error) {
+	handler := func(ctx context.Context, req *schema.MessageMCPRequest) (*schema.MessageMCPResponse, error) {
 		var p struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 			Meta      json.RawMessage `json:"_meta"`
 		}
 		if err := json.Unmarshal(req.Params, &p); err != nil || req.Method != "tools/call" {
-			return nil, &acp.MCPError{Code: -32602, Message: "bad call"}
+			return nil, &schema.MCPError{Code: -32602, Message: "bad call"}
 		}
 		metas <- p.Meta
 		switch p.Name {
 		case "echo":
-			if err := c.NotifyMCP(ctx, &acp.MessageMCPNotification{
+			if err := c.NotifyMCP(ctx, &schema.MessageMCPNotification{
 				ServerID: req.ServerID, RequestID: req.RequestID,
 				Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":"p","progress":1}`),
 			}); err != nil {
 				return nil, err
 			}
-			return &acp.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)}, nil
+			return &schema.MessageMCPResponse{Result: json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)}, nil
 		case "block":
 			<-ctx.Done()
 			causes <- context.Cause(ctx)
 			return nil, ctx.Err()
 		}
-		return nil, &acp.MCPError{Code: -32602, Message: "unknown tool " + p.Name}
+		return nil, &schema.MCPError{Code: -32602, Message: "unknown tool " + p.Name}
 	}
 	c = connectTS(t, &acp.ClientOptions{MCP: acp.MCPHandlers{Message: handler}}, "TSAGENT_MCP_ACP=1")
 	if !c.InitializeResponse().AgentCapabilities.MCPCapabilities.ACP {
 		t.Fatalf("the agent does not advertise mcpCapabilities.acp: %+v", c.InitializeResponse().AgentCapabilities.MCPCapabilities)
 	}
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{&acp.MCPServerACP{Name: "tools", ServerID: "go-tools"}}})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []schema.MCPServer{&schema.MCPServerACP{Name: "tools", ServerID: "go-tools"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

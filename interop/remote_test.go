@@ -22,6 +22,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -128,7 +129,7 @@ func remoteScenarios(t *testing.T, u string) {
 				}
 				s := newSession(t, ctx, c, t.TempDir())
 				_, st, stop, err := run(t, ctx, s, "updates")
-				if err != nil || stop != acp.StopReasonEndTurn {
+				if err != nil || stop != schema.StopReasonEndTurn {
 					t.Fatalf("stop %q, %v", stop, err)
 				}
 				// Every update of the turn came before its answer.
@@ -140,17 +141,17 @@ func remoteScenarios(t *testing.T, u string) {
 			t.Run("permission", func(t *testing.T) {
 				ctx := testCtx(t)
 				c := connectRemote(t, p.tr(u, remote.Options{}), &acp.ClientOptions{
-					Permission: func(context.Context, *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+					Permission: func(context.Context, *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 						return acp.SelectedOutcome("allow-once"), nil
 					},
 				})
 				s := newSession(t, ctx, c, t.TempDir())
 				turn, _, stop, err := run(t, ctx, s, "permission")
-				if err != nil || stop != acp.StopReasonEndTurn {
+				if err != nil || stop != schema.StopReasonEndTurn {
 					t.Fatalf("stop %q, %v", stop, err)
 				}
 				checkReports(t, "permission", reports(turn.State()), "outcome:selected:allow-once")
-				if tc, _ := turn.ToolCall("perm-1"); tc.Status != acp.ToolCallStatusCompleted {
+				if tc, _ := turn.ToolCall("perm-1"); tc.Status != schema.ToolCallStatusCompleted {
 					t.Errorf("tool call %+v", tc)
 				}
 			})
@@ -158,21 +159,21 @@ func remoteScenarios(t *testing.T, u string) {
 				ctx := testCtx(t)
 				asked := make(chan struct{}, 1)
 				c := connectRemote(t, p.tr(u, remote.Options{}), &acp.ClientOptions{
-					Permission: func(ctx context.Context, _ *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+					Permission: func(ctx context.Context, _ *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 						asked <- struct{}{}
 						<-ctx.Done()
 						return acp.SelectedOutcome("allow-once"), nil
 					},
 				})
 				s := newSession(t, ctx, c, t.TempDir())
-				turn, err := s.Prompt(ctx, acp.Text("cancel"))
+				turn, err := s.Prompt(ctx, schema.Text("cancel"))
 				if err != nil {
 					t.Fatal(err)
 				}
 				recv(t, asked, "the permission request")
 				turn.Cancel()
 				stop, err := turn.Wait()
-				if err != nil || stop != acp.StopReasonCancelled {
+				if err != nil || stop != schema.StopReasonCancelled {
 					t.Fatalf("stop %q, %v", stop, err)
 				}
 				checkReports(t, "cancel", reports(turn.State()), "permission:cancelled", "session/cancel:received")
@@ -182,8 +183,8 @@ func remoteScenarios(t *testing.T, u string) {
 				c := connectRemote(t, p.tr(u, remote.Options{}), nil)
 				s := newSession(t, ctx, c, t.TempDir())
 				_, st, _, err := run(t, ctx, s, "error")
-				var e *acp.Error
-				if !errors.As(err, &e) || e.Code != acp.CodeInternalError {
+				var e *schema.Error
+				if !errors.As(err, &e) || e.Code != schema.CodeInternalError {
 					t.Fatalf("err %v; want the agent's -32603", err)
 				}
 				if diff := cmp.Diff([]acp.Message{{MessageID: "t1-e1", Text: "about to fail"}}, st.Messages); diff != "" {
@@ -198,7 +199,7 @@ func remoteScenarios(t *testing.T, u string) {
 				id := newSession(t, ctx, first, t.TempDir()).ID()
 				first.Close()
 				c := connectRemote(t, p.tr(u, remote.Options{}), nil)
-				s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: t.TempDir()})
+				s, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: t.TempDir()})
 				if err != nil {
 					t.Fatalf("LoadSession: %v", err)
 				}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Document events keep an NES agent informed of the editor's documents
@@ -90,7 +91,7 @@ func (s *Session) DidOpen(ctx context.Context, n *DidOpenDocumentNotification) e
 	d := documentEvents(s.c)
 	m := *n
 	m.SessionID = s.id
-	return s.sendDocumentEvent(ctx, acp.MethodDocumentDidOpen, d != nil && d.DidOpen != nil, m.URI, &m)
+	return s.sendDocumentEvent(ctx, schema.MethodDocumentDidOpen, d != nil && d.DidOpen != nil, m.URI, &m)
 }
 
 // DidChange sends document/didChange. When the agent asked for full sync,
@@ -101,16 +102,16 @@ func (s *Session) DidOpen(ctx context.Context, n *DidOpenDocumentNotification) e
 func (s *Session) DidChange(ctx context.Context, n *DidChangeDocumentNotification) error {
 	d := documentEvents(s.c)
 	wanted := d != nil && d.DidChange != nil
-	if wanted && d.DidChange.SyncKind == acp.TextDocumentSyncFull &&
+	if wanted && d.DidChange.SyncKind == schema.TextDocumentSyncFull &&
 		(len(n.ContentChanges) != 1 || n.ContentChanges[0].Range != nil) {
-		return methodError(acp.MethodDocumentDidChange, errors.New("the agent asked for full sync: send one change holding the whole text, without a range"))
+		return methodError(schema.MethodDocumentDidChange, errors.New("the agent asked for full sync: send one change holding the whole text, without a range"))
 	}
 	m := *n
 	m.SessionID = s.id
 	if m.ContentChanges == nil {
 		m.ContentChanges = []TextDocumentContentChangeEvent{}
 	}
-	return s.sendDocumentEvent(ctx, acp.MethodDocumentDidChange, wanted, m.URI, &m)
+	return s.sendDocumentEvent(ctx, schema.MethodDocumentDidChange, wanted, m.URI, &m)
 }
 
 // DidClose sends document/didClose.
@@ -120,7 +121,7 @@ func (s *Session) DidClose(ctx context.Context, n *DidCloseDocumentNotification)
 	d := documentEvents(s.c)
 	m := *n
 	m.SessionID = s.id
-	return s.sendDocumentEvent(ctx, acp.MethodDocumentDidClose, d != nil && d.DidClose != nil, m.URI, &m)
+	return s.sendDocumentEvent(ctx, schema.MethodDocumentDidClose, d != nil && d.DidClose != nil, m.URI, &m)
 }
 
 // DidSave sends document/didSave.
@@ -130,7 +131,7 @@ func (s *Session) DidSave(ctx context.Context, n *DidSaveDocumentNotification) e
 	d := documentEvents(s.c)
 	m := *n
 	m.SessionID = s.id
-	return s.sendDocumentEvent(ctx, acp.MethodDocumentDidSave, d != nil && d.DidSave != nil, m.URI, &m)
+	return s.sendDocumentEvent(ctx, schema.MethodDocumentDidSave, d != nil && d.DidSave != nil, m.URI, &m)
 }
 
 // DidFocus sends document/didFocus.
@@ -140,11 +141,11 @@ func (s *Session) DidFocus(ctx context.Context, n *DidFocusDocumentNotification)
 	d := documentEvents(s.c)
 	m := *n
 	m.SessionID = s.id
-	return s.sendDocumentEvent(ctx, acp.MethodDocumentDidFocus, d != nil && d.DidFocus != nil, m.URI, &m)
+	return s.sendDocumentEvent(ctx, schema.MethodDocumentDidFocus, d != nil && d.DidFocus != nil, m.URI, &m)
 }
 
 // documentEvents returns the document events the agent wants, or nil.
-func documentEvents(c *acp.Client) *acp.NESDocumentEventCapabilities {
+func documentEvents(c *acp.Client) *schema.NESDocumentEventCapabilities {
 	n := c.InitializeResponse().AgentCapabilities.NES
 	if n == nil || n.Events == nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/agenttext"
 	"github.com/acpclient/acp/internal/wirejson"
+	"github.com/acpclient/acp/schema"
 )
 
 // An NES session and its methods, written only over the client's public
@@ -49,14 +50,14 @@ type Session struct {
 //
 // Unstable: follows schema.unstable.json; may change.
 func Start(ctx context.Context, c *acp.Client, req *StartRequest) (*Session, error) {
-	if err := checkNES(c, acp.MethodNESStart); err != nil {
+	if err := checkNES(c, schema.MethodNESStart); err != nil {
 		return nil, err
 	}
 	if req == nil {
 		req = &StartRequest{}
 	}
 	var res StartResponse
-	if err := c.Call(ctx, acp.MethodNESStart, req, &res); err != nil {
+	if err := c.Call(ctx, schema.MethodNESStart, req, &res); err != nil {
 		return nil, err
 	}
 	return &Session{c: c, id: res.SessionID, meta: res.Meta}, nil
@@ -99,11 +100,11 @@ func (s *Session) Meta() json.RawMessage { return s.meta }
 //
 // Unstable: follows schema.unstable.json; may change.
 func (s *Session) Suggest(ctx context.Context, req *SuggestRequest) (*SuggestResponse, error) {
-	if err := checkNES(s.c, acp.MethodNESSuggest); err != nil {
+	if err := checkNES(s.c, schema.MethodNESSuggest); err != nil {
 		return nil, err
 	}
 	if req == nil || s.id == "" || req.URI == "" {
-		return nil, methodError(acp.MethodNESSuggest, errors.New("a session id and a uri are required"))
+		return nil, methodError(schema.MethodNESSuggest, errors.New("a session id and a uri are required"))
 	}
 	r := *req
 	r.SessionID = s.id
@@ -111,12 +112,12 @@ func (s *Session) Suggest(ctx context.Context, req *SuggestRequest) (*SuggestRes
 		r.TriggerKind = TriggerManual
 	}
 	var raw json.RawMessage
-	if err := s.c.Call(ctx, acp.MethodNESSuggest, &r, &raw); err != nil {
+	if err := s.c.Call(ctx, schema.MethodNESSuggest, &r, &raw); err != nil {
 		return nil, err
 	}
 	res, err := screenSuggestions(s.c, raw, r.URI, r.AllowURI)
 	if err != nil {
-		return nil, methodError(acp.MethodNESSuggest, fmt.Errorf("decoding the result: %w", err))
+		return nil, methodError(schema.MethodNESSuggest, fmt.Errorf("decoding the result: %w", err))
 	}
 	return res, nil
 }
@@ -125,10 +126,10 @@ func (s *Session) Suggest(ctx context.Context, req *SuggestRequest) (*SuggestRes
 //
 // Unstable: follows schema.unstable.json; may change.
 func (s *Session) Accept(ctx context.Context, suggestionID string) error {
-	if err := checkNES(s.c, acp.MethodNESAccept); err != nil {
+	if err := checkNES(s.c, schema.MethodNESAccept); err != nil {
 		return err
 	}
-	return s.c.Notify(ctx, acp.MethodNESAccept, &AcceptNotification{SessionID: s.id, ID: suggestionID})
+	return s.c.Notify(ctx, schema.MethodNESAccept, &AcceptNotification{SessionID: s.id, ID: suggestionID})
 }
 
 // Reject tells the agent a suggestion was not taken (nes/reject); reason
@@ -136,10 +137,10 @@ func (s *Session) Accept(ctx context.Context, suggestionID string) error {
 //
 // Unstable: follows schema.unstable.json; may change.
 func (s *Session) Reject(ctx context.Context, suggestionID string, reason RejectReason) error {
-	if err := checkNES(s.c, acp.MethodNESReject); err != nil {
+	if err := checkNES(s.c, schema.MethodNESReject); err != nil {
 		return err
 	}
-	return s.c.Notify(ctx, acp.MethodNESReject, &RejectNotification{SessionID: s.id, ID: suggestionID, Reason: reason})
+	return s.c.Notify(ctx, schema.MethodNESReject, &RejectNotification{SessionID: s.id, ID: suggestionID, Reason: reason})
 }
 
 // Close closes the session (nes/close) and returns once the agent has
@@ -147,10 +148,10 @@ func (s *Session) Reject(ctx context.Context, suggestionID string, reason Reject
 //
 // Unstable: follows schema.unstable.json; may change.
 func (s *Session) Close(ctx context.Context) error {
-	if err := checkNES(s.c, acp.MethodNESClose); err != nil {
+	if err := checkNES(s.c, schema.MethodNESClose); err != nil {
 		return err
 	}
-	return s.c.Call(ctx, acp.MethodNESClose, &CloseRequest{SessionID: s.id}, nil)
+	return s.c.Call(ctx, schema.MethodNESClose, &CloseRequest{SessionID: s.id}, nil)
 }
 
 // PositionEncoding returns the encoding Positions use on c: the agent's
@@ -160,12 +161,12 @@ func (s *Session) Close(ctx context.Context) error {
 // offer is not honoured.
 //
 // Unstable: follows schema.unstable.json; may change.
-func PositionEncoding(c *acp.Client) acp.PositionEncodingKind {
+func PositionEncoding(c *acp.Client) schema.PositionEncodingKind {
 	pe := c.InitializeResponse().AgentCapabilities.PositionEncoding
 	if pe != "" && slices.Contains(c.ClientCapabilities().PositionEncodings, pe) {
 		return pe
 	}
-	return acp.PositionUTF16
+	return schema.PositionUTF16
 }
 
 // checkNES fails when the agent did not advertise nes.

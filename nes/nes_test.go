@@ -14,6 +14,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/nes"
+	"github.com/acpclient/acp/schema"
 )
 
 // nesAgent advertises nes with the given document events (nil: no nes at
@@ -105,10 +106,10 @@ func TestSuggestAcceptReject(t *testing.T) {
 	}
 	// The agent chose utf-32, which the client never offered: positions
 	// stay utf-16.
-	if pe := nes.PositionEncoding(c); pe != acp.PositionUTF16 {
+	if pe := nes.PositionEncoding(c); pe != schema.PositionUTF16 {
 		t.Fatalf("PositionEncoding = %q", pe)
 	}
-	if c.InitializeResponse().AgentCapabilities.PositionEncoding != acp.PositionUTF32 {
+	if c.InitializeResponse().AgentCapabilities.PositionEncoding != schema.PositionUTF32 {
 		t.Fatal("the agent's positionEncoding was not decoded")
 	}
 }
@@ -261,8 +262,8 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 func TestPositionEncodingNegotiated(t *testing.T) {
 	c, a := acptest.Connect(t, &acptest.Options{
 		Capabilities: map[string]any{"positionEncoding": "utf-32", "nes": map[string]any{}},
-	}, &acp.ClientOptions{PositionEncodings: []acp.PositionEncodingKind{acp.PositionUTF8, acp.PositionUTF32}})
-	if pe := nes.PositionEncoding(c); pe != acp.PositionUTF32 {
+	}, &acp.ClientOptions{PositionEncodings: []schema.PositionEncodingKind{schema.PositionUTF8, schema.PositionUTF32}})
+	if pe := nes.PositionEncoding(c); pe != schema.PositionUTF32 {
 		t.Fatalf("PositionEncoding = %q, want utf-32", pe)
 	}
 	init := a.Received("initialize")

@@ -9,6 +9,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/otelacp"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -43,12 +44,12 @@ func Example_recordedAgent() {
 		return
 	}
 	ctx, root := tp.Tracer("example").Start(ctx, "create made.txt")
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/tmp/e2e/work"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/tmp/e2e/work"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	turn, _ := s.Prompt(ctx, acp.Text("create made.txt"))
+	turn, _ := s.Prompt(ctx, schema.Text("create made.txt"))
 	if _, err := turn.Wait(); err != nil {
 		fmt.Println(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/otelacp"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -34,8 +35,8 @@ func Example() {
 		return
 	}
 	ctx, root := tp.Tracer("example").Start(ctx, "edit a.go")
-	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
-	turn, _ := s.Prompt(ctx, acp.Text("edit a.go"))
+	s, _ := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
+	turn, _ := s.Prompt(ctx, schema.Text("edit a.go"))
 	turn.Wait()
 	c.Close()
 	a.Close()

@@ -8,6 +8,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/otelacp"
+	"github.com/acpclient/acp/schema"
 )
 
 // An agent's traceparent that does not parse (or is all zeros) is ignored:
@@ -15,7 +16,7 @@ import (
 func TestHostileTraceparent(t *testing.T) {
 	inst, exp, _, tp := setup(t, otelacp.Options{})
 	bad := []string{"garbage", "00-00000000000000000000000000000000-0000000000000000-01", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", ""}
-	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		for _, tp := range bad {
 			if _, err := tt.Call(context.Background(), "_x/ping", map[string]any{"sessionId": tt.SessionID(), "_meta": map[string]any{"traceparent": tp}}); err != nil {
 				return "", err
@@ -26,11 +27,11 @@ func TestHostileTraceparent(t *testing.T) {
 		return map[string]any{}, nil
 	}})
 	ctx, root := tp.Tracer("test").Start(context.Background(), "caller")
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("hi"))
+	turn, err := s.Prompt(ctx, schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}

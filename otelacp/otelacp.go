@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -152,7 +153,7 @@ func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context
 		attrs = append(attrs, semconv.GenAIConversationID(si.SessionID))
 	}
 	var perm *permissionInfo
-	if si.Method == acp.MethodSessionRequestPermission {
+	if si.Method == schema.MethodSessionRequestPermission {
 		perm = decodePermission(si.Params)
 		if perm.toolCallID != "" {
 			attrs = append(attrs, semconv.GenAIToolCallID(perm.toolCallID))
@@ -177,7 +178,7 @@ func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context
 	return ctx, func(res any, err error) {
 		if perm != nil {
 			outcome := "error"
-			if r, ok := res.(*acp.RequestPermissionResponse); ok && err == nil {
+			if r, ok := res.(*schema.RequestPermissionResponse); ok && err == nil {
 				outcome = string(r.Outcome.Kind)
 				span.SetAttributes(AttrPermissionOutcome.String(outcome))
 				if r.Outcome.OptionID != "" {
@@ -220,7 +221,7 @@ func endWithError(span trace.Span, err error) {
 // errorType is the error.type of err: the agent's JSON-RPC error code, or
 // the kind of local failure.
 func errorType(err error) string {
-	var ae *acp.Error
+	var ae *schema.Error
 	switch {
 	case errors.As(err, &ae):
 		return strconv.FormatInt(ae.Code, 10)

@@ -11,6 +11,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/otelacp"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -40,17 +41,17 @@ func setup(t *testing.T, opts otelacp.Options) (*otelacp.Instrumentation, *trace
 
 // toolTurn is an agent turn with a tool call whose permission is asked,
 // granted, and which then completes; the prompt response reports usage.
-func toolTurn(tt *acptest.Turn) (acp.StopReason, error) {
+func toolTurn(tt *acptest.Turn) (schema.StopReason, error) {
 	tt.Say("looking")
-	tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Edit a.go", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending})
+	tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "Edit a.go", Kind: schema.ToolKindEdit, Status: schema.ToolCallStatusPending})
 	if _, err := tt.AskPermission(acptest.ToolCallSpec{ID: "t1"}); err != nil {
 		return "", err
 	}
-	tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: acp.ToolCallStatusInProgress})
-	tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: acp.ToolCallStatusCompleted})
+	tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: schema.ToolCallStatusInProgress})
+	tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: schema.ToolCallStatusCompleted})
 	tt.Usage(1200, 200000)
 	tt.SetResult("usage", map[string]any{"totalTokens": 150, "inputTokens": 100, "outputTokens": 50})
-	return acp.StopReasonEndTurn, nil
+	return schema.StopReasonEndTurn, nil
 }
 
 func attrs(s tracetest.SpanStub) map[attribute.Key]attribute.Value {
@@ -83,11 +84,11 @@ func TestTurnSpanTree(t *testing.T) {
 	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: toolTurn},
 		&acp.ClientOptions{Observer: inst.Observer(), Permission: acp.AllowAll})
 	ctx, root := tp.Tracer("test").Start(context.Background(), "caller")
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("edit a.go"))
+	turn, err := s.Prompt(ctx, schema.Text("edit a.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestTraceparentRoundTrip(t *testing.T) {
 	const agentTrace, agentSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	inst, exp, _, tp := setup(t, otelacp.Options{})
 	seen := make(chan string, 1)
-	c, a := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	c, a := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		_, err := tt.Call(context.Background(), "_trace/ping", map[string]any{
 			"sessionId": tt.SessionID(),
 			"_meta":     map[string]any{"traceparent": "00-" + agentTrace + "-" + agentSpan + "-01", "tracestate": "agent=1"},
@@ -226,11 +227,11 @@ func TestTraceparentRoundTrip(t *testing.T) {
 		return map[string]any{}, nil
 	}})
 	ctx, root := tp.Tracer("test").Start(context.Background(), "caller")
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("hi"))
+	turn, err := s.Prompt(ctx, schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestTraceparentRoundTrip(t *testing.T) {
 			Traceparent string `json:"traceparent"`
 		} `json:"_meta"`
 	}
-	if err := json.Unmarshal(a.Received(acp.MethodSessionPrompt)[0], &p); err != nil {
+	if err := json.Unmarshal(a.Received(schema.MethodSessionPrompt)[0], &p); err != nil {
 		t.Fatal(err)
 	}
 	mine := byName(exp.GetSpans(), root.SpanContext().TraceID())
@@ -275,15 +276,15 @@ func TestTraceparentRoundTrip(t *testing.T) {
 // has the error, the tool span ends with the turn, marked unfinished.
 func TestTurnErrorEndsOpenToolCalls(t *testing.T) {
 	inst, exp, reader, _ := setup(t, otelacp.Options{})
-	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
-		tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "ls", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress})
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
+		tt.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "ls", Kind: schema.ToolKindExecute, Status: schema.ToolCallStatusInProgress})
 		return "", acptest.Errorf(-32603, "model overloaded")
 	}}, &acp.ClientOptions{Observer: inst.Observer()})
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+	turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,20 +337,20 @@ func TestClientsShareInstrumentation(t *testing.T) {
 		return err
 	}
 	ext := func(context.Context, string, json.RawMessage) (any, error) { return map[string]any{}, nil }
-	ca, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	ca, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		<-release
 		return "", ping(tt)
 	}}, &acp.ClientOptions{Observer: inst.Observer(), ExtMethod: ext})
-	cb, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+	cb, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (schema.StopReason, error) {
 		return "", ping(tt)
 	}}, &acp.ClientOptions{Observer: inst.Observer(), ExtMethod: ext})
 	var turns []*acp.Turn
 	for _, c := range []*acp.Client{ca, cb} {
-		s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/w"})
+		s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: "/w"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, err := s.Prompt(context.Background(), acp.Text("hi"))
+		turn, err := s.Prompt(context.Background(), schema.Text("hi"))
 		if err != nil {
 			t.Fatal(err)
 		}

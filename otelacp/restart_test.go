@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/acpclient/acp/otelacp"
@@ -51,7 +52,7 @@ func TestObserverCountsRestarts(t *testing.T) {
 		t.Errorf("restarts metric %q", got)
 	}
 	// And the restored session takes the next turn.
-	turn, err := s.Prompt(ctx, acp.Text("hi"))
+	turn, err := s.Prompt(ctx, schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -30,14 +31,14 @@ type turnSpan struct {
 	started int // tool calls started
 	tools   map[string]*toolSpan
 	order   []*toolSpan // in the order they started
-	used    *acp.UsageUpdate
+	used    *schema.UsageUpdate
 }
 
 // toolSpan is one tool call of a turn.
 type toolSpan struct {
 	span   trace.Span
-	kind   acp.ToolKind
-	status acp.ToolCallStatus
+	kind   schema.ToolKind
+	status schema.ToolCallStatus
 	ended  bool
 }
 
@@ -60,17 +61,17 @@ func (o *observer) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, 
 	return ts.ctx, &acp.TurnObserver{Update: ts.update, End: ts.end}
 }
 
-func (ts *turnSpan) update(u acp.Update) {
+func (ts *turnSpan) update(u schema.Update) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.updates++
 	switch u := u.(type) {
-	case *acp.ToolCall:
+	case *schema.ToolCall:
 		tc := ts.toolLocked(u.ToolCallID, u.Title, u.Name, u.Kind)
 		ts.statusLocked(tc, u.Status)
-	case *acp.ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		var title, name string
-		var kind acp.ToolKind
+		var kind schema.ToolKind
 		if u.Title != nil {
 			title = *u.Title
 		}
@@ -84,18 +85,18 @@ func (ts *turnSpan) update(u acp.Update) {
 		if u.Status != nil {
 			ts.statusLocked(tc, *u.Status)
 		}
-	case *acp.UsageUpdate:
+	case *schema.UsageUpdate:
 		ts.used = u
 	}
 }
 
 // toolLocked returns the tool call id, starting its span at its first
 // news; later news may name it better.
-func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolSpan {
+func (ts *turnSpan) toolLocked(id, title, name string, kind schema.ToolKind) *toolSpan {
 	tc := ts.tools[id]
 	if tc == nil {
 		ts.started++
-		tc = &toolSpan{kind: acp.ToolKindOther}
+		tc = &toolSpan{kind: schema.ToolKindOther}
 		_, tc.span = ts.in.tracer.Start(ts.ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolCallID(id), semconv.GenAIConversationID(ts.sid)))
 		ts.tools[id] = tc
@@ -118,13 +119,13 @@ func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolS
 }
 
 // statusLocked records a tool call's status; a final one ends its span.
-func (ts *turnSpan) statusLocked(tc *toolSpan, st acp.ToolCallStatus) {
+func (ts *turnSpan) statusLocked(tc *toolSpan, st schema.ToolCallStatus) {
 	if tc.ended || st == "" {
 		return
 	}
 	tc.status = st
 	switch st {
-	case acp.ToolCallStatusCompleted, acp.ToolCallStatusFailed, acp.ToolCallStatusCancelled:
+	case schema.ToolCallStatusCompleted, schema.ToolCallStatusFailed, schema.ToolCallStatusCancelled:
 		ts.endToolLocked(tc, false)
 	}
 }
@@ -133,14 +134,14 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 	tc.ended = true
 	status := tc.status
 	if status == "" {
-		status = acp.ToolCallStatusPending
+		status = schema.ToolCallStatusPending
 	}
 	attrs := []attribute.KeyValue{AttrToolKind.String(string(tc.kind)), AttrToolStatus.String(string(status))}
 	tc.span.SetAttributes(attrs...)
 	if unfinished {
 		tc.span.SetAttributes(AttrToolUnfinished.Bool(true))
 	}
-	if status == acp.ToolCallStatusFailed {
+	if status == schema.ToolCallStatusFailed {
 		tc.span.SetStatus(codes.Error, "the tool call failed")
 	}
 	tc.span.End()
@@ -180,7 +181,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 		span.SetAttributes(semconv.GenAIResponseFinishReasons(string(e.StopReason)))
 		metricAttrs = append(metricAttrs, AttrStopReason.String(string(e.StopReason)))
 	}
-	if e.StopReason == acp.StopReasonCancelled {
+	if e.StopReason == schema.StopReasonCancelled {
 		span.SetAttributes(AttrTurnCancelled.Bool(true))
 	}
 	if u := e.Usage; u != nil {
@@ -233,7 +234,7 @@ func decodePermission(params json.RawMessage) *permissionInfo {
 		ToolCall struct {
 			ToolCallID string `json:"toolCallId"`
 		} `json:"toolCall"`
-		Options []acp.PermissionOption `json:"options"`
+		Options []schema.PermissionOption `json:"options"`
 	}
 	_ = json.Unmarshal(params, &p)
 	pi := &permissionInfo{toolCallID: p.ToolCall.ToolCallID, kinds: map[string]string{}}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Error is how resolving or installing an agent fails: which agent, and
@@ -29,7 +29,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // limitError is a refusal at one of the package's limits: its message
 // starts with the package's prefix and names the limit, and it wraps
-// [acp.ErrLimitExceeded] without that error's "acp:" text.
+// [schema.ErrLimitExceeded] without that error's "acp:" text.
 type limitError struct{ msg string }
 
 func limitExceeded(format string, args ...any) error {
@@ -37,7 +37,7 @@ func limitExceeded(format string, args ...any) error {
 }
 
 func (e *limitError) Error() string { return e.msg }
-func (e *limitError) Unwrap() error { return acp.ErrLimitExceeded }
+func (e *limitError) Unwrap() error { return schema.ErrLimitExceeded }
 
 // withPrefix gives err the package's one "registry:" prefix.
 func withPrefix(err error) error {

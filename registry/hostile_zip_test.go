@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // rawZip is a zip of n empty entries named "a" with its end records
@@ -95,7 +95,7 @@ func unpackZip(t *testing.T, data []byte, maxEntries int) (uint64, error) {
 func TestHostileZipClaimsManyEntries(t *testing.T) {
 	for _, claim := range []uint64{11_000_000, 1 << 62} {
 		_, err := unpackZip(t, rawZip(1, claim, 0), DefaultMaxArchiveEntries)
-		if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), fmt.Sprintf("claims %d entries", claim)) {
+		if !errors.Is(err, schema.ErrLimitExceeded) || !strings.Contains(err.Error(), fmt.Sprintf("claims %d entries", claim)) {
 			t.Fatalf("claim %d: got %v, want a refusal naming the claim", claim, err)
 		}
 		checkPrefix(t, err)
@@ -112,7 +112,7 @@ func TestHostileZipManyEntriesBeforeLoading(t *testing.T) {
 	const n = 3*65536 + 10
 	alloc, err := unpackZip(t, rawZip(n, 10, 470), 1000)
 	t.Logf("%d entries, limit 1000: %v; %.1f MiB allocated", n, err, float64(alloc)/(1<<20))
-	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "has more than MaxArchiveEntries (1000) entries") {
+	if !errors.Is(err, schema.ErrLimitExceeded) || !strings.Contains(err.Error(), "has more than MaxArchiveEntries (1000) entries") {
 		t.Fatalf("got %v, want the entry limit", err)
 	}
 	checkPrefix(t, err)
@@ -135,7 +135,7 @@ func TestHostileZipEntriesJustOverLimit(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := unpackZip(t, over, 10)
-	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "MaxArchiveEntries (10)") {
+	if !errors.Is(err, schema.ErrLimitExceeded) || !strings.Contains(err.Error(), "MaxArchiveEntries (10)") {
 		t.Fatalf("over the limit: %v", err)
 	}
 }
@@ -149,13 +149,13 @@ func TestHostileZipLongNames(t *testing.T) {
 		entries = append(entries, entry{name: fmt.Sprintf("%d/%s", i, strings.Repeat("n", 4000)), body: "x"})
 	}
 	_, err := unpackZip(t, zipOf(t, entries...), 100) // 51 200 bytes of directory allowed
-	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "more than 51200 bytes") {
+	if !errors.Is(err, schema.ErrLimitExceeded) || !strings.Contains(err.Error(), "more than 51200 bytes") {
 		t.Fatalf("got %v, want the directory bound", err)
 	}
 	lying := zipOf(t, entries...)
 	binary.LittleEndian.PutUint32(lying[len(lying)-10:], 470) // the end record's directory size
 	_, err = unpackZip(t, lying, 100)
-	if !errors.Is(err, acp.ErrLimitExceeded) || !strings.Contains(err.Error(), "directory is larger than 51200 bytes") {
+	if !errors.Is(err, schema.ErrLimitExceeded) || !strings.Contains(err.Error(), "directory is larger than 51200 bytes") {
 		t.Fatalf("got %v, want the walk's directory bound", err)
 	}
 }

@@ -71,7 +71,7 @@ func loadFile(path string, o *Options) (*Registry, error) {
 	return r, nil
 }
 
-// readLimited reads r whole, or fails wrapping [acp.ErrLimitExceeded] when
+// readLimited reads r whole, or fails wrapping [schema.ErrLimitExceeded] when
 // it holds more than max bytes.
 func readLimited(r io.Reader, max int64, what string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))

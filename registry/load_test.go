@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // The registry is fetched once; later loads send the cached ETag and reuse
@@ -111,7 +111,7 @@ func TestLoadLimit(t *testing.T) {
 	s := newServer(t, true)
 	s.put("/registry.json", registryJSON(t, binaryAgent("one", "linux-x86_64", "https://h/a.zip", "./a")))
 	_, err := Load(context.Background(), &Options{Registry: s.URL + "/registry.json", HTTPClient: s.Client(), CacheDir: t.TempDir(), MaxRegistryBytes: 20})
-	if !errors.Is(err, acp.ErrLimitExceeded) {
+	if !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Fatalf("got %v, want ErrLimitExceeded", err)
 	}
 	checkPrefix(t, err)

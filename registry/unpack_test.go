@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Archives that try to write outside the install directory are refused
@@ -138,7 +138,7 @@ func TestArchiveLimits(t *testing.T) {
 			_, opts := fixture(t, true, c.archive, c.body(t), nil)
 			opts.MaxArchiveBytes, opts.MaxUnpackedBytes, opts.MaxArchiveEntries = c.opts.MaxArchiveBytes, c.opts.MaxUnpackedBytes, c.opts.MaxArchiveEntries
 			_, _, err := resolve(t, opts, "tool")
-			if !errors.Is(err, acp.ErrLimitExceeded) {
+			if !errors.Is(err, schema.ErrLimitExceeded) {
 				t.Fatalf("got %v, want ErrLimitExceeded", err)
 			}
 			checkPrefix(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // renderChunks renders n agent_message_chunk lines for session s1 whose
@@ -105,7 +106,7 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: b.TempDir()})
+			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
-				t, err := s.Prompt(context.Background(), acp.Text("go"))
+				t, err := s.Prompt(context.Background(), schema.Text("go"))
 				if err != nil {
 					b.Fatal(err)
 				}

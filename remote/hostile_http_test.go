@@ -15,6 +15,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // connErr waits for the client's connection to end and returns why.
@@ -97,7 +98,7 @@ func TestHostileHTTPNeverAnswers(t *testing.T) {
 			return false
 		}
 		c := connect(t, &remote.HTTPTransport{URL: ts.URL, Options: remote.Options{RequestTimeout: 100 * time.Millisecond}}, nil)
-		_, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+		_, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 		if !errors.Is(err, acp.ErrConnClosed) || !strings.Contains(err.Error(), "RequestTimeout") {
 			t.Fatalf("%s: NewSession: %v, want ErrConnClosed naming the timeout", what, err)
 		}
@@ -112,7 +113,7 @@ func TestHostileHTTPSilentServer(t *testing.T) {
 	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
 	cctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.NewSession(cctx, &acp.NewSessionRequest{Cwd: t.TempDir()}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.NewSession(cctx, &schema.NewSessionRequest{Cwd: t.TempDir()}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("NewSession: %v, want the caller's deadline", err)
 	}
 	c.Close() // goleak (TestMain) checks nothing is left
@@ -133,12 +134,12 @@ func TestHostileHTTPPostStatus(t *testing.T) {
 			return false
 		}
 		c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
-		_, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
-		var e *acp.Error
-		if !errors.As(err, &e) || e.Code != acp.CodeInternalError || !strings.Contains(e.Message, http.StatusText(code)) || !strings.Contains(string(e.Data), `"status":`) {
+		_, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
+		var e *schema.Error
+		if !errors.As(err, &e) || e.Code != schema.CodeInternalError || !strings.Contains(e.Message, http.StatusText(code)) || !strings.Contains(string(e.Data), `"status":`) {
 			t.Fatalf("%d: NewSession: %v, want a -32603 naming the status", code, err)
 		}
-		if _, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+		if _, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 			t.Fatalf("%d: the next call: %v", code, err)
 		}
 		c.Close()
@@ -153,7 +154,7 @@ func TestHostileHTTPPostStatus(t *testing.T) {
 			return false
 		}
 		c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
-		_, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+		_, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 		if !errors.Is(err, acp.ErrConnClosed) {
 			t.Fatalf("%d: NewSession: %v, want ErrConnClosed", code, err)
 		}
@@ -194,7 +195,7 @@ func TestHostileHTTPConnectionStream(t *testing.T) {
 	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir()})
+		_, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: t.TempDir()})
 		errc <- err
 	}()
 	close(cut)
@@ -239,18 +240,18 @@ func sessionStreamRefused(t *testing.T, code int) {
 		return false
 	}
 	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
-	sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The stream opened for the answer was refused; the prompt reopens it
 	// (the refusal was once), or fails with the 409 if it came too late.
-	turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+	turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 	if err == nil {
 		_, err = turn.Wait()
 	}
 	if err != nil {
-		var e *acp.Error
+		var e *schema.Error
 		if !errors.As(err, &e) || !strings.Contains(e.Message, strconv.Itoa(code)) {
 			t.Fatalf("prompt: %v, want success or a -32603 naming %d", err, code)
 		}
@@ -260,7 +261,7 @@ func sessionStreamRefused(t *testing.T, code int) {
 		t.Fatalf("the connection ended: %v", c.Err())
 	default:
 	}
-	if _, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+	if _, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 		t.Fatalf("another session: %v", err)
 	}
 }
@@ -287,11 +288,11 @@ func TestHostileHTTPMalformedEvents(t *testing.T) {
 		Limits:       acp.Limits{MaxLineBytes: 1 << 20},
 		OnDiagnostic: func(acp.Diagnostic) { diags.Add(1) },
 	})
-	sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+	turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestHostileHTTPRedirects(t *testing.T) {
 	moved := httptest.NewServer(http.RedirectHandler(real.URL, http.StatusPermanentRedirect))
 	defer moved.Close()
 	c := connect(t, &remote.HTTPTransport{URL: moved.URL}, nil)
-	if _, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+	if _, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 		t.Fatalf("through a 308: %v", err)
 	}
 }
@@ -375,11 +376,11 @@ func TestHostileHTTPSessionStreamEnds(t *testing.T) {
 		return false
 	}
 	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
-	sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+	turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 	if err == nil {
 		_, err = turn.Wait()
 	}
@@ -389,7 +390,7 @@ func TestHostileHTTPSessionStreamEnds(t *testing.T) {
 	if !strings.Contains(err.Error(), "SSE stream of session") || errors.Is(err, acp.ErrConnClosed) {
 		t.Fatalf("prompt: %v, want the session's stream named, connection alive", err)
 	}
-	turn, err = sess.Prompt(ctx(t), acp.Text("again"))
+	turn, err = sess.Prompt(ctx(t), schema.Text("again"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 	"github.com/coder/websocket"
 )
 
@@ -56,7 +57,7 @@ func peekTest(b []byte) env {
 func newWSSession(t *testing.T, ts *httptest.Server, opts *acp.ClientOptions) (*acp.Client, *acp.Session) {
 	t.Helper()
 	c := connect(t, &remote.WebSocketTransport{URL: ts.URL}, opts)
-	s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestHostileWSServerCloses(t *testing.T) {
 			ws.Close(websocket.StatusCode(tc.code), tc.reason)
 		})
 		c, s := newWSSession(t, ts, nil)
-		turn, err := s.Prompt(ctx(t), acp.Text("hi"))
+		turn, err := s.Prompt(ctx(t), schema.Text("hi"))
 		if err == nil {
 			_, err = turn.Wait()
 		}
@@ -129,24 +130,24 @@ func TestHostileWSFrames(t *testing.T) {
 		ws.Write(ctx, websocket.MessageText, []byte("{\r\n\"jsonrpc\":\"2.0\",\"id\":"+id+",\r\n\"result\":{\"stopReason\":\"end_turn\"}}"))
 	})
 	_, s := newWSSession(t, ts, &acp.ClientOptions{Limits: acp.Limits{MaxLineBytes: 1 << 20}})
-	turn, err := s.Prompt(ctx(t), acp.Text("hi"))
+	turn, err := s.Prompt(ctx(t), schema.Text("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop, err := turn.Wait(); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := turn.Wait(); err != nil || stop != schema.StopReasonEndTurn {
 		t.Fatalf("turn: %q, %v", stop, err)
 	}
 	if m, _ := turn.LastMessage(); m.Text != "pretty" {
 		t.Fatalf("message %q", m.Text)
 	}
-	turn, err = s.Prompt(ctx(t), acp.Text("huge"))
+	turn, err = s.Prompt(ctx(t), schema.Text("huge"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := turn.Wait(); !errors.Is(err, acp.ErrLineTooLong) {
 		t.Fatalf("huge answer: %v, want ErrLineTooLong", err)
 	}
-	turn, err = s.Prompt(ctx(t), acp.Text("again"))
+	turn, err = s.Prompt(ctx(t), schema.Text("again"))
 	if err != nil {
 		t.Fatal(err)
 	}

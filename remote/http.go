@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // The RFD's headers.
@@ -249,7 +250,7 @@ func connectionGone(code int) bool {
 // initialize posts the first message, which must be initialize, and opens
 // the connection's stream.
 func (c *httpConn) initialize(msg []byte, env envelope) error {
-	if env.method != acp.MethodInitialize || env.id == nil {
+	if env.method != schema.MethodInitialize || env.id == nil {
 		return c.fatal(fmt.Errorf("acp/remote: the first message must be the initialize request, not %q", env.method))
 	}
 	resp, err := c.do(http.MethodPost, msg, map[string]string{"Content-Type": "application/json"}, "initialize")
@@ -519,7 +520,7 @@ func (c *httpConn) do(method string, body []byte, own map[string]string, what st
 	if timer.Stop() {
 		// The body stays bound to ctx: cancel it with the body.
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
-		if method == http.MethodPost && body != nil && peek(body).method == acp.MethodInitialize {
+		if method == http.MethodPost && body != nil && peek(body).method == schema.MethodInitialize {
 			// initialize's body is its answer: bound it too.
 			timer.Reset(timeout)
 			resp.Body.(*cancelBody).timer = timer

@@ -11,6 +11,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // profiles runs a test over both profiles.
@@ -58,19 +59,19 @@ func ctx(t *testing.T) context.Context {
 func TestTextTurn(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
-			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 				for i := range 100 {
 					tn.Say(strings.Repeat("x", i%7) + ".")
 				}
-				return acp.StopReasonEndTurn, nil
+				return schema.StopReasonEndTurn, nil
 			}})
 			c := connect(t, p.tr(ts.URL, remote.Options{}), nil)
-			s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for range 2 {
-				turn, err := s.Prompt(ctx(t), acp.Text("hi"))
+				turn, err := s.Prompt(ctx(t), schema.Text("hi"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +79,7 @@ func TestTextTurn(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if end != acp.StopReasonEndTurn {
+				if end != schema.StopReasonEndTurn {
 					t.Fatalf("stop reason %q", end)
 				}
 				// Every update of the turn is folded when Wait returns.

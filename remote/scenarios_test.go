@@ -11,6 +11,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // A permission round: the agent's request arrives on the session's stream
@@ -19,27 +20,27 @@ import (
 func TestPermissionRound(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
-			outcome := make(chan acp.PermissionOutcome, 1)
-			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
-				tn.ToolCall(acptest.ToolCallSpec{ID: "tc1", Title: "edit", Status: acp.ToolCallStatusPending})
+			outcome := make(chan schema.PermissionOutcome, 1)
+			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
+				tn.ToolCall(acptest.ToolCallSpec{ID: "tc1", Title: "edit", Status: schema.ToolCallStatusPending})
 				o, err := tn.AskPermission(acptest.ToolCallSpec{ID: "tc1"})
 				if err != nil {
 					return "", err
 				}
 				outcome <- o
-				tn.UpdateToolCall(acptest.ToolCallSpec{ID: "tc1", Status: acp.ToolCallStatusCompleted})
-				return acp.StopReasonEndTurn, nil
+				tn.UpdateToolCall(acptest.ToolCallSpec{ID: "tc1", Status: schema.ToolCallStatusCompleted})
+				return schema.StopReasonEndTurn, nil
 			}})
 			seen := make(chan string, 1)
-			c := connect(t, p.tr(ts.URL, remote.Options{}), &acp.ClientOptions{Permission: func(ctx2 ctxT, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+			c := connect(t, p.tr(ts.URL, remote.Options{}), &acp.ClientOptions{Permission: func(ctx2 ctxT, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 				seen <- req.ToolCall.ToolCallID
 				return acp.AllowAll(ctx2, req)
 			}})
-			s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx(t), acp.Text("go"))
+			turn, err := s.Prompt(ctx(t), schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,11 +50,11 @@ func TestPermissionRound(t *testing.T) {
 			if id := <-seen; id != "tc1" {
 				t.Errorf("permission asked about %q", id)
 			}
-			if o := <-outcome; o.Kind != acp.OutcomeSelected {
+			if o := <-outcome; o.Kind != schema.OutcomeSelected {
 				t.Errorf("the agent got %+v", o)
 			}
 			tc, _ := turn.ToolCall("tc1")
-			if tc.Status != acp.ToolCallStatusCompleted {
+			if tc.Status != schema.ToolCallStatusCompleted {
 				t.Errorf("tool call status %q", tc.Status)
 			}
 		})
@@ -66,25 +67,25 @@ func TestCancel(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			started := make(chan struct{})
-			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 				tn.Say("working")
 				close(started)
 				<-tn.Cancelled()
-				return acp.StopReasonCancelled, nil
+				return schema.StopReasonCancelled, nil
 			}})
 			c := connect(t, p.tr(ts.URL, remote.Options{}), nil)
-			s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx(t), acp.Text("go"))
+			turn, err := s.Prompt(ctx(t), schema.Text("go"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			<-started
 			turn.Cancel()
 			end, err := turn.Wait()
-			if err != nil || end != acp.StopReasonCancelled {
+			if err != nil || end != schema.StopReasonCancelled {
 				t.Fatalf("turn ended %q, %v", end, err)
 			}
 		})
@@ -104,7 +105,7 @@ func TestLoadOnNewConnection(t *testing.T) {
 			first := connect(t, p.tr(ts.URL, remote.Options{}), nil)
 			first.Close()
 			c := connect(t, p.tr(ts.URL, remote.Options{}), nil)
-			s, err := c.LoadSession(ctx(t), &acp.LoadSessionRequest{SessionID: "old", Cwd: t.TempDir()})
+			s, err := c.LoadSession(ctx(t), &schema.LoadSessionRequest{SessionID: "old", Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestCloseDeletes(t *testing.T) {
 	s, ts := serve(t, nil)
 	tr := &remote.HTTPTransport{URL: ts.URL}
 	c := connect(t, tr, nil)
-	if _, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+	if _, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -179,11 +180,11 @@ func TestCookiesAndHeaders(t *testing.T) {
 			jar, _ := cookiejar.New(nil)
 			o := remote.Options{Header: http.Header{"Authorization": {"Bearer T"}}, Jar: jar}
 			c := connect(t, p.tr(ts.URL, o), nil)
-			sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+			turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,32 +218,32 @@ func TestOverLimitMessages(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			big := strings.Repeat("y", 20<<10)
-			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+			_, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 				if tn.PromptText() == "big" {
 					tn.Say(big)
-					return acp.StopReasonEndTurn, nil
+					return schema.StopReasonEndTurn, nil
 				}
 				tn.OversizedLine(tn.RequestID(), "", 200<<10)
 				tn.Hang()
 				return "", nil
 			}})
 			c := connect(t, p.tr(ts.URL, remote.Options{MaxMessageBytes: 4 << 10}), &acp.ClientOptions{Limits: acp.Limits{MaxLineBytes: 100 << 10}})
-			s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := s.Prompt(ctx(t), acp.Text("huge"))
+			turn, err := s.Prompt(ctx(t), schema.Text("huge"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := turn.Wait(); !errors.Is(err, acp.ErrLineTooLong) {
 				t.Fatalf("turn ended with %v, want ErrLineTooLong", err)
 			}
-			s2, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+			s2, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatalf("a call after the oversized answer: %v", err)
 			}
-			turn, err = s2.Prompt(ctx(t), acp.Text("big"))
+			turn, err = s2.Prompt(ctx(t), schema.Text("big"))
 			if err != nil {
 				t.Fatal(err)
 			}

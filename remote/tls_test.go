@@ -12,15 +12,16 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/remote"
+	"github.com/acpclient/acp/schema"
 )
 
 // Over TLS, Streamable HTTP speaks HTTP/2 (the RFD requires it; Go
 // negotiates it by ALPN) and WebSocket HTTP/1.1 (the upgrade is an
 // HTTP/1.1 mechanism), with the caller's TLS config.
 func TestTLS(t *testing.T) {
-	a := acptest.New(&acptest.Options{OnPrompt: func(tn *acptest.Turn) (acp.StopReason, error) {
+	a := acptest.New(&acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 		tn.Say("secure")
-		return acp.StopReasonEndTurn, nil
+		return schema.StopReasonEndTurn, nil
 	}})
 	defer a.Close()
 	s := newRFDServer(a.Pipe)
@@ -45,11 +46,11 @@ func TestTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := connect(t, tr, nil)
-		sess, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+		sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, err := sess.Prompt(ctx(t), acp.Text("hi"))
+		turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // TestRenderAcptestTranscript renders what acptest's Agent.WriteTranscript
@@ -16,7 +17,7 @@ import (
 func TestRenderAcptestTranscript(t *testing.T) {
 	old := "one\n"
 	c, a := acptest.Connect(t, &acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Think("hmm")
 			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit f.txt", Kind: "edit", Status: "pending",
 				Content: []any{acptest.Diff("/w/f.txt", &old, "two\n")}})
@@ -25,7 +26,7 @@ func TestRenderAcptestTranscript(t *testing.T) {
 			}
 			t.UpdateToolCall(acptest.ToolCallSpec{ID: "e1", Status: "completed"})
 			t.Say("done")
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		},
 	}, &acp.ClientOptions{Permission: acp.AllowAll})
 	ctx := context.Background()
@@ -33,7 +34,7 @@ func TestRenderAcptestTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("edit it"))
+	turn, err := s.Prompt(ctx, schema.Text("edit it"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -24,7 +25,7 @@ import (
 // it.
 func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	pids := make(chan int, 2)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "sh", Args: []string{"-c", "echo $$; exec sleep 300"}})
 		if err != nil {
 			return "", err
@@ -53,11 +54,11 @@ func TestUnreleasedTerminalsEndWithSessionAndClient(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	run := func() (*acp.Session, int) {
-		s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
+		s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		turn, _ := s.Prompt(ctx, acp.Text("start a server"))
+		turn, _ := s.Prompt(ctx, schema.Text("start a server"))
 		if _, err := turn.Wait(); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func running(pid int) bool {
 // limit, and the client lives on.
 func TestTerminalLimitReachesAgent(t *testing.T) {
 	refusal := make(chan *acptest.Error, 1)
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		if _, err := t.CreateTerminal(acptest.Terminal{Command: "sleep", Args: []string{"300"}}); err != nil {
 			return "", err
 		}
@@ -121,11 +122,11 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, _ := s.Prompt(context.Background(), acp.Text("run two"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("run two"))
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestTerminalLimitReachesAgent(t *testing.T) {
 
 // The client's Close may be called from Terminals.OnOutput.
 func TestClientCloseFromOnOutput(t *testing.T) {
-	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+	agent := acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 		id, err := t.CreateTerminal(acptest.Terminal{Command: "yes"})
 		if err != nil {
 			return "", err
@@ -171,11 +172,11 @@ func TestClientCloseFromOnOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir()})
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, _ := s.Prompt(context.Background(), acp.Text("run yes"))
+	turn, _ := s.Prompt(context.Background(), schema.Text("run yes"))
 	select {
 	case <-closed:
 	case <-time.After(30 * time.Second):

@@ -18,5 +18,5 @@
 //
 // Every limit an agent could push (file size, scan length, output per
 // terminal, terminals at once) has a default; a request over one is refused
-// with an error that names it and wraps [acp.ErrLimitExceeded].
+// with an error that names it and wraps [schema.ErrLimitExceeded].
 package workspace

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -20,7 +21,7 @@ func ExampleFS() {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 
 	agent := acptest.New(&acptest.Options{
-		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			text, err := t.ReadTextFile(filepath.Join(t.Cwd(), "notes.txt"), 2, 1)
 			fmt.Printf("line 2: %q %v\n", text, err)
 			_, err = t.ReadTextFile("/etc/passwd", 0, 0)
@@ -40,8 +41,8 @@ func ExampleFS() {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	s, _ := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
-	turn, _ := s.Prompt(ctx, acp.Text("Read my notes"))
+	s, _ := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: dir})
+	turn, _ := s.Prompt(ctx, schema.Text("Read my notes"))
 	turn.Wait()
 	b, _ := os.ReadFile(filepath.Join(dir, "out", "answer.txt"))
 	fmt.Printf("file: %q\n", b)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/wsroot"
+	"github.com/acpclient/acp/schema"
 )
 
 // defaultMaxReadBytes is FS's read cap when MaxReadBytes is 0: large
@@ -66,12 +67,12 @@ const maxLinkHops = 40
 // same descriptor. So a process that swaps the name meanwhile (for a FIFO,
 // a device or a huge file) cannot make a request hang or hand out more
 // than the limit: a FIFO, socket, device or directory is refused with
-// [acp.CodeInvalidParams] before any read, and a symlink that appears at the
+// [schema.CodeInvalidParams] before any read, and a symlink that appears at the
 // name after FS followed the links is refused the same way.
 //
 // Paths must be absolute and free of ".." elements and NUL bytes; otherwise
-// the request fails with [acp.CodeInvalidParams], as does a path outside every
-// root. A missing file is [acp.CodeResourceNotFound] with data {"uri": "file://…"}.
+// the request fails with [schema.CodeInvalidParams], as does a path outside every
+// root. A missing file is [schema.CodeResourceNotFound] with data {"uri": "file://…"}.
 //
 // Reads: Line is 1-based and Line 0 is treated as 1 (agents commonly send 0
 // for "from the start"); a Line past the end yields empty content; Limit 0
@@ -79,9 +80,9 @@ const maxLinkHops = 40
 // returned text keeps the file's own line endings (CRLF stays CRLF) and a
 // missing final newline stays missing. Files that contain a NUL byte in
 // their first 8 KiB or whose returned text is not valid UTF-8 are refused
-// with [acp.CodeInvalidParams] ("not a text file"), as is content over
+// with [schema.CodeInvalidParams] ("not a text file"), as is content over
 // MaxReadBytes and a window that ends more than MaxScanBytes into the file;
-// those two wrap [acp.ErrLimitExceeded].
+// those two wrap [schema.ErrLimitExceeded].
 //
 // Writes create the file, and any missing parent directories inside the
 // root (mode 0755). They are atomic: the content goes to a temporary file in
@@ -108,7 +109,7 @@ type FS struct {
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
 	// given in full). 0 means 10 MiB. A read over it is refused with
-	// acp.CodeInvalidParams, wrapping [acp.ErrLimitExceeded]; so is a write
+	// acp.CodeInvalidParams, wrapping [schema.ErrLimitExceeded]; so is a write
 	// whose old content is over it (by fstat, or because the file grew while
 	// it was read), as a review of part of the old content would misstate
 	// what the write replaces. At most MaxReadBytes of it are ever held.
@@ -118,7 +119,7 @@ type FS struct {
 	// it was asked for. 0 means 64 MiB. The start of a larger file can
 	// still be read; a window that ends past the cap (a far line of a huge
 	// log, or one enormous line) is refused with acp.CodeInvalidParams,
-	// wrapping [acp.ErrLimitExceeded], after at most MaxScanBytes were read.
+	// wrapping [schema.ErrLimitExceeded], after at most MaxScanBytes were read.
 	// A read also stops, with the context's error, within about a MiB of
 	// scanning after the agent withdraws the request.
 	MaxScanBytes int64
@@ -184,7 +185,7 @@ func (w *FS) Handlers() acp.FileSystemHandlers {
 }
 
 // ReadTextFile serves fs/read_text_file.
-func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
+func (w *FS) ReadTextFile(ctx context.Context, req *schema.ReadTextFileRequest) (*schema.ReadTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {
 		return nil, err
@@ -204,7 +205,7 @@ func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*a
 			if err != nil {
 				return nil, err
 			}
-			return &acp.ReadTextFileResponse{Content: text}, nil
+			return &schema.ReadTextFileResponse{Content: text}, nil
 		}
 	}
 
@@ -234,7 +235,7 @@ func (w *FS) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*a
 	if err != nil {
 		return nil, err
 	}
-	return &acp.ReadTextFileResponse{Content: text}, nil
+	return &schema.ReadTextFileResponse{Content: text}, nil
 }
 
 // selectLines returns the requested window of r's lines, each with its own
@@ -247,7 +248,7 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 	scan := func(k int) error {
 		scanned += int64(k)
 		if scanned > maxScan {
-			return limitExceeded(acp.CodeInvalidParams,
+			return limitExceeded(schema.CodeInvalidParams,
 				map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxScanBytes", "max": maxScan},
 				"workspace: limit exceeded: %s: the requested lines end more than %d bytes into the file (workspace.FS.MaxScanBytes)", rp.agent, maxScan)
 		}
@@ -318,14 +319,14 @@ func selectLines(ctx context.Context, r io.Reader, line, limit *uint32, max, max
 }
 
 // WriteTextFile serves fs/write_text_file.
-func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
+func (w *FS) WriteTextFile(ctx context.Context, req *schema.WriteTextFileRequest) (*schema.WriteTextFileResponse, error) {
 	rp, err := w.resolve(ctx, req.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer rp.root.Close()
 	if rp.rel == "." {
-		return nil, pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s is a directory", rp.agent)
+		return nil, pathError(schema.CodeInvalidParams, rp.agent, "workspace: %s is a directory", rp.agent)
 	}
 
 	rel, err := followFinalLinks(rp)
@@ -397,7 +398,7 @@ func (w *FS) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (
 	if err := w.writeAtomic(dir, base, req.Content, mode); err != nil {
 		return nil, fsError(rp, "write", err)
 	}
-	return &acp.WriteTextFileResponse{}, nil
+	return &schema.WriteTextFileResponse{}, nil
 }
 
 // writeAtomic replaces base in dir with content so that a reader sees either the old
@@ -474,7 +475,7 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 	if w.PathMapper != nil {
 		mapped, err := w.PathMapper(p)
 		if err != nil {
-			return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: cannot map path %q: %v", agentPath, err)
+			return nil, pathError(schema.CodeInvalidParams, agentPath, "workspace: cannot map path %q: %v", agentPath, err)
 		}
 		p = mapped
 	}
@@ -487,15 +488,15 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 		roots = acp.RootsFromContext(ctx)
 	}
 	if len(roots) == 0 {
-		return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: no workspace roots; refusing access to %s", agentPath)
+		return nil, pathError(schema.CodeInvalidParams, agentPath, "workspace: no workspace roots; refusing access to %s", agentPath)
 	}
 	rootReal, rel, ok := pickRoot(roots, local)
 	if !ok {
-		return nil, pathError(acp.CodeInvalidParams, agentPath, "workspace: %s is outside the workspace roots", agentPath)
+		return nil, pathError(schema.CodeInvalidParams, agentPath, "workspace: %s is outside the workspace roots", agentPath)
 	}
 	r, err := os.OpenRoot(rootReal)
 	if err != nil {
-		return nil, pathError(acp.CodeInternalError, agentPath, "workspace: cannot open workspace root for %s: %v", agentPath, err)
+		return nil, pathError(schema.CodeInternalError, agentPath, "workspace: cannot open workspace root for %s: %v", agentPath, err)
 	}
 	return &resolvedPath{root: r, rootReal: rootReal, rel: rel, local: local, agent: agentPath}, nil
 }
@@ -507,15 +508,15 @@ func (w *FS) resolve(ctx context.Context, agentPath string) (*resolvedPath, erro
 func checkPath(agentPath, p string) (string, error) {
 	switch {
 	case p == "":
-		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: empty path")
+		return "", pathError(schema.CodeInvalidParams, agentPath, "workspace: empty path")
 	case strings.IndexByte(p, 0) >= 0:
-		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q contains a NUL byte", agentPath)
+		return "", pathError(schema.CodeInvalidParams, agentPath, "workspace: path %q contains a NUL byte", agentPath)
 	case !filepath.IsAbs(p):
-		return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q is not absolute", agentPath)
+		return "", pathError(schema.CodeInvalidParams, agentPath, "workspace: path %q is not absolute", agentPath)
 	}
 	for _, elem := range strings.Split(p, string(filepath.Separator)) {
 		if elem == ".." {
-			return "", pathError(acp.CodeInvalidParams, agentPath, "workspace: path %q contains \"..\"", agentPath)
+			return "", pathError(schema.CodeInvalidParams, agentPath, "workspace: path %q contains \"..\"", agentPath)
 		}
 	}
 	return filepath.Clean(p), nil
@@ -592,7 +593,7 @@ func followFinalLinks(rp *resolvedPath) (string, error) {
 		}
 		rel = next
 	}
-	return "", pathError(acp.CodeInvalidParams, rp.agent, "workspace: too many levels of symbolic links in %s", rp.agent)
+	return "", pathError(schema.CodeInvalidParams, rp.agent, "workspace: too many levels of symbolic links in %s", rp.agent)
 }
 
 // splitRel splits rel after its last separator without cleaning it (see
@@ -611,17 +612,17 @@ func fsError(rp *resolvedPath, op string, err error) error {
 	switch {
 	case isNotFound(err):
 		u := url.URL{Scheme: "file", Path: rp.agent}
-		return &acp.Error{
-			Code:    acp.CodeResourceNotFound,
+		return &schema.Error{
+			Code:    schema.CodeResourceNotFound,
 			Message: fmt.Sprintf("workspace: %s: file not found: %s", op, rp.agent),
 			Data:    mustJSON(map[string]string{"uri": u.String()}),
 		}
 	case isEscape(err):
 		return escapes(rp)
 	case errors.Is(err, fs.ErrPermission):
-		return pathError(acp.CodeInternalError, rp.agent, "workspace: %s: permission denied: %s", op, rp.agent)
+		return pathError(schema.CodeInternalError, rp.agent, "workspace: %s: permission denied: %s", op, rp.agent)
 	}
-	return pathError(acp.CodeInternalError, rp.agent, "workspace: %s %s: %v", op, rp.agent, unwrapPathError(err))
+	return pathError(schema.CodeInternalError, rp.agent, "workspace: %s %s: %v", op, rp.agent, unwrapPathError(err))
 }
 
 // isEscape recognizes os.Root's refusal. Its error value is unexported, so
@@ -639,35 +640,35 @@ func unwrapPathError(err error) error {
 }
 
 func escapes(rp *resolvedPath) error {
-	return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s resolves outside the workspace roots", rp.agent)
+	return pathError(schema.CodeInvalidParams, rp.agent, "workspace: %s resolves outside the workspace roots", rp.agent)
 }
 
 func notText(rp *resolvedPath) error {
-	return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s is not a text file (binary or not UTF-8)", rp.agent)
+	return pathError(schema.CodeInvalidParams, rp.agent, "workspace: %s is not a text file (binary or not UTF-8)", rp.agent)
 }
 
 func tooLarge(rp *resolvedPath, size, max int64) error {
 	data := map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxReadBytes", "max": max}
 	if size >= 0 {
-		return limitExceeded(acp.CodeInvalidParams, data, "workspace: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
+		return limitExceeded(schema.CodeInvalidParams, data, "workspace: %s is too large (%d bytes, limit %d); read it in parts with line and limit", rp.agent, size, max)
 	}
-	return limitExceeded(acp.CodeInvalidParams, data, "workspace: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
+	return limitExceeded(schema.CodeInvalidParams, data, "workspace: %s: requested content exceeds %d bytes; read fewer lines", rp.agent, max)
 }
 
 // limitExceeded is a handler's refusal at one of its own limits: the agent
 // is answered with code, the message (which names the limit) and data, and
 // locally errors.Is(err, acp.ErrLimitExceeded) holds.
 func limitExceeded(code int64, data any, format string, args ...any) error {
-	return &handlerLimitError{&acp.Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
+	return &handlerLimitError{&schema.Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
 }
 
-type handlerLimitError struct{ e *acp.Error }
+type handlerLimitError struct{ e *schema.Error }
 
 func (l *handlerLimitError) Error() string   { return l.e.Message }
-func (l *handlerLimitError) Unwrap() []error { return []error{l.e, acp.ErrLimitExceeded} }
+func (l *handlerLimitError) Unwrap() []error { return []error{l.e, schema.ErrLimitExceeded} }
 
-func pathError(code int64, path, format string, args ...any) *acp.Error {
-	return &acp.Error{
+func pathError(code int64, path, format string, args ...any) *schema.Error {
+	return &schema.Error{
 		Code:    code,
 		Message: fmt.Sprintf(format, args...),
 		Data:    mustJSON(map[string]string{"path": path}),

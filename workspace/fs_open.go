@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // What FS checks about a file is checked on the descriptor it then reads,
@@ -179,11 +179,11 @@ func (w *FS) readOld(ctx context.Context, dir *os.Root, base string, rp *resolve
 func openError(rp *resolvedPath, op string, err error) error {
 	var nr *notRegularError
 	if errors.As(err, &nr) {
-		return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s is not a regular file: it is %s", rp.agent, kindOf(nr.mode))
+		return pathError(schema.CodeInvalidParams, rp.agent, "workspace: %s is not a regular file: it is %s", rp.agent, kindOf(nr.mode))
 	}
 	var hl *hardLinkError
 	if errors.As(err, &hl) {
-		return pathError(acp.CodeInvalidParams, rp.agent, "workspace: %s refused: %v", rp.agent, hl)
+		return pathError(schema.CodeInvalidParams, rp.agent, "workspace: %s refused: %v", rp.agent, hl)
 	}
 	var le *handlerLimitError
 	if errors.As(err, &le) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -195,9 +195,9 @@ func openError(rp *resolvedPath, op string, err error) error {
 func reviewTooLarge(rp *resolvedPath, size, max int64) error {
 	data := map[string]any{"path": rp.agent, "limit": "workspace.FS.MaxReadBytes", "max": max}
 	if size >= 0 {
-		return limitExceeded(acp.CodeInvalidParams, data,
+		return limitExceeded(schema.CodeInvalidParams, data,
 			"workspace: limit exceeded: %s is too large to review before replacing it (%d bytes, limit %d, workspace.FS.MaxReadBytes)", rp.agent, size, max)
 	}
-	return limitExceeded(acp.CodeInvalidParams, data,
+	return limitExceeded(schema.CodeInvalidParams, data,
 		"workspace: limit exceeded: %s grew past %d bytes while being read for review (workspace.FS.MaxReadBytes)", rp.agent, max)
 }

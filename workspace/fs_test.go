@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -126,9 +127,9 @@ func readFile(t *testing.T, p string) string {
 }
 
 // wantCode checks that err is an *acp.Error with the code and a "workspace: " message.
-func wantCode(t *testing.T, err error, code int64) *acp.Error {
+func wantCode(t *testing.T, err error, code int64) *schema.Error {
 	t.Helper()
-	var e *acp.Error
+	var e *schema.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error = %v (%T), want *acp.Error with code %d", err, err, code)
 	}
@@ -167,78 +168,78 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 		write bool
 		code  int64
 	}{
-		{name: "dotdot read", path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: acp.CodeInvalidParams},
-		{name: "dotdot write", write: true, path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: acp.CodeInvalidParams},
-		{name: "dotdot staying inside", path: func(e *fsEnv) string { return e.root + "/sub/../file.txt" }, code: acp.CodeInvalidParams},
-		{name: "absolute outside read", path: func(e *fsEnv) string { return e.outside + "/secret" }, code: acp.CodeInvalidParams},
-		{name: "absolute outside write", write: true, path: func(e *fsEnv) string { return e.outside + "/new.txt" }, code: acp.CodeInvalidParams},
-		{name: "etc passwd", path: func(*fsEnv) string { return "/etc/passwd" }, code: acp.CodeInvalidParams},
-		{name: "proc self root prefix", path: func(e *fsEnv) string { return "/proc/self/root" + e.outside + "/secret" }, code: acp.CodeInvalidParams},
+		{name: "dotdot read", path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: schema.CodeInvalidParams},
+		{name: "dotdot write", write: true, path: func(e *fsEnv) string { return e.root + "/../../outside/secret" }, code: schema.CodeInvalidParams},
+		{name: "dotdot staying inside", path: func(e *fsEnv) string { return e.root + "/sub/../file.txt" }, code: schema.CodeInvalidParams},
+		{name: "absolute outside read", path: func(e *fsEnv) string { return e.outside + "/secret" }, code: schema.CodeInvalidParams},
+		{name: "absolute outside write", write: true, path: func(e *fsEnv) string { return e.outside + "/new.txt" }, code: schema.CodeInvalidParams},
+		{name: "etc passwd", path: func(*fsEnv) string { return "/etc/passwd" }, code: schema.CodeInvalidParams},
+		{name: "proc self root prefix", path: func(e *fsEnv) string { return "/proc/self/root" + e.outside + "/secret" }, code: schema.CodeInvalidParams},
 		{
 			name:  "proc self root link inside root",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "/proc/self/root", e.root+"/proc") },
 			path:  func(e *fsEnv) string { return e.root + "/proc" + e.outside + "/secret" },
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "relative symlink to outside file read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "relative symlink to outside file write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "absolute symlink to outside file read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside+"/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "absolute symlink to outside file write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside+"/secret", e.root+"/link") },
 			path:  func(e *fsEnv) string { return e.root + "/link" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "dangling symlink to outside write",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside/created", e.root+"/dangle") },
 			path:  func(e *fsEnv) string { return e.root + "/dangle" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir read",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/secret" },
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write existing",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/secret" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write new",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, e.outside, e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/new.txt" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name:  "symlinked parent dir write into missing dirs",
 			setup: func(t *testing.T, e *fsEnv) { mustSymlink(t, "../../outside", e.root+"/dirlink") },
 			path:  func(e *fsEnv) string { return e.root + "/dirlink/a/b/new.txt" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
 		{
 			name: "symlink chain leaving the root",
@@ -248,19 +249,19 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 			},
 			path:  func(e *fsEnv) string { return e.root + "/hop1" },
 			write: true,
-			code:  acp.CodeInvalidParams,
+			code:  schema.CodeInvalidParams,
 		},
-		{name: "NUL byte read", path: func(e *fsEnv) string { return e.root + "/file.txt\x00.png" }, code: acp.CodeInvalidParams},
-		{name: "NUL byte write", write: true, path: func(e *fsEnv) string { return e.root + "/a\x00b" }, code: acp.CodeInvalidParams},
-		{name: "relative path", path: func(*fsEnv) string { return "file.txt" }, code: acp.CodeInvalidParams},
-		{name: "relative dot path write", write: true, path: func(*fsEnv) string { return "./file.txt" }, code: acp.CodeInvalidParams},
-		{name: "empty path", path: func(*fsEnv) string { return "" }, code: acp.CodeInvalidParams},
-		{name: "sibling sharing prefix read", path: func(e *fsEnv) string { return e.sibling + "/x" }, code: acp.CodeInvalidParams},
-		{name: "sibling sharing prefix write", write: true, path: func(e *fsEnv) string { return e.sibling + "/x" }, code: acp.CodeInvalidParams},
-		{name: "root itself read", path: func(e *fsEnv) string { return e.root }, code: acp.CodeInvalidParams},
-		{name: "root itself write", write: true, path: func(e *fsEnv) string { return e.root }, code: acp.CodeInvalidParams},
-		{name: "missing file", path: func(e *fsEnv) string { return e.root + "/nope.txt" }, code: acp.CodeResourceNotFound},
-		{name: "file as directory", path: func(e *fsEnv) string { return e.root + "/file.txt/x" }, code: acp.CodeResourceNotFound},
+		{name: "NUL byte read", path: func(e *fsEnv) string { return e.root + "/file.txt\x00.png" }, code: schema.CodeInvalidParams},
+		{name: "NUL byte write", write: true, path: func(e *fsEnv) string { return e.root + "/a\x00b" }, code: schema.CodeInvalidParams},
+		{name: "relative path", path: func(*fsEnv) string { return "file.txt" }, code: schema.CodeInvalidParams},
+		{name: "relative dot path write", write: true, path: func(*fsEnv) string { return "./file.txt" }, code: schema.CodeInvalidParams},
+		{name: "empty path", path: func(*fsEnv) string { return "" }, code: schema.CodeInvalidParams},
+		{name: "sibling sharing prefix read", path: func(e *fsEnv) string { return e.sibling + "/x" }, code: schema.CodeInvalidParams},
+		{name: "sibling sharing prefix write", write: true, path: func(e *fsEnv) string { return e.sibling + "/x" }, code: schema.CodeInvalidParams},
+		{name: "root itself read", path: func(e *fsEnv) string { return e.root }, code: schema.CodeInvalidParams},
+		{name: "root itself write", write: true, path: func(e *fsEnv) string { return e.root }, code: schema.CodeInvalidParams},
+		{name: "missing file", path: func(e *fsEnv) string { return e.root + "/nope.txt" }, code: schema.CodeResourceNotFound},
+		{name: "file as directory", path: func(e *fsEnv) string { return e.root + "/file.txt/x" }, code: schema.CodeResourceNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,10 +274,10 @@ func TestWorkspaceFSAdversarial(t *testing.T) {
 			ctx := context.Background()
 			var err error
 			if tt.write {
-				_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: "s", Path: tt.path(e), Content: "pwned\n"})
+				_, err = w.WriteTextFile(ctx, &schema.WriteTextFileRequest{SessionID: "s", Path: tt.path(e), Content: "pwned\n"})
 			} else {
-				var resp *acp.ReadTextFileResponse
-				resp, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: "s", Path: tt.path(e)})
+				var resp *schema.ReadTextFileResponse
+				resp, err = w.ReadTextFile(ctx, &schema.ReadTextFileRequest{SessionID: "s", Path: tt.path(e)})
 				if resp != nil {
 					t.Errorf("got content %q", resp.Content)
 				}
@@ -297,8 +298,8 @@ func TestWorkspaceFSLinksKeptAsLinks(t *testing.T) {
 	e := newFSEnv(t)
 	mustSymlink(t, "../../outside/secret", e.root+"/link")
 	w := &FS{Roots: []string{e.root}}
-	_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/link", Content: "x"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: e.root + "/link", Content: "x"})
+	wantCode(t, err, schema.CodeInvalidParams)
 	if target, err := os.Readlink(e.root + "/link"); err != nil || target != "../../outside/secret" {
 		t.Errorf("link = %q, %v; want it unchanged", target, err)
 	}
@@ -307,10 +308,10 @@ func TestWorkspaceFSLinksKeptAsLinks(t *testing.T) {
 func TestWorkspaceFSNoRoots(t *testing.T) {
 	e := newFSEnv(t)
 	var w FS
-	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/file.txt"})
-	wantCode(t, err, acp.CodeInvalidParams)
-	_, err = w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/new.txt"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: e.root + "/file.txt"})
+	wantCode(t, err, schema.CodeInvalidParams)
+	_, err = w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: e.root + "/new.txt"})
+	wantCode(t, err, schema.CodeInvalidParams)
 	if _, err := os.Stat(e.root + "/new.txt"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("new.txt was created: %v", err)
 	}
@@ -320,15 +321,15 @@ func TestWorkspaceFSRootsFromContext(t *testing.T) {
 	e := newFSEnv(t)
 	var w FS // zero value: roots come from the session
 	ctx := acp.ContextWithRoots(context.Background(), []string{e.root})
-	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/file.txt"})
+	resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.root + "/file.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Content != "inside\n" {
 		t.Errorf("content = %q", resp.Content)
 	}
-	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.outside + "/secret"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.outside + "/secret"})
+	wantCode(t, err, schema.CodeInvalidParams)
 }
 
 func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
@@ -351,11 +352,11 @@ func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
 			dirs := []string{link, real}
 			if rootName == real {
 				dirs = []string{real}
-				_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link + "/a.txt"})
-				wantCode(t, err, acp.CodeInvalidParams)
+				_, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: link + "/a.txt"})
+				wantCode(t, err, schema.CodeInvalidParams)
 			}
 			for _, dir := range dirs {
-				resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: dir + "/a.txt"})
+				resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: dir + "/a.txt"})
 				if err != nil {
 					t.Fatalf("read under %s: %v", dir, err)
 				}
@@ -363,15 +364,15 @@ func TestWorkspaceFSSymlinkedRoot(t *testing.T) {
 					t.Errorf("content = %q", resp.Content)
 				}
 				p := dir + "/new-" + filepath.Base(rootName) + ".txt"
-				if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: p, Content: "n"}); err != nil {
+				if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: p, Content: "n"}); err != nil {
 					t.Fatalf("write %s: %v", p, err)
 				}
 				if got := readFile(t, p); got != "n" {
 					t.Errorf("%s = %q", p, got)
 				}
 			}
-			_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link + "/../outside/x"})
-			wantCode(t, err, acp.CodeInvalidParams)
+			_, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: link + "/../outside/x"})
+			wantCode(t, err, schema.CodeInvalidParams)
 		})
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
@@ -390,7 +391,7 @@ func TestWorkspaceFSSymlinksInsideRoot(t *testing.T) {
 	ctx := context.Background()
 
 	for _, name := range []string{"rel", "abs", "subdir/target.txt"} {
-		resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/" + name})
+		resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.root + "/" + name})
 		if err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}
@@ -401,7 +402,7 @@ func TestWorkspaceFSSymlinksInsideRoot(t *testing.T) {
 	// Writing through a link updates its target and keeps the link.
 	for _, name := range []string{"rel", "abs"} {
 		content := "via " + name + "\n"
-		if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/" + name, Content: content}); err != nil {
+		if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: e.root + "/" + name, Content: content}); err != nil {
 			t.Fatalf("write %s: %v", name, err)
 		}
 		if got := readFile(t, e.root+"/sub/target.txt"); got != content {
@@ -459,7 +460,7 @@ func TestReadTextFileLines(t *testing.T) {
 			name += "/limit=" + toJSONText(*tt.limit)
 		}
 		t.Run(name, func(t *testing.T) {
-			resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{
+			resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{
 				Path: filepath.Join(e.root, tt.file), Line: tt.line, Limit: tt.limit,
 			})
 			if err != nil {
@@ -487,7 +488,7 @@ func TestReadTextFileLongLine(t *testing.T) {
 		line uint32
 		want string
 	}{{1, long + "\n"}, {2, "short\n"}, {3, long}} {
-		resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/long.txt", Line: u32(tt.line), Limit: u32(1)})
+		resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: e.root + "/long.txt", Line: u32(tt.line), Limit: u32(1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,31 +512,31 @@ func TestReadTextFileErrors(t *testing.T) {
 		code        int64
 		msg         string
 	}{
-		{name: "over the cap", path: "big.txt", code: acp.CodeInvalidParams, msg: "too large"},
-		{name: "window over the cap", path: "big.txt", line: u32(1), limit: u32(2), code: acp.CodeInvalidParams, msg: "exceeds"},
-		{name: "binary", path: "nul.bin", code: acp.CodeInvalidParams, msg: "not a text file"},
-		{name: "binary window", path: "nul.bin", line: u32(1), limit: u32(1), code: acp.CodeInvalidParams, msg: "not a text file"},
-		{name: "not UTF-8", path: "latin1.txt", code: acp.CodeInvalidParams, msg: "not a text file"},
-		{name: "not UTF-8 later", path: "late.bin", code: acp.CodeInvalidParams, msg: "not a text file"},
-		{name: "missing", path: "missing.txt", code: acp.CodeResourceNotFound, msg: "not found"},
+		{name: "over the cap", path: "big.txt", code: schema.CodeInvalidParams, msg: "too large"},
+		{name: "window over the cap", path: "big.txt", line: u32(1), limit: u32(2), code: schema.CodeInvalidParams, msg: "exceeds"},
+		{name: "binary", path: "nul.bin", code: schema.CodeInvalidParams, msg: "not a text file"},
+		{name: "binary window", path: "nul.bin", line: u32(1), limit: u32(1), code: schema.CodeInvalidParams, msg: "not a text file"},
+		{name: "not UTF-8", path: "latin1.txt", code: schema.CodeInvalidParams, msg: "not a text file"},
+		{name: "not UTF-8 later", path: "late.bin", code: schema.CodeInvalidParams, msg: "not a text file"},
+		{name: "missing", path: "missing.txt", code: schema.CodeResourceNotFound, msg: "not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{
+			_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{
 				Path: filepath.Join(e.root, tt.path), Line: tt.line, Limit: tt.limit,
 			})
 			got := wantCode(t, err, tt.code)
 			if !strings.Contains(got.Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", got.Message, tt.msg)
 			}
-			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, acp.ErrLimitExceeded) != overCap {
+			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, schema.ErrLimitExceeded) != overCap {
 				t.Errorf("errors.Is(err, acp.ErrLimitExceeded) = %v, want %v", !overCap, overCap)
 			}
 		})
 	}
 
 	// A window that fits is served even from a file over the cap.
-	resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/big.txt", Line: u32(2)})
+	resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: e.root + "/big.txt", Line: u32(2)})
 	if err != nil || resp.Content != "abc\n" {
 		t.Errorf("window of a big file = %+v, %v", resp, err)
 	}
@@ -545,11 +546,11 @@ func TestReadTextFileNotFoundData(t *testing.T) {
 	e := newFSEnv(t)
 	w := &FS{Roots: []string{e.root}}
 	p := e.root + "/no such.txt"
-	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p})
-	if !errors.Is(err, acp.ErrResourceNotFound) {
+	_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p})
+	if !errors.Is(err, schema.ErrResourceNotFound) {
 		t.Errorf("errors.Is(err, acp.ErrResourceNotFound) = false for %v", err)
 	}
-	got := wantCode(t, err, acp.CodeResourceNotFound)
+	got := wantCode(t, err, schema.CodeResourceNotFound)
 	var data map[string]string
 	if err := json.Unmarshal(got.Data, &data); err != nil {
 		t.Fatal(err)
@@ -591,7 +592,7 @@ func TestReadTextFileOverlay(t *testing.T) {
 		{path: e.root + "/new/buffer.txt", want: "not on disk yet"},
 	}
 	for _, tt := range tests {
-		resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: tt.path, Line: tt.line, Limit: tt.limit})
+		resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: tt.path, Line: tt.line, Limit: tt.limit})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.path, err)
 		}
@@ -601,16 +602,16 @@ func TestReadTextFileOverlay(t *testing.T) {
 	}
 	// Files the overlay does not know come from disk.
 	mustWrite(t, e.root+"/disk.txt", "disk\n")
-	if resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/disk.txt"}); err != nil || resp.Content != "disk\n" {
+	if resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.root + "/disk.txt"}); err != nil || resp.Content != "disk\n" {
 		t.Errorf("disk.txt = %+v, %v", resp, err)
 	}
 	// Confinement comes first: the overlay is not even asked about paths
 	// outside the roots.
 	asked = nil
-	_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/dirlink/secret"})
-	wantCode(t, err, acp.CodeInvalidParams)
-	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.outside + "/secret"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.root + "/dirlink/secret"})
+	wantCode(t, err, schema.CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.outside + "/secret"})
+	wantCode(t, err, schema.CodeInvalidParams)
 	if len(asked) != 0 {
 		t.Errorf("overlay asked about %v", asked)
 	}
@@ -631,23 +632,23 @@ func TestWorkspaceFSPathMapper(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: "/workspace/file.txt"})
+	resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: "/workspace/file.txt"})
 	if err != nil || resp.Content != "inside\n" {
 		t.Fatalf("mapped read = %+v, %v", resp, err)
 	}
-	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/workspace/out/new.txt", Content: "new"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: "/workspace/out/new.txt", Content: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, e.root+"/out/new.txt"); got != "new" {
 		t.Errorf("mapped write = %q", got)
 	}
 	before := e.snapshotOutside(t)
-	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: e.root + "/file.txt"}) // a host path is not a container path
-	wantCode(t, err, acp.CodeInvalidParams)
-	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/escape", Content: "x"})
-	wantCode(t, err, acp.CodeInvalidParams)
-	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: "/workspace/../outside/secret", Content: "x"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: e.root + "/file.txt"}) // a host path is not a container path
+	wantCode(t, err, schema.CodeInvalidParams)
+	_, err = w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: "/escape", Content: "x"})
+	wantCode(t, err, schema.CodeInvalidParams)
+	_, err = w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: "/workspace/../outside/secret", Content: "x"})
+	wantCode(t, err, schema.CodeInvalidParams)
 	if diff := cmp.Diff(before, e.snapshotOutside(t)); diff != "" {
 		t.Errorf("outside changed:\n%s", diff)
 	}
@@ -678,7 +679,7 @@ func TestWriteTextFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(e.root, tt.path)
-			resp, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{SessionID: "s", Path: p, Content: tt.content})
+			resp, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{SessionID: "s", Path: p, Content: tt.content})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -718,16 +719,16 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 			setup: func(t *testing.T, w *FS, dir string) {
 				w.wrapWriter = func(f io.Writer) io.Writer { return &failingWriter{w: f, n: 3, err: errDisk} }
 			},
-			code: acp.CodeInternalError,
+			code: schema.CodeInternalError,
 		},
 		{
 			name: "review refuses",
 			setup: func(t *testing.T, w *FS, dir string) {
 				w.ReviewWrite = func(context.Context, string, string, string, bool) error {
-					return &acp.Error{Code: acp.CodeInvalidRequest, Message: "editor: user rejected the edit"}
+					return &schema.Error{Code: schema.CodeInvalidRequest, Message: "editor: user rejected the edit"}
 				}
 			},
-			code: acp.CodeInvalidRequest,
+			code: schema.CodeInvalidRequest,
 			msg:  "editor: user rejected the edit", // the review's own error passes through
 		},
 		{
@@ -741,14 +742,14 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 				}
 				t.Cleanup(func() { os.Chmod(dir, 0o755) })
 			},
-			code: acp.CodeInternalError,
+			code: schema.CodeInternalError,
 		},
 		{
 			name: "target is a directory",
 			setup: func(t *testing.T, w *FS, dir string) {
 				mustMkdir(t, filepath.Join(dir, "d.txt"))
 			},
-			code: acp.CodeInvalidParams,
+			code: schema.CodeInvalidParams,
 		},
 	}
 	for _, tt := range tests {
@@ -766,9 +767,9 @@ func TestWriteTextFileFailureKeepsOldContent(t *testing.T) {
 			} else if !fi.IsDir() {
 				t.Fatal("unexpected file")
 			}
-			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: p, Content: "new content that is longer\n"})
+			_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: p, Content: "new content that is longer\n"})
 			if tt.msg != "" {
-				var e *acp.Error
+				var e *schema.Error
 				if !errors.As(err, &e) || e.Code != tt.code || e.Message != tt.msg {
 					t.Fatalf("error = %v, want code %d and message %q", err, tt.code, tt.msg)
 				}
@@ -817,10 +818,10 @@ func TestWriteTextFileReview(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "edited\n"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "edited\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "//fresh.txt", Content: "fresh"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: e.root + "//fresh.txt", Content: "fresh"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []call{
@@ -846,7 +847,7 @@ func TestWriteTextFileReviewBlocksUntilCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "never"})
+		_, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "never"})
 		done <- err
 	}()
 	<-entered
@@ -876,7 +877,7 @@ func TestWriteTextFileReviewApprovedTooLate(t *testing.T) {
 			return nil
 		},
 	}
-	_, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "late"})
+	_, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: e.root + "/file.txt", Content: "late"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
@@ -895,13 +896,13 @@ func TestWriteTextFileConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for c := range contents {
 		wg.Go(func() {
-			if _, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: e.root + "/same.txt", Content: c}); err != nil {
+			if _, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: e.root + "/same.txt", Content: c}); err != nil {
 				t.Error(err)
 			}
 		})
 		wg.Go(func() {
 			// Readers see a whole version or none, never a torn one.
-			resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: e.root + "/same.txt"})
+			resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: e.root + "/same.txt"})
 			if err == nil && !contents[resp.Content] && resp.Content != "" {
 				t.Errorf("torn read: %d bytes", len(resp.Content))
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Attack (audit row 3): while fs/write_text_file waits on ReviewWrite's
@@ -58,7 +58,7 @@ func TestWriteReviewSwapToHugeFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+			_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 			if err != nil {
 				t.Fatalf("write: %v", err)
 			}
@@ -87,14 +87,14 @@ func TestWriteReviewFileGrowsAfterCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+	_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 	if rec.calls > 0 {
 		t.Fatalf("ReviewWrite was called with %d bytes of old content, over MaxReadBytes (%d)", len(rec.old), 1<<20)
 	}
-	if !errors.Is(err, acp.ErrLimitExceeded) {
+	if !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Fatalf("write over a file that grew past the limit = %v, want acp.ErrLimitExceeded", err)
 	}
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
 	}
 	if fi, err := os.Stat(target); err != nil || fi.Size() != 64<<20 {
@@ -110,14 +110,14 @@ func TestWriteReviewHugeFileAtTarget(t *testing.T) {
 	sparseFile(t, target, 1<<30)
 	var rec reviewRecorder
 	w := &FS{Roots: []string{e.root}, ReviewWrite: rec.review}
-	_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+	_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 	if rec.calls > 0 {
 		t.Fatalf("ReviewWrite was called with %d bytes of old content", len(rec.old))
 	}
-	if !errors.Is(err, acp.ErrLimitExceeded) {
+	if !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Fatalf("write over a 1 GiB file = %v, want acp.ErrLimitExceeded", err)
 	}
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
 	}
 }
@@ -132,7 +132,7 @@ func TestWriteReviewReadStopsOnCancel(t *testing.T) {
 	w := &FS{Roots: []string{e.root}, ReviewWrite: rec.review}
 	// Cancelled after the first check, that is after at most a MiB read.
 	ctx := &cancelAfter{Context: context.Background(), after: 1}
-	_, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+	_, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 	if rec.calls > 0 {
 		t.Fatal("ReviewWrite was called after the request was withdrawn")
 	}
@@ -183,32 +183,32 @@ func TestHardLinkOutOfRoot(t *testing.T) {
 	ctx := context.Background()
 
 	w := &FS{Roots: []string{e.root}}
-	resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link})
+	resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: link})
 	if err != nil || resp.Content != "top secret\n" {
 		t.Fatalf("read of a hard link by default = %+v, %v; want the linked content (documented)", resp, err)
 	}
 
 	var rec reviewRecorder
 	w = &FS{Roots: []string{e.root}, RefuseHardLinks: true, ReviewWrite: rec.review}
-	_, err = w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: link})
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
+	_, err = w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: link})
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
 		t.Errorf("read message %q does not name the option", got.Message)
 	}
-	_, err = w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: link, Content: "new\n"})
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
+	_, err = w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: link, Content: "new\n"})
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "RefuseHardLinks") {
 		t.Errorf("reviewed write message %q does not name the option", got.Message)
 	}
 	if rec.calls > 0 {
 		t.Errorf("ReviewWrite was shown %q through a hard link", rec.old)
 	}
 	// A file with one name is read as usual.
-	if resp, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: filepath.Join(e.root, "file.txt")}); err != nil || resp.Content != "inside\n" {
+	if resp, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: filepath.Join(e.root, "file.txt")}); err != nil || resp.Content != "inside\n" {
 		t.Errorf("read of a plain file with RefuseHardLinks = %+v, %v", resp, err)
 	}
 
 	// Without review, a write splits the link: the outside file is intact.
 	w = &FS{Roots: []string{e.root}, RefuseHardLinks: true}
-	if _, err := w.WriteTextFile(ctx, &acp.WriteTextFileRequest{Path: link, Content: "new\n"}); err != nil {
+	if _, err := w.WriteTextFile(ctx, &schema.WriteTextFileRequest{Path: link, Content: "new\n"}); err != nil {
 		t.Fatalf("write over a hard link: %v", err)
 	}
 	if got := readFile(t, secret); got != "top secret\n" {

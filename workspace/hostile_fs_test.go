@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -59,9 +59,9 @@ func TestWriteTextFileParentSwappedMidWrite(t *testing.T) {
 				}
 				return f
 			}
-			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: dir + "/d.txt", Content: "new\n"})
+			_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: dir + "/d.txt", Content: "new\n"})
 			if fail {
-				wantCode(t, err, acp.CodeInternalError)
+				wantCode(t, err, schema.CodeInternalError)
 			} else {
 				if err != nil {
 					t.Fatalf("write: %v", err)
@@ -128,7 +128,7 @@ func TestReadTextFileStopsOnCancel(t *testing.T) {
 	w := &FS{Roots: []string{e.root}, MaxScanBytes: 1 << 40}
 	// The read checks once before it starts scanning; cancel right after.
 	ctx := &cancelAfter{Context: context.Background(), after: 1}
-	_, err := w.ReadTextFile(ctx, &acp.ReadTextFileRequest{Path: p, Line: u32(1 << 30)})
+	_, err := w.ReadTextFile(ctx, &schema.ReadTextFileRequest{Path: p, Line: u32(1 << 30)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("read of a withdrawn request = %v, want context.Canceled", err)
 	}
@@ -144,14 +144,14 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	p := filepath.Join(e.root, "sparse.txt")
 	head := sparseFile(t, p, 1<<30)
 	w := &FS{Roots: []string{e.root}}
-	_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(1002)})
-	if !errors.Is(err, acp.ErrLimitExceeded) {
+	_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(1002)})
+	if !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Fatalf("read past the scan limit = %v, want acp.ErrLimitExceeded", err)
 	}
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
 	}
-	resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(1), Limit: u32(1000)})
+	resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(1), Limit: u32(1000)})
 	if err != nil {
 		t.Errorf("head of a huge file: %v", err)
 	} else if resp.Content != head {
@@ -161,10 +161,10 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	// The same over many short lines, with a small limit.
 	mustWrite(t, p, strings.Repeat("line\n", 10000))
 	w.MaxScanBytes = 1000
-	if _, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, acp.ErrLimitExceeded) {
+	if _, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Errorf("far line past a 1000-byte scan limit = %v, want acp.ErrLimitExceeded", err)
 	}
-	if resp, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
+	if resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
 		t.Errorf("near line = %+v, %v", resp, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Attack (audit row 3, FIFO half): the target's name is swapped for a FIFO
@@ -82,7 +82,7 @@ func TestWriteReviewSwapToFIFO(t *testing.T) {
 			})
 			var err error
 			mustReturn(t, target, func() {
-				_, err = w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+				_, err = w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 			})
 			if err != nil {
 				t.Fatalf("write: %v", err)
@@ -110,10 +110,10 @@ func TestReadSwapToFIFO(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	var resp *acp.ReadTextFileResponse
+	var resp *schema.ReadTextFileResponse
 	var err error
 	mustReturn(t, target, func() {
-		resp, err = w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: target})
+		resp, err = w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: target})
 	})
 	if err != nil || resp.Content != "inside\n" {
 		t.Fatalf("read = %+v, %v; want the file that was opened", resp, err)
@@ -129,16 +129,16 @@ func TestFIFOAtTarget(t *testing.T) {
 	var rec reviewRecorder
 	calls := map[string]func(w *FS) error{
 		"read": func(w *FS) error {
-			_, err := w.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: fifo})
+			_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: fifo})
 			return err
 		},
 		"write": func(w *FS) error {
-			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: fifo, Content: "x"})
+			_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: fifo, Content: "x"})
 			return err
 		},
 		"reviewed write": func(w *FS) error {
 			w.ReviewWrite = rec.review
-			_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: fifo, Content: "x"})
+			_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: fifo, Content: "x"})
 			return err
 		},
 	}
@@ -146,7 +146,7 @@ func TestFIFOAtTarget(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var err error
 			mustReturn(t, fifo, func() { err = call(&FS{Roots: []string{e.root}}) })
-			if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "named pipe") {
+			if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "named pipe") {
 				t.Errorf("message %q does not say the target is a named pipe", got.Message)
 			}
 		})
@@ -176,11 +176,11 @@ func TestWriteReviewSymlinkSwappedIn(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	_, err := w.WriteTextFile(context.Background(), &acp.WriteTextFileRequest{Path: target, Content: "new\n"})
+	_, err := w.WriteTextFile(context.Background(), &schema.WriteTextFileRequest{Path: target, Content: "new\n"})
 	if rec.calls > 0 {
 		t.Fatalf("ReviewWrite was shown %q, the content of a file the write does not replace", rec.old)
 	}
-	if got := wantCode(t, err, acp.CodeInvalidParams); !strings.Contains(got.Message, "symbolic link") {
+	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "symbolic link") {
 		t.Errorf("message %q does not say the target became a symbolic link", got.Message)
 	}
 	if got := readFile(t, other); got != "other\n" {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 )
 
 // An agent asking to retain 2^62 bytes of a command that writes without end
@@ -33,7 +33,7 @@ func TestTerminalOutputCeiling(t *testing.T) {
 		}
 	}
 	huge := uint64(1) << 62
-	resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "yes", Args: []string{"0123456789abcdef"}, OutputByteLimit: &huge})
+	resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "yes", Args: []string{"0123456789abcdef"}, OutputByteLimit: &huge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestTerminalMaxOutputBytes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := newTM(t)
 			m.MaxOutputBytes, m.DefaultOutputLimit = tt.max, tt.def
-			resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+			resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{
 				SessionID: "s", Command: "printf", Args: []string{"%s", full}, OutputByteLimit: tt.req,
 			})
 			if err != nil {
@@ -105,22 +105,22 @@ func TestTerminalMaxTerminals(t *testing.T) {
 	for range defaultMaxTerminals {
 		ids = append(ids, startTerm(t, m, "s", "sleep", "300"))
 	}
-	_, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "true"})
-	if !errors.Is(err, acp.ErrLimitExceeded) {
+	_, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "true"})
+	if !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Fatalf("create past the cap: err = %v, want acp.ErrLimitExceeded", err)
 	}
-	e := wantCode(t, err, acp.CodeInternalError)
+	e := wantCode(t, err, schema.CodeInternalError)
 	if !strings.Contains(e.Message, "MaxTerminals") || !strings.Contains(e.Message, "64") {
 		t.Errorf("error does not name the limit: %q", e.Message)
 	}
 	// An exited but unreleased terminal still counts: its process is a
 	// zombie the manager holds.
-	if _, err := m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: ids[0]}); err != nil {
+	if _, err := m.ReleaseTerminal(context.Background(), &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: ids[0]}); err != nil {
 		t.Fatal(err)
 	}
 	done := startTerm(t, m, "s", "true")
 	waitTerm(t, m, "s", done)
-	if _, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "true"}); !errors.Is(err, acp.ErrLimitExceeded) {
+	if _, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "true"}); !errors.Is(err, schema.ErrLimitExceeded) {
 		t.Errorf("create with an exited, unreleased terminal at the cap: err = %v, want acp.ErrLimitExceeded", err)
 	}
 }
@@ -133,11 +133,11 @@ func TestTerminalMaxTerminalsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			_, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "sleep", Args: []string{"300"}})
+			_, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "sleep", Args: []string{"300"}})
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, acp.ErrLimitExceeded):
+			case errors.Is(err, schema.ErrLimitExceeded):
 				refused.Add(1)
 			default:
 				t.Error(err)
@@ -214,7 +214,7 @@ func TestTerminalCloseFromOnOutput(t *testing.T) {
 					case "Close":
 						m.Close()
 					case "ReleaseTerminal":
-						m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
+						m.ReleaseTerminal(context.Background(), &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
 					case "CloseSession":
 						m.CloseSession("s")
 					}
@@ -251,7 +251,7 @@ func TestHandlersCleanRootsAlike(t *testing.T) {
 	root := filepath.Join(base, "ws", "a") + "/../.." // lexically base; through the link, base/deep
 
 	fsys := &FS{Roots: []string{root}}
-	_, fsErr := fsys.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{Path: filepath.Join(base, "top.txt")})
+	_, fsErr := fsys.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: filepath.Join(base, "top.txt")})
 
 	m := &Terminals{Roots: []string{root}}
 	t.Cleanup(func() { closeAndCheck(t, m) })

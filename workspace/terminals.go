@@ -20,6 +20,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/procgroup"
 	"github.com/acpclient/acp/internal/wsroot"
+	"github.com/acpclient/acp/schema"
 )
 
 // defaultOutputLimit is both the default retained-output cap and the
@@ -83,7 +84,7 @@ const drainGrace = 500 * time.Millisecond
 // can do itself with cd.
 //
 // Unknown terminal ids, including ids released earlier and ids of another
-// session, are answered with [acp.CodeResourceNotFound] and data
+// session, are answered with [schema.CodeResourceNotFound] and data
 // {"terminalId": …}.
 //
 // All methods may be called concurrently; in particular TerminalOutput,
@@ -129,7 +130,7 @@ type Terminals struct {
 	// MaxTerminals caps the terminals that exist at once (created and not
 	// yet released, whether or not their command still runs). 0 means 64.
 	// At the cap terminal/create is refused with an error that wraps
-	// [acp.ErrLimitExceeded] and names the limit; releasing a terminal frees
+	// [schema.ErrLimitExceeded] and names the limit; releasing a terminal frees
 	// its slot. Together with MaxOutputBytes it bounds the memory, the
 	// processes and the descriptors one agent can make the client hold.
 	MaxTerminals int
@@ -202,9 +203,9 @@ type exitStatus struct {
 
 // CreateTerminal serves terminal/create. It returns as soon as the process
 // has started.
-func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
+func (m *Terminals) CreateTerminal(ctx context.Context, req *schema.CreateTerminalRequest) (*schema.CreateTerminalResponse, error) {
 	if m.isClosed() {
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "workspace: terminal manager is closed"}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: "workspace: terminal manager is closed"}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -234,8 +235,8 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	env := mergeEnv(m.Env, req.Env)
 	path, err := lookCommand(req.Command, dir, env)
 	if err != nil {
-		return nil, &acp.Error{
-			Code:    acp.CodeResourceNotFound,
+		return nil, &schema.Error{
+			Code:    schema.CodeResourceNotFound,
 			Message: fmt.Sprintf("workspace: command not found: %q", req.Command),
 			Data:    mustJSON(map[string]string{"command": req.Command}),
 		}
@@ -270,7 +271,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	w.Close() // the child holds its own copy; ours would block EOF forever
 	if err != nil {
 		r.Close()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: %v", req.Command, unwrapPathError(err))}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: %v", req.Command, unwrapPathError(err))}
 	}
 	if err := tree.Tracked(); err != nil {
 		// A command whose tree kill could not reach is not run at all.
@@ -279,7 +280,7 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		tree.Reaped()
 		tree.Close()
 		r.Close()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: tracking its processes: %v", req.Command, err)}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: fmt.Sprintf("workspace: start %q: tracking its processes: %v", req.Command, err)}
 	}
 
 	t := &terminal{
@@ -304,19 +305,19 @@ func (m *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		// Close ran while the process was starting and could not see it.
 		m.mu.Unlock()
 		t.destroy()
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: "workspace: terminal manager is closed"}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: "workspace: terminal manager is closed"}
 	}
 	if m.terms == nil {
 		m.terms = make(map[string]*terminal)
 	}
 	m.terms[t.id] = t
 	m.mu.Unlock()
-	return &acp.CreateTerminalResponse{TerminalID: t.id}, nil
+	return &schema.CreateTerminalResponse{TerminalID: t.id}, nil
 }
 
 // TerminalOutput serves terminal/output. While the command runs, a trailing
 // incomplete UTF-8 character is held back until the rest of it arrives.
-func (m *Terminals) TerminalOutput(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error) {
+func (m *Terminals) TerminalOutput(ctx context.Context, req *schema.TerminalOutputRequest) (*schema.TerminalOutputResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -324,17 +325,17 @@ func (m *Terminals) TerminalOutput(ctx context.Context, req *acp.TerminalOutputR
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	exited := isClosed(t.exited)
-	resp := &acp.TerminalOutputResponse{Output: t.out.String(exited), Truncated: t.out.truncated}
+	resp := &schema.TerminalOutputResponse{Output: t.out.String(exited), Truncated: t.out.truncated}
 	if exited {
 		st := t.status.wire()
-		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
+		resp.ExitStatus = &schema.TerminalExitStatus{ExitCode: st.ExitCode, Signal: st.Signal}
 	}
 	return resp, nil
 }
 
 // WaitForTerminalExit serves terminal/wait_for_exit. It blocks until the command
 // exits or ctx is done, in which case it returns ctx's error.
-func (m *Terminals) WaitForTerminalExit(ctx context.Context, req *acp.WaitForTerminalExitRequest) (*acp.WaitForTerminalExitResponse, error) {
+func (m *Terminals) WaitForTerminalExit(ctx context.Context, req *schema.WaitForTerminalExitRequest) (*schema.WaitForTerminalExitResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -351,15 +352,15 @@ func (m *Terminals) WaitForTerminalExit(ctx context.Context, req *acp.WaitForTer
 
 // KillTerminal serves terminal/kill: it sends SIGKILL to the command's
 // process group. The terminal stays valid for output and wait_for_exit.
-func (m *Terminals) KillTerminal(ctx context.Context, req *acp.KillTerminalRequest) (*acp.KillTerminalResponse, error) {
+func (m *Terminals) KillTerminal(ctx context.Context, req *schema.KillTerminalRequest) (*schema.KillTerminalResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.kill(); err != nil {
-		return nil, &acp.Error{Code: acp.CodeInternalError, Message: fmt.Sprintf("workspace: kill terminal %s: %v", t.id, err)}
+		return nil, &schema.Error{Code: schema.CodeInternalError, Message: fmt.Sprintf("workspace: kill terminal %s: %v", t.id, err)}
 	}
-	return &acp.KillTerminalResponse{}, nil
+	return &schema.KillTerminalResponse{}, nil
 }
 
 // ReleaseTerminal serves terminal/release: it kills the command's process
@@ -367,7 +368,7 @@ func (m *Terminals) KillTerminal(ctx context.Context, req *acp.KillTerminalReque
 // unknown from then on. It waits for the processes to be reaped unless ctx
 // is done first, in which case the cleanup finishes in the background and
 // the release still counts as done.
-func (m *Terminals) ReleaseTerminal(ctx context.Context, req *acp.ReleaseTerminalRequest) (*acp.ReleaseTerminalResponse, error) {
+func (m *Terminals) ReleaseTerminal(ctx context.Context, req *schema.ReleaseTerminalRequest) (*schema.ReleaseTerminalResponse, error) {
 	t, err := m.lookup(req.SessionID, req.TerminalID)
 	if err != nil {
 		return nil, err
@@ -380,7 +381,7 @@ func (m *Terminals) ReleaseTerminal(ctx context.Context, req *acp.ReleaseTermina
 	case <-t.destroyed:
 	case <-ctx.Done():
 	}
-	return &acp.ReleaseTerminalResponse{}, nil
+	return &schema.ReleaseTerminalResponse{}, nil
 }
 
 // CloseSession kills and releases every terminal of the session, and returns
@@ -433,7 +434,7 @@ func (m *Terminals) reserve() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.terms)+m.starting >= max {
-		return limitExceeded(acp.CodeInternalError,
+		return limitExceeded(schema.CodeInternalError,
 			map[string]any{"limit": "workspace.Terminals.MaxTerminals", "max": max},
 			"workspace: limit exceeded: %d terminals exist, the most workspace.Terminals.MaxTerminals allows; release one first", max)
 	}
@@ -454,8 +455,8 @@ func (m *Terminals) lookup(sessionID, id string) (*terminal, error) {
 	t := m.terms[id]
 	m.mu.Unlock()
 	if t == nil || t.sessionID != sessionID {
-		return nil, &acp.Error{
-			Code:    acp.CodeResourceNotFound,
+		return nil, &schema.Error{
+			Code:    schema.CodeResourceNotFound,
 			Message: fmt.Sprintf("workspace: unknown terminal %q (never created, or already released)", id),
 			Data:    mustJSON(map[string]string{"terminalId": id}),
 		}
@@ -561,13 +562,13 @@ func (t *terminal) destroy() {
 	<-t.destroyed
 }
 
-func (s exitStatus) wire() *acp.WaitForTerminalExitResponse {
+func (s exitStatus) wire() *schema.WaitForTerminalExitResponse {
 	if s.signaled {
 		sig := s.signal
-		return &acp.WaitForTerminalExitResponse{Signal: &sig}
+		return &schema.WaitForTerminalExitResponse{Signal: &sig}
 	}
 	code := s.code
-	return &acp.WaitForTerminalExitResponse{ExitCode: &code}
+	return &schema.WaitForTerminalExitResponse{ExitCode: &code}
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b, whose
@@ -600,9 +601,9 @@ func newTerminalID() string {
 }
 
 // checkCommand refuses what exec would refuse less clearly.
-func checkCommand(req *acp.CreateTerminalRequest) error {
+func checkCommand(req *schema.CreateTerminalRequest) error {
 	bad := func(format string, args ...any) error {
-		return &acp.Error{Code: acp.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+		return &schema.Error{Code: schema.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 	}
 	if req.Command == "" {
 		return bad("workspace: empty command")
@@ -638,7 +639,7 @@ func workDir(roots []string, cwd string) (string, error) {
 		}
 	}
 	if len(real) == 0 {
-		return "", &acp.Error{Code: acp.CodeInvalidParams, Message: "workspace: no workspace roots; refusing to start a command"}
+		return "", &schema.Error{Code: schema.CodeInvalidParams, Message: "workspace: no workspace roots; refusing to start a command"}
 	}
 	if cwd == "" {
 		return real[0], nil
@@ -650,24 +651,24 @@ func workDir(roots []string, cwd string) (string, error) {
 	dir, err := filepath.EvalSymlinks(clean)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", pathError(acp.CodeResourceNotFound, cwd, "workspace: working directory not found: %s", cwd)
+			return "", pathError(schema.CodeResourceNotFound, cwd, "workspace: working directory not found: %s", cwd)
 		}
-		return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s: %v", cwd, unwrapPathError(err))
+		return "", pathError(schema.CodeInvalidParams, cwd, "workspace: working directory %s: %v", cwd, unwrapPathError(err))
 	}
 	for _, r := range real {
 		if _, ok := within(r, dir); ok {
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s is not a directory", cwd)
+				return "", pathError(schema.CodeInvalidParams, cwd, "workspace: working directory %s is not a directory", cwd)
 			}
 			return dir, nil
 		}
 	}
-	return "", pathError(acp.CodeInvalidParams, cwd, "workspace: working directory %s is outside the workspace roots", cwd)
+	return "", pathError(schema.CodeInvalidParams, cwd, "workspace: working directory %s is outside the workspace roots", cwd)
 }
 
 // mergeEnv sets vars over base (nil: os.Environ()), replacing existing
 // entries in place so that each name appears once.
-func mergeEnv(base []string, vars []acp.EnvVariable) []string {
+func mergeEnv(base []string, vars []schema.EnvVariable) []string {
 	if base == nil {
 		base = os.Environ()
 	}

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // BenchmarkTerminalLifecycle is one command's full cost to the client:
@@ -16,14 +16,14 @@ func BenchmarkTerminalLifecycle(b *testing.B) {
 	defer m.Close()
 	ctx := context.Background()
 	for b.Loop() {
-		c, err := m.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "s", Command: "true"})
+		c, err := m.CreateTerminal(ctx, &schema.CreateTerminalRequest{SessionID: "s", Command: "true"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
+		if _, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.ReleaseTerminal(ctx, &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
+		if _, err := m.ReleaseTerminal(ctx, &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
 			b.Fatal(err)
 		}
 	}

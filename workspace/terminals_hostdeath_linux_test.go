@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -47,7 +47,7 @@ func runTerminalHost() {
 			}
 		},
 	}
-	_, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+	_, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{
 		SessionID: "s",
 		Command:   "sh",
 		Args:      []string{"-c", "sleep 300 & echo pids $$ $!; wait"},
@@ -132,7 +132,7 @@ func TestTerminalSurvivesRetiredStarterThread(t *testing.T) {
 				return
 			}
 			// Never unlocked: the thread is retired when this returns.
-			c, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+			c, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{
 				SessionID: "s", Command: "sh", Args: []string{"-c", `read x < "$0"; echo "got $x"`, fifo},
 			})
 			if err != nil {
@@ -177,11 +177,11 @@ func TestTerminalSurvivesRetiredStarterThread(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: r.id})
+	st, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: r.id})
 	if err != nil || st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Fatalf("wait = %+v, %v; want exit code 0", st, err)
 	}
-	out, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "s", TerminalID: r.id})
+	out, err := m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: "s", TerminalID: r.id})
 	if err != nil || out.Output != "got alive\n" {
 		t.Errorf("output = %+v, %v; want got alive", out, err)
 	}

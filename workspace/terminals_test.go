@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 
 	"github.com/acpclient/acp"
 	"github.com/google/go-cmp/cmp"
@@ -55,27 +56,27 @@ func closeAndCheck(t *testing.T, m *Terminals) {
 
 func startTerm(t *testing.T, m *Terminals, sessionID string, command string, args ...string) string {
 	t.Helper()
-	resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: sessionID, Command: command, Args: args})
+	resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: sessionID, Command: command, Args: args})
 	if err != nil {
 		t.Fatalf("create %s %q: %v", command, args, err)
 	}
 	return resp.TerminalID
 }
 
-func waitTerm(t *testing.T, m *Terminals, sessionID, id string) *acp.WaitForTerminalExitResponse {
+func waitTerm(t *testing.T, m *Terminals, sessionID, id string) *schema.WaitForTerminalExitResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: sessionID, TerminalID: id})
+	resp, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: sessionID, TerminalID: id})
 	if err != nil {
 		t.Fatalf("wait %s: %v", id, err)
 	}
 	return resp
 }
 
-func outputOf(t *testing.T, m *Terminals, sessionID, id string) *acp.TerminalOutputResponse {
+func outputOf(t *testing.T, m *Terminals, sessionID, id string) *schema.TerminalOutputResponse {
 	t.Helper()
-	resp, err := m.TerminalOutput(context.Background(), &acp.TerminalOutputRequest{SessionID: sessionID, TerminalID: id})
+	resp, err := m.TerminalOutput(context.Background(), &schema.TerminalOutputRequest{SessionID: sessionID, TerminalID: id})
 	if err != nil {
 		t.Fatalf("output %s: %v", id, err)
 	}
@@ -166,12 +167,12 @@ func TestTerminalExitStatus(t *testing.T) {
 		name string
 		args []string // for sh -c
 		kill bool
-		want *acp.WaitForTerminalExitResponse
+		want *schema.WaitForTerminalExitResponse
 	}{
-		{name: "success", args: []string{"exit 0"}, want: &acp.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}},
-		{name: "exit code", args: []string{"echo out; echo err >&2; exit 3"}, want: &acp.WaitForTerminalExitResponse{ExitCode: ptr[uint32](3)}},
-		{name: "self SIGTERM", args: []string{"kill -TERM $$"}, want: &acp.WaitForTerminalExitResponse{Signal: ptr("SIGTERM")}},
-		{name: "killed", args: []string{"echo ready; exec sleep 300"}, kill: true, want: &acp.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}},
+		{name: "success", args: []string{"exit 0"}, want: &schema.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}},
+		{name: "exit code", args: []string{"echo out; echo err >&2; exit 3"}, want: &schema.WaitForTerminalExitResponse{ExitCode: ptr[uint32](3)}},
+		{name: "self SIGTERM", args: []string{"kill -TERM $$"}, want: &schema.WaitForTerminalExitResponse{Signal: ptr("SIGTERM")}},
+		{name: "killed", args: []string{"echo ready; exec sleep 300"}, kill: true, want: &schema.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +182,7 @@ func TestTerminalExitStatus(t *testing.T) {
 			id := startTerm(t, m, "s", "sh", append([]string{"-c"}, tt.args...)...)
 			if tt.kill {
 				lw.wait(t, id)
-				if _, err := m.KillTerminal(context.Background(), &acp.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+				if _, err := m.KillTerminal(context.Background(), &schema.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -191,7 +192,7 @@ func TestTerminalExitStatus(t *testing.T) {
 			}
 			// terminal/output reports the same status, nested.
 			out := outputOf(t, m, "s", id)
-			wantStatus := &acp.TerminalExitStatus{ExitCode: tt.want.ExitCode, Signal: tt.want.Signal}
+			wantStatus := &schema.TerminalExitStatus{ExitCode: tt.want.ExitCode, Signal: tt.want.Signal}
 			if diff := cmp.Diff(wantStatus, out.ExitStatus); diff != "" {
 				t.Errorf("output exitStatus (-want +got):\n%s", diff)
 			}
@@ -204,7 +205,7 @@ func TestTerminalOutputMergesStreams(t *testing.T) {
 	id := startTerm(t, m, "s", "sh", "-c", "echo one; echo two >&2; echo three")
 	waitTerm(t, m, "s", id)
 	got := outputOf(t, m, "s", id)
-	want := &acp.TerminalOutputResponse{Output: "one\ntwo\nthree\n", ExitStatus: &acp.TerminalExitStatus{ExitCode: ptr[uint32](0)}}
+	want := &schema.TerminalOutputResponse{Output: "one\ntwo\nthree\n", ExitStatus: &schema.TerminalExitStatus{ExitCode: ptr[uint32](0)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
@@ -218,7 +219,7 @@ func TestTerminalOutputCapUTF8(t *testing.T) {
 	for _, limit := range []uint64{0, 1, 2, 3, 4, 5, 7, 9, 10, 11, 100, 1001, 2999, uint64(len(full)), uint64(len(full)) + 1} {
 		t.Run(strconv.FormatUint(limit, 10), func(t *testing.T) {
 			m, _ := newTM(t)
-			resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+			resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{
 				SessionID: "s", Command: "sh", Args: []string{"-c", `printf '%s' "$1"`, "sh", full}, OutputByteLimit: &limit,
 			})
 			if err != nil {
@@ -320,15 +321,15 @@ func TestTerminalKillEndsGrandchildren(t *testing.T) {
 			}
 			ctx := context.Background()
 			if tt.release {
-				if _, err := m.ReleaseTerminal(ctx, &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+				if _, err := m.ReleaseTerminal(ctx, &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 					t.Fatal(err)
 				}
 			} else {
-				if _, err := m.KillTerminal(ctx, &acp.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+				if _, err := m.KillTerminal(ctx, &schema.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 					t.Fatal(err)
 				}
 				got := waitTerm(t, m, "s", id)
-				if diff := cmp.Diff(&acp.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, got); diff != "" {
+				if diff := cmp.Diff(&schema.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, got); diff != "" {
 					t.Errorf("wait (-want +got):\n%s", diff)
 				}
 				// Still valid after kill.
@@ -361,7 +362,7 @@ func TestTerminalKillExactBriefCommand(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // no signal exists for "exec done"
 		members = groupMembers(pgid)
 	}
-	if _, err := m.KillTerminal(context.Background(), &acp.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+	if _, err := m.KillTerminal(context.Background(), &schema.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 		t.Fatal(err)
 	}
 	waitTerm(t, m, "s", id)
@@ -371,7 +372,7 @@ func TestTerminalKillExactBriefCommand(t *testing.T) {
 func TestTerminalWaitAfterExit(t *testing.T) {
 	m, _ := newTM(t)
 	id := startTerm(t, m, "s", "sh", "-c", "echo done; exit 7")
-	want := &acp.WaitForTerminalExitResponse{ExitCode: ptr[uint32](7)}
+	want := &schema.WaitForTerminalExitResponse{ExitCode: ptr[uint32](7)}
 	for i := range 3 { // the first wait blocks, later ones return at once
 		if diff := cmp.Diff(want, waitTerm(t, m, "s", id)); diff != "" {
 			t.Errorf("wait #%d (-want +got):\n%s", i, diff)
@@ -381,7 +382,7 @@ func TestTerminalWaitAfterExit(t *testing.T) {
 		t.Errorf("output = %q", out.Output)
 	}
 	// Kill after exit is harmless.
-	if _, err := m.KillTerminal(context.Background(), &acp.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+	if _, err := m.KillTerminal(context.Background(), &schema.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 		t.Errorf("kill after exit: %v", err)
 	}
 }
@@ -396,13 +397,13 @@ func TestTerminalWaitConcurrentWithOutputAndKill(t *testing.T) {
 	// A wait whose ctx ends returns the ctx error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id}); !errors.Is(err, context.Canceled) {
+	if _, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled wait = %v, want context.Canceled", err)
 	}
 
-	waited := make(chan *acp.WaitForTerminalExitResponse)
+	waited := make(chan *schema.WaitForTerminalExitResponse)
 	go func() {
-		resp, err := m.WaitForTerminalExit(context.Background(), &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
+		resp, err := m.WaitForTerminalExit(context.Background(), &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
 		if err != nil {
 			t.Error(err)
 		}
@@ -413,10 +414,10 @@ func TestTerminalWaitConcurrentWithOutputAndKill(t *testing.T) {
 	if out.Output != "started\n" || out.ExitStatus != nil {
 		t.Errorf("output while running = %+v", out)
 	}
-	if _, err := m.KillTerminal(context.Background(), &acp.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+	if _, err := m.KillTerminal(context.Background(), &schema.KillTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(&acp.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, <-waited); diff != "" {
+	if diff := cmp.Diff(&schema.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, <-waited); diff != "" {
 		t.Errorf("wait (-want +got):\n%s", diff)
 	}
 }
@@ -431,11 +432,11 @@ func TestTerminalReleaseRunning(t *testing.T) {
 
 	waited := make(chan error, 1)
 	go func() {
-		_, err := m.WaitForTerminalExit(context.Background(), &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
+		_, err := m.WaitForTerminalExit(context.Background(), &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
 		waited <- err
 	}()
 	ctx := context.Background()
-	if _, err := m.ReleaseTerminal(ctx, &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+	if _, err := m.ReleaseTerminal(ctx, &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 		t.Fatal(err)
 	}
 	// Release reaps before returning, so the process is gone already.
@@ -447,14 +448,14 @@ func TestTerminalReleaseRunning(t *testing.T) {
 	// after the release (nothing orders the two here) finds the id gone.
 	// Either way it does not hang.
 	if err := <-waited; err != nil {
-		wantCode(t, err, acp.CodeResourceNotFound)
+		wantCode(t, err, schema.CodeResourceNotFound)
 	}
 
 	// The id is unknown from now on, for every method.
-	_, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "s", TerminalID: id})
-	wantCode(t, err, acp.CodeResourceNotFound)
-	_, err = m.ReleaseTerminal(ctx, &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
-	wantCode(t, err, acp.CodeResourceNotFound)
+	_, err := m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: "s", TerminalID: id})
+	wantCode(t, err, schema.CodeResourceNotFound)
+	_, err = m.ReleaseTerminal(ctx, &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
+	wantCode(t, err, schema.CodeResourceNotFound)
 }
 
 func TestTerminalUnknownID(t *testing.T) {
@@ -464,25 +465,25 @@ func TestTerminalUnknownID(t *testing.T) {
 	for _, id := range []string{"term_nope", "", other} {
 		calls := map[string]func() error{
 			"output": func() error {
-				_, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "s", TerminalID: id})
+				_, err := m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: "s", TerminalID: id})
 				return err
 			},
 			"wait": func() error {
-				_, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
+				_, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: id})
 				return err
 			},
 			"kill": func() error {
-				_, err := m.KillTerminal(ctx, &acp.KillTerminalRequest{SessionID: "s", TerminalID: id})
+				_, err := m.KillTerminal(ctx, &schema.KillTerminalRequest{SessionID: "s", TerminalID: id})
 				return err
 			},
 			"release": func() error {
-				_, err := m.ReleaseTerminal(ctx, &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
+				_, err := m.ReleaseTerminal(ctx, &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id})
 				return err
 			},
 		}
 		for name, call := range calls {
 			t.Run(name+"/"+id, func(t *testing.T) {
-				e := wantCode(t, call(), acp.CodeResourceNotFound)
+				e := wantCode(t, call(), schema.CodeResourceNotFound)
 				if !strings.Contains(e.Message, "unknown terminal") {
 					t.Errorf("message = %q", e.Message)
 				}
@@ -518,20 +519,20 @@ func TestTerminalCwd(t *testing.T) {
 		{name: "inside", roots: []string{root}, cwd: root + "/sub", wantDir: realRoot + "/sub"},
 		{name: "inside via link", roots: []string{root}, cwd: root + "/insub", wantDir: realRoot + "/sub"},
 		{name: "second root", roots: []string{base + "/nope", outside, root}, cwd: root, wantDir: realRoot},
-		{name: "outside", roots: []string{root}, cwd: outside, code: acp.CodeInvalidParams},
-		{name: "sibling prefix", roots: []string{root}, cwd: base + "/ws-evil", code: acp.CodeInvalidParams},
-		{name: "link leading out", roots: []string{root}, cwd: root + "/out", code: acp.CodeInvalidParams},
-		{name: "dotdot", roots: []string{root}, cwd: root + "/sub/../../outside", code: acp.CodeInvalidParams},
-		{name: "relative", roots: []string{root}, cwd: "sub", code: acp.CodeInvalidParams},
-		{name: "missing", roots: []string{root}, cwd: root + "/missing", code: acp.CodeResourceNotFound},
-		{name: "a file", roots: []string{root}, cwd: root + "/file", code: acp.CodeInvalidParams},
-		{name: "no roots", code: acp.CodeInvalidParams},
+		{name: "outside", roots: []string{root}, cwd: outside, code: schema.CodeInvalidParams},
+		{name: "sibling prefix", roots: []string{root}, cwd: base + "/ws-evil", code: schema.CodeInvalidParams},
+		{name: "link leading out", roots: []string{root}, cwd: root + "/out", code: schema.CodeInvalidParams},
+		{name: "dotdot", roots: []string{root}, cwd: root + "/sub/../../outside", code: schema.CodeInvalidParams},
+		{name: "relative", roots: []string{root}, cwd: "sub", code: schema.CodeInvalidParams},
+		{name: "missing", roots: []string{root}, cwd: root + "/missing", code: schema.CodeResourceNotFound},
+		{name: "a file", roots: []string{root}, cwd: root + "/file", code: schema.CodeInvalidParams},
+		{name: "no roots", code: schema.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &Terminals{Roots: tt.roots}
 			t.Cleanup(func() { closeAndCheck(t, m) })
-			resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "pwd", Args: []string{"-P"}, Cwd: tt.cwd})
+			resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "pwd", Args: []string{"-P"}, Cwd: tt.cwd})
 			if tt.code != 0 {
 				wantCode(t, err, tt.code)
 				return
@@ -552,7 +553,7 @@ func TestTerminalRootsFromContext(t *testing.T) {
 	var m Terminals // zero value
 	t.Cleanup(func() { closeAndCheck(t, &m) })
 	ctx := acp.ContextWithRoots(context.Background(), []string{root})
-	resp, err := m.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "s", Command: "pwd", Args: []string{"-P"}})
+	resp, err := m.CreateTerminal(ctx, &schema.CreateTerminalRequest{SessionID: "s", Command: "pwd", Args: []string{"-P"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,8 +562,8 @@ func TestTerminalRootsFromContext(t *testing.T) {
 	if got := outputOf(t, &m, "s", resp.TerminalID).Output; got != real+"\n" {
 		t.Errorf("pwd = %q, want %q", got, real)
 	}
-	_, err = m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{SessionID: "s", Command: "true"})
-	wantCode(t, err, acp.CodeInvalidParams)
+	_, err = m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "true"})
+	wantCode(t, err, schema.CodeInvalidParams)
 }
 
 func TestTerminalEnvAndCommand(t *testing.T) {
@@ -576,7 +577,7 @@ func TestTerminalEnvAndCommand(t *testing.T) {
 	t.Cleanup(func() { closeAndCheck(t, m) })
 	ctx := context.Background()
 
-	run := func(req *acp.CreateTerminalRequest) string {
+	run := func(req *schema.CreateTerminalRequest) string {
 		t.Helper()
 		resp, err := m.CreateTerminal(ctx, req)
 		if err != nil {
@@ -586,36 +587,36 @@ func TestTerminalEnvAndCommand(t *testing.T) {
 		return outputOf(t, m, "s", resp.TerminalID).Output
 	}
 	// The request's PATH decides where the command is found.
-	got := run(&acp.CreateTerminalRequest{SessionID: "s", Command: "hello", Env: []acp.EnvVariable{
+	got := run(&schema.CreateTerminalRequest{SessionID: "s", Command: "hello", Env: []schema.EnvVariable{
 		{Name: "PATH", Value: bin + ":/usr/bin:/bin"}, {Name: "B", Value: "3"}, {Name: "C", Value: "4"},
 	}})
 	if want := "hello A=1 B=3 C=4\n"; got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
 	// Relative commands are relative to the working directory.
-	if got := run(&acp.CreateTerminalRequest{SessionID: "s", Command: "./bin/hello"}); got != "hello A=1 B=2 C=\n" {
+	if got := run(&schema.CreateTerminalRequest{SessionID: "s", Command: "./bin/hello"}); got != "hello A=1 B=2 C=\n" {
 		t.Errorf("relative command output = %q", got)
 	}
 	// Each variable appears once.
-	got = run(&acp.CreateTerminalRequest{SessionID: "s", Command: "env", Env: []acp.EnvVariable{{Name: "A", Value: "x"}}})
+	got = run(&schema.CreateTerminalRequest{SessionID: "s", Command: "env", Env: []schema.EnvVariable{{Name: "A", Value: "x"}}})
 	if diff := cmp.Diff([]string{"PATH=/usr/bin:/bin", "A=x", "B=2"}, strings.Fields(got)); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
 	// No shell: metacharacters are plain arguments.
-	if got := run(&acp.CreateTerminalRequest{SessionID: "s", Command: "echo", Args: []string{"$A", ";", "`id`"}}); got != "$A ; `id`\n" {
+	if got := run(&schema.CreateTerminalRequest{SessionID: "s", Command: "echo", Args: []string{"$A", ";", "`id`"}}); got != "$A ; `id`\n" {
 		t.Errorf("echo output = %q", got)
 	}
 
 	bad := []struct {
 		name string
-		req  *acp.CreateTerminalRequest
+		req  *schema.CreateTerminalRequest
 		code int64
 	}{
-		{name: "not found", req: &acp.CreateTerminalRequest{Command: "no-such-command-acp"}, code: acp.CodeResourceNotFound},
-		{name: "relative PATH entries skipped", req: &acp.CreateTerminalRequest{Command: "hello", Env: []acp.EnvVariable{{Name: "PATH", Value: "bin"}}}, code: acp.CodeResourceNotFound},
-		{name: "empty command", req: &acp.CreateTerminalRequest{}, code: acp.CodeInvalidParams},
-		{name: "NUL in arg", req: &acp.CreateTerminalRequest{Command: "echo", Args: []string{"a\x00b"}}, code: acp.CodeInvalidParams},
-		{name: "bad env name", req: &acp.CreateTerminalRequest{Command: "echo", Env: []acp.EnvVariable{{Name: "A=B", Value: "x"}}}, code: acp.CodeInvalidParams},
+		{name: "not found", req: &schema.CreateTerminalRequest{Command: "no-such-command-acp"}, code: schema.CodeResourceNotFound},
+		{name: "relative PATH entries skipped", req: &schema.CreateTerminalRequest{Command: "hello", Env: []schema.EnvVariable{{Name: "PATH", Value: "bin"}}}, code: schema.CodeResourceNotFound},
+		{name: "empty command", req: &schema.CreateTerminalRequest{}, code: schema.CodeInvalidParams},
+		{name: "NUL in arg", req: &schema.CreateTerminalRequest{Command: "echo", Args: []string{"a\x00b"}}, code: schema.CodeInvalidParams},
+		{name: "bad env name", req: &schema.CreateTerminalRequest{Command: "echo", Env: []schema.EnvVariable{{Name: "A=B", Value: "x"}}}, code: schema.CodeInvalidParams},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -631,7 +632,7 @@ func TestTerminalManyAtOnce(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			session := fmt.Sprintf("s%d", i%3)
-			resp, err := m.CreateTerminal(context.Background(), &acp.CreateTerminalRequest{
+			resp, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{
 				SessionID: session, Command: "sh", Args: []string{"-c", `echo "terminal $1"; exit $1`, "sh", strconv.Itoa(i)},
 			})
 			if err != nil {
@@ -639,7 +640,7 @@ func TestTerminalManyAtOnce(t *testing.T) {
 				return
 			}
 			// Polling output concurrently with the wait, as UIs do.
-			go m.TerminalOutput(context.Background(), &acp.TerminalOutputRequest{SessionID: session, TerminalID: resp.TerminalID})
+			go m.TerminalOutput(context.Background(), &schema.TerminalOutputRequest{SessionID: session, TerminalID: resp.TerminalID})
 			got := waitTerm(t, m, session, resp.TerminalID)
 			if got.ExitCode == nil || *got.ExitCode != uint32(i) {
 				t.Errorf("terminal %d: exit = %+v", i, got)
@@ -647,7 +648,7 @@ func TestTerminalManyAtOnce(t *testing.T) {
 			if out := outputOf(t, m, session, resp.TerminalID).Output; out != fmt.Sprintf("terminal %d\n", i) {
 				t.Errorf("terminal %d: output = %q", i, out)
 			}
-			if _, err := m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: session, TerminalID: resp.TerminalID}); err != nil {
+			if _, err := m.ReleaseTerminal(context.Background(), &schema.ReleaseTerminalRequest{SessionID: session, TerminalID: resp.TerminalID}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -679,8 +680,8 @@ func TestTerminalCloseSessionAndClose(t *testing.T) {
 	m.CloseSession("a")
 	for _, p := range procs[:2] {
 		waitGroupGone(t, p.pgid, p.pid)
-		_, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "a", TerminalID: p.id})
-		wantCode(t, err, acp.CodeResourceNotFound)
+		_, err := m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: "a", TerminalID: p.id})
+		wantCode(t, err, schema.CodeResourceNotFound)
 	}
 	b := procs[2]
 	if !alive(b.pid) {
@@ -697,8 +698,8 @@ func TestTerminalCloseSessionAndClose(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
-	_, err := m.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "b", Command: "true"})
-	wantCode(t, err, acp.CodeInternalError)
+	_, err := m.CreateTerminal(ctx, &schema.CreateTerminalRequest{SessionID: "b", Command: "true"})
+	wantCode(t, err, schema.CodeInternalError)
 }
 
 func TestTerminalConcurrentClose(t *testing.T) {
@@ -774,7 +775,7 @@ func TestTerminalNoGoroutineLeak(t *testing.T) {
 	}
 	done := startTerm(t, m, "s", "true")
 	waitTerm(t, m, "s", done)
-	if _, err := m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: done}); err != nil {
+	if _, err := m.ReleaseTerminal(context.Background(), &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: done}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Close(); err != nil {
@@ -808,14 +809,14 @@ func TestTerminalLeftoverBackgroundProcess(t *testing.T) {
 			m, _ := newTM(t)
 			id := startTerm(t, m, "s", "sh", "-c", tt.script)
 			pgid := pgidOf(t, m, id)
-			if diff := cmp.Diff(&acp.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, waitTerm(t, m, "s", id)); diff != "" {
+			if diff := cmp.Diff(&schema.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, waitTerm(t, m, "s", id)); diff != "" {
 				t.Errorf("wait (-want +got):\n%s", diff)
 			}
 			pid := pidsIn(t, outputOf(t, m, "s", id).Output)[0]
 			if !alive(pid) {
 				t.Fatalf("background pid %d is not running", pid)
 			}
-			if _, err := m.ReleaseTerminal(context.Background(), &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
+			if _, err := m.ReleaseTerminal(context.Background(), &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: id}); err != nil {
 				t.Fatal(err)
 			}
 			waitGroupGone(t, pgid, pid)
@@ -831,27 +832,27 @@ func TestTerminalTypesJSON(t *testing.T) {
 	}{
 		{
 			name: "create request",
-			v: &acp.CreateTerminalRequest{SessionID: "s", Command: "npm", Args: []string{"test"},
-				Env: []acp.EnvVariable{{Name: "NODE_ENV", Value: "test"}}, Cwd: "/p", OutputByteLimit: ptr[uint64](1048576)},
+			v: &schema.CreateTerminalRequest{SessionID: "s", Command: "npm", Args: []string{"test"},
+				Env: []schema.EnvVariable{{Name: "NODE_ENV", Value: "test"}}, Cwd: "/p", OutputByteLimit: ptr[uint64](1048576)},
 			want: `{"sessionId":"s","command":"npm","args":["test"],"env":[{"name":"NODE_ENV","value":"test"}],"cwd":"/p","outputByteLimit":1048576}`,
 		},
-		{name: "create minimal", v: &acp.CreateTerminalRequest{SessionID: "s", Command: "ls"}, want: `{"sessionId":"s","command":"ls"}`},
-		{name: "create response", v: &acp.CreateTerminalResponse{TerminalID: "term_1"}, want: `{"terminalId":"term_1"}`},
-		{name: "output running", v: &acp.TerminalOutputResponse{Output: ""}, want: `{"output":"","truncated":false}`},
+		{name: "create minimal", v: &schema.CreateTerminalRequest{SessionID: "s", Command: "ls"}, want: `{"sessionId":"s","command":"ls"}`},
+		{name: "create response", v: &schema.CreateTerminalResponse{TerminalID: "term_1"}, want: `{"terminalId":"term_1"}`},
+		{name: "output running", v: &schema.TerminalOutputResponse{Output: ""}, want: `{"output":"","truncated":false}`},
 		{
 			name: "output exited",
-			v:    &acp.TerminalOutputResponse{Output: "ok\n", Truncated: true, ExitStatus: &acp.TerminalExitStatus{ExitCode: ptr[uint32](0)}},
+			v:    &schema.TerminalOutputResponse{Output: "ok\n", Truncated: true, ExitStatus: &schema.TerminalExitStatus{ExitCode: ptr[uint32](0)}},
 			want: `{"output":"ok\n","truncated":true,"exitStatus":{"exitCode":0}}`,
 		},
-		{name: "wait is flat", v: &acp.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, want: `{"signal":"SIGKILL"}`},
-		{name: "wait exit 0", v: &acp.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, want: `{"exitCode":0}`},
-		{name: "kill response", v: &acp.KillTerminalResponse{}, want: `{}`},
-		{name: "release request", v: &acp.ReleaseTerminalRequest{SessionID: "s", TerminalID: "t"}, want: `{"sessionId":"s","terminalId":"t"}`},
-		{name: "read request", v: &acp.ReadTextFileRequest{SessionID: "s", Path: "/a", Line: u32(0), Limit: u32(5)}, want: `{"sessionId":"s","path":"/a","line":0,"limit":5}`},
-		{name: "read request plain", v: &acp.ReadTextFileRequest{SessionID: "s", Path: "/a"}, want: `{"sessionId":"s","path":"/a"}`},
-		{name: "read response empty", v: &acp.ReadTextFileResponse{}, want: `{"content":""}`},
-		{name: "write request", v: &acp.WriteTextFileRequest{SessionID: "s", Path: "/a", Content: ""}, want: `{"sessionId":"s","path":"/a","content":""}`},
-		{name: "write response", v: &acp.WriteTextFileResponse{Meta: json.RawMessage(`{"x":1}`)}, want: `{"_meta":{"x":1}}`},
+		{name: "wait is flat", v: &schema.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")}, want: `{"signal":"SIGKILL"}`},
+		{name: "wait exit 0", v: &schema.WaitForTerminalExitResponse{ExitCode: ptr[uint32](0)}, want: `{"exitCode":0}`},
+		{name: "kill response", v: &schema.KillTerminalResponse{}, want: `{}`},
+		{name: "release request", v: &schema.ReleaseTerminalRequest{SessionID: "s", TerminalID: "t"}, want: `{"sessionId":"s","terminalId":"t"}`},
+		{name: "read request", v: &schema.ReadTextFileRequest{SessionID: "s", Path: "/a", Line: u32(0), Limit: u32(5)}, want: `{"sessionId":"s","path":"/a","line":0,"limit":5}`},
+		{name: "read request plain", v: &schema.ReadTextFileRequest{SessionID: "s", Path: "/a"}, want: `{"sessionId":"s","path":"/a"}`},
+		{name: "read response empty", v: &schema.ReadTextFileResponse{}, want: `{"content":""}`},
+		{name: "write request", v: &schema.WriteTextFileRequest{SessionID: "s", Path: "/a", Content: ""}, want: `{"sessionId":"s","path":"/a","content":""}`},
+		{name: "write response", v: &schema.WriteTextFileResponse{Meta: json.RawMessage(`{"x":1}`)}, want: `{"_meta":{"x":1}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

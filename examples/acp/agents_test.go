@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -79,7 +80,7 @@ func registerTestAgents() {
 		})
 	})
 	acptest.Register("toolcancel", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.SayID("m1", "editing ")
 			t.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit a.go", "kind": "edit", "status": "pending"})
 			t.RequestPermission(map[string]any{"toolCallId": "e1", "title": "Allow editing a.go?",
@@ -261,11 +262,11 @@ func TestTraceReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := s.Prompt(ctx, acp.Text("trace me"))
+	turn, err := s.Prompt(ctx, schema.Text("trace me"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestShutdownStubbornAgent(t *testing.T) {
 
 func init() {
 	acptest.Register("odd-update", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Update(map[string]any{"sessionUpdate": "future_kind", "x": 1})
 			t.Say("hi")
 			return "end_turn", nil

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func init() {
 	// Output in several deltas, with escapes to sanitize, a last line
 	// without its newline, and an exit reported apart from the status.
 	acptest.Register("agent-terminal", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "c", "title": "make", "kind": "execute", "status": "in_progress",
 				"content": []any{map[string]any{"type": "terminal", "terminalId": "c"}},
 				"_meta":   map[string]any{"terminal_info": map[string]any{"terminal_id": "c", "cwd": "/w"}}})

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // Child sessions (--subagents, on by default): an agent that exposes the
@@ -68,7 +69,7 @@ func (k *children) follow(child *acp.Session) {
 		case ev.Kind == acp.EventUpdate && ev.Turn == nil && ev.Origin == acp.OriginAgent:
 			// Outside its turns: shown as it comes.
 			k.o.event(child, nil, ev)
-			if _, ok := ev.Update.(*acp.SubagentUpdate); ok {
+			if _, ok := ev.Update.(*schema.SubagentUpdate); ok {
 				k.poll()
 			}
 			continue
@@ -77,7 +78,7 @@ func (k *children) follow(child *acp.Session) {
 		}
 		for tev := range turn.Events(k.ctx, 0) {
 			k.o.event(child, turn, tev)
-			if _, ok := tev.Update.(*acp.SubagentUpdate); ok {
+			if _, ok := tev.Update.(*schema.SubagentUpdate); ok {
 				k.poll()
 			}
 		}
@@ -121,7 +122,7 @@ func (o *output) childTurnEnd(child *acp.Session, turn *acp.Turn) {
 
 // subagentLine is what a subagent_update says, for a text line: ": title
 // (state)".
-func subagentLine(u *acp.SubagentUpdate) string {
+func subagentLine(u *schema.SubagentUpdate) string {
 	var parts []string
 	if u.Title.Value != nil {
 		parts = append(parts, cleanLine(*u.Title.Value))
@@ -137,8 +138,8 @@ func subagentLine(u *acp.SubagentUpdate) string {
 
 // messageRoute is "sender → recipient" of a message between sessions,
 // each "?" when the message does not say.
-func messageRoute(u *acp.SessionMessage) string {
-	name := func(f acp.Field[string]) string {
+func messageRoute(u *schema.SessionMessage) string {
+	name := func(f schema.Field[string]) string {
 		if f.Value == nil {
 			return "?"
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -15,9 +16,9 @@ func init() {
 	// subagents (and answers alone otherwise): A reads, B gets a message
 	// from A, both end, and A's result comes back to the parent.
 	acptest.Register("subagents", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			if !t.ClientCan("subagents") {
-				return acp.StopReasonEndTurn, t.Say("alone")
+				return schema.StopReasonEndTurn, t.Say("alone")
 			}
 			p := t.SessionID()
 			for _, u := range []struct{ id, js string }{
@@ -38,7 +39,7 @@ func init() {
 					return "", err
 				}
 			}
-			return acp.StopReasonEndTurn, nil
+			return schema.StopReasonEndTurn, nil
 		}})
 	})
 }
@@ -70,7 +71,7 @@ func TestJSONChildSessions(t *testing.T) {
 				t.Errorf("child event %v: parentSessionId is not %s", e, parent)
 			}
 			raw, _ := json.Marshal(map[string]any{"sessionId": sid, "update": e["update"]})
-			var n acp.SessionNotification
+			var n schema.SessionNotification
 			if err := json.Unmarshal(raw, &n); err != nil {
 				t.Fatalf("%v: %v", e, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -27,7 +28,7 @@ func TestJSONEventsRebuildState(t *testing.T) {
 		switch e["event"] {
 		case "update", "permission":
 			raw, _ := json.Marshal(map[string]any{"sessionId": "x", "update": first(e["update"], e["toolCall"])})
-			var n acp.SessionNotification
+			var n schema.SessionNotification
 			if err := json.Unmarshal(raw, &n); err != nil {
 				t.Fatalf("event %v: %v", e, err)
 			}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // hostile is what a hostile agent puts in every string it chooses: it
@@ -37,7 +37,7 @@ func init() {
 			}},
 			ConfigOptions: []any{map[string]any{"id": "cfg:" + hostile, "name": "C", "type": "select", "currentValue": "val:" + hostile,
 				"options": []any{map[string]any{"value": "val:" + hostile, "name": "V"}}}},
-			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 				switch t.PromptText() {
 				case "fail":
 					return "", &acptest.Error{Code: -32603, Message: "error:" + hostile}
@@ -49,7 +49,7 @@ func init() {
 				t.Commands(acptest.SlashCommand{Name: "cmd:" + hostile})
 				t.Think("thought:" + hostile)
 				t.Say("message:" + hostile + "\n\tsecond line")
-				t.Plan(acp.PlanEntry{Content: "plan:" + hostile})
+				t.Plan(schema.PlanEntry{Content: "plan:" + hostile})
 				t.ToolCall(acptest.ToolCallSpec{ID: "t1", Title: "tool:" + hostile, Kind: "kind:" + hostile, Status: "pending"})
 				t.RequestPermission(map[string]any{"toolCallId": "t1", "title": "ask:" + hostile,
 					"content": []any{acptest.Diff("path:"+hostile, nil, "new:"+hostile)}},
@@ -61,7 +61,7 @@ func init() {
 				t.UpdateToolCall(acptest.ToolCallSpec{ID: "t1", Status: "failed", Content: []any{acptest.ToolContent(acptest.Text("why:" + hostile))}})
 				t.Update(map[string]any{"sessionUpdate": "kind:" + hostile})
 				t.Mode("newmode:" + hostile)
-				return acp.StopReason("stop:" + hostile), nil
+				return schema.StopReason("stop:" + hostile), nil
 			},
 		})
 	})

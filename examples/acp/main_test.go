@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // cliMainEnv makes the test binary run the command itself (TestMain), so
@@ -254,17 +254,17 @@ func TestFailedToolCallShowsWhy(t *testing.T) {
 func TestFailureReason(t *testing.T) {
 	long := strings.Repeat("é", maxReason+5)
 	for _, tc := range []struct {
-		status acp.ToolCallStatus
+		status schema.ToolCallStatus
 		text   string
 		want   string
 	}{
-		{acp.ToolCallStatusFailed, "no such file\nstack trace", ": no such file …"},
-		{acp.ToolCallStatusFailed, long, ": " + long[:2*maxReason] + " …"},
-		{acp.ToolCallStatusFailed, "\x1b]52;c;eA==\x07", `: \x1b]52;c;eA==\x07`},
-		{acp.ToolCallStatusFailed, "", ""},
-		{acp.ToolCallStatusCompleted, "done", ""},
+		{schema.ToolCallStatusFailed, "no such file\nstack trace", ": no such file …"},
+		{schema.ToolCallStatusFailed, long, ": " + long[:2*maxReason] + " …"},
+		{schema.ToolCallStatusFailed, "\x1b]52;c;eA==\x07", `: \x1b]52;c;eA==\x07`},
+		{schema.ToolCallStatusFailed, "", ""},
+		{schema.ToolCallStatusCompleted, "done", ""},
 	} {
-		content := []acp.ToolCallContent{&acp.ToolContent{Content: acp.Text(tc.text)}}
+		content := []schema.ToolCallContent{&schema.ToolContent{Content: schema.Text(tc.text)}}
 		if got := failure(tc.status, content); got != tc.want {
 			t.Errorf("failure(%s, %q) = %q, want %q", tc.status, tc.text, got, tc.want)
 		}

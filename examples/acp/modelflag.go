@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // registerModelFlag adds --model, which picks a model from the legacy
@@ -24,7 +25,7 @@ func applyModel(ctx context.Context, s *acp.Session, cfg *config) error {
 	err := s.SetModel(ctx, cfg.model)
 	if errors.Is(err, acp.ErrNotSupported) {
 		for _, o := range s.State().ConfigOptions {
-			if sel, ok := o.(*acp.SelectConfigOption); ok && sel.Category == acp.ConfigCategoryModel {
+			if sel, ok := o.(*schema.SelectConfigOption); ok && sel.Category == schema.ConfigCategoryModel {
 				return fmt.Errorf("the agent offers no models list; set config option %q instead: --config %s=%s", sel.ID, sel.ID, cfg.model)
 			}
 		}

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 func init() {
 	// Sends plan operations when the client advertises them (--plan-ops),
 	// else the legacy checklist, as agents do.
 	acptest.Register("plan-ops", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			if !t.ClientCan("plan") {
 				t.Update(map[string]any{"sessionUpdate": "plan", "entries": []any{map[string]any{"content": "legacy", "priority": "low", "status": "pending"}}})
 				return "end_turn", nil
@@ -27,9 +27,9 @@ func init() {
 	})
 	// Ends its turn with the error stop reason.
 	acptest.Register("error-stop", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("trying")
-			return acp.StopReasonError, nil
+			return schema.StopReasonError, nil
 		}})
 	})
 	// Notifies its auth status right after the session starts, the second

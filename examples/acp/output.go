@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // output renders events as text for people or as NDJSON for scripts. Its
@@ -65,7 +66,7 @@ type placement struct {
 
 type decision struct {
 	req       *acp.PermissionRequest
-	out       acp.PermissionOutcome
+	out       schema.PermissionOutcome
 	err       error
 	cancelled bool
 }
@@ -142,10 +143,10 @@ type updateEvent struct {
 	Event  string          `json:"event"`
 	Origin acp.EventOrigin `json:"origin,omitempty"`
 	// ParentSessionID is set on a child session's events.
-	ParentSessionID string     `json:"parentSessionId,omitempty"`
-	Seq             uint64     `json:"seq"`
-	SessionID       string     `json:"sessionId"`
-	Update          acp.Update `json:"update"`
+	ParentSessionID string        `json:"parentSessionId,omitempty"`
+	Seq             uint64        `json:"seq"`
+	SessionID       string        `json:"sessionId"`
+	Update          schema.Update `json:"update"`
 }
 
 // emit writes one NDJSON event. An Encoder writes the line from its own
@@ -270,12 +271,12 @@ func (o *output) history(s *acp.Session) {
 	}
 	for _, u := range st.Outside {
 		switch u := u.Update.(type) {
-		case *acp.UserMessageChunk:
-			if t, ok := u.Content.(*acp.TextContent); ok {
+		case *schema.UserMessageChunk:
+			if t, ok := u.Content.(*schema.TextContent); ok {
 				o.textf("user", "%s", prefixFirst("> ", cleanText(t.Text), o.last == "user"))
 			}
-		case *acp.AgentMessageChunk:
-			if t, ok := u.Content.(*acp.TextContent); ok {
+		case *schema.AgentMessageChunk:
+			if t, ok := u.Content.(*schema.TextContent); ok {
 				o.textf("agent", "%s", cleanText(t.Text))
 			}
 		}
@@ -294,7 +295,7 @@ func prefixFirst(prefix, s string, continuing bool) string {
 	return prefix + s
 }
 
-func (o *output) sessionInfo(info acp.SessionInfo) {
+func (o *output) sessionInfo(info schema.SessionInfo) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.json {
@@ -363,14 +364,14 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		kind = func(k string) string { return k + " " + s.ID() }
 	}
 	switch u := ev.Update.(type) {
-	case *acp.AgentMessageChunk:
+	case *schema.AgentMessageChunk:
 		o.textf(kind("agent"), "%s", prefixFirst(who, cleanText(blockText(u.Content)), o.last == kind("agent")))
-	case *acp.AgentThoughtChunk:
+	case *schema.AgentThoughtChunk:
 		o.textf(kind("thought"), "%s", prefixFirst(who+"(thinking) ", cleanText(blockText(u.Content)), o.last == kind("thought")))
-	case *acp.SubagentUpdate:
+	case *schema.SubagentUpdate:
 		o.textf("info", "%s[subagent] %s%s\n", who, cleanLine(u.SessionID), subagentLine(u))
 		o.last = ""
-	case *acp.SessionMessage:
+	case *schema.SessionMessage:
 		if len(u.Content) > 0 {
 			var b strings.Builder
 			for _, c := range u.Content {
@@ -379,14 +380,14 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 			o.textf("info", "%s[message %s] %s\n", who, messageRoute(u), cleanText(b.String()))
 			o.last = ""
 		}
-	case *acp.SessionMessageChunk:
+	case *schema.SessionMessageChunk:
 		k := kind("message " + u.MessageID)
 		o.textf(k, "%s", prefixFirst(who+"[message] ", cleanText(blockText(u.Content)), o.last == k))
-	case *acp.ToolCall:
+	case *schema.ToolCall:
 		exit := o.agentTerminal(turn, ev.ToolCall)
 		o.textf("tool", "%s[tool] %s (%s) %s%s%s\n", who, cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content), exit)
 		o.last = ""
-	case *acp.ToolCallUpdate:
+	case *schema.ToolCallUpdate:
 		exit := o.agentTerminal(turn, ev.ToolCall)
 		if u.Status == nil {
 			if exit != "" && ev.ToolCall != nil {
@@ -401,32 +402,32 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		}
 		o.textf("tool", "%s[tool] %s: %s%s%s\n", who, cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content), exit)
 		o.last = ""
-	case *acp.Plan:
+	case *schema.Plan:
 		var b strings.Builder
 		b.WriteString("[plan]\n")
 		planEntries(&b, u.Entries)
 		o.textf("plan", "%s", b.String())
 		o.last = ""
-	case *acp.PlanUpdate:
+	case *schema.PlanUpdate:
 		o.textf("plan", "%s", planText(u.Plan))
 		o.last = ""
-	case *acp.PlanRemoved:
+	case *schema.PlanRemoved:
 		o.textf("plan", "[plan %s removed]\n", cleanLine(u.PlanID))
 		o.last = ""
-	case *acp.CurrentModeUpdate:
+	case *schema.CurrentModeUpdate:
 		o.textf("info", "[mode] %s\n", cleanLine(u.CurrentModeID))
 		o.last = ""
 	}
 }
 
 // planEntries writes a checklist's entries, one per line.
-func planEntries(b *strings.Builder, entries []acp.PlanEntry) {
+func planEntries(b *strings.Builder, entries []schema.PlanEntry) {
 	for _, e := range entries {
 		mark := " "
 		switch e.Status {
-		case acp.PlanEntryStatusCompleted:
+		case schema.PlanEntryStatusCompleted:
 			mark = "x"
-		case acp.PlanEntryStatusInProgress:
+		case schema.PlanEntryStatusInProgress:
 			mark = ">"
 		}
 		fmt.Fprintf(b, "  [%s] %s\n", mark, cleanLine(e.Content))
@@ -436,14 +437,14 @@ func planEntries(b *strings.Builder, entries []acp.PlanEntry) {
 // planText renders one plan of a plan_update, headed by its id: a
 // checklist as the legacy plan is shown, markdown as its text (indented),
 // a file by its URI.
-func planText(p acp.PlanContent) string {
+func planText(p schema.PlanContent) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[plan %s]", cleanLine(orDash(p.PlanID())))
 	switch p := p.(type) {
-	case *acp.PlanItems:
+	case *schema.PlanItems:
 		b.WriteString("\n")
 		planEntries(&b, p.Entries)
-	case *acp.PlanMarkdown:
+	case *schema.PlanMarkdown:
 		if p.Path != nil {
 			fmt.Fprintf(&b, " %s", cleanLine(*p.Path))
 		}
@@ -451,9 +452,9 @@ func planText(p acp.PlanContent) string {
 		for _, l := range strings.Split(strings.TrimRight(cleanText(p.Content), "\n"), "\n") {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-	case *acp.PlanFile:
+	case *schema.PlanFile:
 		fmt.Fprintf(&b, " %s\n", cleanLine(p.URI))
-	case *acp.UnknownPlanContent:
+	case *schema.UnknownPlanContent:
 		fmt.Fprintf(&b, " (%s)\n", cleanLine(p.Type))
 	}
 	return b.String()
@@ -461,7 +462,7 @@ func planText(p acp.PlanContent) string {
 
 // authStatus shows an auth status the agent notified. It runs on the
 // client's callback goroutine.
-func (o *output) authStatus(st acp.AuthStatus) {
+func (o *output) authStatus(st schema.AuthStatus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.json {
@@ -493,16 +494,16 @@ func (o *output) authStatus(st acp.AuthStatus) {
 // line: the first line of its last text content (where agents say why:
 // "Rejected by the user.", "the client does not offer fs/write_text_file"),
 // at most maxReason runes. Otherwise "", and for any other status.
-func failure(status acp.ToolCallStatus, content []acp.ToolCallContent) string {
-	if status != acp.ToolCallStatusFailed {
+func failure(status schema.ToolCallStatus, content []schema.ToolCallContent) string {
+	if status != schema.ToolCallStatusFailed {
 		return ""
 	}
 	for i := len(content) - 1; i >= 0; i-- {
-		tc, ok := content[i].(*acp.ToolContent)
+		tc, ok := content[i].(*schema.ToolContent)
 		if !ok {
 			continue
 		}
-		why := strings.TrimSpace(acp.TextOf(tc.Content))
+		why := strings.TrimSpace(schema.TextOf(tc.Content))
 		if why == "" {
 			continue
 		}
@@ -572,11 +573,11 @@ func (o *output) agentTerminal(turn *acp.Turn, tc *acp.ToolCallState) (exit stri
 	return exit
 }
 
-func blockText(b acp.ContentBlock) string {
-	if img, ok := b.(*acp.ImageContent); ok {
+func blockText(b schema.ContentBlock) string {
+	if img, ok := b.(*schema.ImageContent); ok {
 		return "[image " + img.MimeType + "]"
 	}
-	return acp.TextOf(b)
+	return schema.TextOf(b)
 }
 
 func orDash(s string) string {
@@ -619,7 +620,7 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		o.last = ""
 	}
 	msg := "[" + cleanLine(string(stop)) + "]"
-	if stop == acp.StopReasonError && err == nil {
+	if stop == schema.StopReasonError && err == nil {
 		msg += " the agent reported a failure"
 	}
 	if err != nil {
@@ -699,13 +700,13 @@ func (o *output) configs(s *acp.Session) {
 	}
 	for _, opt := range opts {
 		switch opt := opt.(type) {
-		case *acp.SelectConfigOption:
+		case *schema.SelectConfigOption:
 			var vals []string
 			for _, v := range opt.Values() {
 				vals = append(vals, cleanLine(v.Value))
 			}
 			o.note("%s = %s (values: %s)", cleanLine(opt.ID), cleanLine(opt.CurrentValue), strings.Join(vals, ", "))
-		case *acp.BooleanConfigOption:
+		case *schema.BooleanConfigOption:
 			o.note("%s = %v", cleanLine(opt.ID), opt.CurrentValue)
 		default:
 			o.note("%s (unsupported kind)", cleanLine(opt.OptionID()))
@@ -732,13 +733,13 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 	case "cancel":
 		h = acp.CancelAll
 	case "ask":
-		h = acp.OneAtATime(func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+		h = acp.OneAtATime(func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 			return o.ask(ctx, req)
 		})
 	default:
 		h = acp.RejectAll
 	}
-	return func(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+	return func(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 		out, err := h(ctx, req)
 		d := decision{req: req, out: out, err: err, cancelled: ctx.Err() != nil}
 		if o.json && req.Turn != nil {
@@ -760,7 +761,7 @@ func (o *output) permissionHandler(cfg *config, stdin io.Reader) acp.PermissionH
 // emitPermission writes a --json "permission" event: the request, the
 // toolCall patch it applied to the tool call (so that folding the events
 // rebuilds the state) and its outcome. o.mu is held.
-func (o *output) emitPermission(d decision, patch acp.Update, seq uint64) {
+func (o *output) emitPermission(d decision, patch schema.Update, seq uint64) {
 	if d.req == nil {
 		o.emit(map[string]any{"event": "permission", "toolCall": patch, "seq": seq, "error": errString(d.err)})
 		return
@@ -796,7 +797,7 @@ func (o *output) printPermission(d decision) {
 		out = acp.CancelledOutcome()
 	}
 	what := string(out.Kind)
-	if out.Kind == acp.OutcomeSelected {
+	if out.Kind == schema.OutcomeSelected {
 		what = out.OptionID
 	}
 	o.textf("perm", "[permission] %s: %s\n", cleanLine(question(d.req)), cleanLine(what))
@@ -812,12 +813,12 @@ func question(req *acp.PermissionRequest) string {
 }
 
 // ask shows the request and reads the user's choice.
-func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionOutcome, error) {
+func (o *output) ask(ctx context.Context, req *acp.PermissionRequest) (schema.PermissionOutcome, error) {
 	o.lockAfterShown(ctx, req)
 	tc := req.ToolCall
 	o.textf("perm", "\n[permission] %s (%s)\n", cleanLine(question(req)), cleanLine(orDash(string(tc.Kind))))
 	for _, c := range tc.Content {
-		if d, ok := c.(*acp.DiffContent); ok && d.Changes != nil {
+		if d, ok := c.(*schema.DiffContent); ok && d.Changes != nil {
 			// v2: the changes, then the agent's patch text if any.
 			for _, ch := range d.Changes {
 				fmt.Fprintf(o.stdout, "  %s %s\n", cleanLine(ch.Operation), cleanLine(ch.Path))

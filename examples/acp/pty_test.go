@@ -15,8 +15,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 func init() {
@@ -24,7 +24,7 @@ func init() {
 	// silent for a second (long enough for the working spinner to draw
 	// several times) before it says "still here".
 	acptest.Register("quietdialog", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.ToolCall(acptest.ToolCallSpec{ID: "e1", Title: "Edit a.go", Kind: "edit", Status: "pending"})
 			go func() {
 				time.Sleep(time.Second)
@@ -36,7 +36,7 @@ func init() {
 	})
 	// An agent that dies just after its first turn, saying why on stderr.
 	acptest.Register("dies", func() *acptest.Agent {
-		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+		return acptest.New(&acptest.Options{OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			t.Say("bye")
 			t.AfterTurn(func() {
 				fmt.Fprintln(os.Stderr, "fatal: out of cheese")

@@ -14,6 +14,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/gateway"
+	"github.com/acpclient/acp/schema"
 )
 
 // envCrashMark names a file: the "crashloop" agent refuses to start when it
@@ -53,14 +54,14 @@ var _ = func() bool {
 	return true
 }()
 
-func mortalTurn(t *acptest.Turn) (acp.StopReason, error) {
+func mortalTurn(t *acptest.Turn) (schema.StopReason, error) {
 	if strings.Contains(t.PromptText(), "die") {
 		t.Say("dying ")
 		fmt.Fprintln(os.Stderr, "mortal: killed in a turn")
 		os.Exit(3)
 	}
 	t.Say("ok: " + t.PromptText())
-	return acp.StopReasonEndTurn, nil
+	return schema.StopReasonEndTurn, nil
 }
 
 // fastRestarts makes the command's backoff short for the test, so that

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 	"github.com/acpclient/acp/workspace"
 )
 
@@ -50,7 +51,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	}
 	opts := &acp.ClientOptions{
 		ProtocolVersion: cfg.protocol,
-		ClientInfo:      &acp.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
+		ClientInfo:      &schema.Implementation{Name: "acp-cli", Title: "acp", Version: acp.Version},
 		Permission:      out.permissionHandler(cfg, stdin),
 		// --session prints the whole replayed history, in wire order, from
 		// SessionState.Outside once session/load returns: keep far more of
@@ -102,7 +103,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	sigs.setClient(c)
 
 	if cfg.auth != "" {
-		if _, err := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: cfg.auth}); err != nil {
+		if _, err := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: cfg.auth}); err != nil {
 			return err
 		}
 	}
@@ -153,27 +154,27 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, out *output) (*acp.Session, error) {
 	open := func() (*acp.Session, error) {
 		if cfg.session == "" {
-			return c.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd})
+			return c.NewSession(ctx, &schema.NewSessionRequest{Cwd: cwd})
 		}
 		if c.InitializeResponse().AgentCapabilities.SessionCapabilities.Resume != nil {
-			return c.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: cfg.session, Cwd: cwd})
+			return c.ResumeSession(ctx, &schema.ResumeSessionRequest{SessionID: cfg.session, Cwd: cwd})
 		}
-		s, err := c.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: cfg.session, Cwd: cwd})
+		s, err := c.LoadSession(ctx, &schema.LoadSessionRequest{SessionID: cfg.session, Cwd: cwd})
 		if err == nil {
 			out.history(s)
 		}
 		return s, err
 	}
 	s, err := open()
-	if err == nil || !errors.Is(err, acp.ErrAuthRequired) || cfg.auth != "" {
+	if err == nil || !errors.Is(err, schema.ErrAuthRequired) || cfg.auth != "" {
 		return s, err
 	}
 	for _, m := range c.UsableAuthMethods(nil) {
-		if _, ok := m.(*acp.EnvVarAuthMethod); !ok {
+		if _, ok := m.(*schema.EnvVarAuthMethod); !ok {
 			continue
 		}
 		out.note("authenticating with %s", cleanLine(m.MethodID()))
-		if _, aerr := c.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: m.MethodID()}); aerr != nil {
+		if _, aerr := c.Authenticate(ctx, &schema.AuthenticateRequest{MethodID: m.MethodID()}); aerr != nil {
 			return nil, fmt.Errorf("%w\n(tried %s: %v)", err, m.MethodID(), aerr)
 		}
 		return open()
@@ -188,11 +189,11 @@ func authHelp(err error, c *acp.Client, cfg *config) error {
 	b.WriteString("the agent requires authentication. Rerun with --auth METHOD_ID, or set what a method needs:")
 	for _, m := range c.InitializeResponse().AuthMethods {
 		b.WriteString("\n  ")
-		b.WriteString(acp.DescribeAuthMethod(m))
-		if tm, ok := acp.AsTerminalAuthMethod(m); ok {
+		b.WriteString(schema.DescribeAuthMethod(m))
+		if tm, ok := schema.AsTerminalAuthMethod(m); ok {
 			cmd, cerr := agentCommand(cfg)
 			if cerr == nil {
-				login := acp.TerminalLoginCommand(tm, cmd)
+				login := schema.TerminalLoginCommand(tm, cmd)
 				b.WriteString("\n      login: ")
 				b.WriteString(shellQuote(login.Args))
 				for k, v := range tm.Env {
@@ -244,7 +245,7 @@ func applySettings(ctx context.Context, s *acp.Session, cfg *config) error {
 
 func isBoolOption(s *acp.Session, id string) bool {
 	for _, o := range s.State().ConfigOptions {
-		if _, ok := o.(*acp.BooleanConfigOption); ok && o.OptionID() == id {
+		if _, ok := o.(*schema.BooleanConfigOption); ok && o.OptionID() == id {
 			return true
 		}
 	}
@@ -269,7 +270,7 @@ func listSessions(ctx context.Context, c *acp.Client, cwd string, out *output) e
 func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, out *output, sigs *signals) error {
 	interrupts, release := sigs.duringTurn()
 	defer release()
-	turn, err := s.Prompt(ctx, acp.Text(prompt))
+	turn, err := s.Prompt(ctx, schema.Text(prompt))
 	if err != nil {
 		return err
 	}
@@ -284,7 +285,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 		defer close(rendered)
 		for ev := range turn.Events(context.Background(), 0) {
 			out.event(s, turn, ev)
-			if _, ok := ev.Update.(*acp.SubagentUpdate); ok {
+			if _, ok := ev.Update.(*schema.SubagentUpdate); ok {
 				kids.poll()
 			}
 		}
@@ -311,7 +312,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	kids.stop() // shows what the children did up to the turn's end
 	stopSpin()
 	stop, err := turn.Wait()
-	if err != nil && stop != acp.StopReasonCancelled {
+	if err != nil && stop != schema.StopReasonCancelled {
 		return err
 	}
 	out.turnEnd(turn, err)
@@ -439,5 +440,5 @@ func slashCommands(s *acp.Session) []string {
 
 func isAgentCommand(s *acp.Session, line string) bool {
 	name := strings.TrimPrefix(strings.Fields(line)[0], "/")
-	return slices.ContainsFunc(s.State().Commands, func(c acp.AvailableCommand) bool { return c.Name == name })
+	return slices.ContainsFunc(s.State().Commands, func(c schema.AvailableCommand) bool { return c.Name == name })
 }

@@ -19,9 +19,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 )
 
 // markEnv names the file the "sigterm-marker" agent creates when it gets
@@ -43,7 +43,7 @@ func init() {
 		return acptest.New(&acptest.Options{
 			IgnoreStdinEOF:  true,
 			SpawnGrandchild: true,
-			OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+			OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 				t.Say("working")
 				select {}
 			},

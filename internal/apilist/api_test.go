@@ -20,6 +20,7 @@ var promised = []struct{ dir, name, file string }{
 	{"acptest", "github.com/acpclient/acp/acptest", "acptest.txt"},
 	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
 	{"nes", "github.com/acpclient/acp/nes", "nes.txt"},
+	{"schema", "github.com/acpclient/acp/schema", "schema.txt"},
 	{"otelacp", "github.com/acpclient/acp/otelacp", "otelacp.txt"}, // a module of its own
 	{"registry", "github.com/acpclient/acp/registry", "registry.txt"},
 	{"remote", "github.com/acpclient/acp/remote", "remote.txt"},

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// root is package acp, two levels up.
+// root is the module root, two levels up.
 const root = "../.."
 
 // TestGeneratedFileIsFresh fails when a generated file (protocol_gen.go,
@@ -87,7 +87,7 @@ func TestEveryDefCovered(t *testing.T) {
 		}
 		return pkgs[o.Pkg]
 	}
-	pkg := pkgOf("acp")
+	pkg := pkgOf("schema")
 	covered := map[string]string{}
 	shape := map[string]string{} // Go type → its defs
 	for _, g := range generated {
@@ -138,7 +138,7 @@ func TestEveryDefCovered(t *testing.T) {
 			decl := pkg.types[sk.Go]
 			switch {
 			case decl == nil:
-				t.Errorf("notGenerated[%s]: type %s is not declared in package acp", d, sk.Go)
+				t.Errorf("notGenerated[%s]: type %s is not declared in package schema", d, sk.Go)
 			case decl.file != sk.File:
 				t.Errorf("notGenerated[%s]: type %s is declared in %s, not %s", d, sk.Go, decl.file, sk.File)
 			}
@@ -167,7 +167,7 @@ func TestMarksDriveDecoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := loadOutput(t, "acp")
+	pkg := loadOutput(t, "schema")
 	gen := func(typ string) string {
 		t.Helper()
 		for _, g := range generated {
@@ -246,7 +246,7 @@ func TestUnionsFollowSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := loadOutput(t, "acp")
+	pkg := loadOutput(t, "schema")
 	var cb genUnion
 	for _, u := range unions {
 		if u.Def == "ContentBlock" {
@@ -320,7 +320,7 @@ func TestNewFieldShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := loadOutput(t, "acp")
+	pkg := loadOutput(t, "schema")
 	gen := func(typ string) (string, error) {
 		t.Helper()
 		for _, g := range generated {
@@ -369,7 +369,7 @@ func TestUnionDefaultVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := loadOutput(t, "acp")
+	pkg := loadOutput(t, "schema")
 	var am genUnion
 	for _, u := range unions {
 		if u.Def == "AuthMethod" {

@@ -1,6 +1,6 @@
 // Command schemagen writes the lenient JSON decoders of the module's wire
 // types, generated from the pinned ACP schema in schema/: protocol_gen.go
-// for package acp, and one file for each other package that has generated
+// for package schema, and one file for each other package that has generated
 // decoders (outputs in table.go; each row of the type table names its
 // package). Run it through `go generate ./...` from the repository root.
 //
@@ -31,7 +31,7 @@ import (
 )
 
 func main() {
-	root := flag.String("root", ".", "the module root (the directory of package acp)")
+	root := flag.String("root", ".", "the module root")
 	v2 := flag.Bool("v2", false, "write the ACP v2 wire types (internal/v2wire) instead")
 	flag.Parse()
 	if *v2 {

@@ -2,7 +2,7 @@ package main
 
 // genType is a Go type whose UnmarshalJSON is generated from schema $defs.
 type genType struct {
-	Go   string   // the Go type in package acp
+	Go   string   // the Go type in package schema (or Out's)
 	Defs []string // the $defs it decodes; their properties are merged in order
 	// Unstable lets fields and defs missing from the stable schema come from
 	// schema.unstable.json (the package decodes a few unstable fields that
@@ -15,7 +15,7 @@ type genType struct {
 	// session update kinds keep their wire names ("tool_call").
 	Label string
 	// Out is the package the Go type is declared in and its decoder is
-	// written to, a Pkg of outputs; "" means package acp.
+	// written to, a Pkg of outputs; "" means package schema.
 	Out string
 }
 
@@ -29,14 +29,14 @@ type output struct {
 // decoders. A row of generated or unions says which one it goes to (Out),
 // so moving a type to another package is one field of its row.
 var outputs = []output{
-	{Pkg: "acp", Dir: ".", File: "protocol_gen.go"},
+	{Pkg: "schema", Dir: "schema", File: "protocol_gen.go"},
 	{Pkg: "nes", Dir: "nes", File: "nes_gen.go"},
 }
 
-// outputOf returns the output of the package pkg ("" is package acp).
+// outputOf returns the output of the package pkg ("" is package schema).
 func outputOf(pkg string) (output, bool) {
 	if pkg == "" {
-		pkg = "acp"
+		pkg = "schema"
 	}
 	for _, o := range outputs {
 		if o.Pkg == pkg {
@@ -47,7 +47,7 @@ func outputOf(pkg string) (output, bool) {
 }
 
 // in reports whether a row's Out is the package pkg.
-func in(out, pkg string) bool { return out == pkg || out == "" && pkg == "acp" }
+func in(out, pkg string) bool { return out == pkg || out == "" && pkg == "schema" }
 
 // generated lists the types whose decoders are generated, in the order they
 // are written out (within each output).

@@ -121,14 +121,14 @@ func TestUnstableSchemaPartsMarked(t *testing.T) {
 	pkgs := map[string]map[string]string{}
 	docsOf := func(out string) map[string]string {
 		if out == "" {
-			out = "acp"
+			out = "schema"
 		}
 		if pkgs[out] == nil {
 			pkgs[out] = pkgDocs(t, out)
 		}
 		return pkgs[out]
 	}
-	docs := docsOf("acp")
+	docs := docsOf("schema")
 	unstableOnly := func(def string) bool {
 		_, st := s.stable.Defs[def]
 		_, un := s.unstable.Defs[def]
@@ -145,7 +145,7 @@ func TestUnstableSchemaPartsMarked(t *testing.T) {
 			missing = append(missing, name+" ("+why+")")
 		}
 	}
-	check := func(name, why string) { checkIn("acp", name, why) }
+	check := func(name, why string) { checkIn("schema", name, why) }
 	for _, g := range generated {
 		all := true
 		for _, d := range g.Defs {
@@ -251,7 +251,7 @@ func TestUnstablePackagesMarked(t *testing.T) {
 }
 
 func TestUnstableFilesMarked(t *testing.T) {
-	docs, files := pkgDocsFiles(t, "acp")
+	docs, files := pkgDocsFiles(t, "schema")
 	var missing []string
 	for name, file := range files {
 		if !slices.Contains(unstableFiles, file) || strings.Contains(name, ".json:") {

@@ -24,8 +24,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/schema"
 )
 
 // FileName is the file the demo proposes to write into the session's cwd.
@@ -72,7 +72,7 @@ func Agent() *acptest.Agent {
 	})
 }
 
-func turn(t *acptest.Turn) (acp.StopReason, error) {
+func turn(t *acptest.Turn) (schema.StopReason, error) {
 	text := strings.TrimSpace(t.PromptText())
 	msgID := fmt.Sprintf("msg-%d", t.Number())
 	switch {
@@ -87,7 +87,7 @@ func turn(t *acptest.Turn) (acp.StopReason, error) {
 }
 
 // slow streams 50 chunks 20 ms apart, stopping at a cancel.
-func slow(t *acptest.Turn, msgID string) (acp.StopReason, error) {
+func slow(t *acptest.Turn, msgID string) (schema.StopReason, error) {
 	for i := range 50 {
 		if !t.Pause(20 * time.Millisecond) {
 			return "cancelled", nil
@@ -99,13 +99,13 @@ func slow(t *acptest.Turn, msgID string) (acp.StopReason, error) {
 	return "end_turn", nil
 }
 
-func work(t *acptest.Turn, text, msgID string) (acp.StopReason, error) {
+func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	n := t.Number()
 	readID, editID := fmt.Sprintf("read-%d", n), fmt.Sprintf("edit-%d", n)
 	cwd := t.Cwd()
 	path := filepath.Join(cwd, FileName)
-	steps := func(done int) []acp.PlanEntry {
-		e := []acp.PlanEntry{
+	steps := func(done int) []schema.PlanEntry {
+		e := []schema.PlanEntry{
 			{Content: "Read the workspace", Priority: "high"},
 			{Content: "Write " + FileName, Priority: "medium"},
 			{Content: "Answer", Priority: "low"},
@@ -122,7 +122,7 @@ func work(t *acptest.Turn, text, msgID string) (acp.StopReason, error) {
 	}
 	// cancelled ends the turn the way the spec asks: open tool calls are
 	// marked finished and the stop reason is "cancelled", not an error.
-	cancelled := func(open ...string) (acp.StopReason, error) {
+	cancelled := func(open ...string) (schema.StopReason, error) {
 		for _, id := range open {
 			t.UpdateToolCall(acptest.ToolCallSpec{ID: id, Status: "failed",
 				Content: []any{acptest.ToolContent(acptest.Text("Cancelled."))}})
@@ -153,7 +153,7 @@ func work(t *acptest.Turn, text, msgID string) (acp.StopReason, error) {
 		return cancelled(editID)
 	}
 	if t.CurrentMode() != "code" {
-		out, err := t.RequestPermission(acptest.ToolCallSpec{ID: editID, Title: "Write " + FileName + "?"}, []acp.PermissionOption{
+		out, err := t.RequestPermission(acptest.ToolCallSpec{ID: editID, Title: "Write " + FileName + "?"}, []schema.PermissionOption{
 			{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 			{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
 		})

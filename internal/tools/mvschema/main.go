@@ -443,17 +443,22 @@ func rewriteFile(p *packages.Package, f *ast.File, toName, toPath string, rename
 			return true
 		})
 		if !used {
+			named, found := "", false
 			for _, imp := range f.Imports {
-				if strings.Trim(imp.Path.Value, `"`) == *fromPath {
-					if imp.Name != nil && imp.Name.Name == "_" {
-						continue
-					}
-					if imp.Name != nil {
-						astutil.DeleteNamedImport(p.Fset, f, imp.Name.Name, *fromPath)
-					} else {
-						astutil.DeleteImport(p.Fset, f, *fromPath)
-					}
+				if imp == nil || imp.Path == nil || strings.Trim(imp.Path.Value, `"`) != *fromPath {
+					continue
 				}
+				if imp.Name != nil {
+					named = imp.Name.Name
+				}
+				found = true
+			}
+			switch {
+			case !found || named == "_":
+			case named != "":
+				astutil.DeleteNamedImport(p.Fset, f, named, *fromPath)
+			default:
+				astutil.DeleteImport(p.Fset, f, *fromPath)
 			}
 		}
 	}

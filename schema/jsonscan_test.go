@@ -1,0 +1,128 @@
+package schema
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/internal/scantest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The one-pass scanners of the update path must never disagree with the
+// encoding/json path they short-cut: every input they accept must decode to
+// exactly what encoding/json gives, and everything else must fall back.
+
+// scanSeeds adds two _meta cases of the update path to the shared corpus.
+var scanSeeds = append([]string{
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
+}, scantest.Seeds...)
+
+func TestDecodeNotificationMatchesSlowPath(t *testing.T) {
+	fast := 0
+	for _, in := range scanSeeds {
+		var env notificationEnvelope
+		if json.Unmarshal([]byte(in), &env) != nil || env.Method != "session/update" || len(env.Params) == 0 {
+			continue
+		}
+		if checkNotification(t, env.Params) {
+			fast++
+		}
+	}
+	if fast < 4 {
+		t.Errorf("only %d seeds took the text-chunk fast path", fast)
+	}
+}
+
+// checkNotification compares the two paths and reports whether the text
+// chunk fast path handled params.
+func checkNotification(t *testing.T, params []byte) bool {
+	t.Helper()
+	sid, u, meta, err := decodeNotificationMeta(params)
+	sid2, u2, meta2, err2 := decodeNotificationSlow(params)
+	if sid != sid2 || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+		t.Fatalf("decodeNotification(%s) = %q, %v; slow path %q, %v", params, sid, err, sid2, err2)
+	}
+	if string(meta) != string(meta2) {
+		t.Fatalf("decodeNotification(%s) _meta = %s; slow path %s", params, meta, meta2)
+	}
+	if d := cmp.Diff(u2, u, rawCmp); d != "" {
+		t.Fatalf("decodeNotification(%s) differs from the slow path (-slow +fast):\n%s", params, d)
+	}
+	if _, upd, _, ok := splitNotification(params); ok {
+		_, ok = decodeTextChunk(upd)
+		return ok
+	}
+	return false
+}
+
+// The text of a fast-path chunk must not alias the line: the reader reuses
+// its buffer.
+func TestTextChunkDoesNotAliasInput(t *testing.T) {
+	params := []byte(`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"},"messageId":"m"}}`)
+	sid, u, err := decodeNotification(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range params {
+		params[i] = 'X'
+	}
+	c := u.(*AgentMessageChunk)
+	if sid != "s1" || c.MessageID != "m" || c.Content.(*TextContent).Text != "hello" {
+		t.Fatalf("decoded values changed with the input buffer: %q %+v %+v", sid, c, c.Content)
+	}
+}
+
+func TestJSONValidValueMatchesValid(t *testing.T) {
+	for _, in := range scanSeeds {
+		checkValid(t, []byte(in))
+	}
+}
+
+func checkValid(t *testing.T, b []byte) {
+	t.Helper()
+	end := jsonscan.ValidValue(b, 0, 0)
+	got := end == len(b)
+	if end >= 0 && end < len(b) {
+		got = jsonscan.SkipWS(b, end) == len(b)
+	}
+	if want := json.Valid(b) && len(b) > 0 && b[0] > ' '; got != want {
+		t.Fatalf("jsonscan.ValidValue(%q) = %d, json.Valid = %v", b, end, want)
+	}
+}
+
+// notificationEnvelope is the part of a line the notification checks need.
+type notificationEnvelope struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// FuzzDecodeNotification checks the scanners of the update path against
+// encoding/json. (The envelope scanner has its own target in
+// internal/engine.)
+func FuzzDecodeNotification(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkValid(t, line)
+		var env notificationEnvelope
+		if json.Unmarshal(line, &env) == nil && len(env.Params) > 0 {
+			checkNotification(t, env.Params)
+		}
+	})
+}
+
+func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{`""`, `"a"`, `"\n\t\\\/\""`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, `"\udc00\ud800x"`, "\"\xff\xfe\"", "\"é\"", `"\u0000"`} {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := jsonscan.Unquote([]byte(in))
+		if !ok || got != want {
+			t.Errorf("jsonscan.Unquote(%s) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

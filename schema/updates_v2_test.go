@@ -1,0 +1,34 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Rule (performance, BenchmarkFoldV1V2): a v2 tool_call_update without
+// null or diff takes v1's generated decoder; it must read exactly as the
+// v2 upsert decoder reads it.
+func TestV2FastUpsertSameAsV2Decoder(t *testing.T) {
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"T","kind":"edit","status":"completed","name":"n"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":[{"type":"content","content":{"type":"text","text":"x"}}],"locations":[{"path":"/a","line":2}],"rawInput":{"a":[1,2]},"rawOutput":"s"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":[],"locations":[],"_meta":{"k":1}}`,
+	} {
+		if !fastUpsert([]byte(in)) {
+			t.Fatalf("%s: not fast", in)
+		}
+		fast, err := decodeUpdate([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := decodeToolCallUpsert([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Errorf("%s (-v2 +v1 decoder):\n%s", in, diff)
+		}
+	}
+}
