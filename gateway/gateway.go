@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -260,15 +261,52 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[len(prefix):])), []byte(g.o.Token)) == 1
 }
 
-func (g *Gateway) hostAllowed(host string) bool {
-	if len(g.o.AllowedHosts) == 0 {
+// hostAllowed is the defence against DNS rebinding: a web page whose own
+// DNS name resolves to the gateway's loopback address reaches it with that
+// name as Host (and as Origin, so the Origin check alone passes it).
+// Without a Token, loopback is the only protection, so only loopback names
+// are served (localhost and loopback addresses, whose meaning no DNS
+// answer can change), plus AllowedHosts. With a Token the token is the
+// defence, and the Host is checked only if AllowedHosts is set.
+func (g *Gateway) hostAllowed(hostport string) bool {
+	host, ok := splitHost(hostport)
+	if !ok {
+		return false
+	}
+	if matchAny(g.o.AllowedHosts, host) {
 		return true
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
+	if g.o.Token != "" {
+		return len(g.o.AllowedHosts) == 0
+	}
+	return isLoopbackName(host)
+}
+
+// splitHost is the lower-cased host of a Host header, without its port and
+// brackets; ok is false if the port is not a number.
+func splitHost(hostport string) (string, bool) {
+	host := hostport
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		for _, c := range port {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+		}
 		host = h
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return matchAny(g.o.AllowedHosts, strings.ToLower(host))
+	return strings.ToLower(host), true
+}
+
+// isLoopbackName: "localhost" or a loopback address (127.0.0.0/8, ::1, an
+// IPv4-mapped 127.x), written as an address: "127.1" or "2130706433"
+// parse as such for some resolvers, not here.
+func isLoopbackName(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // originAllowed: the Origin's host[:port] is the request's Host (same

@@ -126,7 +126,7 @@ func TestHostileNeverReadsSSE(t *testing.T) {
 	conn := c.open("")
 	sid := newSession(t, c, conn, 1)
 	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
 	g.mu.Lock()
 	gc := g.conns[c.conn]
 	g.mu.Unlock()
@@ -306,7 +306,7 @@ func TestHostileSlowloris(t *testing.T) {
 	for range 200 {
 		wg.Go(func() {
 			nc := rawConn(t, u)
-			fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+			fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
 			nc.SetReadDeadline(time.Now().Add(20 * time.Second))
 			b := make([]byte, 64)
 			n, _ := io.ReadAtLeast(nc, b, 12)
@@ -318,5 +318,101 @@ func TestHostileSlowloris(t *testing.T) {
 	wg.Wait()
 	if bad.Load() != 0 || d.n.Load() != 0 {
 		t.Fatalf("%d without 408; %d agents started", bad.Load(), d.n.Load())
+	}
+}
+
+// DNS rebinding against the zero Options: a web page whose own DNS name
+// resolves to the gateway's loopback address sends its own name as Host
+// (and as Origin, so the Origin check passes). Without a Token only
+// loopback names are served: every rebinding variant gets 403 and starts
+// no agent, while localhost, any 127.0.0.0/8 address and [::1] work.
+func TestHostileDNSRebinding(t *testing.T) {
+	d := newFreshDial(t)
+	_, u := start(t, d.Dial, nil)
+	port := u[strings.LastIndex(u, ":")+1:]
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`
+	try := func(host string) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", u, strings.NewReader(initialize))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", "http://"+host)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, h := range []string{
+		"rebind.evil.example:" + port, "rebind.evil.example", "localhost.evil.example:" + port,
+		"127.0.0.1.evil.example:" + port, "0x7f000001:" + port, "2130706433:" + port,
+		"[::ffff:7f00:1]x:" + port, "evil:" + port, "localhost:" + port + "@evil",
+		"[::2]:" + port, "10.0.0.1:" + port, "0.0.0.0:" + port,
+	} {
+		// net/http itself answers 400 to a Host it cannot parse.
+		if s := try(h); s != 403 && s != 400 {
+			t.Errorf("Host %q: %d, want 403", h, s)
+		}
+	}
+	if n := d.n.Load(); n != 0 {
+		t.Errorf("rebinding: %d agents started, want 0", n)
+	}
+	t.Logf("agents started by 12 rebinding Hosts: %d", d.n.Load())
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Host = "rebind.evil.example:" + port
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 403 {
+		t.Errorf("WebSocket upgrade with a rebinding Host: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if n := d.n.Load(); n != 0 {
+		t.Errorf("%d agents started, want 0", n)
+	}
+	for _, h := range []string{"localhost:" + port, "LOCALHOST:" + port, "127.0.0.1:" + port, "127.0.0.2:" + port, "127.1.2.3", "[::1]:" + port, "localhost"} {
+		if s := try(h); s != 200 {
+			t.Errorf("Host %q: %d, want 200", h, s)
+		}
+	}
+}
+
+// With a Token the Host is not checked (the token is the defence), unless
+// AllowedHosts lists names; without one, AllowedHosts adds to the
+// loopback names.
+func TestHostsWithTokenOrAllowedHosts(t *testing.T) {
+	d := newFreshDial(t)
+	_, tok := start(t, d.Dial, &Options{Token: "t"})
+	_, extra := start(t, d.Dial, &Options{AllowedHosts: []string{"*.proxy.internal"}})
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`
+	for _, tc := range []struct {
+		url, host, token string
+		want             int
+	}{
+		{tok, "agents.example.com", "t", 200},
+		{tok, "agents.example.com", "", 401},
+		{extra, "a.proxy.internal:443", "", 200},
+		{extra, "localhost", "", 200},
+		{extra, "evil.example", "", 403},
+	} {
+		req, _ := http.NewRequest("POST", tc.url, strings.NewReader(initialize))
+		req.Host = tc.host
+		req.Header.Set("Content-Type", "application/json")
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s Host %q token %q: %d, want %d", tc.url, tc.host, tc.token, resp.StatusCode, tc.want)
+		}
 	}
 }

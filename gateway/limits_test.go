@@ -319,7 +319,7 @@ func TestWebSocketPingUnanswered(t *testing.T) {
 	d := newPipeDial(t, nil)
 	g, u := start(t, d.Dial, &Options{PingInterval: 20 * time.Millisecond})
 	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil || resp.StatusCode != 101 {
 		t.Fatalf("upgrade: %v %v", resp, err)
@@ -336,7 +336,7 @@ func TestSlowBody(t *testing.T) {
 	d := newPipeDial(t, nil)
 	_, u := start(t, d.Dial, &Options{ReadTimeout: 50 * time.Millisecond})
 	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil {
 		t.Fatal(err)

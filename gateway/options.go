@@ -5,11 +5,13 @@ import (
 	"time"
 )
 
-// Options configure a [Gateway]. The zero value is safe to serve on an
-// untrusted network except for authentication: set Token (or put the
-// gateway behind a proxy that authenticates) before listening anywhere but
-// loopback. Every limit counts what the gateway retains; each says what
-// happens when it is reached.
+// Options configure a [Gateway]. The zero value is safe on loopback: it
+// serves only loopback Host names (DNS rebinding gets 403) and same-origin
+// browser pages, and bounds everything a client can make it hold. It does
+// not authenticate: set Token (or put the gateway behind a proxy that
+// authenticates, and list its name in AllowedHosts) before listening
+// anywhere but loopback. Every limit counts what the gateway retains; each
+// says what happens when it is reached.
 type Options struct {
 	// Token, if set, is required on every request as
 	// "Authorization: Bearer <Token>"; a request without it, or with
@@ -24,9 +26,15 @@ type Options struct {
 	// what keeps a web page from opening a WebSocket to an agent, since
 	// WebSocket upgrades are not subject to CORS.
 	AllowedOrigins []string
-	// AllowedHosts, if set, are the host patterns (path.Match syntax, no
-	// port) that the request's Host must match, else 403: the defence
-	// against DNS rebinding for a gateway on loopback without a token.
+	// AllowedHosts are host patterns (path.Match syntax, no port; "*"
+	// allows any) the request's Host may match; a request whose Host is
+	// not allowed gets 403 and reaches no agent. This is the defence
+	// against DNS rebinding: a web page that makes its own DNS name
+	// resolve to 127.0.0.1 reaches a loopback gateway with that name as
+	// Host. Without a Token, the loopback names (localhost, 127.0.0.0/8,
+	// ::1) are allowed, and AllowedHosts adds to them (a reverse proxy's
+	// public name). With a Token, any Host is allowed unless AllowedHosts
+	// is set, and then only those.
 	AllowedHosts []string
 
 	// MaxConnections bounds the ACP connections (agent processes) alive at

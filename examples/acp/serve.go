@@ -35,7 +35,9 @@ the port bound). SIGTERM, SIGINT and SIGHUP drain: every connection is
 closed, every agent shut down in stages, then it exits 0.
 
 Off loopback a bearer token is required: --token or $` + tokenEnv + `; clients
-send "Authorization: Bearer TOKEN". See docs/REMOTE.md.
+send "Authorization: Bearer TOKEN". Without a token only loopback Host
+names are served (localhost, 127.0.0.0/8, ::1; --allow-host adds more):
+a web page reaching it through DNS rebinding gets 403. See docs/REMOTE.md.
 
 flags:
 `
@@ -137,12 +139,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		IdleTimeout:    sc.idleTimeout,
 		Logger:         slog.New(slog.NewTextHandler(stderr, nil)),
 	}
-	host, _, _ := net.SplitHostPort(sc.listen)
-	if sc.token == "" && isLoopbackHost(host) {
-		// Without a token, loopback is the only protection, and a web page
-		// can reach loopback through a DNS name of its own that resolves
-		// to 127.0.0.1 (DNS rebinding): accept only loopback names.
-		opts.AllowedHosts = append([]string{"localhost", "127.0.0.1", "::1"}, sc.allowedHosts...)
+	if sc.token == "" {
+		// Without a token the gateway serves only loopback Host names
+		// (localhost, 127.0.0.0/8, ::1: the defence against DNS
+		// rebinding); --allow-host adds to them.
+		opts.AllowedHosts = sc.allowedHosts
 	}
 	agents := &gateway.CommandAgent{Command: newCmd, Stderr: stderr, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
 	gw := gateway.New(agents.Dial, opts)

@@ -321,3 +321,16 @@ func TestURLAgainstServe(t *testing.T) {
 		}
 	}
 }
+
+// `acp serve --listen 127.0.0.2:0` (any loopback address) answers on the
+// URL it prints: the default Host check accepts every loopback address.
+func TestServeOtherLoopbackAddress(t *testing.T) {
+	s := startServe(t, "--listen", "127.0.0.2:0")
+	if !strings.HasPrefix(s.url, "http://127.0.0.2:") {
+		t.Fatalf("URL %q", s.url)
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	if code, _, body := post(t, s.url, "", "", "", initialize); code != 200 {
+		t.Fatalf("initialize on the printed URL: %d %s\nstderr:\n%s", code, body, s.stderr())
+	}
+}
