@@ -441,6 +441,7 @@ func (c *conn) close(reason error) {
 	go func() {
 		defer c.g.wg.Done()
 		_ = c.agent.Close()
+		c.g.release()
 	}()
 }
 

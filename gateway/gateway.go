@@ -52,7 +52,7 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	conns   map[string]*conn
-	count   int // connections alive, including those initializing
+	count   int // agents alive: initializing, serving, or not yet exited
 	closing bool
 	gone    map[string]string // recently closed id → reason, for 404 bodies
 	goneIDs []string          // ring of the keys of gone
@@ -137,9 +137,7 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 		err = fmt.Errorf("gateway: the dial function returned no agent")
 	}
 	if err != nil {
-		g.mu.Lock()
-		g.count--
-		g.mu.Unlock()
+		g.release()
 		g.wg.Add(-2)
 		return nil, http.StatusBadGateway, fmt.Errorf("gateway: starting the agent: %w", err)
 	}
@@ -156,10 +154,13 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 	}
 	g.mu.Lock()
 	if g.closing { // Shutdown ran while the agent started
-		g.count--
 		g.mu.Unlock()
 		cancel()
-		go func() { defer g.wg.Add(-2); _ = agent.Close() }()
+		go func() {
+			defer g.wg.Add(-2)
+			_ = agent.Close()
+			g.release()
+		}()
 		return nil, http.StatusServiceUnavailable, ErrShutdown
 	}
 	g.conns[c.id] = c
@@ -168,7 +169,19 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 	return c, 0, nil
 }
 
+// release frees the MaxConnections slot of an agent that has exited (its
+// Close returned) or never started. Not when its connection closes: a
+// client that connects and hangs up at once would otherwise have new
+// agents started while the old ones are still in their staged shutdown
+// (seconds, for one that ignores stdin EOF), without bound.
+func (g *Gateway) release() {
+	g.mu.Lock()
+	g.count--
+	g.mu.Unlock()
+}
+
 // forget removes a closed connection and keeps its reason for a while.
+// Its slot stays taken until its agent has exited (release).
 func (g *Gateway) forget(c *conn, reason error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -176,7 +189,6 @@ func (g *Gateway) forget(c *conn, reason error) {
 		return
 	}
 	delete(g.conns, c.id)
-	g.count--
 	if len(g.goneIDs) < goneKept {
 		g.goneIDs = append(g.goneIDs, c.id)
 	} else {
@@ -332,16 +344,7 @@ func matchAny(patterns []string, s string) bool {
 	return false
 }
 
-func isWebSocketUpgrade(r *http.Request) bool {
-	for _, v := range r.Header.Values("Upgrade") {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), "websocket") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func isWebSocketUpgrade(r *http.Request) bool { return hasToken(r.Header, "Upgrade", "websocket") }
 
 func textError(w http.ResponseWriter, msg string, status int) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -65,7 +65,7 @@ func waitGone(t *testing.T, g *Gateway, id string) string {
 // with Retry-After and start no agent; a closed connection frees its slot.
 func TestMaxConnections(t *testing.T) {
 	d := newPipeDial(t, nil)
-	_, u := start(t, d.Dial, &Options{MaxConnections: 2})
+	g, u := start(t, d.Dial, &Options{MaxConnections: 2})
 	a, b := &client{t: t, url: u}, &client{t: t, url: u}
 	a.initialize()
 	b.initialize()
@@ -80,6 +80,8 @@ func TestMaxConnections(t *testing.T) {
 		t.Fatalf("%d agents started, want 2", d.n)
 	}
 	a.do("DELETE", "", "")
+	// The slot is free once the agent has exited, not at the DELETE.
+	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.count < 2 })
 	(&client{t: t, url: u}).initialize()
 }
 

@@ -37,10 +37,14 @@ type Options struct {
 	// is set, and then only those.
 	AllowedHosts []string
 
-	// MaxConnections bounds the ACP connections (agent processes) alive at
-	// once, counting those still initializing. Zero means 64. Past it, an
-	// initialize POST or a WebSocket upgrade gets 503 with Retry-After and
-	// starts nothing.
+	// MaxConnections bounds the agents alive at once: an agent counts from
+	// the start of its dial until it has exited (the Close of the DialFunc's
+	// conn returned; for CommandAgent, the process group is gone), not
+	// merely until its connection closed, so no client behaviour can have
+	// more agents running. Zero means 64. Past it, an initialize POST or a
+	// WebSocket upgrade gets 503 with Retry-After and starts nothing. (A
+	// WebSocket upgrade that is not a valid handshake gets 4xx before any
+	// agent starts.)
 	MaxConnections int
 	// MaxSessions bounds the session streams one connection keeps (those
 	// with a receiver, or with messages waiting for one). Zero means 64.

@@ -17,6 +17,12 @@ import (
 // each text frame is one JSON-RPC message each way; binary frames are
 // ignored. The first message must be initialize.
 func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	// The handshake is checked in full before the agent starts: an upgrade
+	// the library would refuse must cost no agent.
+	if status, msg := checkHandshake(w, r); status != 0 {
+		textError(w, msg, status)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), g.o.InitializeTimeout)
 	c, status, err := g.newConn(ctx, true)
 	cancel()

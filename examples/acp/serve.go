@@ -68,7 +68,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&sc.tlsKey, "tls-key", "", "the certificate's private key file (PEM)")
 	fs.Var(&sc.allowedOrigins, "allow-origin", "also allow browser pages of this origin host pattern (e.g. *.example.com; repeatable)")
 	fs.Var(&sc.allowedHosts, "allow-host", "also accept this Host header on loopback without a token (e.g. a proxy's name; repeatable)")
-	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes at once (default %d)", gateway.DefaultMaxConnections))
+	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes alive at once, each counted until it has exited (default %d)", gateway.DefaultMaxConnections))
 	fs.DurationVar(&sc.idleTimeout, "idle-timeout", 0, fmt.Sprintf("shut down an HTTP connection with no request or stream open this long (default %v)", gateway.DefaultIdleTimeout))
 	fs.DurationVar(&sc.drainTimeout, "drain-timeout", 30*time.Second, "how long a drain waits for the agents to exit")
 	sc.registry.register(fs, stderr)
