@@ -34,18 +34,20 @@ type conn struct {
 	writeSem chan struct{} // one writer to the agent at a time
 	room     chan struct{} // signalled when buffered output shrinks
 
-	mu       sync.Mutex
-	reason   error              // why it closed; nil while open
-	ready    bool               // HTTP: initialize answered, the id is usable
-	wsInit   bool               // WebSocket: the first message was initialize
-	streams  map[string]*stream // "" is the connection stream; for WebSocket the only one
-	pending  map[string]string  // client request id key → session of its response ("" = connection)
-	replies  map[string]string  // agent request id key → its session, until the client answers
-	initWait map[string]chan []byte
-	buffered int // bytes queued on streams or being written to the client
-	active   int // requests in flight and receivers attached
-	idleGen  int
-	idle     *time.Timer
+	mu         sync.Mutex
+	reason     error              // why it closed; nil while open
+	ready      bool               // HTTP: initialize answered, the id is usable
+	wsInit     bool               // WebSocket: the first message was initialize
+	wsInitKey  string             // WebSocket: its id's key, once sent
+	wsAnswered bool               // WebSocket: the agent answered it
+	streams    map[string]*stream // "" is the connection stream; for WebSocket the only one
+	pending    map[string]string  // client request id key → session of its response ("" = connection)
+	replies    map[string]string  // agent request id key → its session, until the client answers
+	initWait   map[string]chan []byte
+	buffered   int // bytes queued on streams or being written to the client
+	active     int // requests in flight and receivers attached
+	idleGen    int
+	idle       *time.Timer
 	// heldOpen: the agent of this HTTP connection exited; its session
 	// streams are held open (holdSessionStream).
 	heldOpen bool
@@ -155,6 +157,9 @@ func (c *conn) route(line []byte) {
 			if s, ok := c.pending[key]; ok {
 				session = s
 				delete(c.pending, key)
+			}
+			if c.ws && key == c.wsInitKey {
+				c.wsAnswered = true
 			}
 		}
 	} else {

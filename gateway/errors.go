@@ -22,6 +22,10 @@ var (
 	ErrAgentExited = errors.New("gateway: the agent exited")
 	// ErrClientClosed: the client sent DELETE or closed its WebSocket.
 	ErrClientClosed = errors.New("gateway: the client closed the connection")
+	// ErrInitializeTimeout: the connection's initialize was not answered
+	// within Options.InitializeTimeout: the agent did not answer it, or a
+	// WebSocket client never sent it.
+	ErrInitializeTimeout = errors.New("gateway: initialize was not answered in time")
 	// ErrShutdown: the gateway is shutting down.
 	ErrShutdown = errors.New("gateway: shutting down")
 )

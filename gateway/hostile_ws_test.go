@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -256,4 +257,23 @@ func TestHostileSlowExitsBound(t *testing.T) {
 	d.release()
 	waitFor(t, func() bool { return d.live.Load() == 0 })
 	(&client{t: t, url: u}).initialize() // the slots are free again
+}
+
+// A WebSocket that never sends initialize is closed at InitializeTimeout
+// (1008, ErrInitializeTimeout), and its agent is shut down.
+func TestHostileWebSocketNeverInitializes(t *testing.T) {
+	d := newFreshDial(t)
+	reasons := make(chan error, 1)
+	_, u := start(t, d.Dial, &Options{InitializeTimeout: 100 * time.Millisecond, OnClose: func(_ string, r error) { reasons <- r }})
+	c, err := dialWS(t, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = c.recv(); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("read: %v", err)
+	}
+	if r := <-reasons; !errors.Is(r, ErrInitializeTimeout) {
+		t.Fatalf("reason %v", r)
+	}
+	waitFor(t, func() bool { return d.live.Load() == 0 })
 }

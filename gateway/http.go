@@ -209,7 +209,7 @@ func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope,
 			c.close(fmt.Errorf("%w before initialize was answered", ErrClientClosed))
 			return
 		}
-		c.close(fmt.Errorf("gateway: the agent did not answer initialize within %v", g.o.InitializeTimeout))
+		c.close(fmt.Errorf("%w: the agent did not answer it within %v", ErrInitializeTimeout, g.o.InitializeTimeout))
 		textError(w, fmt.Sprintf("Gateway Timeout: the agent did not answer initialize within %v", g.o.InitializeTimeout), http.StatusGatewayTimeout)
 	case <-c.ctx.Done():
 		textError(w, "Bad Gateway: "+c.closeReason().Error()+" before answering initialize", http.StatusBadGateway)

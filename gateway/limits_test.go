@@ -265,6 +265,17 @@ func TestInitializeTimeout(t *testing.T) {
 		t.Fatalf("initialize: %d %s", r.status, r.body)
 	}
 	waitConns(t, g, 0)
+	// Over WebSocket: an initialize the agent never answers closes the
+	// socket with 1011.
+	w, err := dialWS(t, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)
+	if _, err := w.recv(); websocket.CloseStatus(err) != websocket.StatusInternalError || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("WebSocket: %v", err)
+	}
+	waitConns(t, g, 0)
 }
 
 // A dial that fails answers 502 and holds no slot.

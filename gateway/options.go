@@ -87,8 +87,12 @@ type Options struct {
 	// it the request fails and forwards nothing. Zero means 30s.
 	ReadTimeout time.Duration
 	// InitializeTimeout bounds starting the agent and waiting for its
-	// initialize response. Zero means 60s. Past it the POST gets 504, the
-	// WebSocket closes, and the agent is shut down.
+	// initialize response, from the initialize POST or the WebSocket
+	// upgrade: a WebSocket that sends no initialize is bounded by it too.
+	// Zero means 60s. Past it the POST gets 504, the WebSocket closes (1008
+	// if the client sent no initialize, 1011 if the agent did not answer),
+	// the connection closes with [ErrInitializeTimeout], and the agent is
+	// shut down.
 	InitializeTimeout time.Duration
 	// KeepAliveInterval is how often an idle SSE stream gets a comment line
 	// so that proxies keep it open. Zero means 15s (the TypeScript
