@@ -60,6 +60,8 @@ type Gateway struct {
 
 	wg sync.WaitGroup // agents being shut down, and their readers
 
+	bodies budget // POST bodies held, MaxGatewayBodyBytes
+
 	stopping     chan struct{} // closed by Shutdown: held session streams end
 	stoppingOnce sync.Once
 	hold         time.Duration // sessionStreamHold
@@ -75,7 +77,7 @@ func New(dial DialFunc, opts *Options) *Gateway {
 	if opts != nil {
 		o = *opts
 	}
-	return &Gateway{
+	g := &Gateway{
 		dial:     dial,
 		o:        o.withDefaults(),
 		conns:    make(map[string]*conn),
@@ -83,6 +85,8 @@ func New(dial DialFunc, opts *Options) *Gateway {
 		stopping: make(chan struct{}),
 		hold:     sessionStreamHold,
 	}
+	g.bodies.max = g.o.MaxGatewayBodyBytes
+	return g
 }
 
 // Shutdown closes every connection (their streams end, WebSockets get a
@@ -146,6 +150,7 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 		g: g, o: &g.o, id: newID(), ws: ws, agent: agent,
 		ctx: cctx, cancel: cancel,
 		writeSem: make(chan struct{}, 1),
+		bodies:   budget{max: g.o.MaxConnectionBodyBytes},
 		room:     make(chan struct{}, 1),
 		streams:  map[string]*stream{"": newStream()},
 		pending:  make(map[string]string),

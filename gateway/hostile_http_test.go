@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -414,5 +415,91 @@ func TestHostsWithTokenOrAllowedHosts(t *testing.T) {
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s Host %q token %q: %d, want %d", tc.url, tc.host, tc.token, resp.StatusCode, tc.want)
 		}
+	}
+}
+
+// 24 concurrent 8 MiB notification POSTs on one connection whose agent
+// does not read its stdin: the connection holds at most
+// MaxConnectionBodyBytes of them (the rest get 429, their bodies unread),
+// the one being written fails with 504 at AgentWriteTimeout, the
+// connection closes with ErrAgentStalled, and the peak heap grows by at
+// most 64 MiB. (Before the bound: +663 MiB, none answered after 12 s.)
+func TestHostileBodiesInFlight(t *testing.T) {
+	reasons := make(chan error, 1)
+	_, u := start(t, dialStuck, &Options{AgentWriteTimeout: 500 * time.Millisecond, OnClose: func(_ string, r error) { reasons <- r }})
+	c := &client{t: t, url: u}
+	c.initialize()
+	peak := heapPeak()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for range 24 {
+		wg.Go(func() {
+			s, body, err := postBig(u, c.conn, 8<<20)
+			if err != nil {
+				s = -1 // the server closed while the client still wrote: not read
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[s]++
+			if s == 504 && !strings.Contains(body, ErrAgentStalled.Error()) {
+				t.Errorf("504 body %q", body)
+			}
+		})
+	}
+	wg.Wait()
+	p := peak()
+	t.Logf("24 x 8 MiB POSTs to an agent that does not read: peak heap +%d MiB; statuses %v", p>>20, statuses)
+	if p > 64<<20 {
+		t.Errorf("peak heap +%d MiB, bound 64 MiB", p>>20)
+	}
+	if statuses[504] == 0 || statuses[202] != 0 || statuses[504]+statuses[429]+statuses[404]+statuses[-1] != 24 {
+		t.Errorf("statuses %v: want 504 for the stuck ones, 429 (or unread) for the rest", statuses)
+	}
+	if r := <-reasons; !errors.Is(r, ErrAgentStalled) {
+		t.Errorf("reason %v", r)
+	}
+}
+
+// MaxConnectionBodyBytes and MaxGatewayBodyBytes: bodies held for stuck
+// agents fill the connection's bound (429) and then the gateway's (503);
+// neither refused body is read, and nothing is forwarded.
+func TestBodyBounds(t *testing.T) {
+	g, u := start(t, dialStuck, &Options{MaxBodyBytes: 1 << 20, MaxConnectionBodyBytes: 1 << 20, MaxGatewayBodyBytes: 2 << 20})
+	var conns [3]*client
+	for i := range conns {
+		conns[i] = &client{t: t, url: u}
+		conns[i].initialize()
+	}
+	var wg sync.WaitGroup
+	results := make(chan int, 2)
+	for _, c := range conns[:2] {
+		wg.Go(func() {
+			s, _, _ := postBig(u, c.conn, 1<<20)
+			results <- s
+		})
+	}
+	waitFor(t, func() bool { g.bodies.mu.Lock(); defer g.bodies.mu.Unlock(); return g.bodies.used == 2<<20 })
+	if s, body, err := postBig(u, conns[0].conn, 1000); err != nil || s != 429 {
+		t.Errorf("a second body on a full connection: %d %q %v", s, body, err)
+	}
+	if s, body, err := postBig(u, conns[2].conn, 1000); err != nil || s != 503 {
+		t.Errorf("a body on a full gateway: %d %q %v", s, body, err)
+	}
+	if s, _, err := postBig(u, "", 1000); err != nil || s != 503 {
+		t.Errorf("a body naming no connection on a full gateway: %d %v", s, err)
+	}
+	if err := g.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(results)
+	for s := range results {
+		if s == 202 {
+			t.Errorf("a body forwarded to a stuck agent answered 202")
+		}
+	}
+	if g.bodies.used != 0 {
+		t.Errorf("%d bytes still counted", g.bodies.used)
 	}
 }

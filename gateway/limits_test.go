@@ -23,6 +23,7 @@ func TestDefaults(t *testing.T) {
 	o := Options{}.withDefaults()
 	want := Options{
 		MaxConnections: 64, MaxSessions: 64, MaxPendingRequests: 1024, MaxBodyBytes: 16 << 20,
+		MaxConnectionBodyBytes: 16 << 20, MaxGatewayBodyBytes: 64 << 20, AgentWriteTimeout: 30 * time.Second,
 		MaxMessageBytes: 64 << 20, MaxBufferedBytes: 16 << 20, StallTimeout: 30 * time.Second,
 		IdleTimeout: 5 * time.Minute, ReadTimeout: 30 * time.Second, InitializeTimeout: 60 * time.Second,
 		KeepAliveInterval: 15 * time.Second, PingInterval: 30 * time.Second, Logger: o.Logger,
@@ -32,6 +33,10 @@ func TestDefaults(t *testing.T) {
 	}
 	if o.Logger == nil {
 		t.Fatal("no default logger")
+	}
+	// A body MaxBodyBytes allows always fits the bounds on bodies in flight.
+	if o := (Options{MaxBodyBytes: 100 << 20, MaxConnectionBodyBytes: 1}).withDefaults(); o.MaxConnectionBodyBytes != 100<<20 || o.MaxGatewayBodyBytes != 100<<20 {
+		t.Fatalf("bounds under MaxBodyBytes: %d %d", o.MaxConnectionBodyBytes, o.MaxGatewayBodyBytes)
 	}
 	s := NewServer(http.NotFoundHandler())
 	if s.ReadHeaderTimeout != 10*time.Second || s.MaxHeaderBytes != 64<<10 || s.WriteTimeout != 0 || !s.Protocols.UnencryptedHTTP2() || !s.Protocols.HTTP1() {

@@ -62,6 +62,28 @@ type Options struct {
 	// frame. Zero means 16 MiB. A larger POST gets 413; a larger frame
 	// closes the WebSocket with status 1009 (message too big).
 	MaxBodyBytes int64
+	// MaxConnectionBodyBytes bounds the POST body bytes one connection
+	// holds at once: bodies being read, and messages read but not yet
+	// written to its agent (queued behind another, or stuck on an agent
+	// that does not read). A body counts its buffer as it grows, not its
+	// announced length. Zero means 16 MiB; never less than MaxBodyBytes.
+	// Past it a POST gets 429 with Retry-After and the rest of its body is
+	// not read (the HTTP/1.1 connection is closed after the answer).
+	MaxConnectionBodyBytes int64
+	// MaxGatewayBodyBytes bounds the same over every POST the gateway is
+	// reading or forwarding, including initialize and bodies that name no
+	// connection. Zero means 64 MiB; never less than MaxBodyBytes. Past it
+	// a POST gets 503 with Retry-After, the rest of its body not read.
+	// (A WebSocket holds one frame, at most MaxBodyBytes, while it waits
+	// for its agent: bounded by MaxConnections and AgentWriteTimeout.)
+	MaxGatewayBodyBytes int64
+	// AgentWriteTimeout bounds how long a client message may take to reach
+	// the agent's stdin once the gateway has read it, waiting behind other
+	// messages included. Zero means 30s. Past it the agent is taken as
+	// stuck (it does not read its input): the POST gets 504, the
+	// connection closes with [ErrAgentStalled] (a WebSocket with 1011),
+	// and the agent is shut down.
+	AgentWriteTimeout time.Duration
 	// MaxMessageBytes bounds one line of the agent's output. Zero means
 	// 64 MiB (the client's own acp.Limits.MaxLineBytes). A longer line
 	// closes the connection with [ErrAgentMessageTooLarge].
@@ -118,18 +140,21 @@ type Options struct {
 
 // Defaults of [Options].
 const (
-	DefaultMaxConnections     = 64
-	DefaultMaxSessions        = 64
-	DefaultMaxPendingRequests = 1024
-	DefaultMaxBodyBytes       = 16 << 20
-	DefaultMaxMessageBytes    = 64 << 20
-	DefaultMaxBufferedBytes   = 16 << 20
-	DefaultStallTimeout       = 30 * time.Second
-	DefaultIdleTimeout        = 5 * time.Minute
-	DefaultReadTimeout        = 30 * time.Second
-	DefaultInitializeTimeout  = 60 * time.Second
-	DefaultKeepAliveInterval  = 15 * time.Second
-	DefaultPingInterval       = 30 * time.Second
+	DefaultMaxConnections         = 64
+	DefaultMaxSessions            = 64
+	DefaultMaxPendingRequests     = 1024
+	DefaultMaxBodyBytes           = 16 << 20
+	DefaultMaxConnectionBodyBytes = 16 << 20
+	DefaultMaxGatewayBodyBytes    = 64 << 20
+	DefaultAgentWriteTimeout      = 30 * time.Second
+	DefaultMaxMessageBytes        = 64 << 20
+	DefaultMaxBufferedBytes       = 16 << 20
+	DefaultStallTimeout           = 30 * time.Second
+	DefaultIdleTimeout            = 5 * time.Minute
+	DefaultReadTimeout            = 30 * time.Second
+	DefaultInitializeTimeout      = 60 * time.Second
+	DefaultKeepAliveInterval      = 15 * time.Second
+	DefaultPingInterval           = 30 * time.Second
 )
 
 // maxIDBytes bounds a JSON-RPC id or session id the gateway keeps as a
@@ -153,6 +178,16 @@ func (o Options) withDefaults() Options {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.MaxConnectionBodyBytes <= 0 {
+		o.MaxConnectionBodyBytes = DefaultMaxConnectionBodyBytes
+	}
+	if o.MaxGatewayBodyBytes <= 0 {
+		o.MaxGatewayBodyBytes = DefaultMaxGatewayBodyBytes
+	}
+	// A body MaxBodyBytes allows must fit in flight.
+	o.MaxConnectionBodyBytes = max(o.MaxConnectionBodyBytes, o.MaxBodyBytes)
+	o.MaxGatewayBodyBytes = max(o.MaxGatewayBodyBytes, o.MaxBodyBytes)
+	defD(&o.AgentWriteTimeout, DefaultAgentWriteTimeout)
 	def(&o.MaxMessageBytes, DefaultMaxMessageBytes)
 	def(&o.MaxBufferedBytes, DefaultMaxBufferedBytes)
 	defD(&o.StallTimeout, DefaultStallTimeout)

@@ -94,7 +94,7 @@ func (c *conn) wsMessage(data []byte) bool {
 		c.push("", rpcError(nil, -32600, "JSON-RPC batches are not supported"))
 		return true
 	}
-	line, ok := compact(data)
+	line, ok := compactInPlace(data)
 	if !ok {
 		c.push("", rpcError(nil, -32700, "Parse error"))
 		return true
