@@ -27,6 +27,9 @@ type freshDial struct {
 
 func newFreshDial(t *testing.T) *freshDial {
 	d := &freshDial{}
+	// Every test of the hostile suite leaves no goroutine and no agent
+	// (checked last: this cleanup runs after the gateway's Shutdown).
+	checkClean(t, d.live.Load)
 	t.Cleanup(func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -425,6 +428,7 @@ func TestHostsWithTokenOrAllowedHosts(t *testing.T) {
 // connection closes with ErrAgentStalled, and the peak heap grows by at
 // most 64 MiB. (Before the bound: +663 MiB, none answered after 12 s.)
 func TestHostileBodiesInFlight(t *testing.T) {
+	checkClean(t, nil)
 	reasons := make(chan error, 1)
 	_, u := start(t, dialStuck, &Options{AgentWriteTimeout: 500 * time.Millisecond, OnClose: func(_ string, r error) { reasons <- r }})
 	c := &client{t: t, url: u}
@@ -465,6 +469,7 @@ func TestHostileBodiesInFlight(t *testing.T) {
 // agents fill the connection's bound (429) and then the gateway's (503);
 // neither refused body is read, and nothing is forwarded.
 func TestBodyBounds(t *testing.T) {
+	checkClean(t, nil)
 	g, u := start(t, dialStuck, &Options{MaxBodyBytes: 1 << 20, MaxConnectionBodyBytes: 1 << 20, MaxGatewayBodyBytes: 2 << 20})
 	var conns [3]*client
 	for i := range conns {

@@ -137,7 +137,9 @@ type exitDial struct {
 }
 
 func newExitDial(t *testing.T) *exitDial {
-	return &exitDial{exit: make(chan struct{})}
+	d := &exitDial{exit: make(chan struct{})}
+	checkClean(t, d.live.Load)
+	return d
 }
 
 func (d *exitDial) release() { d.once.Do(func() { close(d.exit) }) }
