@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -506,5 +508,71 @@ func TestBodyBounds(t *testing.T) {
 	}
 	if g.bodies.used != 0 {
 		t.Errorf("%d bytes still counted", g.bodies.used)
+	}
+}
+
+// The body bounds hold over HTTP/2 without TLS, where one TCP connection
+// carries up to 250 concurrent streams: 100 concurrent 1 MiB POSTs on one
+// h2c connection to an agent that does not read grow the peak heap by at
+// most 64 MiB, the connection's bound refusing the rest with 429, and
+// every request gets its status.
+func TestHostileBodiesOverH2C(t *testing.T) {
+	checkClean(t, nil)
+	g := New(dialStuck, &Options{AgentWriteTimeout: 500 * time.Millisecond})
+	ts := httptest.NewUnstartedServer(g)
+	ts.Config = NewServer(g)
+	// The client shares this process's heap: with the server's default
+	// 1 MiB frames, Go's client holds a 512 KiB buffer per stream it
+	// sends (50 MiB for 100), which is not the gateway's. 16 KiB frames
+	// (the protocol's default) keep the client's share small.
+	ts.Config.HTTP2 = &http.HTTP2Config{MaxReadFrameSize: 16 << 10}
+	ts.Start()
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	var dials atomic.Int64
+	tr := &http.Transport{Protocols: p, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(func() { g.Close(); ts.Close(); tr.CloseIdleConnections() })
+	hc := &http.Client{Transport: tr}
+	c := &client{t: t, url: ts.URL, hc: hc}
+	c.initialize()
+	peak := heapPeak()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for range 100 {
+		wg.Go(func() {
+			body, size := bigNotification(1 << 20)
+			req, _ := http.NewRequest("POST", ts.URL, body)
+			req.ContentLength = size
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(HeaderConnectionID, c.conn)
+			s := -1
+			if resp, err := hc.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				s = resp.StatusCode
+			}
+			mu.Lock()
+			statuses[s]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	pk := peak()
+	t.Logf("100 x 1 MiB POSTs on %d h2c connection(s) to an agent that does not read: peak heap +%d MiB; statuses %v", dials.Load(), pk>>20, statuses)
+	if pk > 64<<20 {
+		t.Errorf("peak heap +%d MiB, bound 64 MiB", pk>>20)
+	}
+	if statuses[202] > 16 || statuses[429] == 0 {
+		t.Errorf("statuses %v: want at most 16 MiB of bodies accepted, the rest 429", statuses)
+	}
+	// A refusal resets its own stream only: with Connection: close on an
+	// HTTP/2 answer the server shut the whole TCP connection down, and 83
+	// of the 100 requests failed without a status.
+	if statuses[-1] != 0 {
+		t.Errorf("%d requests failed without a status: a refusal ended the h2c connection", statuses[-1])
 	}
 }

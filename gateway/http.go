@@ -39,8 +39,13 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The rest of the body is not worth reading: net/http would
 		// otherwise try to, before sending the answer, on a keep-alive
-		// connection.
-		w.Header().Set("Connection", "close")
+		// connection. Over HTTP/2 the unread stream is reset instead;
+		// Connection: close there would make the server shut down the
+		// whole TCP connection, every other stream on it (other clients'
+		// SSE streams behind a proxy) included.
+		if r.ProtoMajor == 1 {
+			w.Header().Set("Connection", "close")
+		}
 		switch {
 		case errors.Is(err, errBodyTooLarge):
 			textError(w, fmt.Sprintf("Request Entity Too Large: over %d bytes", g.o.MaxBodyBytes), http.StatusRequestEntityTooLarge)
@@ -100,9 +105,6 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.end()
 	if status, msg := c.forward(r.Context(), e, line, r.Header.Get(HeaderSessionID)); status != 0 {
-		if status == http.StatusGatewayTimeout {
-			w.Header().Set("Connection", "close")
-		}
 		textError(w, msg, status)
 		return
 	}
