@@ -32,20 +32,23 @@ type conn struct {
 	cancel context.CancelFunc
 
 	writeSem chan struct{} // one writer to the agent at a time
+	bodies   budget        // POST bodies held, MaxConnectionBodyBytes
 	room     chan struct{} // signalled when buffered output shrinks
 
-	mu       sync.Mutex
-	reason   error              // why it closed; nil while open
-	ready    bool               // HTTP: initialize answered, the id is usable
-	wsInit   bool               // WebSocket: the first message was initialize
-	streams  map[string]*stream // "" is the connection stream; for WebSocket the only one
-	pending  map[string]string  // client request id key → session of its response ("" = connection)
-	replies  map[string]string  // agent request id key → its session, until the client answers
-	initWait map[string]chan []byte
-	buffered int // bytes queued on streams or being written to the client
-	active   int // requests in flight and receivers attached
-	idleGen  int
-	idle     *time.Timer
+	mu         sync.Mutex
+	reason     error              // why it closed; nil while open
+	ready      bool               // HTTP: initialize answered, the id is usable
+	wsInit     bool               // WebSocket: the first message was initialize
+	wsInitKey  string             // WebSocket: its id's key, once sent
+	wsAnswered bool               // WebSocket: the agent answered it
+	streams    map[string]*stream // "" is the connection stream; for WebSocket the only one
+	pending    map[string]string  // client request id key → session of its response ("" = connection)
+	replies    map[string]string  // agent request id key → its session, until the client answers
+	initWait   map[string]chan []byte
+	buffered   int // bytes queued on streams or being written to the client
+	active     int // requests in flight and receivers attached
+	idleGen    int
+	idle       *time.Timer
 	// heldOpen: the agent of this HTTP connection exited; its session
 	// streams are held open (holdSessionStream).
 	heldOpen bool
@@ -93,7 +96,7 @@ func (c *conn) readAgent() {
 		}
 		// A bare CR between JSON tokens is valid JSON but ends an SSE line.
 		if bytes.IndexByte(line, '\r') >= 0 {
-			if l, ok := compact(line); ok {
+			if l, ok := compactInPlace(line); ok {
 				line = l
 			}
 		}
@@ -105,6 +108,8 @@ func (c *conn) readAgent() {
 }
 
 var errLineTooLong = errors.New("line too long")
+
+var newline = []byte{'\n'}
 
 // readLine returns the next line (a copy, without its newline) of at most
 // max bytes.
@@ -155,6 +160,9 @@ func (c *conn) route(line []byte) {
 			if s, ok := c.pending[key]; ok {
 				session = s
 				delete(c.pending, key)
+			}
+			if c.ws && key == c.wsInitKey {
+				c.wsAnswered = true
 			}
 		}
 	} else {
@@ -381,8 +389,16 @@ func (c *conn) endLocked() {
 	})
 }
 
-// send writes one message (a single line of JSON) to the agent.
+// send writes one message (a single line of JSON) to the agent. If it is
+// not written within AgentWriteTimeout (the agent does not read its stdin,
+// and this message or the one ahead of it is stuck), the connection closes
+// with ErrAgentStalled: a message half written cannot be taken back, and
+// the bodies waiting behind it must not be held forever.
 func (c *conn) send(ctx context.Context, line []byte) error {
+	stuck := time.AfterFunc(c.o.AgentWriteTimeout, func() {
+		c.close(fmt.Errorf("%w within %v", ErrAgentStalled, c.o.AgentWriteTimeout))
+	})
+	defer stuck.Stop()
 	select {
 	case c.writeSem <- struct{}{}:
 	case <-ctx.Done():
@@ -396,7 +412,16 @@ func (c *conn) send(ctx context.Context, line []byte) error {
 	}
 	// A write blocked on an agent that does not read its stdin returns when
 	// the connection closes (acp.Conn's Close unblocks it).
-	if _, err := c.agent.Write(append(line, '\n')); err != nil {
+	// The newline goes in a write of its own rather than by append, which
+	// would copy a body whose buffer has no room for it.
+	_, err := c.agent.Write(line)
+	if err == nil {
+		_, err = c.agent.Write(newline)
+	}
+	if err != nil {
+		if r := c.closeReason(); r != nil {
+			return r // the write was abandoned because the connection closed
+		}
 		err = fmt.Errorf("%w: writing to it: %v", ErrAgentExited, err)
 		c.close(err)
 		return err
@@ -441,6 +466,7 @@ func (c *conn) close(reason error) {
 	go func() {
 		defer c.g.wg.Done()
 		_ = c.agent.Close()
+		c.g.release()
 	}()
 }
 

@@ -26,10 +26,13 @@
 // message whose params carry a sessionId to that session's stream, the
 // rest to the connection stream.
 //
-// The gateway is safe by default ([Options]' zero value): bounded
-// connections, sessions, pending requests, message sizes and buffered
-// output; idle connections reaped; slow bodies timed out; Origin checked.
-// It does not authenticate unless Options.Token is set: do that, or
-// authenticate in front of it, off loopback. [NewServer] gives an
-// http.Server with the timeouts a public listener needs.
+// The gateway is safe on loopback by default ([Options]' zero value):
+// without a Token it serves only loopback Host names (localhost,
+// 127.0.0.0/8, ::1), so a web page cannot reach it through DNS rebinding;
+// Origin is checked; agents alive, sessions, pending requests, message
+// sizes, POST bodies in flight and buffered output are bounded; idle
+// connections are reaped; slow bodies and agents that do not read their
+// input time out. It does not authenticate unless Options.Token is
+// set: do that, or authenticate in front of it, off loopback. [NewServer]
+// gives an http.Server with the timeouts a public listener needs.
 package gateway

@@ -137,14 +137,3 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 	}{code, msg}})
 	return b
 }
-
-// compact returns b as one line of JSON (a client may pretty-print; the
-// agent reads newline-delimited JSON), or ok false if b is not valid JSON.
-func compact(b []byte) ([]byte, bool) {
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 1)
-	if json.Compact(&buf, b) != nil {
-		return nil, false
-	}
-	return buf.Bytes(), true
-}

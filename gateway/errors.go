@@ -18,10 +18,17 @@ var (
 	// ErrAgentMessageTooLarge: an agent output line exceeded
 	// Options.MaxMessageBytes.
 	ErrAgentMessageTooLarge = errors.New("gateway: the agent sent a message over the size limit")
+	// ErrAgentStalled: a client message was not written to the agent's
+	// stdin within Options.AgentWriteTimeout (the agent does not read it).
+	ErrAgentStalled = errors.New("gateway: the agent did not read its input")
 	// ErrAgentExited: the agent's output ended (it exited or closed stdout).
 	ErrAgentExited = errors.New("gateway: the agent exited")
 	// ErrClientClosed: the client sent DELETE or closed its WebSocket.
 	ErrClientClosed = errors.New("gateway: the client closed the connection")
+	// ErrInitializeTimeout: the connection's initialize was not answered
+	// within Options.InitializeTimeout: the agent did not answer it, or a
+	// WebSocket client never sent it.
+	ErrInitializeTimeout = errors.New("gateway: initialize was not answered in time")
 	// ErrShutdown: the gateway is shutting down.
 	ErrShutdown = errors.New("gateway: shutting down")
 )

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -51,13 +52,15 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	conns   map[string]*conn
-	count   int // connections alive, including those initializing
+	count   int // agents alive: initializing, serving, or not yet exited
 	closing bool
 	gone    map[string]string // recently closed id → reason, for 404 bodies
 	goneIDs []string          // ring of the keys of gone
 	goneAt  int
 
 	wg sync.WaitGroup // agents being shut down, and their readers
+
+	bodies budget // POST bodies held, MaxGatewayBodyBytes
 
 	stopping     chan struct{} // closed by Shutdown: held session streams end
 	stoppingOnce sync.Once
@@ -74,7 +77,7 @@ func New(dial DialFunc, opts *Options) *Gateway {
 	if opts != nil {
 		o = *opts
 	}
-	return &Gateway{
+	g := &Gateway{
 		dial:     dial,
 		o:        o.withDefaults(),
 		conns:    make(map[string]*conn),
@@ -82,6 +85,8 @@ func New(dial DialFunc, opts *Options) *Gateway {
 		stopping: make(chan struct{}),
 		hold:     sessionStreamHold,
 	}
+	g.bodies.max = g.o.MaxGatewayBodyBytes
+	return g
 }
 
 // Shutdown closes every connection (their streams end, WebSockets get a
@@ -136,9 +141,7 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 		err = fmt.Errorf("gateway: the dial function returned no agent")
 	}
 	if err != nil {
-		g.mu.Lock()
-		g.count--
-		g.mu.Unlock()
+		g.release()
 		g.wg.Add(-2)
 		return nil, http.StatusBadGateway, fmt.Errorf("gateway: starting the agent: %w", err)
 	}
@@ -147,6 +150,7 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 		g: g, o: &g.o, id: newID(), ws: ws, agent: agent,
 		ctx: cctx, cancel: cancel,
 		writeSem: make(chan struct{}, 1),
+		bodies:   budget{max: g.o.MaxConnectionBodyBytes},
 		room:     make(chan struct{}, 1),
 		streams:  map[string]*stream{"": newStream()},
 		pending:  make(map[string]string),
@@ -155,10 +159,13 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 	}
 	g.mu.Lock()
 	if g.closing { // Shutdown ran while the agent started
-		g.count--
 		g.mu.Unlock()
 		cancel()
-		go func() { defer g.wg.Add(-2); _ = agent.Close() }()
+		go func() {
+			defer g.wg.Add(-2)
+			_ = agent.Close()
+			g.release()
+		}()
 		return nil, http.StatusServiceUnavailable, ErrShutdown
 	}
 	g.conns[c.id] = c
@@ -167,7 +174,19 @@ func (g *Gateway) newConn(ctx context.Context, ws bool) (*conn, int, error) {
 	return c, 0, nil
 }
 
+// release frees the MaxConnections slot of an agent that has exited (its
+// Close returned) or never started. Not when its connection closes: a
+// client that connects and hangs up at once would otherwise have new
+// agents started while the old ones are still in their staged shutdown
+// (seconds, for one that ignores stdin EOF), without bound.
+func (g *Gateway) release() {
+	g.mu.Lock()
+	g.count--
+	g.mu.Unlock()
+}
+
 // forget removes a closed connection and keeps its reason for a while.
+// Its slot stays taken until its agent has exited (release).
 func (g *Gateway) forget(c *conn, reason error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -175,7 +194,6 @@ func (g *Gateway) forget(c *conn, reason error) {
 		return
 	}
 	delete(g.conns, c.id)
-	g.count--
 	if len(g.goneIDs) < goneKept {
 		g.goneIDs = append(g.goneIDs, c.id)
 	} else {
@@ -260,15 +278,52 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[len(prefix):])), []byte(g.o.Token)) == 1
 }
 
-func (g *Gateway) hostAllowed(host string) bool {
-	if len(g.o.AllowedHosts) == 0 {
+// hostAllowed is the defence against DNS rebinding: a web page whose own
+// DNS name resolves to the gateway's loopback address reaches it with that
+// name as Host (and as Origin, so the Origin check alone passes it).
+// Without a Token, loopback is the only protection, so only loopback names
+// are served (localhost and loopback addresses, whose meaning no DNS
+// answer can change), plus AllowedHosts. With a Token the token is the
+// defence, and the Host is checked only if AllowedHosts is set.
+func (g *Gateway) hostAllowed(hostport string) bool {
+	host, ok := splitHost(hostport)
+	if !ok {
+		return false
+	}
+	if matchAny(g.o.AllowedHosts, host) {
 		return true
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
+	if g.o.Token != "" {
+		return len(g.o.AllowedHosts) == 0
+	}
+	return isLoopbackName(host)
+}
+
+// splitHost is the lower-cased host of a Host header, without its port and
+// brackets; ok is false if the port is not a number.
+func splitHost(hostport string) (string, bool) {
+	host := hostport
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		for _, c := range port {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+		}
 		host = h
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return matchAny(g.o.AllowedHosts, strings.ToLower(host))
+	return strings.ToLower(host), true
+}
+
+// isLoopbackName: "localhost" or a loopback address (127.0.0.0/8, ::1, an
+// IPv4-mapped 127.x), written as an address: "127.1" or "2130706433"
+// parse as such for some resolvers, not here.
+func isLoopbackName(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // originAllowed: the Origin's host[:port] is the request's Host (same
@@ -294,16 +349,7 @@ func matchAny(patterns []string, s string) bool {
 	return false
 }
 
-func isWebSocketUpgrade(r *http.Request) bool {
-	for _, v := range r.Header.Values("Upgrade") {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), "websocket") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func isWebSocketUpgrade(r *http.Request) bool { return hasToken(r.Header, "Upgrade", "websocket") }
 
 func textError(w http.ResponseWriter, msg string, status int) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

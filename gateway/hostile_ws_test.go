@@ -3,13 +3,17 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
 	"github.com/coder/websocket"
 )
 
@@ -119,5 +123,159 @@ func TestHostileBadUpgrade(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	waitConns(t, g, 0)
+	waitFor(t, func() bool { return d.live.Load() == 0 })
+}
+
+// exitDial gives every connection an agent of its own whose Close returns
+// only once the test lets it: a process slow to exit (the staged shutdown
+// waits seconds for a stubborn one). It counts the agents alive, from the
+// start of Dial to the return of Close, and their peak.
+type exitDial struct {
+	live, peak, n atomic.Int64
+	exit          chan struct{} // closed: agents may exit
+	once          sync.Once
+}
+
+func newExitDial(t *testing.T) *exitDial {
+	d := &exitDial{exit: make(chan struct{})}
+	checkClean(t, d.live.Load)
+	return d
+}
+
+func (d *exitDial) release() { d.once.Do(func() { close(d.exit) }) }
+
+func (d *exitDial) Dial(context.Context) (acp.Conn, error) {
+	n := d.live.Add(1)
+	for p := d.peak.Load(); n > p && !d.peak.CompareAndSwap(p, n); p = d.peak.Load() {
+	}
+	d.n.Add(1)
+	a := acptest.New(scriptOptions())
+	r, w := a.Pipe()
+	return &exitConn{pipeConn: pipeConn{r, w}, a: a, d: d}, nil
+}
+
+type exitConn struct {
+	pipeConn
+	a    *acptest.Agent
+	d    *exitDial
+	once sync.Once
+}
+
+func (c *exitConn) Close() error {
+	err := c.pipeConn.Close()
+	c.once.Do(func() {
+		<-c.d.exit
+		c.a.Close()
+		c.d.live.Add(-1)
+	})
+	return err
+}
+
+// An upgrade that is not a valid WebSocket handshake is refused (4xx, as
+// the library would) before any agent starts.
+func TestHostileBogusUpgrades(t *testing.T) {
+	d := newExitDial(t)
+	_, u := start(t, d.Dial, &Options{MaxConnections: 4})
+	t.Cleanup(d.release) // runs before the gateway's Shutdown, which waits for Close
+	bogus := []string{
+		"Upgrade: websocket\r\nConnection: Upgrade\r\n", // no key, no version
+		"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n",
+		"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n",
+		"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+		"Upgrade: websocket\r\nConnection: keep-alive\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+		"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+	}
+	var wg sync.WaitGroup
+	var notRefused atomic.Int64
+	for i := range 150 {
+		wg.Go(func() {
+			nc := rawConn(t, u)
+			fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\n%s\r\n", bogus[i%len(bogus)])
+			resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+			if err != nil || resp.StatusCode < 400 || resp.StatusCode >= 500 {
+				notRefused.Add(1)
+				return
+			}
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	t.Logf("150 bogus upgrades: %d agents started, %d not refused with 4xx", d.n.Load(), notRefused.Load())
+	if d.n.Load() != 0 || notRefused.Load() != 0 {
+		t.Fatalf("bogus upgrades: %d agents started, %d not refused", d.n.Load(), notRefused.Load())
+	}
+}
+
+// An agent counts against MaxConnections until it has exited (its Close
+// returned), not merely until its connection closed: 150 clients that
+// connect and hang up at once, against agents slow to exit, never have
+// more than MaxConnections agents alive; new ones get 503 meanwhile.
+func TestHostileSlowExitsBound(t *testing.T) {
+	d := newExitDial(t)
+	_, u := start(t, d.Dial, &Options{MaxConnections: 4})
+	t.Cleanup(d.release)
+	var wg sync.WaitGroup
+	var ok, busy atomic.Int64
+	for i := range 150 {
+		wg.Go(func() {
+			if i%2 == 0 {
+				c, err := dialWS(t, u, nil)
+				if err != nil {
+					if c.resp != nil && c.resp.StatusCode == 503 {
+						busy.Add(1)
+					}
+					return
+				}
+				ok.Add(1)
+				c.ws.CloseNow()
+				return
+			}
+			req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 200:
+				ok.Add(1)
+				del, _ := http.NewRequest("DELETE", u, nil)
+				del.Header.Set(HeaderConnectionID, resp.Header.Get(HeaderConnectionID))
+				if r, err := http.DefaultClient.Do(del); err == nil {
+					r.Body.Close()
+				}
+			case 503:
+				busy.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("150 connect-and-hang-up clients against agents slow to exit: peak %d agents alive (MaxConnections 4), %d dialled, %d connected, %d refused 503",
+		d.peak.Load(), d.n.Load(), ok.Load(), busy.Load())
+	if p := d.peak.Load(); p > 4 {
+		t.Fatalf("%d agents alive at once, MaxConnections 4", p)
+	}
+	d.release()
+	waitFor(t, func() bool { return d.live.Load() == 0 })
+	(&client{t: t, url: u}).initialize() // the slots are free again
+}
+
+// A WebSocket that never sends initialize is closed at InitializeTimeout
+// (1008, ErrInitializeTimeout), and its agent is shut down.
+func TestHostileWebSocketNeverInitializes(t *testing.T) {
+	d := newFreshDial(t)
+	reasons := make(chan error, 1)
+	_, u := start(t, d.Dial, &Options{InitializeTimeout: 100 * time.Millisecond, OnClose: func(_ string, r error) { reasons <- r }})
+	c, err := dialWS(t, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = c.recv(); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("read: %v", err)
+	}
+	if r := <-reasons; !errors.Is(r, ErrInitializeTimeout) {
+		t.Fatalf("reason %v", r)
+	}
 	waitFor(t, func() bool { return d.live.Load() == 0 })
 }

@@ -21,18 +21,40 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 		textError(w, "Unsupported Media Type: want application/json", http.StatusUnsupportedMediaType)
 		return
 	}
+	connID := r.Header.Get(HeaderConnectionID)
+	// The body counts against the gateway's bound on bodies in flight, and
+	// against its connection's when it names one (an unknown id is
+	// answered below, as before; its body counts only against the
+	// gateway's).
+	h := &hold{all: &g.bodies}
+	if connID != "" {
+		if c, _ := g.lookup(connID); c != nil {
+			h.conn = &c.bodies
+		}
+	}
+	defer h.release()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout)) // a slowloris body
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.o.MaxBodyBytes))
+	body, err := readBody(r.Body, r.ContentLength, g.o.MaxBodyBytes, h)
 	if err != nil {
 		// The rest of the body is not worth reading: net/http would
 		// otherwise try to, before sending the answer, on a keep-alive
-		// connection.
-		w.Header().Set("Connection", "close")
-		var tooBig *http.MaxBytesError
+		// connection. Over HTTP/2 the unread stream is reset instead;
+		// Connection: close there would make the server shut down the
+		// whole TCP connection, every other stream on it (other clients'
+		// SSE streams behind a proxy) included.
+		if r.ProtoMajor == 1 {
+			w.Header().Set("Connection", "close")
+		}
 		switch {
-		case errors.As(err, &tooBig):
+		case errors.Is(err, errBodyTooLarge):
 			textError(w, fmt.Sprintf("Request Entity Too Large: over %d bytes", g.o.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		case errors.Is(err, errConnBodies):
+			w.Header().Set("Retry-After", "1")
+			textError(w, fmt.Sprintf("Too Many Requests: this connection's bodies in flight are at %d bytes", g.o.MaxConnectionBodyBytes), http.StatusTooManyRequests)
+		case errors.Is(err, errAllBodies):
+			w.Header().Set("Retry-After", "1")
+			textError(w, fmt.Sprintf("Service Unavailable: the gateway's bodies in flight are at %d bytes", g.o.MaxGatewayBodyBytes), http.StatusServiceUnavailable)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			textError(w, fmt.Sprintf("Request Timeout: body not read within %v", g.o.ReadTimeout), http.StatusRequestTimeout)
 		default:
@@ -50,7 +72,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 		w.Write(rpcError(nil, -32600, "JSON-RPC batches are not supported"))
 		return
 	}
-	line, ok := compact(body)
+	line, ok := compactInPlace(body)
 	if !ok {
 		textError(w, "Invalid JSON", http.StatusBadRequest)
 		return
@@ -60,13 +82,12 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 		textError(w, "Invalid JSON-RPC message", http.StatusBadRequest)
 		return
 	}
-	connID := r.Header.Get(HeaderConnectionID)
 	if e.isRequest() && e.method() == "initialize" {
 		if connID != "" {
 			textError(w, "Initialize not allowed on existing connection", http.StatusBadRequest)
 			return
 		}
-		g.initialize(w, r, e, line)
+		g.initialize(w, r, e, line, h)
 		return
 	}
 	if connID == "" {
@@ -156,6 +177,9 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 			c.mu.Unlock()
 		}
 		if r := c.closeReason(); r != nil {
+			if errors.Is(r, ErrAgentStalled) {
+				return http.StatusGatewayTimeout, "Gateway Timeout: " + r.Error()
+			}
 			return http.StatusNotFound, "Unknown Acp-Connection-Id (closed: " + r.Error() + ")"
 		}
 		return http.StatusServiceUnavailable, "Service Unavailable: " + err.Error()
@@ -167,7 +191,7 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 // 200 with the agent's response and Acp-Connection-Id. The RFD's diagram
 // also puts a connectionId in the result; the TypeScript server and client
 // use only the header, and the agent's result is passed on as it is.
-func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope, line []byte) {
+func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope, line []byte, h *hold) {
 	key, ok := idKey(e.ID)
 	if !ok || key == "null" {
 		textError(w, "Initialize request must include an ID", http.StatusBadRequest)
@@ -190,7 +214,9 @@ func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope,
 	if c.begin() {
 		defer c.end()
 	}
-	if err := c.send(ctx, line); err != nil {
+	err = c.send(ctx, line)
+	h.release() // written: the wait for the answer holds no body
+	if err != nil {
 		c.close(fmt.Errorf("gateway: initialize not delivered: %w", err))
 		textError(w, "Bad Gateway: "+err.Error(), http.StatusBadGateway)
 		return
@@ -209,7 +235,7 @@ func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope,
 			c.close(fmt.Errorf("%w before initialize was answered", ErrClientClosed))
 			return
 		}
-		c.close(fmt.Errorf("gateway: the agent did not answer initialize within %v", g.o.InitializeTimeout))
+		c.close(fmt.Errorf("%w: the agent did not answer it within %v", ErrInitializeTimeout, g.o.InitializeTimeout))
 		textError(w, fmt.Sprintf("Gateway Timeout: the agent did not answer initialize within %v", g.o.InitializeTimeout), http.StatusGatewayTimeout)
 	case <-c.ctx.Done():
 		textError(w, "Bad Gateway: "+c.closeReason().Error()+" before answering initialize", http.StatusBadGateway)

@@ -24,6 +24,7 @@ func TestDefaults(t *testing.T) {
 	o := Options{}.withDefaults()
 	want := Options{
 		MaxConnections: 64, MaxSessions: 64, MaxPendingRequests: 1024, MaxBodyBytes: 16 << 20,
+		MaxConnectionBodyBytes: 16 << 20, MaxGatewayBodyBytes: 64 << 20, AgentWriteTimeout: 30 * time.Second,
 		MaxMessageBytes: 64 << 20, MaxBufferedBytes: 16 << 20, StallTimeout: 30 * time.Second,
 		IdleTimeout: 5 * time.Minute, ReadTimeout: 30 * time.Second, InitializeTimeout: 60 * time.Second,
 		KeepAliveInterval: 15 * time.Second, PingInterval: 30 * time.Second, Logger: o.Logger,
@@ -33,6 +34,10 @@ func TestDefaults(t *testing.T) {
 	}
 	if o.Logger == nil {
 		t.Fatal("no default logger")
+	}
+	// A body MaxBodyBytes allows always fits the bounds on bodies in flight.
+	if o := (Options{MaxBodyBytes: 100 << 20, MaxConnectionBodyBytes: 1}).withDefaults(); o.MaxConnectionBodyBytes != 100<<20 || o.MaxGatewayBodyBytes != 100<<20 {
+		t.Fatalf("bounds under MaxBodyBytes: %d %d", o.MaxConnectionBodyBytes, o.MaxGatewayBodyBytes)
 	}
 	s := NewServer(http.NotFoundHandler())
 	if s.ReadHeaderTimeout != 10*time.Second || s.MaxHeaderBytes != 64<<10 || s.WriteTimeout != 0 || !s.Protocols.UnencryptedHTTP2() || !s.Protocols.HTTP1() {
@@ -66,7 +71,7 @@ func waitGone(t *testing.T, g *Gateway, id string) string {
 // with Retry-After and start no agent; a closed connection frees its slot.
 func TestMaxConnections(t *testing.T) {
 	d := newPipeDial(t, nil)
-	_, u := start(t, d.Dial, &Options{MaxConnections: 2})
+	g, u := start(t, d.Dial, &Options{MaxConnections: 2})
 	a, b := &client{t: t, url: u}, &client{t: t, url: u}
 	a.initialize()
 	b.initialize()
@@ -81,6 +86,8 @@ func TestMaxConnections(t *testing.T) {
 		t.Fatalf("%d agents started, want 2", d.n)
 	}
 	a.do("DELETE", "", "")
+	// The slot is free once the agent has exited, not at the DELETE.
+	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.count < 2 })
 	(&client{t: t, url: u}).initialize()
 }
 
@@ -264,6 +271,17 @@ func TestInitializeTimeout(t *testing.T) {
 		t.Fatalf("initialize: %d %s", r.status, r.body)
 	}
 	waitConns(t, g, 0)
+	// Over WebSocket: an initialize the agent never answers closes the
+	// socket with 1011.
+	w, err := dialWS(t, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)
+	if _, err := w.recv(); websocket.CloseStatus(err) != websocket.StatusInternalError || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("WebSocket: %v", err)
+	}
+	waitConns(t, g, 0)
 }
 
 // A dial that fails answers 502 and holds no slot.
@@ -320,7 +338,7 @@ func TestWebSocketPingUnanswered(t *testing.T) {
 	d := newPipeDial(t, nil)
 	g, u := start(t, d.Dial, &Options{PingInterval: 20 * time.Millisecond})
 	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil || resp.StatusCode != 101 {
 		t.Fatalf("upgrade: %v %v", resp, err)
@@ -337,7 +355,7 @@ func TestSlowBody(t *testing.T) {
 	d := newPipeDial(t, nil)
 	_, u := start(t, d.Dial, &Options{ReadTimeout: 50 * time.Millisecond})
 	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil {
 		t.Fatal(err)

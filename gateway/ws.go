@@ -17,7 +17,14 @@ import (
 // each text frame is one JSON-RPC message each way; binary frames are
 // ignored. The first message must be initialize.
 func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), g.o.InitializeTimeout)
+	// The handshake is checked in full before the agent starts: an upgrade
+	// the library would refuse must cost no agent.
+	if status, msg := checkHandshake(w, r); status != 0 {
+		textError(w, msg, status)
+		return
+	}
+	deadline := time.Now().Add(g.o.InitializeTimeout)
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	c, status, err := g.newConn(ctx, true)
 	cancel()
 	if err != nil {
@@ -42,6 +49,10 @@ func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if c.begin() { // a WebSocket is never reaped as idle; pings watch it
 		defer c.end()
 	}
+	// An agent held by a socket that never initializes (or whose agent
+	// never answers) is released at InitializeTimeout, as over HTTP.
+	initTimer := time.AfterFunc(time.Until(deadline), c.wsInitExpired)
+	defer initTimer.Stop()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); c.wsWrite(ws) }()
@@ -83,7 +94,7 @@ func (c *conn) wsMessage(data []byte) bool {
 		c.push("", rpcError(nil, -32600, "JSON-RPC batches are not supported"))
 		return true
 	}
-	line, ok := compact(data)
+	line, ok := compactInPlace(data)
 	if !ok {
 		c.push("", rpcError(nil, -32700, "Parse error"))
 		return true
@@ -106,11 +117,40 @@ func (c *conn) wsMessage(data []byte) bool {
 	case first && !(e.isRequest() && e.method() == "initialize" && string(e.ID) != "null"):
 		c.close(errFirstNotInitialize)
 		return false
+	case first:
+		key, ok := idKey(e.ID)
+		if !ok {
+			c.close(errFirstNotInitialize)
+			return false
+		}
+		c.mu.Lock()
+		c.wsInitKey = key
+		c.mu.Unlock()
 	case !first && e.isRequest() && e.method() == "initialize":
 		c.push("", rpcError(e.ID, -32600, "Initialize not allowed on existing connection"))
 		return true
 	}
 	return c.send(c.ctx, line) == nil
+}
+
+// errNoInitialize: a WebSocket client sent no initialize within
+// InitializeTimeout (closed with 1008; an agent that did not answer one
+// closes with 1011).
+var errNoInitialize = fmt.Errorf("%w: the client sent no initialize", ErrInitializeTimeout)
+
+// wsInitExpired closes a WebSocket whose initialize has not been answered
+// by InitializeTimeout.
+func (c *conn) wsInitExpired() {
+	c.mu.Lock()
+	answered, sent := c.wsAnswered, c.wsInitKey != ""
+	c.mu.Unlock()
+	switch {
+	case answered:
+	case sent:
+		c.close(fmt.Errorf("%w: the agent did not answer it within %v", ErrInitializeTimeout, c.o.InitializeTimeout))
+	default:
+		c.close(fmt.Errorf("%w within %v", errNoInitialize, c.o.InitializeTimeout))
+	}
 }
 
 // wsWrite sends the connection's output until it closes and is drained,
@@ -176,6 +216,8 @@ func closeStatus(reason error) (websocket.StatusCode, string) {
 		code = websocket.StatusGoingAway
 	case errors.Is(reason, errFirstNotInitialize):
 		code = websocket.StatusProtocolError
+	case errors.Is(reason, errNoInitialize):
+		code = websocket.StatusPolicyViolation
 	case errors.Is(reason, ErrStalled), errors.Is(reason, ErrTooManySessions), errors.Is(reason, ErrIdle):
 		code = websocket.StatusPolicyViolation
 	}

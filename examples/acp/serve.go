@@ -23,7 +23,7 @@ import (
 // is not given (a command line is visible to every user of the machine).
 const tokenEnv = "ACP_SERVE_TOKEN"
 
-const serveUsageHead = `usage: acp serve [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]
+var serveUsageHead = `usage: acp serve [flags] [--agent ID | -- AGENT_COMMAND [ARGS...]]
 
 Serves the agent (the demo agent by default) to remote ACP clients on one
 endpoint, both profiles of the RFD "Streamable HTTP & WebSocket transport":
@@ -35,10 +35,25 @@ the port bound). SIGTERM, SIGINT and SIGHUP drain: every connection is
 closed, every agent shut down in stages, then it exits 0.
 
 Off loopback a bearer token is required: --token or $` + tokenEnv + `; clients
-send "Authorization: Bearer TOKEN". See docs/REMOTE.md.
+send "Authorization: Bearer TOKEN". Without a token only loopback Host
+names are served (localhost, 127.0.0.0/8, ::1; --allow-host adds more):
+a web page reaching it through DNS rebinding gets 403. See docs/REMOTE.md.
 
+` + serveLimits + `
 flags:
 `
+
+// serveLimits states the gateway's defaults that acp serve keeps, from the
+// gateway's own constants.
+var serveLimits = fmt.Sprintf(`Limits (the gateway's defaults): --max-connections agent processes alive,
+each counted until it has exited; a message (POST body, WebSocket frame)
+of at most %d MiB (413); POST bodies in flight %d MiB per connection (429)
+and %d MiB in all (503); a body read within %v (408); a message the agent
+does not read from its stdin within %v fails with 504 and ends the
+connection; a connection not initialized within %v is closed; a client
+that takes none of its output for %v is disconnected.
+`, gateway.DefaultMaxBodyBytes>>20, gateway.DefaultMaxConnectionBodyBytes>>20, gateway.DefaultMaxGatewayBodyBytes>>20,
+	gateway.DefaultReadTimeout, gateway.DefaultAgentWriteTimeout, gateway.DefaultInitializeTimeout, gateway.DefaultStallTimeout)
 
 type serveConfig struct {
 	listen         string
@@ -65,8 +80,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&sc.tlsCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
 	fs.StringVar(&sc.tlsKey, "tls-key", "", "the certificate's private key file (PEM)")
 	fs.Var(&sc.allowedOrigins, "allow-origin", "also allow browser pages of this origin host pattern (e.g. *.example.com; repeatable)")
-	fs.Var(&sc.allowedHosts, "allow-host", "also accept this Host header on loopback without a token (e.g. a proxy's name; repeatable)")
-	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes at once (default %d)", gateway.DefaultMaxConnections))
+	fs.Var(&sc.allowedHosts, "allow-host", "without a token, also accept this Host pattern besides the loopback names (e.g. a proxy's name; repeatable)")
+	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes alive at once, each counted until it has exited (default %d)", gateway.DefaultMaxConnections))
 	fs.DurationVar(&sc.idleTimeout, "idle-timeout", 0, fmt.Sprintf("shut down an HTTP connection with no request or stream open this long (default %v)", gateway.DefaultIdleTimeout))
 	fs.DurationVar(&sc.drainTimeout, "drain-timeout", 30*time.Second, "how long a drain waits for the agents to exit")
 	sc.registry.register(fs, stderr)
@@ -137,12 +152,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		IdleTimeout:    sc.idleTimeout,
 		Logger:         slog.New(slog.NewTextHandler(stderr, nil)),
 	}
-	host, _, _ := net.SplitHostPort(sc.listen)
-	if sc.token == "" && isLoopbackHost(host) {
-		// Without a token, loopback is the only protection, and a web page
-		// can reach loopback through a DNS name of its own that resolves
-		// to 127.0.0.1 (DNS rebinding): accept only loopback names.
-		opts.AllowedHosts = append([]string{"localhost", "127.0.0.1", "::1"}, sc.allowedHosts...)
+	if sc.token == "" {
+		// Without a token the gateway serves only loopback Host names
+		// (localhost, 127.0.0.0/8, ::1: the defence against DNS
+		// rebinding); --allow-host adds to them.
+		opts.AllowedHosts = sc.allowedHosts
 	}
 	agents := &gateway.CommandAgent{Command: newCmd, Stderr: stderr, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
 	gw := gateway.New(agents.Dial, opts)

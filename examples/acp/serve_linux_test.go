@@ -9,7 +9,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -319,5 +321,110 @@ func TestURLAgainstServe(t *testing.T) {
 		if out, _, code := runCLI(t, "", "--json", "-p", "hello", "--url", u); code != 1 || !strings.Contains(out, "401") {
 			t.Errorf("%s without the token: exit %d, %s", u, code, out)
 		}
+	}
+}
+
+// `acp serve --listen 127.0.0.2:0` (any loopback address) answers on the
+// URL it prints: the default Host check accepts every loopback address.
+func TestServeOtherLoopbackAddress(t *testing.T) {
+	s := startServe(t, "--listen", "127.0.0.2:0")
+	if !strings.HasPrefix(s.url, "http://127.0.0.2:") {
+		t.Fatalf("URL %q", s.url)
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	if code, _, body := post(t, s.url, "", "", "", initialize); code != 200 {
+		t.Fatalf("initialize on the printed URL: %d %s\nstderr:\n%s", code, body, s.stderr())
+	}
+}
+
+// agentGroups lists the process groups of the live (not zombie) children
+// of pid: one per agent process, which CommandTransport starts in a group
+// of its own (with a watchdog shell that shares the group).
+func agentGroups(pid int) map[int]bool {
+	groups := map[int]bool{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces, so cut at
+		// the last ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
+			g, _ := strconv.Atoi(f[2])
+			groups[g] = true
+		}
+	}
+	return groups
+}
+
+// `acp serve --max-connections 4` against 150 bogus WebSocket upgrades and
+// 150 clients that connect and hang up at once, with an agent that ignores
+// stdin EOF (so each takes the staged shutdown's grace to exit): never
+// more than 4 agent processes alive, counted in /proc while it runs.
+func TestServeAgentsBoundedByMaxConnections(t *testing.T) {
+	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--max-connections", "4"}, agentArgs(t, "stubborn")...)...)
+	pid := s.cmd.Process.Pid
+	var peak atomic.Int64
+	stop, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if n := int64(len(agentGroups(pid))); n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	u := strings.TrimPrefix(s.url, "http://")
+	host, path, _ := strings.Cut(u, "/")
+	var wg sync.WaitGroup
+	for range 150 {
+		wg.Go(func() {
+			nc, err := net.Dial("tcp", host)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			fmt.Fprintf(nc, "GET /%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", path, host)
+			if resp, err := http.ReadResponse(bufio.NewReader(nc), nil); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+	var ok, busy atomic.Int64
+	for range 150 {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", s.url, strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode == 503 {
+				busy.Add(1)
+				return
+			}
+			ok.Add(1)
+			del, _ := http.NewRequest("DELETE", s.url, nil)
+			del.Header.Set("Acp-Connection-Id", resp.Header.Get("Acp-Connection-Id"))
+			if r, err := http.DefaultClient.Do(del); err == nil {
+				r.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	t.Logf("acp serve --max-connections 4, 150 bogus upgrades + 150 connect-and-hang-up: peak %d agent processes alive; %d initialized, %d refused 503", peak.Load(), ok.Load(), busy.Load())
+	if p := peak.Load(); p > 4 {
+		t.Fatalf("%d agent processes alive at once, --max-connections 4", p)
 	}
 }
