@@ -21,6 +21,18 @@
 // or Options.Jar: pass one jar to keep a load balancer's affinity across
 // reconnects) and sent back, as the RFD requires.
 //
+// # Limits
+//
+// Every bound has a default in the zero [Options] and counts what the
+// transport retains; docs/REMOTE.md tabulates them with what happens when
+// each is exceeded. A Streamable HTTP connection opens at most
+// Options.MaxSessions (64) session streams, and only for the sessions the
+// client asked for (the answers to its own session/new, session/load,
+// session/resume, session/fork, or a session it sends a message for): a
+// server cannot make it open a stream per answer it invents. Ids the
+// server chooses are sent back in headers only when they fit one (1024
+// bytes, no control bytes).
+//
 // # Reconnecting
 //
 // Sessions outlive connections (RFD, v1): after a connection ends,

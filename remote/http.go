@@ -28,10 +28,15 @@ const (
 // later POST 202 with no body; the agent's messages arrive on long-lived
 // SSE streams (GET): the connection's own, opened once initialize is
 // answered, and one per session (Acp-Session-Id), opened when the session
-// is first known: when an answer names it (session/new, session/fork), or
-// before the first message the client sends for it (session/load of a
-// session from an earlier connection opens its stream before the POST, as
-// the RFD's resume flow shows). Close sends DELETE.
+// is first known: when the answer to the client's own session/new,
+// session/fork, session/load or session/resume names it, or before the
+// first message the client sends for it (session/load of a session from
+// an earlier connection opens its stream before the POST, as the RFD's
+// resume flow shows). An answer to anything else opens nothing, whatever
+// session it names: it reaches the client, which reports an answer to no
+// call of its own (acp.DiagLateResponse) and drops it. At most
+// Options.MaxSessions session streams are open at once. Close sends
+// DELETE.
 //
 // The client's messages are posted one at a time, in the order the client
 // wrote them (as the TypeScript client does), each with Acp-Connection-Id,
@@ -116,6 +121,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 		sessions: map[string]*sessionStream{},
 		replyTo:  map[string]string{},
 		calls:    map[string]string{},
+		opens:    map[string]bool{},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
@@ -140,6 +146,7 @@ type httpConn struct {
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
+	opens    map[string]bool           // our pending session/new, load, resume, fork ids
 
 	closeOnce sync.Once
 }
@@ -191,6 +198,12 @@ func (c *httpConn) send(msg []byte) error {
 		delete(c.replyTo, idKey(env.id))
 		c.mu.Unlock()
 	}
+	if env.isRequest() && opensSession(env.method) {
+		// Recorded before the POST: the answer may arrive before it returns.
+		c.mu.Lock()
+		c.opens[idKey(env.id)] = true
+		c.mu.Unlock()
+	}
 	if session != "" {
 		if err := c.openSession(session); err != nil {
 			if sessionRefused(err) {
@@ -212,6 +225,7 @@ func (c *httpConn) send(msg []byte) error {
 	}
 	resp, err := c.do(http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
+		c.forget(env)
 		return c.fatal(err)
 	}
 	defer drain(resp)
@@ -266,6 +280,9 @@ func (c *httpConn) initialize(msg []byte, env envelope) error {
 	if id == "" {
 		return c.fatal(fmt.Errorf("acp/remote: the initialize response (%s %s) has no %s header", resp.Status, c.url.Redacted(), HeaderConnectionID))
 	}
+	if err := headerID(id); err != nil {
+		return c.fatal(fmt.Errorf("acp/remote: the initialize response's %s cannot be sent back: %v", HeaderConnectionID, err))
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.maxMessage())+1))
 	if err != nil {
 		return c.fatal(fmt.Errorf("acp/remote: reading the initialize response: %w", err))
@@ -303,7 +320,10 @@ func (c *httpConn) openSession(session string) error {
 }
 
 // startSession starts opening session's stream unless it is open or
-// opening; nil once the connection is closing.
+// opening; nil once the connection is closing. A session whose id cannot
+// travel in a header, or one past Options.MaxSessions, gets a stream that
+// failed to open and is not kept: the session's messages fail, and a later
+// one tries again (a failed session may have made room).
 func (c *httpConn) startSession(session string) *sessionStream {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -312,6 +332,17 @@ func (c *httpConn) startSession(session string) *sessionStream {
 	}
 	s := c.sessions[session]
 	if s == nil {
+		var err error
+		if herr := headerID(session); herr != nil {
+			err = fmt.Errorf("%w: %.64q: %v", errBadSessionID, session, herr)
+		} else if len(c.sessions) >= c.opts.maxSessions() {
+			err = fmt.Errorf("%w: session %q would be the %dth open (Options.MaxSessions is %d)", ErrTooManySessions, session, len(c.sessions)+1, c.opts.maxSessions())
+		}
+		if err != nil {
+			s = &sessionStream{ready: make(chan struct{}), err: err}
+			close(s.ready)
+			return s
+		}
 		s = &sessionStream{ready: make(chan struct{})}
 		c.sessions[session] = s
 		c.wg.Add(1)
@@ -321,6 +352,20 @@ func (c *httpConn) startSession(session string) *sessionStream {
 }
 
 var errClosed = errors.New("acp/remote: the connection is closed")
+
+// errBadSessionID: the server named a session whose id cannot be sent back
+// in Acp-Session-Id.
+var errBadSessionID = errors.New("acp/remote: the server's session id cannot travel in the Acp-Session-Id header")
+
+// opensSession: the methods whose answer names a session the client now
+// has, and whose stream the transport opens.
+func opensSession(method string) bool {
+	switch method {
+	case acp.MethodSessionNew, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionFork:
+		return true
+	}
+	return false
+}
 
 // readStream opens and reads one SSE stream: the connection's (session
 // "") or a session's.
@@ -371,9 +416,13 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 }
 
 // inspect learns what routing needs from a message before the client sees
-// it: a session an answer names (its stream opens now, so that nothing the
+// it: a session the answer to one of the client's own session/new, load,
+// resume or fork calls names (its stream opens now, so that nothing the
 // server keeps for it waits for the client's first message), and the
 // session whose stream carried an agent request (its answer goes there).
+// An answer to an id the client is not waiting on opens nothing: a server
+// could otherwise make the client open a stream (a GET, a goroutine, a
+// TCP connection) per answer it invents.
 func (c *httpConn) inspect(stream string, msg []byte) {
 	if bytes.HasPrefix(msg, sessionUpdate) {
 		return // a notification (the flood of a turn): nothing to learn
@@ -381,10 +430,13 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 	env := peek(msg)
 	switch {
 	case env.isResponse():
+		key := idKey(env.id)
 		c.mu.Lock()
-		delete(c.calls, idKey(env.id))
+		delete(c.calls, key)
+		ours := c.opens[key]
+		delete(c.opens, key)
 		c.mu.Unlock()
-		if env.hasResult && env.sessionID != "" {
+		if ours && env.hasResult && env.sessionID != "" {
 			c.startSession(env.sessionID)
 		}
 	case env.isRequest() && stream != "":
@@ -421,6 +473,9 @@ func (c *httpConn) streamFailed(session string, err error) {
 // the server does not know says nothing about the others, so only that
 // session's calls fail.
 func sessionRefused(err error) bool {
+	if errors.Is(err, ErrTooManySessions) || errors.Is(err, errBadSessionID) {
+		return true // refused here, before any request
+	}
 	var se *StatusError
 	return errors.As(err, &se) && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusNotFound)
 }
@@ -444,10 +499,14 @@ func (c *httpConn) failSession(session string, err error) {
 	}
 }
 
-// forget drops a request from the session calls.
+// forget drops a request from the session calls and the session openers.
 func (c *httpConn) forget(env envelope) {
+	if env.id == nil {
+		return
+	}
 	c.mu.Lock()
 	delete(c.calls, idKey(env.id))
+	delete(c.opens, idKey(env.id))
 	c.mu.Unlock()
 }
 

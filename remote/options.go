@@ -66,15 +66,36 @@ type Options struct {
 	// behind on its output; initialize includes the agent's start). It does
 	// not bound an open SSE stream or WebSocket, which may idle for hours.
 	RequestTimeout time.Duration
+
+	// MaxSessions bounds the session SSE streams one Streamable HTTP
+	// connection opens (each is a GET held open, a TCP connection under
+	// HTTP/1.1, and a reader). Zero means 64, the gateway's own default.
+	// A stream opens only for a session the client asked for: one named by
+	// the answer to its own session/new, session/load, session/resume or
+	// session/fork, or one the client sends a message for. Past the bound
+	// no stream opens; the client's requests for that session fail with an
+	// error wrapping ErrTooManySessions, and the connection and its other
+	// sessions live on. WebSocket carries every session on its one socket
+	// and ignores it.
+	MaxSessions int
 }
 
 // ErrInsecureURL: a plain http:// or ws:// URL to a host that is not
 // loopback without Options.AllowInsecure, or a redirect from https to http.
 var ErrInsecureURL = errors.New("acp/remote: insecure URL")
 
+// ErrTooManySessions: a session's stream was not opened because the
+// connection has Options.MaxSessions open already.
+var ErrTooManySessions = errors.New("acp/remote: too many sessions on one connection")
+
 const (
 	defaultMaxMessageBytes = 64 << 20
 	defaultRequestTimeout  = 60 * time.Second
+	defaultMaxSessions     = 64
+	// maxIDBytes bounds an id the server chooses that the transport sends
+	// back in a header (Acp-Connection-Id, Acp-Session-Id), as the
+	// gateway bounds them.
+	maxIDBytes = 1024
 	// maxErrorBody is how much of an error response's body is read and
 	// kept for the error: it is diagnostic text, not a message.
 	maxErrorBody = 8 << 10
@@ -86,6 +107,31 @@ func (o *Options) maxMessage() int {
 		return defaultMaxMessageBytes
 	}
 	return o.MaxMessageBytes
+}
+
+func (o *Options) maxSessions() int {
+	if o.MaxSessions <= 0 {
+		return defaultMaxSessions
+	}
+	return o.MaxSessions
+}
+
+// headerID checks an id the server chose before the transport sends it in
+// a header: at most maxIDBytes, and nothing Go refuses to send in a header
+// value (a control byte would make every request carrying it fail).
+func headerID(id string) error {
+	if id == "" || len(id) > maxIDBytes {
+		return fmt.Errorf("%d bytes, want 1 to %d", len(id), maxIDBytes)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c == 0x7f {
+			return fmt.Errorf("control byte %#02x at %d", c, i)
+		}
+	}
+	if id[0] == ' ' || id[len(id)-1] == ' ' {
+		return errors.New("a leading or trailing space, which a header drops")
+	}
+	return nil
 }
 
 func (o *Options) timeout() time.Duration {
