@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/remote"
@@ -230,4 +231,88 @@ func TestHostileHTTPBogusSessionID(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// holdBody answers with status and the headers of a body that never
+// comes: Content-Length promises bytes the handler does not send until the
+// client goes away.
+func holdBody(w http.ResponseWriter, r *http.Request, status int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", "100")
+	w.WriteHeader(status)
+	io.WriteString(w, "{")
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
+}
+
+// writeReturns writes line on conn and fails the test if Write has not
+// returned by the test context's end (a guard, not a timing assert: the
+// bound under test is far shorter).
+func writeReturns(t *testing.T, conn acp.Conn, line string) error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := conn.Write([]byte(line + "\n"))
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx(t).Done():
+		conn.Close()
+		<-errc
+		t.Fatalf("Write of %.40s did not return", line)
+		return nil
+	}
+}
+
+// Row 7d: a response whose body never arrives — a 202 to a POST, a 409
+// refusing a session's stream — is bounded by RequestTimeout like its
+// headers; Write returns.
+func TestHostileHTTPBodyNeverArrives(t *testing.T) {
+	s := newRawServer(t)
+	s.onPost = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if r.Header.Get("Acp-Connection-Id") == "" {
+			return false
+		}
+		holdBody(w, r, http.StatusAccepted)
+		return true
+	}
+	s.onSessionGET = func(w http.ResponseWriter, r *http.Request) bool {
+		holdBody(w, r, http.StatusConflict)
+		return true
+	}
+	before := runtime.NumGoroutine()
+	conn, err := (&remote.HTTPTransport{URL: s.URL, Options: remote.Options{RequestTimeout: 100 * time.Millisecond}}).Connect(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := writeReturns(t, conn, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`); err != nil {
+		t.Fatal(err)
+	}
+	// A 2xx is the server's acceptance: the body it never sends is dropped
+	// and the message counts as sent.
+	if err := writeReturns(t, conn, `{"jsonrpc":"2.0","method":"_x/note","params":{}}`); err != nil {
+		t.Fatalf("a notification answered 202 without its body: %v", err)
+	}
+	// The session's stream is refused 409 and its body never comes: the
+	// request for it fails alone.
+	if err := writeReturns(t, conn, `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`); err != nil {
+		t.Fatalf("a prompt whose session stream was refused without a body: %v", err)
+	}
+	buf := make([]byte, 4096)
+	var got []byte
+	for !strings.Contains(string(got), `"id":1`) {
+		n, err := conn.Read(buf)
+		if err != nil {
+			t.Fatalf("Read: %v (read %s)", err, got)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !strings.Contains(string(got), "409") {
+		t.Fatalf("the prompt's answer %s does not name the 409", got)
+	}
+	conn.Close()
+	t.Logf("2 bodies held by the server: Write returned each time; %d TCP connections, %+d goroutines before Close", s.tcpConns.Load(), runtime.NumGoroutine()-before)
 }

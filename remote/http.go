@@ -404,6 +404,9 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 			return
 		}
 	}
+	if cb, ok := resp.Body.(*cancelBody); ok {
+		cb.unbound()
+	}
 	opened(nil)
 	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage()), func(msg []byte) { c.inspect(session, msg) })
 	if err == nil {
@@ -548,7 +551,11 @@ func (c *httpConn) fatal(err error) error {
 }
 
 // do sends one request; RequestTimeout bounds it until its response
-// headers (the body of a stream is read without a bound).
+// headers, and then again its body: a server that sends a 202's or a
+// 409's headers and holds the body must not hold the writer (whose Write
+// waits for the POST, or for a session's stream to open) for ever. A
+// stream the caller accepts is unbound (cancelBody.unbound): an SSE body
+// may idle for hours.
 func (c *httpConn) do(method string, body []byte, own map[string]string, what string) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	timeout := c.opts.timeout()
@@ -577,12 +584,8 @@ func (c *httpConn) do(method string, body []byte, own map[string]string, what st
 	}
 	if timer.Stop() {
 		// The body stays bound to ctx: cancel it with the body.
-		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
-		if method == http.MethodPost && body != nil && peek(body).method == acp.MethodInitialize {
-			// initialize's body is its answer: bound it too.
-			timer.Reset(timeout)
-			resp.Body.(*cancelBody).timer = timer
-		}
+		timer.Reset(timeout)
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }, timer: timer}
 		return resp, nil
 	}
 	resp.Body.Close()
@@ -593,8 +596,13 @@ func (c *httpConn) do(method string, body []byte, own map[string]string, what st
 type cancelBody struct {
 	io.ReadCloser
 	cancel func()
-	timer  *time.Timer
+	timer  *time.Timer // RequestTimeout over the body, until unbound
 }
+
+// unbound lifts RequestTimeout from an SSE body once the stream is
+// accepted. Should the timer have fired first, the body's reads fail with
+// its cause, as for any stream that opened too late.
+func (b *cancelBody) unbound() { b.timer.Stop() }
 
 func (b *cancelBody) Close() error {
 	if b.timer != nil {

@@ -59,12 +59,16 @@ type Options struct {
 	// it answered fails with acp.ErrLineTooLong.
 	MaxMessageBytes int
 
-	// RequestTimeout bounds each HTTP request until its response headers
-	// (and, for the initialize POST, its body): a POST, the opening of an
-	// SSE stream, the DELETE, the WebSocket handshake. Zero means 60 s (the
-	// TypeScript server makes a POST wait up to 60 s while the client is
-	// behind on its output; initialize includes the agent's start). It does
-	// not bound an open SSE stream or WebSocket, which may idle for hours.
+	// RequestTimeout bounds each HTTP request until its response headers,
+	// and then again its body unless it is an SSE stream the transport
+	// accepted: a POST, the opening of an SSE stream, the DELETE, the
+	// WebSocket handshake. Zero means 60 s (the TypeScript server makes a
+	// POST wait up to 60 s while the client is behind on its output;
+	// initialize includes the agent's start). A 2xx POST whose body does
+	// not arrive in time still counts as sent (its body is dropped); an
+	// error status whose body does not arrive is reported with what came
+	// of it. It does not bound an open SSE stream or WebSocket, which may
+	// idle for hours.
 	RequestTimeout time.Duration
 
 	// MaxSessions bounds the session SSE streams one Streamable HTTP
