@@ -29,7 +29,12 @@
 // Options.MaxSessions (64) session streams, and only for the sessions the
 // client asked for (the answers to its own session/new, session/load,
 // session/resume, session/fork, or a session it sends a message for): a
-// server cannot make it open a stream per answer it invents. Ids the
+// server cannot make it open a stream per answer it invents. What it
+// holds of unfinished messages is one budget for the whole connection,
+// Options.MaxBufferedBytes (2 × MaxMessageBytes, 128 MiB), however many
+// streams the server leaves mid-event; past it the connection ends with
+// ErrBufferLimit. One message's buffer never grows past MaxMessageBytes
+// (64 MiB): a longer one is passed on as it arrives. Ids the
 // server chooses are sent back in headers only when they fit one (1024
 // bytes, no control bytes).
 //

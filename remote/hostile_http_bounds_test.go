@@ -8,13 +8,16 @@ package remote_test
 // main_test.go checks the rest) and logs its figure under -v.
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +39,7 @@ type rawServer struct {
 	tcpConns     atomic.Int32
 	onPost       func(w http.ResponseWriter, r *http.Request, body []byte) bool
 	onSessionGET func(w http.ResponseWriter, r *http.Request) bool
+	onConnGET    func(w http.ResponseWriter, r *http.Request) // after the stream's headers
 }
 
 func newRawServer(t *testing.T) *rawServer {
@@ -86,6 +90,9 @@ func (s *rawServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
+		if s.onConnGET != nil {
+			s.onConnGET(w, r)
+		}
 		for {
 			select {
 			case ev := <-s.events:
@@ -122,11 +129,19 @@ func (d *diagCounter) on(dg acp.Diagnostic) {
 	}
 }
 
-func (d *diagCounter) wait(t *testing.T) {
+// wait waits for the diagnostics, guarded by the test context (or within,
+// for a test that moves hundreds of MiB under the race detector).
+func (d *diagCounter) wait(t *testing.T, within ...time.Duration) {
 	t.Helper()
+	c := ctx(t)
+	if len(within) > 0 {
+		var cancel context.CancelFunc
+		c, cancel = context.WithTimeout(context.Background(), within[0])
+		defer cancel()
+	}
 	select {
 	case <-d.done:
-	case <-ctx(t).Done():
+	case <-c.Done():
 		t.Fatalf("got %d %s diagnostics, want %d", d.n.Load(), d.kind, d.want)
 	}
 }
@@ -315,4 +330,169 @@ func TestHostileHTTPBodyNeverArrives(t *testing.T) {
 	}
 	conn.Close()
 	t.Logf("2 bodies held by the server: Write returned each time; %d TCP connections, %+d goroutines before Close", s.tcpConns.Load(), runtime.NumGoroutine()-before)
+}
+
+// heapProbe samples the live heap (after a GC) relative to a baseline.
+type heapProbe struct {
+	mu   sync.Mutex
+	base uint64
+	peak uint64
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func newHeapProbe() *heapProbe { return &heapProbe{base: liveHeap()} }
+
+// sample records the live heap now and returns it over the baseline.
+func (p *heapProbe) sample() uint64 {
+	h := liveHeap()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := uint64(0)
+	if h > p.base {
+		d = h - p.base
+	}
+	p.peak = max(p.peak, d)
+	return d
+}
+
+func (p *heapProbe) max() uint64 { p.mu.Lock(); defer p.mu.Unlock(); return p.peak }
+
+const mib = 1 << 20
+
+// fill is what writeFill writes, shared (and read only) so that the
+// servers' own buffers stay out of the heap figures.
+var fill = []byte(strings.Repeat("x", mib))
+
+// writeFill writes n bytes of 'x' to w in 1 MiB writes, calling each
+// after every MiB; it stops early when each returns false or a write fails.
+func writeFill(w http.ResponseWriter, n int, each func(written int) bool) error {
+	chunk := fill
+	for written := 0; written < n; written += mib {
+		if _, err := w.Write(chunk[:min(mib, n-written)]); err != nil {
+			return err
+		}
+		w.(http.Flusher).Flush()
+		if !each(written + mib) {
+			return io.ErrShortWrite
+		}
+	}
+	return nil
+}
+
+// Row 7c: one 300 MiB data: line. The transport holds at most
+// MaxMessageBytes of it, in a buffer that does not grow past that bound,
+// then passes it on as it arrives; the client (its line limit kept small
+// here, so that the figure is the transport's) discards it. The live heap,
+// sampled after a GC every 2 MiB the server writes, stays at most
+// 2 × MaxMessageBytes over the baseline, and nothing is retained after.
+func TestHostileHTTPHugeDataLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 300 MiB")
+	}
+	const max, size = 32 * mib, 300 * mib
+	debug.FreeOSMemory()
+	s := newRawServer(t)
+	probe := newHeapProbe()
+	s.onConnGET = func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `data: {"jsonrpc":"2.0","method":"_x/big","params":{"s":"`)
+		writeFill(w, size, func(n int) bool {
+			if n%(2*mib) == 0 {
+				probe.sample()
+			}
+			return r.Context().Err() == nil
+		})
+		io.WriteString(w, "\"}}\n\n")
+		w.(http.Flusher).Flush()
+	}
+	diags := newDiagCounter(acp.DiagLineTooLong, 1)
+	c := connect(t, &remote.HTTPTransport{URL: s.URL, Options: remote.Options{MaxMessageBytes: max}}, &acp.ClientOptions{
+		Limits:       acp.Limits{MaxLineBytes: mib},
+		OnDiagnostic: diags.on,
+	})
+	diags.wait(t, 2*time.Minute)
+	after := probe.sample()
+	t.Logf("a %d MiB data: line, MaxMessageBytes %d MiB: live heap peak +%.1f MiB (%.2f× MaxMessageBytes), +%.1f MiB after", size/mib, max/mib, float64(probe.max())/mib, float64(probe.max())/max, float64(after)/mib)
+	if probe.max() > 2*max {
+		t.Errorf("the live heap peaked at +%d MiB, over 2 × MaxMessageBytes (%d MiB)", probe.max()/mib, 2*max/mib)
+	}
+	if after > 4*mib {
+		t.Errorf("+%d MiB retained after the line", after/mib)
+	}
+	c.Close()
+}
+
+// Row 2: unfinished events on several session streams. What the transport
+// holds of unfinished messages is one budget for the connection
+// (Options.MaxBufferedBytes, by default 2 × MaxMessageBytes), not one per
+// stream: past it the connection ends with ErrBufferLimit, and the live
+// heap never went more than the budget and the per-stream allowances over
+// the baseline.
+func TestHostileHTTPUnfinishedEventsAcrossStreams(t *testing.T) {
+	const max, streams, each = 16 * mib, 6, 15 * mib
+	debug.FreeOSMemory()
+	s := newRawServer(t)
+	s.onPost = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		var e env
+		_ = json.Unmarshal(body, &e)
+		if e.Method != "session/new" {
+			return false
+		}
+		w.WriteHeader(http.StatusAccepted)
+		s.events <- fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"sessionId\":\"s%s\"}}\n\n", e.ID, e.ID)
+		return true
+	}
+	// The bound: the budget, 64 KiB of each stream's message outside it,
+	// the streams' read buffers, the inbox's queue, and slack for the
+	// HTTP machinery of 7 streams.
+	const bound = 2*max + (streams+1)*(128<<10) + 2*mib + 4*mib
+	var probe *heapProbe
+	var written atomic.Int32
+	over := make(chan struct{})
+	var overOnce sync.Once
+	s.onSessionGET = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `data: {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"x":"`, r.Header.Get("Acp-Session-Id"))
+		err := writeFill(w, each, func(int) bool {
+			probe.sample()
+			return r.Context().Err() == nil
+		})
+		if err == nil && written.Add(1) == streams {
+			// Every stream holds its whole unfinished event: what the
+			// client retains now is the figure.
+			probe.sample()
+			overOnce.Do(func() { close(over) })
+		}
+		<-r.Context().Done() // the event never ends
+		return true
+	}
+	c := connect(t, &remote.HTTPTransport{URL: s.URL, Options: remote.Options{MaxMessageBytes: max}}, nil)
+	before := runtime.NumGoroutine()
+	probe = newHeapProbe()
+	for range streams {
+		if _, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()}); err != nil {
+			break // the connection may end while the sessions are made
+		}
+	}
+	select {
+	case <-c.Done():
+	case <-over: // the transport read every stream to its end: no budget
+	case <-ctx(t).Done():
+	}
+	peak := probe.max()
+	t.Logf("%d streams × an unfinished %d MiB event, MaxMessageBytes %d MiB: live heap peak +%.1f MiB, %d session GETs, %d TCP connections, %+d goroutines; connection: %v",
+		streams, each/mib, max/mib, float64(peak)/mib, s.sessionGETs.Load(), s.tcpConns.Load(), runtime.NumGoroutine()-before, c.Err())
+	if peak > bound {
+		t.Errorf("the live heap peaked at +%.1f MiB, over the bound (%.1f MiB)", float64(peak)/mib, float64(bound)/mib)
+	}
+	if err := c.Err(); !errors.Is(err, remote.ErrBufferLimit) {
+		t.Errorf("the connection: %v, want it ended with ErrBufferLimit", err)
+	}
+	c.Close()
 }

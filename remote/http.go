@@ -122,6 +122,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 		replyTo:  map[string]string{},
 		calls:    map[string]string{},
 		opens:    map[string]bool{},
+		budget:   &budget{max: t.maxBuffered()},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
@@ -133,6 +134,7 @@ type httpConn struct {
 	client *http.Client
 	owned  bool // client is ours: close its idle connections on Close
 	in     *inbox
+	budget *budget // shared by the unfinished messages of all the streams
 
 	ctx    context.Context // ends on Close: every request and stream
 	cancel context.CancelFunc
@@ -283,20 +285,22 @@ func (c *httpConn) initialize(msg []byte, env envelope) error {
 	if err := headerID(id); err != nil {
 		return c.fatal(fmt.Errorf("acp/remote: the initialize response's %s cannot be sent back: %v", HeaderConnectionID, err))
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.maxMessage())+1))
-	if err != nil {
+	// Read as a stream's message is, within the same budget: a buffer
+	// that never grows past MaxMessageBytes, handed to the inbox in parts.
+	m := newMessage(c.in, c.opts.maxMessage(), c.budget)
+	defer m.reset()
+	if err := m.readBody(resp.Body); err != nil {
+		if errors.Is(err, errTooLarge) {
+			return c.fatal(fmt.Errorf("acp/remote: the initialize response exceeds Options.MaxMessageBytes (%d)", c.opts.maxMessage()))
+		}
 		return c.fatal(fmt.Errorf("acp/remote: reading the initialize response: %w", err))
 	}
-	if len(body) > c.opts.maxMessage() {
-		return c.fatal(fmt.Errorf("acp/remote: the initialize response exceeds Options.MaxMessageBytes (%d)", c.opts.maxMessage()))
-	}
-	body = bytes.TrimSpace(body)
+	body := bytes.TrimSpace(m.buf)
 	if renv := peek(body); !renv.isResponse() || idKey(renv.id) != idKey(env.id) {
 		return c.fatal(fmt.Errorf("acp/remote: the initialize response is not the answer to initialize: %s", serverText(string(body))))
 	}
 	c.connID = id
-	flatten(body)
-	if err := c.in.put(append(body, '\n')); err != nil {
+	if err := m.finish(nil); err != nil {
 		return err
 	}
 	c.wg.Add(1)
@@ -408,7 +412,7 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		cb.unbound()
 	}
 	opened(nil)
-	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage()), func(msg []byte) { c.inspect(session, msg) })
+	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage(), c.budget), func(msg []byte) { c.inspect(session, msg) })
 	if err == nil {
 		// Not io.EOF: the client would take that for the agent's own end
 		// of output and drop the reason.
@@ -452,8 +456,10 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 var sessionUpdate = []byte(`{"jsonrpc":"2.0","method":"session/update",`)
 
 // streamFailed handles the end of a stream: the connection's ends the
-// connection; a session's fails the calls that wait on it (and, refused
-// with 409, the session until it is loaded again).
+// connection, and so does any stream over the connection's budget (the
+// budget is the connection's: which stream crossed it says little); a
+// session's otherwise fails the calls that wait on it (and, refused with
+// 409, the session until it is loaded again).
 func (c *httpConn) streamFailed(session string, err error) {
 	c.mu.Lock()
 	closing := c.closing
@@ -462,7 +468,7 @@ func (c *httpConn) streamFailed(session string, err error) {
 		return
 	}
 	var se *StatusError
-	if session == "" || (errors.As(err, &se) && !sessionRefused(err)) {
+	if session == "" || errors.Is(err, ErrBufferLimit) || (errors.As(err, &se) && !sessionRefused(err)) {
 		_ = c.fatal(err)
 		return
 	}

@@ -16,8 +16,9 @@ import (
 )
 
 // Options configure both transports. The zero value is ready: a cookie jar
-// of the connection's own, a 64 MiB message bound, a 60 s request timeout,
-// TLS as Go verifies it, and plain http/ws to loopback only.
+// of the connection's own, a 64 MiB message bound, 128 MiB for all the
+// unfinished messages of a connection, 64 session streams, a 60 s request
+// timeout, TLS as Go verifies it, and plain http/ws to loopback only.
 type Options struct {
 	// Header is sent with every request (POST, GET, DELETE, the WebSocket
 	// handshake): a bearer token, an API key. The transport's own headers
@@ -51,7 +52,8 @@ type Options struct {
 	AllowInsecure bool
 
 	// MaxMessageBytes bounds what the transport buffers of one message from
-	// the server. Zero means 64 MiB, acp.Limits.MaxLineBytes' default. A
+	// the server: its buffer doubles as the message arrives but never past
+	// this bound. Zero means 64 MiB, acp.Limits.MaxLineBytes' default. A
 	// message up to it is passed on whole; a larger one is passed on as it
 	// arrives (over Streamable HTTP, holding the other streams back until it
 	// ends), so the client's own Limits.MaxLineBytes decides, exactly as for
@@ -70,6 +72,22 @@ type Options struct {
 	// of it. It does not bound an open SSE stream or WebSocket, which may
 	// idle for hours.
 	RequestTimeout time.Duration
+
+	// MaxBufferedBytes bounds what one Streamable HTTP connection holds of
+	// unfinished messages, across all its SSE streams and response bodies
+	// together: each stream's message counts its buffer's capacity beyond
+	// its first 64 KiB (which stays outside, so that a small answer is
+	// never refused because another stream holds a big message), and
+	// both buffers for the moment one grows into the other. Zero means
+	// twice MaxMessageBytes (128 MiB by default): one message can grow to
+	// MaxMessageBytes (its last growth holds at most 1.75 × that) while
+	// the others are small; set it lower than 1.75 × MaxMessageBytes and
+	// a single message can exceed it. Past it the
+	// connection ends: the client's pending calls fail with an error
+	// wrapping acp.ErrConnClosed and ErrBufferLimit. (A message over
+	// MaxMessageBytes is passed on as it arrives and holds nothing.)
+	// WebSocket holds one message at a time and ignores it.
+	MaxBufferedBytes int
 
 	// MaxSessions bounds the session SSE streams one Streamable HTTP
 	// connection opens (each is a GET held open, a TCP connection under
@@ -111,6 +129,13 @@ func (o *Options) maxMessage() int {
 		return defaultMaxMessageBytes
 	}
 	return o.MaxMessageBytes
+}
+
+func (o *Options) maxBuffered() int {
+	if o.MaxBufferedBytes <= 0 {
+		return 2 * o.maxMessage()
+	}
+	return o.MaxBufferedBytes
 }
 
 func (o *Options) maxSessions() int {
