@@ -27,7 +27,8 @@ type Options struct {
 	Header http.Header
 
 	// HTTPClient makes the requests. Nil means a client of the transport's
-	// own built from TLSConfig. Its Jar, when set and Jar is nil, keeps the
+	// own built from TLSConfig, which reads at most 1 MiB of a response's
+	// headers (Go's default is 10 MiB). Its Jar, when set and Jar is nil, keeps the
 	// cookies; its CheckRedirect is kept and runs after the transport's own
 	// redirect rules. For WebSocket its Transport must speak HTTP/1.1 to the
 	// server (the upgrade is an HTTP/1.1 mechanism) and its Timeout must be
@@ -122,6 +123,9 @@ const (
 	// kept for the error: it is diagnostic text, not a message.
 	maxErrorBody = 8 << 10
 	maxRedirects = 10
+	// maxResponseHeader bounds a response's headers for a client the
+	// transport builds (Options.HTTPClient's are its own affair).
+	maxResponseHeader = 1 << 20
 )
 
 func (o *Options) maxMessage() int {
@@ -213,6 +217,10 @@ func (o *Options) httpClient(http1 bool, onBlock *atomic.Pointer[func()]) (*http
 		c = *o.HTTPClient
 	default:
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Go reads up to 10 MiB of a response's headers by default, on
+		// every request; an agent endpoint has no use for more than a few
+		// KiB (cookies included).
+		tr.MaxResponseHeaderBytes = maxResponseHeader
 		if o.TLSConfig != nil {
 			tr.TLSClientConfig = o.TLSConfig.Clone()
 		}
