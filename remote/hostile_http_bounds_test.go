@@ -496,3 +496,33 @@ func TestHostileHTTPUnfinishedEventsAcrossStreams(t *testing.T) {
 	}
 	c.Close()
 }
+
+// A closed session gives its stream back: a connection that opens and
+// closes sessions for ever stays under MaxSessions.
+func TestHostileHTTPMaxSessionsClosed(t *testing.T) {
+	_, ts := serve(t, nil)
+	c := connect(t, &remote.HTTPTransport{URL: ts.URL, Options: remote.Options{MaxSessions: 2}}, nil)
+	before := runtime.NumGoroutine()
+	for i := range 6 {
+		s, err := c.NewSession(ctx(t), &acp.NewSessionRequest{Cwd: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := s.Prompt(ctx(t), acp.Text("hi"))
+		if err == nil {
+			_, err = turn.Wait()
+		}
+		if err != nil {
+			t.Fatalf("session %d of 6, 2 at most open at once: %v", i+1, err)
+		}
+		if err := s.Close(ctx(t)); err != nil {
+			t.Fatalf("closing session %d: %v", i+1, err)
+		}
+	}
+	t.Logf("6 sessions opened and closed with MaxSessions 2: %+d goroutines", runtime.NumGoroutine()-before)
+	select {
+	case <-c.Done():
+		t.Fatalf("the connection ended: %v", c.Err())
+	default:
+	}
+}

@@ -35,8 +35,9 @@ const (
 // resume flow shows). An answer to anything else opens nothing, whatever
 // session it names: it reaches the client, which reports an answer to no
 // call of its own (acp.DiagLateResponse) and drops it. At most
-// Options.MaxSessions session streams are open at once. Close sends
-// DELETE.
+// Options.MaxSessions session streams are open at once; a session the
+// agent closed (a result to the client's session/close) gives its stream
+// back. Close sends DELETE.
 //
 // The client's messages are posted one at a time, in the order the client
 // wrote them (as the TypeScript client does), each with Acp-Connection-Id,
@@ -122,6 +123,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 		replyTo:  map[string]string{},
 		calls:    map[string]string{},
 		opens:    map[string]bool{},
+		closes:   map[string]string{},
 		budget:   &budget{max: t.maxBuffered()},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -149,6 +151,7 @@ type httpConn struct {
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
 	opens    map[string]bool           // our pending session/new, load, resume, fork ids
+	closes   map[string]string         // our pending session/close id → its session
 
 	closeOnce sync.Once
 }
@@ -157,6 +160,10 @@ type httpConn struct {
 type sessionStream struct {
 	ready chan struct{} // closed once it is open, or failed
 	err   error         // why it failed to open (set before ready closes)
+
+	ctx      context.Context // ends with the connection, or when the session is closed
+	cancel   context.CancelFunc
+	released bool // the session was closed: its stream's end is no failure (c.mu)
 }
 
 func (c *httpConn) Read(p []byte) (int, error) { return c.in.Read(p) }
@@ -218,6 +225,9 @@ func (c *httpConn) send(msg []byte) error {
 		if env.isRequest() {
 			c.mu.Lock()
 			c.calls[idKey(env.id)] = session
+			if env.method == acp.MethodSessionClose {
+				c.closes[idKey(env.id)] = session
+			}
 			c.mu.Unlock()
 		}
 	}
@@ -225,7 +235,7 @@ func (c *httpConn) send(msg []byte) error {
 	if session != "" {
 		hdr[HeaderSessionID] = session
 	}
-	resp, err := c.do(http.MethodPost, msg, hdr, "a POST")
+	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
 		c.forget(env)
 		return c.fatal(err)
@@ -268,7 +278,7 @@ func (c *httpConn) initialize(msg []byte, env envelope) error {
 	if env.method != acp.MethodInitialize || env.id == nil {
 		return c.fatal(fmt.Errorf("acp/remote: the first message must be the initialize request, not %q", env.method))
 	}
-	resp, err := c.do(http.MethodPost, msg, map[string]string{"Content-Type": "application/json"}, "initialize")
+	resp, err := c.do(c.ctx, http.MethodPost, msg, map[string]string{"Content-Type": "application/json"}, "initialize")
 	if err != nil {
 		return c.fatal(err)
 	}
@@ -340,7 +350,7 @@ func (c *httpConn) startSession(session string) *sessionStream {
 		if herr := headerID(session); herr != nil {
 			err = fmt.Errorf("%w: %.64q: %v", errBadSessionID, session, herr)
 		} else if len(c.sessions) >= c.opts.maxSessions() {
-			err = fmt.Errorf("%w: session %q would be the %dth open (Options.MaxSessions is %d)", ErrTooManySessions, session, len(c.sessions)+1, c.opts.maxSessions())
+			err = fmt.Errorf("%w: session %q would make %d streams open (Options.MaxSessions is %d)", ErrTooManySessions, session, len(c.sessions)+1, c.opts.maxSessions())
 		}
 		if err != nil {
 			s = &sessionStream{ready: make(chan struct{}), err: err}
@@ -348,6 +358,7 @@ func (c *httpConn) startSession(session string) *sessionStream {
 			return s
 		}
 		s = &sessionStream{ready: make(chan struct{})}
+		s.ctx, s.cancel = context.WithCancel(c.ctx)
 		c.sessions[session] = s
 		c.wg.Add(1)
 		go c.readStream(session, s)
@@ -387,24 +398,29 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 			close(s.ready)
 		}
 	}
-	resp, err := c.do(http.MethodGet, nil, hdr, what)
+	sctx := c.ctx
+	if s != nil {
+		sctx = s.ctx
+		defer s.cancel()
+	}
+	resp, err := c.do(sctx, http.MethodGet, nil, hdr, what)
 	if err != nil {
 		opened(err)
-		c.streamFailed(session, err)
+		c.streamFailed(session, s, err)
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		se := statusError(what, resp)
 		opened(se)
-		c.streamFailed(session, se)
+		c.streamFailed(session, s, se)
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 			err := fmt.Errorf("acp/remote: %s answered with Content-Type %s, not text/event-stream", what, serverText(ct))
 			opened(err)
-			c.streamFailed(session, err)
+			c.streamFailed(session, s, err)
 			return
 		}
 	}
@@ -416,10 +432,10 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 	if err == nil {
 		// Not io.EOF: the client would take that for the agent's own end
 		// of output and drop the reason.
-		c.streamFailed(session, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
+		c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
 		return
 	}
-	c.streamFailed(session, fmt.Errorf("acp/remote: %s ended: %w", what, err))
+	c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended: %w", what, err))
 }
 
 // inspect learns what routing needs from a message before the client sees
@@ -442,9 +458,14 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 		delete(c.calls, key)
 		ours := c.opens[key]
 		delete(c.opens, key)
+		closed, isClose := c.closes[key]
+		delete(c.closes, key)
 		c.mu.Unlock()
 		if ours && env.hasResult && env.sessionID != "" {
 			c.startSession(env.sessionID)
+		}
+		if isClose && env.hasResult {
+			c.releaseSession(closed)
 		}
 	case env.isRequest() && stream != "":
 		c.mu.Lock()
@@ -460,12 +481,12 @@ var sessionUpdate = []byte(`{"jsonrpc":"2.0","method":"session/update",`)
 // budget is the connection's: which stream crossed it says little); a
 // session's otherwise fails the calls that wait on it (and, refused with
 // 409, the session until it is loaded again).
-func (c *httpConn) streamFailed(session string, err error) {
+func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 	c.mu.Lock()
-	closing := c.closing
+	closing := c.closing || (s != nil && s.released)
 	c.mu.Unlock()
 	if closing {
-		return
+		return // we ended it: the connection's Close, or the session's
 	}
 	var se *StatusError
 	if session == "" || errors.Is(err, ErrBufferLimit) || (errors.As(err, &se) && !sessionRefused(err)) {
@@ -508,6 +529,24 @@ func (c *httpConn) failSession(session string, err error) {
 	}
 }
 
+// releaseSession ends the stream of a session the agent has closed (its
+// answer to the client's session/close was a result), so that a
+// long-lived connection that opens and closes sessions stays under
+// MaxSessions. The answer itself, read on that very stream, is passed on
+// before the stream's next read sees the cancellation.
+func (c *httpConn) releaseSession(session string) {
+	c.mu.Lock()
+	s := c.sessions[session]
+	if s != nil {
+		delete(c.sessions, session)
+		s.released = true
+	}
+	c.mu.Unlock()
+	if s != nil {
+		s.cancel()
+	}
+}
+
 // forget drops a request from the session calls and the session openers.
 func (c *httpConn) forget(env envelope) {
 	if env.id == nil {
@@ -516,6 +555,7 @@ func (c *httpConn) forget(env envelope) {
 	c.mu.Lock()
 	delete(c.calls, idKey(env.id))
 	delete(c.opens, idKey(env.id))
+	delete(c.closes, idKey(env.id))
 	c.mu.Unlock()
 }
 
@@ -562,8 +602,8 @@ func (c *httpConn) fatal(err error) error {
 // waits for the POST, or for a session's stream to open) for ever. A
 // stream the caller accepts is unbound (cancelBody.unbound): an SSE body
 // may idle for hours.
-func (c *httpConn) do(method string, body []byte, own map[string]string, what string) (*http.Response, error) {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+func (c *httpConn) do(parent context.Context, method string, body []byte, own map[string]string, what string) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(parent)
 	timeout := c.opts.timeout()
 	timer := time.AfterFunc(timeout, func() {
 		cancel(fmt.Errorf("acp/remote: %s got no response in %v (Options.RequestTimeout)", what, timeout))

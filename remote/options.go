@@ -98,7 +98,8 @@ type Options struct {
 	// session/fork, or one the client sends a message for. Past the bound
 	// no stream opens; the client's requests for that session fail with an
 	// error wrapping ErrTooManySessions, and the connection and its other
-	// sessions live on. WebSocket carries every session on its one socket
+	// sessions live on. A session the agent closed (it answered the
+	// client's session/close with a result) gives its stream back. WebSocket carries every session on its one socket
 	// and ignores it.
 	MaxSessions int
 }
