@@ -21,6 +21,23 @@
 // or Options.Jar: pass one jar to keep a load balancer's affinity across
 // reconnects) and sent back, as the RFD requires.
 //
+// # Limits
+//
+// Every bound has a default in the zero [Options] and counts what the
+// transport retains; docs/REMOTE.md tabulates them with what happens when
+// each is exceeded. A Streamable HTTP connection opens at most
+// Options.MaxSessions (64) session streams, and only for the sessions the
+// client asked for (the answers to its own session/new, session/load,
+// session/resume, session/fork, or a session it sends a message for): a
+// server cannot make it open a stream per answer it invents. What it
+// holds of unfinished messages is one budget for the whole connection,
+// Options.MaxBufferedBytes (2 × MaxMessageBytes, 128 MiB), however many
+// streams the server leaves mid-event; past it the connection ends with
+// ErrBufferLimit. One message's buffer never grows past MaxMessageBytes
+// (64 MiB): a longer one is passed on as it arrives. Ids the
+// server chooses are sent back in headers only when they fit one (1024
+// bytes, no control bytes).
+//
 // # Reconnecting
 //
 // Sessions outlive connections (RFD, v1): after a connection ends,

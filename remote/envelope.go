@@ -22,11 +22,19 @@ func peek(msg []byte) envelope {
 	var params, result []byte
 	s := jsonscan.NewObj(msg, false)
 	for {
-		key, _, val, more := s.Next()
+		key, plain, val, more := s.Next()
 		if !more {
 			break
 		}
-		switch string(key) {
+		k := string(key)
+		if !plain {
+			// "\u0069d" is "id" to the client's decoder: routing must
+			// read the same message the client does (FuzzEnvelope).
+			if u, ok := jsonscan.Unquote(append(append([]byte{'"'}, key...), '"')); ok {
+				k = u
+			}
+		}
+		switch k {
 		case "id":
 			if !bytes.Equal(val, []byte("null")) {
 				env.id = val

@@ -3,8 +3,10 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +185,64 @@ func TestWSCloseHandshake(t *testing.T) {
 	if code := <-got; code != websocket.StatusNormalClosure {
 		t.Fatalf("the server saw close code %d, want 1000", code)
 	}
+}
+
+// Row 7c over WebSocket: one 300 MiB text frame. The transport holds at
+// most MaxMessageBytes of it in a buffer that never grows past that bound,
+// then passes it on; the client (its line limit kept small, so that the
+// figure is the transport's) discards it. The live heap, sampled after a
+// GC every 2 MiB the server writes, stays under 2 × MaxMessageBytes.
+func TestHostileWSHugeFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 300 MiB")
+	}
+	const max, size = 32 * mib, 300 * mib
+	debug.FreeOSMemory()
+	probe := newHeapProbe()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		ctx := r.Context()
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":`+string(peekTest(b).ID)+`,"result":{"protocolVersion":1,"agentCapabilities":{}}}`))
+		fw, err := ws.Writer(ctx, websocket.MessageText)
+		if err != nil {
+			return
+		}
+		io.WriteString(fw, `{"jsonrpc":"2.0","method":"_x/big","params":{"s":"`)
+		for n := mib; n <= size; n += mib {
+			if _, err := fw.Write(fill); err != nil {
+				return
+			}
+			if n%(2*mib) == 0 {
+				probe.sample()
+			}
+		}
+		io.WriteString(fw, `"}}`)
+		fw.Close()
+		for { // hold the socket until the client goes
+			if _, _, err := ws.Read(ctx); err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	diags := newDiagCounter(acp.DiagLineTooLong, 1)
+	c := connect(t, &remote.WebSocketTransport{URL: ts.URL, Options: remote.Options{MaxMessageBytes: max}}, &acp.ClientOptions{
+		Limits:       acp.Limits{MaxLineBytes: mib},
+		OnDiagnostic: diags.on,
+	})
+	diags.wait(t, 2*time.Minute)
+	after := probe.sample()
+	t.Logf("a %d MiB text frame, MaxMessageBytes %d MiB: live heap peak +%.1f MiB (%.2f× MaxMessageBytes), +%.1f MiB after", size/mib, max/mib, float64(probe.max())/mib, float64(probe.max())/max, float64(after)/mib)
+	if probe.max() > 2*max {
+		t.Errorf("the live heap peaked at +%d MiB, over 2 × MaxMessageBytes (%d MiB)", probe.max()/mib, 2*max/mib)
+	}
+	c.Close()
 }

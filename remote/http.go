@@ -29,10 +29,16 @@ const (
 // later POST 202 with no body; the agent's messages arrive on long-lived
 // SSE streams (GET): the connection's own, opened once initialize is
 // answered, and one per session (Acp-Session-Id), opened when the session
-// is first known: when an answer names it (session/new, session/fork), or
-// before the first message the client sends for it (session/load of a
-// session from an earlier connection opens its stream before the POST, as
-// the RFD's resume flow shows). Close sends DELETE.
+// is first known: when the answer to the client's own session/new,
+// session/fork, session/load or session/resume names it, or before the
+// first message the client sends for it (session/load of a session from
+// an earlier connection opens its stream before the POST, as the RFD's
+// resume flow shows). An answer to anything else opens nothing, whatever
+// session it names: it reaches the client, which reports an answer to no
+// call of its own (acp.DiagLateResponse) and drops it. At most
+// Options.MaxSessions session streams are open at once; a session the
+// agent closed (a result to the client's session/close) gives its stream
+// back. Close sends DELETE.
 //
 // The client's messages are posted one at a time, in the order the client
 // wrote them (as the TypeScript client does), each with Acp-Connection-Id,
@@ -117,6 +123,9 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 		sessions: map[string]*sessionStream{},
 		replyTo:  map[string]string{},
 		calls:    map[string]string{},
+		opens:    map[string]bool{},
+		closes:   map[string]string{},
+		budget:   &budget{max: t.maxBuffered()},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
@@ -128,6 +137,7 @@ type httpConn struct {
 	client *http.Client
 	owned  bool // client is ours: close its idle connections on Close
 	in     *inbox
+	budget *budget // shared by the unfinished messages of all the streams
 
 	ctx    context.Context // ends on Close: every request and stream
 	cancel context.CancelFunc
@@ -141,6 +151,8 @@ type httpConn struct {
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
+	opens    map[string]bool           // our pending session/new, load, resume, fork ids
+	closes   map[string]string         // our pending session/close id → its session
 
 	closeOnce sync.Once
 }
@@ -149,6 +161,10 @@ type httpConn struct {
 type sessionStream struct {
 	ready chan struct{} // closed once it is open, or failed
 	err   error         // why it failed to open (set before ready closes)
+
+	ctx      context.Context // ends with the connection, or when the session is closed
+	cancel   context.CancelFunc
+	released bool // the session was closed: its stream's end is no failure (c.mu)
 }
 
 func (c *httpConn) Read(p []byte) (int, error) { return c.in.Read(p) }
@@ -192,6 +208,12 @@ func (c *httpConn) send(msg []byte) error {
 		delete(c.replyTo, idKey(env.id))
 		c.mu.Unlock()
 	}
+	if env.isRequest() && opensSession(env.method) {
+		// Recorded before the POST: the answer may arrive before it returns.
+		c.mu.Lock()
+		c.opens[idKey(env.id)] = true
+		c.mu.Unlock()
+	}
 	if session != "" {
 		if err := c.openSession(session); err != nil {
 			if sessionRefused(err) {
@@ -204,6 +226,9 @@ func (c *httpConn) send(msg []byte) error {
 		if env.isRequest() {
 			c.mu.Lock()
 			c.calls[idKey(env.id)] = session
+			if env.method == schema.MethodSessionClose {
+				c.closes[idKey(env.id)] = session
+			}
 			c.mu.Unlock()
 		}
 	}
@@ -211,8 +236,9 @@ func (c *httpConn) send(msg []byte) error {
 	if session != "" {
 		hdr[HeaderSessionID] = session
 	}
-	resp, err := c.do(http.MethodPost, msg, hdr, "a POST")
+	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
+		c.forget(env)
 		return c.fatal(err)
 	}
 	defer drain(resp)
@@ -253,7 +279,7 @@ func (c *httpConn) initialize(msg []byte, env envelope) error {
 	if env.method != schema.MethodInitialize || env.id == nil {
 		return c.fatal(fmt.Errorf("acp/remote: the first message must be the initialize request, not %q", env.method))
 	}
-	resp, err := c.do(http.MethodPost, msg, map[string]string{"Content-Type": "application/json"}, "initialize")
+	resp, err := c.do(c.ctx, http.MethodPost, msg, map[string]string{"Content-Type": "application/json"}, "initialize")
 	if err != nil {
 		return c.fatal(err)
 	}
@@ -267,20 +293,25 @@ func (c *httpConn) initialize(msg []byte, env envelope) error {
 	if id == "" {
 		return c.fatal(fmt.Errorf("acp/remote: the initialize response (%s %s) has no %s header", resp.Status, c.url.Redacted(), HeaderConnectionID))
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.maxMessage())+1))
-	if err != nil {
+	if err := headerID(id); err != nil {
+		return c.fatal(fmt.Errorf("acp/remote: the initialize response's %s cannot be sent back: %v", HeaderConnectionID, err))
+	}
+	// Read as a stream's message is, within the same budget: a buffer
+	// that never grows past MaxMessageBytes, handed to the inbox in parts.
+	m := newMessage(c.in, c.opts.maxMessage(), c.budget)
+	defer m.reset()
+	if err := m.readBody(resp.Body); err != nil {
+		if errors.Is(err, errTooLarge) {
+			return c.fatal(fmt.Errorf("acp/remote: the initialize response exceeds Options.MaxMessageBytes (%d)", c.opts.maxMessage()))
+		}
 		return c.fatal(fmt.Errorf("acp/remote: reading the initialize response: %w", err))
 	}
-	if len(body) > c.opts.maxMessage() {
-		return c.fatal(fmt.Errorf("acp/remote: the initialize response exceeds Options.MaxMessageBytes (%d)", c.opts.maxMessage()))
-	}
-	body = bytes.TrimSpace(body)
+	body := bytes.TrimSpace(m.buf)
 	if renv := peek(body); !renv.isResponse() || idKey(renv.id) != idKey(env.id) {
 		return c.fatal(fmt.Errorf("acp/remote: the initialize response is not the answer to initialize: %s", serverText(string(body))))
 	}
 	c.connID = id
-	flatten(body)
-	if err := c.in.put(append(body, '\n')); err != nil {
+	if err := m.finish(nil); err != nil {
 		return err
 	}
 	c.wg.Add(1)
@@ -304,7 +335,10 @@ func (c *httpConn) openSession(session string) error {
 }
 
 // startSession starts opening session's stream unless it is open or
-// opening; nil once the connection is closing.
+// opening; nil once the connection is closing. A session whose id cannot
+// travel in a header, or one past Options.MaxSessions, gets a stream that
+// failed to open and is not kept: the session's messages fail, and a later
+// one tries again (a failed session may have made room).
 func (c *httpConn) startSession(session string) *sessionStream {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -313,7 +347,19 @@ func (c *httpConn) startSession(session string) *sessionStream {
 	}
 	s := c.sessions[session]
 	if s == nil {
+		var err error
+		if herr := headerID(session); herr != nil {
+			err = fmt.Errorf("%w: %.64q: %v", errBadSessionID, session, herr)
+		} else if len(c.sessions) >= c.opts.maxSessions() {
+			err = fmt.Errorf("%w: session %q would make %d streams open (Options.MaxSessions is %d)", ErrTooManySessions, session, len(c.sessions)+1, c.opts.maxSessions())
+		}
+		if err != nil {
+			s = &sessionStream{ready: make(chan struct{}), err: err}
+			close(s.ready)
+			return s
+		}
 		s = &sessionStream{ready: make(chan struct{})}
+		s.ctx, s.cancel = context.WithCancel(c.ctx)
 		c.sessions[session] = s
 		c.wg.Add(1)
 		go c.readStream(session, s)
@@ -322,6 +368,20 @@ func (c *httpConn) startSession(session string) *sessionStream {
 }
 
 var errClosed = errors.New("acp/remote: the connection is closed")
+
+// errBadSessionID: the server named a session whose id cannot be sent back
+// in Acp-Session-Id.
+var errBadSessionID = errors.New("acp/remote: the server's session id cannot travel in the Acp-Session-Id header")
+
+// opensSession: the methods whose answer names a session the client now
+// has, and whose stream the transport opens.
+func opensSession(method string) bool {
+	switch method {
+	case schema.MethodSessionNew, schema.MethodSessionLoad, schema.MethodSessionResume, schema.MethodSessionFork:
+		return true
+	}
+	return false
+}
 
 // readStream opens and reads one SSE stream: the connection's (session
 // "") or a session's.
@@ -339,42 +399,54 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 			close(s.ready)
 		}
 	}
-	resp, err := c.do(http.MethodGet, nil, hdr, what)
+	sctx := c.ctx
+	if s != nil {
+		sctx = s.ctx
+		defer s.cancel()
+	}
+	resp, err := c.do(sctx, http.MethodGet, nil, hdr, what)
 	if err != nil {
 		opened(err)
-		c.streamFailed(session, err)
+		c.streamFailed(session, s, err)
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		se := statusError(what, resp)
 		opened(se)
-		c.streamFailed(session, se)
+		c.streamFailed(session, s, se)
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 			err := fmt.Errorf("acp/remote: %s answered with Content-Type %s, not text/event-stream", what, serverText(ct))
 			opened(err)
-			c.streamFailed(session, err)
+			c.streamFailed(session, s, err)
 			return
 		}
 	}
+	if cb, ok := resp.Body.(*cancelBody); ok {
+		cb.unbound()
+	}
 	opened(nil)
-	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage()), func(msg []byte) { c.inspect(session, msg) })
+	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage(), c.budget), func(msg []byte) { c.inspect(session, msg) })
 	if err == nil {
 		// Not io.EOF: the client would take that for the agent's own end
 		// of output and drop the reason.
-		c.streamFailed(session, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
+		c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
 		return
 	}
-	c.streamFailed(session, fmt.Errorf("acp/remote: %s ended: %w", what, err))
+	c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended: %w", what, err))
 }
 
 // inspect learns what routing needs from a message before the client sees
-// it: a session an answer names (its stream opens now, so that nothing the
+// it: a session the answer to one of the client's own session/new, load,
+// resume or fork calls names (its stream opens now, so that nothing the
 // server keeps for it waits for the client's first message), and the
 // session whose stream carried an agent request (its answer goes there).
+// An answer to an id the client is not waiting on opens nothing: a server
+// could otherwise make the client open a stream (a GET, a goroutine, a
+// TCP connection) per answer it invents.
 func (c *httpConn) inspect(stream string, msg []byte) {
 	if bytes.HasPrefix(msg, sessionUpdate) {
 		return // a notification (the flood of a turn): nothing to learn
@@ -382,11 +454,19 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 	env := peek(msg)
 	switch {
 	case env.isResponse():
+		key := idKey(env.id)
 		c.mu.Lock()
-		delete(c.calls, idKey(env.id))
+		delete(c.calls, key)
+		ours := c.opens[key]
+		delete(c.opens, key)
+		closed, isClose := c.closes[key]
+		delete(c.closes, key)
 		c.mu.Unlock()
-		if env.hasResult && env.sessionID != "" {
+		if ours && env.hasResult && env.sessionID != "" {
 			c.startSession(env.sessionID)
+		}
+		if isClose && env.hasResult {
+			c.releaseSession(closed)
 		}
 	case env.isRequest() && stream != "":
 		c.mu.Lock()
@@ -398,17 +478,19 @@ func (c *httpConn) inspect(stream string, msg []byte) {
 var sessionUpdate = []byte(`{"jsonrpc":"2.0","method":"session/update",`)
 
 // streamFailed handles the end of a stream: the connection's ends the
-// connection; a session's fails the calls that wait on it (and, refused
-// with 409, the session until it is loaded again).
-func (c *httpConn) streamFailed(session string, err error) {
+// connection, and so does any stream over the connection's budget (the
+// budget is the connection's: which stream crossed it says little); a
+// session's otherwise fails the calls that wait on it (and, refused with
+// 409, the session until it is loaded again).
+func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 	c.mu.Lock()
-	closing := c.closing
+	closing := c.closing || (s != nil && s.released)
 	c.mu.Unlock()
 	if closing {
-		return
+		return // we ended it: the connection's Close, or the session's
 	}
 	var se *StatusError
-	if session == "" || (errors.As(err, &se) && !sessionRefused(err)) {
+	if session == "" || errors.Is(err, ErrBufferLimit) || (errors.As(err, &se) && !sessionRefused(err)) {
 		_ = c.fatal(err)
 		return
 	}
@@ -422,6 +504,9 @@ func (c *httpConn) streamFailed(session string, err error) {
 // the server does not know says nothing about the others, so only that
 // session's calls fail.
 func sessionRefused(err error) bool {
+	if errors.Is(err, ErrTooManySessions) || errors.Is(err, errBadSessionID) {
+		return true // refused here, before any request
+	}
 	var se *StatusError
 	return errors.As(err, &se) && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusNotFound)
 }
@@ -445,10 +530,33 @@ func (c *httpConn) failSession(session string, err error) {
 	}
 }
 
-// forget drops a request from the session calls.
+// releaseSession ends the stream of a session the agent has closed (its
+// answer to the client's session/close was a result), so that a
+// long-lived connection that opens and closes sessions stays under
+// MaxSessions. The answer itself, read on that very stream, is passed on
+// before the stream's next read sees the cancellation.
+func (c *httpConn) releaseSession(session string) {
+	c.mu.Lock()
+	s := c.sessions[session]
+	if s != nil {
+		delete(c.sessions, session)
+		s.released = true
+	}
+	c.mu.Unlock()
+	if s != nil {
+		s.cancel()
+	}
+}
+
+// forget drops a request from the session calls and the session openers.
 func (c *httpConn) forget(env envelope) {
+	if env.id == nil {
+		return
+	}
 	c.mu.Lock()
 	delete(c.calls, idKey(env.id))
+	delete(c.opens, idKey(env.id))
+	delete(c.closes, idKey(env.id))
 	c.mu.Unlock()
 }
 
@@ -490,9 +598,13 @@ func (c *httpConn) fatal(err error) error {
 }
 
 // do sends one request; RequestTimeout bounds it until its response
-// headers (the body of a stream is read without a bound).
-func (c *httpConn) do(method string, body []byte, own map[string]string, what string) (*http.Response, error) {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+// headers, and then again its body: a server that sends a 202's or a
+// 409's headers and holds the body must not hold the writer (whose Write
+// waits for the POST, or for a session's stream to open) for ever. A
+// stream the caller accepts is unbound (cancelBody.unbound): an SSE body
+// may idle for hours.
+func (c *httpConn) do(parent context.Context, method string, body []byte, own map[string]string, what string) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(parent)
 	timeout := c.opts.timeout()
 	timer := time.AfterFunc(timeout, func() {
 		cancel(fmt.Errorf("acp/remote: %s got no response in %v (Options.RequestTimeout)", what, timeout))
@@ -519,12 +631,8 @@ func (c *httpConn) do(method string, body []byte, own map[string]string, what st
 	}
 	if timer.Stop() {
 		// The body stays bound to ctx: cancel it with the body.
-		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
-		if method == http.MethodPost && body != nil && peek(body).method == schema.MethodInitialize {
-			// initialize's body is its answer: bound it too.
-			timer.Reset(timeout)
-			resp.Body.(*cancelBody).timer = timer
-		}
+		timer.Reset(timeout)
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }, timer: timer}
 		return resp, nil
 	}
 	resp.Body.Close()
@@ -535,8 +643,13 @@ func (c *httpConn) do(method string, body []byte, own map[string]string, what st
 type cancelBody struct {
 	io.ReadCloser
 	cancel func()
-	timer  *time.Timer
+	timer  *time.Timer // RequestTimeout over the body, until unbound
 }
+
+// unbound lifts RequestTimeout from an SSE body once the stream is
+// accepted. Should the timer have fired first, the body's reads fail with
+// its cause, as for any stream that opened too late.
+func (b *cancelBody) unbound() { b.timer.Stop() }
 
 func (b *cancelBody) Close() error {
 	if b.timer != nil {

@@ -1,16 +1,17 @@
 package remote
 
 import (
+	"bytes"
 	"io"
-	"slices"
 	"sync"
 )
 
 // inbox carries the server's messages to the client as the lines it reads
 // from the Conn: one message a line, whole messages never interleaved.
 //
-// It queues at most inboxQueue bytes (plus the one message being added):
-// a stream that gets ahead of the client waits, so the transport stops
+// It queues at most inboxQueue bytes plus the one write being added — at
+// most 64 KiB: a stream's parts, and the parts a held message is handed
+// over in (message.handOver), are no larger. A stream that gets ahead of the client waits, so the transport stops
 // reading the network and TCP (or HTTP/2 flow control) stops the server.
 // The queue lets the stream readers run ahead of the client's reader by
 // many small messages instead of handing each over in lockstep (an
@@ -170,124 +171,18 @@ func (b *inbox) close() {
 // the message means the same and fits on one line. A server may send
 // pretty-printed JSON in a WebSocket frame, or split an SSE event's data
 // over several data: lines (joined by line breaks).
+//
+// It searches with bytes.IndexByte rather than testing each byte: a message
+// rarely holds a line break, and a 300 MiB one passes through here.
 func flatten(p []byte) {
-	for i, c := range p {
-		if c == '\n' || c == '\r' {
-			p[i] = ' '
-		}
-	}
-}
-
-// message gathers one message from a stream: whole while it is at most max
-// bytes, then passed on as it arrives. One goroutine uses it.
-type message struct {
-	in        *inbox
-	max       int
-	buf       []byte
-	streaming bool // over max: the inbox is held (begin) and parts pass through
-	empty     bool // nothing but whitespace so far
-}
-
-func newMessage(in *inbox, max int) *message { return &message{in: in, max: max, empty: true} }
-
-// add appends p (flattened in place) to the message.
-func (m *message) add(p []byte) error {
-	flatten(p)
-	if m.empty {
-		m.empty = isBlank(p)
-	}
-	if m.streaming {
-		return m.in.part(p)
-	}
-	if len(m.buf)+len(p) <= m.max {
-		m.buf = append(m.buf, p...)
-		return nil
-	}
-	// Too big to hold: the client's line limit decides, as on stdio.
-	m.streaming = true
-	m.in.begin()
-	if err := m.in.part(m.buf); err != nil {
-		return err
-	}
-	m.buf = nil
-	return m.in.part(p)
-}
-
-// readFrom adds everything r yields (a WebSocket message) to the message,
-// reading straight into its buffer while it is held whole.
-func (m *message) readFrom(r io.Reader, scratch []byte) error {
-	for {
-		if m.streaming || len(m.buf) >= m.max {
-			n, err := r.Read(scratch)
-			if n > 0 {
-				if aerr := m.add(scratch[:n]); aerr != nil {
-					return aerr
-				}
+	for _, nl := range [2]byte{'\n', '\r'} {
+		for q := p; ; {
+			i := bytes.IndexByte(q, nl)
+			if i < 0 {
+				break
 			}
-			if err != nil {
-				return err
-			}
-			continue
+			q[i] = ' '
+			q = q[i+1:]
 		}
-		if len(m.buf) == cap(m.buf) {
-			m.buf = slices.Grow(m.buf, min(max(cap(m.buf), 512), m.max-len(m.buf)))
-		}
-		start := len(m.buf)
-		n, err := r.Read(m.buf[start:min(cap(m.buf), m.max)])
-		m.buf = m.buf[:start+n]
-		chunk := m.buf[start:]
-		flatten(chunk)
-		if m.empty {
-			m.empty = isBlank(chunk)
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func isBlank(p []byte) bool {
-	for _, c := range p {
-		if c != ' ' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
-// finish passes the message on, with inspect (if set) called first on a
-// message held whole; an empty one is dropped. Bytes over max were already
-// passed on and cannot be inspected.
-func (m *message) finish(inspect func(msg []byte)) error {
-	defer m.reset()
-	if m.streaming {
-		return m.in.end()
-	}
-	if m.empty {
-		return nil
-	}
-	if inspect != nil {
-		inspect(m.buf)
-	}
-	m.buf = append(m.buf, '\n')
-	return m.in.put(m.buf)
-}
-
-// abandon ends a message the stream broke off in the middle of: one being
-// passed through is ended (the client sees a truncated line, which it
-// reports as junk); one held whole is dropped.
-func (m *message) abandon() {
-	if m.streaming {
-		_ = m.in.end()
-	}
-	m.reset()
-}
-
-func (m *message) reset() {
-	m.streaming, m.empty = false, true
-	if cap(m.buf) > 1<<20 {
-		m.buf = nil // a big message is over: let its buffer go
-	} else {
-		m.buf = m.buf[:0]
 	}
 }

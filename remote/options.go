@@ -16,8 +16,9 @@ import (
 )
 
 // Options configure both transports. The zero value is ready: a cookie jar
-// of the connection's own, a 64 MiB message bound, a 60 s request timeout,
-// TLS as Go verifies it, and plain http/ws to loopback only.
+// of the connection's own, a 64 MiB message bound, 128 MiB for all the
+// unfinished messages of a connection, 64 session streams, a 60 s request
+// timeout, TLS as Go verifies it, and plain http/ws to loopback only.
 type Options struct {
 	// Header is sent with every request (POST, GET, DELETE, the WebSocket
 	// handshake): a bearer token, an API key. The transport's own headers
@@ -26,7 +27,8 @@ type Options struct {
 	Header http.Header
 
 	// HTTPClient makes the requests. Nil means a client of the transport's
-	// own built from TLSConfig. Its Jar, when set and Jar is nil, keeps the
+	// own built from TLSConfig, which reads at most 1 MiB of a response's
+	// headers (Go's default is 10 MiB). Its Jar, when set and Jar is nil, keeps the
 	// cookies; its CheckRedirect is kept and runs after the transport's own
 	// redirect rules. For WebSocket its Transport must speak HTTP/1.1 to the
 	// server (the upgrade is an HTTP/1.1 mechanism) and its Timeout must be
@@ -51,7 +53,8 @@ type Options struct {
 	AllowInsecure bool
 
 	// MaxMessageBytes bounds what the transport buffers of one message from
-	// the server. Zero means 64 MiB, acp.Limits.MaxLineBytes' default. A
+	// the server: its buffer doubles as the message arrives but never past
+	// this bound. Zero means 64 MiB, acp.Limits.MaxLineBytes' default. A
 	// message up to it is passed on whole; a larger one is passed on as it
 	// arrives (over Streamable HTTP, holding the other streams back until it
 	// ends), so the client's own Limits.MaxLineBytes decides, exactly as for
@@ -59,26 +62,71 @@ type Options struct {
 	// it answered fails with acp.ErrLineTooLong.
 	MaxMessageBytes int
 
-	// RequestTimeout bounds each HTTP request until its response headers
-	// (and, for the initialize POST, its body): a POST, the opening of an
-	// SSE stream, the DELETE, the WebSocket handshake. Zero means 60 s (the
-	// TypeScript server makes a POST wait up to 60 s while the client is
-	// behind on its output; initialize includes the agent's start). It does
-	// not bound an open SSE stream or WebSocket, which may idle for hours.
+	// RequestTimeout bounds each HTTP request until its response headers,
+	// and then again its body unless it is an SSE stream the transport
+	// accepted: a POST, the opening of an SSE stream, the DELETE, the
+	// WebSocket handshake. Zero means 60 s (the TypeScript server makes a
+	// POST wait up to 60 s while the client is behind on its output;
+	// initialize includes the agent's start). A 2xx POST whose body does
+	// not arrive in time still counts as sent (its body is dropped); an
+	// error status whose body does not arrive is reported with what came
+	// of it. It does not bound an open SSE stream or WebSocket, which may
+	// idle for hours.
 	RequestTimeout time.Duration
+
+	// MaxBufferedBytes bounds what one Streamable HTTP connection holds of
+	// unfinished messages, across all its SSE streams and response bodies
+	// together: each stream's message counts its buffer's capacity beyond
+	// its first 64 KiB (which stays outside, so that a small answer is
+	// never refused because another stream holds a big message), and
+	// both buffers for the moment one grows into the other. Zero means
+	// twice MaxMessageBytes (128 MiB by default): one message can grow to
+	// MaxMessageBytes (its last growth holds at most 1.75 × that) while
+	// the others are small; set it lower than 1.75 × MaxMessageBytes and
+	// a single message can exceed it. Past it the
+	// connection ends: the client's pending calls fail with an error
+	// wrapping acp.ErrConnClosed and ErrBufferLimit. (A message over
+	// MaxMessageBytes is passed on as it arrives and holds nothing.)
+	// WebSocket holds one message at a time and ignores it.
+	MaxBufferedBytes int
+
+	// MaxSessions bounds the session SSE streams one Streamable HTTP
+	// connection opens (each is a GET held open, a TCP connection under
+	// HTTP/1.1, and a reader). Zero means 64, the gateway's own default.
+	// A stream opens only for a session the client asked for: one named by
+	// the answer to its own session/new, session/load, session/resume or
+	// session/fork, or one the client sends a message for. Past the bound
+	// no stream opens; the client's requests for that session fail with an
+	// error wrapping ErrTooManySessions, and the connection and its other
+	// sessions live on. A session the agent closed (it answered the
+	// client's session/close with a result) gives its stream back. WebSocket carries every session on its one socket
+	// and ignores it.
+	MaxSessions int
 }
 
 // ErrInsecureURL: a plain http:// or ws:// URL to a host that is not
 // loopback without Options.AllowInsecure, or a redirect from https to http.
 var ErrInsecureURL = errors.New("acp/remote: insecure URL")
 
+// ErrTooManySessions: a session's stream was not opened because the
+// connection has Options.MaxSessions open already.
+var ErrTooManySessions = errors.New("acp/remote: too many sessions on one connection")
+
 const (
 	defaultMaxMessageBytes = 64 << 20
 	defaultRequestTimeout  = 60 * time.Second
+	defaultMaxSessions     = 64
+	// maxIDBytes bounds an id the server chooses that the transport sends
+	// back in a header (Acp-Connection-Id, Acp-Session-Id), as the
+	// gateway bounds them.
+	maxIDBytes = 1024
 	// maxErrorBody is how much of an error response's body is read and
 	// kept for the error: it is diagnostic text, not a message.
 	maxErrorBody = 8 << 10
 	maxRedirects = 10
+	// maxResponseHeader bounds a response's headers for a client the
+	// transport builds (Options.HTTPClient's are its own affair).
+	maxResponseHeader = 1 << 20
 )
 
 func (o *Options) maxMessage() int {
@@ -86,6 +134,38 @@ func (o *Options) maxMessage() int {
 		return defaultMaxMessageBytes
 	}
 	return o.MaxMessageBytes
+}
+
+func (o *Options) maxBuffered() int {
+	if o.MaxBufferedBytes <= 0 {
+		return 2 * o.maxMessage()
+	}
+	return o.MaxBufferedBytes
+}
+
+func (o *Options) maxSessions() int {
+	if o.MaxSessions <= 0 {
+		return defaultMaxSessions
+	}
+	return o.MaxSessions
+}
+
+// headerID checks an id the server chose before the transport sends it in
+// a header: at most maxIDBytes, and nothing Go refuses to send in a header
+// value (a control byte would make every request carrying it fail).
+func headerID(id string) error {
+	if id == "" || len(id) > maxIDBytes {
+		return fmt.Errorf("%d bytes, want 1 to %d", len(id), maxIDBytes)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c == 0x7f {
+			return fmt.Errorf("control byte %#02x at %d", c, i)
+		}
+	}
+	if id[0] == ' ' || id[len(id)-1] == ' ' {
+		return errors.New("a leading or trailing space, which a header drops")
+	}
+	return nil
 }
 
 func (o *Options) timeout() time.Duration {
@@ -138,6 +218,10 @@ func (o *Options) httpClient(http1 bool, onBlock *atomic.Pointer[func()]) (*http
 		c = *o.HTTPClient
 	default:
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Go reads up to 10 MiB of a response's headers by default, on
+		// every request; an agent endpoint has no use for more than a few
+		// KiB (cookies included).
+		tr.MaxResponseHeaderBytes = maxResponseHeader
 		if o.TLSConfig != nil {
 			tr.TLSClientConfig = o.TLSConfig.Clone()
 		}

@@ -56,6 +56,7 @@ func readSSE(body io.Reader, m *message, inspect func([]byte)) error {
 					if hasData {
 						// The line break between two data lines.
 						if aerr := m.add([]byte{' '}); aerr != nil {
+							m.abandon()
 							return aerr
 						}
 					}
@@ -67,6 +68,7 @@ func readSSE(body io.Reader, m *message, inspect func([]byte)) error {
 					chunk = bytes.TrimSuffix(bytes.TrimSuffix(chunk, newline), []byte{'\r'})
 				}
 				if aerr := m.add(chunk); aerr != nil {
+					m.abandon() // ends a message passed through: the inbox is free again
 					return aerr
 				}
 			}

@@ -146,7 +146,7 @@ func (c *wsConn) Write(p []byte) (int, error) {
 
 func (c *wsConn) readLoop() {
 	defer close(c.done)
-	m := newMessage(c.in, c.max)
+	m := newMessage(c.in, c.max, nil)
 	buf := make([]byte, 32<<10)
 	for {
 		// A context that never ends: coder/websocket arms a timer per
