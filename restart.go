@@ -60,7 +60,8 @@ const (
 	RestartDied RestartPhase = "died"
 	// RestartWaiting: the client waits Delay before attempt Attempt.
 	RestartWaiting RestartPhase = "waiting"
-	// RestartFailed: attempt Attempt failed (Err); another may follow.
+	// RestartFailed: attempt Attempt failed (Err); another may follow. A
+	// failed attempt counts in the budget, not in SessionState.Restarts.
 	RestartFailed RestartPhase = "failed"
 	// RestartRestored: the agent is back and the sessions restored,
 	// except those in Lost. Calls go through again.
@@ -293,10 +294,17 @@ func (c *Client) restart(dead *agentConn) {
 			continue
 		default:
 		}
+		// The attempt succeeded: only now does each session restored hear
+		// of it, once, before any call goes through again.
+		ids := make([]string, len(restored))
+		for i, s := range restored {
+			s.restored()
+			ids[i] = s.id
+		}
 		c.mu.Lock()
 		close(c.ready)
 		c.mu.Unlock()
-		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: restored, Lost: lost})
+		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: ids, Lost: lost})
 		if sup.settled(g) {
 			return
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func init() {
@@ -567,8 +568,8 @@ func TestRestartKilledMidReplay(t *testing.T) {
 		t.Errorf("%d connections, want 3", tr.Connects())
 	}
 	st := s.State()
-	if st.Restarts != 2 {
-		t.Errorf("Restarts = %d, want 2 (one per attempt that reached the session)", st.Restarts)
+	if st.Restarts != 1 {
+		t.Errorf("Restarts = %d, want 1 (one per restart, not per attempt that reached the session)", st.Restarts)
 	}
 	if h := st.History; len(h.Messages)+len(h.UserMessages) != 0 {
 		t.Errorf("History %+v", h)
@@ -691,5 +692,101 @@ func TestRestartCallInFlight(t *testing.T) {
 	}
 	if err := list(); err != nil {
 		t.Fatalf("the call after the restart: %v", err)
+	}
+}
+
+// A restart whose first attempt fails counts one restart, not two: each
+// session gets one EventRestarted and one SessionState.Restarts, from the
+// attempt that brought it back, whether the failed attempt never
+// connected or died restoring (after one session was back, on the other),
+// and the session's feed, folded, is its State.
+func TestRestartCountsRestoresNotAttempts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// killed: the first attempt's agent is killed while it restores
+		// the second session; else the first attempt cannot connect.
+		killed bool
+	}{{"connect fails", false}, {"killed restoring", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var (
+				a      *acptest.Agent
+				armed  atomic.Bool // the next restore of the session named victim fails
+				victim atomic.Value
+			)
+			a = acptest.New(&acptest.Options{OnPrompt: crashScript, OnLoadSession: func(s *acptest.Session) {
+				if tc.killed && s.SessionID() == victim.Load() && armed.CompareAndSwap(true, false) {
+					a.Kill() // before the answer: the attempt dies restoring
+				}
+			}})
+			tr := &acptest.Transport{Agent: a, BeforeConnect: func(_ context.Context, n int) error {
+				if !tc.killed && n == 2 && armed.CompareAndSwap(true, false) {
+					return errors.New("the agent would not start")
+				}
+				return nil
+			}}
+			evs := newRestartEvents()
+			c, err := acp.Connect(ctx, tr, &acp.ClientOptions{Restart: &acp.RestartPolicy{MinBackoff: time.Millisecond, OnRestart: evs.on}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			defer c.Close()
+			var ss []*acp.Session
+			for range 2 {
+				s, err := c.NewSession(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss = append(ss, s)
+			}
+			// Sessions are restored in id order: the victim is restored last.
+			victim.Store(max(ss[0].ID(), ss[1].ID()))
+			if _, err := run(ctx, ss[0], "hello"); err != nil {
+				t.Fatal(err)
+			}
+			armed.Store(true)
+			if _, err := run(ctx, ss[0], "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
+				t.Fatalf("the crashed turn: %v", err)
+			}
+			restored := evs.wait(t, ctx, acp.RestartRestored)
+			if restored.Attempt != 2 || restored.Connection != 3 || len(restored.Restored) != 2 {
+				t.Errorf("RestartRestored %+v, want attempt 2 on connection 3 with both sessions", restored)
+			}
+			if _, err := run(ctx, ss[0], "after"); err != nil {
+				t.Fatal(err)
+			}
+			evs.mu.Lock()
+			var phases []acp.RestartPhase
+			for _, ev := range evs.evs {
+				phases = append(phases, ev.Phase)
+			}
+			evs.mu.Unlock()
+			if want := []acp.RestartPhase{acp.RestartDied, acp.RestartFailed, acp.RestartWaiting, acp.RestartRestored}; !slicesEqual(phases, want) {
+				t.Errorf("restart phases %v, want %v", phases, want)
+			}
+			for _, s := range ss {
+				s.Release() // its feed ends after its last event
+				var sf acp.SessionFold
+				var restarts []acp.SessionRestart
+				for ev := range s.Events(ctx, 0) {
+					sf.Apply(ev)
+					if ev.Kind == acp.EventRestarted {
+						restarts = append(restarts, *ev.Restart)
+					}
+				}
+				st := s.State()
+				if st.Restarts != 1 {
+					t.Errorf("session %s: Restarts = %d, want 1", s.ID(), st.Restarts)
+				}
+				if len(restarts) != 1 || restarts[0] != (acp.SessionRestart{Connection: 3, Method: acp.MethodSessionResume}) {
+					t.Errorf("session %s: EventRestarted %+v, want one, on connection 3 by session/resume", s.ID(), restarts)
+				}
+				if d := cmp.Diff(st, sf.State()); d != "" {
+					t.Errorf("session %s: the folded feed differs from State (-state +fold):\n%s", s.ID(), d)
+				}
+			}
+		})
 	}
 }
