@@ -44,7 +44,7 @@ type toolSpan struct {
 func (o *observer) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
 	in := o.in
 	name := "invoke_agent"
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(ti.SessionID)}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, str(semconv.GenAIConversationIDKey, ti.SessionID)}
 	if in.opts.AgentName != "" {
 		name += " " + in.opts.AgentName
 		attrs = append(attrs, semconv.GenAIAgentName(in.opts.AgentName))
@@ -97,19 +97,20 @@ func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolS
 		ts.started++
 		tc = &toolSpan{kind: acp.ToolKindOther}
 		_, tc.span = ts.in.tracer.Start(ts.ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolCallID(id), semconv.GenAIConversationID(ts.sid)))
+			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, str(semconv.GenAIToolCallIDKey, id), str(semconv.GenAIConversationIDKey, ts.sid)))
 		ts.tools[id] = tc
 		ts.order = append(ts.order, tc)
 	}
 	if tc.ended {
 		return tc
 	}
+	// The span keeps its fixed name: the tool's name is the agent's to
+	// choose, and a span name is a low-cardinality key of every backend.
 	if name != "" {
-		tc.span.SetName("execute_tool " + name)
-		tc.span.SetAttributes(semconv.GenAIToolName(name))
+		tc.span.SetAttributes(str(semconv.GenAIToolNameKey, name))
 	}
 	if title != "" {
-		tc.span.SetAttributes(AttrToolTitle.String(title))
+		tc.span.SetAttributes(str(AttrToolTitle, title))
 	}
 	if kind != "" {
 		tc.kind = kind
@@ -135,8 +136,9 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 	if status == "" {
 		status = acp.ToolCallStatusPending
 	}
-	attrs := []attribute.KeyValue{AttrToolKind.String(string(tc.kind)), AttrToolStatus.String(string(status))}
-	tc.span.SetAttributes(attrs...)
+	// The span says what the agent said; the metric one of the kinds and
+	// statuses known, or "other".
+	tc.span.SetAttributes(str(AttrToolKind, string(tc.kind)), str(AttrToolStatus, string(status)))
 	if unfinished {
 		tc.span.SetAttributes(AttrToolUnfinished.Bool(true))
 	}
@@ -144,7 +146,7 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 		tc.span.SetStatus(codes.Error, "the tool call failed")
 	}
 	tc.span.End()
-	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(attrs...))
+	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(AttrToolKind.String(known(tc.kind, toolKinds)), AttrToolStatus.String(known(status, toolStatuses))))
 }
 
 func (ts *turnSpan) end(e acp.TurnEnd) {
@@ -167,7 +169,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 	if u := ts.used; u != nil {
 		span.SetAttributes(AttrContextUsed.Int64(int64(u.Used)), AttrContextSize.Int64(int64(u.Size)))
 		if u.Cost != nil {
-			span.SetAttributes(AttrCostAmount.Float64(u.Cost.Amount), AttrCostCurrency.String(u.Cost.Currency))
+			span.SetAttributes(AttrCostAmount.Float64(u.Cost.Amount), str(AttrCostCurrency, u.Cost.Currency))
 		}
 	}
 	ts.mu.Unlock()
@@ -177,8 +179,8 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 		metricAttrs = append(metricAttrs, semconv.GenAIProviderNameKey.String(in.opts.ProviderName))
 	}
 	if e.StopReason != "" {
-		span.SetAttributes(semconv.GenAIResponseFinishReasons(string(e.StopReason)))
-		metricAttrs = append(metricAttrs, AttrStopReason.String(string(e.StopReason)))
+		span.SetAttributes(semconv.GenAIResponseFinishReasons(clip(string(e.StopReason))))
+		metricAttrs = append(metricAttrs, AttrStopReason.String(known(e.StopReason, stopReasons)))
 	}
 	if e.StopReason == acp.StopReasonCancelled {
 		span.SetAttributes(AttrTurnCancelled.Bool(true))
@@ -201,7 +203,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 		endWithError(span, e.Err)
 		metricAttrs = append(metricAttrs, semconv.ErrorTypeKey.String(errorType(e.Err)))
 	} else if e.AgentError != nil {
-		span.SetStatus(codes.Error, e.AgentError.Message)
+		span.SetStatus(codes.Error, clip(e.AgentError.Message))
 	}
 	in.m.turn.Record(ts.ctx, time.Since(ts.start).Seconds(), metric.WithAttributes(metricAttrs...))
 	span.End()

@@ -1,0 +1,182 @@
+package otelacp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/otelacp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// huge is a string of 1 MiB, for every field an agent fills.
+var huge = strings.Repeat("h", 1<<20)
+
+// cardinalityTurn is a turn of an agent that names everything itself:
+// per turn, 300 tool calls each with a name, kind and status of its own,
+// 50 requests of methods of its own, and a stop reason of its own; a
+// tool call named and titled in 1 MiB, a request of a 1 MiB method, a
+// 1 MiB stop reason; the third turn fails with an error code of its own
+// and a 1 MiB message.
+func cardinalityTurn(tt *acptest.Turn) (acp.StopReason, error) {
+	n := tt.Number()
+	for i := range 300 {
+		id := fmt.Sprintf("t%d-%d", n, i)
+		tt.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "title " + id,
+			"name": "tool " + id, "kind": "kind " + id, "status": "pending"})
+		tt.Update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "status " + id})
+	}
+	for i := range 50 {
+		if _, err := tt.Call(context.Background(), fmt.Sprintf("_x/m%d-%d", n, i), map[string]any{"sessionId": tt.SessionID()}); err != nil {
+			return "", err
+		}
+	}
+	// One 1 MiB string a turn, in each place an agent can put one (the
+	// race detector makes each costly).
+	switch n {
+	case 1:
+		tt.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "big", "title": huge, "name": huge, "kind": huge[:64<<10], "status": huge[:64<<10]})
+	case 2:
+		if _, err := tt.Call(context.Background(), "_x/"+huge, map[string]any{"sessionId": tt.SessionID()}); err != nil {
+			return "", err
+		}
+	}
+	switch n {
+	case 1:
+		return acp.StopReason(fmt.Sprintf("stop %d", n)), nil
+	case 2:
+		return acp.StopReason(huge), nil
+	}
+	return "", &acptest.Error{Code: 770001, Message: huge}
+}
+
+// TestHostileCardinality: whatever an agent names, the spans have a fixed
+// set of names, every string attribute, status and exception message is
+// at most MaxAttributeBytes, and the metrics have a bounded number of
+// series (each attribute one of the values known, or "other"). Before,
+// three such turns made 1 056 span names (one of 1 MiB) and 906 series.
+func TestHostileCardinality(t *testing.T) {
+	inst, exp, reader, _ := setup(t, otelacp.Options{})
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: cardinalityTurn}, &acp.ClientOptions{Observer: inst.Observer(),
+		ExtMethod: func(context.Context, string, json.RawMessage) (any, error) { return map[string]any{}, nil }})
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		turn, err := s.Prompt(ctx, acp.Text("go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn.Wait()
+	}
+	c.Close() // every span has ended
+
+	spans := exp.GetSpans()
+	names := map[string]int{}
+	for _, sp := range spans {
+		names[sp.Name]++
+		checkClipped(t, sp)
+	}
+	series := 0
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			for _, set := range pointAttrs(m) {
+				series++
+				for _, kv := range set.ToSlice() {
+					if len(kv.Value.Emit()) > 64 {
+						t.Errorf("metric %s: attribute %s is %d bytes", m.Name, kv.Key, len(kv.Value.Emit()))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d spans, %d distinct names; %d metric series", len(spans), len(names), series)
+	if len(spans) < 3*(300+50)+2 {
+		t.Fatalf("%d spans: the script did not run", len(spans))
+	}
+	want := map[string]bool{"session/new": true, "invoke_agent": true, "session/prompt": true, "execute_tool": true, "_OTHER": true, "initialize": true}
+	for n := range names {
+		if !want[n] {
+			t.Errorf("a span named %.80q", n)
+		}
+	}
+	// Tool calls: kind × status, each "other" here; turns: three stop
+	// reasons ("other" twice, and the failed turn's error.type _OTHER);
+	// tokens: none; requests of the client's handler: none.
+	if series > 8 {
+		t.Errorf("%d metric series, want at most 8", series)
+	}
+	for _, sp := range spans {
+		a := attrs(sp)
+		switch sp.Name {
+		case "execute_tool":
+			if a["gen_ai.tool.name"].AsString() == "" || a["acp.tool_call.kind"].AsString() == "" {
+				t.Errorf("a tool span without the agent's name or kind: %v", sp.Attributes)
+			}
+		case "_OTHER":
+			if !strings.HasPrefix(a["rpc.method_original"].AsString(), "_x/") {
+				t.Errorf("an extension request's span without its method: %v", sp.Attributes)
+			}
+		}
+	}
+}
+
+// checkClipped fails t for a string of sp over MaxAttributeBytes.
+func checkClipped(t *testing.T, sp tracetest.SpanStub) {
+	t.Helper()
+	check := func(what string, kvs []attribute.KeyValue) {
+		for _, kv := range kvs {
+			vs := []string{kv.Value.Emit()}
+			if kv.Value.Type() == attribute.STRINGSLICE {
+				vs = kv.Value.AsStringSlice()
+			}
+			for _, v := range vs {
+				if len(v) > otelacp.MaxAttributeBytes {
+					t.Errorf("span %.40q: %s %s is %d bytes", sp.Name, what, kv.Key, len(v))
+				}
+			}
+		}
+	}
+	check("attribute", sp.Attributes)
+	for _, ev := range sp.Events {
+		check("event "+ev.Name, ev.Attributes)
+	}
+	if n := len(sp.Status.Description); n > otelacp.MaxAttributeBytes {
+		t.Errorf("span %.40q: a status of %d bytes", sp.Name, n)
+	}
+	if n := len(sp.Name); n > 64 {
+		t.Errorf("a span name of %d bytes", n)
+	}
+}
+
+// pointAttrs returns the attribute sets of m's data points: one a series.
+func pointAttrs(m metricdata.Metrics) []attribute.Set {
+	var out []attribute.Set
+	switch d := m.Data.(type) {
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Histogram[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	}
+	return out
+}
