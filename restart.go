@@ -86,7 +86,8 @@ type RestartEvent struct {
 	// (RestartFailed), or why the client ended (RestartGaveUp).
 	Err error
 	// Restored and Lost list the sessions brought back and those that
-	// ended with ErrSessionLost, for RestartRestored.
+	// ended with ErrSessionLost, for RestartRestored: Lost those of every
+	// attempt of the restart, one that failed included.
 	Restored []string
 	Lost     []string
 }
@@ -224,6 +225,10 @@ func (c *Client) restart(dead *agentConn) {
 	last := dead
 	n := dead.n
 	attempt := 0
+	// lostSoFar are the sessions this restart lost, on whichever attempt:
+	// a session lost on an attempt that then failed is released, so the
+	// next attempt does not try it, and would not report it.
+	var lostSoFar []string
 	for {
 		last.kill() // what is left of the dead one (its process group, pipes)
 		delay, ok := sup.budget(sup.p.now())
@@ -281,6 +286,7 @@ func (c *Client) restart(dead *agentConn) {
 			continue
 		}
 		restored, lost := c.restoreSessions(withConn(sup.ctx, g), g)
+		lostSoFar = append(lostSoFar, lost...)
 		if sup.ctx.Err() != nil {
 			c.giveUp(nil)
 			return
@@ -304,7 +310,8 @@ func (c *Client) restart(dead *agentConn) {
 		c.mu.Lock()
 		close(c.ready)
 		c.mu.Unlock()
-		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: ids, Lost: lost})
+		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: ids, Lost: lostSoFar})
+		lostSoFar = nil // a death of g starts another restart, with its own
 		if sup.settled(g) {
 			return
 		}

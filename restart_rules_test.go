@@ -790,3 +790,52 @@ func TestRestartCountsRestoresNotAttempts(t *testing.T) {
 		})
 	}
 }
+
+// A session lost on an attempt that then failed is still reported lost
+// when the restart is over: RestartRestored lists every session the
+// restart lost, not only those of its last attempt (on which the lost
+// session, released, is no longer tried).
+func TestRestartReportsSessionsLostOnFailedAttempt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var (
+		a      *acptest.Agent
+		armed  atomic.Bool
+		victim atomic.Value
+	)
+	a = acptest.New(&acptest.Options{OnPrompt: crashScript, Restore: acptest.RestoreLoadOnly, OnLoadSession: func(s *acptest.Session) {
+		if s.SessionID() == victim.Load() && armed.CompareAndSwap(true, false) {
+			a.Kill()
+		}
+	}})
+	evs := newRestartEvents()
+	c, _ := restartClient(t, a, &acp.RestartPolicy{MinBackoff: time.Millisecond, OnRestart: evs.on}, nil)
+	gone, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone.ID() > kept.ID() {
+		t.Fatalf("sessions %s and %s: the refused one must be restored first", gone.ID(), kept.ID())
+	}
+	// The agent forgets gone (its load is refused), and dies loading kept
+	// the first time.
+	if _, err := c.DeleteSession(ctx, &acp.DeleteSessionRequest{SessionID: gone.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	victim.Store(kept.ID())
+	armed.Store(true)
+	if _, err := run(ctx, kept, "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
+		t.Fatal(err)
+	}
+	ev := evs.wait(t, ctx, acp.RestartRestored)
+	if ev.Attempt != 2 || !slicesEqual(ev.Restored, []string{kept.ID()}) || !slicesEqual(ev.Lost, []string{gone.ID()}) {
+		t.Errorf("RestartRestored: attempt %d, restored %v, lost %v; want attempt 2, restored [%s], lost [%s]", ev.Attempt, ev.Restored, ev.Lost, kept.ID(), gone.ID())
+	}
+	if !errors.Is(gone.Err(), acp.ErrSessionLost) {
+		t.Errorf("the refused session: %v", gone.Err())
+	}
+}
