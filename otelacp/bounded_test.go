@@ -67,3 +67,13 @@ func TestKnownValues(t *testing.T) {
 		t.Errorf("errorCode: %s %s", errorCode(-32603), errorCode(770001))
 	}
 }
+
+// The zero MaxOpenToolSpans is the default; a value is kept.
+func TestMaxOpenToolSpansDefault(t *testing.T) {
+	if n := (&Instrumentation{}).maxOpenTools(); n != DefaultMaxOpenToolSpans {
+		t.Errorf("zero Options: %d open tool spans, want %d", n, DefaultMaxOpenToolSpans)
+	}
+	if n := (&Instrumentation{opts: Options{MaxOpenToolSpans: 7}}).maxOpenTools(); n != 7 {
+		t.Errorf("MaxOpenToolSpans 7: %d", n)
+	}
+}

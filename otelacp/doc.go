@@ -58,5 +58,7 @@
 // (tool kind and status, stop reason, permission outcome, error.type) is
 // one of the values this package knows or "other" ("_OTHER" for
 // error.type), so the number of series is bounded by those sets. Spans
-// keep the agent's value, clipped.
+// keep the agent's value, clipped. A turn holds at most
+// Options.MaxOpenToolSpans tool call spans open: past it the oldest
+// running one ends, unfinished.
 package otelacp

@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/otelacp"
 	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
@@ -179,4 +183,105 @@ func pointAttrs(m metricdata.Metrics) []attribute.Set {
 		}
 	}
 	return out
+}
+
+// liveSpans is a SpanProcessor that tracks how many execute_tool spans
+// are open at once.
+type liveSpans struct {
+	mu        sync.Mutex
+	live, max int
+}
+
+func (l *liveSpans) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	if s.Name() == "execute_tool" {
+		l.mu.Lock()
+		l.live++
+		l.max = max(l.max, l.live)
+		l.mu.Unlock()
+	}
+}
+
+func (l *liveSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	if s.Name() == "execute_tool" {
+		l.mu.Lock()
+		l.live--
+		l.mu.Unlock()
+	}
+}
+func (l *liveSpans) Shutdown(context.Context) error   { return nil }
+func (l *liveSpans) ForceFlush(context.Context) error { return nil }
+
+// TestHostileToolCallsNeverEnd: an agent that starts tool calls and never
+// ends them holds at most MaxOpenToolSpans spans open; the oldest is
+// ended, unfinished, to make room, and every call still has its span and
+// its count. (Before, each stayed open, with its attributes, until the
+// turn ended: 5000 here.)
+func TestHostileToolCallsNeverEnd(t *testing.T) {
+	const n, bound = 5000, 100
+	exp := tracetest.NewInMemoryExporter()
+	live := &liveSpans{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(live), sdktrace.WithSyncer(exp))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer tp.Shutdown(context.Background())
+	defer mp.Shutdown(context.Background())
+	inst, err := otelacp.New(&otelacp.Options{TracerProvider: tp, MeterProvider: mp, MaxOpenToolSpans: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(tt *acptest.Turn) (acp.StopReason, error) {
+		for i := range n {
+			tt.ToolCall(acptest.ToolCallSpec{ID: fmt.Sprint("t", i), Title: "forever", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress})
+		}
+		// News of an evicted call is ignored; of a running one, kept.
+		tt.UpdateToolCall(acptest.ToolCallSpec{ID: "t0", Status: acp.ToolCallStatusCompleted})
+		tt.UpdateToolCall(acptest.ToolCallSpec{ID: fmt.Sprint("t", n-1), Status: acp.ToolCallStatusCompleted})
+		return acp.StopReasonEndTurn, nil
+	}}, &acp.ClientOptions{Observer: inst.Observer()})
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, acp.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	live.mu.Lock()
+	most := live.max
+	live.mu.Unlock()
+	if most > bound {
+		t.Errorf("%d tool spans open at once, want at most %d", most, bound)
+	}
+	status := map[string]int{}
+	for _, sp := range exp.GetSpans() {
+		if sp.Name == "execute_tool" {
+			a := attrs(sp)
+			status[a["acp.tool_call.status"].AsString()+map[bool]string{true: " unfinished"}[a["acp.tool_call.unfinished"].AsBool()]]++
+		}
+	}
+	if want := map[string]int{"in_progress unfinished": n - 1, "completed": 1}; !maps.Equal(status, want) {
+		t.Errorf("tool spans by status: %v, want %v", status, want)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	total := int64(0)
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if d, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == otelacp.MetricToolCalls {
+				for _, p := range d.DataPoints {
+					total += p.Value
+				}
+			}
+		}
+	}
+	if total != n {
+		t.Errorf("acp.client.tool_calls counted %d, want %d", total, n)
+	}
 }

@@ -38,6 +38,24 @@ type Options struct {
 	// ProviderName, if set, is the gen_ai.provider.name of turn spans and
 	// metrics (the model provider behind the agent, when known).
 	ProviderName string
+	// MaxOpenToolSpans bounds the tool call spans of a turn open at once
+	// (0: DefaultMaxOpenToolSpans). When the agent starts one more, the
+	// oldest still running is ended there, with acp.tool_call.unfinished
+	// and its status so far, and counted in acp.client.tool_calls; later
+	// news of it is ignored.
+	MaxOpenToolSpans int
+}
+
+// DefaultMaxOpenToolSpans is the default of Options.MaxOpenToolSpans:
+// more tool calls than any agent runs at once, few enough that an agent
+// starting them without end holds a bounded number of spans.
+const DefaultMaxOpenToolSpans = 1000
+
+func (in *Instrumentation) maxOpenTools() int {
+	if n := in.opts.MaxOpenToolSpans; n > 0 {
+		return n
+	}
+	return DefaultMaxOpenToolSpans
 }
 
 // Instrumentation maps an [acp.Client]'s [acp.Observer] onto OpenTelemetry.

@@ -29,13 +29,21 @@ type turnSpan struct {
 	updates int
 	started int // tool calls started
 	tools   map[string]*toolSpan
-	order   []*toolSpan // in the order they started
+	// running are the tool calls whose span is open, in the order they
+	// started (with ended ones not yet skipped at the front); open counts
+	// them. Past Options.MaxOpenToolSpans the oldest is ended, unfinished:
+	// an agent that starts tool calls and never ends them must not hold a
+	// span each until the turn ends.
+	running []*toolSpan
+	open    int
 	used    *acp.UsageUpdate
 }
 
-// toolSpan is one tool call of a turn.
+// toolSpan is one tool call of a turn. Once ended it keeps only its span
+// context (for permission requests about it), not the span.
 type toolSpan struct {
 	span   trace.Span
+	sc     trace.SpanContext
 	kind   acp.ToolKind
 	status acp.ToolCallStatus
 	ended  bool
@@ -96,10 +104,15 @@ func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolS
 	if tc == nil {
 		ts.started++
 		tc = &toolSpan{kind: acp.ToolKindOther}
+		if ts.open >= ts.in.maxOpenTools() {
+			ts.evictLocked()
+		}
 		_, tc.span = ts.in.tracer.Start(ts.ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, str(semconv.GenAIToolCallIDKey, id), str(semconv.GenAIConversationIDKey, ts.sid)))
+		tc.sc = tc.span.SpanContext()
 		ts.tools[id] = tc
-		ts.order = append(ts.order, tc)
+		ts.running = append(ts.running, tc)
+		ts.open++
 	}
 	if tc.ended {
 		return tc
@@ -116,6 +129,20 @@ func (ts *turnSpan) toolLocked(id, title, name string, kind acp.ToolKind) *toolS
 		tc.kind = kind
 	}
 	return tc
+}
+
+// evictLocked ends the span of the oldest tool call still running, as
+// unfinished, to make room for another.
+func (ts *turnSpan) evictLocked() {
+	for len(ts.running) > 0 {
+		tc := ts.running[0]
+		ts.running[0] = nil
+		ts.running = ts.running[1:]
+		if !tc.ended {
+			ts.endToolLocked(tc, true)
+			return
+		}
+	}
 }
 
 // statusLocked records a tool call's status; a final one ends its span.
@@ -146,6 +173,8 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 		tc.span.SetStatus(codes.Error, "the tool call failed")
 	}
 	tc.span.End()
+	tc.span = nil // the SDK's span, with its attributes, is the exporter's now
+	ts.open--
 	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(AttrToolKind.String(known(tc.kind, toolKinds)), AttrToolStatus.String(known(status, toolStatuses))))
 }
 
@@ -159,7 +188,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 	o.mu.Unlock()
 
 	ts.mu.Lock()
-	for _, tc := range ts.order {
+	for _, tc := range ts.running {
 		if !tc.ended {
 			ts.endToolLocked(tc, true)
 		}
@@ -218,7 +247,7 @@ func (ts *turnSpan) parentFor(perm *permissionInfo) trace.SpanContext {
 		tc := ts.tools[perm.toolCallID]
 		ts.mu.Unlock()
 		if tc != nil {
-			return tc.span.SpanContext()
+			return tc.sc
 		}
 	}
 	return ts.span.SpanContext()
