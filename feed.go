@@ -3,9 +3,10 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"github.com/acpclient/acp/schema"
 	"iter"
 	"unsafe"
+
+	"github.com/acpclient/acp/schema"
 )
 
 // Event is one change to a turn's folded state. A turn's events are
@@ -108,11 +109,16 @@ const (
 	// not change.
 	EventTurnReleased EventKind = "turn_released"
 	// EventRestarted (a session's feed): the agent died and was restarted
-	// (ClientOptions.Restart), and the session is being brought back as
-	// Restart says; SessionState.Restarts counts these. What the agent
-	// replays after it and the client did not have yet follows as
-	// replayed updates; what the client had is not repeated. Exactly one
-	// per restart and session.
+	// (ClientOptions.Restart), and the session was brought back as
+	// Restart says; SessionState.Restarts counts these. Exactly one per
+	// restart that restored the session: it is logged when the restart's
+	// last attempt has succeeded, before any call goes through again, so an
+	// attempt that failed (its agent died while restoring this session or
+	// another) adds none, and a session lost, or a restart given up, has
+	// none. It therefore follows what the restore replayed (what the
+	// client did not have yet, as replayed updates; what it had is not
+	// repeated), and may follow updates the restarted agent sent of its own
+	// accord after answering.
 	EventRestarted EventKind = "restarted"
 	// EventSubagentReleased (a parent session's feed): the host released
 	// a child session ([Session.Release]), and Subagent, its entry, left

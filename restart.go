@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acpclient/acp/schema"
 	"sync"
 	"time"
+
+	"github.com/acpclient/acp/schema"
 )
 
 // RestartPolicy turns on supervision (ClientOptions.Restart): when the
@@ -61,7 +62,8 @@ const (
 	RestartDied RestartPhase = "died"
 	// RestartWaiting: the client waits Delay before attempt Attempt.
 	RestartWaiting RestartPhase = "waiting"
-	// RestartFailed: attempt Attempt failed (Err); another may follow.
+	// RestartFailed: attempt Attempt failed (Err); another may follow. A
+	// failed attempt counts in the budget, not in SessionState.Restarts.
 	RestartFailed RestartPhase = "failed"
 	// RestartRestored: the agent is back and the sessions restored,
 	// except those in Lost. Calls go through again.
@@ -86,7 +88,8 @@ type RestartEvent struct {
 	// (RestartFailed), or why the client ended (RestartGaveUp).
 	Err error
 	// Restored and Lost list the sessions brought back and those that
-	// ended with ErrSessionLost, for RestartRestored.
+	// ended with ErrSessionLost, for RestartRestored: Lost those of every
+	// attempt of the restart, one that failed included.
 	Restored []string
 	Lost     []string
 }
@@ -224,6 +227,10 @@ func (c *Client) restart(dead *agentConn) {
 	last := dead
 	n := dead.n
 	attempt := 0
+	// lostSoFar are the sessions this restart lost, on whichever attempt:
+	// a session lost on an attempt that then failed is released, so the
+	// next attempt does not try it, and would not report it.
+	var lostSoFar []string
 	for {
 		last.kill() // what is left of the dead one (its process group, pipes)
 		delay, ok := sup.budget(sup.p.now())
@@ -281,6 +288,7 @@ func (c *Client) restart(dead *agentConn) {
 			continue
 		}
 		restored, lost := c.restoreSessions(withConn(sup.ctx, g), g)
+		lostSoFar = append(lostSoFar, lost...)
 		if sup.ctx.Err() != nil {
 			c.giveUp(nil)
 			return
@@ -294,10 +302,18 @@ func (c *Client) restart(dead *agentConn) {
 			continue
 		default:
 		}
+		// The attempt succeeded: only now does each session restored hear
+		// of it, once, before any call goes through again.
+		ids := make([]string, len(restored))
+		for i, s := range restored {
+			s.restored()
+			ids[i] = s.id
+		}
 		c.mu.Lock()
 		close(c.ready)
 		c.mu.Unlock()
-		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: restored, Lost: lost})
+		c.observe(RestartEvent{Phase: RestartRestored, Attempt: attempt, Connection: n, Restored: ids, Lost: lostSoFar})
+		lostSoFar = nil // a death of g starts another restart, with its own
 		if sup.settled(g) {
 			return
 		}

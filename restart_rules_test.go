@@ -15,6 +15,7 @@ import (
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/schema"
+	"github.com/google/go-cmp/cmp"
 )
 
 func init() {
@@ -568,8 +569,8 @@ func TestRestartKilledMidReplay(t *testing.T) {
 		t.Errorf("%d connections, want 3", tr.Connects())
 	}
 	st := s.State()
-	if st.Restarts != 2 {
-		t.Errorf("Restarts = %d, want 2 (one per attempt that reached the session)", st.Restarts)
+	if st.Restarts != 1 {
+		t.Errorf("Restarts = %d, want 1 (one per restart, not per attempt that reached the session)", st.Restarts)
 	}
 	if h := st.History; len(h.Messages)+len(h.UserMessages) != 0 {
 		t.Errorf("History %+v", h)
@@ -692,5 +693,150 @@ func TestRestartCallInFlight(t *testing.T) {
 	}
 	if err := list(); err != nil {
 		t.Fatalf("the call after the restart: %v", err)
+	}
+}
+
+// A restart whose first attempt fails counts one restart, not two: each
+// session gets one EventRestarted and one SessionState.Restarts, from the
+// attempt that brought it back, whether the failed attempt never
+// connected or died restoring (after one session was back, on the other),
+// and the session's feed, folded, is its State.
+func TestRestartCountsRestoresNotAttempts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// killed: the first attempt's agent is killed while it restores
+		// the second session; else the first attempt cannot connect.
+		killed bool
+	}{{"connect fails", false}, {"killed restoring", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var (
+				a      *acptest.Agent
+				armed  atomic.Bool // the next restore of the session named victim fails
+				victim atomic.Value
+			)
+			a = acptest.New(&acptest.Options{OnPrompt: crashScript, OnLoadSession: func(s *acptest.Session) {
+				if tc.killed && s.SessionID() == victim.Load() && armed.CompareAndSwap(true, false) {
+					a.Kill() // before the answer: the attempt dies restoring
+				}
+			}})
+			tr := &acptest.Transport{Agent: a, BeforeConnect: func(_ context.Context, n int) error {
+				if !tc.killed && n == 2 && armed.CompareAndSwap(true, false) {
+					return errors.New("the agent would not start")
+				}
+				return nil
+			}}
+			evs := newRestartEvents()
+			c, err := acp.Connect(ctx, tr, &acp.ClientOptions{Restart: &acp.RestartPolicy{MinBackoff: time.Millisecond, OnRestart: evs.on}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			defer c.Close()
+			var ss []*acp.Session
+			for range 2 {
+				s, err := c.NewSession(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss = append(ss, s)
+			}
+			// Sessions are restored in id order: the victim is restored last.
+			victim.Store(max(ss[0].ID(), ss[1].ID()))
+			if _, err := run(ctx, ss[0], "hello"); err != nil {
+				t.Fatal(err)
+			}
+			armed.Store(true)
+			if _, err := run(ctx, ss[0], "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
+				t.Fatalf("the crashed turn: %v", err)
+			}
+			restored := evs.wait(t, ctx, acp.RestartRestored)
+			if restored.Attempt != 2 || restored.Connection != 3 || len(restored.Restored) != 2 {
+				t.Errorf("RestartRestored %+v, want attempt 2 on connection 3 with both sessions", restored)
+			}
+			if _, err := run(ctx, ss[0], "after"); err != nil {
+				t.Fatal(err)
+			}
+			evs.mu.Lock()
+			var phases []acp.RestartPhase
+			for _, ev := range evs.evs {
+				phases = append(phases, ev.Phase)
+			}
+			evs.mu.Unlock()
+			if want := []acp.RestartPhase{acp.RestartDied, acp.RestartFailed, acp.RestartWaiting, acp.RestartRestored}; !slicesEqual(phases, want) {
+				t.Errorf("restart phases %v, want %v", phases, want)
+			}
+			for _, s := range ss {
+				s.Release() // its feed ends after its last event
+				var sf acp.SessionFold
+				var restarts []acp.SessionRestart
+				for ev := range s.Events(ctx, 0) {
+					sf.Apply(ev)
+					if ev.Kind == acp.EventRestarted {
+						restarts = append(restarts, *ev.Restart)
+					}
+				}
+				st := s.State()
+				if st.Restarts != 1 {
+					t.Errorf("session %s: Restarts = %d, want 1", s.ID(), st.Restarts)
+				}
+				if len(restarts) != 1 || restarts[0] != (acp.SessionRestart{Connection: 3, Method: schema.MethodSessionResume}) {
+					t.Errorf("session %s: EventRestarted %+v, want one, on connection 3 by session/resume", s.ID(), restarts)
+				}
+				if d := cmp.Diff(st, sf.State()); d != "" {
+					t.Errorf("session %s: the folded feed differs from State (-state +fold):\n%s", s.ID(), d)
+				}
+			}
+		})
+	}
+}
+
+// A session lost on an attempt that then failed is still reported lost
+// when the restart is over: RestartRestored lists every session the
+// restart lost, not only those of its last attempt (on which the lost
+// session, released, is no longer tried).
+func TestRestartReportsSessionsLostOnFailedAttempt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var (
+		a      *acptest.Agent
+		armed  atomic.Bool
+		victim atomic.Value
+	)
+	a = acptest.New(&acptest.Options{OnPrompt: crashScript, Restore: acptest.RestoreLoadOnly, OnLoadSession: func(s *acptest.Session) {
+		if s.SessionID() == victim.Load() && armed.CompareAndSwap(true, false) {
+			a.Kill()
+		}
+	}})
+	evs := newRestartEvents()
+	c, _ := restartClient(t, a, &acp.RestartPolicy{MinBackoff: time.Millisecond, OnRestart: evs.on}, nil)
+	gone, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := c.NewSession(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone.ID() > kept.ID() {
+		t.Fatalf("sessions %s and %s: the refused one must be restored first", gone.ID(), kept.ID())
+	}
+	// The agent forgets gone (its load is refused), and dies loading kept
+	// the first time.
+	if _, err := c.DeleteSession(ctx, &schema.DeleteSessionRequest{SessionID: gone.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	victim.Store(kept.ID())
+	armed.Store(true)
+	if _, err := run(ctx, kept, "crash"); !errors.Is(err, acp.ErrAgentRestarted) {
+		t.Fatal(err)
+	}
+	ev := evs.wait(t, ctx, acp.RestartRestored)
+	if ev.Attempt != 2 || !slicesEqual(ev.Restored, []string{kept.ID()}) || !slicesEqual(ev.Lost, []string{gone.ID()}) {
+		t.Errorf("RestartRestored: attempt %d, restored %v, lost %v; want attempt 2, restored [%s], lost [%s]", ev.Attempt, ev.Restored, ev.Lost, kept.ID(), gone.ID())
+	}
+	if !errors.Is(gone.Err(), acp.ErrSessionLost) {
+		t.Errorf("the refused session: %v", gone.Err())
 	}
 }

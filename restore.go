@@ -63,9 +63,11 @@ func (s *Session) Err() error {
 }
 
 // restoreSessions brings every open session back on g, in id order, and
-// returns the ids restored and lost. It stops early if g dies (the caller
-// tries again with the next connection).
-func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored, lost []string) {
+// returns the sessions restored and the ids of those lost. It stops early
+// if g dies (the caller tries again with the next connection). The
+// sessions restored learn it from the caller (Session.restored), once the
+// whole attempt has succeeded.
+func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored []*Session, lost []string) {
 	c.mu.Lock()
 	var roots, children []*Session
 	for _, s := range c.sessions {
@@ -106,7 +108,7 @@ func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored, l
 			lost = append(lost, s.id)
 			continue
 		}
-		restored = append(restored, s.id)
+		restored = append(restored, s)
 	}
 	return restored, lost
 }
@@ -212,19 +214,36 @@ func (c *Client) restoreAnswered() {
 	s.mu.Unlock()
 }
 
-// beginRestore logs the restart on the session's feed and, for a method
-// that replays, starts reconciling what the agent replays with what the
-// session has folded.
+// beginRestore notes how the session is being brought back, for
+// Session.restored, and, for a method that replays, starts reconciling
+// what the agent replays with what the session has folded.
 func (s *Session) beginRestore(n int, method string, replay bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state.Restarts++
-	s.logLocked(sentry{kind: entRestarted, restart: &SessionRestart{Connection: n, Method: method}})
+	s.restoredBy = &SessionRestart{Connection: n, Method: method}
 	if replay {
 		s.recon = newReconciler(s)
 		s.loading = true
 	}
-	s.notifyLocked()
+}
+
+// restored logs on the session's feed that the restart now over brought
+// it back (EventRestarted, as beginRestore noted on the attempt that
+// succeeded) and counts it in SessionState.Restarts, together, so that a
+// fold of the feed says what State says. It is called once per restart
+// and session, after the attempt that restored every session: an attempt
+// that failed (its agent died restoring this session or a later one) has
+// counted nothing, however far it got.
+func (s *Session) restored() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.restoredBy
+	s.restoredBy = nil
+	if r == nil {
+		return
+	}
+	s.state.Restarts++
+	s.logLocked(sentry{kind: entRestarted, restart: r})
 }
 
 // reapplyChoices sets the client's own choices again where the session

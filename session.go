@@ -45,6 +45,10 @@ type Session struct {
 	changed  notifier             // fired at every change: Changes and Events wait on it
 	perms    map[string]*inbound  // pending permission requests by request id
 
+	// restoredBy is how the restart attempt under way brought the session
+	// back (restore.go), told on its feed only once the attempt succeeds.
+	restoredBy *SessionRestart
+
 	// A child session's parent (nil otherwise; set before the child is
 	// registered, never changed), the children announced on this session,
 	// and what the parent's latest subagent_update granted (subagents.go).
@@ -123,7 +127,8 @@ type SessionState struct {
 	// Turns counts the turns started in this session, released or not.
 	Turns int `json:"turns"`
 	// Restarts counts the restarts of the agent the session was brought
-	// back from (ClientOptions.Restart).
+	// back from (ClientOptions.Restart): one per restart that restored it
+	// (EventRestarted), not per attempt.
 	Restarts int `json:"restarts,omitempty"`
 
 	// ParentSessionID is, for a child session, the session whose

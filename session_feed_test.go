@@ -67,7 +67,7 @@ func TestSessionFeedReproducesState(t *testing.T) {
 	for seed := range 30 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 11))
-			_, a, s := sessionWithModes(t, &ClientOptions{Subagents: true, Limits: Limits{SessionLog: 8, OutsideLog: 3}, Restart: &RestartPolicy{MaxRestarts: 100, after: noBackoff}})
+			c, a, s := sessionWithModes(t, &ClientOptions{Subagents: true, Limits: Limits{SessionLog: 8, OutsideLog: 3}, Restart: &RestartPolicy{MaxRestarts: 100, after: noBackoff}})
 			// Odd seeds restart an agent that offers session/load only:
 			// its replay is reconciled with what the session holds.
 			loadOnly := seed%2 == 1
@@ -162,6 +162,11 @@ func TestSessionFeedReproducesState(t *testing.T) {
 					} else {
 						a.reply(expectCall(a, "session/resume"), map[string]any{})
 					}
+					// The restart is over (and its EventRestarted logged)
+					// only once the attempt has succeeded, after the
+					// answer: wait for it, so that the script's last
+					// update is the feed's last event.
+					waitReady(t, c)
 					if turn != nil {
 						if _, err := turn.Wait(); !errors.Is(err, ErrAgentRestarted) {
 							t.Fatalf("the interrupted turn: %v", err)

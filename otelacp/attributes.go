@@ -17,7 +17,8 @@ const (
 	AttrTurnToolCalls = attribute.Key("acp.turn.tool_calls")
 	// AttrTurnCancelled: the client cancelled the turn.
 	AttrTurnCancelled = attribute.Key("acp.turn.cancelled")
-	// AttrStopReason: the turn's stop reason, on the turn metric.
+	// AttrStopReason: the turn's stop reason, on the turn metric (one of
+	// the acp package's StopReason constants, or "other").
 	AttrStopReason = attribute.Key("acp.turn.stop_reason")
 	// AttrUsageTotalTokens, AttrUsageThoughtTokens, AttrUsageCachedRead:
 	// the prompt response's usage beyond input and output tokens.

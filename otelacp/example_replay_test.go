@@ -65,6 +65,6 @@ func Example_recordedAgent() {
 	//   session/new (client)
 	//   invoke_agent claude-agent-acp (client) gen_ai.operation.name=invoke_agent gen_ai.response.finish_reasons=[end_turn] gen_ai.usage.input_tokens=200 gen_ai.usage.output_tokens=20 acp.turn.tool_calls=1
 	//     session/prompt (client)
-	//     execute_tool Bash (internal) gen_ai.operation.name=execute_tool gen_ai.tool.call.id=call_make acp.tool_call.kind=execute acp.tool_call.status=completed
+	//     execute_tool (internal) gen_ai.operation.name=execute_tool gen_ai.tool.call.id=call_make acp.tool_call.kind=execute acp.tool_call.status=completed
 	//       session/request_permission (server) gen_ai.tool.call.id=call_make acp.permission.outcome=selected
 }

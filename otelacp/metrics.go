@@ -9,6 +9,8 @@ import (
 
 // The metrics. Names follow the GenAI semantic conventions where they
 // have one (gen_ai.client.*), the package's own otherwise (acp.client.*).
+// An attribute value from the agent is one this package knows, or
+// "other" ("_OTHER" for error.type): see bounded.go.
 const (
 	// MetricTurnDuration: seconds from Session.Prompt to the turn's end,
 	// with gen_ai.operation.name=invoke_agent, acp.turn.stop_reason and

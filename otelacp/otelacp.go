@@ -3,14 +3,13 @@ package otelacp
 import (
 	"context"
 	"errors"
-	"strconv"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/schema"
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
@@ -40,6 +39,24 @@ type Options struct {
 	// ProviderName, if set, is the gen_ai.provider.name of turn spans and
 	// metrics (the model provider behind the agent, when known).
 	ProviderName string
+	// MaxOpenToolSpans bounds the tool call spans of a turn open at once
+	// (0: DefaultMaxOpenToolSpans). When the agent starts one more, the
+	// oldest still running is ended there, with acp.tool_call.unfinished
+	// and its status so far, and counted in acp.client.tool_calls; later
+	// news of it is ignored.
+	MaxOpenToolSpans int
+}
+
+// DefaultMaxOpenToolSpans is the default of Options.MaxOpenToolSpans:
+// more tool calls than any agent runs at once, few enough that an agent
+// starting them without end holds a bounded number of spans.
+const DefaultMaxOpenToolSpans = 1000
+
+func (in *Instrumentation) maxOpenTools() int {
+	if n := in.opts.MaxOpenToolSpans; n > 0 {
+		return n
+	}
+	return DefaultMaxOpenToolSpans
 }
 
 // Instrumentation maps an [acp.Client]'s [acp.Observer] onto OpenTelemetry.
@@ -127,15 +144,15 @@ func (f setCarrier) Keys() []string    { return nil }
 
 // call starts the span of a request (or notification) to the agent.
 func (in *Instrumentation) call(ctx context.Context, ci acp.CallInfo) (context.Context, func(error)) {
-	attrs := []attribute.KeyValue{semconv.RPCSystemNameJSONRPC, semconv.RPCMethod(ci.Method)}
+	name, attrs := method(ci.Method)
 	if ci.SessionID != "" {
-		attrs = append(attrs, semconv.GenAIConversationID(ci.SessionID))
+		attrs = append(attrs, str(semconv.GenAIConversationIDKey, ci.SessionID))
 	}
 	kind := trace.SpanKindClient
 	if ci.Notification {
 		kind = trace.SpanKindProducer
 	}
-	ctx, span := in.tracer.Start(ctx, ci.Method, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	ctx, span := in.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		endWithError(span, err)
 		span.End()
@@ -148,15 +165,16 @@ func (in *Instrumentation) call(ctx context.Context, ci acp.CallInfo) (context.C
 // about).
 func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context, func(any, error)) {
 	in := o.in
-	attrs := []attribute.KeyValue{semconv.RPCSystemNameJSONRPC, semconv.RPCMethod(si.Method), semconv.JSONRPCRequestID(si.RequestID)}
+	name, attrs := method(si.Method)
+	attrs = append(attrs, str(semconv.JSONRPCRequestIDKey, si.RequestID))
 	if si.SessionID != "" {
-		attrs = append(attrs, semconv.GenAIConversationID(si.SessionID))
+		attrs = append(attrs, str(semconv.GenAIConversationIDKey, si.SessionID))
 	}
 	var perm *permissionInfo
 	if si.Method == schema.MethodSessionRequestPermission {
 		perm = decodePermission(si.Params)
 		if perm.toolCallID != "" {
-			attrs = append(attrs, semconv.GenAIToolCallID(perm.toolCallID))
+			attrs = append(attrs, str(semconv.GenAIToolCallIDKey, perm.toolCallID))
 		}
 	}
 	local := o.parentOf(si.SessionID, perm)
@@ -174,21 +192,21 @@ func (o *observer) serve(ctx context.Context, si acp.ServeInfo) (context.Context
 		parent = trace.ContextWithSpanContext(ctx, local)
 	}
 	start := time.Now()
-	ctx, span := in.tracer.Start(parent, si.Method, opts...)
+	ctx, span := in.tracer.Start(parent, name, opts...)
 	return ctx, func(res any, err error) {
 		if perm != nil {
 			outcome := "error"
 			if r, ok := res.(*schema.RequestPermissionResponse); ok && err == nil {
 				outcome = string(r.Outcome.Kind)
-				span.SetAttributes(AttrPermissionOutcome.String(outcome))
+				span.SetAttributes(str(AttrPermissionOutcome, outcome))
 				if r.Outcome.OptionID != "" {
-					span.SetAttributes(AttrPermissionOptionID.String(r.Outcome.OptionID))
+					span.SetAttributes(str(AttrPermissionOptionID, r.Outcome.OptionID))
 					if k := perm.kinds[r.Outcome.OptionID]; k != "" {
-						span.SetAttributes(AttrPermissionOptionKind.String(k))
+						span.SetAttributes(str(AttrPermissionOptionKind, k))
 					}
 				}
 			}
-			in.m.permission.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(AttrPermissionOutcome.String(outcome)))
+			in.m.permission.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(AttrPermissionOutcome.String(known(outcome, permissionOutcomes))))
 		}
 		endWithError(span, err)
 		span.End()
@@ -208,23 +226,35 @@ func (o *observer) parentOf(sid string, perm *permissionInfo) trace.SpanContext 
 	return ts.parentFor(perm)
 }
 
-// endWithError marks span failed by err, if any.
+// endWithError marks span failed by err, if any. The message (often the
+// agent's words) is clipped, in the exception event as in the status.
 func endWithError(span trace.Span, err error) {
 	if err == nil {
 		return
 	}
-	span.RecordError(err)
-	span.SetStatus(codes.Error, err.Error())
+	msg := clip(err.Error())
+	span.AddEvent(semconv.ExceptionEventName, trace.WithAttributes(semconv.ExceptionType(errorTypeName(err)), semconv.ExceptionMessage(msg)))
+	span.SetStatus(codes.Error, msg)
 	span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
 }
 
-// errorType is the error.type of err: the agent's JSON-RPC error code, or
-// the kind of local failure.
+// errorTypeName is the exception.type of err, as Span.RecordError would
+// say it (which cannot be told to clip the message).
+func errorTypeName(err error) string {
+	t := reflect.TypeOf(err)
+	if t.PkgPath() == "" && t.Name() == "" {
+		return t.String() // a pointer, as *schema.Error
+	}
+	return t.PkgPath() + "." + t.Name()
+}
+
+// errorType is the error.type of err: the agent's JSON-RPC error code
+// (one of the protocol's, else _OTHER), or the kind of local failure.
 func errorType(err error) string {
 	var ae *schema.Error
 	switch {
 	case errors.As(err, &ae):
-		return strconv.FormatInt(ae.Code, 10)
+		return errorCode(ae.Code)
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded):

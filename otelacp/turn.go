@@ -30,13 +30,21 @@ type turnSpan struct {
 	updates int
 	started int // tool calls started
 	tools   map[string]*toolSpan
-	order   []*toolSpan // in the order they started
+	// running are the tool calls whose span is open, in the order they
+	// started (with ended ones not yet skipped at the front); open counts
+	// them. Past Options.MaxOpenToolSpans the oldest is ended, unfinished:
+	// an agent that starts tool calls and never ends them must not hold a
+	// span each until the turn ends.
+	running []*toolSpan
+	open    int
 	used    *schema.UsageUpdate
 }
 
-// toolSpan is one tool call of a turn.
+// toolSpan is one tool call of a turn. Once ended it keeps only its span
+// context (for permission requests about it), not the span.
 type toolSpan struct {
 	span   trace.Span
+	sc     trace.SpanContext
 	kind   schema.ToolKind
 	status schema.ToolCallStatus
 	ended  bool
@@ -45,7 +53,7 @@ type toolSpan struct {
 func (o *observer) turn(ctx context.Context, ti acp.TurnInfo) (context.Context, *acp.TurnObserver) {
 	in := o.in
 	name := "invoke_agent"
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(ti.SessionID)}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, str(semconv.GenAIConversationIDKey, ti.SessionID)}
 	if in.opts.AgentName != "" {
 		name += " " + in.opts.AgentName
 		attrs = append(attrs, semconv.GenAIAgentName(in.opts.AgentName))
@@ -97,25 +105,45 @@ func (ts *turnSpan) toolLocked(id, title, name string, kind schema.ToolKind) *to
 	if tc == nil {
 		ts.started++
 		tc = &toolSpan{kind: schema.ToolKindOther}
+		if ts.open >= ts.in.maxOpenTools() {
+			ts.evictLocked()
+		}
 		_, tc.span = ts.in.tracer.Start(ts.ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolCallID(id), semconv.GenAIConversationID(ts.sid)))
+			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, str(semconv.GenAIToolCallIDKey, id), str(semconv.GenAIConversationIDKey, ts.sid)))
+		tc.sc = tc.span.SpanContext()
 		ts.tools[id] = tc
-		ts.order = append(ts.order, tc)
+		ts.running = append(ts.running, tc)
+		ts.open++
 	}
 	if tc.ended {
 		return tc
 	}
+	// The span keeps its fixed name: the tool's name is the agent's to
+	// choose, and a span name is a low-cardinality key of every backend.
 	if name != "" {
-		tc.span.SetName("execute_tool " + name)
-		tc.span.SetAttributes(semconv.GenAIToolName(name))
+		tc.span.SetAttributes(str(semconv.GenAIToolNameKey, name))
 	}
 	if title != "" {
-		tc.span.SetAttributes(AttrToolTitle.String(title))
+		tc.span.SetAttributes(str(AttrToolTitle, title))
 	}
 	if kind != "" {
 		tc.kind = kind
 	}
 	return tc
+}
+
+// evictLocked ends the span of the oldest tool call still running, as
+// unfinished, to make room for another.
+func (ts *turnSpan) evictLocked() {
+	for len(ts.running) > 0 {
+		tc := ts.running[0]
+		ts.running[0] = nil
+		ts.running = ts.running[1:]
+		if !tc.ended {
+			ts.endToolLocked(tc, true)
+			return
+		}
+	}
 }
 
 // statusLocked records a tool call's status; a final one ends its span.
@@ -136,8 +164,9 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 	if status == "" {
 		status = schema.ToolCallStatusPending
 	}
-	attrs := []attribute.KeyValue{AttrToolKind.String(string(tc.kind)), AttrToolStatus.String(string(status))}
-	tc.span.SetAttributes(attrs...)
+	// The span says what the agent said; the metric one of the kinds and
+	// statuses known, or "other".
+	tc.span.SetAttributes(str(AttrToolKind, string(tc.kind)), str(AttrToolStatus, string(status)))
 	if unfinished {
 		tc.span.SetAttributes(AttrToolUnfinished.Bool(true))
 	}
@@ -145,7 +174,9 @@ func (ts *turnSpan) endToolLocked(tc *toolSpan, unfinished bool) {
 		tc.span.SetStatus(codes.Error, "the tool call failed")
 	}
 	tc.span.End()
-	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(attrs...))
+	tc.span = nil // the SDK's span, with its attributes, is the exporter's now
+	ts.open--
+	ts.in.m.tools.Add(ts.ctx, 1, metric.WithAttributes(AttrToolKind.String(known(tc.kind, toolKinds)), AttrToolStatus.String(known(status, toolStatuses))))
 }
 
 func (ts *turnSpan) end(e acp.TurnEnd) {
@@ -158,7 +189,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 	o.mu.Unlock()
 
 	ts.mu.Lock()
-	for _, tc := range ts.order {
+	for _, tc := range ts.running {
 		if !tc.ended {
 			ts.endToolLocked(tc, true)
 		}
@@ -168,7 +199,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 	if u := ts.used; u != nil {
 		span.SetAttributes(AttrContextUsed.Int64(int64(u.Used)), AttrContextSize.Int64(int64(u.Size)))
 		if u.Cost != nil {
-			span.SetAttributes(AttrCostAmount.Float64(u.Cost.Amount), AttrCostCurrency.String(u.Cost.Currency))
+			span.SetAttributes(AttrCostAmount.Float64(u.Cost.Amount), str(AttrCostCurrency, u.Cost.Currency))
 		}
 	}
 	ts.mu.Unlock()
@@ -178,8 +209,8 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 		metricAttrs = append(metricAttrs, semconv.GenAIProviderNameKey.String(in.opts.ProviderName))
 	}
 	if e.StopReason != "" {
-		span.SetAttributes(semconv.GenAIResponseFinishReasons(string(e.StopReason)))
-		metricAttrs = append(metricAttrs, AttrStopReason.String(string(e.StopReason)))
+		span.SetAttributes(semconv.GenAIResponseFinishReasons(clip(string(e.StopReason))))
+		metricAttrs = append(metricAttrs, AttrStopReason.String(known(e.StopReason, stopReasons)))
 	}
 	if e.StopReason == schema.StopReasonCancelled {
 		span.SetAttributes(AttrTurnCancelled.Bool(true))
@@ -202,7 +233,7 @@ func (ts *turnSpan) end(e acp.TurnEnd) {
 		endWithError(span, e.Err)
 		metricAttrs = append(metricAttrs, semconv.ErrorTypeKey.String(errorType(e.Err)))
 	} else if e.AgentError != nil {
-		span.SetStatus(codes.Error, e.AgentError.Message)
+		span.SetStatus(codes.Error, clip(e.AgentError.Message))
 	}
 	in.m.turn.Record(ts.ctx, time.Since(ts.start).Seconds(), metric.WithAttributes(metricAttrs...))
 	span.End()
@@ -217,7 +248,7 @@ func (ts *turnSpan) parentFor(perm *permissionInfo) trace.SpanContext {
 		tc := ts.tools[perm.toolCallID]
 		ts.mu.Unlock()
 		if tc != nil {
-			return tc.span.SpanContext()
+			return tc.sc
 		}
 	}
 	return ts.span.SpanContext()

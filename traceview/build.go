@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -37,34 +38,54 @@ type builder struct {
 	reqs  map[string]*request // by direction of the request + its id
 	tools map[string]*item    // by session id + "\x00" + toolCallId
 	msgs  map[string]*item    // v2 whole messages by session + kind + messageId
+	// open holds the turns not ended yet (each the last segment of its
+	// session), so that place finds the one running without walking
+	// every session for every note.
+	open  map[*segment]struct{}
 	agent string
 	proto int
 }
 
-// build folds the trace's frames into sessions, turns and items.
-func build(tr *trace, opts Options) *page {
-	b := &builder{
-		p: &page{V: 1, Title: opts.Title, Bad: tr.bad, Conn: []*item{}, Sessions: []*session{},
-			Frames: make([]rawFrame, len(tr.frames))},
+// load reads a trace and folds it, frame by frame as it is read, into
+// the page's model.
+func load(r io.Reader, opts Options) (*page, *trace, error) {
+	b := newBuilder(opts)
+	tr, err := readTrace(r, opts, func(f frame) {
+		i := len(b.p.Frames)
+		b.p.Frames = append(b.p.Frames, rawFrame{Line: f.line, T: f.t, Dir: f.dir, Msg: f.msg, Note: f.note})
+		if f.t != nil {
+			b.p.Stats.Timestamps = true
+		}
+		b.frame(i, f)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	b.finish(tr)
+	return b.p, tr, nil
+}
+
+func newBuilder(opts Options) *builder {
+	return &builder{
+		p:     &page{V: 1, Title: opts.Title, Conn: []*item{}, Sessions: []*session{}},
 		opts:  opts,
 		byID:  map[string]*session{},
 		reqs:  map[string]*request{},
 		tools: map[string]*item{},
 		msgs:  map[string]*item{},
+		open:  map[*segment]struct{}{},
 	}
+}
+
+// finish completes the model once the whole trace is read.
+func (b *builder) finish(tr *trace) {
+	b.p.Bad = tr.bad
 	if b.p.Bad == nil {
 		b.p.Bad = []badLine{}
 	}
-	for i, f := range tr.frames {
-		b.p.Frames[i] = rawFrame{Line: f.line, T: f.t, Dir: f.dir, Msg: f.msg, Note: f.note}
-		if f.t != nil {
-			b.p.Stats.Timestamps = true
-		}
-		b.frame(i, f)
-	}
 	st := &b.p.Stats
-	st.Lines, st.Frames, st.Bad, st.Bytes = tr.lines, len(tr.frames), len(tr.bad), tr.bytes
-	st.MaxBytes, st.Truncated, st.CutLine = opts.MaxBytes, tr.truncated, tr.cutLine
+	st.Lines, st.Frames, st.Bad, st.Listed, st.Bytes = tr.lines, tr.frames, tr.malformed, len(tr.bad), tr.bytes
+	st.MaxBytes, st.Truncated, st.CutLine = b.opts.MaxBytes, tr.truncated, tr.cutLine
 	st.Agent, st.Proto = b.agent, b.proto
 	for _, s := range b.p.Sessions {
 		for _, g := range s.Segs {
@@ -72,11 +93,11 @@ func build(tr *trace, opts Options) *page {
 				st.Turns++
 			}
 			for _, it := range g.Items {
+				it.flush()
 				g.Counts[it.K]++
 			}
 		}
 	}
-	return b.p
 }
 
 func (b *builder) frame(i int, f frame) {
@@ -119,21 +140,24 @@ func (b *builder) frame(i int, f frame) {
 // place puts a note where it happened: in the one turn running, if one
 // is, else with the connection.
 func (b *builder) place(it *item) {
-	var open *segment
-	for _, s := range b.p.Sessions {
-		if g := s.last(); g != nil && g.Kind == "turn" && !g.Ended {
-			if open != nil {
-				open = nil
-				break
-			}
-			open = g
+	if len(b.open) == 1 {
+		for g := range b.open {
+			g.Items = append(g.Items, it)
 		}
-	}
-	if open != nil {
-		open.Items = append(open.Items, it)
 		return
 	}
 	b.p.Conn = append(b.p.Conn, it)
+}
+
+// endTurn ends the turn g, at t with stop when the trace says how (a
+// turn ended by the next prompt learns its stop reason from a late
+// response all the same).
+func (b *builder) endTurn(g *segment, t *float64, stop string) {
+	g.Ended = true
+	if stop != "" {
+		g.T1, g.Stop = t, stop
+	}
+	delete(b.open, g)
 }
 
 func (b *builder) session(id, how string) *session {
@@ -206,22 +230,18 @@ func (b *builder) request(i int, f frame, m *envelope) {
 		// Even without a sessionId (a broken client's): the turn is what
 		// the trace is about.
 		s := b.session(p.SessionID, "seen")
-		n := 1
-		for _, g := range s.Segs {
-			if g.Kind == "turn" {
-				n++
-			}
-		}
 		if g := s.last(); g != nil && g.Kind == "turn" && !g.Ended {
 			// The previous turn's end is not in the trace.
-			g.Ended = true
+			b.endTurn(g, nil, "")
 		}
+		s.turns++
 		text := blocksText(p.Prompt)
-		g := &segment{Kind: "turn", N: n, T0: f.t, Prompt: firstLine(text, 200), Counts: map[string]int{}}
+		g := &segment{Kind: "turn", N: s.turns, T0: f.t, Prompt: firstLine(text, 200), Counts: map[string]int{}}
 		it := &item{K: "user", T: f.t, Title: "prompt", Text: text}
 		it.addFrame(i)
 		g.Items = []*item{it}
 		s.Segs = append(s.Segs, g)
+		b.open[g] = struct{}{}
 		r.item, r.seg = it, g
 	case f.dir == "<" && m.Method == "session/request_permission":
 		r.item = b.permission(i, f, p.SessionID, m.Params)
@@ -233,6 +253,7 @@ func (b *builder) request(i int, f frame, m *envelope) {
 		case p.Command != "":
 			title += " " + p.Command
 		}
+		title = clip(title, maxNameBytes)
 		it := &item{K: "event", T: f.t, Title: title, Text: summary(m.Params, "sessionId")}
 		it.addFrame(i)
 		if f.dir == "<" {
@@ -250,7 +271,7 @@ func (b *builder) request(i int, f frame, m *envelope) {
 func (b *builder) response(i int, f frame, m *envelope) {
 	r, ok := b.reqs[key(other(f.dir), m.ID)]
 	if !ok {
-		it := &item{K: "event", T: f.t, Title: "a response to no request in the trace (id " + string(m.ID) + ")", Text: summary(m.Result, "")}
+		it := &item{K: "event", T: f.t, Title: "a response to no request in the trace (id " + clip(string(m.ID), maxNameBytes) + ")", Text: summary(m.Result, "")}
 		if m.Error != nil {
 			it.K, it.Text = "error", fmt.Sprintf("%d %s", m.Error.Code, m.Error.Message)
 		}
@@ -277,7 +298,7 @@ func (b *builder) response(i int, f frame, m *envelope) {
 		if r.seg != nil {
 			r.seg.Items = append(r.seg.Items, it)
 			if r.seg.Kind == "turn" && r.method == "session/prompt" {
-				r.seg.Ended, r.seg.T1, r.seg.Stop = true, f.t, "error"
+				b.endTurn(r.seg, f.t, "error")
 			}
 		} else {
 			b.add(r.sid, f.t, it)
@@ -330,7 +351,7 @@ func (b *builder) response(i int, f frame, m *envelope) {
 		}
 		_ = json.Unmarshal(m.Result, &res)
 		if res.StopReason != "" && r.seg != nil {
-			r.seg.Ended, r.seg.T1, r.seg.Stop = true, f.t, res.StopReason
+			b.endTurn(r.seg, f.t, res.StopReason)
 		}
 	case "session/request_permission":
 		if r.item == nil || r.item.Perm == nil {
@@ -398,7 +419,7 @@ func (b *builder) notification(i int, f frame, m *envelope) {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	title := m.Method
+	title := clip(m.Method, maxNameBytes)
 	if f.dir == "<" {
 		title = "agent: " + title
 	}
@@ -514,7 +535,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		text := blockText(u.Content)
 		if n := len(g.Items); n > 0 {
 			if last := g.Items[n-1]; last.K == k && last.msgID == u.MessageID && last.Tool == nil && last.Title == "" {
-				last.Text += text
+				last.appendText(text)
 				last.addFrame(i)
 				return
 			}
@@ -526,7 +547,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		k := map[string]string{"user_message": "user", "agent_message": "msg", "agent_thought": "thought"}[u.Kind]
 		mk := sid + "\x00" + k + "\x00" + u.MessageID
 		if it, ok := b.msgs[mk]; ok && u.MessageID != "" {
-			it.Text = blocksText(u.Content)
+			it.Text, it.buf = blocksText(u.Content), nil // chunks appended to it are replaced too
 			it.addFrame(i)
 			return
 		}
@@ -560,7 +581,7 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 			g.Items = append(g.Items, e)
 		}
 		if u.State == "idle" && u.StopReason != "" && g.Kind == "turn" && !g.Ended {
-			g.Ended, g.T1, g.Stop = true, f.t, u.StopReason
+			b.endTurn(g, f.t, u.StopReason)
 		}
 	default:
 		it := &item{K: "event", T: f.t, Title: firstNonEmpty(u.Kind, "update"), Text: summary(rawUpdate(), "sessionUpdate")}
@@ -568,6 +589,14 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		s.current(f.t).Items = append(s.current(f.t).Items, it)
 	}
 }
+
+// maxRawBytes bounds a tool call's raw input and output as the card shows
+// them (indented); the frames keep them whole.
+const maxRawBytes = 64 << 10
+
+// maxNameBytes bounds what of a method name, path, command or id the page
+// puts in an item's title: a title names, the raw frame has the rest.
+const maxNameBytes = 300
 
 // toolCard returns the card of a tool call, creating it where it first
 // appears, and applies the fields of upd (a tool_call or
@@ -617,10 +646,10 @@ func (b *builder) toolCard(i int, f frame, sid, id string, u *updateFields, own 
 		}
 	}
 	if len(u.RawInput) > 0 {
-		tc.In = clip(pretty(u.RawInput), 64<<10)
+		tc.In = pretty(u.RawInput, maxRawBytes)
 	}
 	if len(u.RawOutput) > 0 {
-		tc.Out = clip(pretty(u.RawOutput), 64<<10)
+		tc.Out = pretty(u.RawOutput, maxRawBytes)
 	}
 	return it
 }
@@ -758,12 +787,74 @@ func compact(raw json.RawMessage) string {
 	return buf.String()
 }
 
-func pretty(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, raw, "", "  ") != nil {
-		return string(raw)
+// pretty indents raw as json.Indent(dst, raw, "", "  ") does, but writes
+// at most n bytes and says so when it stops. json.Indent would first
+// build the whole indented text, and that is quadratic in the nesting:
+// 20 KB of "[[[[…" a few thousand deep indents to some 100 MB, to be cut
+// to n afterwards. raw is valid JSON (it was decoded), so a scan that
+// tracks strings and nesting is enough.
+func pretty(raw json.RawMessage, n int) string {
+	out := make([]byte, 0, min(n, 2*len(raw))+64)
+	depth, inStr, esc, opened := 0, false, false, false
+	newline := func() {
+		out = append(out, '\n')
+		for range depth {
+			out = append(out, ' ', ' ')
+		}
 	}
-	return buf.String()
+	for i := 0; i < len(raw); i++ {
+		if len(out) > n {
+			return fmt.Sprintf("%s… (cut at %d bytes; the value is %d bytes as sent)", out[:n], n, len(raw))
+		}
+		c := raw[i]
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		if opened && c != '}' && c != ']' {
+			newline() // the first member of a non-empty object or array
+		}
+		switch c {
+		case '{', '[':
+			out = append(out, c)
+			depth++
+			opened = true
+			continue
+		case '}', ']':
+			depth--
+			if !opened { // an empty one stays {} or []
+				newline()
+			}
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			newline()
+		case ':':
+			out = append(out, ':', ' ')
+		case '"':
+			inStr = true
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
+		opened = false
+	}
+	if len(out) > n {
+		return fmt.Sprintf("%s… (cut at %d bytes; the value is %d bytes as sent)", out[:n], n, len(raw))
+	}
+	return string(out)
 }
 
 // clip cuts s to n bytes, saying how much was cut.

@@ -24,10 +24,13 @@
 // element or run code.
 //
 // A trace is untrusted input. A line that is not a trace object is
-// reported on the page with its line number and error, and the rest of the
-// trace is rendered as if it were absent. Retained input is bounded by
-// [Options] (MaxBytes, MaxLineBytes); what is over a bound is reported on
-// the page, never silently dropped.
+// reported on the page with its line number and error (the first
+// Options.MaxMalformed of them; the others are counted), and the rest of
+// the trace is rendered as if it were absent. Retained input is bounded by
+// [Options] (MaxBytes, MaxLineBytes, MaxMalformed); what is over a bound
+// is reported on the page, never silently dropped. The page and the memory
+// Render uses grow with the frames kept, each costing its bytes and a
+// bounded overhead, and not with what is only counted.
 //
 // Render is safe to call from several goroutines at once; it keeps no
 // state between calls.

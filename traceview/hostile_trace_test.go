@@ -2,9 +2,11 @@ package traceview
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -216,5 +218,222 @@ func TestRenderStats(t *testing.T) {
 	st.Bytes = 0
 	if st != want {
 		t.Errorf("Stats %+v, want %+v", st, want)
+	}
+}
+
+// lineReader yields line (which ends in "\n") n times without holding the
+// trace in memory, so that a test's heap figures are the viewer's.
+type lineReader struct {
+	line string
+	n    int
+	off  int
+}
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) {
+		if r.n == 0 {
+			if w == 0 {
+				return 0, io.EOF
+			}
+			break
+		}
+		c := copy(p[w:], r.line[r.off:])
+		w += c
+		if r.off += c; r.off == len(r.line) {
+			r.off, r.n = 0, r.n-1
+		}
+	}
+	return w, nil
+}
+
+// heapWriter counts a page's bytes and, at its first write (the model is
+// complete by then; only writing is left), the heap in use.
+type heapWriter struct {
+	n    int64
+	live uint64
+}
+
+func (w *heapWriter) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		w.live = heapInUse()
+	}
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// measure renders r and returns what Render said, the page's size, the
+// heap the model held (above what was in use before) and the bytes
+// allocated meanwhile.
+func measure(t *testing.T, r io.Reader, opts Options) (st Stats, page int64, live, alloc uint64) {
+	t.Helper()
+	var ms runtime.MemStats
+	base := heapInUse()
+	runtime.ReadMemStats(&ms)
+	total := ms.TotalAlloc
+	w := &heapWriter{}
+	st, err := Render(w, r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms)
+	if w.live > base {
+		live = w.live - base
+	}
+	return st, w.n, live, ms.TotalAlloc - total
+}
+
+// emptyPage is the size of the page of an empty trace: the viewer's code
+// and style, which every page carries.
+func emptyPage(t *testing.T) int64 {
+	t.Helper()
+	_, n, _, _ := measure(t, strings.NewReader(""), Options{})
+	return n
+}
+
+// TestHostileMalformedFlood: a million one-byte lines of garbage are
+// counted, the first MaxMalformed listed; the page and the heap do not
+// grow with the rest. (Listing them all made a page of 53 MB and a heap
+// of some 200 MB.)
+func TestHostileMalformedFlood(t *testing.T) {
+	const n = 1_000_000
+	st, size, live, _ := measure(t, &lineReader{line: "x\n", n: n}, Options{})
+	if st.Malformed != n || st.Lines != n || st.Frames != 0 {
+		t.Errorf("Stats %+v, want %d malformed lines", st, n)
+	}
+	// Each listed line is some 50 bytes of page; its text is at most 4 KiB.
+	if over := size - emptyPage(t); over > 128<<10 {
+		t.Errorf("the page of %d malformed lines is %d bytes over an empty one's, want at most 128 KiB", n, over)
+	}
+	if live > 8<<20 {
+		t.Errorf("the model of %d malformed lines holds %d bytes of heap, want at most 8 MiB", n, live)
+	}
+
+	_, p := render(t, bytes.Repeat([]byte("x\n"), 10), Options{MaxMalformed: 3})
+	if len(p.Bad) != 3 || p.Bad[2].Line != 3 || p.Stats.Bad != 10 || p.Stats.Listed != 3 {
+		t.Errorf("MaxMalformed 3: listed %+v, stats %+v", p.Bad, p.Stats)
+	}
+	html, p := render(t, bytes.Repeat([]byte("x\n"), DefaultMaxMalformed+5), Options{})
+	if len(p.Bad) != DefaultMaxMalformed || p.Stats.Bad != DefaultMaxMalformed+5 {
+		t.Errorf("the default bound: %d listed, %d counted", len(p.Bad), p.Stats.Bad)
+	}
+	if d := pageData(t, html); d.Stats.Bad != DefaultMaxMalformed+5 || len(d.Bad) != DefaultMaxMalformed {
+		t.Errorf("the page says %d malformed, lists %d", d.Stats.Bad, len(d.Bad))
+	}
+}
+
+// TestHostileTinyFrames: frames that carry nothing (a note with no text,
+// a message with neither method nor id) cost a bounded amount each, on
+// the page and in memory.
+func TestHostileTinyFrames(t *testing.T) {
+	const n = 200_000
+	for _, line := range []string{`{"dir":"!","note":""}` + "\n", `{"dir":">","msg":{}}` + "\n"} {
+		st, size, live, _ := measure(t, &lineReader{line: line, n: n}, Options{})
+		if st.Frames != n {
+			t.Fatalf("%q: %d frames, want %d", line, st.Frames, n)
+		}
+		in := int64(n * len(line))
+		perPage, perHeap := float64(size-emptyPage(t))/float64(n), float64(live)/float64(n)
+		t.Logf("%q × %d (%d bytes): page %d bytes (%.0f a frame), heap %d bytes (%.0f a frame)", line, n, in, size, perPage, live, perHeap)
+		if perPage > 6*float64(len(line)) {
+			t.Errorf("%q: %.0f bytes of page a frame, want at most %d", line, perPage, 6*len(line))
+		}
+		if perHeap > 320 {
+			t.Errorf("%q: %.0f bytes of heap a frame, want at most 320", line, perHeap)
+		}
+	}
+}
+
+// TestHostileChunkFlood: a message streamed in many chunks is joined in
+// time and memory linear in its text (appending each chunk to the text
+// so far copied it all every time: 5000 chunks of 100 bytes allocated
+// 1.3 GB, 100 000 took minutes).
+func TestHostileChunkFlood(t *testing.T) {
+	const n = 5000
+	word := strings.Repeat("x", 100)
+	head := `{"dir":">","msg":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}}` + "\n"
+	chunk := `{"dir":"<","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + word + `"}}}}}` + "\n"
+	st, _, _, alloc := measure(t, io.MultiReader(strings.NewReader(head), &lineReader{line: chunk, n: n}), Options{})
+	if st.Updates != n {
+		t.Fatalf("%d updates, want %d", st.Updates, n)
+	}
+	in := uint64(len(head) + n*len(chunk))
+	if alloc > 40*in {
+		t.Errorf("%d chunks (%d bytes) allocated %d bytes, want at most %d", n, in, alloc, 40*in)
+	}
+	_, p := render(t, []byte(head+strings.Repeat(chunk, 3)), Options{})
+	if m := find(p, "msg"); len(m) != 1 || m[0].Text != strings.Repeat(word, 3) || m[0].FN != 3 {
+		t.Errorf("three chunks joined: %+v", m)
+	}
+}
+
+// deep is a JSON value nested d arrays deep.
+func deep(d int) string { return strings.Repeat("[", d) + strings.Repeat("]", d) }
+
+// TestHostileDeepRawInput: a tool call's raw input nested thousands deep
+// is indented only as far as the card shows it (json.Indent would build
+// the whole indented text first: quadratic in the depth, some 50 MB for
+// each of these 10 KB lines).
+func TestHostileDeepRawInput(t *testing.T) {
+	const d, n = 5000, 10
+	line := `{"dir":"<","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","rawInput":` + deep(d) + `}}}}` + "\n"
+	st, _, _, alloc := measure(t, &lineReader{line: line, n: n}, Options{})
+	if st.Frames != n || st.Malformed != 0 {
+		t.Fatalf("Stats %+v", st)
+	}
+	if in := uint64(n * len(line)); alloc > 100*in {
+		t.Errorf("%d lines (%d bytes) nested %d deep allocated %d bytes, want at most %d", n, in, d, alloc, 100*in)
+	}
+	_, p := render(t, []byte(line), Options{})
+	tc := find(p, "tool")[0].Tool
+	if len(tc.In) > maxRawBytes+100 || !strings.Contains(tc.In, "(cut at") {
+		t.Errorf("the card's raw input: %d bytes, ends %q", len(tc.In), tc.In[max(0, len(tc.In)-80):])
+	}
+	var want bytes.Buffer
+	json.Indent(&want, []byte(deep(d)), "", "  ")
+	if !strings.HasPrefix(want.String(), tc.In[:maxRawBytes]) {
+		t.Error("the card's raw input is not what json.Indent begins with")
+	}
+}
+
+// TestPrettyIsIndent: pretty writes what json.Indent does, up to its bound.
+func TestPrettyIsIndent(t *testing.T) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[]}`, ` { "a" : [ 1 , 2 , {"b":{} } ] , "c\"}":"x,y:[" }`, `"s"`, `12`, `null`,
+		`[[[{"k":[true,false,null,"\\\""]}]]]`, `{"a":{"b":{"c":[1,[2,[3,[]]]]}}}`, deep(40)} {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(s), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := pretty(json.RawMessage(s), 1<<20); got != want.String() {
+			t.Errorf("pretty(%s) =\n%s\nwant\n%s", s, got, want.String())
+		}
+	}
+	if got := pretty(json.RawMessage(`[1,2,3,4,5,6,7,8,9]`), 8); !strings.HasPrefix(got, "[\n  1,\n … ") && !strings.HasPrefix(got, "[\n  1,\n") {
+		t.Errorf("cut: %q", got)
+	}
+}
+
+// TestHostileHugeNames: a method name or a response id of megabytes is
+// clipped in its item's title; the frame keeps it whole.
+func TestHostileHugeNames(t *testing.T) {
+	big := strings.Repeat("m", 1<<20)
+	trace := `{"dir":"<","msg":{"jsonrpc":"2.0","id":"` + big + `","result":{}}}` + "\n" +
+		`{"dir":"<","msg":{"jsonrpc":"2.0","method":"` + big + `","params":{}}}` + "\n" +
+		`{"dir":"<","msg":{"jsonrpc":"2.0","id":7,"method":"` + big + `","params":{}}}` + "\n"
+	_, p := render(t, []byte(trace), Options{})
+	if len(p.Conn) != 3 {
+		t.Fatalf("%d items with the connection", len(p.Conn))
+	}
+	for _, it := range p.Conn {
+		if len(it.Title) > maxNameBytes+100 {
+			t.Errorf("a title of %d bytes", len(it.Title))
+		}
 	}
 }

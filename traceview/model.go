@@ -2,25 +2,29 @@ package traceview
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // The page's data, embedded as JSON and rendered by viewer.js. Field names
 // are short because a large trace repeats them a million times.
 
 type page struct {
-	V        int        `json:"v"` // the data format, for viewer.js
-	Title    string     `json:"title"`
-	Stats    stats      `json:"stats"`
-	Conn     []*item    `json:"conn"` // what belongs to no session
-	Bad      []badLine  `json:"bad"`
-	Sessions []*session `json:"sessions"`
+	V     int    `json:"v"` // the data format, for viewer.js
+	Title string `json:"title"`
+	Stats stats  `json:"stats"`
+	// The lists are written by writeData, an element at a time (omitempty
+	// takes them out of the marshalled head).
+	Conn     []*item    `json:"conn,omitempty"` // what belongs to no session
+	Bad      []badLine  `json:"bad,omitempty"`
+	Sessions []*session `json:"sessions,omitempty"`
 	Frames   []rawFrame `json:"-"` // written by writeFrames, last
 }
 
 type stats struct {
 	Lines      int    `json:"lines"`
 	Frames     int    `json:"frames"`
-	Bad        int    `json:"bad"`
+	Bad        int    `json:"bad"`    // malformed lines
+	Listed     int    `json:"listed"` // those of them in page.Bad (MaxMalformed)
 	Bytes      int64  `json:"bytes"`
 	MaxBytes   int64  `json:"maxBytes"`
 	Truncated  bool   `json:"truncated"`
@@ -46,7 +50,9 @@ type session struct {
 	Agent string     `json:"agent,omitempty"`
 	Proto int        `json:"proto,omitempty"`
 	Cwd   string     `json:"cwd,omitempty"`
-	Segs  []*segment `json:"segs"`
+	Segs  []*segment `json:"segs,omitempty"` // written by writeData
+
+	turns int // turn segments in Segs, to number the next one
 }
 
 // segment is a turn, or what a session received outside any turn (its
@@ -60,7 +66,7 @@ type segment struct {
 	Ended  bool           `json:"ended,omitempty"`
 	Prompt string         `json:"prompt,omitempty"`
 	Counts map[string]int `json:"counts"`
-	Items  []*item        `json:"items"`
+	Items  []*item        `json:"items,omitempty"` // written by writeData
 }
 
 // maxItemFrames bounds the raw frames an item lists; a message of 100 000
@@ -79,6 +85,26 @@ type item struct {
 	Perm  *perm    `json:"perm,omitempty"`
 
 	msgID string // messageId of a message being streamed
+	// buf collects the chunks of a streamed message: appending each to
+	// Text would copy the whole message every time, quadratic in its
+	// chunks. flush moves it to Text.
+	buf *strings.Builder
+}
+
+// appendText adds a chunk to the item's text.
+func (it *item) appendText(s string) {
+	if it.buf == nil {
+		it.buf = &strings.Builder{}
+		it.buf.WriteString(it.Text)
+	}
+	it.buf.WriteString(s)
+}
+
+// flush makes Text the whole text appended so far.
+func (it *item) flush() {
+	if it.buf != nil {
+		it.Text, it.buf = it.buf.String(), nil
+	}
 }
 
 func (it *item) addFrame(i int) {

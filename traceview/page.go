@@ -89,12 +89,91 @@ func writePage(w io.Writer, p *page, opts Options) error {
 	// escapes '<', '>' and '&' (and U+2028, U+2029), so no string from the
 	// trace can close the element or open a comment.
 	bw.WriteString("<script type=\"application/json\" id=\"trace-data\">")
-	head, err := json.Marshal(p) // escapes HTML
+	if err := writeData(bw, p); err != nil {
+		return err
+	}
+	bw.WriteString("</script>\n<script>" + viewerJS + "</script>\n</body>\n</html>\n")
+	return bw.Flush()
+}
+
+// writeData writes the page's data, a piece at a time: marshalling the
+// whole model at once would hold all of its JSON in memory (twice, with
+// encoding/json's buffer) next to the model. Each piece is marshalled by
+// encoding/json (which escapes HTML); the lists that grow with the trace
+// (connection items, malformed lines, sessions, their segments and
+// items, frames) are written element by element.
+func writeData(bw *bufio.Writer, p *page) error {
+	head := *p
+	head.Conn, head.Bad, head.Sessions = nil, nil, nil // omitempty: written below
+	if err := writeOpen(bw, head); err != nil {
+		return err
+	}
+	if err := writeList(bw, `,"conn":`, p.Conn, func(it *item) error { return writeValue(bw, it) }); err != nil {
+		return err
+	}
+	if err := writeList(bw, `,"bad":`, p.Bad, func(b badLine) error { return writeValue(bw, b) }); err != nil {
+		return err
+	}
+	if err := writeList(bw, `,"sessions":`, p.Sessions, func(s *session) error {
+		sh := *s
+		sh.Segs = nil
+		if err := writeOpen(bw, sh); err != nil {
+			return err
+		}
+		if err := writeList(bw, `,"segs":`, s.Segs, func(g *segment) error {
+			gh := *g
+			gh.Items = nil
+			if err := writeOpen(bw, gh); err != nil {
+				return err
+			}
+			if err := writeList(bw, `,"items":`, g.Items, func(it *item) error { return writeValue(bw, it) }); err != nil {
+				return err
+			}
+			return bw.WriteByte('}')
+		}); err != nil {
+			return err
+		}
+		return bw.WriteByte('}')
+	}); err != nil {
+		return err
+	}
+	writeFrames(bw, p.Frames)
+	return bw.WriteByte('}')
+}
+
+// writeValue writes v as JSON.
+func writeValue(bw *bufio.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	bw.Write(head[:len(head)-1]) // without its closing brace
-	writeFrames(bw, p.Frames)
-	bw.WriteString("}</script>\n<script>" + viewerJS + "</script>\n</body>\n</html>\n")
-	return bw.Flush()
+	_, err = bw.Write(b)
+	return err
+}
+
+// writeOpen writes the JSON object v without its closing brace, for the
+// caller to append fields to.
+func writeOpen(bw *bufio.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = bw.Write(b[:len(b)-1])
+	return err
+}
+
+// writeList writes key (`,"name":`) and the JSON array of list, each
+// element by one.
+func writeList[T any](bw *bufio.Writer, key string, list []T, one func(T) error) error {
+	bw.WriteString(key)
+	bw.WriteByte('[')
+	for i, v := range list {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := one(v); err != nil {
+			return err
+		}
+	}
+	return bw.WriteByte(']')
 }

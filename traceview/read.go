@@ -26,17 +26,32 @@ type badLine struct {
 	More int    `json:"more,omitempty"` // bytes of the line not kept
 }
 
+// trace is what reading a trace leaves besides its frames, which go to
+// the builder one at a time as they are read: a frame is folded and its
+// decoded form dropped at once, so the model never holds a trace twice.
 type trace struct {
-	frames    []frame
-	bad       []badLine
+	frames    int       // well-formed frames, each handed to onFrame
+	bad       []badLine // the first MaxMalformed malformed lines
+	malformed int       // all of them, listed or not
 	lines     int
 	bytes     int64 // bytes of lines kept
 	truncated bool
 	cutLine   int // the first line not read, when truncated
 }
 
-// readTrace reads the JSONL trace, keeping at most MaxBytes of lines.
-func readTrace(r io.Reader, opts Options) (*trace, error) {
+// addBad records a malformed line. Only the first MaxMalformed are kept
+// for the page; the rest are counted. Without that bound every one-byte
+// line of garbage became some 50 bytes of page and 300 of memory.
+func (tr *trace) addBad(max int, mk func() badLine) {
+	tr.malformed++
+	if len(tr.bad) < max {
+		tr.bad = append(tr.bad, mk())
+	}
+}
+
+// readTrace reads the JSONL trace, keeping at most MaxBytes of lines, and
+// hands each well-formed frame to onFrame in order.
+func readTrace(r io.Reader, opts Options, onFrame func(frame)) (*trace, error) {
 	tr := &trace{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
@@ -50,7 +65,9 @@ func readTrace(r io.Reader, opts Options) (*trace, error) {
 		tr.lines = n
 		if over > 0 {
 			size := opts.MaxLineBytes + over
-			tr.bad = append(tr.bad, badLine{Line: n, Err: fmt.Sprintf("a line of %d bytes, longer than MaxLineBytes (%d): not read", size, opts.MaxLineBytes), Text: string(line), More: size - len(line)})
+			tr.addBad(opts.MaxMalformed, func() badLine {
+				return badLine{Line: n, Err: fmt.Sprintf("a line of %d bytes, longer than MaxLineBytes (%d): not read", size, opts.MaxLineBytes), Text: string(line), More: size - len(line)}
+			})
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
 			if tr.bytes+int64(len(t)) > opts.MaxBytes {
 				tr.truncated, tr.cutLine = true, n
@@ -58,11 +75,14 @@ func readTrace(r io.Reader, opts Options) (*trace, error) {
 			}
 			tr.bytes += int64(len(t))
 			if f, perr := parseLine(t); perr != nil {
-				k := keep(t)
-				tr.bad = append(tr.bad, badLine{Line: n, Err: perr.Error(), Text: k, More: len(t) - len(k)})
+				tr.addBad(opts.MaxMalformed, func() badLine {
+					k := keep(t)
+					return badLine{Line: n, Err: perr.Error(), Text: k, More: len(t) - len(k)}
+				})
 			} else {
 				f.line = n
-				tr.frames = append(tr.frames, f)
+				tr.frames++
+				onFrame(f)
 			}
 		}
 		if errors.Is(err, io.EOF) {

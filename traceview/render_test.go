@@ -60,11 +60,10 @@ func pageData(t *testing.T, html []byte) *page {
 func render(t *testing.T, trace []byte, opts Options) ([]byte, *page) {
 	t.Helper()
 	opts = opts.withDefaults()
-	tr, err := readTrace(bytes.NewReader(trace), opts)
+	p, _, err := load(bytes.NewReader(trace), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := build(tr, opts)
 	var out bytes.Buffer
 	if err := writePage(&out, p, opts); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,9 @@ const (
 	// DefaultMaxDiffBytes bounds the texts a diff is computed from: 1 MiB
 	// (old and new text together); a larger edit shows its path and sizes.
 	DefaultMaxDiffBytes = 1 << 20
+	// DefaultMaxMalformed bounds the malformed lines the page lists:
+	// 1000, each with at most 4 KiB of its text. The rest are counted.
+	DefaultMaxMalformed = 1000
 )
 
 // keptLineBytes is how much of a malformed or over-long line the page
@@ -40,6 +43,12 @@ type Options struct {
 	// MaxDiffBytes bounds the old and new text a diff is computed from
 	// (0: DefaultMaxDiffBytes). A larger edit is shown by path and sizes.
 	MaxDiffBytes int
+	// MaxMalformed bounds the malformed lines listed on the page (0:
+	// DefaultMaxMalformed). The first ones are listed with their line
+	// number, error and first 4 KiB; later ones are only counted (in
+	// Stats.Malformed and on the page, which says how many it does not
+	// list), so a trace of garbage costs no more than its count.
+	MaxMalformed int
 }
 
 func (o Options) withDefaults() Options {
@@ -55,6 +64,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxDiffBytes <= 0 {
 		o.MaxDiffBytes = DefaultMaxDiffBytes
 	}
+	if o.MaxMalformed <= 0 {
+		o.MaxMalformed = DefaultMaxMalformed
+	}
 	return o
 }
 
@@ -67,7 +79,7 @@ var ErrTruncated = errors.New("traceview: trace truncated")
 type Stats struct {
 	Lines     int   // lines read (blank ones included)
 	Frames    int   // well-formed frames, each on the page
-	Malformed int   // lines that are not trace frames, listed on the page
+	Malformed int   // lines that are not trace frames (the first MaxMalformed listed on the page)
 	Bytes     int64 // bytes of the lines kept
 	Sessions  int
 	Turns     int
@@ -76,18 +88,17 @@ type Stats struct {
 }
 
 // Render reads a trace from r and writes its HTML page to w. Malformed
-// lines do not fail it: they are listed on the page and counted in
-// Stats. It fails when r or w fails, and returns an error wrapping
+// lines do not fail it: they are counted in Stats, and the first
+// Options.MaxMalformed are listed on the page. It fails when r or w fails, and returns an error wrapping
 // ErrTruncated (after writing the whole page) when the trace exceeded
 // Options.MaxBytes.
 func Render(w io.Writer, r io.Reader, opts Options) (Stats, error) {
 	opts = opts.withDefaults()
-	tr, err := readTrace(r, opts)
+	p, tr, err := load(r, opts)
 	if err != nil {
 		return Stats{}, err
 	}
-	p := build(tr, opts)
-	st := Stats{Lines: tr.lines, Frames: len(tr.frames), Malformed: len(tr.bad), Bytes: tr.bytes,
+	st := Stats{Lines: tr.lines, Frames: tr.frames, Malformed: tr.malformed, Bytes: tr.bytes,
 		Sessions: len(p.Sessions), Turns: p.Stats.Turns, Updates: p.Stats.Updates, Truncated: tr.truncated}
 	if err := writePage(w, p, opts); err != nil {
 		return st, err

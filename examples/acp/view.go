@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,8 +22,9 @@ permission requests with the answer and how long it took, errors, notes
 and every raw frame. The page needs no network; open it in a browser.
 
 The page goes to stdout, or to -o FILE. With no TRACE or "-" the trace is
-read from stdin. Lines that are not trace frames are listed on the page
-(and counted on stderr); the rest is shown. See docs/VIEWER.md.
+read from stdin. Lines that are not trace frames are counted on stderr and
+listed on the page (the first --max-malformed of them); the rest is shown.
+See docs/VIEWER.md.
 
 examples:
   acp --trace t.jsonl -p "hello" && acp view t.jsonl > t.html
@@ -41,6 +43,7 @@ type viewConfig struct {
 	json         bool
 	maxBytes     int64
 	maxLineBytes int
+	maxMalformed int
 	trace        string
 }
 
@@ -53,6 +56,7 @@ func parseViewFlags(args []string, stderr io.Writer) (*viewConfig, error) {
 	fs.BoolVar(&vc.json, "json", false, `with -o: print {"event":"view",...} (what the page holds) on stdout; failures as {"event":"error","message":...}`)
 	fs.Int64Var(&vc.maxBytes, "max-bytes", 0, fmt.Sprintf("keep at most this many bytes of the trace; the page says where it was cut (default %d)", traceview.DefaultMaxBytes))
 	fs.IntVar(&vc.maxLineBytes, "max-line-bytes", 0, fmt.Sprintf("a longer line is listed as malformed, not read (default %d)", traceview.DefaultMaxLineBytes))
+	fs.IntVar(&vc.maxMalformed, "max-malformed", 0, fmt.Sprintf("list at most this many malformed lines on the page; the others are counted (default %d)", traceview.DefaultMaxMalformed))
 	fs.Usage = func() {
 		fmt.Fprint(stderr, viewUsageHead)
 		fs.PrintDefaults()
@@ -70,8 +74,8 @@ func parseViewFlags(args []string, stderr io.Writer) (*viewConfig, error) {
 	if vc.json && (vc.out == "" || vc.out == "-") {
 		return nil, errors.New("view --json needs -o FILE: stdout is the page otherwise")
 	}
-	if vc.maxBytes < 0 || vc.maxLineBytes < 0 {
-		return nil, errors.New("--max-bytes and --max-line-bytes must not be negative")
+	if vc.maxBytes < 0 || vc.maxLineBytes < 0 || vc.maxMalformed < 0 {
+		return nil, errors.New("--max-bytes, --max-line-bytes and --max-malformed must not be negative")
 	}
 	return vc, nil
 }
@@ -128,7 +132,7 @@ func view(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		out = file
 	}
-	st, err := traceview.Render(out, in, traceview.Options{Title: title, MaxBytes: vc.maxBytes, MaxLineBytes: vc.maxLineBytes})
+	st, err := traceview.Render(out, in, traceview.Options{Title: title, MaxBytes: vc.maxBytes, MaxLineBytes: vc.maxLineBytes, MaxMalformed: vc.maxMalformed})
 	if file != nil {
 		if cerr := file.Close(); err == nil {
 			err = cerr
@@ -144,7 +148,11 @@ func view(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", b)
 	}
 	if st.Malformed > 0 {
-		fmt.Fprintf(stderr, "acp: view: %d malformed lines, listed on the page\n", st.Malformed)
+		if limit := cmp.Or(vc.maxMalformed, traceview.DefaultMaxMalformed); st.Malformed > limit {
+			fmt.Fprintf(stderr, "acp: view: %d malformed lines, the first %d listed on the page (--max-malformed)\n", st.Malformed, limit)
+		} else {
+			fmt.Fprintf(stderr, "acp: view: %d malformed lines, listed on the page\n", st.Malformed)
+		}
 	}
 	if truncated {
 		fmt.Fprintf(stderr, "acp: view: %v; the page shows the trace up to there (raise --max-bytes)\n", err)

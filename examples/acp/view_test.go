@@ -69,6 +69,25 @@ func TestViewWarnings(t *testing.T) {
 	}
 }
 
+// Past --max-malformed the malformed lines are counted, not listed, and
+// stderr says how many of them the page lists.
+func TestViewMaxMalformed(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(trace, []byte(strings.Repeat("garbage\n", 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "view", "--max-malformed", "2", trace)
+	if code != 0 || !strings.Contains(errOut, "5 malformed lines, the first 2 listed on the page (--max-malformed)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if n := strings.Count(out, `"err":"not a JSON object"`); n != 2 {
+		t.Errorf("the page lists %d malformed lines, want 2", n)
+	}
+	if _, _, code := runCLI(t, "", "view", "--max-malformed", "-1", trace); code != 2 {
+		t.Errorf("--max-malformed -1: exit %d, want 2", code)
+	}
+}
+
 func TestViewErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {

@@ -73,7 +73,8 @@
     h.appendChild(el('span', cls, dir));
     h.appendChild(document.createTextNode('  line ' + f.n + (f.t !== undefined ? '  ' + at(f.t) : '') + '  '));
     var m = f.m || {};
-    var what = m.method ? m.method : ('id' in m ? (m.error ? 'error response' : 'response') + ' id ' + JSON.stringify(m.id) : '');
+    var what = m.method ? String(m.method) : ('id' in m ? (m.error ? 'error response' : 'response') + ' id ' + JSON.stringify(m.id) : '');
+    what = what.slice(0, 300); // a name, not a payload: the frame's body has it all
     if (m.method === 'session/update' && m.params && m.params.update) what += ' ' + m.params.update.sessionUpdate;
     h.appendChild(el('b', '', f.d === '!' ? f.note.slice(0, 200) : what));
     return h;
@@ -251,12 +252,14 @@
     if (st.proto) bits.push('protocol ' + st.proto);
     app.appendChild(el('div', 'stats', bits.join(' · ')));
     if (st.truncated) app.appendChild(el('div', 'warn', 'The trace was cut at line ' + st.cutLine + ': it holds more than ' + st.maxBytes + ' bytes (MaxBytes, acp view --max-bytes). What follows is the trace up to that line.'));
-    if (st.bad) app.appendChild(el('div', 'warn', plural(st.bad, 'line') + ' of the trace could not be read; see "Malformed lines". Everything else is shown.'));
+    if (st.bad) app.appendChild(el('div', 'warn', plural(st.bad, 'line') + ' of the trace could not be read; see "Malformed lines"' +
+      (st.bad > D.bad.length ? ' (the first ' + D.bad.length + ' are listed, the other ' + (st.bad - D.bad.length) + ' only counted: MaxMalformed)' : '') +
+      '. Everything else is shown.'));
     if (!hasT) app.appendChild(el('div', 'warn', 'This trace has no timestamps ("t"): times, durations and how long permission answers took are not shown.'));
     if (D.bad.length) {
       section(app, 'bad', function (h) {
         h.appendChild(el('span', 'name', 'Malformed lines'));
-        h.appendChild(badge(D.bad.length));
+        h.appendChild(badge(st.bad > D.bad.length ? D.bad.length + ' of ' + st.bad : D.bad.length));
       }, function (body) {
         paged(body, D.bad, function (b) {
           var d = el('div', 'item k-error');
