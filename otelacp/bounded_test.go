@@ -9,13 +9,17 @@ import (
 	"unicode/utf8"
 )
 
-// Every method the acp package defines is known here, so that its
+// Every method the protocol packages (schema, nes) define is known here, so that its
 // requests' spans are named after it: a method missing from methods
 // would be traced as _OTHER.
 func TestMethodsKnown(t *testing.T) {
-	files, err := filepath.Glob("../*.go")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{"..", "../schema", "../nes"} {
+		fs, err := filepath.Glob(dir + "/*.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
 	}
 	decl := regexp.MustCompile(`(?m)^\s*(Method[A-Z]\w*)\s*(?:string\s*)?=\s*"([^"]+)"`)
 	n := 0
@@ -30,7 +34,7 @@ func TestMethodsKnown(t *testing.T) {
 		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
 			n++
 			if !methods[m[2]] {
-				t.Errorf("acp.%s (%q) is not in otelacp's methods", m[1], m[2])
+				t.Errorf("%s (%q) is not in otelacp's methods", m[1], m[2])
 			}
 			if name, _ := method(m[2]); name != m[2] {
 				t.Errorf("the span of %q is named %q", m[2], name)
@@ -38,7 +42,7 @@ func TestMethodsKnown(t *testing.T) {
 		}
 	}
 	if n < 40 || n != len(methods) {
-		t.Errorf("%d Method constants in the acp package, %d methods known", n, len(methods))
+		t.Errorf("%d Method constants in the module's packages, %d methods known", n, len(methods))
 	}
 	if name, attrs := method("_x/" + strings.Repeat("m", 5000)); name != methodOther || len(attrs) != 3 || len(attrs[2].Value.AsString()) > MaxAttributeBytes {
 		t.Errorf("an unknown method: %q %v", name, attrs[:2])
