@@ -2,7 +2,6 @@ package acp
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/acpclient/acp/internal/agenttext"
@@ -11,7 +10,7 @@ import (
 
 // AuthRequiredError is the error of a call the agent refused with -32000
 // (authentication required). It carries the agent's auth methods, so a
-// caller can pick one (see [UsableAuthMethods]) and retry after
+// caller can pick one (see [schema.UsableAuthMethods]) and retry after
 // [Client.Authenticate]. errors.Is(err, ErrAuthRequired) is true for it.
 type AuthRequiredError struct {
 	Err     *schema.Error       // the agent's reply
@@ -47,33 +46,4 @@ func (c *Client) authError(e *schema.Error) error {
 		return e
 	}
 	return &AuthRequiredError{Err: e, Methods: c.agent().AuthMethods}
-}
-
-// UsableAuthMethods returns the agent's methods that [schema.AuthMethodUsable]
-// accepts, env_var methods first (they need no user interaction), then
-// agent methods, then terminal methods. An agent method that announces a
-// terminal login in its _meta is returned as the *TerminalAuthMethod that
-// [schema.AsTerminalAuthMethod] makes of it, so a type switch never mistakes it
-// for one to pass to [Client.Authenticate].
-func (c *Client) UsableAuthMethods(lookup func(string) (string, bool)) []schema.AuthMethod {
-	var out []schema.AuthMethod
-	for _, m := range c.agent().AuthMethods {
-		if t, ok := schema.AsTerminalAuthMethod(m); ok {
-			m = t
-		}
-		if schema.AuthMethodUsable(m, c.opts.TerminalAuth, lookup) {
-			out = append(out, m)
-		}
-	}
-	rank := func(m schema.AuthMethod) int {
-		switch m.(type) {
-		case *schema.EnvVarAuthMethod:
-			return 0
-		case *schema.AgentAuthMethod:
-			return 1
-		}
-		return 2
-	}
-	slices.SortStableFunc(out, func(a, b schema.AuthMethod) int { return rank(a) - rank(b) })
-	return out
 }

@@ -119,7 +119,7 @@ func TestUsableAuthMethodsLegacyTerminal(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, m := range c.UsableAuthMethods(nil) {
+		for _, m := range schema.UsableAuthMethods(c.InitializeResponse().AuthMethods, c.ClientCapabilities().Auth.Terminal, nil) {
 			kind := "agent"
 			if _, ok := m.(*schema.TerminalAuthMethod); ok {
 				kind = "terminal"

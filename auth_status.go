@@ -26,12 +26,8 @@ func (c *Client) authStatus(ctx context.Context) (*schema.AuthStatus, error) {
 	return &res, nil
 }
 
-// keepAuthStatus records st as the latest auth status and, for a
-// notification, queues it for OnAuthStatus.
+// keepAuthStatus queues a notified auth status for OnAuthStatus.
 func (c *Client) keepAuthStatus(st *schema.AuthStatus, notified bool) {
-	c.mu.Lock()
-	c.auth = st
-	c.mu.Unlock()
 	if h := c.opts.OnAuthStatus; h != nil && notified {
 		v := *st
 		c.events.Push(eventAuthStatus, int64(len(st.State))+int64(len(st.Accounts))*64, func() { h(v) })
@@ -57,15 +53,4 @@ func decodeAuthStatus(params []byte) (schema.AuthStatus, bool) {
 		return schema.AuthStatus{}, false
 	}
 	return st, true
-}
-
-// lastAuthStatus implements [Client.LastAuthStatus].
-func (c *Client) lastAuthStatus() *schema.AuthStatus {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.auth == nil {
-		return nil
-	}
-	st := *c.auth
-	return &st
 }

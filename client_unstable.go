@@ -84,17 +84,10 @@ func (c *Client) SetSessionTitle(ctx context.Context, req *schema.SetSessionTitl
 }
 
 // AuthStatus asks the agent for its auth status (auth/status; needs
-// auth.status). The answer also becomes LastAuthStatus.
+// auth.status). Statuses the agent notifies reach
+// ClientOptions.OnAuthStatus.
 //
 // Unstable: follows schema.unstable.json; may change.
 func (c *Client) AuthStatus(ctx context.Context) (*schema.AuthStatus, error) {
 	return c.authStatus(ctx)
 }
-
-// LastAuthStatus returns the latest auth status the agent sent, in an
-// auth/status_update (or _auth/status_update) notification or an
-// auth/status answer, or nil if it sent none. Agents such as codex-acp
-// notify it right after initialize.
-//
-// Unstable: follows schema.unstable.json; may change.
-func (c *Client) LastAuthStatus() *schema.AuthStatus { return c.lastAuthStatus() }

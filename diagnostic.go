@@ -84,3 +84,14 @@ const (
 	// observed).
 	DiagObserverPanic DiagnosticKind = "observer_panic"
 )
+
+// Diagnostic reports something the client tolerated: input it skipped or
+// could not fully decode, or an answer that came too late to use.
+type Diagnostic struct {
+	Kind    DiagnosticKind // one of the Diag* constants
+	Message string
+	Line    string // the offending input, cut to 512 bytes; may be empty
+	// SessionID is the session the diagnostic is about, when it is about
+	// one the client could tell; "" otherwise.
+	SessionID string
+}

@@ -245,3 +245,34 @@ func sameProgram(command string, agent *exec.Cmd) bool {
 	c, err := os.Stat(command)
 	return err == nil && os.SameFile(a, c)
 }
+
+// UsableAuthMethods returns the methods (an initialize answer's
+// AuthMethods) that [AuthMethodUsable] accepts, env_var methods first
+// (they need no user interaction), then agent methods, then terminal
+// methods. terminalAuth says whether the client offered terminal logins
+// (its ClientCapabilities.Auth.Terminal). An agent method that announces
+// a terminal login in its _meta is returned as the *TerminalAuthMethod
+// that [AsTerminalAuthMethod] makes of it, so a type switch never mistakes
+// it for one to pass to authenticate.
+func UsableAuthMethods(methods []AuthMethod, terminalAuth bool, lookup func(string) (string, bool)) []AuthMethod {
+	var out []AuthMethod
+	for _, m := range methods {
+		if t, ok := AsTerminalAuthMethod(m); ok {
+			m = t
+		}
+		if AuthMethodUsable(m, terminalAuth, lookup) {
+			out = append(out, m)
+		}
+	}
+	rank := func(m AuthMethod) int {
+		switch m.(type) {
+		case *EnvVarAuthMethod:
+			return 0
+		case *AgentAuthMethod:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(out, func(a, b AuthMethod) int { return rank(a) - rank(b) })
+	return out
+}

@@ -169,7 +169,7 @@ func openSession(ctx context.Context, c *acp.Client, cfg *config, cwd string, ou
 	if err == nil || !errors.Is(err, schema.ErrAuthRequired) || cfg.auth != "" {
 		return s, err
 	}
-	for _, m := range c.UsableAuthMethods(nil) {
+	for _, m := range schema.UsableAuthMethods(c.InitializeResponse().AuthMethods, c.ClientCapabilities().Auth.Terminal, nil) {
 		if _, ok := m.(*schema.EnvVarAuthMethod); !ok {
 			continue
 		}
