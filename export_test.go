@@ -7,7 +7,7 @@ import "time"
 var RunTestAgent = runTestAgent
 
 // RunTestHost and TestHostEnv let TestMain run the test binary as a host
-// process (see hostile_lifecycle_test.go).
+// process (see lifecycle_hostile_test.go).
 var RunTestHost = runTestHost
 
 const TestHostEnv = testHostEnv

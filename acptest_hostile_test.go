@@ -3,7 +3,7 @@ package acp_test
 // The hostile-agent suite: an untrusted agent must not wedge, crash or
 // exhaust the client. This file runs the attacks through acptest against a
 // real *acp.Client with small limits, the way an editor author can run
-// them against an integration; the hostile_*_test.go files of package acp
+// them against an integration; the *_hostile_test.go files of package acp
 // run the same attacks and more with a raw line agent and look inside.
 // Every figure is asserted loosely, as counts and bytes, never as time.
 //
@@ -80,13 +80,13 @@ package acp_test
 //     active, malformed, or without end → TestMCPMessageNeedsADeclaredServer,
 //     TestMCPEverySessionRequestDeclares, TestMCPDuplicateActiveRequestRefused,
 //     TestMCPMalformedMessageRefused, TestMCPMaxRequests,
-//     TestMCPWithdrawnRequestKeepsItsSlot (hostile_mcp_test.go) → the
+//     TestMCPWithdrawnRequestKeepsItsSlot (mcp_hostile_test.go) → the
 //     declared servers and Limits.MaxMCPRequests.
 //   - Errors and diagnostics that name what the agent chose (20 000
 //     models, 1 000 modes or config values, 1 MB ids and method names, a 1 MB
 //     error message, 1 000 auth methods, a 1 MB number in a decoding error)
 //     → TestHostileSetModelErrorBounded, TestHostileAgentTextInMessagesBounded
-//     (hostile_text_test.go) → internal/agenttext: 8 items of 128 bytes,
+//     (text_hostile_test.go) → internal/agenttext: 8 items of 128 bytes,
 //     512 bytes of text, escapes quoted.
 //   - nes/suggest answered with a malformed suggestion among valid ones, or
 //     with suggestions for other documents (~/.bashrc, the same file under
@@ -97,7 +97,7 @@ package acp_test
 //   - Elicitation forms whose patterns cost the client's CPU (a 1 MiB
 //     pattern, ".{0,1000}" repeated, many fields' patterns together) →
 //     TestHostileElicitationPatternOverLimit,
-//     TestHostileElicitationPatternCompiledOnce (hostile_elicitation_test.go)
+//     TestHostileElicitationPatternCompiledOnce (elicitation_hostile_test.go)
 //     → Limits.MaxElicitationPatternBytes (each pattern compiled once, each
 //     answer checked once).
 
