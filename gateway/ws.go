@@ -167,12 +167,19 @@ func (c *conn) wsWrite(ws *websocket.Conn) {
 		}
 		// The stall closes the connection with its reason before the write
 		// is abandoned: the library closes the socket when a write's
-		// context ends, and the reader would report that first.
+		// context ends, and the reader would report that first. The write
+		// has a context of its own, not the connection's: the messages a
+		// closing connection drains (and then its close frame, 1001 at
+		// Shutdown) must not find the socket closed under them because the
+		// connection's context ended.
+		wctx, abandon := context.WithCancel(context.Background())
 		stall := time.AfterFunc(c.o.StallTimeout, func() {
 			c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
+			abandon()
 		})
-		err := ws.Write(c.ctx, websocket.MessageText, msg)
+		err := ws.Write(wctx, websocket.MessageText, msg)
 		stall.Stop()
+		abandon()
 		c.delivered(len(msg))
 		if err != nil {
 			c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
@@ -194,12 +201,17 @@ func (c *conn) wsPing(ws *websocket.Conn) {
 			return
 		case <-t.C:
 		}
-		// As in wsWrite: the reason first, then the ping is abandoned.
+		// As in wsWrite: the reason first, then the ping is abandoned; and
+		// a ping of its own context, so that a connection closing while a
+		// ping is out leaves the socket to wsWrite's close frame.
+		pctx, abandon := context.WithCancel(context.Background())
 		dead := time.AfterFunc(c.o.PingInterval, func() {
 			c.close(fmt.Errorf("%w: no pong within %v", ErrIdle, c.o.PingInterval))
+			abandon()
 		})
-		err := ws.Ping(c.ctx)
+		err := ws.Ping(pctx)
 		dead.Stop()
+		abandon()
 		if err != nil {
 			return
 		}
