@@ -1,8 +1,9 @@
 package acp
 
 import (
-	"github.com/acpclient/acp/schema"
 	"slices"
+
+	"github.com/acpclient/acp/schema"
 )
 
 // The client's side of v2's updates: what it keeps of them beyond the
@@ -78,30 +79,6 @@ func (t *AgentTerminal) boundOutput() {
 	cut := len(t.Output) - AgentTerminalOutputMax
 	t.Dropped += int64(cut)
 	t.Output = append(make([]byte, 0, 2*AgentTerminalOutputMax), t.Output[cut:]...)
-}
-
-// foldTerminal applies set to the terminal id of st, added when new. The
-// list is copied: earlier snapshots share the old one.
-func foldTerminal(st *SessionState, id string, set func(*AgentTerminal)) {
-	terms := make([]AgentTerminal, len(st.Terminals), len(st.Terminals)+1)
-	copy(terms, st.Terminals)
-	i := -1
-	for j := range terms {
-		if terms[j].TerminalID == id {
-			i = j
-			break
-		}
-	}
-	if i < 0 {
-		if len(terms) >= AgentTerminalsMax {
-			terms = terms[len(terms)-AgentTerminalsMax+1:]
-		}
-		terms = append(terms, AgentTerminal{TerminalID: id})
-		i = len(terms) - 1
-	}
-	set(&terms[i])
-	terms[i].boundOutput()
-	st.Terminals = terms
 }
 
 // upsertLocked is v2's rule for a tool_call_update of an id the fold it

@@ -151,20 +151,6 @@ func (s *Session) droppedLocked(t *Turn) string {
 	return ""
 }
 
-// replacesState reports whether u is a session-level kind that replaces
-// part of the session's state rather than adding to it: such updates are
-// applied even past the budget (a mode change must not be lost), the rest
-// — messages, thoughts, tool calls, compaction summary chunks, unknown
-// kinds — are dropped there.
-func replacesState(u schema.Update) bool {
-	switch u.(type) {
-	case *schema.AvailableCommandsUpdate, *schema.CurrentModeUpdate, *schema.ConfigOptionUpdate, *schema.SessionInfoUpdate,
-		*schema.UsageUpdate, *schema.Plan, *schema.PlanUpdate, *schema.PlanRemoved, *schema.Notice, *schema.CompactionUpdate, *schema.SubagentUpdate, *schema.StateUpdate:
-		return true
-	}
-	return false
-}
-
 // applyLocked folds one update, or drops it when it is over
 // Limits.MaxTurnBytes (see there), and says what to do about the limit.
 func (s *Session) applyLocked(u schema.Update, meta json.RawMessage, size int) overBudget {
@@ -223,74 +209,6 @@ func (s *Session) applyLocked(u schema.Update, meta json.RawMessage, size int) o
 func (s *Session) foldSessionLocked(u schema.Update) *Activity {
 	foldSessionUpdate(&s.state, u)
 	return s.joinActivityLocked(u)
-}
-
-// foldSessionUpdate folds the session-level kinds (commands, mode, config
-// options, session info, usage, plan) into st and reports whether u was
-// one.
-func foldSessionUpdate(st *SessionState, u schema.Update) bool {
-	switch u := u.(type) {
-	case *schema.AvailableCommandsUpdate:
-		st.Commands = u.AvailableCommands
-	case *schema.CurrentModeUpdate:
-		if st.Modes == nil {
-			st.Modes = &schema.SessionModeState{}
-		} else {
-			m := *st.Modes
-			st.Modes = &m
-		}
-		st.Modes.CurrentModeID = u.CurrentModeID
-	case *schema.ConfigOptionUpdate:
-		st.ConfigOptions = u.ConfigOptions
-	case *schema.SessionInfoUpdate:
-		if u.Title.Present {
-			st.Title = derefOr(u.Title.Value)
-		}
-		if u.UpdatedAt.Present {
-			st.UpdatedAt = derefOr(u.UpdatedAt.Value)
-		}
-	case *schema.UsageUpdate:
-		st.Usage = u
-	case *schema.Plan:
-		st.Plan, st.PlanContent = u.Entries, nil
-	case *schema.SubagentUpdate:
-		foldSubagent(st, u)
-		refreshSubagent(st, u.SessionID)
-	case *schema.StateUpdate:
-		st.Activity = newActivity(st, u) // background_v2.go
-	case *schema.TerminalUpdate:
-		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
-			if u.Command != nil {
-				t.Command = *u.Command
-			}
-			if u.Cwd != nil {
-				t.Cwd = *u.Cwd
-			}
-			if u.Output != nil {
-				// Clipped: a later chunk's append allocates, never
-				// writing into the update's array (which every fold of
-				// the log shares).
-				t.Output = u.Output[:len(u.Output):len(u.Output)]
-			}
-			if u.ExitStatus != nil {
-				t.Exit = u.ExitStatus
-			}
-			if u.Cancellable != nil {
-				t.Cancellable = *u.Cancellable
-			}
-		})
-		refreshTerminal(st, u.TerminalID)
-	case *schema.TerminalOutputChunk:
-		foldTerminal(st, u.TerminalID, func(t *AgentTerminal) {
-			// Appending past the length never changes bytes an earlier
-			// snapshot holds.
-			t.Output = append(t.Output, u.Data...)
-		})
-		refreshTerminal(st, u.TerminalID)
-	default:
-		return foldPlanOrNoticeUpdate(st, u)
-	}
-	return true
 }
 
 func derefOr(p *string) string {

@@ -70,32 +70,6 @@ type Subagent struct {
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
-// patch folds one subagent_update into sa.
-func (sa *Subagent) patch(u *schema.SubagentUpdate) {
-	if u.Title.Present {
-		sa.Title = derefOr(u.Title.Value)
-	}
-	if u.Description.Present {
-		sa.Description = derefOr(u.Description.Value)
-	}
-	if u.Capabilities.Present {
-		sa.Capabilities = u.Capabilities.Value
-	}
-	if u.State.Present {
-		sa.State = u.State.Value
-	}
-	if u.CWD != nil {
-		sa.CWD = *u.CWD
-	}
-	if u.ClearAdditionalDirectories {
-		sa.AdditionalDirectories = nil // cleared: unset, the parent's apply
-	} else if u.AdditionalDirectories != nil {
-		// [] stays a non-nil empty list: the agent reported none.
-		sa.AdditionalDirectories = slices.Clip(u.AdditionalDirectories)
-	}
-	sa.Meta = patchMeta(sa.Meta, u.Meta)
-}
-
 // patchMeta overlays the top-level keys of patch on old; either may be
 // nil. The result is a new object (keys sorted), old is left alone.
 func patchMeta(old, patch json.RawMessage) json.RawMessage {
@@ -115,22 +89,6 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 		return patch
 	}
 	return out
-}
-
-// foldSubagent folds a subagent_update into the parent's state, copying
-// the list so snapshots never change. Announcements past
-// Limits.MaxSubagentSessions live children are dropped before they get
-// here, and a released child's entry is removed (EventSubagentReleased), so
-// the list holds at most that many entries.
-func foldSubagent(st *SessionState, u *schema.SubagentUpdate) {
-	subs := slices.Clone(st.Subagents)
-	i := slices.IndexFunc(subs, func(sa Subagent) bool { return sa.SessionID == u.SessionID })
-	if i < 0 {
-		subs = append(subs, Subagent{SessionID: u.SessionID})
-		i = len(subs) - 1
-	}
-	subs[i].patch(u)
-	st.Subagents = subs
 }
 
 // Parent returns the session that announced this one as its child, or nil
