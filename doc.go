@@ -11,8 +11,8 @@
 //	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("my-agent", "--acp")}, nil)
 //	if err != nil { ... }
 //	defer c.Close()
-//	s, err := c.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir})
-//	turn, err := s.Prompt(ctx, acp.Text("Fix the failing test"))
+//	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: dir})
+//	turn, err := s.Prompt(ctx, schema.Text("Fix the failing test"))
 //	for u := range turn.Updates() { ... }       // stream as it happens
 //	stop, err := turn.Wait()                    // or just wait
 //	fmt.Println(stop, turn.State().Messages)

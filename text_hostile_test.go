@@ -116,7 +116,7 @@ func TestHostileAgentTextInMessagesBounded(t *testing.T) {
 		err := c.Call(ctx, "_x", nil, nil)
 		var e *schema.Error
 		if !errors.As(err, &e) || len(e.Message) != 1<<20 {
-			t.Fatalf("err = %.100v; want an *acp.Error keeping the whole message", err)
+			t.Fatalf("err = %.100v; want an *schema.Error keeping the whole message", err)
 		}
 		checkBounded(t, "error reply", err.Error(), "eeee", "(1048576 bytes)")
 	})

@@ -29,7 +29,7 @@ var DefaultPermissionOptions = []schema.PermissionOption{
 // for the typed form). toolCall is a
 // [ToolCallSpec] (sent as a ToolCallUpdate with its set fields), a string
 // (just the toolCallId) or any raw object; options is a
-// []acp.PermissionOption, any raw list, or nil for
+// []schema.PermissionOption, any raw list, or nil for
 // [DefaultPermissionOptions].
 func (s *Session) RequestPermission(toolCall any, options any) (outcome json.RawMessage, err error) {
 	switch tc := toolCall.(type) {

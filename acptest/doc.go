@@ -13,9 +13,9 @@
 // [Connect] gives a test a connected [acp.Client] and the agent in one call:
 //
 //	c, agent := acptest.Connect(t, &acptest.Options{
-//		OnPrompt: func(t *acptest.Turn) (acp.StopReason, error) {
+//		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 //			t.Say("you said: " + t.PromptText())
-//			return acp.StopReasonEndTurn, nil
+//			return schema.StopReasonEndTurn, nil
 //		},
 //	}, nil) // the test's cleanup closes both
 //

@@ -10,8 +10,8 @@ import (
 // builders of update objects (also usable in Options.History).
 
 // Update sends a session/update notification for the session with the
-// given update: a typed acp update (&acp.AgentMessageChunk{...},
-// &acp.ToolCallUpdate{...}, ...), or any value that encodes to a JSON
+// given update: a typed acp update (&schema.AgentMessageChunk{...},
+// &schema.ToolCallUpdate{...}, ...), or any value that encodes to a JSON
 // object — including what is not a valid update: unknown sessionUpdate
 // kinds, unknown enum values and unknown tool-call ids are sent as given.
 // Conversation updates are remembered for replay on session/load.
@@ -216,8 +216,8 @@ type ToolCallSpec struct {
 	Title     string
 	Kind      schema.ToolKind       // "" omits it; any string is sent as given
 	Status    schema.ToolCallStatus // "" omits it; any string is sent as given
-	Content   []any                 // ToolCallContent items: ToolContent, Diff, TerminalContent, acp types (&acp.DiffContent{...}) or raw objects
-	Locations []any                 // Location, acp.ToolCallLocation or raw objects
+	Content   []any                 // ToolCallContent items: ToolContent, Diff, TerminalContent, acp types (&schema.DiffContent{...}) or raw objects
+	Locations []any                 // Location, schema.ToolCallLocation or raw objects
 	RawInput  any
 	RawOutput any
 	Meta      any // _meta
@@ -247,7 +247,7 @@ func (tc ToolCallSpec) object(kind string) map[string]any {
 // ToolContent returns tool-call content holding a content block, like
 // [schema.ToolContent] (note the spec's double nesting:
 // {"type":"content","content":{"type":"text",…}}). block is any value that
-// encodes to a content block: [Text], an acp block such as acp.Text(s), or
+// encodes to a content block: [Text], an acp block such as schema.Text(s), or
 // a raw object.
 func ToolContent(block any) map[string]any {
 	return map[string]any{"type": "content", "content": block}

@@ -939,7 +939,7 @@ func TestInteropCancelRequest(t *testing.T) {
 }
 
 // TestInteropError: a prompt the TS side fails surfaces from Turn.Wait as an
-// *acp.Error with the code, message and data it sent; what the agent streamed
+// *schema.Error with the code, message and data it sent; what the agent streamed
 // before is folded; the session takes the next prompt.
 func TestInteropError(t *testing.T) {
 	t.Parallel()
@@ -949,7 +949,7 @@ func TestInteropError(t *testing.T) {
 	turn, st, stop, err := run(t, ctx, s, "error")
 	var e *schema.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("Wait: %q, %v; want an *acp.Error", stop, err)
+		t.Fatalf("Wait: %q, %v; want an *schema.Error", stop, err)
 	}
 	if e.Code != schema.CodeInternalError || !strings.Contains(e.Message, "tsagent was asked to fail") {
 		t.Errorf("error %d %q; want -32603 from the agent", e.Code, e.Message)

@@ -3,11 +3,11 @@
 // of its documents, and asks for suggestions at the cursor.
 //
 // To start, connect as usual and open a session; it needs the agent's nes
-// capability (acp.AgentCapabilities.NES), else acp.ErrNotSupported and
+// capability (schema.AgentCapabilities.NES), else acp.ErrNotSupported and
 // nothing is sent:
 //
 //	c, err := acp.Connect(ctx, transport, &acp.ClientOptions{
-//		PositionEncodings: []acp.PositionEncodingKind{acp.PositionUTF8}, // optional
+//		PositionEncodings: []schema.PositionEncodingKind{schema.PositionUTF8}, // optional
 //	})
 //	s, err := nes.Start(ctx, c, &nes.StartRequest{WorkspaceURI: "file:///w"})
 //	err = s.DidOpen(ctx, &nes.DidOpenDocumentNotification{URI: uri, LanguageID: "go", Version: 1, Text: text})

@@ -10,8 +10,8 @@ import (
 // speaks for NES (internal/schemagen/frozen.json says why). Their decoders
 // are generated into nes_gen.go; the requests and notifications the client
 // only sends have none. The capability types the agent announces in
-// initialize (acp.NESCapabilities, acp.PositionEncodingKind, ...) stay in
-// package acp, because acp.AgentCapabilities carries them.
+// initialize (schema.NESCapabilities, schema.PositionEncodingKind, ...) stay in
+// package acp, because schema.AgentCapabilities carries them.
 
 // Position is a zero-based line and character offset, the character
 // counted in the negotiated encoding ([PositionEncoding]).

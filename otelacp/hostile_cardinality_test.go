@@ -100,8 +100,8 @@ func TestHostileCardinality(t *testing.T) {
 			for _, set := range pointAttrs(m) {
 				series++
 				for _, kv := range set.ToSlice() {
-					if len(kv.Value.Emit()) > 64 {
-						t.Errorf("metric %s: attribute %s is %d bytes", m.Name, kv.Key, len(kv.Value.Emit()))
+					if len(kv.Value.String()) > 64 {
+						t.Errorf("metric %s: attribute %s is %d bytes", m.Name, kv.Key, len(kv.Value.String()))
 					}
 				}
 			}
@@ -143,7 +143,7 @@ func checkClipped(t *testing.T, sp tracetest.SpanStub) {
 	t.Helper()
 	check := func(what string, kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			vs := []string{kv.Value.Emit()}
+			vs := []string{kv.Value.String()}
 			if kv.Value.Type() == attribute.STRINGSLICE {
 				vs = kv.Value.AsStringSlice()
 			}

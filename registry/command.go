@@ -15,7 +15,7 @@ import (
 
 // Error is how resolving or installing an agent fails: which agent, and
 // why (wrapping ErrChecksum, ErrUnsafeArchive, ErrInsecureURL,
-// ErrUnsupportedPlatform, acp.ErrLimitExceeded, ...).
+// ErrUnsupportedPlatform, schema.ErrLimitExceeded, ...).
 type Error struct {
 	AgentID string
 	Err     error

@@ -112,7 +112,6 @@ func (s *rawServer) serve(w http.ResponseWriter, r *http.Request) {
 type diagCounter struct {
 	kind acp.DiagnosticKind
 	n    atomic.Int32
-	mu   sync.Mutex
 	want int32
 	done chan struct{}
 }

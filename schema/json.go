@@ -171,9 +171,6 @@ func errMissing(typ, field string) error { return wirejson.ErrMissing(typ, field
 // errDecode wraps a JSON error with the type being decoded.
 func errDecode(typ string, err error) error { return wirejson.ErrDecode(typ, err) }
 
-// errField reports a field whose value is malformed.
-func errField(typ, field string, err error) error { return wirejson.ErrField(typ, field, err) }
-
 func jsonIsNull(b []byte) bool { return wirejson.IsNull(b) }
 
 // jsonString decodes a JSON string; ok is false for any other JSON value.
@@ -191,9 +188,6 @@ func jsonFindKey(data []byte, key string) (val []byte, found bool, err error) {
 	return wirejson.FindKey(data, key)
 }
 
-// jsonHasKey reports whether the JSON object data has key at its top level.
-func jsonHasKey(data []byte, key string) bool { return wirejson.HasKey(data, key) }
-
 // jsonObject checks that b is a syntactically valid JSON object.
 func jsonObject(b []byte) error { return wirejson.CheckObject(b) }
 
@@ -208,25 +202,3 @@ func marshalRaw(raw json.RawMessage, fallback func() ([]byte, error)) ([]byte, e
 
 // orEmpty makes a required list encode as [] rather than null.
 func orEmpty[T any](s []T) []T { return wirejson.OrEmpty(s) }
-
-// wireStrict is wirejson.Strict for the hand-written decoders.
-type wireStrict[T any] struct {
-	v        T
-	ok, seen bool
-	err      error
-}
-
-func (w *wireStrict[T]) UnmarshalJSON(b []byte) error {
-	w.v, w.ok, w.err = wirejson.StrictOf[T](b)
-	w.seen = true
-	return nil
-}
-
-// ptr is the value, or nil when it was absent or null.
-func (w wireStrict[T]) ptr() *T {
-	if !w.ok {
-		return nil
-	}
-	v := w.v
-	return &v
-}

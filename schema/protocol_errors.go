@@ -15,8 +15,8 @@ import (
 // Error is an error reply received from, or sent to, the peer: a JSON-RPC 2.0
 // error object. Use [errors.As] to get at it:
 //
-//	var e *acp.Error
-//	if errors.As(err, &e) && e.Code == acp.CodeAuthRequired { ... }
+//	var e *schema.Error
+//	if errors.As(err, &e) && e.Code == schema.CodeAuthRequired { ... }
 //
 // A handler that returns an *Error (possibly wrapped) has it sent to the agent
 // with its code and data unchanged; any other handler error is sent as

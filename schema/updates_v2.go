@@ -481,8 +481,6 @@ func fastUpsert(raw []byte) bool {
 		!bytes.Contains(raw, []byte(`"capabilities"`)) // v1 has none: its decoder would drop them
 }
 
-func derefBool(p *bool) bool { return p != nil && *p }
-
 // withoutBadCapabilities is the slow path of an upsert that did not decode:
 // when its capabilities are what is malformed, it returns the upsert
 // without them and true. The schema reads malformed capabilities as none

@@ -109,7 +109,7 @@ type FS struct {
 	// MaxReadBytes caps the content a read returns (and, when ReviewWrite is
 	// set, the size of an existing file a write replaces, which the hook is
 	// given in full). 0 means 10 MiB. A read over it is refused with
-	// acp.CodeInvalidParams, wrapping [schema.ErrLimitExceeded]; so is a write
+	// schema.CodeInvalidParams, wrapping [schema.ErrLimitExceeded]; so is a write
 	// whose old content is over it (by fstat, or because the file grew while
 	// it was read), as a review of part of the old content would misstate
 	// what the write replaces. At most MaxReadBytes of it are ever held.
@@ -118,7 +118,7 @@ type FS struct {
 	// MaxScanBytes caps how far into a file a read goes to find the lines
 	// it was asked for. 0 means 64 MiB. The start of a larger file can
 	// still be read; a window that ends past the cap (a far line of a huge
-	// log, or one enormous line) is refused with acp.CodeInvalidParams,
+	// log, or one enormous line) is refused with schema.CodeInvalidParams,
 	// wrapping [schema.ErrLimitExceeded], after at most MaxScanBytes were read.
 	// A read also stops, with the context's error, within about a MiB of
 	// scanning after the agent withdraws the request.
@@ -126,7 +126,7 @@ type FS struct {
 
 	// RefuseHardLinks refuses to read a file that has more than one name
 	// (st_nlink > 1), for fs/read_text_file and for the old content shown to
-	// ReviewWrite, with acp.CodeInvalidParams. Confinement is by path: a
+	// ReviewWrite, with schema.CodeInvalidParams. Confinement is by path: a
 	// hard link inside a root to a file outside it is read through, as the
 	// file's content belongs to the inode, not to any one name. Off by
 	// default, because hard links are common and harmless in most trees
@@ -137,7 +137,7 @@ type FS struct {
 
 	// PathMapper, if set, maps each path the agent sends to a local path
 	// before anything else happens, e.g. from a dev container's view to the
-	// host's. An error refuses the request with acp.CodeInvalidParams.
+	// host's. An error refuses the request with schema.CodeInvalidParams.
 	PathMapper func(path string) (string, error)
 
 	// Overlay, if set, is asked first on every read with the cleaned local
@@ -154,7 +154,7 @@ type FS struct {
 	// (by another process) while the hook runs is replaced all the same. It may block, e.g. while the user
 	// reviews a diff; ctx is the request's and is cancelled if the agent
 	// withdraws it. A non-nil error refuses the write and is sent to the
-	// agent (return an *acp.Error to choose the code). The write also does not
+	// agent (return an *schema.Error to choose the code). The write also does not
 	// happen if ctx is done by the time ReviewWrite returns.
 	ReviewWrite func(ctx context.Context, path, oldContent, newContent string, exists bool) error
 
@@ -657,7 +657,7 @@ func tooLarge(rp *resolvedPath, size, max int64) error {
 
 // limitExceeded is a handler's refusal at one of its own limits: the agent
 // is answered with code, the message (which names the limit) and data, and
-// locally errors.Is(err, acp.ErrLimitExceeded) holds.
+// locally errors.Is(err, schema.ErrLimitExceeded) holds.
 func limitExceeded(code int64, data any, format string, args ...any) error {
 	return &handlerLimitError{&schema.Error{Code: code, Message: fmt.Sprintf(format, args...), Data: mustJSON(data)}}
 }

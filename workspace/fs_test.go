@@ -126,12 +126,12 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
-// wantCode checks that err is an *acp.Error with the code and a "workspace: " message.
+// wantCode checks that err is an *schema.Error with the code and a "workspace: " message.
 func wantCode(t *testing.T, err error, code int64) *schema.Error {
 	t.Helper()
 	var e *schema.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error = %v (%T), want *acp.Error with code %d", err, err, code)
+		t.Fatalf("error = %v (%T), want *schema.Error with code %d", err, err, code)
 	}
 	if e.Code != code {
 		t.Fatalf("error code = %d (%v), want %d", e.Code, e, code)
@@ -530,7 +530,7 @@ func TestReadTextFileErrors(t *testing.T) {
 				t.Errorf("message %q does not mention %q", got.Message, tt.msg)
 			}
 			if overCap := strings.Contains(tt.name, "over the cap"); errors.Is(err, schema.ErrLimitExceeded) != overCap {
-				t.Errorf("errors.Is(err, acp.ErrLimitExceeded) = %v, want %v", !overCap, overCap)
+				t.Errorf("errors.Is(err, schema.ErrLimitExceeded) = %v, want %v", !overCap, overCap)
 			}
 		})
 	}
@@ -548,7 +548,7 @@ func TestReadTextFileNotFoundData(t *testing.T) {
 	p := e.root + "/no such.txt"
 	_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p})
 	if !errors.Is(err, schema.ErrResourceNotFound) {
-		t.Errorf("errors.Is(err, acp.ErrResourceNotFound) = false for %v", err)
+		t.Errorf("errors.Is(err, schema.ErrResourceNotFound) = false for %v", err)
 	}
 	got := wantCode(t, err, schema.CodeResourceNotFound)
 	var data map[string]string

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
 )
 
 // A command's exit code and merged output reach the agent.
@@ -16,15 +16,15 @@ func TestWindowsTerminalExitAndOutput(t *testing.T) {
 	m := &Terminals{Roots: []string{t.TempDir()}}
 	defer m.Close()
 	ctx := context.Background()
-	c, err := m.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "s", Command: "cmd", Args: []string{"/c", "echo hi& exit 3"}})
+	c, err := m.CreateTerminal(ctx, &schema.CreateTerminalRequest{SessionID: "s", Command: "cmd", Args: []string{"/c", "echo hi& exit 3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID})
+	w, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID})
 	if err != nil || w.ExitCode == nil || *w.ExitCode != 3 || w.Signal != nil {
 		t.Fatalf("wait = %+v, %v; want exit code 3", w, err)
 	}
-	out, err := m.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: "s", TerminalID: c.TerminalID})
+	out, err := m.TerminalOutput(ctx, &schema.TerminalOutputRequest{SessionID: "s", TerminalID: c.TerminalID})
 	if err != nil || !strings.Contains(out.Output, "hi") || out.Truncated {
 		t.Errorf("output = %+v, %v; want hi, not truncated", out, err)
 	}
@@ -36,7 +36,7 @@ func TestWindowsTerminalKillEndsTree(t *testing.T) {
 	m := &Terminals{Roots: []string{t.TempDir()}}
 	defer m.Close()
 	ctx := context.Background()
-	c, err := m.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "s", Command: "cmd",
+	c, err := m.CreateTerminal(ctx, &schema.CreateTerminalRequest{SessionID: "s", Command: "cmd",
 		Args: []string{"/c", "start /b ping -n 300 127.0.0.1 >NUL & ping -n 300 127.0.0.1 >NUL"}})
 	if err != nil {
 		t.Fatal(err)
@@ -44,10 +44,10 @@ func TestWindowsTerminalKillEndsTree(t *testing.T) {
 	m.mu.Lock()
 	tree := m.terms[c.TerminalID].tree
 	m.mu.Unlock()
-	if _, err := m.KillTerminal(ctx, &acp.KillTerminalRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
+	if _, err := m.KillTerminal(ctx, &schema.KillTerminalRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
 		t.Fatal(err)
 	}
-	w, err := m.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID})
+	w, err := m.WaitForTerminalExit(ctx, &schema.WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID})
 	if err != nil || w.ExitCode == nil || *w.ExitCode != 1 {
 		t.Fatalf("wait after kill = %+v, %v; want exit code 1", w, err)
 	}

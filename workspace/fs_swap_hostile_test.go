@@ -92,7 +92,7 @@ func TestWriteReviewFileGrowsAfterCheck(t *testing.T) {
 		t.Fatalf("ReviewWrite was called with %d bytes of old content, over MaxReadBytes (%d)", len(rec.old), 1<<20)
 	}
 	if !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Fatalf("write over a file that grew past the limit = %v, want acp.ErrLimitExceeded", err)
+		t.Fatalf("write over a file that grew past the limit = %v, want schema.ErrLimitExceeded", err)
 	}
 	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
@@ -115,7 +115,7 @@ func TestWriteReviewHugeFileAtTarget(t *testing.T) {
 		t.Fatalf("ReviewWrite was called with %d bytes of old content", len(rec.old))
 	}
 	if !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Fatalf("write over a 1 GiB file = %v, want acp.ErrLimitExceeded", err)
+		t.Fatalf("write over a 1 GiB file = %v, want schema.ErrLimitExceeded", err)
 	}
 	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxReadBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)

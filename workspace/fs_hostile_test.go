@@ -146,7 +146,7 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	w := &FS{Roots: []string{e.root}}
 	_, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(1002)})
 	if !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Fatalf("read past the scan limit = %v, want acp.ErrLimitExceeded", err)
+		t.Fatalf("read past the scan limit = %v, want schema.ErrLimitExceeded", err)
 	}
 	if got := wantCode(t, err, schema.CodeInvalidParams); !strings.Contains(got.Message, "MaxScanBytes") {
 		t.Errorf("message %q does not name the limit", got.Message)
@@ -162,7 +162,7 @@ func TestReadTextFileScanLimit(t *testing.T) {
 	mustWrite(t, p, strings.Repeat("line\n", 10000))
 	w.MaxScanBytes = 1000
 	if _, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(5000), Limit: u32(1)}); !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Errorf("far line past a 1000-byte scan limit = %v, want acp.ErrLimitExceeded", err)
+		t.Errorf("far line past a 1000-byte scan limit = %v, want schema.ErrLimitExceeded", err)
 	}
 	if resp, err := w.ReadTextFile(context.Background(), &schema.ReadTextFileRequest{Path: p, Line: u32(10), Limit: u32(2)}); err != nil || resp.Content != "line\nline\n" {
 		t.Errorf("near line = %+v, %v", resp, err)

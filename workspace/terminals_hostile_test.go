@@ -107,7 +107,7 @@ func TestTerminalMaxTerminals(t *testing.T) {
 	}
 	_, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "true"})
 	if !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Fatalf("create past the cap: err = %v, want acp.ErrLimitExceeded", err)
+		t.Fatalf("create past the cap: err = %v, want schema.ErrLimitExceeded", err)
 	}
 	e := wantCode(t, err, schema.CodeInternalError)
 	if !strings.Contains(e.Message, "MaxTerminals") || !strings.Contains(e.Message, "64") {
@@ -121,7 +121,7 @@ func TestTerminalMaxTerminals(t *testing.T) {
 	done := startTerm(t, m, "s", "true")
 	waitTerm(t, m, "s", done)
 	if _, err := m.CreateTerminal(context.Background(), &schema.CreateTerminalRequest{SessionID: "s", Command: "true"}); !errors.Is(err, schema.ErrLimitExceeded) {
-		t.Errorf("create with an exited, unreleased terminal at the cap: err = %v, want acp.ErrLimitExceeded", err)
+		t.Errorf("create with an exited, unreleased terminal at the cap: err = %v, want schema.ErrLimitExceeded", err)
 	}
 }
 
