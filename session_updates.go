@@ -15,26 +15,38 @@ import (
 // running turn or the session's history in wire order, and counted against
 // Limits.MaxTurnBytes.
 
-// apply folds one update, in wire order, on the reader goroutine. meta is
-// the notification's own _meta, kept on the update's events; size is the
+// apply is the update pipeline of a session, on the reader goroutine, one
+// named stage after another (the client's stages before it, in
+// Client.onUpdate: decode, screen, route):
+//
+//  1. accept: a restart's replay of what the session already holds is
+//     dropped (acceptLocked, reconcile.go);
+//  2. normalise: a v2 upsert becomes the whole update the model folds
+//     (normaliseLocked, fold_v2.go);
+//  3. charge, fold, record: the update's cost is charged to its budget,
+//     folded into the turn or the session, and logged as events
+//     (applyLocked);
+//  4. advance: a v2 state_update moves the turn's lifecycle
+//     (advanceLocked, turn_v2.go);
+//
+// then, with s.mu released: 5. observe (the Observer hears of it), 6.
+// finish (a turn the update ended ends), 7. act (what crossing a budget
+// asks for: diagnostics, a cancel). Stages 1–4 run under s.mu, so a
+// reader of the state sees an update whole or not at all; 5–7 run after,
+// since they call user code or take other locks. meta is the
+// notification's own _meta, kept on the update's events; size is the
 // notification's length, counted against Limits.MaxTurnBytes when it is
 // more than what the update retains (see cost.go).
 func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
 	s.mu.Lock()
-	if s.recon != nil && !s.recon.keep(u) {
-		// A restart's replay of what the session has already (reconcile.go).
+	if !s.acceptLocked(u) {
 		s.mu.Unlock()
 		return
 	}
-	if s.c.version == 2 {
-		u = s.upsertLocked(u)
-	}
+	u = s.normaliseLocked(u)
 	over := s.applyLocked(u, meta, size)
 	watched := s.turn // the turn the update was the agent's news of
-	var idle *Turn
-	if st, ok := u.(*schema.StateUpdate); ok && s.c.version == 2 {
-		idle = s.turnStateLocked(st)
-	}
+	idle := s.advanceLocked(u)
 	s.mu.Unlock()
 	if watched != nil {
 		watched.obs.update(u)
@@ -48,6 +60,30 @@ func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
 		})
 	}
 	over.act(s.c)
+}
+
+// acceptLocked reports whether u is news: false for a restart's replay of
+// what the session has already folded (reconcile.go).
+func (s *Session) acceptLocked(u schema.Update) bool {
+	return s.recon == nil || s.recon.keep(u)
+}
+
+// normaliseLocked turns a v2 upsert into the whole update the model folds
+// (v1 updates are whole already).
+func (s *Session) normaliseLocked(u schema.Update) schema.Update {
+	if s.c.version == 2 {
+		return s.upsertLocked(u)
+	}
+	return u
+}
+
+// advanceLocked moves the running turn's v2 lifecycle on a state_update
+// and returns the turn it ended, if any.
+func (s *Session) advanceLocked(u schema.Update) *Turn {
+	if st, ok := u.(*schema.StateUpdate); ok && s.c.version == 2 {
+		return s.turnStateLocked(st)
+	}
+	return nil
 }
 
 // overBudget is what crossing Limits.MaxTurnBytes asks for once s.mu is
@@ -231,7 +267,14 @@ type orphan struct {
 	size int
 }
 
-// onUpdate is the wire's hook for session/update, on the reader goroutine.
+// onUpdate is the wire's hook for session/update, on the reader goroutine:
+// the client's stages of the update pipeline, before the session's own
+// (Session.apply). A plain text chunk for a running turn is folded from
+// the wire bytes (applyPlainText) and skips them all; any other update is
+// decoded (schema.DecodeNotification), screened (what does not decode is
+// kept as unknown and reported; a background list is cut to its bound;
+// subagent traffic is checked against the tree), and routed by session id
+// to its session, or kept as an orphan until the session is registered.
 func (c *Client) onUpdate(params []byte) {
 	if c.applyPlainText(params) {
 		return
