@@ -16,7 +16,7 @@ const TestHostEnv = testHostEnv
 func ChildrenKept(s *Session) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.children)
+	return len(s.sub.children)
 }
 
 // SetRestartClock makes p's backoff wait on after and its restart budget

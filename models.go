@@ -32,7 +32,7 @@ func (s *Session) setModel(ctx context.Context, modelID string) error {
 		return err
 	}
 	s.mu.Lock()
-	s.chosen.model = modelID
+	s.restore.chosen.model = modelID
 	m := *s.state.Models
 	m.CurrentModelID = modelID
 	s.state.Models = &m

@@ -28,7 +28,7 @@ type sessionOrigin struct {
 // setOrigin records the request that opened s (session/new, fork).
 func (s *Session) setOrigin(mcp []schema.MCPServer, sp *schema.SystemPrompt) {
 	s.mu.Lock()
-	s.origin = sessionOrigin{mcp: mcp, systemPrompt: sp}
+	s.restore.origin = sessionOrigin{mcp: mcp, systemPrompt: sp}
 	s.mu.Unlock()
 }
 
@@ -59,7 +59,7 @@ type SessionRestart struct {
 func (s *Session) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lost
+	return s.restore.lost
 }
 
 // restoreSessions brings every open session back on g, in id order, and
@@ -76,7 +76,7 @@ func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored []
 		s.mu.Unlock()
 		switch {
 		case closed:
-		case s.parent != nil:
+		case s.sub.parent != nil:
 			children = append(children, s)
 		default:
 			roots = append(roots, s)
@@ -117,8 +117,8 @@ func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored []
 // every later call on it fails with err.
 func (s *Session) loseWith(err error) {
 	s.mu.Lock()
-	if s.lost == nil {
-		s.lost = err
+	if s.restore.lost == nil {
+		s.restore.lost = err
 	}
 	s.mu.Unlock()
 	s.Release()
@@ -141,7 +141,7 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 	caps := g.init.AgentCapabilities
 	s.mu.Lock()
 	cwd, dirs := s.roots[0], slices.Clone(s.roots[1:])
-	o := s.origin
+	o := s.restore.origin
 	s.mu.Unlock()
 	mcp := o.mcp
 	if mcp == nil {
@@ -175,7 +175,7 @@ func (c *Client) restoreSession(ctx context.Context, g *agentConn, s *Session) e
 		return fmt.Errorf("%w: %s: %w", ErrSessionLost, agenttext.Quote(s.id), err)
 	}
 	s.mu.Lock()
-	back := s.atAnswer
+	back := s.restore.atAnswer
 	s.mu.Unlock()
 	if res.Modes != nil {
 		back.Modes = res.Modes
@@ -208,9 +208,9 @@ func (c *Client) restoreAnswered() {
 		return
 	}
 	s.mu.Lock()
-	s.recon = nil
+	s.restore.recon = nil
 	s.loading = false
-	s.atAnswer = s.stateLocked()
+	s.restore.atAnswer = s.stateLocked()
 	s.mu.Unlock()
 }
 
@@ -220,9 +220,9 @@ func (c *Client) restoreAnswered() {
 func (s *Session) beginRestore(n int, method string, replay bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.restoredBy = &SessionRestart{Connection: n, Method: method}
+	s.restore.restoredBy = &SessionRestart{Connection: n, Method: method}
 	if replay {
-		s.recon = newReconciler(s)
+		s.restore.recon = newReconciler(s)
 		s.loading = true
 	}
 }
@@ -237,8 +237,8 @@ func (s *Session) beginRestore(n int, method string, replay bool) {
 func (s *Session) restored() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.restoredBy
-	s.restoredBy = nil
+	r := s.restore.restoredBy
+	s.restore.restoredBy = nil
 	if r == nil {
 		return
 	}
@@ -254,7 +254,7 @@ func (s *Session) restored() {
 // longer offers, or refuses, is left: the state says what the agent has.
 func (s *Session) reapplyChoices(ctx context.Context, pre, st *SessionState) {
 	s.mu.Lock()
-	ch := s.chosen
+	ch := s.restore.chosen
 	ch.config = slices.Clone(ch.config)
 	s.mu.Unlock()
 	if m := ch.mode; m != "" && s.c.version != 2 && pre.Modes != nil && pre.Modes.CurrentModeID == m &&

@@ -32,10 +32,10 @@ var ErrUnsupportedReplayCursor = errors.New("acp: the agent does not support thi
 func (s *Session) ReplayFrom() (schema.ReplayCursor, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.replay == nil {
+	if s.restore.replay == nil {
 		return schema.ReplayCursor{}, false
 	}
-	return *s.replay, true
+	return *s.restore.replay, true
 }
 
 // checkReplayFrom refuses, before anything is sent or registered, a
@@ -68,7 +68,7 @@ func (c *Client) loadCall(ctx context.Context, s *Session, r *schema.LoadSession
 	}
 	if err == nil {
 		s.mu.Lock()
-		s.replay = &cur
+		s.restore.replay = &cur
 		s.mu.Unlock()
 	}
 	return err

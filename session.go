@@ -25,45 +25,21 @@ type Session struct {
 
 	mu      sync.Mutex
 	state   SessionState
-	history fold    // updates outside any turn
-	turn    *Turn   // the running turn, nil between turns
-	turns   []*Turn // the turns not released, in order
-	started int     // turns started
-	logged  []*Turn // ended turns whose log is kept, oldest first
-	closed  bool    // Release or Close: forgotten on this client
-	loading bool    // a session/load replay is in progress
-	// What a restart needs to bring the session back (restore.go): the
-	// request that opened it, the client's own choices since, the
-	// reconciler of a restart's replay (nil otherwise), and why the
-	// session was lost (ErrSessionLost), if it was.
-	origin   sessionOrigin
-	chosen   sessionChoices
-	recon    *reconciler
-	atAnswer SessionState // the state at the restore's answer (restoreAnswered)
-	lost     error
-	replay   *schema.ReplayCursor // the cursor LoadSession replayed from (resume_v2.go)
-	changed  notifier             // fired at every change: Changes and Events wait on it
-	perms    map[string]*inbound  // pending permission requests by request id
+	history fold                // updates outside any turn
+	turn    *Turn               // the running turn, nil between turns
+	turns   []*Turn             // the turns not released, in order
+	started int                 // turns started
+	logged  []*Turn             // ended turns whose log is kept, oldest first
+	closed  bool                // Release or Close: forgotten on this client
+	loading bool                // a session/load replay is in progress
+	changed notifier            // fired at every change: Changes and Events wait on it
+	perms   map[string]*inbound // pending permission requests by request id
 
-	// restoredBy is how the restart attempt under way brought the session
-	// back (restore.go), told on its feed only once the attempt succeeds.
-	restoredBy *SessionRestart
-
-	// A child session's parent (nil otherwise; set before the child is
-	// registered, never changed), the children announced on this session,
-	// and what the parent's latest subagent_update granted (subagents.go).
-	parent   *Session
-	children []*Session
-	subCaps  *schema.SubagentSessionCapabilities
-	// tree is, on a child, the budget of the children under the same
-	// session the client opened (Limits.MaxSubagentBytes), set before the
-	// child is registered; treeCharged is what this child was charged
-	// against it. kids is that budget on the root session itself, set at
-	// its first child's announcement under c.mu (the root's own updates
-	// are not charged to it).
-	tree        *subtreeBudget
-	treeCharged int64
-	kids        *subtreeBudget
+	// restore is what a restart needs to bring the session back
+	// (restore.go); sub is the session's place among subagents
+	// (subagents.go).
+	restore sessionRestore
+	sub     sessionTree
 
 	// log holds the session's events (Session.Events), the latest of
 	// them: see logLocked. logBytes sums the cost of those it keeps.
@@ -76,6 +52,41 @@ type Session struct {
 	// charged against Limits.MaxTurnBytes (see cost.go), and those dropped
 	// past it.
 	outside byteBudget
+}
+
+// sessionRestore is what a restart needs to bring a session back
+// (restore.go): the request that opened it, the client's own choices
+// since, the reconciler of a restart's replay (nil otherwise), the state at
+// the restore's answer, why the session was lost (ErrSessionLost), if it
+// was, the cursor LoadSession replayed from (resume_v2.go), and how the
+// restart attempt under way brought it back, told on its feed only once
+// the attempt succeeds. Guarded by the session's mu.
+type sessionRestore struct {
+	origin     sessionOrigin
+	chosen     sessionChoices
+	recon      *reconciler
+	atAnswer   SessionState
+	lost       error
+	replay     *schema.ReplayCursor
+	restoredBy *SessionRestart
+}
+
+// sessionTree is a session's place among subagents (subagents.go): a
+// child's parent (nil otherwise; set before the child is registered,
+// never changed), the children announced on this session, and what the
+// parent's latest subagent_update granted. budget is, on a child, the
+// budget of the children under the session the client opened
+// (Limits.MaxSubagentBytes), set before the child is registered; charged
+// is what this child was charged against it. kids is that budget on the
+// root session itself, set at its first child's announcement under c.mu
+// (the root's own updates are not charged to it).
+type sessionTree struct {
+	parent   *Session
+	children []*Session
+	subCaps  *schema.SubagentSessionCapabilities
+	budget   *subtreeBudget
+	charged  int64
+	kids     *subtreeBudget
 }
 
 // SessionState is a snapshot of what the agent told about the session as a
@@ -380,7 +391,7 @@ func (c *Client) LoadSession(ctx context.Context, req *schema.LoadSessionRequest
 	// this session, in order.
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
 	s.loading = true
-	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
+	s.restore.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
 	var res schema.LoadSessionResponse
 	c.mcp.declare(r.MCPServers)
@@ -421,7 +432,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *schema.ResumeSessionReq
 		return nil, err
 	}
 	s := newSession(c, r.SessionID, r.Cwd, r.AdditionalDirectories)
-	s.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
+	s.restore.origin = sessionOrigin{mcp: r.MCPServers, systemPrompt: r.SystemPrompt}
 	c.register(s)
 	c.mcp.declare(r.MCPServers)
 	var res schema.ResumeSessionResponse
@@ -437,17 +448,17 @@ func (c *Client) unregister(s *Session) {
 	c.mu.Lock()
 	if c.sessions[s.id] == s {
 		delete(c.sessions, s.id)
-		if s.parent != nil {
+		if s.sub.parent != nil {
 			c.subagents--
 			s.mu.Lock()
-			n := s.treeCharged
-			s.treeCharged = 0
+			n := s.sub.charged
+			s.sub.charged = 0
 			s.mu.Unlock()
-			s.tree.charged.Add(-n)
+			s.sub.budget.charged.Add(-n)
 			// The parent forgets it too (c.mu before s.mu, as everywhere).
-			p := s.parent
+			p := s.sub.parent
 			p.mu.Lock()
-			p.children = slices.DeleteFunc(p.children, func(k *Session) bool { return k == s })
+			p.sub.children = slices.DeleteFunc(p.sub.children, func(k *Session) bool { return k == s })
 			p.forgetSubagentLocked(s.id) // subagents.go
 			p.mu.Unlock()
 		}
@@ -638,7 +649,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 		return err
 	}
 	s.mu.Lock()
-	s.chosen.mode = modeID
+	s.restore.chosen.mode = modeID
 	mark := &schema.CurrentModeUpdate{CurrentModeID: modeID}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
@@ -689,7 +700,7 @@ func (s *Session) setConfig(ctx context.Context, req *schema.SetSessionConfigOpt
 		return nil, err
 	}
 	s.mu.Lock()
-	s.chosen.setConfig(req)
+	s.restore.chosen.setConfig(req)
 	mark := &schema.ConfigOptionUpdate{ConfigOptions: res.ConfigOptions}
 	foldSessionUpdate(&s.state, mark)
 	s.logLocked(sentry{kind: entLocal, u: mark})
@@ -770,8 +781,8 @@ func (s *Session) checkOpen(method string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		if s.lost != nil {
-			return callError(method, s.lost)
+		if s.restore.lost != nil {
+			return callError(method, s.restore.lost)
 		}
 		return callError(method, ErrSessionClosed)
 	}

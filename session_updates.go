@@ -65,7 +65,7 @@ func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
 // acceptLocked reports whether u is news: false for a restart's replay of
 // what the session has already folded (reconcile.go).
 func (s *Session) acceptLocked(u schema.Update) bool {
-	return s.recon == nil || s.recon.keep(u)
+	return s.restore.recon == nil || s.restore.recon.keep(u)
 }
 
 // normaliseLocked turns a v2 upsert into the whole update the model folds
@@ -110,7 +110,7 @@ func (o overBudget) act(c *Client) {
 // cancelled when it crossed the limit, may wind down until then), past the
 // limit outside turns. A caller that folds it anyway calls keptLocked.
 func (s *Session) chargeLocked(t *Turn, size int64) (past bool, over overBudget) {
-	if s.tree != nil {
+	if s.sub.budget != nil {
 		// A child: its tree's budget first (subagents.go).
 		if msg, past := s.chargeTreeLocked(size); past {
 			if msg != "" {

@@ -93,7 +93,7 @@ func patchMeta(old, patch json.RawMessage) json.RawMessage {
 
 // Parent returns the session that announced this one as its child, or nil
 // for a session the client created, loaded or resumed.
-func (s *Session) Parent() *Session { return s.parent }
+func (s *Session) Parent() *Session { return s.sub.parent }
 
 // Children yields the child sessions announced on this session, in the
 // order they were announced (a snapshot taken when the iteration starts).
@@ -103,7 +103,7 @@ func (s *Session) Parent() *Session { return s.parent }
 // entry leaves it (an EventSubagentReleased on the parent's feed).
 func (s *Session) Children() iter.Seq[*Session] {
 	s.mu.Lock()
-	kids := slices.Clone(s.children)
+	kids := slices.Clone(s.sub.children)
 	s.mu.Unlock()
 	return func(yield func(*Session) bool) {
 		for _, k := range kids {
@@ -121,10 +121,10 @@ func (s *Session) Children() iter.Seq[*Session] {
 // (its entry in the parent's SessionState.Subagents), and false for a
 // session that is not a child, or a child that was released.
 func (s *Session) Subagent() (Subagent, bool) {
-	if s.parent == nil {
+	if s.sub.parent == nil {
 		return Subagent{}, false
 	}
-	p := s.parent
+	p := s.sub.parent
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, sa := range p.state.Subagents {
@@ -139,8 +139,8 @@ func (s *Session) Subagent() (Subagent, bool) {
 // schema permits no client mutation of a child but those its capabilities
 // grant (cancel, checked by Session.Cancel).
 func (s *Session) checkMutable(method string) error {
-	if s.parent != nil {
-		return callError(method, fmt.Errorf("%w: session %s is a child of %s", ErrSubagentRestricted, agenttext.Quote(s.id), agenttext.Quote(s.parent.id)))
+	if s.sub.parent != nil {
+		return callError(method, fmt.Errorf("%w: session %s is a child of %s", ErrSubagentRestricted, agenttext.Quote(s.id), agenttext.Quote(s.sub.parent.id)))
 	}
 	return nil
 }
@@ -170,11 +170,11 @@ func (s *Session) Cancel() error {
 
 // checkCancel is Cancel's capability check.
 func (s *Session) checkCancel() error {
-	if s.parent == nil {
+	if s.sub.parent == nil {
 		return nil
 	}
 	s.mu.Lock()
-	ok := s.subCaps != nil && s.subCaps.Cancel != nil
+	ok := s.sub.subCaps != nil && s.sub.subCaps.Cancel != nil
 	s.mu.Unlock()
 	if !ok {
 		return callError(schema.MethodSessionCancel, fmt.Errorf("%w: child session %s does not grant cancel", ErrSubagentRestricted, agenttext.Quote(s.id)))
@@ -289,7 +289,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	}
 	if child := c.sessions[u.SessionID]; child != nil {
 		c.mu.Unlock()
-		if child.parent != parent {
+		if child.sub.parent != parent {
 			return violation("that session is not this session's child (a later update patches a child, never moves it)")
 		}
 		return true, child
@@ -321,15 +321,15 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 		dirs = u.AdditionalDirectories
 	}
 	root := parent
-	for root.parent != nil {
-		root = root.parent
+	for root.sub.parent != nil {
+		root = root.sub.parent
 	}
-	if root.kids == nil {
-		root.kids = &subtreeBudget{}
+	if root.sub.kids == nil {
+		root.sub.kids = &subtreeBudget{}
 	}
 	child := newSession(c, u.SessionID, cwd, slices.Clip(dirs))
-	child.parent = parent
-	child.tree = root.kids
+	child.sub.parent = parent
+	child.sub.budget = root.sub.kids
 	child.state.ParentSessionID = parent.id
 	child.logLocked(sentry{kind: entSetup, setup: &SessionSetup{ParentSessionID: parent.id}})
 	// The agent chose the child's directories; the client granted only
@@ -340,7 +340,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	c.subagents++
 	c.mu.Unlock()
 	parent.mu.Lock()
-	parent.children = append(parent.children, child)
+	parent.sub.children = append(parent.sub.children, child)
 	parent.mu.Unlock()
 	if early > 0 {
 		c.diagIn(u.SessionID, string(DiagProtocolViolation), fmt.Sprintf("dropped %d updates for child session %s that arrived before its announcement", early, agenttext.Quote(u.SessionID)), nil)
@@ -355,7 +355,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 func (s *Session) applySubagentState(u *schema.SubagentUpdate) {
 	s.mu.Lock()
 	if u.Capabilities.Present {
-		s.subCaps = u.Capabilities.Value
+		s.sub.subCaps = u.Capabilities.Value
 	}
 	if !u.State.Present || u.State.Value == nil || s.closed {
 		s.mu.Unlock()
@@ -406,7 +406,7 @@ func (s *Session) startAgentTurnLocked() {
 // (applySubagentState).
 func (s *Session) childStateV2(u schema.Update) {
 	st, ok := u.(*schema.StateUpdate)
-	if !ok || s.parent == nil || s.c.version != 2 {
+	if !ok || s.sub.parent == nil || s.c.version != 2 {
 		return
 	}
 	if st.State == schema.StateRunning || st.State == schema.StateRequiresAction {
@@ -429,21 +429,21 @@ type subtreeBudget struct {
 // to report (at the 1st, 2nd, 4th... drop). s.mu is held.
 func (s *Session) chargeTreeLocked(size int64) (msg string, past bool) {
 	limit := s.c.opts.Limits.MaxSubagentBytes
-	if s.tree.charged.Load() > limit {
-		if n := s.tree.drops.Add(1); n&(n-1) == 0 {
-			msg = fmt.Sprintf("dropped %d updates of child sessions under the session that owns %s: they reached %d bytes, over Limits.MaxSubagentBytes (%d)", n, agenttext.Quote(s.id), s.tree.charged.Load(), limit)
+	if s.sub.budget.charged.Load() > limit {
+		if n := s.sub.budget.drops.Add(1); n&(n-1) == 0 {
+			msg = fmt.Sprintf("dropped %d updates of child sessions under the session that owns %s: they reached %d bytes, over Limits.MaxSubagentBytes (%d)", n, agenttext.Quote(s.id), s.sub.budget.charged.Load(), limit)
 		}
 		return msg, true
 	}
-	s.tree.charged.Add(size)
-	s.treeCharged += size
+	s.sub.budget.charged.Add(size)
+	s.sub.charged += size
 	return "", false
 }
 
 // treeOverLocked reports whether s is a child whose tree is past
 // Limits.MaxSubagentBytes.
 func (s *Session) treeOverLocked() bool {
-	return s.tree != nil && s.tree.charged.Load() > s.c.opts.Limits.MaxSubagentBytes
+	return s.sub.budget != nil && s.sub.budget.charged.Load() > s.c.opts.Limits.MaxSubagentBytes
 }
 
 // failChildTurns ends the agent-started turns still running when the
@@ -452,7 +452,7 @@ func (c *Client) failChildTurns(reason error) {
 	c.mu.Lock()
 	var turns []*Turn
 	for _, s := range c.sessions {
-		if s.parent == nil {
+		if s.sub.parent == nil {
 			continue
 		}
 		s.mu.Lock()
@@ -533,10 +533,10 @@ func releaseSubagent(st *SessionState, id string) {
 // it, without the child's lock (parent before child is never taken).
 func (s *Session) mirrorChildStateV2(u schema.Update) {
 	st, ok := u.(*schema.StateUpdate)
-	if !ok || s.parent == nil || s.c.version != 2 {
+	if !ok || s.sub.parent == nil || s.c.version != 2 {
 		return
 	}
-	p := s.parent
+	p := s.sub.parent
 	m := &schema.SubagentUpdate{SessionID: s.id, State: schema.Field[schema.StateUpdate]{Present: true, Value: st}}
 	p.mu.Lock()
 	defer p.mu.Unlock()

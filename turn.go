@@ -145,8 +145,8 @@ func (s *Session) Prompt(ctx context.Context, blocks ...schema.ContentBlock) (*T
 	s.mu.Lock()
 	if s.closed {
 		err := ErrSessionClosed
-		if s.lost != nil {
-			err = s.lost
+		if s.restore.lost != nil {
+			err = s.restore.lost
 		}
 		s.mu.Unlock()
 		err = callError(schema.MethodSessionPrompt, err)
