@@ -63,10 +63,22 @@ type agentTerminalMeta struct {
 // decodeAgentTerminalMeta reads the convention from a tool call's _meta;
 // ok is false when it holds none of it. Each of the three items decodes on
 // its own, so a bad one loses only itself.
-func decodeAgentTerminalMeta(meta json.RawMessage) (m agentTerminalMeta, ok bool) {
+//
+// The check for the common case (no _meta, or none of the convention in
+// it) stays apart from the decoding: there the result's fields escape to
+// encoding/json, so the compiler puts the whole result on the heap at
+// entry, two allocations for every tool call update of every turn, the
+// ones that carry nothing of it too.
+func decodeAgentTerminalMeta(meta json.RawMessage) (agentTerminalMeta, bool) {
 	if len(meta) == 0 || !bytes.Contains(meta, []byte(`"terminal_`)) {
-		return m, false // the common case, without decoding
+		return agentTerminalMeta{}, false // the common case, without decoding
 	}
+	return decodeAgentTerminalItems(meta)
+}
+
+// decodeAgentTerminalItems is decodeAgentTerminalMeta's decoding, for a
+// _meta that names the convention.
+func decodeAgentTerminalItems(meta json.RawMessage) (m agentTerminalMeta, ok bool) {
 	var raw struct {
 		Info  json.RawMessage `json:"terminal_info"`
 		Delta json.RawMessage `json:"terminal_output_delta"`

@@ -11,6 +11,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.4.2 // indirect
 	github.com/creachadair/jrpc2 v1.3.6 // indirect
 	github.com/creachadair/mds v0.31.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 )

@@ -38,6 +38,7 @@ const envScale = "ACP_BENCH_SCALE"
 func scenarioScale() {
 	fmt.Printf("\n## scale: N agents in one process, one session and one %d-update turn each\n", *scaleUpdates)
 	fmt.Printf("   per agent = (value with N agents - value before connecting) / N; RSS idle after a GC; the turn runs on all agents at once\n")
+	fmt.Printf("   RSS: the measuring process's own VmRSS, peak its own VmHWM (/proc/self/status of a fresh process per row, whose high-water mark starts at its exec)\n")
 	fmt.Printf("%7s %8s %8s %8s %8s %8s %10s %10s %10s %10s %12s\n", "agents", "threads", "thr/agt", "gor/agt", "proc/agt", "fds/agt", "RSS idle", "KB/agt", "RSS turn", "RSS peak", "updates/s")
 	self, err := os.Executable()
 	if err != nil {
