@@ -77,7 +77,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 			return c.onRequest(g, id, method, params)
 		},
 		Oversized:     c.onOversized,
-		Diag:          c.diag,
+		Diag:          func(kind, msg string, line []byte) { c.diag(DiagnosticKind(kind), msg, line) }, // the engine knows no ACP type
 		EOF:           func(err error) { c.onEOF(g, err) },
 		Trace:         c.traceFrame,
 		Closed:        ErrConnClosed,

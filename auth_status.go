@@ -39,7 +39,7 @@ func (c *Client) keepAuthStatus(st *schema.AuthStatus, notified bool) {
 func (c *Client) onAuthStatusUpdate(method string, params []byte) {
 	var st schema.AuthStatus
 	if err := json.Unmarshal(params, &st); err != nil {
-		c.diag("bad_notification", "ignored a malformed "+method+": "+err.Error(), params)
+		c.diag(DiagBadNotification, "ignored a malformed "+method+": "+err.Error(), params)
 		return
 	}
 	c.keepAuthStatus(&st, true)

@@ -332,7 +332,7 @@ func (c *Client) onRPCStop(g *agentConn, err error) {
 
 // diag reports a diagnostic; it runs on the reader goroutine, so it only
 // queues.
-func (c *Client) diag(kind, msg string, line []byte) {
+func (c *Client) diag(kind DiagnosticKind, msg string, line []byte) {
 	c.diagIn("", kind, msg, line)
 }
 

@@ -51,14 +51,14 @@ func logDiagnostic(l *slog.Logger, d Diagnostic) {
 
 // diagIn reports a diagnostic about session sid ("" for none); it runs on
 // the reader goroutine, so it only queues.
-func (c *Client) diagIn(sid, kind, msg string, line []byte) {
+func (c *Client) diagIn(sid string, kind DiagnosticKind, msg string, line []byte) {
 	if c.opts.Logger == nil && c.opts.OnDiagnostic == nil {
 		return
 	}
 	if len(line) > 512 {
 		line = line[:512]
 	}
-	d := Diagnostic{Kind: DiagnosticKind(kind), Message: msg, Line: string(line), SessionID: sid}
+	d := Diagnostic{Kind: kind, Message: msg, Line: string(line), SessionID: sid}
 	c.events.Push(eventDiagnostic, int64(len(d.Line)+len(d.Message)+len(sid)), func() { c.deliverDiag(d) })
 }
 
@@ -76,5 +76,5 @@ func (c *Client) ReportDiagnostic(d Diagnostic) {
 	if len(line) > 512 {
 		line = line[:512] // cut before the copy: a dropped value may be large
 	}
-	c.diagIn(d.SessionID, string(d.Kind), d.Message, []byte(line))
+	c.diagIn(d.SessionID, d.Kind, d.Message, []byte(line))
 }

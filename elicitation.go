@@ -193,7 +193,7 @@ func (c *Client) serveElicitation(ctx context.Context, in *inbound, params []byt
 			serr = req.form.checkAnswer(resp.Content)
 		}
 		if serr != nil {
-			c.diag(string(DiagInvalidElicitationAnswer), serr.Error(), nil)
+			c.diag(DiagInvalidElicitationAnswer, serr.Error(), nil)
 			return nil, &schema.Error{Code: schema.CodeInternalError, Message: serr.Error()}
 		}
 	}

@@ -107,11 +107,11 @@ func (c *Client) serveMCPMessage(ctx context.Context, params json.RawMessage) (a
 	switch c.mcp.begin(k, max) {
 	case mcpUndeclared:
 		msg := "no MCP server with serverId " + agenttext.Quote(req.ServerID) + " was declared on this connection"
-		c.diag(string(DiagUnknownMCPServer), "refused mcp/message: "+msg, nil)
+		c.diag(DiagUnknownMCPServer, "refused mcp/message: "+msg, nil)
 		return nil, &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: mcp/message: " + msg}
 	case mcpDuplicate:
 		msg := "requestId " + agenttext.Quote(req.RequestID) + " is already active on MCP server " + agenttext.Quote(req.ServerID)
-		c.diag(string(DiagDuplicateMCPRequest), "refused mcp/message: "+msg, nil)
+		c.diag(DiagDuplicateMCPRequest, "refused mcp/message: "+msg, nil)
 		return nil, &schema.Error{Code: schema.CodeInvalidParams, Message: "acp: mcp/message: " + msg}
 	case mcpFull:
 		return nil, &mcpLimitError{&schema.Error{

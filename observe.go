@@ -154,7 +154,7 @@ func (to *turnObs) recover(where string) {
 
 // observerPanicked reports a recovered Observer panic.
 func (c *Client) observerPanicked(where string, p any) {
-	c.diag(string(DiagObserverPanic), fmt.Sprintf("Observer.%s panicked: %v", where, p), nil)
+	c.diag(DiagObserverPanic, fmt.Sprintf("Observer.%s panicked: %v", where, p), nil)
 }
 
 // guard, deferred around an Observer callback, recovers its panic,

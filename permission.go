@@ -309,7 +309,7 @@ func (c *Client) servePermission(ctx context.Context, in *inbound, params json.R
 // answer that is not an offered option. The integrator's bug would be
 // visible only to the agent, so it is reported locally too.
 func (c *Client) invalidPermissionAnswer(msg string) error {
-	c.diag(string(DiagInvalidPermissionAnswer), msg, nil)
+	c.diag(DiagInvalidPermissionAnswer, msg, nil)
 	return &schema.Error{Code: schema.CodeInternalError, Message: "acp: " + msg}
 }
 

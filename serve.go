@@ -23,7 +23,7 @@ func (c *Client) onNotification(method string, params []byte) {
 		if h := c.opts.Elicitation; h != nil && h.Complete != nil {
 			var n schema.CompleteElicitationNotification
 			if err := json.Unmarshal(params, &n); err != nil {
-				c.diag("bad_notification", "ignored a malformed elicitation/complete", params)
+				c.diag(DiagBadNotification, "ignored a malformed elicitation/complete", params)
 				return
 			}
 			c.events.Push(eventElicitation, int64(len(n.ElicitationID)), func() { h.Complete(n.ElicitationID) })
@@ -49,7 +49,7 @@ func (c *Client) onNotification(method string, params []byte) {
 			c.events.Push(eventExtNotification, int64(len(params)), func() { h(method, json.RawMessage(params)) })
 		}
 	default:
-		c.diag("unknown_notification", "ignored the notification "+agenttext.Item(method), nil)
+		c.diag(DiagUnknownNotification, "ignored the notification "+agenttext.Item(method), nil)
 	}
 }
 
@@ -102,7 +102,7 @@ func (c *Client) serveRequest(g *agentConn, req *jrpc2.Request) (result any, err
 		if errors.Is(herr, schema.ErrLimitExceeded) {
 			// A handler refused the request at one of its limits: the
 			// agent gets the error, the user hears of it too.
-			c.diag("limit_exceeded", agenttext.Item(req.Method())+": "+agenttext.Text(herr.Error()), nil)
+			c.diag(DiagLimitExceeded, agenttext.Item(req.Method())+": "+agenttext.Text(herr.Error()), nil)
 		}
 		return nil, c.toWireError(ctx, herr)
 	}

@@ -104,7 +104,7 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 	}
 	c.mu.Unlock()
 	if dup {
-		c.diagIn(res.SessionID, string(DiagDuplicateSessionID), method+": the agent answered with session id "+agenttext.Quote(res.SessionID)+", which is already open on this client; the call fails and that session is left as it was", nil)
+		c.diagIn(res.SessionID, DiagDuplicateSessionID, method+": the agent answered with session id "+agenttext.Quote(res.SessionID)+", which is already open on this client; the call fails and that session is left as it was", nil)
 	}
 }
 

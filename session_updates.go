@@ -95,7 +95,7 @@ type overBudget struct {
 
 func (o overBudget) act(c *Client) {
 	for _, m := range o.msgs {
-		c.diag(string(DiagLimitExceeded), m, nil)
+		c.diag(DiagLimitExceeded, m, nil)
 	}
 	if o.cancel != nil {
 		o.cancel.Cancel()
@@ -282,16 +282,16 @@ func (c *Client) onUpdate(params []byte) {
 	n, err := schema.DecodeNotification(c.version, params)
 	sid, u, meta := n.SessionID, n.Update, n.Meta
 	if err != nil {
-		c.diagIn(sid, "bad_update", "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
+		c.diagIn(sid, DiagBadUpdate, "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
 	}
 	if u == nil {
 		return
 	}
 	if uu, ok := u.(*schema.UnknownUpdate); ok {
-		c.diagIn(sid, "unknown_update", "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
+		c.diagIn(sid, DiagUnknownUpdate, "kept an update of unknown kind "+agenttext.Item(uu.Kind), nil)
 	}
 	if n := capBackground(u); n > 0 {
-		c.diagIn(sid, "limit_exceeded", fmt.Sprintf("dropped %d items of a state_update's background list past BackgroundWorkMax (%d)", n, BackgroundWorkMax), nil)
+		c.diagIn(sid, DiagLimitExceeded, fmt.Sprintf("dropped %d items of a state_update's background list past BackgroundWorkMax (%d)", n, BackgroundWorkMax), nil)
 	}
 	ok, child := c.checkSubagentTraffic(sid, u)
 	if !ok {
@@ -303,7 +303,7 @@ func (c *Client) onUpdate(params []byte) {
 		reason := c.keepOrphanLocked(sid, u, meta, len(params))
 		c.mu.Unlock()
 		if reason != "" {
-			c.diagIn(sid, "limit_exceeded", "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
+			c.diagIn(sid, DiagLimitExceeded, "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
 		}
 		return
 	}

@@ -205,11 +205,11 @@ func isSubagentKind(u schema.Update) bool {
 func (c *Client) checkSubagentTraffic(sid string, u schema.Update) (fold bool, child *Session) {
 	if !c.subagentsOn() {
 		if isSubagentKind(u) {
-			c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("dropped a %s on session %s: the client did not advertise subagents", u.UpdateKind(), agenttext.Quote(sid)), nil)
+			c.diagIn(sid, DiagProtocolViolation, fmt.Sprintf("dropped a %s on session %s: the client did not advertise subagents", u.UpdateKind(), agenttext.Quote(sid)), nil)
 			return false, nil
 		}
 		if hasSessionContent(u) {
-			c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("a tool call of session %s has session content, which the client did not advertise (kept as unknown content)", agenttext.Quote(sid)), nil)
+			c.diagIn(sid, DiagProtocolViolation, fmt.Sprintf("a tool call of session %s has session content, which the client did not advertise (kept as unknown content)", agenttext.Quote(sid)), nil)
 		}
 		return true, nil
 	}
@@ -242,7 +242,7 @@ func (c *Client) checkKnown(sid, what, id string) {
 	_, ok := c.sessions[id]
 	c.mu.Unlock()
 	if !ok {
-		c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("a %s on session %s names session %s, which was never announced (folded still)", what, agenttext.Quote(sid), agenttext.Quote(id)), nil)
+		c.diagIn(sid, DiagProtocolViolation, fmt.Sprintf("a %s on session %s names session %s, which was never announced (folded still)", what, agenttext.Quote(sid), agenttext.Quote(id)), nil)
 	}
 }
 
@@ -275,7 +275,7 @@ func hasSessionContent(u schema.Update) bool {
 // folded into the parent, and the child.
 func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session) {
 	violation := func(why string) (bool, *Session) {
-		c.diagIn(sid, string(DiagProtocolViolation), fmt.Sprintf("dropped a subagent_update on session %s for %s: %s", agenttext.Quote(sid), agenttext.Quote(u.SessionID), why), nil)
+		c.diagIn(sid, DiagProtocolViolation, fmt.Sprintf("dropped a subagent_update on session %s for %s: %s", agenttext.Quote(sid), agenttext.Quote(u.SessionID), why), nil)
 		return false, nil
 	}
 	if u.SessionID == sid {
@@ -301,7 +301,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 		n := c.subagentDrops
 		c.mu.Unlock()
 		if n&(n-1) == 0 {
-			c.diagIn(sid, string(DiagLimitExceeded), fmt.Sprintf("dropped %d subagent_update announcements (the latest on session %s, for %s): %d child sessions are kept already (Limits.MaxSubagentSessions)", n, agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
+			c.diagIn(sid, DiagLimitExceeded, fmt.Sprintf("dropped %d subagent_update announcements (the latest on session %s, for %s): %d child sessions are kept already (Limits.MaxSubagentSessions)", n, agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
 		}
 		return false, nil
 	}
@@ -343,7 +343,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	parent.sub.children = append(parent.sub.children, child)
 	parent.mu.Unlock()
 	if early > 0 {
-		c.diagIn(u.SessionID, string(DiagProtocolViolation), fmt.Sprintf("dropped %d updates for child session %s that arrived before its announcement", early, agenttext.Quote(u.SessionID)), nil)
+		c.diagIn(u.SessionID, DiagProtocolViolation, fmt.Sprintf("dropped %d updates for child session %s that arrived before its announcement", early, agenttext.Quote(u.SessionID)), nil)
 	}
 	return true, child
 }

@@ -144,10 +144,10 @@ func (t *Turn) finish(set func(*turnLife)) {
 		stop()
 	}
 	if dropped > 0 {
-		s.c.diagIn(s.id, string(DiagLimitExceeded), fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", agenttext.Item(s.id), dropped, bytes), nil)
+		s.c.diagIn(s.id, DiagLimitExceeded, fmt.Sprintf("a turn of session %s ended; %d of its updates and permission requests were not folded (it sent %d bytes, over twice Limits.MaxTurnBytes)", agenttext.Item(s.id), dropped, bytes), nil)
 	}
 	if released > 0 {
-		s.c.diagIn(s.id, string(DiagLimitExceeded), fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, agenttext.Item(s.id), s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
+		s.c.diagIn(s.id, DiagLimitExceeded, fmt.Sprintf("released the %d oldest ended turns of session %s: its ended turns kept more than Limits.MaxEndedTurnBytes (%d); they keep %d bytes now", released, agenttext.Item(s.id), s.c.opts.Limits.MaxEndedTurnBytes, endedKept), nil)
 	}
 	if unregister {
 		s.c.unregister(s)

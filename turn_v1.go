@@ -161,7 +161,7 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	} else if c.deadPrompts[key] {
 		delete(c.deadPrompts, key)
 		c.mu.Unlock()
-		c.diag("late_response", "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
+		c.diag(DiagLateResponse, "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
 		return
 	}
 	c.mu.Unlock()

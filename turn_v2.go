@@ -62,7 +62,7 @@ func (c *Client) acceptedV2(t *Turn, result json.RawMessage, rpcErr *schema.Erro
 	if err := json.Unmarshal(result, &res); err != nil || res.MessageID == nil {
 		// Required and non-null (schema PromptResponse.messageId). The
 		// turn still runs: its end is the idle, not this answer.
-		c.diag("bad_update", fmt.Sprintf("the v2 answer to session/prompt has no messageId: %v", err), result)
+		c.diag(DiagBadUpdate, fmt.Sprintf("the v2 answer to session/prompt has no messageId: %v", err), result)
 		return
 	}
 	s := t.s
