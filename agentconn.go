@@ -225,7 +225,7 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 func (c *Client) failRunningTurns(reason error) {
 	c.mu.Lock()
 	var turns []*Turn
-	for _, s := range c.sessions {
+	for _, s := range c.routing.sessions {
 		s.mu.Lock()
 		if t := s.turn; t != nil {
 			turns = append(turns, t)

@@ -52,21 +52,18 @@ type Client struct {
 	baseCtx    context.Context // ends when the connection ends
 	baseCancel context.CancelFunc
 
-	mu            sync.Mutex
-	lastAuth      *schema.AuthenticateRequest // the last successful Authenticate, repeated by a restart
-	sessions      map[string]*Session
-	orphans       map[string][]orphan  // updates for session ids not registered yet
-	orphanBytes   int                  // their notifications' total size
-	subagents     int                  // child sessions registered (Limits.MaxSubagentSessions)
-	subagentDrops int                  // announcements dropped past that limit
-	prompts       map[string]*Turn     // in-flight session/prompt by request id
-	creating      map[string]*creation // in-flight session/new and session/fork by request id
-	sending       *Turn                // the prompt between Batch and the wire (holds promptSlot)
-	promptSlot    chan struct{}        // one prompt at a time on its way into jrpc2
-	deadPrompts   map[string]bool      // prompts ended locally; their late answers are ignored
-	ended         bool                 // end ran: no prompt may register any more
-	closing       bool                 // Close was called: no restart any more
-	restoring     *Session             // the session a restart's load or resume is for (restore.go)
+	mu          sync.Mutex
+	lastAuth    *schema.AuthenticateRequest // the last successful Authenticate, repeated by a restart
+	routing     clientRouting               // where updates go (session_updates.go)
+	subs        subagentCount               // child sessions (subagents.go)
+	prompts     map[string]*Turn            // in-flight session/prompt by request id
+	creating    map[string]*creation        // in-flight session/new and session/fork by request id
+	sending     *Turn                       // the prompt between Batch and the wire (holds promptSlot)
+	promptSlot  chan struct{}               // one prompt at a time on its way into jrpc2
+	deadPrompts map[string]bool             // prompts ended locally; their late answers are ignored
+	ended       bool                        // end ran: no prompt may register any more
+	closing     bool                        // Close was called: no restart any more
+	restoring   *Session                    // the session a restart's load or resume is for (restore.go)
 
 	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
 
@@ -78,6 +75,25 @@ type Client struct {
 	closeErr  error
 }
 
+// clientRouting is where an update for a session id goes
+// (session_updates.go): the sessions registered, and the updates kept for
+// ids not registered yet (orphans, with their notifications' total size,
+// bounded by Limits.MaxOrphanSessions and MaxOrphanBytes). Guarded by the
+// client's mu.
+type clientRouting struct {
+	sessions    map[string]*Session
+	orphans     map[string][]orphan
+	orphanBytes int
+}
+
+// subagentCount is what the client counts of child sessions
+// (subagents.go): those registered, against Limits.MaxSubagentSessions,
+// and the announcements dropped past it. Guarded by the client's mu.
+type subagentCount struct {
+	registered int
+	dropped    int
+}
+
 // Connect opens the transport, performs the initialize handshake and
 // returns the connected client. No other request is sent before the agent
 // has answered initialize. If the agent answers with a protocol version
@@ -86,8 +102,7 @@ type Client struct {
 // is closed too.
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
-		sessions:   map[string]*Session{},
-		orphans:    map[string][]orphan{},
+		routing:    clientRouting{sessions: map[string]*Session{}, orphans: map[string][]orphan{}},
 		prompts:    map[string]*Turn{},
 		creating:   map[string]*creation{},
 		promptSlot: make(chan struct{}, 1),

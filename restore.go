@@ -70,7 +70,7 @@ func (s *Session) Err() error {
 func (c *Client) restoreSessions(ctx context.Context, g *agentConn) (restored []*Session, lost []string) {
 	c.mu.Lock()
 	var roots, children []*Session
-	for _, s := range c.sessions {
+	for _, s := range c.routing.sessions {
 		s.mu.Lock()
 		closed := s.closed
 		s.mu.Unlock()

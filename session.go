@@ -301,7 +301,7 @@ func (s *Session) adopt(modes *schema.SessionModeState, opts []schema.SessionCon
 func (c *Client) Session(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.sessions[id]
+	s := c.routing.sessions[id]
 	if s == nil {
 		return nil
 	}
@@ -318,7 +318,7 @@ func (c *Client) Session(id string) *Session {
 func (c *Client) lookup(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sessions[id]
+	return c.routing.sessions[id]
 }
 
 // NewSession creates a session (session/new). A nil req, or an empty Cwd,
@@ -446,10 +446,10 @@ func (c *Client) ResumeSession(ctx context.Context, req *schema.ResumeSessionReq
 
 func (c *Client) unregister(s *Session) {
 	c.mu.Lock()
-	if c.sessions[s.id] == s {
-		delete(c.sessions, s.id)
+	if c.routing.sessions[s.id] == s {
+		delete(c.routing.sessions, s.id)
 		if s.sub.parent != nil {
-			c.subagents--
+			c.subs.registered--
 			s.mu.Lock()
 			n := s.sub.charged
 			s.sub.charged = 0

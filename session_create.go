@@ -90,7 +90,7 @@ func (c *Client) onCreateAnswered(id []byte, method string, raw []byte) {
 		cr.err = fmt.Errorf("decoding the result: %w", err)
 	case res.SessionID == "":
 		cr.err = errors.New("the agent answered without a sessionId")
-	case c.sessions[res.SessionID] != nil:
+	case c.routing.sessions[res.SessionID] != nil:
 		dup = true
 		cr.err = fmt.Errorf("%w: %s", ErrDuplicateSessionID, agenttext.Quote(res.SessionID))
 	default:

@@ -298,7 +298,7 @@ func (c *Client) onUpdate(params []byte) {
 		return
 	}
 	c.mu.Lock()
-	s := c.sessions[sid]
+	s := c.routing.sessions[sid]
 	if s == nil {
 		reason := c.keepOrphanLocked(sid, u, meta, len(params))
 		c.mu.Unlock()
@@ -320,17 +320,17 @@ func (c *Client) onUpdate(params []byte) {
 // says which limit it is over. c.mu is held.
 func (c *Client) keepOrphanLocked(sid string, u schema.Update, meta json.RawMessage, size int) string {
 	l := c.opts.Limits
-	list, known := c.orphans[sid]
+	list, known := c.routing.orphans[sid]
 	switch {
-	case !known && len(c.orphans) >= l.MaxOrphanSessions:
+	case !known && len(c.routing.orphans) >= l.MaxOrphanSessions:
 		return fmt.Sprintf("updates are already kept for %d unknown session ids (Limits.MaxOrphanSessions)", l.MaxOrphanSessions)
-	case c.orphanBytes+size > l.MaxOrphanBytes:
+	case c.routing.orphanBytes+size > l.MaxOrphanBytes:
 		return fmt.Sprintf("updates kept for unknown sessions would exceed %d bytes (Limits.MaxOrphanBytes)", l.MaxOrphanBytes)
 	case len(list) >= maxOrphans:
 		return fmt.Sprintf("%d updates are already kept for it", maxOrphans)
 	}
-	c.orphans[sid] = append(list, orphan{u, meta, size})
-	c.orphanBytes += size
+	c.routing.orphans[sid] = append(list, orphan{u, meta, size})
+	c.routing.orphanBytes += size
 	return ""
 }
 
@@ -346,12 +346,12 @@ func (c *Client) register(s *Session) {
 // registerLocked is register with c.mu held; the caller runs what it
 // returns once c.mu is released.
 func (c *Client) registerLocked(s *Session) (after func()) {
-	old := c.sessions[s.id]
-	c.sessions[s.id] = s
-	orphans := c.orphans[s.id]
-	delete(c.orphans, s.id)
+	old := c.routing.sessions[s.id]
+	c.routing.sessions[s.id] = s
+	orphans := c.routing.orphans[s.id]
+	delete(c.routing.orphans, s.id)
 	for _, o := range orphans {
-		c.orphanBytes -= o.size
+		c.routing.orphanBytes -= o.size
 	}
 	var over []overBudget
 	if len(orphans) > 0 {
@@ -408,7 +408,7 @@ func (c *Client) applyPlainText(params []byte) bool {
 		}
 	}
 	c.mu.Lock()
-	s := c.sessions[string(sid)]
+	s := c.routing.sessions[string(sid)]
 	c.mu.Unlock()
 	if s == nil {
 		return false

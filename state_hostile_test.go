@@ -192,7 +192,7 @@ func TestOrphanUpdatesBounded(t *testing.T) {
 	}
 	s := newSessionRaw(t, c, a) // a round trip: every update above was read
 	c.mu.Lock()
-	ids, bytes := len(c.orphans), c.orphanBytes
+	ids, bytes := len(c.routing.orphans), c.routing.orphanBytes
 	c.mu.Unlock()
 	if ids > 10 || bytes > 8<<10 {
 		t.Errorf("kept %d ids, %d bytes; limits 10 and 8 KiB", ids, bytes)

@@ -239,7 +239,7 @@ func (c *Client) subagentsOn() bool { return c.opts.Subagents || c.version == 2 
 // checkKnown reports a violation when id names no session of this client.
 func (c *Client) checkKnown(sid, what, id string) {
 	c.mu.Lock()
-	_, ok := c.sessions[id]
+	_, ok := c.routing.sessions[id]
 	c.mu.Unlock()
 	if !ok {
 		c.diagIn(sid, DiagProtocolViolation, fmt.Sprintf("a %s on session %s names session %s, which was never announced (folded still)", what, agenttext.Quote(sid), agenttext.Quote(id)), nil)
@@ -282,23 +282,23 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 		return violation("a session cannot be its own child")
 	}
 	c.mu.Lock()
-	parent := c.sessions[sid]
+	parent := c.routing.sessions[sid]
 	if parent == nil {
 		c.mu.Unlock()
 		return violation("the parent session is not known")
 	}
-	if child := c.sessions[u.SessionID]; child != nil {
+	if child := c.routing.sessions[u.SessionID]; child != nil {
 		c.mu.Unlock()
 		if child.sub.parent != parent {
 			return violation("that session is not this session's child (a later update patches a child, never moves it)")
 		}
 		return true, child
 	}
-	if limit := c.opts.Limits.MaxSubagentSessions; c.subagents >= limit {
+	if limit := c.opts.Limits.MaxSubagentSessions; c.subs.registered >= limit {
 		// Reported at the 1st, 2nd, 4th, 8th... drop: a flood costs a
 		// few diagnostics, not one per line.
-		c.subagentDrops++
-		n := c.subagentDrops
+		c.subs.dropped++
+		n := c.subs.dropped
 		c.mu.Unlock()
 		if n&(n-1) == 0 {
 			c.diagIn(sid, DiagLimitExceeded, fmt.Sprintf("dropped %d subagent_update announcements (the latest on session %s, for %s): %d child sessions are kept already (Limits.MaxSubagentSessions)", n, agenttext.Quote(sid), agenttext.Quote(u.SessionID), limit), nil)
@@ -307,11 +307,11 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	}
 	// Updates held for the id came before the announcement: the rule says
 	// the announcement comes first, so they are not the child's.
-	early := len(c.orphans[u.SessionID])
-	for _, o := range c.orphans[u.SessionID] {
-		c.orphanBytes -= o.size
+	early := len(c.routing.orphans[u.SessionID])
+	for _, o := range c.routing.orphans[u.SessionID] {
+		c.routing.orphanBytes -= o.size
 	}
-	delete(c.orphans, u.SessionID)
+	delete(c.routing.orphans, u.SessionID)
 	// roots never change once a session exists: no lock needed.
 	cwd, dirs := parent.roots[0], parent.roots[1:]
 	if u.CWD != nil && *u.CWD != "" { // "": a v2 null, inherit
@@ -336,8 +336,8 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	// the parent's. Requests for the child (fs/*, terminal/*) are
 	// confined to the parent's roots.
 	child.roots = parent.roots
-	c.sessions[child.id] = child
-	c.subagents++
+	c.routing.sessions[child.id] = child
+	c.subs.registered++
 	c.mu.Unlock()
 	parent.mu.Lock()
 	parent.sub.children = append(parent.sub.children, child)
@@ -451,7 +451,7 @@ func (s *Session) treeOverLocked() bool {
 func (c *Client) failChildTurns(reason error) {
 	c.mu.Lock()
 	var turns []*Turn
-	for _, s := range c.sessions {
+	for _, s := range c.routing.sessions {
 		if s.sub.parent == nil {
 			continue
 		}
