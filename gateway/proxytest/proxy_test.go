@@ -278,3 +278,49 @@ func TestFailover(t *testing.T) {
 		})
 	}
 }
+
+// A backend killed in mid-turn, through each proxy and profile: the turn
+// fails as interrupted by a restart (acp.ErrAgentRestarted, not a bare
+// transport error that ends the client), the client reconnects to the
+// other backend, and the shared session goes on there.
+func TestBackendKilledMidTurn(t *testing.T) {
+	for _, px := range proxies {
+		t.Run(px.name, func(t *testing.T) {
+			for _, profile := range profiles {
+				t.Run(profile, func(t *testing.T) {
+					for i := range 3 {
+						s := newSetup(t, px.start)
+						c, events := supervised(t, s.transport(t, profile, newJar(t)))
+						sess, err := c.LoadSession(bounded(t), &schema.LoadSessionRequest{SessionID: sharedSession, Cwd: t.TempDir()})
+						if err != nil {
+							t.Fatal(err)
+						}
+						first := s.backend(say(t, sess, "backend"))
+						turn, err := sess.Prompt(bounded(t), schema.Text("wait"))
+						if err != nil {
+							t.Fatal(err)
+						}
+						for u := range turn.Updates() {
+							if _, ok := u.(*schema.AgentMessageChunk); ok {
+								break
+							}
+						}
+						killed := time.Now()
+						first.kill()
+						if _, err := turn.Wait(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
+							t.Fatalf("run %d: the interrupted turn failed %v, want ErrAgentRestarted", i, err)
+						}
+						if ev := nextEvent(t, events); ev.Phase != acp.RestartRestored || !slices.Equal(ev.Restored, []string{sharedSession}) {
+							t.Fatalf("run %d: after the backend's death: %+v", i, ev)
+						}
+						got := say(t, sess, "backend")
+						if got == first.name {
+							t.Errorf("run %d: still on the dead backend %q", i, got)
+						}
+						t.Logf("%s %s run %d: backend killed mid-turn → next answer on %s: %v", px.name, profile, i, got, time.Since(killed).Round(time.Millisecond))
+					}
+				})
+			}
+		})
+	}
+}
