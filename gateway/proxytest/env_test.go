@@ -118,6 +118,26 @@ func startBackend(t *testing.T, name string) *backend {
 	return b
 }
 
+// serveTLS serves the backend's gateway also with TLS of its own, as
+// `acp serve --tls-cert` does: the direct connection the proxies are
+// measured against. It returns the host:port.
+func (b *backend) serveTLS(t *testing.T, c *cert) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/acp", b.gw)
+	srv := gateway.NewServer(mux)
+	done := make(chan struct{})
+	go func() { defer close(done); srv.ServeTLS(ln, c.certFile, c.keyFile) }()
+	// Before the backend's own cleanup (LIFO): its gateway shuts the
+	// streams, and this server's Close ends what is left.
+	t.Cleanup(func() { srv.Close(); <-done })
+	return ln.Addr().String()
+}
+
 // lastAgent is the agent process the backend started last.
 func (b *backend) lastAgent() *exec.Cmd {
 	b.mu.Lock()

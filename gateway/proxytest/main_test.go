@@ -2,6 +2,7 @@ package proxytest
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,10 +27,18 @@ func agent() *acptest.Agent {
 		History: map[string][]any{sharedSession: nil},
 		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
 			text := t.PromptText()
-			word, _, _ := strings.Cut(text, " ")
+			word, arg, _ := strings.Cut(text, " ")
 			switch word {
 			case "backend":
 				return "end_turn", t.Say(os.Getenv(backendEnv))
+			case "chunks":
+				n, _ := strconv.Atoi(arg)
+				for range n {
+					if err := t.Say("x"); err != nil {
+						return "", err
+					}
+				}
+				return "end_turn", nil
 			case "permission":
 				out, err := t.RequestPermission(acptest.ToolCallSpec{ID: "tc-1", Title: "Edit?"}, []schema.PermissionOption{
 					{OptionID: "allow", Name: "Allow", Kind: "allow_once"},

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -323,4 +325,94 @@ func TestBackendKilledMidTurn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a proxy costs a stream, logged against a direct TLS connection to
+// one backend (go test -v; the figures mean little under -race): the time
+// from a prompt to its first chunk, and a turn of many one-byte chunks.
+// Nothing is asserted on time: what must hold (nothing waits in a proxy's
+// buffer) the tests above and gateway's TestSSEOpensWithComment hold.
+// ACP_PROXYTEST_CHUNKS sets the turn's chunks (default 2000; the figures
+// in docs/OPERATORS.md are for 100000).
+func TestStreamingCost(t *testing.T) {
+	chunks := 2000
+	if v := os.Getenv("ACP_PROXYTEST_CHUNKS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("ACP_PROXYTEST_CHUNKS=%q", v)
+		}
+		chunks = n
+	}
+	c := newCert(t)
+	a, b := startBackend(t, "a"), startBackend(t, "b")
+	direct := a.serveTLS(t, c)
+	endpoints := []struct{ name, addr string }{{"direct", direct}}
+	for _, px := range proxies {
+		if p, ok := tryStart(t, px.name, func(t *testing.T) *proxy { return px.start(t, c, a, b) }); ok {
+			endpoints = append(endpoints, struct{ name, addr string }{px.name, p.addr})
+		}
+	}
+	for _, profile := range profiles {
+		var base time.Duration
+		for _, ep := range endpoints {
+			s := &setup{cert: c, a: a, b: b, proxy: &proxy{addr: ep.addr}}
+			cl := connect(t, s.transport(t, profile, newJar(t)), nil)
+			sess, err := cl.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			say(t, sess, "warm up")
+			start := time.Now()
+			turn, err := sess.Prompt(bounded(t), schema.Text("chunks 1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first time.Duration
+			for u := range turn.Updates() {
+				if _, ok := u.(*schema.AgentMessageChunk); ok && first == 0 {
+					first = time.Since(start)
+				}
+			}
+			if _, err := turn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			start = time.Now()
+			turn, err = sess.Prompt(bounded(t), schema.Text("chunks "+strconv.Itoa(chunks)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := turn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if n := len(turn.State().Messages); n == 0 {
+				t.Fatalf("%s %s: no message", ep.name, profile)
+			}
+			if ep.name == "direct" {
+				base = took
+			}
+			t.Logf("%-7s %-4s first chunk %8v; %d chunks in %8v (%.0f chunks/s, %.2f× direct TLS)",
+				ep.name, profile, first.Round(10*time.Microsecond), chunks, took.Round(time.Millisecond),
+				float64(chunks)/took.Seconds(), base.Seconds()/took.Seconds())
+			cl.Close()
+		}
+	}
+}
+
+// tryStart starts a proxy, or reports it missing (as needTool decides:
+// a skip outside CI) without ending the test that measures the others.
+func tryStart(t *testing.T, name string, start func(*testing.T) *proxy) (p *proxy, ok bool) {
+	t.Helper()
+	t.Run("start-"+name, func(t *testing.T) {
+		needTool(t, name)
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	for _, dir := range []string{"", "/usr/sbin/", "/sbin/"} {
+		if _, err := exec.LookPath(dir + name); err == nil {
+			return start(t), true
+		}
+	}
+	return nil, false
 }
