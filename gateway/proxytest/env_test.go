@@ -194,8 +194,11 @@ func (l *trackingListener) kill() {
 	defer l.mu.Unlock()
 	l.killed = true
 	l.Listener.Close()
-	for _, c := range l.conns {
-		c.Close()
+	// A crash closes every socket at once, in no order; newest first is
+	// the order that hurts a client most: its session streams, opened
+	// after the connection stream, end before it.
+	for i := len(l.conns) - 1; i >= 0; i-- {
+		l.conns[i].Close()
 	}
 }
 
