@@ -96,6 +96,13 @@ type backend struct {
 
 func startBackend(t *testing.T, name string) *backend {
 	t.Helper()
+	return startBackendKeepAlive(t, name, 0)
+}
+
+// startBackendKeepAlive is startBackend with the gateway's SSE keep-alive
+// interval (0: the default, 15 s).
+func startBackendKeepAlive(t *testing.T, name string, keepAlive time.Duration) *backend {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +116,7 @@ func startBackend(t *testing.T, name string) *backend {
 		b.mu.Unlock()
 		return cmd, nil
 	}, ShutdownGrace: time.Second, TerminateGrace: time.Second}
-	b.gw = gateway.New(agents.Dial, &gateway.Options{Token: token})
+	b.gw = gateway.New(agents.Dial, &gateway.Options{Token: token, KeepAliveInterval: keepAlive, PingInterval: keepAlive})
 	mux := http.NewServeMux()
 	mux.Handle("/acp", b.gw)
 	b.srv = gateway.NewServer(mux)
@@ -248,6 +255,19 @@ func substitute(t *testing.T, file string, repl []string, counts []int) string {
 	return s
 }
 
+// substituteText replaces, in a deploy file's text, each string once; each
+// must be there exactly once.
+func substituteText(t *testing.T, file, s string, repl []string) string {
+	t.Helper()
+	for i := 0; i < len(repl); i += 2 {
+		if n := strings.Count(s, repl[i]); n != 1 {
+			t.Fatalf("docs/deploy/%s has %q %d times, want 1: update the test with the file", file, repl[i], n)
+		}
+		s = strings.Replace(s, repl[i], repl[i+1], 1)
+	}
+	return s
+}
+
 // proxy is a running nginx or HAProxy.
 type proxy struct {
 	name string
@@ -259,6 +279,12 @@ type proxy struct {
 // startNginx runs docs/deploy/nginx.conf in the foreground, in front of
 // the backends a and b, on a loopback port with the test's certificate.
 func startNginx(t *testing.T, c *cert, a, b *backend) *proxy {
+	return startNginxTimeout(t, c, a, b, "")
+}
+
+// startNginxTimeout is startNginx with the read and send timeouts set to
+// timeout (nginx syntax, "2s"; "": the file's).
+func startNginxTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *proxy {
 	bin := needTool(t, "nginx")
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -273,6 +299,12 @@ func startNginx(t *testing.T, c *cert, a, b *backend) *proxy {
 		"http {\n", "http {\n    access_log off;\n    client_body_temp_path " + dir + "/body;\n    proxy_temp_path " + dir + "/proxy;\n" +
 			"    fastcgi_temp_path " + dir + "/fastcgi;\n    uwsgi_temp_path " + dir + "/uwsgi;\n    scgi_temp_path " + dir + "/scgi;\n",
 	}, []int{1, 1, 1, 1, 1, 1})
+	if timeout != "" {
+		conf = substituteText(t, "nginx.conf", conf, []string{
+			"proxy_read_timeout 1h;", "proxy_read_timeout " + timeout + ";",
+			"proxy_send_timeout 1h;", "proxy_send_timeout " + timeout + ";",
+		})
+	}
 	file := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -289,6 +321,12 @@ func startNginx(t *testing.T, c *cert, a, b *backend) *proxy {
 // startHAProxy runs docs/deploy/haproxy.cfg in the foreground, in front of
 // the backends a and b.
 func startHAProxy(t *testing.T, c *cert, a, b *backend) *proxy {
+	return startHAProxyTimeout(t, c, a, b, "")
+}
+
+// startHAProxyTimeout is startHAProxy with the client, server and tunnel
+// timeouts set to timeout (HAProxy syntax, "2s"; "": the file's).
+func startHAProxyTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *proxy {
 	bin := needTool(t, "haproxy")
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -298,6 +336,13 @@ func startHAProxy(t *testing.T, c *cert, a, b *backend) *proxy {
 		"bind :443 ", "bind " + addr + " ",
 		"/etc/ssl/agents.pem", c.bothFile,
 	}, []int{1, 1, 1, 1})
+	if timeout != "" {
+		conf = substituteText(t, "haproxy.cfg", conf, []string{
+			"timeout client 1m", "timeout client " + timeout,
+			"timeout server 1m", "timeout server " + timeout,
+			"timeout tunnel 1h", "timeout tunnel " + timeout,
+		})
+	}
 	file := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)

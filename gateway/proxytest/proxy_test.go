@@ -416,3 +416,45 @@ func tryStart(t *testing.T, name string, start func(*testing.T) *proxy) (p *prox
 	}
 	return nil, false
 }
+
+// An idle connection outlives the proxy's timeouts: the gateway's
+// keep-alives (SSE comments, WebSocket pings) reset them. Here the
+// proxies' timeouts are 2 s, the keep-alive 500 ms, and the client idles
+// 3 s between turns, with no supervision: a stream the proxy cut would end
+// the client. (The wait is the behaviour under test: an idle period longer
+// than the proxy's timeout, not a synchronisation.) With the keep-alive at
+// its 15 s default, every connection here ends within the idle period.
+func TestIdleStreamsOutliveProxyTimeouts(t *testing.T) {
+	starts := map[string]func(*testing.T, *cert, *backend, *backend, string) *proxy{
+		"nginx": startNginxTimeout, "haproxy": startHAProxyTimeout,
+	}
+	for _, px := range proxies {
+		t.Run(px.name, func(t *testing.T) {
+			c := newCert(t)
+			a, b := startBackendKeepAlive(t, "a", 500*time.Millisecond), startBackendKeepAlive(t, "b", 500*time.Millisecond)
+			s := &setup{cert: c, a: a, b: b}
+			s.proxy = starts[px.name](t, c, a, b, "2s")
+			for _, profile := range profiles {
+				t.Run(profile, func(t *testing.T) {
+					t.Parallel()
+					cl := connect(t, s.transport(t, profile, newJar(t)), nil)
+					sess, err := cl.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := say(t, sess, "before"); got != "echo:before" {
+						t.Fatalf("first turn: %q", got)
+					}
+					select {
+					case <-cl.Done():
+						t.Fatalf("the connection ended while idle: %v", cl.Err())
+					case <-time.After(3 * time.Second):
+					}
+					if got := say(t, sess, "after"); got != "echo:after" {
+						t.Fatalf("turn after 3 s idle: %q", got)
+					}
+				})
+			}
+		})
+	}
+}
