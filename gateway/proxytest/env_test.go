@@ -103,13 +103,22 @@ func startBackend(t *testing.T, name string) *backend {
 // interval (0: the default, 15 s).
 func startBackendKeepAlive(t *testing.T, name string, keepAlive time.Duration) *backend {
 	t.Helper()
+	return startBackendAgent(t, name, keepAlive, func() *exec.Cmd { return acptest.Command("proxyagent") })
+}
+
+// startBackendAgent is a backend whose agents newAgent starts.
+func startBackendAgent(t *testing.T, name string, keepAlive time.Duration, newAgent func() *exec.Cmd) *backend {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := &backend{name: name, addr: ln.Addr().String(), ln: &trackingListener{Listener: ln}, done: make(chan struct{}), agentsDone: make(chan struct{})}
 	agents := &gateway.CommandAgent{Command: func(context.Context) (*exec.Cmd, error) {
-		cmd := acptest.Command("proxyagent")
+		cmd := newAgent()
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
 		cmd.Env = append(cmd.Env, backendEnv+"="+name)
 		b.mu.Lock()
 		b.agents = append(b.agents, cmd)
