@@ -286,7 +286,13 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	if rc.Flush() != nil {
+	// One comment at once, not just the headers: nginx over HTTP/2 holds
+	// a response's headers until its first body byte, and a client (package
+	// remote, like the TypeScript SDK) waits for the stream's headers
+	// before it POSTs; without a byte here the first turn of every session
+	// would wait for the first keep-alive (KeepAliveInterval, 15 s).
+	_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))
+	if _, err := io.WriteString(w, ":\n\n"); err != nil || rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(g.o.KeepAliveInterval)

@@ -320,6 +320,30 @@ func TestKeepAlive(t *testing.T) {
 	}
 }
 
+// An SSE stream's first body byte goes out with its headers, not at the
+// first keep-alive: nginx over HTTP/2 holds the headers until then, and
+// clients wait for them before they POST.
+func TestSSEOpensWithComment(t *testing.T) {
+	d := newPipeDial(t, nil)
+	_, u := start(t, d.Dial, &Options{KeepAliveInterval: time.Hour})
+	c := &client{t: t, url: u}
+	c.initialize()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(HeaderConnectionID, c.conn)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || line != ":\n" {
+		t.Fatalf("first line %q, %v (want the opening comment long before the hour's keep-alive)", line, err)
+	}
+}
+
 // rawConn opens a TCP connection to the test server.
 func rawConn(t *testing.T, u string) net.Conn {
 	t.Helper()

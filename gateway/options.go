@@ -117,8 +117,8 @@ type Options struct {
 	// shut down.
 	InitializeTimeout time.Duration
 	// KeepAliveInterval is how often an idle SSE stream gets a comment line
-	// so that proxies keep it open. Zero means 15s (the TypeScript
-	// server's interval).
+	// so that proxies keep it open (every stream also gets one when it
+	// opens). Zero means 15s (the TypeScript server's interval).
 	KeepAliveInterval time.Duration
 	// PingInterval is how often a WebSocket is pinged; a ping unanswered
 	// within the interval closes the connection (a half-open socket).

@@ -404,39 +404,99 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		sctx = s.ctx
 		defer s.cancel()
 	}
-	resp, err := c.do(sctx, http.MethodGet, nil, hdr, what)
+	// open issues the GET and checks what answers it.
+	open := func() (io.ReadCloser, error) {
+		resp, err := c.do(sctx, http.MethodGet, nil, hdr, what)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			se := statusError(what, resp)
+			resp.Body.Close()
+			return nil, se
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "" {
+			if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
+				resp.Body.Close()
+				return nil, fmt.Errorf("acp/remote: %s answered with Content-Type %s, not text/event-stream", what, serverText(ct))
+			}
+		}
+		if cb, ok := resp.Body.(*cancelBody); ok {
+			cb.unbound()
+		}
+		return resp.Body, nil
+	}
+	body, err := open()
+	opened(err)
 	if err != nil {
-		opened(err)
 		c.streamFailed(session, s, err)
 		return
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		se := statusError(what, resp)
-		opened(se)
-		c.streamFailed(session, s, se)
-		return
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
-			err := fmt.Errorf("acp/remote: %s answered with Content-Type %s, not text/event-stream", what, serverText(ct))
-			opened(err)
-			c.streamFailed(session, s, err)
+	// emptyReopens counts the session stream's reopenings in a row that
+	// carried no message: a server that ends a stream at once, every time,
+	// gets one reopening, not a loop.
+	emptyReopens := 0
+	for {
+		got := false
+		err = readSSE(body, newMessage(c.in, c.opts.maxMessage(), c.budget), func(msg []byte) {
+			got = true
+			c.inspect(session, msg)
+		})
+		body.Close()
+		var end error
+		if err == nil {
+			// Not io.EOF: the client would take that for the agent's own
+			// end of output and drop the reason.
+			end = fmt.Errorf("acp/remote: %s ended (the server closed it)", what)
+		} else {
+			end = fmt.Errorf("acp/remote: %s ended: %w", what, err)
+		}
+		if session == "" || errors.Is(err, ErrBufferLimit) || c.ended(s) {
+			c.streamFailed(session, s, end)
+			return
+		}
+		if got {
+			emptyReopens = 0
+		} else if emptyReopens++; emptyReopens > 1 {
+			c.streamFailed(session, s, end)
+			return
+		}
+		// A session's stream ended while the connection lives, as far as
+		// this client knows. Its end is often only the first sign of the
+		// connection's: a backend that died, whose streams a proxy ends
+		// one by one and cleanly, the session's before the connection's.
+		// Failing the session's calls now would hide that death from a
+		// supervised client (the turn would fail with a stream error, not
+		// as interrupted by a restart). So open the stream again: where
+		// the connection is gone, that fails (refused, 404 Unknown
+		// Acp-Connection-Id from another backend, a proxy's 502/503), and
+		// the connection ends, its calls failing with acp.ErrConnClosed;
+		// where the server only ended the stream, the session goes on.
+		// 409 (someone else reads it) leaves the connection alone.
+		if body, err = open(); err != nil {
+			if sessionConflict(err) || c.ended(s) {
+				c.streamFailed(session, s, end)
+				return
+			}
+			_ = c.fatal(fmt.Errorf("%v, and opening it again failed: %w", end, err))
 			return
 		}
 	}
-	if cb, ok := resp.Body.(*cancelBody); ok {
-		cb.unbound()
-	}
-	opened(nil)
-	err = readSSE(resp.Body, newMessage(c.in, c.opts.maxMessage(), c.budget), func(msg []byte) { c.inspect(session, msg) })
-	if err == nil {
-		// Not io.EOF: the client would take that for the agent's own end
-		// of output and drop the reason.
-		c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended (the server closed it)", what))
-		return
-	}
-	c.streamFailed(session, s, fmt.Errorf("acp/remote: %s ended: %w", what, err))
+}
+
+// ended: the connection or the session s was ended by this client (Close,
+// session/close), so a stream's end is no news.
+func (c *httpConn) ended(s *sessionStream) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing || (s != nil && s.released) || c.ctx.Err() != nil
+}
+
+// sessionConflict: the server refused a session's stream with 409, for
+// that session alone (it has another reader).
+func sessionConflict(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusConflict
 }
 
 // inspect learns what routing needs from a message before the client sees

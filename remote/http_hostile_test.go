@@ -355,14 +355,18 @@ func TestHostileHTTPFirstMessage(t *testing.T) {
 	}
 }
 
-// A session's stream that ends while a call waits on it fails that call
-// (its answer can no longer come), and the next message for the session
-// opens the stream again; the connection lives on.
+// A session's stream that ends while a call waits on it, the connection
+// alive, is opened again: the call's answer, which the server kept for the
+// stream, arrives on the new one, and the session goes on.
 func TestHostileHTTPSessionStreamEnds(t *testing.T) {
 	s, ts := serve(t, nil)
 	cut := make(chan struct{})
 	var once, first atomic.Bool
+	var gets atomic.Int32
 	s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodGet && r.Header.Get("Acp-Session-Id") != "" {
+			gets.Add(1)
+		}
 		switch {
 		case r.Method == http.MethodGet && r.Header.Get("Acp-Session-Id") != "" && first.CompareAndSwap(false, true):
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -380,22 +384,63 @@ func TestHostileHTTPSessionStreamEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, text := range []string{"hi", "again"} {
+		turn, err := sess.Prompt(ctx(t), schema.Text(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := turn.Wait(); err != nil {
+			t.Fatalf("prompt %q: %v", text, err)
+		}
+	}
+	if n := gets.Load(); n != 2 {
+		t.Errorf("%d GETs of the session's stream, want 2 (the first, ended, and its reopening)", n)
+	}
+}
+
+// A session's stream that ends and cannot be opened again (here 404
+// Unknown Acp-Connection-Id: what a proxy's other backend answers once
+// this one died) ends the connection: the session's pending call fails
+// with acp.ErrConnClosed, as every call of a dead connection does, so
+// that supervision sees the death in the turn. It used to fail the call
+// alone with a -32603 naming the stream, and a supervised client did not
+// restart.
+func TestHTTPSessionStreamEndsThenRefused(t *testing.T) {
+	s, ts := serve(t, nil)
+	cut := make(chan struct{})
+	var once, first atomic.Bool
+	s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.Header.Get("Acp-Session-Id") == "" {
+			if r.Method == http.MethodPost && r.Header.Get("Acp-Session-Id") != "" && once.CompareAndSwap(false, true) {
+				close(cut)
+			}
+			return false
+		}
+		if first.CompareAndSwap(false, true) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-cut
+			return true
+		}
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		return true
+	}
+	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, nil)
+	sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	turn, err := sess.Prompt(ctx(t), schema.Text("hi"))
 	if err == nil {
 		_, err = turn.Wait()
 	}
-	if err == nil {
-		t.Fatal("the prompt whose stream ended succeeded")
+	if !errors.Is(err, acp.ErrConnClosed) {
+		t.Fatalf("prompt: %v, want acp.ErrConnClosed", err)
 	}
-	if !strings.Contains(err.Error(), "SSE stream of session") || errors.Is(err, acp.ErrConnClosed) {
-		t.Fatalf("prompt: %v, want the session's stream named, connection alive", err)
-	}
-	turn, err = sess.Prompt(ctx(t), schema.Text("again"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := turn.Wait(); err != nil {
-		t.Fatalf("the next prompt: %v", err)
+	<-c.Done()
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "opening it again failed") {
+		t.Fatalf("the connection's error: %v, want the stream's end and the refused reopening", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/cookiejar"
 	"net/textproto"
 	"strings"
 
@@ -67,7 +68,15 @@ func (r *remoteFlags) transport() (acp.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := remote.New(r.url, remote.Options{Header: h, AllowInsecure: r.allowInsecure})
+	// One cookie jar for the command's life, not one per connection: with
+	// --restart every reconnect must carry the load balancer's affinity
+	// cookie back, or it lands on another backend that does not have the
+	// agent's sessions (docs/REMOTE.md, "Behind a reverse proxy").
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := remote.New(r.url, remote.Options{Header: h, Jar: jar, AllowInsecure: r.allowInsecure})
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
 	}

@@ -103,3 +103,30 @@ func TestURLFlagErrors(t *testing.T) {
 		t.Errorf("--allow-insecure: bad flags: %s", errOut)
 	}
 }
+
+// --url keeps one cookie jar across the transport's connections: the
+// reconnects of --restart carry the load balancer's affinity cookie back
+// (with a jar per connection, HAProxy sends each to the next backend).
+func TestURLKeepsCookiesAcrossReconnects(t *testing.T) {
+	cookies := make(chan string, 2)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cookies <- r.Header.Get("Cookie")
+		http.SetCookie(w, &http.Cookie{Name: "ACP_BACKEND", Value: "a", Path: "/"})
+		http.Error(w, "refused, as a backend going down would", http.StatusServiceUnavailable)
+	}))
+	defer ts.Close()
+	r := &remoteFlags{url: "ws" + strings.TrimPrefix(ts.URL, "http") + "/acp"}
+	tr, err := r.transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if c, err := tr.Connect(context.Background()); err == nil {
+			c.Close()
+			t.Fatal("connected to a server that refuses")
+		}
+	}
+	if first, second := <-cookies, <-cookies; first != "" || second != "ACP_BACKEND=a" {
+		t.Fatalf("Cookie headers %q then %q; want none, then the affinity cookie the first answer set", first, second)
+	}
+}

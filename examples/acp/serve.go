@@ -31,8 +31,9 @@ POST/GET(SSE)/DELETE and WebSocket upgrade. One agent process per client
 connection, shut down when the connection ends.
 
 The first line on stdout is the endpoint's URL (with --listen 127.0.0.1:0,
-the port bound). SIGTERM, SIGINT and SIGHUP drain: every connection is
-closed, every agent shut down in stages, then it exits 0.
+the port bound). SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
+connections are refused, so a proxy sends them to another backend), every
+connection is closed, every agent shut down in stages, then it exits 0.
 
 Off loopback a bearer token is required: --token or $` + tokenEnv + `; clients
 send "Authorization: Bearer TOKEN". Without a token only loopback Host
@@ -191,6 +192,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	case <-ctx.Done():
 	}
 	stop()
+	// Refuse new connections first, at the TCP level: a proxy in front
+	// retries a refused connection on another backend (and its health
+	// check marks this one down), where a 503 would reach the client.
+	// Idle keep-alive connections close too, so that a proxy's reused
+	// connection does not bring a new initialize here either.
+	srv.SetKeepAlivesEnabled(false)
+	_ = ln.Close()
 	fmt.Fprintln(stderr, "acp serve: draining")
 	if !drain(gw, srv, sc.drainTimeout, stderr) {
 		return 1

@@ -36,6 +36,7 @@ type served struct {
 	cmd        *exec.Cmd
 	url        string
 	grandchild chan int
+	draining   chan struct{} // closed at the "draining" line
 	errMu      sync.Mutex
 	errOut     bytes.Buffer
 	stderrDone chan struct{}
@@ -64,7 +65,7 @@ func startServe(t *testing.T, args ...string) *served {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd, grandchild: make(chan int, 16), stderrDone: make(chan struct{})}
+	s := &served{cmd: cmd, grandchild: make(chan int, 16), draining: make(chan struct{}), stderrDone: make(chan struct{})}
 	hung := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
 	t.Cleanup(func() {
 		hung.Stop()
@@ -82,6 +83,9 @@ func startServe(t *testing.T, args ...string) *served {
 			if pid, ok := strings.CutPrefix(sc.Text(), "acptest: grandchild pid="); ok {
 				n, _ := strconv.Atoi(pid)
 				s.grandchild <- n
+			}
+			if sc.Text() == "acp serve: draining" {
+				close(s.draining)
 			}
 		}
 	}()
@@ -217,6 +221,14 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
+	}
+	// While it drains (the agent ignores stdin EOF: at least its 2 s
+	// grace), a new connection is refused, not answered 503: a proxy
+	// retries a refused connection on another backend.
+	<-s.draining
+	if nc, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/acp")); err == nil {
+		nc.Close()
+		t.Errorf("a draining acp serve accepted a new connection")
 	}
 	<-s.stderrDone
 	err := s.cmd.Wait()
