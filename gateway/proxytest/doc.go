@@ -8,4 +8,6 @@
 // It holds only tests. They need nginx and haproxy on PATH: .ci/run
 // installs Debian's packages when they are missing; without CI=true a
 // missing proxy skips its tests, with CI=true it fails them.
+// The tests build on Unix only: they start the proxies and the gateways
+// in process groups of their own.
 package proxytest
