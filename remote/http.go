@@ -373,6 +373,10 @@ var errClosed = errors.New("acp/remote: the connection is closed")
 // in Acp-Session-Id.
 var errBadSessionID = errors.New("acp/remote: the server's session id cannot travel in the Acp-Session-Id header")
 
+// errNotEventStream: a stream's GET was answered 200 with a body that is
+// not an event stream.
+var errNotEventStream = errors.New("not text/event-stream")
+
 // opensSession: the methods whose answer names a session the client now
 // has, and whose stream the transport opens.
 func opensSession(method string) bool {
@@ -418,7 +422,7 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		if ct := resp.Header.Get("Content-Type"); ct != "" {
 			if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 				resp.Body.Close()
-				return nil, fmt.Errorf("acp/remote: %s answered with Content-Type %s, not text/event-stream", what, serverText(ct))
+				return nil, fmt.Errorf("acp/remote: %s answered with Content-Type %s, %w", what, serverText(ct), errNotEventStream)
 			}
 		}
 		if cb, ok := resp.Body.(*cancelBody); ok {
@@ -566,6 +570,11 @@ func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 func sessionRefused(err error) bool {
 	if errors.Is(err, ErrTooManySessions) || errors.Is(err, errBadSessionID) {
 		return true // refused here, before any request
+	}
+	if errors.Is(err, errNotEventStream) {
+		// A session's stream that is no stream (a JSON or HTML page where
+		// the events should be) says nothing about the others either.
+		return true
 	}
 	var se *StatusError
 	return errors.As(err, &se) && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusNotFound)
