@@ -79,7 +79,6 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		Oversized:     c.onOversized,
 		Diag:          func(kind, msg string, line []byte) { c.diag(DiagnosticKind(kind), msg, line) }, // the engine knows no ACP type
 		EOF:           func(err error) { c.onEOF(g, err) },
-		WriteFailed:   func(err error) { c.onWriteFailed(g, err) },
 		Trace:         c.traceFrame,
 		Closed:        ErrConnClosed,
 		LimitExceeded: schema.ErrLimitExceeded,

@@ -336,22 +336,6 @@ func (c *Client) onEOF(g *agentConn, err error) {
 	c.connEnded(g, cause)
 }
 
-// onWriteFailed runs on g's writer when writing to the agent failed: the
-// connection cannot send any more, so it ends now, with the exit status
-// as the cause when the agent process has already died (under
-// supervision a restart follows). Calls whose frames failed wait for this
-// (mapSendErr) and fail with the connection's reason, ErrAgentRestarted
-// under supervision, instead of the bare write error.
-func (c *Client) onWriteFailed(g *agentConn, err error) {
-	cause := err
-	if p := g.link.proc; p != nil {
-		if ee := p.exitError(); ee != nil {
-			cause = ee
-		}
-	}
-	c.connEnded(g, cause)
-}
-
 // onRPCStop is jrpc2's OnStop: its reader has stopped and will deliver
 // nothing more. Usually that is because the connection is ending anyway
 // (the agent's output ended, or Close); if jrpc2 stopped for any other

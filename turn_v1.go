@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/acpclient/acp/schema"
@@ -136,12 +135,6 @@ func (c *Client) mapSendErr(g *agentConn, err error) error {
 	case <-c.done:
 		return c.endErr
 	default:
-	}
-	if errors.Is(err, ErrConnClosed) && g.wire.WriteFailed() {
-		// The frame's write failed: the writer ends the connection
-		// (onWriteFailed), which decides the reason every call gets.
-		<-g.done
-		return g.endErr
 	}
 	select {
 	case <-g.done:

@@ -101,7 +101,6 @@ type Hooks struct {
 	CallSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
 	Request      func(id []byte, method string, params []byte) Request               // an agent request, before jrpc2 sees it
 	EOF          func(err error)                                                     // the agent's output ended; called once, before Recv returns io.EOF
-	WriteFailed  func(err error)                                                     // writing to the agent failed (the error wraps Closed); called once, from the writer, after which every send fails
 	Oversized    func(id []byte, method string, size int64)                          // a discarded response to a call of ours, in wire order
 	Diag         func(kind, msg string, line []byte)                                 // kind is one of the client's diagnostic kinds
 	Trace        func(dir byte, line []byte)                                         // '<' read, '>' written

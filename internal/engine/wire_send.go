@@ -165,15 +165,9 @@ func (w *Wire) writeLoop() {
 				}
 			}
 		}
-		failed := w.werr
+		failed := w.werr != nil
 		w.mu.Unlock()
-		if failed != nil {
-			// The stream to the agent is broken for good (every later send
-			// fails with werr): the owner ends the connection now, rather
-			// than leave it half alive until the reader notices.
-			if w.hooks.WriteFailed != nil {
-				w.hooks.WriteFailed(failed)
-			}
+		if failed {
 			w.failWaiters()
 			return
 		}
@@ -241,12 +235,4 @@ func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok boo
 		params = rest[len(`,"params":`) : len(rest)-1]
 	}
 	return id, internMethod(m), params, true
-}
-
-// WriteFailed reports whether writing to the agent has failed: every send
-// fails from then on, and Hooks.WriteFailed has run or is about to.
-func (w *Wire) WriteFailed() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.werr != nil
 }
