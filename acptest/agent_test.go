@@ -121,6 +121,7 @@ func TestOnNewSessionUpdatesPrecedeResponse(t *testing.T) {
 
 func TestTurnEveryUpdateKind(t *testing.T) {
 	old := "old"
+	line := uint32(3)
 	a := New(&Options{
 		Modes: map[string]any{"currentModeId": "ask", "availableModes": []any{
 			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}},
@@ -131,7 +132,7 @@ func TestTurnEveryUpdateKind(t *testing.T) {
 			t.ThinkID("m2", "d")
 			t.Update(UserMessage("u1", "echo"))
 			t.ToolCall(ToolCallSpec{ID: "tc1", Title: "Read", Kind: "read", Status: "pending",
-				Locations: []any{Location("/w/f.go", 3)}, RawInput: map[string]any{"path": "/w/f.go"}})
+				Locations: []any{Location("/w/f.go", &line)}, RawInput: map[string]any{"path": "/w/f.go"}})
 			t.UpdateToolCall(ToolCallSpec{ID: "tc1", Status: "completed", Content: []any{
 				ToolContent(Text("done")), Diff("/w/f.go", &old, "new"), Diff("/w/n.go", nil, "x"), TerminalContent("term-1")}})
 			t.Plan(schema.PlanEntry{Content: "one", Priority: "high", Status: "completed"}, schema.PlanEntry{Content: "two"})

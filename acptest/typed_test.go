@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/schema"
@@ -100,5 +102,34 @@ func TestAskPermissionDefaults(t *testing.T) {
 	}
 	if len(offered) != 2 || offered[0] != "allow:allow_once" || offered[1] != "reject:reject_once" {
 		t.Errorf("offered %v, want the default options", offered)
+	}
+}
+
+// A location made by Location is the one the client's state holds, so a
+// test writes the locations it expects with the same call that sent them:
+// a line, no line, and line 0 (which the schema allows).
+func TestLocationIsTheStateLocation(t *testing.T) {
+	three, zero := uint32(3), uint32(0)
+	locs := []schema.ToolCallLocation{acptest.Location("/w/a.go", &three), acptest.Location("/w", nil), acptest.Location("/w/b.go", &zero)}
+	c, _ := acptest.Connect(t, &acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			t.ToolCall(acptest.ToolCallSpec{ID: "r1", Title: "Read", Kind: schema.ToolKindRead, Status: schema.ToolCallStatusCompleted,
+				Locations: []any{locs[0], locs[1], locs[2]}})
+			return schema.StopReasonEndTurn, nil
+		},
+	}, nil)
+	s, err := c.NewSession(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(locs, turn.State().ToolCalls[0].Locations); diff != "" {
+		t.Errorf("locations (-sent +state):\n%s", diff)
 	}
 }

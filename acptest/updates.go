@@ -269,13 +269,12 @@ func TerminalContent(terminalID string) map[string]any {
 	return map[string]any{"type": "terminal", "terminalId": terminalID}
 }
 
-// Location returns a ToolCallLocation; line 0 omits the line.
-func Location(path string, line int) map[string]any {
-	m := map[string]any{"path": path}
-	if line > 0 {
-		m["line"] = line
-	}
-	return m
+// Location returns the location of path at line (nil: no line). Its
+// line takes the type of [schema.ToolCallLocation].Line, and its result is
+// that struct, so the location a test sends is also the one it expects in
+// the client's state (ToolCallState.Locations): one value serves both.
+func Location(path string, line *uint32) schema.ToolCallLocation {
+	return schema.ToolCallLocation{Path: path, Line: line}
 }
 
 // planEntry is the wire object of e. Priority defaults to "medium" and

@@ -138,7 +138,7 @@ func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	}
 
 	t.ToolCall(acptest.ToolCallSpec{ID: readID, Title: "Read the workspace", Kind: "read", Status: "in_progress",
-		Locations: []any{acptest.Location(cwd, 0)}, RawInput: map[string]any{"path": cwd}})
+		Locations: []any{acptest.Location(cwd, nil)}, RawInput: map[string]any{"path": cwd}})
 	if t.IsCancelled() {
 		return cancelled(readID)
 	}
@@ -147,8 +147,9 @@ func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	t.Plan(steps(1)...)
 
 	content := "Hello from the ACP demo agent.\nYou said: " + text + "\n"
+	firstLine := uint32(1)
 	t.ToolCall(acptest.ToolCallSpec{ID: editID, Title: "Write " + FileName, Kind: "edit", Status: "pending",
-		Content: []any{acptest.Diff(path, nil, content)}, Locations: []any{acptest.Location(path, 1)}})
+		Content: []any{acptest.Diff(path, nil, content)}, Locations: []any{acptest.Location(path, &firstLine)}})
 	if t.IsCancelled() {
 		return cancelled(editID)
 	}
