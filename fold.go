@@ -351,13 +351,13 @@ func (f *fold) apply(u schema.Update) *ToolCallState {
 		f.visits++
 		tc = f.tools.update(u)
 	case *schema.Plan:
-		f.plan, f.planID = u.Entries, ""
+		f.plan, f.planID = planEntries(u.Entries), ""
 	case *schema.PlanUpdate:
 		// A turn shows the entries of the plan it updated last when that
 		// is a list, and its id (the session keeps every plan).
 		f.plan, f.planID = nil, ""
 		if items, ok := u.Plan.(*schema.PlanItems); ok {
-			f.plan, f.planID = items.Entries, items.ID
+			f.plan, f.planID = planEntries(items.Entries), items.ID
 		}
 	case *schema.PlanRemoved:
 		if f.planID != "" && f.planID == u.PlanID {
@@ -370,6 +370,16 @@ func (f *fold) apply(u schema.Update) *ToolCallState {
 	}
 	f.lastKind = kind
 	return tc
+}
+
+// planEntries is a plan's entries as a state holds them: nil when there
+// are none, so that a plan of no entries and no plan at all are one state
+// (TurnState.Plan), as they are in JSON.
+func planEntries(e []schema.PlanEntry) []schema.PlanEntry {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
 }
 
 func (l *msgList) snapshot() []Message {

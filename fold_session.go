@@ -70,7 +70,7 @@ func foldPlanUpdate(st *SessionState, u *schema.PlanUpdate) {
 	st.PlanContent = u.Plan
 	st.Plan = nil
 	if items, ok := u.Plan.(*schema.PlanItems); ok {
-		st.Plan = items.Entries
+		st.Plan = planEntries(items.Entries)
 	}
 }
 
@@ -167,7 +167,7 @@ func foldSessionUpdate(st *SessionState, u schema.Update) bool {
 	case *schema.UsageUpdate:
 		st.Usage = u
 	case *schema.Plan:
-		st.Plan, st.PlanContent = u.Entries, nil
+		st.Plan, st.PlanContent = planEntries(u.Entries), nil
 	case *schema.SubagentUpdate:
 		foldSubagent(st, u)
 		refreshSubagent(st, u.SessionID)

@@ -109,7 +109,8 @@ type SessionState struct {
 	// Usage is the latest usage_update (context window use and cost).
 	Usage *schema.UsageUpdate `json:"usage,omitempty"`
 	// Plan is the latest plan, whichever turn sent it: a plan update, or
-	// the entries of a plan_update of type items.
+	// the entries of a plan_update of type items. As in TurnState, nil
+	// means no entries, whether no plan came or the latest had none.
 	Plan []schema.PlanEntry `json:"plan,omitempty"`
 	// PlanContent is the plan of the latest plan_update, until a
 	// plan_removed of its id or a (legacy) plan update.

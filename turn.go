@@ -67,11 +67,15 @@ type TurnState struct {
 	// Meta is the prompt response's _meta, if the agent sent one.
 	Meta json.RawMessage `json:"_meta,omitempty"`
 
-	Messages     []Message          `json:"messages"`
-	Thoughts     []Message          `json:"thoughts"`
-	UserMessages []Message          `json:"userMessages,omitempty"`
-	ToolCalls    []ToolCallState    `json:"toolCalls"`
-	Plan         []schema.PlanEntry `json:"plan"`
+	Messages     []Message       `json:"messages"`
+	Thoughts     []Message       `json:"thoughts"`
+	UserMessages []Message       `json:"userMessages,omitempty"`
+	ToolCalls    []ToolCallState `json:"toolCalls"`
+	// Plan is the entries of the turn's latest plan. It is nil both when
+	// the turn received no plan and when its latest plan has no entries
+	// (an agent clearing its plan): the two are one state, never an empty
+	// non-nil slice, and JSON (`acp --json`'s turn_end) writes [] for both.
+	Plan []schema.PlanEntry `json:"plan"`
 	// PlanID is the id of the plan_update list plan whose entries Plan
 	// shows (the plan the turn updated last, until its plan_removed); ""
 	// when Plan is a legacy plan update's, or empty because the last plan
