@@ -49,18 +49,20 @@ const (
 	// jsNodes counts the elements the page built (the two script elements
 	// and their text are not the page's rendering).
 	jsNodes = `document.getElementById('app').getElementsByTagName('*').length`
-	// jsOpenTurns clicks every turn's header and returns the number of
-	// turns rendered with at least one item.
+	// jsOpenTurns clicks the header of every turn not open (the last one
+	// is at load) and returns the number of turns open with at least one
+	// item rendered.
 	jsOpenTurns = `(() => {
 		const turns = [...document.querySelectorAll('section.turn')];
-		turns.forEach(s => s.querySelector(':scope > button.head').click());
-		return turns.filter(s => s.querySelector(':scope > .body .item')).length;
+		turns.filter(s => !s.classList.contains('open')).forEach(s => s.querySelector(':scope > button.head').click());
+		return turns.filter(s => s.classList.contains('open') && s.querySelector(':scope > .body .item')).length;
 	})()`
 )
 
 // TestBrowserTranscripts loads the page of every recording in Chromium:
-// its script runs to the end, it shows each session and turn, and opening
-// the turns renders their items.
+// its script runs to the end, it shows each session and turn, the last
+// turn open and no other, and opening the turns renders their items. A
+// screenshot of each page as it loads goes to the artifacts.
 func TestBrowserTranscripts(t *testing.T) {
 	tb := chrome(t).newTab(t, 1200, 900) // one tab for all: a page each
 	dir := t.TempDir()
@@ -84,6 +86,12 @@ func TestBrowserTranscripts(t *testing.T) {
 			if sessions != len(p.Sessions) || turns != p.Stats.Turns {
 				t.Errorf("page shows %d sessions, %d turns; the trace has %d, %d", sessions, turns, len(p.Sessions), p.Stats.Turns)
 			}
+			var open []string
+			tb.eval(`[...document.querySelectorAll('section.turn.open')].map(s => s.closest('section.session').getAttribute('data-session') + ' ' + s.getAttribute('data-turn'))`, &open)
+			if want := lastTurn(p); fmt.Sprint(open) != fmt.Sprint(want) {
+				t.Errorf("turns open at load: %q, want %q (the last)", open, want)
+			}
+			writeArtifact(t, "transcript-"+strings.TrimSuffix(strings.TrimPrefix(name, "transcripts-"), ".jsonl")+".png", tb.screenshot())
 			var opened int
 			if tb.eval(jsOpenTurns, &opened); opened != p.Stats.Turns {
 				t.Errorf("%d of %d turns show items when opened", opened, p.Stats.Turns)
@@ -168,6 +176,19 @@ func TestBrowserEdit(t *testing.T) {
 	}
 }
 
+// lastTurn is the turn the page opens at load, as "session n", or none.
+func lastTurn(p *page) []string {
+	var out []string
+	for _, s := range p.Sessions {
+		for _, g := range s.Segs {
+			if g.Open {
+				out = append(out, fmt.Sprintf("%s %d", s.ID, g.N))
+			}
+		}
+	}
+	return out
+}
+
 // durationJS is viewer.js's dur().
 func durationJS(ms float64) string {
 	if ms < 1000 {
@@ -194,8 +215,9 @@ func writeArtifact(t *testing.T, name string, b []byte) {
 	t.Logf("wrote %s (%d bytes)", path, len(b))
 }
 
-// TestBrowserOpenAll: "open all turns" renders every turn (of the first
-// paged sessions), "close all turns" hides them again.
+// TestBrowserOpenAll: the page opens with the last turn open; "open all
+// turns" renders every turn (of the first paged sessions), "close all
+// turns" hides them again.
 func TestBrowserOpenAll(t *testing.T) {
 	c := chrome(t)
 	trace, err := os.ReadFile("../testdata/transcripts/e2e-claude-second-turn.jsonl")
@@ -204,14 +226,15 @@ func TestBrowserOpenAll(t *testing.T) {
 	}
 	_, p := render(t, trace, Options{})
 	tb := c.open(t, writePageFile(t, t.TempDir(), "two", trace, Options{}), 1200, 900)
-	var before, open, closed int
-	tb.eval(`document.querySelectorAll('section.turn.open').length`, &before)
+	var before []string
+	var open, closed int
+	tb.eval(`[...document.querySelectorAll('section.turn.open')].map(s => s.getAttribute('data-turn'))`, &before)
 	tb.eval(`(() => { [...document.querySelectorAll('button.link')].find(b => b.textContent === 'open all turns').click();
 		return document.querySelectorAll('section.turn.open > .body .item').length > 0 ? document.querySelectorAll('section.turn.open').length : -1; })()`, &open)
 	tb.eval(`(() => { [...document.querySelectorAll('button.link')].find(b => b.textContent === 'close all turns').click();
 		return document.querySelectorAll('section.turn.open').length; })()`, &closed)
-	if before != 0 || open != p.Stats.Turns || p.Stats.Turns < 2 || closed != 0 {
-		t.Errorf("open turns: %d at load, %d after open all (want %d), %d after close all", before, open, p.Stats.Turns, closed)
+	if fmt.Sprint(before) != fmt.Sprintf("[%d]", p.Stats.Turns) || open != p.Stats.Turns || p.Stats.Turns < 2 || closed != 0 {
+		t.Errorf("open turns: %q at load (want the last, %d), %d after open all (want %d), %d after close all", before, p.Stats.Turns, open, p.Stats.Turns, closed)
 	}
 }
 

@@ -40,9 +40,11 @@ type builder struct {
 	// open holds the turns not ended yet (each the last segment of its
 	// session), so that place finds the one running without walking
 	// every session for every note.
-	open  map[*segment]struct{}
-	agent string
-	proto int
+	open map[*segment]struct{}
+	// lastTurn is the turn whose prompt came last: the page opens it.
+	lastTurn *segment
+	agent    string
+	proto    int
 }
 
 // load reads a trace and folds it, frame by frame as it is read, into
@@ -86,6 +88,9 @@ func (b *builder) finish(tr *trace) {
 	st.Lines, st.Frames, st.Bad, st.Listed, st.Bytes = tr.lines, tr.frames, tr.malformed, len(tr.bad), tr.bytes
 	st.MaxBytes, st.Truncated, st.CutLine = b.opts.MaxBytes, tr.truncated, tr.cutLine
 	st.Agent, st.Proto = b.agent, b.proto
+	if b.lastTurn != nil {
+		b.lastTurn.Open = true
+	}
 	for _, s := range b.p.Sessions {
 		for _, g := range s.Segs {
 			if g.Kind == "turn" {
@@ -241,6 +246,7 @@ func (b *builder) request(i int, f frame, m *envelope) {
 		g.Items = []*item{it}
 		s.Segs = append(s.Segs, g)
 		b.open[g] = struct{}{}
+		b.lastTurn = g
 		r.item, r.seg = it, g
 	case f.dir == "<" && m.Method == "session/request_permission":
 		r.item = b.permission(i, f, p.SessionID, m.Params)
@@ -371,8 +377,9 @@ func (b *builder) response(i int, f frame, m *envelope) {
 			}
 		}
 		pm.MS = since(r.t, f.t)
+		pm.Tone = answerTone(pm)
 		if tc := b.tools[r.sid+"\x00"+pm.Tool]; tc != nil {
-			tc.Tool.Perm = permSummary(pm)
+			tc.Tool.Perm, tc.Tool.PermTone = permSummary(pm), pm.Tone
 		}
 	default:
 		if r.item != nil && r.item.K == "event" && len(m.Result) > 0 && string(m.Result) != "{}" && string(m.Result) != "null" {
@@ -453,13 +460,19 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	}
 	pm := &perm{Tool: ref.ToolCallID}
 	for _, o := range p.Options {
-		pm.Options = append(pm.Options, option{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
+		pm.Options = append(pm.Options, option{ID: o.OptionID, Name: o.Name, Kind: o.Kind, Tone: tone(o.Kind)})
 	}
 	it := &item{K: "perm", T: f.t, Title: firstNonEmpty(p.Title, refTitle), Perm: pm}
 	it.addFrame(i)
 	if ref.ToolCallID != "" && sid != "" {
 		// The request may carry the tool call's fields (v1's toolCall is a
-		// tool_call_update).
+		// tool_call_update). Its title is the question, worded for the
+		// user ("Allow editing a.go?"): the permission row's title, and
+		// the card's only when the call has none yet, as the client's
+		// fold does.
+		if c := b.tools[sid+"\x00"+ref.ToolCallID]; c != nil && c.Tool.Title != "" {
+			ref.Title = nil
+		}
 		card := b.toolCard(i, f, sid, ref.ToolCallID, &ref, false)
 		if it.Title == "" {
 			it.Title = card.Tool.Title
@@ -625,14 +638,17 @@ func (b *builder) toolCard(i int, f frame, sid, id string, u *updateFields, own 
 		tc.Status = *u.Status
 		tc.Hist = append(tc.Hist, change{S: *u.Status, T: f.t})
 	}
-	if len(u.Content) > 0 {
-		// A value replaces (v1 and v2 alike); null clears.
-		tc.Content = nil
+	if len(u.Content) > 0 && string(u.Content) != "null" {
+		// A list replaces (v1 and v2 alike), keeping what it replaced as
+		// the card's history; null, like absent, leaves it as it is (the
+		// client's fold does the same).
 		var list []json.RawMessage
 		_ = json.Unmarshal(u.Content, &list)
+		var next []content
 		for _, c := range list {
-			tc.Content = append(tc.Content, b.content(c)...)
+			next = append(next, b.content(c)...)
 		}
+		tc.replaceContent(next, f.t)
 	}
 	if u.Locations != nil {
 		tc.Locs = nil

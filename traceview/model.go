@@ -58,13 +58,16 @@ type session struct {
 // segment is a turn, or what a session received outside any turn (its
 // setup, a load's replay, updates between turns).
 type segment struct {
-	Kind   string         `json:"kind"` // "turn" or "outside"
-	N      int            `json:"n,omitempty"`
-	T0     *float64       `json:"t0,omitempty"`
-	T1     *float64       `json:"t1,omitempty"`
-	Stop   string         `json:"stop,omitempty"`
-	Ended  bool           `json:"ended,omitempty"`
-	Prompt string         `json:"prompt,omitempty"`
+	Kind   string   `json:"kind"` // "turn" or "outside"
+	N      int      `json:"n,omitempty"`
+	T0     *float64 `json:"t0,omitempty"`
+	T1     *float64 `json:"t1,omitempty"`
+	Stop   string   `json:"stop,omitempty"`
+	Ended  bool     `json:"ended,omitempty"`
+	Prompt string   `json:"prompt,omitempty"`
+	// Open: the page shows the segment opened at load. It is the trace's
+	// last turn, what a reader of a trace looks at first.
+	Open   bool           `json:"open,omitempty"`
 	Counts map[string]int `json:"counts"`
 	Items  []*item        `json:"items,omitempty"` // written by writeData
 }
@@ -121,10 +124,24 @@ type tool struct {
 	Status  string    `json:"status,omitempty"`
 	Hist    []change  `json:"hist,omitempty"`
 	Content []content `json:"content,omitempty"`
-	Locs    []string  `json:"locs,omitempty"`
-	In      string    `json:"in,omitempty"`
-	Out     string    `json:"out,omitempty"`
-	Perm    string    `json:"perm,omitempty"` // the answer to its permission request
+	// Was is the content that later updates replaced, oldest first (the
+	// last maxContentHist; WasN counts the older ones not kept): the diff
+	// of an edit the user rejected stays on the card after the agent
+	// replaces it with its refusal.
+	Was  []version `json:"was,omitempty"`
+	WasN int       `json:"wasN,omitempty"`
+	Locs []string  `json:"locs,omitempty"`
+	In   string    `json:"in,omitempty"`
+	Out  string    `json:"out,omitempty"`
+	Perm string    `json:"perm,omitempty"` // the answer to its permission request
+	// PermTone is the answer's tone (see perm.Tone).
+	PermTone string `json:"permTone,omitempty"`
+}
+
+// version is a tool call's content as it was until an update replaced it.
+type version struct {
+	T       *float64  `json:"t,omitempty"` // when it was replaced
+	Content []content `json:"content"`
 }
 
 type change struct {
@@ -151,10 +168,15 @@ type perm struct {
 	Name   string   `json:"name,omitempty"`
 	Err    string   `json:"err,omitempty"`
 	MS     *float64 `json:"ms,omitempty"` // from request to answer; nil without timestamps
+	// Tone is how the page colours the answer: "allow" for an allow
+	// option, "reject" for a reject option or a cancelled request, ""
+	// otherwise (see tone).
+	Tone string `json:"tone,omitempty"`
 }
 
 type option struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
 	Kind string `json:"kind,omitempty"`
+	Tone string `json:"tone,omitempty"` // tone(Kind)
 }

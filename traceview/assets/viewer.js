@@ -133,6 +133,13 @@
     parent.appendChild(document.createTextNode(' '));
   }
 
+  function contentView(parent, list) {
+    (list || []).forEach(function (c) {
+      if (c.type === 'diff') parent.appendChild(diffView(c));
+      else parent.appendChild(el('pre', 'text', c.text));
+    });
+  }
+
   function toolCard(parent, tc) {
     var card = el('div', 'tool-card');
     var h = el('div');
@@ -148,11 +155,22 @@
       }).join(' → ')));
     }
     if (tc.locs) card.appendChild(el('div', 'hist mono', tc.locs.join('  ')));
-    if (tc.perm) card.appendChild(el('div', 'hist', 'permission: ' + tc.perm));
-    (tc.content || []).forEach(function (c) {
-      if (c.type === 'diff') card.appendChild(diffView(c));
-      else card.appendChild(el('pre', 'text', c.text));
+    if (tc.perm) {
+      var pl = el('div', 'hist', 'permission: ');
+      pl.appendChild(badge(tc.perm, 'answer-chip t-' + token(tc.permTone)));
+      card.appendChild(pl);
+    }
+    // The content later updates replaced, oldest first, then the content
+    // now: a rejected edit keeps its diff above the agent's refusal.
+    if (tc.wasN) card.appendChild(el('div', 'hist', plural(tc.wasN, 'earlier content') + ' not shown (the raw frames have them)'));
+    (tc.was || []).forEach(function (v) {
+      var w = el('div', 'was');
+      w.appendChild(el('div', 'hist', 'earlier content, replaced' + (hasT && v.t !== undefined ? ' at ' + at(v.t) : '')));
+      contentView(w, v.content);
+      card.appendChild(w);
     });
+    if (tc.was && tc.was.length && tc.content) card.appendChild(el('div', 'hist', 'content now'));
+    contentView(card, tc.content);
     var links = el('div');
     lazyPre(links, 'input', tc.in);
     lazyPre(links, 'output', tc.out);
@@ -163,7 +181,7 @@
   function permView(parent, p) {
     var ul = el('ul', 'opts');
     (p.options || []).forEach(function (o) {
-      ul.appendChild(el('li', o.id === p.option ? 'chosen' : '', o.name + ' (' + o.id + (o.kind ? ', ' + o.kind : '') + ')'));
+      ul.appendChild(el('li', 't-' + token(o.tone) + (o.id === p.option ? ' chosen' : ''), o.name + ' (' + o.id + (o.kind ? ', ' + o.kind : '') + ')'));
     });
     parent.appendChild(ul);
     var a = el('div', 'answer');
@@ -171,7 +189,7 @@
       a.textContent = 'no answer in the trace';
     } else {
       a.appendChild(document.createTextNode('answer: '));
-      a.appendChild(badge(p.answer === 'selected' ? (p.name || p.option) : p.answer, 'a-' + token(p.answer)));
+      a.appendChild(badge(p.answer === 'selected' ? (p.name || p.option) : p.answer, 'answer-chip a-' + token(p.answer) + ' t-' + token(p.tone)));
       var how = p.answer === 'withdrawn' ? ' (the agent withdrew the request)' : '';
       if (p.ms !== undefined) how += ' after ' + dur(p.ms);
       else how += ' (time not shown: the trace has no timestamps for the request or the answer)';
@@ -235,7 +253,7 @@
       paged(body, s.segs, function (g) {
         var b = section(document.createDocumentFragment(), 'seg ' + (g.kind === 'turn' ? 'turn' : 'outside'), segHead(s, g), function (tb) {
           paged(tb, g.items, itemView, 'items');
-        });
+        }, g.open);
         if (g.kind === 'turn') b.setAttribute('data-turn', String(g.n));
         return b;
       }, 'turns');
@@ -298,7 +316,8 @@
     var openSessions = D.sessions.length <= 20;
     paged(app, D.sessions, function (s) {
       var f = document.createDocumentFragment();
-      sessionView(f, s, openSessions);
+      // The session of the turn opened at load is open, however many.
+      sessionView(f, s, openSessions || s.segs.some(function (g) { return g.open; }));
       return f;
     }, 'sessions');
     section(app, 'frames', function (h) {
