@@ -130,9 +130,10 @@ var readmeCommands = map[string]readmeCommand{
 		"[tool] Read the workspace: completed", `You said: "hello".`}},
 	`go run ./examples/acp --json -p "hello"`: {want: []string{
 		`"event":"session"`, `{"event":"turn_end"`, `"stopReason":"end_turn"}`}},
-	`go run ./examples/acp -p "hello" -- AGENT_CMD ARGS...`: {skip: "AGENT_CMD is a placeholder for a real agent"},
-	`go run ./examples/acp --agent codex-acp -p "hello"`:    {skip: "downloads codex-acp from the registry and needs a model account"},
-	`go run ./examples/acp --url wss://HOST/acp -p "hello"`: {skip: "HOST is a placeholder for a remote agent"},
+	`go run ./examples/acp -p "hello" -- AGENT_CMD ARGS...`:          {skip: "AGENT_CMD is a placeholder for a real agent"},
+	`go run ./examples/acp --agent codex-acp -p "hello"`:             {skip: "downloads codex-acp from the registry and needs a model account"},
+	`go run ./examples/acp --url wss://HOST/acp -p "hello"`:          {skip: "HOST is a placeholder for a remote agent"},
+	`go run github.com/acpclient/acp/examples/acp@latest -p "hello"`: {skip: "fetches the module from the network; the same command as the first, which runs"},
 	`./test.sh`: {skip: "the whole test suite, which runs this test"},
 	// These two run the demo agent of issue 33 (v2, /kill, sessions kept
 	// on disk). TODO(coordinator): drop skip when the demo branch lands.
