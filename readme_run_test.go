@@ -104,7 +104,7 @@ func TestReadmeMainRuns(t *testing.T) {
 	for _, want := range []string{
 		"[read] Read the workspace: completed\n",
 		"[edit] Write acp-demo.txt: failed\n",
-		"You said: \"hello\".\nstop: end_turn\n",
+		"You said: \"hello\".\nstop: end_turn <nil>\n",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's main.go printed no %q:\n%s", want, out)
