@@ -72,7 +72,7 @@ func TestReadmeLinks(t *testing.T) {
 		t.Errorf("README.md's prose holds a URL (%q): links stay inside the repository", prose[max(0, i-30):min(len(prose), i+30)])
 	}
 	pages := []string{"README.md"}
-	for _, p := range []string{"GUARANTEES", "LIMITS", "BENCHMARKS", "COMMAND", "CLIENT", "PROTOCOL", "REGISTRY", "TESTING", "LAYOUT"} {
+	for _, p := range movedPages {
 		pages = append(pages, "docs/"+p+".md")
 	}
 	for _, page := range pages {
@@ -104,6 +104,9 @@ func TestReadmeLinks(t *testing.T) {
 	}
 }
 
+// movedPages are the docs pages that took the README's former content.
+var movedPages = []string{"GUARANTEES", "LIMITS", "BENCHMARKS", "COMMAND", "CLIENT", "PROTOCOL", "REGISTRY", "TESTING", "LAYOUT"}
+
 // pendingPages are pages another branch of issue 33 writes; a link to one
 // is checked as soon as the page exists.
 var pendingPages = map[string]bool{"docs/DEMO.md": true}
@@ -124,4 +127,69 @@ func anchors(t *testing.T, path string) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// apiName is an inline code span that names the Go API: Name, pkg.Name,
+// Type.Member or pkg.Type.Member.
+var apiName = regexp.MustCompile("`(?:([a-z]+)\\.)?([A-Z]\\w*)(?:\\.([A-Z]\\w*))?`")
+
+// TestReadmeNamesExist checks that each exported name the README and its
+// pages write in code (`Turn.Snapshot`, `acp.AllowAll`, `ErrSessionLost`)
+// is in the API listings under api/, so a rename cannot leave them behind.
+func TestReadmeNamesExist(t *testing.T) {
+	files, err := filepath.Glob("api/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no API listings under api/: %v", err)
+	}
+	api := map[string]string{} // package name → its listing
+	all := ""
+	for _, f := range files {
+		text := readFile(t, f)
+		api[strings.TrimSuffix(filepath.Base(f), ".txt")] = text
+		all += text
+	}
+	pages := []string{"README.md"}
+	for _, p := range movedPages {
+		pages = append(pages, "docs/"+p+".md")
+	}
+	for _, page := range pages {
+		text := fence.ReplaceAllString(readFile(t, page), "")
+		for _, m := range apiName.FindAllStringSubmatch(text, -1) {
+			pkg, name, member := m[1], m[2], m[3]
+			if notAPI.MatchString(name) || foreignNames[name] != "" {
+				continue
+			}
+			listing := all
+			if pkg != "" {
+				l, ok := api[pkg]
+				if !ok {
+					continue // not a package of this module (cmp.Diff, exec.Cmd)
+				}
+				listing = l
+			}
+			if !apiHas(listing, name, member) {
+				t.Errorf("%s names %s, which the API listings under api/ do not have", page, m[0])
+			}
+		}
+	}
+}
+
+// notAPI are code spans shaped like names that are not Go API: tests,
+// benchmarks and examples, environment variables and placeholders.
+var notAPI = regexp.MustCompile(`^(Test|Benchmark|Example|Fuzz)|^[A-Z0-9_]+$`)
+
+// foreignNames are names in code that are not this module's API, each
+// with what it is.
+var foreignNames = map[string]string{
+	"CloseWrite":       "a method of the caller's own acp.Conn, found by interface assertion",
+	"McpOverAcpCaller": "the TypeScript SDK's class",
+}
+
+// apiHas reports whether an API listing declares name, or its member. A
+// lone name may be a member too (`LoadSession` for Client.LoadSession).
+func apiHas(listing, name, member string) bool {
+	if member == "" {
+		return regexp.MustCompile(`, ((type|func|const|var) ` + name + `\b|type \w+ (struct|interface), ` + name + `\b|method \(\*?\w+\) ` + name + `\()`).MatchString(listing)
+	}
+	return regexp.MustCompile(`, (type ` + name + ` (struct|interface), ` + member + `\b|method \(\*?` + name + `\) ` + member + `\()`).MatchString(listing)
 }
