@@ -135,7 +135,8 @@ var apiName = regexp.MustCompile("`(?:([a-z]+)\\.)?([A-Z]\\w*)(?:\\.([A-Z]\\w*))
 
 // TestReadmeNamesExist checks that each exported name the README and its
 // pages write in code (`Turn.Snapshot`, `acp.AllowAll`, `ErrSessionLost`)
-// is in the API listings under api/, so a rename cannot leave them behind.
+// is in the API listings under api/, and each example they name is
+// defined, so a rename cannot leave them behind.
 func TestReadmeNamesExist(t *testing.T) {
 	files, err := filepath.Glob("api/*.txt")
 	if err != nil || len(files) == 0 {
@@ -148,6 +149,18 @@ func TestReadmeNamesExist(t *testing.T) {
 		api[strings.TrimSuffix(filepath.Base(f), ".txt")] = text
 		all += text
 	}
+	exampleFiles, err := filepath.Glob("*example*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("*/*example*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := ""
+	for _, f := range append(exampleFiles, more...) {
+		examples += readFile(t, f)
+	}
 	pages := []string{"README.md"}
 	for _, p := range movedPages {
 		pages = append(pages, "docs/"+p+".md")
@@ -156,6 +169,12 @@ func TestReadmeNamesExist(t *testing.T) {
 		text := fence.ReplaceAllString(readFile(t, page), "")
 		for _, m := range apiName.FindAllStringSubmatch(text, -1) {
 			pkg, name, member := m[1], m[2], m[3]
+			if strings.HasPrefix(name, "Example") {
+				if !strings.Contains(examples, "\nfunc "+name+"() {") {
+					t.Errorf("%s names %s, which no example_*_test.go defines", page, m[0])
+				}
+				continue
+			}
 			if notAPI.MatchString(name) || foreignNames[name] != "" {
 				continue
 			}
