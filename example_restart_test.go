@@ -43,8 +43,17 @@ func ExampleRestartPolicy() {
 	turn.Wait()
 	fmt.Println(turn.State().Messages[0].Text)
 	fmt.Println("restarts:", s.State().Restarts)
+
+	// A UI following the session's feed learns of the restart there.
+	for ev := range s.Events(ctx, 0) {
+		if ev.Kind == acp.EventRestarted {
+			fmt.Printf("feed: %s on connection %d by %s\n", ev.Kind, ev.Restart.Connection, ev.Restart.Method)
+			break
+		}
+	}
 	// Output:
 	// interrupted: true
 	// hello again
 	// restarts: 1
+	// feed: restarted on connection 2 by session/resume
 }

@@ -1,3 +1,8 @@
+// This file keeps the README's Go code honest: each ```go block is either
+// the first program (built and run by TestReadmeMainRuns) or the body of a
+// function in readme_test.go, which the compiler checks against the
+// current API. The docs pages that took the README's other snippets
+// (docs/CLIENT.md, docs/REGISTRY.md) are held the same way.
 package acp_test
 
 import (
@@ -5,41 +10,57 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-// compiledMarker precedes each README code block that is kept compiling:
-// <!-- compiled: readmeExample --> names the function in readme_test.go
+// compiledMarker precedes each code block that is kept compiling:
+// <!-- compiled: readmeRemote --> names the function in readme_test.go
 // whose body the block must be, dedented.
 var compiledMarker = regexp.MustCompile("<!-- compiled: (\\w+) -->\n```go\n((?s:.*?))```\n")
 
-// TestReadmeCodeIsCompiled keeps the README's code and the functions in
-// readme_test.go, which the compiler checks against the current API, one
-// text. Every marked block is checked, and the Example section must have one.
+// mainMarker precedes the README's first program, a whole main.go.
+var mainMarker = regexp.MustCompile("<!-- main.go -->\n```go\n((?s:.*?))```\n")
+
+// goBlock is any fenced Go block, marked or not.
+var goBlock = regexp.MustCompile("(?m)^```go\n")
+
+// TestReadmeCodeIsCompiled checks that every Go block of the README is
+// compiled: the marked ones equal their function bodies in readme_test.go,
+// the first program is built by TestReadmeMainRuns, and there is no other.
+// The docs pages' marked blocks are checked the same way.
 func TestReadmeCodeIsCompiled(t *testing.T) {
 	bodies := funcBodies(t, "readme_test.go")
-	readme, err := os.ReadFile("README.md")
+	pages, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := compiledMarker.FindAllStringSubmatch(string(readme), -1)
-	seen := map[string]bool{}
-	for _, b := range blocks {
-		name, got := b[1], b[2]
-		seen[name] = true
-		want, ok := bodies[name]
-		if !ok {
-			t.Errorf("README.md marks a block as %s, which readme_test.go does not define", name)
+	for _, page := range append([]string{"README.md"}, pages...) {
+		text := readFile(t, page)
+		blocks := compiledMarker.FindAllStringSubmatch(text, -1)
+		for _, b := range blocks {
+			name, got := b[1], b[2]
+			want, ok := bodies[name]
+			if !ok {
+				t.Errorf("%s marks a block as %s, which readme_test.go does not define", page, name)
+				continue
+			}
+			if got != want {
+				t.Errorf("%s's block %s differs from its body in readme_test.go; copy the body (dedented) into the page.\npage:\n%s\nreadme_test.go:\n%s", page, name, got, want)
+			}
+		}
+		if page != "README.md" {
 			continue
 		}
-		if got != want {
-			t.Errorf("README.md's block %s differs from its body in readme_test.go; copy the body (dedented) into the README.\nREADME:\n%s\nreadme_test.go:\n%s", name, got, want)
+		mains := len(mainMarker.FindAllString(text, -1))
+		if mains != 1 {
+			t.Errorf("README.md has %d <!-- main.go --> blocks, want 1 (the first program)", mains)
 		}
-	}
-	if !seen["readmeExample"] {
-		t.Error("README.md's Example section has no <!-- compiled: readmeExample --> block")
+		if all := len(goBlock.FindAllString(text, -1)); all != len(blocks)+mains {
+			t.Errorf("README.md has %d ```go blocks but only %d are compiled: mark each with <!-- compiled: NAME --> and its function in readme_test.go", all, len(blocks)+mains)
+		}
 	}
 }
 
@@ -70,4 +91,13 @@ func funcBodies(t *testing.T, file string) map[string]string {
 		out[fd.Name.Name] = b.String()
 	}
 	return out
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

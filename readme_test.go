@@ -1,3 +1,7 @@
+// This file holds the README's and its docs pages' code snippets as
+// functions, so that the compiler checks them against the current API
+// (readme_sync_test.go checks that the pages show exactly these bodies).
+// They are never run: each needs a real agent or the network.
 package acp_test
 
 import (
@@ -14,8 +18,7 @@ import (
 	"github.com/acpclient/acp/workspace"
 )
 
-// readmeExample is the README's example, kept here so that it compiles
-// against the current API. It is never run (it needs a real agent).
+// readmeExample is docs/CLIENT.md's program against a real agent.
 func readmeExample(askUser acp.PermissionHandler) {
 	ctx := context.Background()
 	c, err := acp.Connect(ctx, &acp.CommandTransport{Command: exec.Command("codex-acp")}, &acp.ClientOptions{
@@ -47,7 +50,7 @@ func readmeExample(askUser acp.PermissionHandler) {
 
 var _ = readmeExample
 
-// readmeFeed is the README's change-feed example.
+// readmeFeed is docs/CLIENT.md's change-feed example.
 func readmeFeed(ctx context.Context, turn *acp.Turn, renderTurn func(acp.TurnState), renderCard func(*acp.ToolCallState)) {
 	st, seq := turn.Snapshot()
 	renderTurn(st) // once, then follow the events after seq
@@ -58,7 +61,7 @@ func readmeFeed(ctx context.Context, turn *acp.Turn, renderTurn func(acp.TurnSta
 	}
 }
 
-// readmeRegistry is the README's registry example.
+// readmeRegistry is docs/REGISTRY.md's example.
 func readmeRegistry(ctx context.Context, opts *acp.ClientOptions) error {
 	reg, err := registry.Load(ctx, nil) // the official registry, cached
 	if err != nil {
