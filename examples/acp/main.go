@@ -110,8 +110,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/acpclient/acp/examples/internal/demo"
 )
 
 const usageHead = `usage: acp [flags] [--agent ID | --url URL | -- AGENT_COMMAND [ARGS...]]
@@ -165,37 +163,35 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 type config struct {
-	protocol    int
-	prompts     multiFlag
-	cwd         string
-	json        bool
-	permission  string
-	cancelAfter time.Duration
-	fs          bool
-	terminal    bool
-	auth        string
-	list        bool
-	session     string
-	mode        string
-	model       string // --model (modelflag.go)
-	configs     multiFlag
-	trace       string
-	stderr      bool
-	diagnostics bool
-	planOps     bool // --plan-ops
-	subagents   bool
-	agent       []string
-	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
-	remote      remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
-	restart     restartFlag   // --restart (restart.go)
+	protocol     int
+	prompts      multiFlag
+	cwd          string
+	json         bool
+	permission   string
+	cancelAfter  time.Duration
+	fs           bool
+	terminal     bool
+	auth         string
+	list         bool
+	session      string
+	mode         string
+	model        string // --model (modelflag.go)
+	configs      multiFlag
+	trace        string
+	stderr       bool
+	diagnostics  bool
+	planOps      bool // --plan-ops
+	subagents    bool
+	agent        []string
+	registry     registryFlags // --agent, --registry, --list-agents (agentflag.go)
+	remote       remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
+	restart      restartFlag   // --restart (restart.go)
+	demoStateDir string        // --demo-state-dir (demo.go)
 }
 
 func main() {
 	if os.Getenv(demoEnv) != "" {
-		if err := demo.Agent().Serve(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
-			fmt.Fprintln(os.Stderr, "demo agent:", err)
-			os.Exit(1)
-		}
+		serveDemo() // demo.go
 		return
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -228,6 +224,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.restart, "restart", "supervise the agent: when it dies (or its connection drops), report it, start it again and resume the session; the turn it interrupted fails (default: on interactively, off with -p prompts; --restart=false: the command ends when the agent does)")
 	cfg.registry.register(fs, stderr)
 	cfg.remote.register(fs)
+	registerDemoFlag(fs, cfg)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
@@ -270,7 +267,7 @@ func agentCommand(cfg *config) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("finding this binary to run the demo agent: %w", err)
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), demoEnv+"=1")
+	cmd.Env = append(os.Environ(), demoEnv+"=1", demoStateEnv+"="+cfg.demoStateDir)
 	return cmd, nil
 }
 

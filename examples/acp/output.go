@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ type output struct {
 	stdout io.Writer
 	stderr io.Writer
 	client *acp.Client
+	// agentCmd is the agent's command (nil for --url), for its pid.
+	agentCmd *exec.Cmd
 
 	mu       sync.Mutex
 	last     string // kind of the last thing printed, for line breaks
@@ -255,7 +258,7 @@ func (o *output) sessionStarted(s *acp.Session) {
 			name = info.Title
 		}
 	}
-	fmt.Fprintf(o.stderr, "acp: %s, session %s\n", cleanLine(name), cleanLine(s.ID()))
+	fmt.Fprintf(o.stderr, "acp: %s\n", o.agentLine(name, s)) // agentline.go
 }
 
 // history prints what a session/load replayed.
@@ -362,6 +365,9 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	if s.Parent() != nil {
 		who = "[" + cleanLine(s.ID()) + "] "
 		kind = func(k string) string { return k + " " + s.ID() }
+	}
+	if o.infoUpdate(who, ev.Update) { // title, usage: agentline.go
+		return
 	}
 	switch u := ev.Update.(type) {
 	case *schema.AgentMessageChunk:

@@ -184,6 +184,9 @@ func (o *output) restart(ev acp.RestartEvent) {
 		msg = fmt.Sprintf("restart attempt %d failed: %s", ev.Attempt, strings.TrimPrefix(errString(ev.Err), "acp: "))
 	case acp.RestartRestored:
 		msg = fmt.Sprintf("the agent is back (connection %d)", ev.Connection)
+		if pid := agentPID(o.client, nil); pid > 0 {
+			msg = fmt.Sprintf("the agent is back (connection %d, pid %d)", ev.Connection, pid)
+		}
 		if len(ev.Restored) > 0 {
 			msg += "; restored session " + strings.Join(ev.Restored, ", ")
 		}

@@ -40,6 +40,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// ignores stdin EOF (codex-acp and claude-agent-acp do): 2 s, then
 		// SIGTERM, then 1 s, then SIGKILL.
 		ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+		out.agentCmd = cmd
 		if cfg.stderr {
 			// The agent's own bytes, live: escaped like everything else it
 			// chooses, so its stderr cannot drive the terminal either.

@@ -33,7 +33,7 @@ type msg struct {
 }
 
 func start(t *testing.T, caps any) *client {
-	a := Agent()
+	a := New(nil)
 	fromAgent, toAgent := a.Pipe()
 	c := &client{t: t, w: toAgent, lines: make(chan []byte, 256)}
 	go func() {
