@@ -185,10 +185,19 @@ type agent struct {
 	store *store
 }
 
-// turn runs a prompt and saves the session after it, whatever its end.
+// turn runs a prompt, titles an untitled session after its first prompt
+// that ends, and saves the session, whatever the turn's end.
 func (d *agent) turn(t *acptest.Turn) (schema.StopReason, error) {
 	defer d.store.save(t.Session, t.Number())
 	text := strings.TrimSpace(t.PromptText())
+	stop, err := d.run(t, text)
+	if err == nil && stop != schema.StopReasonCancelled && t.Title() == "" {
+		t.SessionInfo(title(text)) // acptest keeps it: Session.Title
+	}
+	return stop, err
+}
+
+func (d *agent) run(t *acptest.Turn, text string) (schema.StopReason, error) {
 	msgID := fmt.Sprintf("msg-%d", t.Number())
 	switch {
 	case text == "/slow":

@@ -127,9 +127,6 @@ answer:
 	}
 	t.Plan(steps(3)...)
 	t.Usage(uint64(1000*n+len(text)), 200000)
-	if n == 1 {
-		t.SessionInfo(title(text)) // kept as the title by acptest (Session.Title)
-	}
 	return "end_turn", nil
 }
 
