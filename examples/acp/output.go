@@ -51,6 +51,9 @@ type output struct {
 	// turn termTurn: one entry per tool call of the current turn.
 	termTurn  *acp.Turn
 	termShown map[string]termShown
+	// The tool calls of turn cancelTurn shown cancelled (cancelline.go).
+	cancelTurn  *acp.Turn
+	cancelShown map[string]bool
 }
 
 // termShown is how much of a command's output is out, and whether its exit.
@@ -400,6 +403,9 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 				o.textf("tool", "%s[tool] %s: %s\n", who, cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
 				o.last = ""
 			}
+			return
+		}
+		if o.cancelRepeat(turn, ev, u.ToolCallID, *u.Status) { // cancelline.go
 			return
 		}
 		content := u.Content
