@@ -1,12 +1,13 @@
 // What text mode says about the agent beside its turns: the first line
 // (name, pid, protocol version, session), the session's title and its
-// context usage as they change.
+// context usage as they change, and its commands in /help.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"strings"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/schema"
@@ -61,4 +62,35 @@ func (o *output) infoUpdate(who string, u schema.Update) bool {
 	}
 	o.last = ""
 	return true
+}
+
+// clientCommands are the names the interactive mode takes for itself.
+var clientCommands = map[string]bool{"mode": true, "config": true, "help": true, "quit": true, "exit": true}
+
+// agentHelp lists the agent's slash commands beside the client's, with
+// their descriptions and input hints: "agent commands: /NAME ...", then
+// one line each. One acp takes too is reached with //NAME.
+func (o *output) agentHelp(s *acp.Session) {
+	cmds := s.State().Commands
+	if len(cmds) == 0 {
+		return
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, "/"+cleanLine(c.Name))
+	}
+	o.note("agent commands: %s", strings.Join(names, " "))
+	for _, c := range cmds {
+		line := "  /" + cleanLine(c.Name)
+		if c.Input != nil && c.Input.Hint != "" {
+			line += " <" + cleanLine(c.Input.Hint) + ">"
+		}
+		if c.Description != "" {
+			line += "  " + cleanLine(c.Description)
+		}
+		if clientCommands[c.Name] {
+			line += " (type //" + cleanLine(c.Name) + ": /" + cleanLine(c.Name) + " is acp's)"
+		}
+		o.note("%s", line)
+	}
 }

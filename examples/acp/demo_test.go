@@ -86,3 +86,27 @@ func TestDemoKillRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestInteractiveHelpShowsAgentCommands: /help lists the client's
+// commands and, beside them, the agent's with their descriptions and
+// hints; //help reaches the agent's own /help, which acp's shadows.
+func TestInteractiveHelpShowsAgentCommands(t *testing.T) {
+	out, errOut, code := runCLI(t, "/help\n//help\n", append(stateDir(t), "--cwd", t.TempDir())...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"acp: commands: /mode [ID], /config [ID=VALUE], /help, /quit",
+		"acp: agent commands: /help /echo /slow /kill\n",
+		"acp:   /echo <text to echo>  Repeat the text back\n",
+		"acp:   /help  Show what the demo agent can do (type //help: /help is acp's)\n",
+		"acp:   /kill  Die mid-turn",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "I am the ACP demo agent.") || strings.Count(errOut, "[end_turn]") != 1 {
+		t.Errorf("//help did not run the agent's /help once:\n%s\n%s", out, errOut)
+	}
+}

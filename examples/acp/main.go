@@ -23,7 +23,8 @@
 // demo agent) to remote clients on the endpoint of the ACP RFD
 // "Streamable HTTP & WebSocket transport", one agent process per client
 // connection; see serve.go and docs/REMOTE.md. Its first line on stdout is
-// the endpoint's URL. (An agent command named "serve" runs with
+// the endpoint's URL; stderr names its WebSocket URL too and logs each
+// agent's pid. (An agent command named "serve" runs with
 // `acp -- serve`.)
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
@@ -97,6 +98,23 @@
 // control characters escaped (\r, \x1b, \u009b; see sanitize.go), so that
 // it cannot drive the terminal.
 //
+// Text mode starts with a line on stderr naming the agent, its pid when
+// it is a local process, the ACP version negotiated and the session
+// ("acp: ACP demo agent (pid 4242), ACP v1, session demo-…"), and prints
+// the session's title and context usage as the agent reports them
+// ("[title] …", "[usage] 1005 of 200000 tokens"). An agent that has not
+// answered initialize within a second gets a line saying what the command
+// waits for.
+//
+// The built-in demo agent is this binary re-executed (a real subprocess,
+// so --restart and kill -9 work on it); it keeps its sessions in
+// --demo-state-dir (default: acp-demo under the user cache directory,
+// or $ACP_DEMO_STATE_DIR; empty keeps them in memory). See docs/DEMO.md.
+//
+// `go run` prints "exit status N" and exits 1 itself for any non-zero N:
+// the statuses above are those of the built binary
+// (go build -o acp ./examples/acp).
+//
 // These flags, this output and these exit statuses are a stable contract.
 package main
 
@@ -140,6 +158,7 @@ interactive commands:
   /help                these commands and the agent's own
   /quit, /exit         end the session (so does Ctrl-D)
   /NAME ...            the agent's slash commands are sent as typed
+  //NAME ...           the agent's /NAME where acp has a /NAME too (//help)
   Ctrl-C               cancel the turn (also in a permission dialog); at the prompt, exit
 
 exit status:
@@ -150,6 +169,14 @@ exit status:
   2    bad flags
   130  Ctrl-C at the prompt, or twice in a turn
   129  SIGHUP; 143 SIGTERM (the agent is shut down in stages first)
+  (go run reports "exit status N" and itself exits 1 for any non-zero N, so
+  Ctrl-C then Ctrl-D shows 1 there: build first, go build -o acp ./examples/acp,
+  and ./acp gives the real status)
+
+the built-in demo agent (docs/DEMO.md): a subprocess of its own (text mode
+prints its pid), speaking v1 or v2 as --protocol offers; it keeps its sessions
+in --demo-state-dir, so --session, --list and --restart find them again; try
+/help, /slow (then Ctrl-C), and --restart -p /kill -p "are you still there?"
 `
 
 // demoEnv makes the binary serve the demo agent on stdin/stdout instead of

@@ -682,13 +682,7 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 
 func (o *output) help(s *acp.Session) {
 	o.note("commands: /mode [ID], /config [ID=VALUE], /help, /quit; Ctrl-C cancels a turn")
-	if cmds := s.State().Commands; len(cmds) > 0 {
-		var names []string
-		for _, c := range cmds {
-			names = append(names, "/"+cleanLine(c.Name))
-		}
-		o.note("agent commands: %s", strings.Join(names, " "))
-	}
+	o.agentHelp(s) // agentline.go
 }
 
 func (o *output) modes(s *acp.Session) {

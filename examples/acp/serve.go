@@ -32,7 +32,8 @@ POST/GET(SSE)/DELETE and WebSocket upgrade. One agent process per client
 connection, shut down when the connection ends.
 
 The first line on stdout is the endpoint's URL (with --listen 127.0.0.1:0,
-the port bound). SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
+the port bound); stderr then names it for both profiles (http:// and ws://),
+and logs the pid of each agent process as it starts. SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
 connections are refused, so a proxy sends them to another backend), every
 connection is closed, every agent shut down in stages, then it exits 0.
 
