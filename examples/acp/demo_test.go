@@ -110,3 +110,29 @@ func TestInteractiveHelpShowsAgentCommands(t *testing.T) {
 		t.Errorf("//help did not run the agent's /help once:\n%s\n%s", out, errOut)
 	}
 }
+
+// TestDemoJSONSessionPID: --json's session event carries the agent's pid
+// (a new field), and a /kill under --restart is a restart event "died"
+// then "restored" with the session, then the next turn's turn_end.
+func TestDemoJSONSessionPID(t *testing.T) {
+	args := append(stateDir(t), "--json", "--cwd", t.TempDir(), "--restart", "-p", "/kill", "-p", "/echo back")
+	out, errOut, code := runCLI(t, "", args...)
+	if code != 1 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	evs := parseEvents(t, out)
+	if pid, ok := evs[0]["pid"].(float64); evs[0]["event"] != "session" || !ok || pid <= 0 {
+		t.Fatalf("session event %v", evs[0])
+	}
+	var phases []string
+	for _, r := range eventsOf(evs, "restart") {
+		phases = append(phases, r["phase"].(string))
+	}
+	ends := eventsOf(evs, "turn_end")
+	if strings.Join(phases, " ") != "died restored" || len(ends) != 1 || lastMessage(t, ends[0]) != "back" {
+		t.Errorf("restart phases %v, turn_end %v", phases, ends)
+	}
+	if restored := eventsOf(evs, "restart")[1]["restored"].([]any); len(restored) != 1 || restored[0] != evs[0]["sessionId"] {
+		t.Errorf("restored %v, session %v", restored, evs[0]["sessionId"])
+	}
+}

@@ -28,7 +28,8 @@
 // `acp -- serve`.)
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
-// (its protocolVersion is the ACP version negotiated, see --protocol)
+// (its protocolVersion is the ACP version negotiated, see --protocol; its
+// pid the agent's process id, when the agent is a local process)
 // first (after the download events of --agent's first run, below), then
 // {"event":"update","sessionId":...,"seq":N,"update":{...}} for each
 // update as received, {"event":"permission",...} for each permission

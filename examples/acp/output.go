@@ -251,6 +251,9 @@ func (o *output) sessionStarted(s *acp.Session) {
 		if info != nil {
 			ev["agent"] = info
 		}
+		if pid := agentPID(o.client, o.agentCmd); pid > 0 {
+			ev["pid"] = pid // the agent's process, when it is local (added with the demo's /kill)
+		}
 		o.emit(ev)
 		return
 	}
