@@ -1,6 +1,7 @@
+package acptest
+
 // Tests of what an agent whose sessions outlive it needs: AnyVersion,
 // NewSessionID, OpenSession, Session.History and Session.Title.
-package acptest
 
 import (
 	"encoding/json"

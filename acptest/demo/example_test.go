@@ -1,5 +1,7 @@
 package demo_test
 
+// Runnable examples of the demo agent in-process.
+
 import (
 	"context"
 	"fmt"

@@ -1,8 +1,9 @@
 //go:build !unix
 
+package demo
+
 // The demo's /kill where there is no SIGKILL to send oneself: the process
 // exits at once with the status a SIGKILL gives on Unix shells (137).
-package demo
 
 import "os"
 

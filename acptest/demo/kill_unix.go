@@ -1,8 +1,9 @@
 //go:build unix
 
+package demo
+
 // The demo's /kill on Unix: the process sends itself SIGKILL, as
 // `kill -9` from another terminal would.
-package demo
 
 import (
 	"os"

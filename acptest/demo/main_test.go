@@ -1,5 +1,7 @@
 package demo_test
 
+// The package tests check for leaked goroutines.
+
 import (
 	"testing"
 

@@ -1,6 +1,7 @@
+package demo
+
 // The demo's sessions on disk: one JSON file per session in
 // Options.StateDir, written atomically, bounded, and read defensively.
-package demo
 
 import (
 	"cmp"

@@ -1,6 +1,7 @@
+package demo
+
 // Tests of the demo's state directory: sessions that outlive the agent,
 // its bounds, and a directory someone else wrote into.
-package demo
 
 import (
 	"bytes"

@@ -1,5 +1,7 @@
 package demo_test
 
+// The demo speaks the version the client offers, through the acp client.
+
 import (
 	"context"
 	"strings"

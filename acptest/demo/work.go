@@ -1,6 +1,7 @@
+package demo
+
 // The demo's ordinary turn: think, plan, read, propose an edit, ask,
 // write (when the client can), answer, report usage and a title.
-package demo
 
 import (
 	"encoding/json"

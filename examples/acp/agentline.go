@@ -1,7 +1,8 @@
+package main
+
 // What text mode says about the agent beside its turns: the first line
 // (name, pid, protocol version, session), the session's title and its
 // context usage as they change, and its commands in /help.
-package main
 
 import (
 	"encoding/json"

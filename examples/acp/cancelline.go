@@ -1,8 +1,9 @@
+package main
+
 // One line for a cancelled tool call: the client marks it cancelled when
 // the turn is cancelled (an OriginLocal update), and the agent then
 // usually reports it failed ("Cancelled.") or cancelled itself, which
 // says nothing more.
-package main
 
 import (
 	"github.com/acpclient/acp"

@@ -2,6 +2,8 @@
 
 package main
 
+// The one line of a tool call cancelled by Ctrl-C, through the real command.
+
 import (
 	"bufio"
 	"io"

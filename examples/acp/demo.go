@@ -1,8 +1,9 @@
+package main
+
 // The built-in demo agent: the acp binary re-executed with ACP_DEMO_AGENT
 // set serves the demo (package acptest/demo) on stdin/stdout, as a real
 // subprocess with a pid, so that --restart and `kill -9` work on it as on
 // any agent. Its sessions are kept in --demo-state-dir.
-package main
 
 import (
 	"context"

@@ -1,6 +1,7 @@
+package main
+
 // Tests of the built-in demo agent through the real command: v1 and v2,
 // sessions kept across runs, and the killed agent the command restarts.
-package main
 
 import (
 	"regexp"

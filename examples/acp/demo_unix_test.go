@@ -1,8 +1,9 @@
 //go:build unix
 
+package main
+
 // The walk-through's other way to kill the demo: `kill -9 PID` from
 // another terminal, with the pid the command printed, during /slow.
-package main
 
 import (
 	"bufio"

@@ -1,8 +1,9 @@
+package main
+
 // docs/DEMO.md's walk-throughs are run: each fenced block marked
 // "console test" is a shell transcript whose commands run the command
 // (in-process, with the demo agent a real subprocess), and whose output
 // lines must appear, in order, in what they print.
-package main
 
 import (
 	"bufio"

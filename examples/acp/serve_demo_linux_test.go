@@ -2,6 +2,8 @@
 
 package main
 
+// acp serve's WebSocket URL and agent pid lines, with the built-in demo.
+
 import (
 	"regexp"
 	"strings"

@@ -1,7 +1,8 @@
+package main
+
 // A word while the agent is slow to start: npx and uvx agents fetch their
 // packages on a first run, and a cold machine takes a while to start any
 // agent. Said only when it takes a while, so a quick start prints nothing.
-package main
 
 import (
 	"fmt"

@@ -2,6 +2,8 @@
 
 package main
 
+// The note for an agent slow to answer initialize, through the real command.
+
 import (
 	"bufio"
 	"io"

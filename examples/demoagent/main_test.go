@@ -1,5 +1,7 @@
 package main
 
+// Tests of the demoagent program as a process: its state directory, /kill, usage.
+
 import (
 	"context"
 	"errors"
