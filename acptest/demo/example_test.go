@@ -97,3 +97,49 @@ func ExampleNew_stateDir() {
 	// Output:
 	// replayed: remember this
 }
+
+// A live turn from the change feed, as a host renders it: the answer as
+// it streams, and each tool call's card when its status changes. The
+// demo stands in for a real agent.
+func Example_changeFeed() {
+	a := demo.New(nil)
+	defer a.Close()
+	fromAgent, toAgent := a.Pipe()
+	ctx := context.Background()
+	c, err := acp.Connect(ctx, &acp.StreamTransport{Reader: fromAgent, Writer: toAgent},
+		&acp.ClientOptions{Permission: acp.AllowAll})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: os.TempDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, schema.Text("hello"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Events(ctx, 0) replays the turn from its start and follows it; a
+	// host that renders turn.Snapshot() first follows from its seq.
+	shown := map[string]schema.ToolCallStatus{}
+	for ev := range turn.Events(ctx, 0) {
+		if m, ok := ev.Update.(*schema.AgentMessageChunk); ok {
+			fmt.Print(schema.TextOf(m.Content))
+		}
+		if tc := ev.ToolCall; tc != nil && shown[tc.ToolCallID] != tc.Status {
+			shown[tc.ToolCallID] = tc.Status
+			fmt.Printf("[tool] %s: %s\n", tc.Title, tc.Status)
+		}
+	}
+	stop, _ := turn.Wait()
+	fmt.Println("\nstop:", stop)
+	// Output:
+	// [tool] Read the workspace: in_progress
+	// [tool] Read the workspace: completed
+	// [tool] Write acp-demo.txt: pending
+	// [tool] Write acp-demo.txt: in_progress
+	// [tool] Write acp-demo.txt: failed
+	// I did not write acp-demo.txt: you allowed it, but the client does not let me write files (with the acp command, run it with --fs). You said: "hello".
+	// stop: end_turn
+}
