@@ -52,6 +52,16 @@ func TestDemoSessionsAcrossRuns(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "second run") || !strings.Contains(errOut, "session "+sid) {
 		t.Fatalf("--session: exit %d: %s%s", code, out, errOut)
 	}
+	// --demo-state-dir= keeps sessions in memory: a later run knows none.
+	out, errOut, code = runCLI(t, "", "--demo-state-dir=", "--json", "--cwd", cwd, "-p", "/echo in memory")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	mem := parseEvents(t, out)[0]["sessionId"].(string)
+	out, errOut, code = runCLI(t, "", "--demo-state-dir=", "--cwd", cwd, "--session", mem, "-p", "/echo again")
+	if code != 1 || !strings.Contains(errOut, "Resource not found: session "+mem) {
+		t.Fatalf("--session of an in-memory session: exit %d: %s%s", code, out, errOut)
+	}
 }
 
 // TestDemoKillRestart is the walk-through of docs/DEMO.md: /kill kills
