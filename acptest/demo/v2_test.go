@@ -40,7 +40,8 @@ func TestVersions(t *testing.T) {
 		for _, m := range st.Messages {
 			text.WriteString(m.Text)
 		}
-		if !strings.Contains(text.String(), `You said: "hello".`) || !strings.Contains(text.String(), "does not let me write files") {
+		hint := map[int]string{1: "(with the acp command, run it with --fs)", 2: "(ACP v2 has none; with the acp command, run it with --protocol 1 --fs)"}[v]
+		if !strings.Contains(text.String(), `You said: "hello".`) || !strings.Contains(text.String(), "does not let me write files "+hint) {
 			t.Errorf("v%d: said %q", v, text.String())
 		}
 		if len(st.ToolCalls) != 2 || st.ToolCalls[1].Status != schema.ToolCallStatusFailed {

@@ -94,14 +94,13 @@ func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "in_progress"})
 	switch {
 	case !t.ClientCan("fs", "writeTextFile"):
-		why := "Skipped: the client does not offer fs/write_text_file."
+		why, hint := "Skipped: the client does not offer fs/write_text_file.", "with the acp command, run it with --fs"
 		if t.ProtocolVersion() >= 2 {
-			why = "Skipped: ACP v2 has no fs/write_text_file for the client to offer."
+			why, hint = "Skipped: ACP v2 has no fs/write_text_file for the client to offer.", "ACP v2 has none; with the acp command, run it with --protocol 1 --fs"
 		}
 		t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
 			Content: []any{acptest.ToolContent(acptest.Text(why))}})
-		t.SayID(msgID+"-skipped", "I did not write "+FileName+": you allowed it, but the client does not let me write files "+
-			"(with the acp command, run it with --fs). ")
+		t.SayID(msgID+"-skipped", "I did not write "+FileName+": you allowed it, but the client does not let me write files ("+hint+"). ")
 	default:
 		if err := t.WriteTextFile(path, content); err != nil {
 			t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
