@@ -418,7 +418,8 @@ func interactiveTurn(ctx context.Context, c *acp.Client, s *acp.Session, line st
 	}
 	if interrupted(err) {
 		sup.diedShown(c)
-		out.fail(err) // an error event; the prompt comes back
+		out.fail(err) // an error event; the prompt comes back once the agent is
+		sup.backShown(c)
 	}
 	if s.Err() != nil {
 		return sessionLostError(s)
