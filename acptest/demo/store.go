@@ -105,7 +105,7 @@ func (s *store) save(sess *acptest.Session, turns int) {
 		s.logf("could not save session %s: %v", st.SessionID, err)
 		return
 	}
-	s.prune()
+	s.prune(st.SessionID)
 }
 
 func (s *store) write(id string, b []byte) error {
@@ -136,13 +136,14 @@ func (s *store) write(id string, b []byte) error {
 }
 
 // prune removes the least recently written session files beyond
-// MaxSessions. s.mu is held.
-func (s *store) prune() {
-	files := s.files()
-	if len(files) <= MaxSessions {
+// MaxSessions, never keep's (the one just written: file times are coarse,
+// so it may tie with older ones). s.mu is held.
+func (s *store) prune(keep string) {
+	files := slices.DeleteFunc(s.files(), func(f fs.FileInfo) bool { return f.Name() == keep+".json" })
+	if len(files) < MaxSessions {
 		return
 	}
-	for _, f := range files[MaxSessions:] {
+	for _, f := range files[MaxSessions-1:] {
 		if err := os.Remove(filepath.Join(s.dir, f.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.logf("could not remove an old session: %v", err)
 		}

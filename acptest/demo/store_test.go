@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // syncBuffer is a log that the agent's goroutines write.
@@ -285,8 +286,8 @@ func TestSessionsBound(t *testing.T) {
 			t.Errorf("left behind: %s", n)
 		}
 	}
-	// The newest is kept (which old ones went depends on the file system's
-	// clock resolution: sessions saved within one tick tie).
+	// The one just saved is kept, though it may tie with older ones (file
+	// times are coarse); which older ones went depends on that clock.
 	if _, err := os.Stat(filepath.Join(dir, ids[len(ids)-1]+".json")); err != nil {
 		t.Error(err)
 	}
@@ -309,5 +310,30 @@ func TestUnwritableStateDir(t *testing.T) {
 	}
 	if _, ups := c.call("session/load", loadParams(sid)); said(ups, "msg-1") != "still here" {
 		t.Errorf("the session is not kept in memory: %v", ups)
+	}
+}
+
+// TestPruneKeepsTheSessionJustSaved: the file just written is never the
+// one pruned, even when the others look newer (file times are coarse, and
+// clocks move).
+func TestPruneKeepsTheSessionJustSaved(t *testing.T) {
+	dir := t.TempDir()
+	future := time.Now().Add(time.Hour)
+	for i := range MaxSessions {
+		id := fmt.Sprintf("old-%03d", i)
+		p := filepath.Join(dir, id+".json")
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"format":1,"sessionId":%q,"cwd":"/proj","updatedAt":"x","history":[]}`, id)), 0o600)
+		if err := os.Chtimes(p, future, future); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := dial(t, New(&Options{StateDir: dir}), nil)
+	sid := c.newSession()
+	if _, err := os.Stat(filepath.Join(dir, sid+".json")); err != nil {
+		t.Fatalf("the new session's file was pruned: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != MaxSessions {
+		t.Errorf("%d files, want %d", len(entries), MaxSessions)
 	}
 }
