@@ -40,6 +40,13 @@ type Options struct {
 	// permission request with $/cancel_request (the script still gets the
 	// client's answer). Unstable: ACP v2 is in Preview; may change.
 	Version int
+	// AnyVersion makes the agent speak, on each connection, the version
+	// the client's initialize offers: v2 (as described under Version)
+	// when it offers 2 or more, v1 otherwise; Version is then ignored.
+	// Sessions belong to the agent whatever the version of the connection
+	// that made them; history recorded in v1 form is put in v2 form when
+	// a v2 client replays it. Unstable: ACP v2 is in Preview; may change.
+	AnyVersion bool
 	// NoInitializeCheck lets requests through before initialize; by default
 	// they fail with -32600, as in the reference TypeScript agent.
 	NoInitializeCheck bool
@@ -78,6 +85,22 @@ type Options struct {
 	// user_message_chunk, and message, thought, tool-call and plan updates)
 	// and replay it on load.
 	History map[string][]any
+
+	// NewSessionID, if set, returns the id of each session that
+	// session/new creates, for an agent whose sessions outlive its process
+	// (the ids must then not repeat across processes). Nil means "sess-1",
+	// "sess-2", ... counted by the Agent. It is called with no lock held
+	// and must return an id unique to the agent.
+	NewSessionID func() string
+	// OpenSession, if set, is asked by session/load and session/resume
+	// for a session the agent does not hold (not created or opened on it
+	// and not deleted), before Sessions and History: it returns the
+	// session as stored elsewhere (on disk, say), or nil and a nil error
+	// when it knows no such session (Sessions and History are consulted
+	// next). A non-nil error fails the request (an *Error is sent as is,
+	// any other error as -32603 with its text). It runs on the request's
+	// goroutine with no lock held.
+	OpenSession func(sessionID string) (*StoredSession, error)
 
 	// OnNewSession, if set, runs in the request's goroutine after the
 	// session exists and before the session/new response is written; updates
@@ -150,6 +173,23 @@ type Options struct {
 	SpawnGrandchild bool
 	// DisableTranscript stops recording frames (for benchmarks and floods).
 	DisableTranscript bool
+}
+
+// StoredSession is a session kept outside the agent, returned by
+// [Options.OpenSession].
+type StoredSession struct {
+	// Cwd is the session's working directory when the request names none.
+	Cwd string
+	// Title is listed by session/list once the session is open.
+	Title string
+	// History is replayed by session/load (and v2's session/resume from
+	// the start), like [Options.History]: session/update params' update
+	// objects, in order.
+	History []json.RawMessage
+	// Turns is the number of prompt turns the session has had: the next
+	// turn's [Turn.Number] is Turns+1, so that ids a script derives from
+	// it do not repeat those of the history.
+	Turns int
 }
 
 // MethodFunc answers one client request. A nil result is sent as {}.

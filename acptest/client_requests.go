@@ -43,7 +43,7 @@ func (s *Session) RequestPermission(toolCall any, options any) (outcome json.Raw
 	if options == nil {
 		options = DefaultPermissionOptions
 	}
-	if s.a.opts.Version == 2 {
+	if s.isV2() {
 		return s.requestPermissionV2(toolCall, options)
 	}
 	res, err := s.Call(s.ctx, schema.MethodSessionRequestPermission, map[string]any{

@@ -39,6 +39,7 @@ type Conn struct {
 	inflight    map[string]*inflight // client requests being answered
 	initialized bool
 	clientCaps  json.RawMessage
+	version     int // the version initialize chose with Options.AnyVersion, else 0
 	closeOnce   sync.Once
 
 	rp        *replayer // non-nil in replay mode
@@ -81,6 +82,27 @@ func newConn(a *Agent, r io.Reader, w io.Writer) *Conn {
 // (see [Turn.Cancelled]), so a script can still wait for the client's
 // answer to a pending permission request after a cancel.
 func (c *Conn) Context() context.Context { return c.ctx }
+
+// ProtocolVersion returns the ACP version the connection speaks, 1 or 2
+// (see Options.Version and Options.AnyVersion). With AnyVersion it is 1
+// until initialize.
+func (c *Conn) ProtocolVersion() int {
+	if c.isV2() {
+		return 2
+	}
+	return 1
+}
+
+// isV2 says whether the connection speaks ACP v2: Options.Version 2, or
+// with Options.AnyVersion a client that offered 2 or more.
+func (c *Conn) isV2() bool {
+	if !c.a.opts.AnyVersion {
+		return c.a.opts.Version == 2
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version == 2
+}
 
 // Agent returns the agent serving this connection.
 func (c *Conn) Agent() *Agent { return c.a }
@@ -239,7 +261,7 @@ func (c *Conn) handleNotification(m message) {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		c.a.cancelTurns(p.SessionID)
-		if c.a.opts.Version == 2 {
+		if c.isV2() {
 			c.a.withdrawPermissions(p.SessionID)
 		}
 		if f := c.a.opts.OnCancel; f != nil {

@@ -27,7 +27,9 @@
 //
 // The same agent runs as a real subprocess by re-executing the test binary
 // (see [Register], [MainIfAgent], [Command]), and [Replay] builds an agent
-// that replays a recorded transcript of a real one.
+// that replays a recorded transcript of a real one. Package
+// github.com/acpclient/acp/acptest/demo is a ready-made agent built on
+// this one: the SDK's demo, with sessions kept on disk.
 //
 // # Concurrency
 //

@@ -38,7 +38,7 @@ func (c *Conn) builtin(method string, params json.RawMessage) func(ctx context.C
 				ReplayFrom json.RawMessage `json:"replayFrom"`
 			}
 			_ = json.Unmarshal(p, &r)
-			replay := c.a.opts.Version == 2 && len(r.ReplayFrom) > 0 && string(r.ReplayFrom) != "null"
+			replay := c.isV2() && len(r.ReplayFrom) > 0 && string(r.ReplayFrom) != "null"
 			return c.loadSession(p, replay)
 		}
 	case schema.MethodSessionList:
@@ -76,7 +76,19 @@ func (c *Conn) initialize(params json.RawMessage) (any, error) {
 	c.mu.Unlock()
 
 	o := &c.a.opts
-	if o.Version == 2 {
+	if o.AnyVersion {
+		var v struct {
+			ProtocolVersion int `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(params, &v)
+		c.mu.Lock()
+		c.version = 1
+		if v.ProtocolVersion >= 2 {
+			c.version = 2
+		}
+		c.mu.Unlock()
+	}
+	if c.isV2() {
 		return c.initializeV2(params)
 	}
 	res := map[string]any{
@@ -192,7 +204,10 @@ func (c *Conn) loadSession(params json.RawMessage, replay bool) (any, error) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	st := c.a.openSession(p.SessionID, p.Cwd)
+	st, err := c.a.openSession(p.SessionID, p.Cwd)
+	if err != nil {
+		return nil, err
+	}
 	if st == nil {
 		return nil, notFound("session", p.SessionID)
 	}
@@ -248,7 +263,18 @@ func (c *Conn) listSessions(params json.RawMessage) (any, error) {
 	}
 	a := c.a
 	a.mu.Lock()
-	all := a.listedSessions()
+	// A listed session opened since (OpenSession adds it to order) is
+	// listed once, as it is now.
+	inOrder := make(map[string]bool, len(a.order))
+	for _, id := range a.order {
+		inOrder[id] = true
+	}
+	var all []map[string]any
+	for _, info := range a.listedSessions() {
+		if id, _ := info["sessionId"].(string); !inOrder[id] {
+			all = append(all, info)
+		}
+	}
 	for _, id := range a.order {
 		st := a.sessions[id]
 		if st == nil {

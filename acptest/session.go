@@ -2,6 +2,7 @@ package acptest
 
 import (
 	"encoding/json"
+	"errors"
 )
 
 // sessionState is a session as the agent remembers it, across connections.
@@ -73,11 +74,18 @@ func (s *Session) ConfigValue(configID string) any {
 }
 
 func (a *Agent) newSession(cwd string) *sessionState {
+	var id string
+	if f := a.opts.NewSessionID; f != nil {
+		id = f()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.nextSession++
+	if id == "" {
+		a.nextSession++
+		id = "sess-" + itoa(a.nextSession)
+	}
 	st := &sessionState{
-		id:     "sess-" + itoa(a.nextSession),
+		id:     id,
 		cwd:    cwd,
 		modes:  cloneJSON[map[string]any](a.opts.Modes),
 		config: cloneJSON[[]any](a.opts.ConfigOptions),
@@ -89,15 +97,32 @@ func (a *Agent) newSession(cwd string) *sessionState {
 }
 
 // openSession finds a session for session/load or session/resume: one
-// created on this agent, or one the options know (Sessions or History).
-func (a *Agent) openSession(id, cwd string) *sessionState {
+// created on this agent, one OpenSession finds, or one the options know
+// (Sessions or History).
+func (a *Agent) openSession(id, cwd string) (*sessionState, error) {
+	a.mu.Lock()
+	if st := a.sessions[id]; st != nil || a.deleted[id] {
+		a.mu.Unlock()
+		return st, nil
+	}
+	a.mu.Unlock()
+	if f := a.opts.OpenSession; f != nil {
+		stored, err := f(id)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Code: CodeInternalError, Message: err.Error()}
+			}
+			return nil, e
+		}
+		if stored != nil {
+			return a.addStored(id, cwd, stored), nil
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if st := a.sessions[id]; st != nil {
-		return st
-	}
-	if a.deleted[id] {
-		return nil
+		return st, nil
 	}
 	_, known := a.opts.History[id]
 	var title string
@@ -108,7 +133,7 @@ func (a *Agent) openSession(id, cwd string) *sessionState {
 		}
 	}
 	if !known {
-		return nil
+		return nil, nil
 	}
 	st := &sessionState{
 		title:  title,
@@ -124,7 +149,56 @@ func (a *Agent) openSession(id, cwd string) *sessionState {
 		}
 	}
 	a.sessions[id] = st
+	return st, nil
+}
+
+// addStored makes a session OpenSession returned one of the agent's,
+// unless a concurrent request did so first.
+func (a *Agent) addStored(id, cwd string, stored *StoredSession) *sessionState {
+	if cwd == "" {
+		cwd = stored.Cwd
+	}
+	st := &sessionState{
+		title:   stored.Title,
+		id:      id,
+		cwd:     cwd,
+		modes:   cloneJSON[map[string]any](a.opts.Modes),
+		config:  cloneJSON[[]any](a.opts.ConfigOptions),
+		turns:   make(map[*Turn]struct{}),
+		prompts: max(stored.Turns, 0),
+	}
+	for _, u := range stored.History {
+		st.history = append(st.history, append(json.RawMessage(nil), u...))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cur := a.sessions[id]; cur != nil {
+		return cur
+	}
+	a.sessions[id] = st
+	a.order = append(a.order, id)
 	return st
+}
+
+// History returns the conversation the session has recorded for replay
+// (see [Options.History]): session/update params' update objects, in the
+// form they were sent, oldest first. The slice is a copy.
+func (s *Session) History() []json.RawMessage {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	out := make([]json.RawMessage, len(s.st.history))
+	for i, u := range s.st.history {
+		out[i] = append(json.RawMessage(nil), u...)
+	}
+	return out
+}
+
+// Title returns the session's title: the last one [Session.SessionInfo]
+// sent, or the one it was listed or stored with ("" if none).
+func (s *Session) Title() string {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	return s.st.title
 }
 
 func (a *Agent) lookupSession(id string) *sessionState {

@@ -70,7 +70,7 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 	}
 	st.turns[t] = struct{}{}
 	a.mu.Unlock()
-	if a.opts.Version == 2 {
+	if c.isV2() {
 		return t, t.acceptV2()
 	}
 

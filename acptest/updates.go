@@ -51,7 +51,7 @@ func SubagentUpdate(childID string, patch map[string]any) map[string]any {
 }
 
 func (s *Session) send(update []byte, remember bool) error {
-	if s.a.opts.Version == 2 {
+	if s.isV2() {
 		update = s.v2Form(update)
 	}
 	params := struct {

@@ -23,11 +23,13 @@
 // demo agent) to remote clients on the endpoint of the ACP RFD
 // "Streamable HTTP & WebSocket transport", one agent process per client
 // connection; see serve.go and docs/REMOTE.md. Its first line on stdout is
-// the endpoint's URL. (An agent command named "serve" runs with
+// the endpoint's URL; stderr names its WebSocket URL too and logs each
+// agent's pid. (An agent command named "serve" runs with
 // `acp -- serve`.)
 //
 // With --json it prints one JSON object per line: {"event":"session",...}
-// (its protocolVersion is the ACP version negotiated, see --protocol)
+// (its protocolVersion is the ACP version negotiated, see --protocol; its
+// pid the agent's process id, when the agent is a local process)
 // first (after the download events of --agent's first run, below), then
 // {"event":"update","sessionId":...,"seq":N,"update":{...}} for each
 // update as received, {"event":"permission",...} for each permission
@@ -97,6 +99,23 @@
 // control characters escaped (\r, \x1b, \u009b; see sanitize.go), so that
 // it cannot drive the terminal.
 //
+// Text mode starts with a line on stderr naming the agent, its pid when
+// it is a local process, the ACP version negotiated and the session
+// ("acp: ACP demo agent (pid 4242), ACP v1, session demo-…"), and prints
+// the session's title and context usage as the agent reports them
+// ("[title] …", "[usage] 1005 of 200000 tokens"). An agent that has not
+// answered initialize within a second gets a line saying what the command
+// waits for.
+//
+// The built-in demo agent is this binary re-executed (a real subprocess,
+// so --restart and kill -9 work on it); it keeps its sessions in
+// --demo-state-dir (default: acp-demo under the user cache directory,
+// or $ACP_DEMO_STATE_DIR; empty keeps them in memory). See docs/DEMO.md.
+//
+// `go run` prints "exit status N" and exits 1 itself for any non-zero N:
+// the statuses above are those of the built binary
+// (go build -o acp ./examples/acp).
+//
 // These flags, this output and these exit statuses are a stable contract.
 package main
 
@@ -110,8 +129,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/acpclient/acp/examples/internal/demo"
 )
 
 const usageHead = `usage: acp [flags] [--agent ID | --url URL | -- AGENT_COMMAND [ARGS...]]
@@ -142,6 +159,7 @@ interactive commands:
   /help                these commands and the agent's own
   /quit, /exit         end the session (so does Ctrl-D)
   /NAME ...            the agent's slash commands are sent as typed
+  //NAME ...           the agent's /NAME where acp has a /NAME too (//help)
   Ctrl-C               cancel the turn (also in a permission dialog); at the prompt, exit
 
 exit status:
@@ -152,6 +170,14 @@ exit status:
   2    bad flags
   130  Ctrl-C at the prompt, or twice in a turn
   129  SIGHUP; 143 SIGTERM (the agent is shut down in stages first)
+  (go run reports "exit status N" and itself exits 1 for any non-zero N, so
+  Ctrl-C then Ctrl-D shows 1 there: build first, go build -o acp ./examples/acp,
+  and ./acp gives the real status)
+
+the built-in demo agent (docs/DEMO.md): a subprocess of its own (text mode
+prints its pid), speaking v1 or v2 as --protocol offers; it keeps its sessions
+in --demo-state-dir, so --session, --list and --restart find them again; try
+/help, /slow (then Ctrl-C), and --restart -p /kill -p "are you still there?"
 `
 
 // demoEnv makes the binary serve the demo agent on stdin/stdout instead of
@@ -165,37 +191,35 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 type config struct {
-	protocol    int
-	prompts     multiFlag
-	cwd         string
-	json        bool
-	permission  string
-	cancelAfter time.Duration
-	fs          bool
-	terminal    bool
-	auth        string
-	list        bool
-	session     string
-	mode        string
-	model       string // --model (modelflag.go)
-	configs     multiFlag
-	trace       string
-	stderr      bool
-	diagnostics bool
-	planOps     bool // --plan-ops
-	subagents   bool
-	agent       []string
-	registry    registryFlags // --agent, --registry, --list-agents (agentflag.go)
-	remote      remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
-	restart     restartFlag   // --restart (restart.go)
+	protocol     int
+	prompts      multiFlag
+	cwd          string
+	json         bool
+	permission   string
+	cancelAfter  time.Duration
+	fs           bool
+	terminal     bool
+	auth         string
+	list         bool
+	session      string
+	mode         string
+	model        string // --model (modelflag.go)
+	configs      multiFlag
+	trace        string
+	stderr       bool
+	diagnostics  bool
+	planOps      bool // --plan-ops
+	subagents    bool
+	agent        []string
+	registry     registryFlags // --agent, --registry, --list-agents (agentflag.go)
+	remote       remoteFlags   // --url, --header, --allow-insecure (remoteflag.go)
+	restart      restartFlag   // --restart (restart.go)
+	demoStateDir string        // --demo-state-dir (demo.go)
 }
 
 func main() {
 	if os.Getenv(demoEnv) != "" {
-		if err := demo.Agent().Serve(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
-			fmt.Fprintln(os.Stderr, "demo agent:", err)
-			os.Exit(1)
-		}
+		serveDemo() // demo.go
 		return
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -228,6 +252,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&cfg.restart, "restart", "supervise the agent: when it dies (or its connection drops), report it, start it again and resume the session; the turn it interrupted fails (default: on interactively, off with -p prompts; --restart=false: the command ends when the agent does)")
 	cfg.registry.register(fs, stderr)
 	cfg.remote.register(fs)
+	registerDemoFlag(fs, cfg)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
@@ -270,7 +295,7 @@ func agentCommand(cfg *config) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("finding this binary to run the demo agent: %w", err)
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), demoEnv+"=1")
+	cmd.Env = append(os.Environ(), demoEnv+"=1", demoStateEnv+"="+cfg.demoStateDir)
 	return cmd, nil
 }
 

@@ -31,7 +31,16 @@ func TestMain(m *testing.M) {
 	}
 	registerTestAgents()
 	acptest.MainIfAgent()
-	os.Exit(m.Run())
+	// The built-in demo keeps its sessions in a directory of the tests',
+	// not in the user's cache.
+	dir, err := os.MkdirTemp("", "acp-demo-state")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(demoStateEnv, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // runCLI runs the command in-process and returns stdout, stderr and the
@@ -137,7 +146,7 @@ func TestHumanOutputSeveralTurns(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(errOut, "[end_turn]") != 2 || strings.Count(errOut, "session sess-1") != 1 {
+	if strings.Count(errOut, "[end_turn]") != 2 || strings.Count(errOut, "ACP v1, session demo-") != 1 {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	// The permission line follows the tool call it is about.

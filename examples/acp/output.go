@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ type output struct {
 	stdout io.Writer
 	stderr io.Writer
 	client *acp.Client
+	// agentCmd is the agent's command (nil for --url), for its pid.
+	agentCmd *exec.Cmd
 
 	mu       sync.Mutex
 	last     string // kind of the last thing printed, for line breaks
@@ -48,6 +51,9 @@ type output struct {
 	// turn termTurn: one entry per tool call of the current turn.
 	termTurn  *acp.Turn
 	termShown map[string]termShown
+	// The tool calls of turn cancelTurn shown cancelled (cancelline.go).
+	cancelTurn  *acp.Turn
+	cancelShown map[string]bool
 }
 
 // termShown is how much of a command's output is out, and whether its exit.
@@ -245,6 +251,9 @@ func (o *output) sessionStarted(s *acp.Session) {
 		if info != nil {
 			ev["agent"] = info
 		}
+		if pid := agentPID(o.client, o.agentCmd); pid > 0 {
+			ev["pid"] = pid // the agent's process, when it is local (added with the demo's /kill)
+		}
 		o.emit(ev)
 		return
 	}
@@ -255,7 +264,7 @@ func (o *output) sessionStarted(s *acp.Session) {
 			name = info.Title
 		}
 	}
-	fmt.Fprintf(o.stderr, "acp: %s, session %s\n", cleanLine(name), cleanLine(s.ID()))
+	fmt.Fprintf(o.stderr, "acp: %s\n", o.agentLine(name, s)) // agentline.go
 }
 
 // history prints what a session/load replayed.
@@ -363,6 +372,9 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		who = "[" + cleanLine(s.ID()) + "] "
 		kind = func(k string) string { return k + " " + s.ID() }
 	}
+	if o.infoUpdate(who, ev.Update) { // title, usage: agentline.go
+		return
+	}
 	switch u := ev.Update.(type) {
 	case *schema.AgentMessageChunk:
 		o.textf(kind("agent"), "%s", prefixFirst(who, cleanText(blockText(u.Content)), o.last == kind("agent")))
@@ -394,6 +406,9 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 				o.textf("tool", "%s[tool] %s: %s\n", who, cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
 				o.last = ""
 			}
+			return
+		}
+		if o.cancelRepeat(turn, ev, u.ToolCallID, *u.Status) { // cancelline.go
 			return
 		}
 		content := u.Content
@@ -670,13 +685,7 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 
 func (o *output) help(s *acp.Session) {
 	o.note("commands: /mode [ID], /config [ID=VALUE], /help, /quit; Ctrl-C cancels a turn")
-	if cmds := s.State().Commands; len(cmds) > 0 {
-		var names []string
-		for _, c := range cmds {
-			names = append(names, "/"+cleanLine(c.Name))
-		}
-		o.note("agent commands: %s", strings.Join(names, " "))
-	}
+	o.agentHelp(s) // agentline.go
 }
 
 func (o *output) modes(s *acp.Session) {

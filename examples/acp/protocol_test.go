@@ -6,15 +6,17 @@ import (
 )
 
 // --protocol: the default offers v1 and the session event says which
-// version was negotiated (a new field; the others are unchanged); offering
-// 2 to a v1 agent takes its 1; an unknown version is a clear error.
+// version was negotiated (a new field; the others are unchanged); the demo
+// agent speaks what is offered; offering 2 to a v1 agent takes its 1; an
+// unknown version is a clear error.
 func TestProtocolFlag(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want float64
 	}{
 		{nil, 1},
-		{[]string{"--protocol", "2"}, 1}, // the demo agent speaks v1
+		{[]string{"--protocol", "2"}, 2},
+		{append([]string{"--protocol", "2"}, agentArgs(t, "sessions")...), 1}, // a v1 acptest agent
 	} {
 		args := append([]string{"--json", "--cwd", t.TempDir(), "-p", "hello"}, c.args...)
 		out, errOut, code := runCLI(t, "", args...)

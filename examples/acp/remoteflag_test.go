@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpclient/acp/examples/internal/demo"
+	"github.com/acpclient/acp/acptest/demo"
 	"github.com/coder/websocket"
 )
 
@@ -31,7 +31,7 @@ func wsDemo(t *testing.T) *httptest.Server {
 		defer cancel()
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
-		go func() { demo.Agent().Serve(ctx, inR, outW); outW.Close() }()
+		go func() { demo.New(nil).Serve(ctx, inR, outW); outW.Close() }()
 		go func() {
 			br := bufio.NewReader(outR)
 			for {

@@ -67,10 +67,34 @@ type supervision struct {
 	// turns have waited for; died is signalled at each.
 	deaths, shown int
 	died          chan struct{}
+	// backs counts the restarts that ended (restored or gave up), one
+	// per death; back is signalled at each.
+	backs int
+	back  chan struct{}
 }
 
 func newSupervision() *supervision {
-	return &supervision{lost: make(chan struct{}), died: make(chan struct{}, 1)}
+	return &supervision{lost: make(chan struct{}), died: make(chan struct{}, 1), back: make(chan struct{}, 1)}
+}
+
+// backShown waits until every death reported so far has been followed
+// by the end of its restart (the "back" line printed) or the client gave
+// up, so that the interactive prompt is drawn after that line, not under
+// it. Call it after diedShown.
+func (v *supervision) backShown(c *acp.Client) {
+	for {
+		v.mu.Lock()
+		if v.backs >= v.deaths {
+			v.mu.Unlock()
+			return
+		}
+		v.mu.Unlock()
+		select {
+		case <-v.back:
+		case <-c.Done():
+			return
+		}
+	}
 }
 
 // diedShown waits until the death that interrupted a turn has been
@@ -133,6 +157,15 @@ func (o *output) restartHandler(v *supervision) func(acp.RestartEvent) {
 			default:
 			}
 		}
+		if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
+			v.mu.Lock()
+			v.backs++
+			v.mu.Unlock()
+			select {
+			case v.back <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 
@@ -184,6 +217,9 @@ func (o *output) restart(ev acp.RestartEvent) {
 		msg = fmt.Sprintf("restart attempt %d failed: %s", ev.Attempt, strings.TrimPrefix(errString(ev.Err), "acp: "))
 	case acp.RestartRestored:
 		msg = fmt.Sprintf("the agent is back (connection %d)", ev.Connection)
+		if pid := agentPID(o.client, nil); pid > 0 {
+			msg = fmt.Sprintf("the agent is back (connection %d, pid %d)", ev.Connection, pid)
+		}
 		if len(ev.Restored) > 0 {
 			msg += "; restored session " + strings.Join(ev.Restored, ", ")
 		}

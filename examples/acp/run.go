@@ -40,6 +40,7 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// ignores stdin EOF (codex-acp and claude-agent-acp do): 2 s, then
 		// SIGTERM, then 1 s, then SIGKILL.
 		ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+		out.agentCmd = cmd
 		if cfg.stderr {
 			// The agent's own bytes, live: escaped like everything else it
 			// chooses, so its stderr cannot drive the terminal either.
@@ -94,7 +95,9 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 	}
 	var current *acp.Session
 	out.lines = newLineReader(stdin, out.stdout, func(string) []string { return slashCommands(current) })
+	stopNote := out.slowStart(cfg) // slowstart.go
 	c, err := acp.Connect(ctx, tr, opts)
+	stopNote()
 	if err != nil {
 		return err
 	}
@@ -358,8 +361,18 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 			return err
 		}
 		line := strings.TrimSpace(raw)
+		// "//NAME" sends the agent's /NAME where acp has a command of
+		// that name too (the demo's /help).
+		toAgent := strings.HasPrefix(line, "//")
+		if toAgent {
+			line = line[1:]
+		}
 		switch {
 		case line == "":
+		case toAgent:
+			if err := interactiveTurn(ctx, c, s, line, cfg, out, sigs, sup); err != nil {
+				return err
+			}
 		case line == "/quit" || line == "/exit":
 			return nil
 		case line == "/help":
@@ -385,23 +398,36 @@ func interactive(ctx context.Context, s *acp.Session, cfg *config, stdin io.Read
 		case strings.HasPrefix(line, "/") && !isAgentCommand(s, line):
 			out.note("unknown command %s (try /help)", strings.Fields(line)[0])
 		default:
-			if err := runTurn(ctx, s, line, cfg, out, sigs); err != nil {
-				if gone := agentGone(c); gone != nil {
-					return gone
-				}
-				if interrupted(err) {
-					sup.diedShown(c)
-					out.fail(err) // an error event; the prompt comes back
-				}
-				if s.Err() != nil {
-					return sessionLostError(s)
-				}
-				if !interrupted(err) {
-					out.note("%v", err)
-				}
+			if err := interactiveTurn(ctx, c, s, line, cfg, out, sigs, sup); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// interactiveTurn runs one typed prompt. Its error ends the interactive
+// session: the agent gone, the session lost; any other failure is a note
+// and the prompt comes back.
+func interactiveTurn(ctx context.Context, c *acp.Client, s *acp.Session, line string, cfg *config, out *output, sigs *signals, sup *supervision) error {
+	err := runTurn(ctx, s, line, cfg, out, sigs)
+	if err == nil {
+		return nil
+	}
+	if gone := agentGone(c); gone != nil {
+		return gone
+	}
+	if interrupted(err) {
+		sup.diedShown(c)
+		out.fail(err) // an error event; the prompt comes back once the agent is
+		sup.backShown(c)
+	}
+	if s.Err() != nil {
+		return sessionLostError(s)
+	}
+	if !interrupted(err) {
+		out.note("%v", err)
+	}
+	return nil
 }
 
 // agentGone returns why the connection to the agent has ended (its exit

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/gateway"
 )
 
@@ -31,7 +32,8 @@ POST/GET(SSE)/DELETE and WebSocket upgrade. One agent process per client
 connection, shut down when the connection ends.
 
 The first line on stdout is the endpoint's URL (with --listen 127.0.0.1:0,
-the port bound). SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
+the port bound); stderr then names it for both profiles (http:// and ws://),
+and logs the pid of each agent process as it starts. SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
 connections are refused, so a proxy sends them to another backend), every
 connection is closed, every agent shut down in stages, then it exits 0.
 
@@ -146,12 +148,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "acp serve:", err)
 		return 1
 	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &gateway.Options{
 		Token:          sc.token,
 		AllowedOrigins: sc.allowedOrigins,
 		MaxConnections: sc.maxConnections,
 		IdleTimeout:    sc.idleTimeout,
-		Logger:         slog.New(slog.NewTextHandler(stderr, nil)),
+		Logger:         logger,
 	}
 	if sc.token == "" {
 		// Without a token the gateway serves only loopback Host names
@@ -159,8 +162,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		// rebinding); --allow-host adds to them.
 		opts.AllowedHosts = sc.allowedHosts
 	}
-	agents := &gateway.CommandAgent{Command: newCmd, Stderr: stderr, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
-	gw := gateway.New(agents.Dial, opts)
+	gw := gateway.New(dialLogged(newCmd, stderr, logger), opts)
 	mux := http.NewServeMux()
 	mux.Handle(sc.path, gw)
 	srv := gateway.NewServer(mux)
@@ -176,6 +178,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr().String(), sc.path)
 	fmt.Fprintln(stdout, url)
+	// The same endpoint's WebSocket profile, for clients that want it
+	// (acp --url ws://...): on stderr, as stdout's one line is the contract.
+	fmt.Fprintf(stderr, "acp serve: Streamable HTTP at %s, WebSocket at %s\n", url, "ws"+strings.TrimPrefix(url, "http"))
 	served := make(chan error, 1)
 	go func() {
 		if sc.tlsCert != "" {
@@ -205,6 +210,25 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	<-served
 	return 0
+}
+
+// dialLogged is the gateway's dialer: it starts an agent process per
+// connection (as gateway.CommandAgent does) and logs its pid, so that an
+// operator can tell the connections' processes apart (and kill one).
+func dialLogged(newCmd func(context.Context) (*exec.Cmd, error), stderr io.Writer, logger *slog.Logger) func(context.Context) (acp.Conn, error) {
+	return func(ctx context.Context) (acp.Conn, error) {
+		cmd, err := newCmd(ctx)
+		if err != nil {
+			return nil, err
+		}
+		agent := &gateway.CommandAgent{Command: func(context.Context) (*exec.Cmd, error) { return cmd, nil },
+			Stderr: stderr, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+		conn, err := agent.Dial(ctx)
+		if err == nil && cmd.Process != nil {
+			logger.Info("agent started", "pid", cmd.Process.Pid, "command", cmd.Path)
+		}
+		return conn, err
+	}
 }
 
 // drain closes every connection and waits for every agent (the gateway

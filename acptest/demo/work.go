@@ -1,109 +1,27 @@
-// Package demo is the demo agent that ships with the SDK, so that examples
-// and the acp command work offline: a small, deterministic agent built on
-// acptest that exercises most of the protocol on every prompt.
-//
-// On an ordinary prompt it thinks briefly, shows a plan, reads the
-// workspace (a read tool call), proposes writing acp-demo.txt into the
-// session's cwd (an edit tool call with a diff, after asking permission in
-// the "ask" mode; the "code" mode edits without asking), writes it with
-// fs/write_text_file when the client allowed it and advertised
-// fs.writeTextFile, then streams an answer that echoes the prompt, and
-// reports usage and (on the first prompt) a session title.
-//
-// Slash commands: /help, /echo TEXT, and /slow, which streams 50 chunks
-// 20 ms apart so that cancellation can be shown. Every step honours
-// session/cancel: the turn ends with stopReason "cancelled" and its open
-// tool calls are marked failed (v1 has no cancelled status).
 package demo
+
+// The demo's ordinary turn: think, plan, read, propose an edit, ask,
+// write (when the client can), answer, report usage and a title.
 
 import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/schema"
 )
 
-// FileName is the file the demo proposes to write into the session's cwd.
-const FileName = "acp-demo.txt"
-
-var modes = map[string]any{
-	"currentModeId": "ask",
-	"availableModes": []any{
-		map[string]any{"id": "ask", "name": "Ask", "description": "Asks before editing files"},
-		map[string]any{"id": "code", "name": "Code", "description": "Edits files without asking"},
-	},
-}
-
-var configOptions = []any{
-	map[string]any{
-		"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "demo-fast",
-		"options": []any{
-			map[string]any{"value": "demo-fast", "name": "Demo Fast", "description": "Answers tersely"},
-			map[string]any{"value": "demo-smart", "name": "Demo Smart", "description": "Answers at more length"},
-		},
-	},
-}
-
-var commands = []acptest.SlashCommand{
-	{Name: "help", Description: "Show what the demo agent can do"},
-	{Name: "echo", Description: "Repeat the text back", Hint: "text to echo"},
-	{Name: "slow", Description: "Stream slowly, to try cancelling"},
-}
-
-const helpText = "I am the ACP demo agent. Send any text and I will think, plan, read the workspace, " +
-	"propose writing " + FileName + " and echo you. Commands: /help, /echo TEXT, /slow (streams slowly; try cancelling)."
-
-// Agent returns a new demo agent. Serve it over stdin/stdout (see
-// examples/demoagent), in-process with Pipe, or re-execute a test binary
-// with acptest.Register.
-func Agent() *acptest.Agent {
-	return acptest.New(&acptest.Options{
-		AgentInfo:     map[string]any{"name": "acp-demo", "title": "ACP demo agent", "version": "0.1.0"},
-		Modes:         modes,
-		ConfigOptions: configOptions,
-		OnNewSession:  func(s *acptest.Session) { s.Commands(commands...) },
-		OnLoadSession: func(s *acptest.Session) { s.Commands(commands...) },
-		OnPrompt:      turn,
-	})
-}
-
-func turn(t *acptest.Turn) (schema.StopReason, error) {
-	text := strings.TrimSpace(t.PromptText())
-	msgID := fmt.Sprintf("msg-%d", t.Number())
-	switch {
-	case text == "/slow":
-		return slow(t, msgID)
-	case text == "/help":
-		return "end_turn", t.SayID(msgID, helpText)
-	case text == "/echo" || strings.HasPrefix(text, "/echo "):
-		return "end_turn", t.SayID(msgID, strings.TrimSpace(strings.TrimPrefix(text, "/echo")))
-	}
-	return work(t, text, msgID)
-}
-
-// slow streams 50 chunks 20 ms apart, stopping at a cancel.
-func slow(t *acptest.Turn, msgID string) (schema.StopReason, error) {
-	for i := range 50 {
-		if !t.Pause(20 * time.Millisecond) {
-			return "cancelled", nil
-		}
-		if err := t.SayID(msgID, fmt.Sprintf("chunk %d of 50. ", i+1)); err != nil {
-			return "", err
-		}
-	}
-	return "end_turn", nil
-}
-
 func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	n := t.Number()
 	readID, editID := fmt.Sprintf("read-%d", n), fmt.Sprintf("edit-%d", n)
 	cwd := t.Cwd()
 	path := filepath.Join(cwd, FileName)
+	// written says whether the file was written: a write the client
+	// could not do, or the user rejected, stays unticked in the plan.
+	written := false
 	steps := func(done int) []schema.PlanEntry {
 		e := []schema.PlanEntry{
 			{Content: "Read the workspace", Priority: "high"},
@@ -112,6 +30,8 @@ func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 		}
 		for i := range e {
 			switch {
+			case i == 1 && done > 1 && !written:
+				e[i].Status = "pending"
 			case i < done:
 				e[i].Status = "completed"
 			case i == done:
@@ -175,14 +95,20 @@ func work(t *acptest.Turn, text, msgID string) (schema.StopReason, error) {
 	t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "in_progress"})
 	switch {
 	case !t.ClientCan("fs", "writeTextFile"):
+		why, hint := "Skipped: the client does not offer fs/write_text_file.", "with the acp command, run it with --fs"
+		if t.ProtocolVersion() >= 2 {
+			why, hint = "Skipped: ACP v2 has no fs/write_text_file for the client to offer.", "ACP v2 has none; with the acp command, run it with --protocol 1 --fs"
+		}
 		t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
-			Content: []any{acptest.ToolContent(acptest.Text("Skipped: the client does not offer fs/write_text_file."))}})
+			Content: []any{acptest.ToolContent(acptest.Text(why))}})
+		t.SayID(msgID+"-skipped", "I did not write "+FileName+": you allowed it, but the client does not let me write files ("+hint+"). ")
 	default:
 		if err := t.WriteTextFile(path, content); err != nil {
 			t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "failed",
 				Content: []any{acptest.ToolContent(acptest.Text("Write failed: " + err.Error()))}})
 			break
 		}
+		written = true
 		t.UpdateToolCall(acptest.ToolCallSpec{ID: editID, Status: "completed",
 			Content: []any{acptest.Diff(path, nil, content)}})
 	}
@@ -202,9 +128,6 @@ answer:
 	}
 	t.Plan(steps(3)...)
 	t.Usage(uint64(1000*n+len(text)), 200000)
-	if n == 1 {
-		t.SessionInfo(title(text))
-	}
 	return "end_turn", nil
 }
 

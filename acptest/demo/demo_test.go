@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpclient/acp/acptest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -32,8 +33,11 @@ type msg struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-func start(t *testing.T, caps any) *client {
-	a := Agent()
+func start(t *testing.T, caps any) *client { return dial(t, New(nil), caps) }
+
+// dial connects a raw client to a and initializes (v1) with caps. The
+// cleanup closes the client's end and then a.
+func dial(t *testing.T, a *acptest.Agent, caps any) *client {
 	fromAgent, toAgent := a.Pipe()
 	c := &client{t: t, w: toAgent, lines: make(chan []byte, 256)}
 	go func() {
@@ -250,6 +254,24 @@ func TestTurnWithoutFSSkipsWrite(t *testing.T) {
 	}
 	if k := kinds(ups); !strings.Contains(strings.Join(k, " "), "tool_call_update/failed") {
 		t.Errorf("want the edit marked failed (skipped): %v", k)
+	}
+	// The plan does not tick the write that did not happen, and the
+	// answer says why.
+	var last []any
+	for _, u := range ups {
+		if u["sessionUpdate"] == "plan" {
+			last = u["entries"].([]any)
+		}
+	}
+	var status []string
+	for _, e := range last {
+		status = append(status, e.(map[string]any)["status"].(string))
+	}
+	if d := cmp.Diff([]string{"completed", "pending", "completed"}, status); d != "" {
+		t.Errorf("the last plan's statuses (-want +got):\n%s", d)
+	}
+	if got := said(ups, "msg-1-skipped"); !strings.Contains(got, "does not let me write files") || !strings.Contains(got, "--fs") {
+		t.Errorf("the answer does not say why the file was not written: %q", got)
 	}
 }
 
