@@ -32,36 +32,6 @@ func goTool(t *testing.T) string {
 	return gobin
 }
 
-// demoOverlay returns the go build -overlay entries that provide the
-// package acptest/demo the first program imports while it does not exist
-// on disk: the demo agent's files from examples/internal/demo plus New.
-// Once acptest/demo exists, it is used as it is and this adds nothing.
-func demoOverlay(t *testing.T, root, tmp string) map[string]string {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(root, "acptest", "demo")); err == nil {
-		return nil
-	}
-	src, err := filepath.Glob(filepath.Join(root, "examples", "internal", "demo", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, f := range src {
-		if !strings.HasSuffix(f, "_test.go") {
-			out[filepath.Join(root, "acptest", "demo", filepath.Base(f))] = f
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("neither acptest/demo nor examples/internal/demo holds the demo agent")
-	}
-	shim := filepath.Join(tmp, "shim.go")
-	writeFile(t, shim, "package demo\n\nimport \"github.com/acpclient/acp/acptest\"\n\n"+
-		"// Options is empty until acptest/demo exists.\ntype Options struct{}\n\n"+
-		"// New returns the demo agent.\nfunc New(*Options) *acptest.Agent { return Agent() }\n")
-	out[filepath.Join(root, "acptest", "demo", "shim.go")] = shim
-	return out
-}
-
 // TestReadmeMainRuns builds the README's main.go exactly as written, as a
 // package of this module, runs it in an empty directory and checks that it
 // printed a live turn: tool-call cards, the answer and the stop reason.
@@ -77,11 +47,7 @@ func TestReadmeMainRuns(t *testing.T) {
 	tmp := t.TempDir()
 	mainGo := filepath.Join(tmp, "main.go")
 	writeFile(t, mainGo, m[1])
-	replace := demoOverlay(t, root, tmp)
-	if replace == nil {
-		replace = map[string]string{}
-	}
-	replace[filepath.Join(root, "internal", "readmemain", "main.go")] = mainGo
+	replace := map[string]string{filepath.Join(root, "internal", "readmemain", "main.go"): mainGo}
 	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
 		t.Fatal(err)
