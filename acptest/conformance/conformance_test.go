@@ -1,0 +1,103 @@
+package conformance_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp/acptest"
+	"github.com/acpclient/acp/acptest/conformance"
+	"github.com/acpclient/acp/schema"
+)
+
+// goodOptions makes a compliant agent: modes, config options, and a turn
+// that streams, runs an edit tool call behind a permission request and
+// writes its file through fs when offered; a prompt starting "slow" keeps
+// it busy until cancelled.
+func goodOptions() *acptest.Options {
+	return &acptest.Options{
+		AgentInfo: map[string]any{"name": "good", "version": "1.0.0"},
+		Modes: map[string]any{"currentModeId": "ask", "availableModes": []any{
+			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}},
+		ConfigOptions: []any{map[string]any{"id": "model", "name": "Model", "type": "select", "currentValue": "a",
+			"options": []any{map[string]any{"value": "a", "name": "A"}, map[string]any{"value": "b", "name": "B"}}}},
+		OnPrompt: goodTurn,
+	}
+}
+
+func goodTurn(t *acptest.Turn) (schema.StopReason, error) {
+	if strings.HasPrefix(t.PromptText(), "slow") {
+		for t.Pause(10 * time.Millisecond) {
+			t.Say("more. ")
+		}
+		return schema.StopReasonCancelled, nil
+	}
+	t.Say("hello")
+	path := filepath.Join(t.Cwd(), "conformance.txt")
+	t.ToolCall(acptest.ToolCallSpec{ID: "edit", Title: "Write conformance.txt", Kind: "edit", Status: "pending"})
+	out, err := t.RequestPermission(acptest.ToolCallSpec{ID: "edit"}, []schema.PermissionOption{
+		{OptionID: "allow", Name: "Allow", Kind: "allow_once"}, {OptionID: "reject", Name: "Reject", Kind: "reject_once"}})
+	if err != nil {
+		return "", err
+	}
+	choice, cancelled, _ := acptest.ParseOutcome(out)
+	if cancelled {
+		t.UpdateToolCall(acptest.ToolCallSpec{ID: "edit", Status: "failed"})
+		return schema.StopReasonCancelled, nil
+	}
+	if choice == "allow" && t.ClientCan("fs", "writeTextFile") {
+		if err := t.WriteTextFile(path, "ok\n"); err != nil {
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "edit", Status: "failed"})
+			return schema.StopReasonEndTurn, nil
+		}
+	}
+	t.UpdateToolCall(acptest.ToolCallSpec{ID: "edit", Status: "completed"})
+	return schema.StopReasonEndTurn, nil
+}
+
+var goodPrompts = conformance.Options{Prompts: conformance.Prompts{Cancel: "slow down"}}
+
+func gradeAgent(t *testing.T, a *acptest.Agent, opts *conformance.Options) *conformance.Report {
+	t.Helper()
+	t.Cleanup(func() { a.Close() })
+	rep, err := conformance.Run(context.Background(), conformance.PipeTarget(a.Pipe), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestCheckCompliantAgentPasses: an agent that follows the rules breaks
+// none, and the rules it gives the scenarios occasion for are exercised.
+func TestCheckCompliantAgentPasses(t *testing.T) {
+	opts := goodPrompts
+	rep := gradeAgent(t, acptest.New(goodOptions()), &opts)
+	for _, res := range rep.Results {
+		t.Logf("v%d %-24s %-13s %s", res.Protocol, res.ID, res.Status, res.Message)
+		if res.Status == conformance.Fail || res.Status == conformance.Warn {
+			t.Errorf("%s: %s: %s %s", res.ID, res.Status, res.Message, res.Evidence)
+		}
+	}
+	for _, id := range []string{"init.version", "session.load", "session.resume", "session.close", "session.list",
+		"cancel.stop-reason", "permission.request", "tools.shape", "fs.absolute-paths", "modes.set", "config.set", "prompt.capabilities"} {
+		if res, _ := rep.Result(id, 1); res.Status != conformance.Pass {
+			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+}
+
+// TestCheckHungAgentFails: an agent that never answers initialize yields
+// a failed report; the run is bounded by the scenario deadline, not hung.
+func TestCheckHungAgentFails(t *testing.T) {
+	a := acptest.New(&acptest.Options{Methods: map[string]acptest.MethodFunc{"initialize": acptest.NeverAnswer}})
+	rep := gradeAgent(t, a, &conformance.Options{ScenarioTimeout: 500 * time.Millisecond})
+	res, _ := rep.Result("init.answers", 1)
+	if res.Status != conformance.Fail {
+		t.Fatalf("init.answers: %s (%s), want fail", res.Status, res.Message)
+	}
+	if rep.Passed(false) {
+		t.Error("the report passed")
+	}
+}

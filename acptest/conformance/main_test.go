@@ -1,0 +1,23 @@
+package conformance_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/acpclient/acp/acptest"
+	"go.uber.org/goleak"
+)
+
+// TestMain lets the test binary be the agents graded as subprocesses.
+func TestMain(m *testing.M) {
+	registerAgents()
+	acptest.MainIfAgent()
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
