@@ -220,6 +220,13 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 				ToolCall  *struct {
 					ToolCallID *string `json:"toolCallId"`
 				} `json:"toolCall"`
+				Title   *string `json:"title"`
+				Subject *struct {
+					Type     string `json:"type"`
+					ToolCall *struct {
+						ToolCallID *string `json:"toolCallId"`
+					} `json:"toolCall"`
+				} `json:"subject"`
 				Options *[]struct {
 					OptionID *string `json:"optionId"`
 					Name     *string `json:"name"`
@@ -238,13 +245,19 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 			case f.msg.Method == "session/request_permission":
 				perms++
 				switch {
-				case p.ToolCall == nil || p.ToolCall.ToolCallID == nil || *p.ToolCall.ToolCallID == "":
+				case v == 1 && (p.ToolCall == nil || p.ToolCall.ToolCallID == nil || *p.ToolCall.ToolCallID == ""):
 					bad("permission.request", "the request has no toolCall.toolCallId", f)
+				case v == 2 && p.Title == nil:
+					bad("permission.request", "the request has no title", f)
+				case v == 2 && p.Subject != nil && p.Subject.Type == "tool_call" &&
+					(p.Subject.ToolCall == nil || p.Subject.ToolCall.ToolCallID == nil || *p.Subject.ToolCall.ToolCallID == ""):
+					bad("permission.request", "the request's tool_call subject has no toolCall.toolCallId", f)
 				case p.Options == nil || len(*p.Options) == 0:
 					bad("permission.request", "the request has no options", f)
 				default:
 					for _, o := range *p.Options {
-						if o.OptionID == nil || *o.OptionID == "" || o.Name == nil || o.Kind == nil || !permissionKinds[*o.Kind] {
+						if o.OptionID == nil || *o.OptionID == "" || o.Name == nil || o.Kind == nil ||
+							!permissionKinds[*o.Kind] && !(v == 2 && strings.HasPrefix(*o.Kind, "_")) {
 							bad("permission.request", "an option lacks an optionId or name, or has a kind not in the schema", f)
 							break
 						}
@@ -328,10 +341,10 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 		r.pass("jsonrpc.responses", "every response answered one request of the client's")
 		r.pass("session.updates-known", "every update named a session opened on the connection")
 	}
-	if v == 1 && !s.fs {
+	if v == 1 && !s.fs && fromAgent > 0 {
 		r.pass("caps.fs", "no fs request while fs was not offered")
 	}
-	if v == 1 {
+	if v == 1 && fromAgent > 0 {
 		r.pass("caps.terminal", "no terminal request")
 	}
 	if answeredPrompts > 0 {

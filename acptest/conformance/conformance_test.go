@@ -101,3 +101,71 @@ func TestCheckHungAgentFails(t *testing.T) {
 		t.Error("the report passed")
 	}
 }
+
+// commandTarget runs a registered acptest agent as a subprocess.
+func commandTarget(name string) conformance.Target {
+	cmd := acptest.Command(name)
+	return conformance.Target{Command: cmd.Args, Env: []string{acptest.EnvAgent + "=" + name}}
+}
+
+// TestCheckSubprocessAgent grades an agent started as a command, one
+// process per connection, in the run's workspace.
+func TestCheckSubprocessAgent(t *testing.T) {
+	opts := goodPrompts
+	rep, err := conformance.Run(context.Background(), commandTarget("good"), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Status == conformance.Fail || res.Status == conformance.Warn {
+			t.Errorf("%s: %s: %s", res.ID, res.Status, res.Message)
+		}
+	}
+	for id, want := range map[string]conformance.Status{"session.load": conformance.NotExercised,
+		"prompt.capabilities": conformance.Pass, "fs.absolute-paths": conformance.Pass, "cancel.stop-reason": conformance.Pass} {
+		if res, _ := rep.Result(id, 1); res.Status != want {
+			t.Errorf("%s: %s (%s), want %s", id, res.Status, res.Message, want)
+		}
+	}
+}
+
+// TestCheckHungSubprocessFails: a process that never answers and ignores
+// the end of its stdin is killed; the report fails init.answers.
+func TestCheckHungSubprocessFails(t *testing.T) {
+	rep, err := conformance.Run(context.Background(), commandTarget("hung"), &conformance.Options{ScenarioTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := rep.Result("init.answers", 1); res.Status != conformance.Fail || !strings.Contains(res.Message, "no answer within") {
+		t.Fatalf("init.answers: %s (%s), want a failure naming the deadline", res.Status, res.Message)
+	}
+	for _, res := range rep.Results {
+		if res.Status == conformance.Pass {
+			t.Errorf("%s passed for an agent that never answered", res.ID)
+		}
+	}
+}
+
+// TestCheckV2Agent grades an ACP v2 agent in both versions it speaks...
+// acptest's v2 agent speaks only v2, so only v2 is graded.
+func TestCheckV2Agent(t *testing.T) {
+	o := goodOptions()
+	o.Version = 2
+	o.Modes = nil
+	opts := goodPrompts
+	rep := gradeAgent(t, acptest.New(o), &opts)
+	if want := []int{2}; len(rep.Versions) != 1 || rep.Versions[0] != 2 {
+		t.Fatalf("graded %v, want %v", rep.Versions, want)
+	}
+	for _, res := range rep.Results {
+		t.Logf("v%d %-24s %-13s %s", res.Protocol, res.ID, res.Status, res.Message)
+		if res.Status == conformance.Fail || res.Status == conformance.Warn {
+			t.Errorf("%s: %s: %s %s", res.ID, res.Status, res.Message, res.Evidence)
+		}
+	}
+	for _, id := range []string{"v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "v2.message-ids", "cancel.stop-reason", "prompt.stop-reason", "init.version"} {
+		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
+			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+}

@@ -81,10 +81,10 @@ func (r *runner) grade(id string, st Status, msg string, ev ...*frame) {
 	}
 }
 
-func (r *runner) pass(id, msg string)                  { r.grade(id, Pass, msg) }
-func (r *runner) fail(id, msg string, ev ...*frame)    { r.grade(id, Fail, msg, ev...) }
-func (r *runner) warn(id, msg string, ev ...*frame)    { r.grade(id, Warn, msg, ev...) }
-func (r *runner) notExercised(id, msg string)          { r.grade(id, NotExercised, msg) }
+func (r *runner) pass(id, msg string)               { r.grade(id, Pass, msg) }
+func (r *runner) fail(id, msg string, ev ...*frame) { r.grade(id, Fail, msg, ev...) }
+func (r *runner) warn(id, msg string, ev ...*frame) { r.grade(id, Warn, msg, ev...) }
+func (r *runner) notExercised(id, msg string)       { r.grade(id, NotExercised, msg) }
 
 // run runs every scenario and assembles the report.
 func (r *runner) run(ctx context.Context) *Report {

@@ -18,6 +18,11 @@ import (
 	"github.com/acpclient/acp/schema"
 )
 
+// LateWindow is how long the cancel scenario watches for output after a
+// cancelled turn ended (at most a tenth of the scenario's timeout), before
+// it sends the next prompt.
+const LateWindow = time.Second
+
 func (p *Prompts) hello() string {
 	if p.Hello != "" {
 		return p.Hello
@@ -176,6 +181,8 @@ func (r *runner) session(s *scene) {
 	}
 	s2, err := s.newSession(c)
 	switch {
+	case errors.Is(err, acp.ErrDuplicateSessionID):
+		r.fail("session.new", "the second session/new answered the id of the first: "+err.Error(), sessionFrame(conn.log, s1.ID()), lastFrom(conn.log))
 	case err != nil:
 		r.fail("session.new", "the second session/new: "+s.why(err))
 	case s1.ID() == "" || s2.ID() == "":
@@ -186,8 +193,8 @@ func (r *runner) session(s *scene) {
 		r.pass("session.new", "two session/new calls answered distinct ids")
 	}
 	created := sessionFrame(conn.log, s1.ID())
-	r.modes(s, c, s1, created)
-	r.configs(s, c, s1, created)
+	r.modes(s, c, conn, s1, created)
+	r.configs(s, c, conn, s1, created)
 
 	info := r.inits[r.version]
 	s.prompt(conn, s1, "prompt.text", "a text prompt", schema.Text(r.opts.Prompts.hello()))
@@ -218,7 +225,7 @@ func (r *runner) session(s *scene) {
 }
 
 // modes grades set_mode with an advertised and an unknown mode.
-func (r *runner) modes(s *scene, c *acp.Client, sess *acp.Session, created *frame) {
+func (r *runner) modes(s *scene, c *acp.Client, conn *tap, sess *acp.Session, created *frame) {
 	if r.version != 1 {
 		return
 	}
@@ -261,7 +268,8 @@ func (r *runner) modes(s *scene, c *acp.Client, sess *acp.Session, created *fram
 	case err != nil:
 		r.fail("modes.unknown", "session/set_mode with an unknown mode: "+s.why(err))
 	default:
-		r.fail("modes.unknown", "session/set_mode with mode conformance-no-such-mode was answered with a result")
+		_, resp := requestSpan(conn.log, "session/set_mode")
+		r.fail("modes.unknown", "session/set_mode with mode conformance-no-such-mode was answered with a result", resp)
 	}
 }
 
@@ -293,7 +301,7 @@ func (o *configOption) values() []string {
 }
 
 // configs grades the config options of session/new and a set.
-func (r *runner) configs(s *scene, c *acp.Client, sess *acp.Session, created *frame) {
+func (r *runner) configs(s *scene, c *acp.Client, conn *tap, sess *acp.Session, created *frame) {
 	var res struct {
 		ConfigOptions []configOption `json:"configOptions"`
 	}
@@ -349,7 +357,8 @@ func (r *runner) configs(s *scene, c *acp.Client, sess *acp.Session, created *fr
 			json.Unmarshal(out.ConfigOptions[j].CurrentValue, &now)
 		}
 		if now != value {
-			r.fail("config.set", fmt.Sprintf("set %s to %s, the answer's list has it at %q", o.ID, value, now))
+			_, resp := requestSpan(conn.log, "session/set_config_option")
+			r.fail("config.set", fmt.Sprintf("set %s to %s, the answer's list has it at %q", o.ID, value, now), resp)
 		} else {
 			r.pass("config.set", fmt.Sprintf("set %s to %s", o.ID, value))
 		}
@@ -409,8 +418,20 @@ func (r *runner) cancel(s *scene) {
 	} else {
 		r.warn("cancel.stop-reason", fmt.Sprintf("the cancelled turn ended with stopReason %q: it may have ended before the cancel arrived (give a longer Prompts.Cancel)", stop), sf)
 	}
-	// The next prompt bounds the window in which late updates are looked
-	// for (checkFrames), and must be answered.
+	if r.version == 1 {
+		// Late output is looked for (checkFrames) until the next prompt;
+		// the grader first watches a while for it, since an agent's
+		// stray update would otherwise race the next prompt and pass for
+		// part of its turn. A late update ends the watch at once.
+		wctx, stop := context.WithTimeout(s.ctx, min(LateWindow, r.opts.ScenarioTimeout/10))
+		conn.log.waitFor(wctx, i+1, func(f *frame) bool {
+			u, ok := updateOf(f)
+			return ok && u.SessionID == sess.ID() && historyKinds[u.Kind]
+		})
+		stop()
+	}
+	// The next prompt ends the window in which late updates are looked
+	// for, and must be answered.
 	if s.prompt(conn, sess, "cancel.no-late-updates", "the prompt after a cancelled turn", schema.Text(r.opts.Prompts.hello())) >= 0 {
 		r.pass("cancel.no-late-updates", "the next prompt was answered")
 	}
