@@ -96,6 +96,9 @@ func (s *scene) newSession(c *acp.Client) (*acp.Session, error) {
 	sess, err := c.NewSession(s.ctx, req)
 	var auth *acp.AuthRequiredError
 	if !errors.As(err, &auth) {
+		if err == nil {
+			s.r.notExercised("auth.methods", "the agent did not require authentication")
+		}
 		return sess, err
 	}
 	if len(auth.Methods) == 0 {

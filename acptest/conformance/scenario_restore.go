@@ -147,7 +147,7 @@ func (r *runner) load(s *scene, id string) *acp.Session {
 	sess, err := c.LoadSession(s.ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/load")
 	if err != nil {
-		r.fail("session.load", "session/load of a session prompted on an earlier connection: "+s.why(err), resp)
+		r.fail("session.load", "session/load of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
 		return nil
 	}
 	want := jsonText(r.opts.Prompts.hello())
@@ -208,7 +208,7 @@ func (r *runner) resume(s *scene, id string) *acp.Session {
 	sess, err := c.ResumeSession(s.ctx, &schema.ResumeSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/resume")
 	if err != nil {
-		r.fail("session.resume", "session/resume of a session prompted on an earlier connection: "+s.why(err), resp)
+		r.fail("session.resume", "session/resume of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
 		return nil
 	}
 	fs := conn.log.all()
@@ -224,6 +224,10 @@ func (r *runner) resume(s *scene, id string) *acp.Session {
 	r.pass("session.resume", "session/resume answered without replaying")
 	return sess
 }
+
+// restoreHint explains a failed load or resume of an agent that keeps
+// sessions only in memory.
+const restoreHint = " (the session was created on an earlier connection, for a command a process since shut down)"
 
 // fsHandlers serve fs requests inside the workspace only.
 func (r *runner) fsHandlers() acp.FileSystemHandlers {
