@@ -71,7 +71,9 @@ type Options struct {
 	Prompts Prompts
 }
 
-// Prompts are the texts the scenarios send. An agent that can be steered
+// Prompts are the texts the scenarios send; "{workspace}" in them is
+// replaced by the workspace's absolute path, where the file NotesFile
+// exists. An agent that can be steered
 // offline (a scripted model, a demo) gets the prompts that make it do what
 // a rule needs.
 type Prompts struct {
@@ -86,7 +88,16 @@ type Prompts struct {
 	// edits a file in the workspace (the fs scenario). Empty means a
 	// request to write a file named conformance.txt.
 	Tool string
+
+	workspace string
 }
+
+// NotesFile is the file Run writes into the workspace before the
+// scenarios, which the resource-link and embedded-resource prompts name
+// and a steered fs prompt can read.
+const NotesFile = "conformance-notes.txt"
+
+const notesText = "conformance notes\nline two\nline three\n"
 
 // DefaultScenarioTimeout is the deadline of each scenario when
 // Options.ScenarioTimeout is zero.
@@ -237,6 +248,10 @@ func Run(ctx context.Context, target Target, opts *Options) (*Report, error) {
 		ws = real
 	}
 	r.opts.Workspace = ws
+	r.opts.Prompts.workspace = ws
+	if err := os.WriteFile(filepath.Join(ws, NotesFile), []byte(notesText), 0o644); err != nil {
+		return nil, fmt.Errorf("conformance: workspace: %w", err)
+	}
 	if len(target.Command) > 0 {
 		path, err := exec.LookPath(target.Command[0])
 		if err != nil {

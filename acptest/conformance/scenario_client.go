@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/acpclient/acp"
@@ -25,21 +25,21 @@ const LateWindow = time.Second
 
 func (p *Prompts) hello() string {
 	if p.Hello != "" {
-		return p.Hello
+		return strings.ReplaceAll(p.Hello, "{workspace}", p.workspace)
 	}
 	return "Say hello in one short sentence."
 }
 
 func (p *Prompts) cancel() string {
 	if p.Cancel != "" {
-		return p.Cancel
+		return strings.ReplaceAll(p.Cancel, "{workspace}", p.workspace)
 	}
 	return "Write a long essay, at least two thousand words, about the history of the number zero."
 }
 
 func (p *Prompts) tool() string {
 	if p.Tool != "" {
-		return p.Tool
+		return strings.ReplaceAll(p.Tool, "{workspace}", p.workspace)
 	}
 	return "Create a file named conformance.txt in the current directory containing the word ok."
 }
@@ -201,11 +201,9 @@ func (r *runner) session(s *scene) {
 
 	info := r.inits[r.version]
 	s.prompt(conn, s1, "prompt.text", "a text prompt", schema.Text(r.opts.Prompts.hello()))
-	notes := filepath.Join(r.opts.Workspace, "conformance-notes.txt")
-	if err := os.WriteFile(notes, []byte("conformance notes\n"), 0o644); err == nil {
-		s.prompt(conn, s1, "prompt.resource-link", "a prompt with a resource link",
-			schema.Text("Here is a file for context; answer in one short sentence."), schema.Link("file://"+filepath.ToSlash(notes), "conformance-notes.txt"))
-	}
+	notes := filepath.Join(r.opts.Workspace, NotesFile)
+	s.prompt(conn, s1, "prompt.resource-link", "a prompt with a resource link",
+		schema.Text("Here is a file for context; answer in one short sentence."), schema.Link("file://"+filepath.ToSlash(notes), NotesFile))
 	var tried []string
 	if info.image {
 		tried = append(tried, "image")
@@ -220,7 +218,7 @@ func (r *runner) session(s *scene) {
 	if info.embedded {
 		tried = append(tried, "an embedded resource")
 		s.prompt(conn, s1, "prompt.capabilities", "a prompt with an embedded resource",
-			schema.Text("Summarise this file in one short sentence."), schema.TextResource("file://"+filepath.ToSlash(notes), "conformance notes\n", "text/plain"))
+			schema.Text("Summarise this file in one short sentence."), schema.TextResource("file://"+filepath.ToSlash(notes), notesText, "text/plain"))
 	}
 	if len(tried) == 0 {
 		r.notExercised("prompt.capabilities", "promptCapabilities advertises no image, audio or embedded context")
