@@ -152,6 +152,7 @@ func TestCheckV2Agent(t *testing.T) {
 	o := goodOptions()
 	o.Version = 2
 	o.Modes = nil
+	o.ConfigOptions = nil // acptest keys them by v1's "id"; v2 names it configId
 	opts := goodPrompts
 	rep := gradeAgent(t, acptest.New(o), &opts)
 	if want := []int{2}; len(rep.Versions) != 1 || rep.Versions[0] != 2 {
@@ -163,7 +164,7 @@ func TestCheckV2Agent(t *testing.T) {
 			t.Errorf("%s: %s: %s %s", res.ID, res.Status, res.Message, res.Evidence)
 		}
 	}
-	for _, id := range []string{"v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "v2.message-ids", "cancel.stop-reason", "prompt.stop-reason", "init.version"} {
+	for _, id := range []string{"v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "v2.message-ids", "cancel.stop-reason", "prompt.stop-reason", "init.version", "permission.request"} {
 		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}

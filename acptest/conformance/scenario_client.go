@@ -275,7 +275,8 @@ func (r *runner) modes(s *scene, c *acp.Client, conn *tap, sess *acp.Session, cr
 }
 
 type configOption struct {
-	ID           string          `json:"id"`
+	ID           string          `json:"id"`       // v1
+	ConfigID     string          `json:"configId"` // v2
 	Type         string          `json:"type"`
 	CurrentValue json.RawMessage `json:"currentValue"`
 	Options      []struct {
@@ -285,6 +286,14 @@ type configOption struct {
 			Value string `json:"value"`
 		} `json:"options"`
 	} `json:"options"`
+}
+
+// key is the option's id in version v's field.
+func (o *configOption) key(v int) string {
+	if v == 2 {
+		return o.ConfigID
+	}
+	return o.ID
 }
 
 // values lists a select option's values, flattening groups.
@@ -317,15 +326,19 @@ func (r *runner) configs(s *scene, c *acp.Client, conn *tap, sess *acp.Session, 
 	ok := true
 	for _, o := range res.ConfigOptions {
 		switch {
-		case o.ID == "":
+		case o.key(r.version) == "":
 			ok = false
-			r.fail("config.defaults", "a config option has no id", created)
+			field := "id"
+			if r.version == 2 {
+				field = "configId"
+			}
+			r.fail("config.defaults", "a config option has no "+field, created)
 		case o.CurrentValue == nil || string(o.CurrentValue) == "null":
 			ok = false
-			r.fail("config.defaults", "config option "+o.ID+" has no currentValue", created)
+			r.fail("config.defaults", "config option "+o.key(r.version)+" has no currentValue", created)
 		case o.Type == "boolean":
 			ok = false
-			r.fail("config.defaults", "config option "+o.ID+" is boolean, which the client did not offer", created)
+			r.fail("config.defaults", "config option "+o.key(r.version)+" is boolean, which the client did not offer", created)
 		}
 	}
 	if ok {
@@ -341,29 +354,34 @@ func (r *runner) configs(s *scene, c *acp.Client, conn *tap, sess *acp.Session, 
 			continue
 		}
 		value := o.values()[i]
-		params := map[string]any{"sessionId": sess.ID(), "configId": o.ID, "value": value}
+		params := map[string]any{"sessionId": sess.ID(), "configId": o.key(r.version), "value": value}
 		if r.version == 2 {
 			params["type"] = "id"
 		}
+		if err := c.Call(s.ctx, "session/set_config_option", params, nil); err != nil {
+			r.fail("config.set", fmt.Sprintf("session/set_config_option %s=%s: %s", o.key(r.version), value, s.why(err)))
+			return
+		}
+		// The answer as it came on the wire (the client may translate a
+		// v2 result into its v1 form).
 		var out struct {
 			ConfigOptions []configOption `json:"configOptions"`
 		}
-		if err := c.Call(s.ctx, "session/set_config_option", params, &out); err != nil {
-			r.fail("config.set", fmt.Sprintf("session/set_config_option %s=%s: %s", o.ID, value, s.why(err)))
-			return
+		_, resp := requestSpan(conn.log, "session/set_config_option")
+		if resp != nil {
+			json.Unmarshal(resp.msg.Result, &out)
 		}
-		j := slices.IndexFunc(out.ConfigOptions, func(n configOption) bool { return n.ID == o.ID })
+		j := slices.IndexFunc(out.ConfigOptions, func(n configOption) bool { return n.key(r.version) == o.key(r.version) })
 		var now string
 		if j >= 0 {
 			json.Unmarshal(out.ConfigOptions[j].CurrentValue, &now)
 		}
 		if now != value {
-			_, resp := requestSpan(conn.log, "session/set_config_option")
-			r.fail("config.set", fmt.Sprintf("set %s to %s, the answer's list has it at %q", o.ID, value, now), resp)
+			r.fail("config.set", fmt.Sprintf("set %s to %s, the answer's list has it at %q", o.key(r.version), value, now), resp)
 		} else {
-			r.pass("config.set", fmt.Sprintf("set %s to %s", o.ID, value))
+			r.pass("config.set", fmt.Sprintf("set %s to %s", o.key(r.version), value))
 		}
-		c.Call(s.ctx, "session/set_config_option", map[string]any{"sessionId": sess.ID(), "configId": o.ID, "value": cur, "type": "id"}, nil)
+		c.Call(s.ctx, "session/set_config_option", map[string]any{"sessionId": sess.ID(), "configId": o.key(r.version), "value": cur, "type": "id"}, nil)
 		return
 	}
 	r.notExercised("config.set", "no select config option has a second value")
