@@ -77,4 +77,3 @@ func TestCheckTSAgentV2(t *testing.T) {
 		}
 	}
 }
-
