@@ -23,11 +23,12 @@ import (
 type Target struct {
 	// Command is the agent's argv, started once per scenario with the
 	// run's workspace as its working directory (unless Dir is set) and the
-	// environment of this process plus Env. Closing a connection shuts the
+	// environment Env. Closing a connection shuts the
 	// process down in stages (stdin closed, then SIGTERM, then SIGKILL to
 	// its process group), as acp.CommandTransport does.
 	Command []string
-	// Env is added to the command's environment, as KEY=VALUE.
+	// Env is the command's environment, as KEY=VALUE; nil means this
+	// process's (as with exec.Cmd.Env).
 	Env []string
 	// Dir is the command's working directory; empty means the workspace.
 	Dir string
@@ -85,7 +86,7 @@ type Prompts struct {
 	// answer.
 	Cancel string
 	// Tool is a prompt meant to make the agent call a tool that reads or
-	// edits a file in the workspace (the fs scenario). Empty means a
+	// edits a file in the workspace (the tool scenario). Empty means a
 	// request to write a file named conformance.txt.
 	Tool string
 

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func TestCheckHungAgentFails(t *testing.T) {
 // commandTarget runs a registered acptest agent as a subprocess.
 func commandTarget(name string) conformance.Target {
 	cmd := acptest.Command(name)
-	return conformance.Target{Command: cmd.Args, Env: []string{acptest.EnvAgent + "=" + name}}
+	return conformance.Target{Command: cmd.Args, Env: append(os.Environ(), acptest.EnvAgent+"="+name)}
 }
 
 // TestCheckSubprocessAgent grades an agent started as a command, one

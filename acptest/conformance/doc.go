@@ -29,8 +29,9 @@
 // modes, config options, a prompt of each content type the agent
 // advertises. cancel: a prompt cancelled at once, then another. restore
 // (v1): session/list, load, resume and close on new connections, each only
-// when advertised. fs (v1): the only scenario offering fs, served inside
-// the workspace, with a prompt asking for a file tool. Every frame of
+// when advertised. tool: a prompt asking for a file tool, read and edit
+// tool calls allowed; in v1 the only scenario offering fs, served inside
+// the workspace. Every frame of
 // every scenario is then checked for framing, response ids, the sessions
 // updates name, tool calls, permission requests and capability gating.
 //
@@ -43,7 +44,7 @@
 // closes (stdin closed, then SIGTERM, then SIGKILL to the process group)
 // and the temporary workspace is removed. The grader offers no terminal
 // capability, serves fs requests only inside the workspace, and rejects
-// every permission request except, in the fs scenario, those of tool
+// every permission request except, in the tool scenario, those of tool
 // calls of kind read or edit.
 //
 // # Concurrency

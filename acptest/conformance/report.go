@@ -140,3 +140,51 @@ func (r *Report) WriteJUnit(w io.Writer, strict bool) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// WriteMarkdown writes the report as a Markdown page: the agent, a table
+// per protocol version (rule, level, status, message), then the findings:
+// every failed or warned rule with its spec link and first evidence frame.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	name := r.Agent.Name
+	if r.Agent.Version != "" {
+		name += " " + r.Agent.Version
+	}
+	fmt.Fprintf(&b, "Agent: `%s`; versions offered %v, graded %v; %d MUST failures.\n", mdCell(name), r.Offered, r.Versions, r.Failures(Must))
+	for _, v := range r.Versions {
+		fmt.Fprintf(&b, "\n### Protocol v%d\n\n| rule | level | status | message |\n| --- | --- | --- | --- |\n", v)
+		for _, res := range r.Results {
+			if res.Protocol == v {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", res.ID, res.Level, res.Status, mdCell(res.Message))
+			}
+		}
+	}
+	b.WriteString("\n### Findings\n\n")
+	n := 0
+	for _, res := range r.Results {
+		if res.Status != Fail && res.Status != Warn {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "- **v%d `%s`** (%s, %s; [spec](https://agentclientprotocol.com/%s)): %s\n", res.Protocol, res.ID, res.Level, res.Status, res.Spec, mdCell(res.Message))
+		if len(res.Evidence) > 0 {
+			ev := string(res.Evidence[0])
+			if len(ev) > 600 {
+				ev = ev[:600] + "…"
+			}
+			fmt.Fprintf(&b, "  ```json\n  %s\n  ```\n", strings.ReplaceAll(ev, "\n", " "))
+		}
+	}
+	if n == 0 {
+		b.WriteString("None: every rule observed was kept.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCell makes s safe inside a Markdown table cell.
+func mdCell(s string) string {
+	s = quoteAgent(s)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

@@ -161,7 +161,7 @@ var rules = []Rule{
 		Observed: "session/set_mode with modeId conformance-no-such-mode answers an error", Scenario: "session", Versions: v1only},
 	{ID: "config.defaults", Area: "config", Level: Must, Spec: "session-config-options#default-values-and-graceful-degradation",
 		Title:    "every config option has a current value, and no boolean unless offered",
-		Observed: "each configOptions entry of session/new has an id and a currentValue; none has type boolean (the grader does not offer boolean options)", Scenario: "session"},
+		Observed: "each configOptions entry of session/new has an id (v2: configId) and a currentValue; in v1 none has type boolean (the grader does not offer boolean options; v2 has them by default)", Scenario: "session"},
 	{ID: "config.set", Area: "config", Level: Must, Spec: "session-config-options#setting-a-config-option",
 		Title:    "session/set_config_option answers the full list with the new value",
 		Observed: "setting a select option to another of its values answers configOptions in which it has that value", Scenario: "session"},
@@ -169,13 +169,13 @@ var rules = []Rule{
 	// client capabilities
 	{ID: "caps.fs", Area: "capabilities", Level: Must, Spec: "file-system#checking-support",
 		Title:    "no fs request unless the client offered fs",
-		Observed: "no fs/* request in the scenarios where the client offers no fs capability (all but fs)", Scenario: "all", Versions: v1only},
+		Observed: "no fs/* request in the scenarios where the client offers no fs capability (all but tool in v1)", Scenario: "all", Versions: v1only},
 	{ID: "caps.terminal", Area: "capabilities", Level: Must, Spec: "terminals#checking-support",
 		Title:    "no terminal request unless the client offered terminals",
 		Observed: "no terminal/* request in any scenario (the grader never offers terminals)", Scenario: "all", Versions: v1only},
 	{ID: "fs.absolute-paths", Area: "capabilities", Level: Must, Spec: "overview#argument-requirements",
 		Title:    "fs requests name absolute paths",
-		Observed: "the path of every fs/read_text_file and fs/write_text_file the agent sends when fs is offered", Scenario: "fs", Versions: v1only},
+		Observed: "the path of every fs/read_text_file and fs/write_text_file the agent sends when fs is offered", Scenario: "tool", Versions: v1only},
 }
 
 // ruleByID indexes rules.

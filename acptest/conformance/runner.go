@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -117,8 +116,8 @@ func (r *runner) run(ctx context.Context) *Report {
 		r.scenario(ctx, "cancel", r.cancel)
 		if v == 1 {
 			r.scenario(ctx, "restore", r.restore)
-			r.scenario(ctx, "fs", r.fs)
 		}
+		r.scenario(ctx, "tool", r.tool)
 	}
 	if len(versions) == 0 {
 		versions = []int{1}
@@ -164,7 +163,6 @@ type scene struct {
 	fs    bool
 	mu    sync.Mutex
 	conns []*tap
-	later []*acp.Client // clients to close when the scenario ends
 	diags []acp.Diagnostic
 }
 
@@ -189,9 +187,6 @@ func (r *runner) scenario(ctx context.Context, name string, fn func(s *scene)) {
 	}
 	fn(s)
 	timedOut := sctx.Err() != nil
-	for _, c := range s.later {
-		c.Close()
-	}
 	s.closeAll()
 	for _, c := range s.conns {
 		r.checkFrames(s, c.log.all())
@@ -256,7 +251,7 @@ func (r *runner) dial(ctx context.Context) (io.ReadWriteCloser, error) {
 	if cmd.Dir == "" {
 		cmd.Dir = r.opts.Workspace
 	}
-	cmd.Env = append(os.Environ(), r.target.Env...)
+	cmd.Env = r.target.Env
 	ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: time.Second, TerminateGrace: time.Second}
 	if r.trace != nil {
 		ct.Stderr = &stderrNotes{trace: r.trace}

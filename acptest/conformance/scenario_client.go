@@ -1,6 +1,6 @@
 // This file holds the scenarios driven through the acp client: a session
 // with prompts of each content type, modes and config options; a
-// cancelled turn; and the fs scenario, the only one that offers fs.
+// cancelled turn; and the tool scenario, the only one that offers fs (v1).
 
 package conformance
 
@@ -66,6 +66,8 @@ func (s *scene) client(fs bool) (*acp.Client, *tap, error) {
 	if fs {
 		s.fs = true
 		opts.FS = s.r.fsHandlers()
+	}
+	if s.name == "tool" {
 		opts.Permission = allowFileTools
 	}
 	c, err := acp.Connect(s.ctx, tapTransport{conn}, opts)
@@ -336,7 +338,7 @@ func (r *runner) configs(s *scene, c *acp.Client, conn *tap, sess *acp.Session, 
 		case o.CurrentValue == nil || string(o.CurrentValue) == "null":
 			ok = false
 			r.fail("config.defaults", "config option "+o.key(r.version)+" has no currentValue", created)
-		case o.Type == "boolean":
+		case o.Type == "boolean" && r.version == 1: // v2 has booleans by default
 			ok = false
 			r.fail("config.defaults", "config option "+o.key(r.version)+" is boolean, which the client did not offer", created)
 		}
@@ -475,9 +477,10 @@ func idleAfter(s *scene, log *wireLog, id string, from int) (string, *frame, boo
 	return stop, &f, true
 }
 
-// fs offers fs inside the workspace and asks for a file tool.
-func (r *runner) fs(s *scene) {
-	c, conn, err := s.client(true)
+// tool asks for a file tool, allowing read and edit tool calls; in v1 it
+// offers fs inside the workspace (v2 has no client fs).
+func (r *runner) tool(s *scene) {
+	c, conn, err := s.client(r.version == 1)
 	if err != nil {
 		r.fail("fs.absolute-paths", "connecting: "+s.why(err))
 		return

@@ -1,5 +1,5 @@
 // This file holds the restore scenario (session/list, load, resume and
-// close, each only when advertised) and the fs handlers the fs scenario
+// close, each only when advertised) and the fs handlers the tool scenario
 // serves, confined to the workspace.
 
 package conformance
@@ -40,11 +40,6 @@ func (r *runner) restore(s *scene) {
 	}
 	id := sess.ID()
 	s.prompt(conn, sess, "prompt.text", "a prompt before restoring", schema.Text(r.opts.Prompts.hello()))
-	closed := false
-	if info.close && !info.loadSession && !info.resume {
-		r.closeSession(s, sess)
-		closed = true
-	}
 	c.Close()
 
 	if info.list {
@@ -52,24 +47,46 @@ func (r *runner) restore(s *scene) {
 	} else {
 		r.notExercised("session.list", "sessionCapabilities.list is not advertised")
 	}
-	if info.loadSession {
-		if sess := r.load(s, id); sess != nil && info.close && !closed && !info.resume {
+	// Each way back runs on a connection of its own, closed before the
+	// next: an agent may refuse a session another process still holds.
+	// session/close goes to the last session restored, else to a new one.
+	closed := false
+	restored := func(c *acp.Client, sess *acp.Session, last bool) {
+		if sess != nil && info.close && last {
 			r.closeSession(s, sess)
 			closed = true
 		}
+		if c != nil {
+			c.Close()
+		}
+	}
+	if info.loadSession {
+		c, sess := r.load(s, id)
+		restored(c, sess, !info.resume)
 	} else {
 		r.notExercised("session.load", "loadSession is not advertised")
 	}
 	if info.resume {
-		if sess := r.resume(s, id); sess != nil && info.close && !closed {
-			r.closeSession(s, sess)
-			closed = true
-		}
+		c, sess := r.resume(s, id)
+		restored(c, sess, true)
 	} else {
 		r.notExercised("session.resume", "sessionCapabilities.resume is not advertised")
 	}
-	if !info.close {
+	switch {
+	case !info.close:
 		r.notExercised("session.close", "sessionCapabilities.close is not advertised")
+	case !closed:
+		c, _, err := s.client(false)
+		if err != nil {
+			r.fail("session.close", "connecting: "+s.why(err))
+			return
+		}
+		defer c.Close()
+		if sess, err := s.newSession(c); err == nil {
+			r.closeSession(s, sess)
+		} else {
+			r.fail("session.close", "session/new: "+s.why(err))
+		}
 	}
 }
 
@@ -134,21 +151,19 @@ func lastFrom(log *wireLog) *frame {
 	return nil
 }
 
-// load loads session id on a new connection and grades its replay.
-func (r *runner) load(s *scene, id string) *acp.Session {
+// load loads session id on a new connection and grades its replay; it
+// returns the connection's client (nil if none), which the caller closes.
+func (r *runner) load(s *scene, id string) (*acp.Client, *acp.Session) {
 	c, conn, err := s.client(false)
 	if err != nil {
 		r.fail("session.load", "connecting: "+s.why(err))
-		return nil
+		return nil, nil
 	}
-	s.mu.Lock()
-	s.later = append(s.later, c)
-	s.mu.Unlock()
 	sess, err := c.LoadSession(s.ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/load")
 	if err != nil {
 		r.fail("session.load", "session/load of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return nil
+		return c, nil
 	}
 	want := jsonText(r.opts.Prompts.hello())
 	replayed, ours := 0, false
@@ -168,13 +183,13 @@ func (r *runner) load(s *scene, id string) *acp.Session {
 	switch {
 	case replayed == 0:
 		r.fail("session.load", "session/load answered without replaying any of the conversation", resp)
-		return sess
+		return c, sess
 	case !ours:
 		r.warn("session.load", fmt.Sprintf("session/load replayed %d updates, but not the earlier prompt as a user message: another conversation?", replayed), resp)
-		return sess
+		return c, sess
 	}
 	r.pass("session.load", "session/load replayed the conversation and answered")
-	return sess
+	return c, sess
 }
 
 // jsonText is s as it appears inside a JSON string.
@@ -202,34 +217,31 @@ func requestSpan(log *wireLog, method string) (int, *frame) {
 }
 
 // resume resumes session id on a new connection: no history before the
-// answer.
-func (r *runner) resume(s *scene, id string) *acp.Session {
+// answer. It returns the client, which the caller closes.
+func (r *runner) resume(s *scene, id string) (*acp.Client, *acp.Session) {
 	c, conn, err := s.client(false)
 	if err != nil {
 		r.fail("session.resume", "connecting: "+s.why(err))
-		return nil
+		return nil, nil
 	}
-	s.mu.Lock()
-	s.later = append(s.later, c)
-	s.mu.Unlock()
 	sess, err := c.ResumeSession(s.ctx, &schema.ResumeSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/resume")
 	if err != nil {
 		r.fail("session.resume", "session/resume of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return nil
+		return c, nil
 	}
 	fs := conn.log.all()
 	for i := req; i < len(fs); i++ {
 		if u, ok := updateOf(&fs[i]); ok && u.SessionID == id && historyKinds[u.Kind] {
 			r.fail("session.resume", "session/resume replayed history ("+u.Kind+") before answering", &fs[i])
-			return sess
+			return c, sess
 		}
 		if resp != nil && fs[i].dir == '<' && fs[i].msg.isResponse() && idKey(fs[i].msg.ID) == idKey(resp.msg.ID) {
 			break
 		}
 	}
 	r.pass("session.resume", "session/resume answered without replaying")
-	return sess
+	return c, sess
 }
 
 // restoreHint explains a failed load or resume of an agent that keeps

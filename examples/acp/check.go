@@ -29,7 +29,7 @@ something no scenario saw (a tool call the model did not make, a
 capability the agent does not advertise) are "not exercised", never
 passed. The rules: docs/CHECK.md. The grader offers no terminals, serves
 fs requests only inside a temporary workspace it removes, and rejects
-every permission request except a read or edit tool call's in the fs
+every permission request except a read or edit tool call's in the tool
 scenario.
 
 exit status:
@@ -67,7 +67,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 	fs.StringVar(&cc.auth, "auth", "", "authenticate with this method id when the agent requires it")
 	fs.StringVar(&cc.prompts.Hello, "prompt", "", "the ordinary prompt (default: a request for a one-sentence greeting)")
 	fs.StringVar(&cc.prompts.Cancel, "cancel-prompt", "", "the prompt the cancel scenario cancels at once; it should keep the agent busy (default: a request for a long essay)")
-	fs.StringVar(&cc.prompts.Tool, "tool-prompt", "", "the prompt meant to make the agent use a file tool, in the fs scenario (default: a request to write conformance.txt)")
+	fs.StringVar(&cc.prompts.Tool, "tool-prompt", "", "the prompt meant to make the agent use a file tool, in the tool scenario (default: a request to write conformance.txt)")
 	cc.agent.registry.register(fs, stderr)
 	cc.agent.remote.register(fs)
 	fs.Usage = func() {
