@@ -187,6 +187,11 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 				t := turnOf(p.SessionID)
 				t.open = false
 				if f.msg.Error != nil {
+					// A refused v2 prompt starts no foreground work of
+					// its own: no running/idle is owed unless running came.
+					if v2turns[p.SessionID] == "sent" {
+						delete(v2turns, p.SessionID)
+					}
 					continue
 				}
 				if v == 1 {

@@ -199,10 +199,6 @@ func (r *Report) Result(id string, protocol int) (Result, bool) {
 	return Result{}, false
 }
 
-// ErrNoVersion is returned by Run when none of the versions asked for is
-// one the agent offers.
-var ErrNoVersion = errors.New("conformance: the agent offers none of the protocol versions asked for")
-
 // Run grades the agent: it opens a connection per scenario, drives the
 // agent with the acp client and with raw JSON-RPC, and grades every rule
 // of [Rules] it can observe. It returns an error only when the run could

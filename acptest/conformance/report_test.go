@@ -113,6 +113,22 @@ func TestCheckJUnitAndJSON(t *testing.T) {
 			t.Errorf("counted %d failures, %d skipped; the suite says %d, %d", failures, skipped, doc.Suites[0].Failures, doc.Suites[0].Skipped)
 		}
 	}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Protocol v1\n", "| `prompt.stop-reason` | MUST | fail |", "### Findings\n", "- **v1 `prompt.stop-reason`** (MUST, fail; [spec](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons))", `{"dir":"<","msg":{"jsonrpc":"2.0",`, `"result":{"stopReason":"done"}}}`} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown report lacks %q:\n%s", want, md.String())
+		}
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "FAIL           v1 MUST   prompt.stop-reason") {
+		t.Errorf("the summary lacks the failed rule:\n%s", text.String())
+	}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)

@@ -407,6 +407,16 @@ func (r *runner) cancel(s *scene) {
 		r.fail("cancel.stop-reason", "session/prompt: "+s.why(err))
 		return
 	}
+	if r.version == 2 {
+		// v2: cancel once the prompt is accepted, the foreground work
+		// the spec's cancellation duties are about. (Whether a prompt
+		// cancelled before its acceptance may be refused, the spec does
+		// not say.)
+		if _, err := conn.log.response(s.ctx, 0, json.RawMessage(turn.RequestID())); err != nil {
+			r.fail("cancel.stop-reason", "no answer to session/prompt: "+s.why(err))
+			return
+		}
+	}
 	turn.Cancel()
 	turn.Wait()
 	i, err := conn.log.response(s.ctx, 0, json.RawMessage(turn.RequestID()))

@@ -42,21 +42,26 @@ type frame struct {
 	ok   bool // line is one JSON object
 }
 
-// evidence renders the frame as a Result evidence entry.
+// evidence renders the frame as a Result evidence entry, without
+// HTML escaping ("<" stays "<").
 func (f *frame) evidence() json.RawMessage {
-	var b []byte
+	var v any
 	if json.Valid(f.line) {
-		b, _ = json.Marshal(struct {
+		v = struct {
 			Dir string          `json:"dir"`
 			Msg json.RawMessage `json:"msg"`
-		}{string(f.dir), f.line})
+		}{string(f.dir), f.line}
 	} else {
-		b, _ = json.Marshal(struct {
+		v = struct {
 			Dir  string `json:"dir"`
 			Line string `json:"line"`
-		}{string(f.dir), string(f.line)})
+		}{string(f.dir), string(f.line)}
 	}
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // idKey is a JSON-RPC id in a comparable form: its JSON text, with

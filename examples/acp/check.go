@@ -184,6 +184,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	if cc.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // evidence frames keep "<" and ">" readable
 		err = enc.Encode(struct {
 			*conformance.Report
 			Passed bool `json:"passed"`

@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite api/*.txt from the source")
 var promised = []struct{ dir, name, file string }{
 	{".", "github.com/acpclient/acp", "acp.txt"},
 	{"acptest", "github.com/acpclient/acp/acptest", "acptest.txt"},
+	{"acptest/conformance", "github.com/acpclient/acp/acptest/conformance", "conformance.txt"},
 	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
 	{"nes", "github.com/acpclient/acp/nes", "nes.txt"},
 	{"schema", "github.com/acpclient/acp/schema", "schema.txt"},
