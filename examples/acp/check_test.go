@@ -163,3 +163,24 @@ func TestCheckUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURL grades a remote agent: the demo served over WebSocket, one
+// agent per connection (so a session does not outlive its connection, and
+// load and resume are skipped).
+func TestCheckURL(t *testing.T) {
+	ts := wsDemo(t)
+	u := strings.Replace(ts.URL, "http://", "ws://", 1)
+	out, errOut, code := runCLI(t, "", "check", "--json", "--url", u, "--header", "Authorization: Bearer T",
+		"--cancel-prompt", "/slow", "--skip", "session.load,session.resume")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var doc checkDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Agent.Name != "acp-demo" || doc.status("session.load") != "skipped" || doc.status("cancel.stop-reason") != "pass" || doc.status("session.close") != "pass" {
+		t.Errorf("agent %q, session.load %q, cancel.stop-reason %q, session.close %q", doc.Agent.Name,
+			doc.status("session.load"), doc.status("cancel.stop-reason"), doc.status("session.close"))
+	}
+}
