@@ -1,3 +1,6 @@
+// This file holds acp check against the real agents on a steered model,
+// and the reports it keeps in docs/conformance.
+
 package e2e
 
 import (

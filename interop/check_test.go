@@ -1,3 +1,6 @@
+// This file holds acp check against the TypeScript SDK's v1 and v2
+// example agents.
+
 package interop
 
 import (

@@ -1,3 +1,6 @@
+// This file holds the broken agents: each breaks exactly one rule of the
+// compliant agent, and the test that each is caught by that rule.
+
 package conformance_test
 
 import (

@@ -1,3 +1,6 @@
+// This file holds the compliant agent and the tests that it passes
+// in-process, as a subprocess and in v2, and that hung agents fail.
+
 package conformance_test
 
 import (

@@ -1,3 +1,6 @@
+// This file holds the test that docs/CHECK.md lists exactly the rules of
+// the code (and -update, which rewrites its table).
+
 package conformance_test
 
 import (

@@ -1,3 +1,6 @@
+// This file holds TestMain: the test binary is also the subprocess agents,
+// and goleak checks no goroutine outlives the tests.
+
 package conformance_test
 
 import (

@@ -1,3 +1,5 @@
+// This file holds the agents the tests run as subprocesses.
+
 package conformance_test
 
 import "github.com/acpclient/acp/acptest"

@@ -1,3 +1,6 @@
+// This file holds the tests of the report's outputs (JUnit, JSON,
+// Markdown, text), the skip list, --strict semantics and Test.
+
 package conformance_test
 
 import (

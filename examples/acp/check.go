@@ -1,8 +1,8 @@
-package main
-
 // This file holds `acp check`: it grades an agent against the protocol
 // with package acptest/conformance and prints the report (a summary, or
 // with --json one document), optionally JUnit XML and the wire trace.
+
+package main
 
 import (
 	"context"

@@ -1,3 +1,6 @@
+// This file holds the tests of `acp check`: the demo agent green, --json,
+// --junit and --trace, a broken and a hung agent, --url, usage errors.
+
 package main
 
 import (
