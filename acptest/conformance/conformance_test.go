@@ -174,3 +174,42 @@ func TestCheckV2Agent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRecordingBounded: a connection carrying more than
+// MaxRecordedBytes (lowered here) is graded on what was kept, warns
+// jsonrpc.lines, and the run completes.
+func TestCheckRecordingBounded(t *testing.T) {
+	defer conformance.SetMaxRecorded(64 << 10)()
+	o := goodOptions()
+	o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+		if strings.HasPrefix(t.PromptText(), "flood") {
+			t.Stream(200, strings.Repeat("x", 1000)) // 200 KB of updates
+		}
+		return goodTurn(t)
+	}
+	opts := goodPrompts
+	opts.Prompts.Hello = "flood"
+	rep := gradeAgent(t, acptest.New(o), &opts)
+	res, _ := rep.Result("jsonrpc.lines", 1)
+	if res.Status != conformance.Warn || !strings.Contains(res.Message, "not graded") {
+		t.Fatalf("jsonrpc.lines: %s (%s), want a warning that the rest went ungraded", res.Status, res.Message)
+	}
+}
+
+// TestCheckHungAfterInitialize: an agent that answers initialize but
+// never session/new fails session.new; after two scenarios run out the
+// rest are not run, and say so.
+func TestCheckHungAfterInitialize(t *testing.T) {
+	o := goodOptions()
+	o.Methods = map[string]acptest.MethodFunc{"session/new": acptest.NeverAnswer}
+	rep := gradeAgent(t, acptest.New(o), &conformance.Options{ScenarioTimeout: 300 * time.Millisecond})
+	if res, _ := rep.Result("session.new", 1); res.Status != conformance.Fail || !strings.Contains(res.Message, "no answer within") {
+		t.Errorf("session.new: %s (%s), want a failure naming the deadline", res.Status, res.Message)
+	}
+	if res, _ := rep.Result("session.load", 1); res.Status != conformance.NotExercised || !strings.Contains(res.Message, "not run: two scenarios ran out") {
+		t.Errorf("session.load: %s (%s), want not run", res.Status, res.Message)
+	}
+	if res, _ := rep.Result("jsonrpc.method-not-found", 1); res.Status != conformance.Pass {
+		t.Errorf("jsonrpc.method-not-found: %s (%s): the probes scenario should still have run", res.Status, res.Message)
+	}
+}

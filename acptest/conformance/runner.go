@@ -190,6 +190,9 @@ func (r *runner) scenario(ctx context.Context, name string, fn func(s *scene)) {
 	s.closeAll()
 	for _, c := range s.conns {
 		r.checkFrames(s, c.log.all())
+		if c.log.truncated() {
+			r.warn("jsonrpc.lines", fmt.Sprintf("the connection carried more than %d bytes; the rest of it was not graded", maxRecorded))
+		}
 	}
 	r.checkDiagnostics(s)
 	if timedOut && ctx.Err() == nil {

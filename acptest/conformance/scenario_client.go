@@ -153,6 +153,8 @@ func (s *scene) prompt(conn *tap, sess *acp.Session, rule string, what string, b
 	_, werr := turn.Wait()
 	i, ferr := conn.log.response(s.ctx, 0, json.RawMessage(turn.RequestID()))
 	switch {
+	case errors.Is(ferr, errTruncated):
+		return -1 // not seen, so not graded (jsonrpc.lines warns)
 	case ferr != nil:
 		s.r.fail(rule, fmt.Sprintf("%s: no answer to session/prompt: %s", what, s.why(ferr)))
 		return -1

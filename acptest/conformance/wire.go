@@ -80,10 +80,21 @@ func idKey(id json.RawMessage) string {
 type wireLog struct {
 	mu      sync.Mutex
 	frames  []frame
+	bytes   int64 // recorded so far
+	full    bool  // MaxRecordedBytes reached: later frames are not kept
 	changed chan struct{}
 	closed  bool
 	trace   *traceOut
 }
+
+// MaxRecordedBytes bounds what is kept of one connection's frames (and of
+// a line still without its newline). Beyond it, frames still pass between
+// the client and the agent but are not kept nor graded, and jsonrpc.lines
+// warns that the rest of the connection went ungraded.
+const MaxRecordedBytes = 64 << 20
+
+// maxRecorded is MaxRecordedBytes, lowered by tests.
+var maxRecorded int64 = MaxRecordedBytes
 
 func newWireLog(trace *traceOut) *wireLog {
 	return &wireLog{changed: make(chan struct{}), trace: trace}
@@ -94,6 +105,20 @@ func (l *wireLog) add(dir byte, line []byte) {
 	f := frame{dir: dir, line: bytes.Clone(line)}
 	f.ok = len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] == '{' && json.Unmarshal(line, &f.msg) == nil
 	l.mu.Lock()
+	if l.full || l.bytes+int64(len(f.line)) > maxRecorded {
+		first := !l.full
+		l.full = true
+		if first { // wake the waiters: what they wait for will not come
+			close(l.changed)
+			l.changed = make(chan struct{})
+		}
+		l.mu.Unlock()
+		if first && l.trace != nil {
+			l.trace.note(fmt.Sprintf("conformance: more than %d bytes on this connection; the rest is not recorded", maxRecorded))
+		}
+		return
+	}
+	l.bytes += int64(len(f.line))
 	l.frames = append(l.frames, f)
 	close(l.changed)
 	l.changed = make(chan struct{})
@@ -101,6 +126,17 @@ func (l *wireLog) add(dir byte, line []byte) {
 	if l.trace != nil {
 		l.trace.frame(dir, f.line)
 	}
+}
+
+// errTruncated is returned by waits on a log that stopped recording: what
+// they wait for would never be seen.
+var errTruncated = errors.New("the connection outgrew what the grader records")
+
+// truncated reports whether frames were dropped for MaxRecordedBytes.
+func (l *wireLog) truncated() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.full
 }
 
 func (l *wireLog) close() {
@@ -140,6 +176,9 @@ func (l *wireLog) waitFor(ctx context.Context, from int, match func(*frame) bool
 		if closed {
 			return -1, errors.New("the connection closed")
 		}
+		if l.truncated() {
+			return -1, errTruncated
+		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
@@ -171,6 +210,10 @@ func (t *tap) Read(p []byte) (int, error) {
 	// Read is called from one goroutine at a time (the client's reader,
 	// or rawPeer's); rbuf needs no lock.
 	t.rbuf = splitLines(append(t.rbuf, p[:n]...), func(line []byte) { t.log.add('<', line) })
+	if int64(len(t.rbuf)) > maxRecorded { // a line without end: not kept
+		t.log.add('<', t.rbuf)
+		t.rbuf = nil
+	}
 	if err != nil && len(t.rbuf) > 0 {
 		t.log.add('<', t.rbuf)
 		t.rbuf = nil
@@ -178,10 +221,12 @@ func (t *tap) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write records and forwards p; the lock also keeps concurrent writers'
+// frames (rawPeer's replies, its calls) from interleaving.
 func (t *tap) Write(p []byte) (int, error) {
 	t.wmu.Lock()
+	defer t.wmu.Unlock()
 	t.wbuf = splitLines(append(t.wbuf, p...), func(line []byte) { t.log.add('>', line) })
-	t.wmu.Unlock()
 	return t.rwc.Write(p)
 }
 
