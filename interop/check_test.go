@@ -5,7 +5,9 @@ package interop
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acpclient/acp/acptest/conformance"
@@ -78,5 +80,32 @@ func TestCheckTSAgentV2(t *testing.T) {
 		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}
+	}
+}
+
+// TestCheckTSAgentAuth: the v1 agent requiring authentication is graded
+// through it with the method given (auth.methods passes), and without one
+// its session rules are not exercised, never failed.
+func TestCheckTSAgentAuth(t *testing.T) {
+	t.Parallel()
+	target := tsTarget(t, "agent.mjs")
+	target.Env = append(os.Environ(), "TSAGENT_REQUIRE_AUTH=1")
+	opts := &conformance.Options{AuthMethod: "token", Protocol: []int{1},
+		Prompts: conformance.Prompts{Hello: "permission", Cancel: "cancel", Tool: "fs {workspace}/" + conformance.NotesFile}}
+	rep := gradeTS(t, target, opts)
+	for _, id := range []string{"auth.methods", "session.new", "session.resume", "session.list", "cancel.stop-reason"} {
+		if res, _ := rep.Result(id, 1); res.Status != conformance.Pass {
+			t.Errorf("with the token: %s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+	rep, err := conformance.Run(context.Background(), target, &conformance.Options{Protocol: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := rep.Result("auth.methods", 1); res.Status != conformance.NotExercised || !strings.Contains(res.Message, "AuthMethod") {
+		t.Errorf("without a method: auth.methods %s (%s), want not exercised naming AuthMethod", res.Status, res.Message)
+	}
+	if !rep.Passed(true) {
+		t.Error("without a method the report failed: an agent requiring authentication is no failure")
 	}
 }

@@ -33,6 +33,8 @@ type runner struct {
 	timeouts int
 	stopped  string // why the remaining scenarios were not run
 
+	authRequired bool // session/new answered auth_required once
+
 	report Report
 	inits  map[int]*initInfo // the initialize result per version answered
 }

@@ -75,6 +75,14 @@ func (s *scene) client(fs bool) (*acp.Client, *tap, error) {
 		conn.Close()
 		return nil, nil, err
 	}
+	if s.r.authRequired && s.r.opts.AuthMethod != "" {
+		// Known to require it: authenticate up front, so that load,
+		// resume and list on this connection work too.
+		if _, err := c.Authenticate(s.ctx, &schema.AuthenticateRequest{MethodID: s.r.opts.AuthMethod}); err != nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("authenticate with %s: %w", s.r.opts.AuthMethod, err)
+		}
+	}
 	return c, conn, nil
 }
 
@@ -103,6 +111,7 @@ func (s *scene) newSession(c *acp.Client) (*acp.Session, error) {
 		}
 		return sess, err
 	}
+	s.r.authRequired = true
 	if len(auth.Methods) == 0 {
 		s.r.fail("auth.methods", "session/new failed with auth_required, but initialize offered no authMethods: "+err.Error())
 		return nil, err
