@@ -147,7 +147,7 @@ var rules = []Rule{
 	// cancellation
 	{ID: "cancel.stop-reason", Area: "cancellation", Level: Must, Spec: "prompt-turn#cancellation", SpecV2: "prompt-lifecycle#cancellation",
 		Title:    "a cancelled turn ends with stopReason cancelled",
-		Observed: "after session/cancel sent right after session/prompt, the turn ends (v1: the prompt's result, v2: the idle state_update) with cancelled, not an error; another stop reason warns (the turn may have ended first)", Scenario: "cancel"},
+		Observed: "after session/cancel sent right after session/prompt (v2: once it is accepted), the turn ends (v1: the prompt's result, v2: the idle state_update) with cancelled, not an error; another stop reason warns (the turn may have ended first)", Scenario: "cancel"},
 	{ID: "cancel.no-late-updates", Area: "cancellation", Level: Must, Spec: "prompt-turn#cancellation",
 		Title:    "no output after a cancelled turn ends",
 		Observed: "no message, thought, tool call or plan update for the session between the cancelled prompt's response and the next prompt, which must be answered", Scenario: "cancel", Versions: v1only},
