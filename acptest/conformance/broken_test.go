@@ -125,6 +125,88 @@ var brokenAgents = []brokenAgent{
 			return goodTurn(t)
 		}
 	}},
+	{"init.shape", func(o *acptest.Options) {
+		o.Capabilities = map[string]any{"loadSession": "yes"}
+	}},
+	{"jsonrpc.responses", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			t.Raw([]byte(`{"jsonrpc":"2.0","id":9999,"result":{}}` + "\n")) // answers nothing the client asked
+			return goodTurn(t)
+		}
+	}},
+	{"auth.methods", func(o *acptest.Options) {
+		o.RequireAuth = true // and initialize offers no method
+		o.Methods = map[string]acptest.MethodFunc{"initialize": initializeAnswering(func(int) int { return 1 })}
+	}},
+	{"session.list", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/list": result(map[string]any{})}
+	}},
+	{"session.close", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/close": func(context.Context, *acptest.Conn, json.RawMessage) (any, error) {
+			return nil, &acptest.Error{Code: -32603, Message: "cannot close"}
+		}}
+	}},
+	{"prompt.text", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if strings.HasPrefix(t.PromptText(), "slow") {
+				return goodTurn(t)
+			}
+			return "", &acptest.Error{Code: -32603, Message: "text is not for me"}
+		}
+	}},
+	{"prompt.resource-link", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if strings.Contains(string(t.Prompt()), `"resource_link"`) {
+				return "", &acptest.Error{Code: -32602, Message: "no links"}
+			}
+			return goodTurn(t)
+		}
+	}},
+	{"prompt.capabilities", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if strings.Contains(string(t.Prompt()), `"image"`) { // advertised, yet refused
+				return "", &acptest.Error{Code: -32602, Message: "no images"}
+			}
+			return goodTurn(t)
+		}
+	}},
+	{"prompt.updates-in-turn", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if !strings.HasPrefix(t.PromptText(), "slow") { // the cancelled turn is cancel.no-late-updates'
+				t.AfterTurn(func() { t.Say("an afterthought") })
+			}
+			return goodTurn(t)
+		}
+	}},
+	{"prompt.updates-valid", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			t.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": "not a content block"})
+			return goodTurn(t)
+		}
+	}},
+	{"tools.known-ids", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			t.UpdateToolCall(acptest.ToolCallSpec{ID: "never-announced", Status: "completed"})
+			return goodTurn(t)
+		}
+	}},
+	{"modes.set", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/set_mode": func(context.Context, *acptest.Conn, json.RawMessage) (any, error) {
+			return nil, &acptest.Error{Code: -32603, Message: "modes are decorative"}
+		}}
+	}},
+	{"config.defaults", func(o *acptest.Options) {
+		o.ConfigOptions = []any{map[string]any{"id": "model", "name": "Model", "type": "select",
+			"options": []any{map[string]any{"value": "a", "name": "A"}}}}
+	}},
+	{"fs.absolute-paths", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if t.ClientCan("fs", "readTextFile") {
+				t.ReadTextFile("conformance-notes.txt", 0, 0)
+			}
+			return goodTurn(t)
+		}
+	}},
 	{"caps.terminal", func(o *acptest.Options) {
 		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
 			t.CreateTerminal(acptest.Terminal{Command: "true"})
@@ -181,4 +263,51 @@ func brokenFor(t *testing.T, rule string) brokenAgent {
 	}
 	t.Fatalf("no broken agent for %s", rule)
 	return brokenAgent{}
+}
+
+// brokenV2 each break one v2 rule of the compliant agent in v2.
+var brokenV2 = []brokenAgent{
+	{"v2.message-ids", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			// Raw: acptest would give a chunk without one the turn's id.
+			t.Raw([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + t.SessionID() +
+				`","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"anonymous"}}}}` + "\n"))
+			return goodTurn(t)
+		}
+	}},
+	{"v2.prompt-accepted", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/prompt": result(map[string]any{})}
+	}},
+	{"prompt.stop-reason", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) { goodTurn(t); return "finished", nil }
+	}},
+	// These two accept a prompt and then do nothing: no user message, no
+	// state_update (the turn never ends, so the scenarios run out).
+	{"v2.user-message", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/prompt": result(map[string]any{"messageId": "m-accepted"})}
+	}},
+	{"v2.state-lifecycle", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/prompt": result(map[string]any{"messageId": "m-accepted"})}
+	}},
+}
+
+// TestCheckBrokenV2AgentsCaught: each v2 agent that breaks one rule fails
+// that rule in v2.
+func TestCheckBrokenV2AgentsCaught(t *testing.T) {
+	for _, b := range brokenV2 {
+		t.Run(b.rule, func(t *testing.T) {
+			t.Parallel()
+			o := goodOptions()
+			o.Version, o.Modes, o.ConfigOptions = 2, nil, nil
+			b.breaks(o)
+			opts := goodPrompts
+			opts.ScenarioTimeout = 2 * time.Second
+			rep := gradeAgent(t, acptest.New(o), &opts)
+			res, ok := rep.Result(b.rule, 2)
+			if !ok || res.Status != conformance.Fail {
+				t.Fatalf("%s: %s (%s), want fail", b.rule, res.Status, res.Message)
+			}
+			t.Logf("%s: %s", b.rule, res.Message)
+		})
+	}
 }

@@ -280,7 +280,7 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 				if t.cancelled {
 					bad("cancel.no-late-updates", "a "+u.Kind+" update after the cancelled prompt was answered", f)
 				} else {
-					r.warn("prompt.updates-in-turn", "a "+u.Kind+" update after the prompt was answered", f)
+					bad("prompt.updates-in-turn", "a "+u.Kind+" update after the prompt was answered", f)
 				}
 			}
 			if v == 2 && messageKinds[u.Kind] {
@@ -333,7 +333,7 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 					announced[*u.ToolCallID] = true
 				} else if v == 1 {
 					if !announced[*u.ToolCallID] && !turnOf(u.SessionID).loading {
-						r.warn("tools.known-ids", "a tool_call_update for "+*u.ToolCallID+", which no tool_call announced", f)
+						bad("tools.known-ids", "a tool_call_update for "+*u.ToolCallID+", which no tool_call announced", f)
 					} else {
 						r.pass("tools.known-ids", "every tool_call_update named an announced tool call")
 					}

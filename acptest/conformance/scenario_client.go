@@ -99,6 +99,16 @@ func allowFileTools(ctx context.Context, req *acp.PermissionRequest) (schema.Per
 	return acp.RejectAll(ctx, req)
 }
 
+// lastConn is the connection opened last.
+func (s *scene) lastConn() *tap {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conns) == 0 {
+		return nil
+	}
+	return s.conns[len(s.conns)-1]
+}
+
 // newSession creates a session in the workspace, authenticating first when
 // the agent requires it and Options.AuthMethod names a method.
 func (s *scene) newSession(c *acp.Client) (*acp.Session, error) {
@@ -113,7 +123,11 @@ func (s *scene) newSession(c *acp.Client) (*acp.Session, error) {
 	}
 	s.r.authRequired = true
 	if len(auth.Methods) == 0 {
-		s.r.fail("auth.methods", "session/new failed with auth_required, but initialize offered no authMethods: "+err.Error())
+		var ev *frame
+		if conn := s.lastConn(); conn != nil {
+			_, ev = requestSpan(conn.log, "session/new")
+		}
+		s.r.fail("auth.methods", "session/new failed with auth_required, but initialize offered no authMethods: "+err.Error(), ev)
 		return nil, err
 	}
 	if s.r.opts.AuthMethod == "" {
@@ -269,7 +283,8 @@ func (r *runner) modes(s *scene, c *acp.Client, conn *tap, sess *acp.Session, cr
 	if other == "" {
 		r.notExercised("modes.set", "the session offers only its current mode")
 	} else if err := c.Call(s.ctx, "session/set_mode", map[string]any{"sessionId": sess.ID(), "modeId": other}, nil); err != nil {
-		r.fail("modes.set", fmt.Sprintf("session/set_mode %s: %s", other, s.why(err)))
+		_, resp := requestSpan(conn.log, "session/set_mode")
+		r.fail("modes.set", fmt.Sprintf("session/set_mode %s: %s", other, s.why(err)), resp)
 	} else {
 		r.pass("modes.set", "switched to mode "+other)
 		c.Call(s.ctx, "session/set_mode", map[string]any{"sessionId": sess.ID(), "modeId": res.Modes.CurrentModeID}, nil)

@@ -51,9 +51,9 @@ func (r *runner) restore(s *scene) {
 	// next: an agent may refuse a session another process still holds.
 	// session/close goes to the last session restored, else to a new one.
 	closed := false
-	restored := func(c *acp.Client, sess *acp.Session, last bool) {
+	restored := func(c *acp.Client, conn *tap, sess *acp.Session, last bool) {
 		if sess != nil && info.close && last {
-			r.closeSession(s, sess)
+			r.closeSession(s, conn, sess)
 			closed = true
 		}
 		if c != nil {
@@ -61,14 +61,14 @@ func (r *runner) restore(s *scene) {
 		}
 	}
 	if info.loadSession {
-		c, sess := r.load(s, id)
-		restored(c, sess, !info.resume)
+		c, conn, sess := r.load(s, id)
+		restored(c, conn, sess, !info.resume)
 	} else {
 		r.notExercised("session.load", "loadSession is not advertised")
 	}
 	if info.resume {
-		c, sess := r.resume(s, id)
-		restored(c, sess, true)
+		c, conn, sess := r.resume(s, id)
+		restored(c, conn, sess, true)
 	} else {
 		r.notExercised("session.resume", "sessionCapabilities.resume is not advertised")
 	}
@@ -76,14 +76,14 @@ func (r *runner) restore(s *scene) {
 	case !info.close:
 		r.notExercised("session.close", "sessionCapabilities.close is not advertised")
 	case !closed:
-		c, _, err := s.client(false)
+		c, conn, err := s.client(false)
 		if err != nil {
 			r.fail("session.close", "connecting: "+s.why(err))
 			return
 		}
 		defer c.Close()
 		if sess, err := s.newSession(c); err == nil {
-			r.closeSession(s, sess)
+			r.closeSession(s, conn, sess)
 		} else {
 			r.fail("session.close", "session/new: "+s.why(err))
 		}
@@ -102,9 +102,10 @@ func firstAdvertised(info *initInfo) string {
 	return "session.close"
 }
 
-func (r *runner) closeSession(s *scene, sess *acp.Session) {
+func (r *runner) closeSession(s *scene, conn *tap, sess *acp.Session) {
 	if err := sess.Close(s.ctx); err != nil {
-		r.fail("session.close", "session/close: "+s.why(err))
+		_, resp := requestSpan(conn.log, "session/close")
+		r.fail("session.close", "session/close: "+s.why(err), resp)
 		return
 	}
 	r.pass("session.close", "session/close answered")
@@ -153,17 +154,17 @@ func lastFrom(log *wireLog) *frame {
 
 // load loads session id on a new connection and grades its replay; it
 // returns the connection's client (nil if none), which the caller closes.
-func (r *runner) load(s *scene, id string) (*acp.Client, *acp.Session) {
+func (r *runner) load(s *scene, id string) (*acp.Client, *tap, *acp.Session) {
 	c, conn, err := s.client(false)
 	if err != nil {
 		r.fail("session.load", "connecting: "+s.why(err))
-		return nil, nil
+		return nil, nil, nil
 	}
 	sess, err := c.LoadSession(s.ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/load")
 	if err != nil {
 		r.fail("session.load", "session/load of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return c, nil
+		return c, conn, nil
 	}
 	want := jsonText(r.opts.Prompts.hello())
 	replayed, ours := 0, false
@@ -183,13 +184,13 @@ func (r *runner) load(s *scene, id string) (*acp.Client, *acp.Session) {
 	switch {
 	case replayed == 0:
 		r.fail("session.load", "session/load answered without replaying any of the conversation", resp)
-		return c, sess
+		return c, conn, sess
 	case !ours:
 		r.warn("session.load", fmt.Sprintf("session/load replayed %d updates, but not the earlier prompt as a user message: another conversation?", replayed), resp)
-		return c, sess
+		return c, conn, sess
 	}
 	r.pass("session.load", "session/load replayed the conversation and answered")
-	return c, sess
+	return c, conn, sess
 }
 
 // jsonText is s as it appears inside a JSON string.
@@ -218,30 +219,30 @@ func requestSpan(log *wireLog, method string) (int, *frame) {
 
 // resume resumes session id on a new connection: no history before the
 // answer. It returns the client, which the caller closes.
-func (r *runner) resume(s *scene, id string) (*acp.Client, *acp.Session) {
+func (r *runner) resume(s *scene, id string) (*acp.Client, *tap, *acp.Session) {
 	c, conn, err := s.client(false)
 	if err != nil {
 		r.fail("session.resume", "connecting: "+s.why(err))
-		return nil, nil
+		return nil, nil, nil
 	}
 	sess, err := c.ResumeSession(s.ctx, &schema.ResumeSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
 	req, resp := requestSpan(conn.log, "session/resume")
 	if err != nil {
 		r.fail("session.resume", "session/resume of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return c, nil
+		return c, conn, nil
 	}
 	fs := conn.log.all()
 	for i := req; i < len(fs); i++ {
 		if u, ok := updateOf(&fs[i]); ok && u.SessionID == id && historyKinds[u.Kind] {
 			r.fail("session.resume", "session/resume replayed history ("+u.Kind+") before answering", &fs[i])
-			return c, sess
+			return c, conn, sess
 		}
 		if resp != nil && fs[i].dir == '<' && fs[i].msg.isResponse() && idKey(fs[i].msg.ID) == idKey(resp.msg.ID) {
 			break
 		}
 	}
 	r.pass("session.resume", "session/resume answered without replaying")
-	return c, sess
+	return c, conn, sess
 }
 
 // restoreHint explains a failed load or resume of an agent that keeps
