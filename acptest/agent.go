@@ -69,7 +69,9 @@ type Options struct {
 	// ConfigOptions is the SessionConfigOption list returned by session/new,
 	// load and resume. Each session keeps its own copy, changed by
 	// session/set_config_option (which answers the full list) and
-	// [Session.ConfigOptions].
+	// [Session.ConfigOptions]. An option's id is sent as the connection's
+	// version names it: "id" in v1, "configId" in v2 (either is accepted
+	// here).
 	ConfigOptions any
 
 	// Sessions are SessionInfo objects listed by session/list (before the

@@ -243,9 +243,31 @@ func (s *Session) stateResult() map[string]any {
 		res["modes"] = cloneJSON[map[string]any](s.st.modes)
 	}
 	if s.st.config != nil {
-		res["configOptions"] = cloneJSON[[]any](s.st.config)
+		res["configOptions"] = s.Conn.configOut(cloneJSON[[]any](s.st.config))
 	}
 	return res
+}
+
+// configOut names each config option's id as the connection's version
+// does: v1's SessionConfigOption has "id", v2's "configId". A script gives
+// its options in either shape; the client receives its version's. It
+// changes the maps of list, a copy the caller owns.
+func (c *Conn) configOut(list []any) []any {
+	from, to := "configId", "id"
+	if c.isV2() {
+		from, to = to, from
+	}
+	for _, o := range list {
+		if m, ok := o.(map[string]any); ok {
+			if id, has := m[from]; has {
+				if _, both := m[to]; !both {
+					m[to] = id
+				}
+				delete(m, from)
+			}
+		}
+	}
+	return list
 }
 
 func (c *Conn) listSessions(params json.RawMessage) (any, error) {
@@ -395,7 +417,7 @@ func (c *Conn) setConfigOption(params json.RawMessage) (any, error) {
 		}
 		o["currentValue"] = v
 	}
-	return map[string]any{"configOptions": cloneJSON[[]any](st.config)}, nil
+	return map[string]any{"configOptions": c.configOut(cloneJSON[[]any](st.config))}, nil
 }
 
 // selectHas reports whether a select option's options (flat or grouped)

@@ -261,7 +261,7 @@ func (s *Session) remember(update []byte) {
 
 func findOption(opts []any, id string) map[string]any {
 	for _, o := range opts {
-		if m, ok := o.(map[string]any); ok && m["id"] == id {
+		if m, ok := o.(map[string]any); ok && (m["id"] == id || m["configId"] == id) {
 			return m
 		}
 	}

@@ -165,3 +165,51 @@ func mustMarshal(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestConfigOptionsPerVersion: one option list, given in v1's shape, is
+// sent with "id" to a v1 client and with "configId" (v2's
+// SessionConfigOption) to a v2 client, in session/new's result and in
+// set_config_option's, and each client sets it by the id it received.
+func TestConfigOptionsPerVersion(t *testing.T) {
+	a := New(&Options{AnyVersion: true, ConfigOptions: []any{map[string]any{
+		"id": "model", "name": "Model", "type": "select", "currentValue": "a",
+		"options": []any{map[string]any{"value": "a", "name": "A"}, map[string]any{"value": "b", "name": "B"}},
+	}}})
+	type option struct {
+		ID           *string `json:"id"`
+		ConfigID     *string `json:"configId"`
+		CurrentValue string  `json:"currentValue"`
+	}
+	options := func(raw json.RawMessage) []option {
+		var res struct{ ConfigOptions []option }
+		if err := json.Unmarshal(raw, &res); err != nil || len(res.ConfigOptions) != 1 {
+			t.Fatalf("configOptions of %s: %v", raw, err)
+		}
+		return res.ConfigOptions
+	}
+	v1 := dial(t, a)
+	v1.initialize(nil)
+	res, _ := v1.call("session/new", map[string]any{"cwd": "/", "mcpServers": []any{}})
+	if o := options(res)[0]; o.ID == nil || *o.ID != "model" || o.ConfigID != nil {
+		t.Fatalf("v1 session/new configOptions = %s, want id only", res)
+	}
+	var sid struct{ SessionID string }
+	json.Unmarshal(res, &sid)
+	res, _ = v1.call("session/set_config_option", map[string]any{"sessionId": sid.SessionID, "configId": "model", "value": "b"})
+	if o := options(res)[0]; o.ID == nil || o.CurrentValue != "b" {
+		t.Fatalf("v1 set_config_option = %s", res)
+	}
+
+	v2 := dial(t, a)
+	v2.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
+		"info": map[string]any{"name": "lineclient", "version": "0"}})
+	res, _ = v2.call("session/new", map[string]any{"cwd": "/", "mcpServers": []any{}})
+	if o := options(res)[0]; o.ConfigID == nil || *o.ConfigID != "model" || o.ID != nil {
+		t.Fatalf("v2 session/new configOptions = %s, want configId only", res)
+	}
+	json.Unmarshal(res, &sid)
+	res, _ = v2.call("session/set_config_option", map[string]any{"sessionId": sid.SessionID, "configId": "model", "value": "b"})
+	if o := options(res)[0]; o.ConfigID == nil || o.CurrentValue != "b" {
+		t.Fatalf("v2 set_config_option = %s", res)
+	}
+}

@@ -152,7 +152,7 @@ func (s *Session) ConfigOptions(options any) error {
 	if options != nil {
 		s.st.config = cloneJSON[[]any](options)
 	}
-	list := cloneJSON[[]any](s.st.config)
+	list := s.Conn.configOut(cloneJSON[[]any](s.st.config))
 	s.a.mu.Unlock()
 	if list == nil {
 		list = []any{}

@@ -148,6 +148,7 @@ examples:
                                          interactive; the agent may edit files in --cwd
   acp serve -- my-agent                  serve the agent to remote clients (acp serve -h)
   acp view TRACE.jsonl > trace.html      a --trace file as an HTML page (acp view -h)
+  acp check -- my-agent                  grade the agent against the protocol (acp check -h)
 
 flags:
 `
@@ -305,6 +306,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "view" {
 		return view(args[1:], stdin, stdout, stderr) // view.go
+	}
+	if len(args) > 0 && args[0] == "check" {
+		return check(args[1:], stdout, stderr) // check.go
 	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {

@@ -19,6 +19,7 @@ var promised = []struct{ dir, name, file string }{
 	{".", "github.com/acpclient/acp", "acp.txt"},
 	{"acptest", "github.com/acpclient/acp/acptest", "acptest.txt"},
 	{"acptest/demo", "github.com/acpclient/acp/acptest/demo", "acptest-demo.txt"},
+	{"acptest/conformance", "github.com/acpclient/acp/acptest/conformance", "acptest-conformance.txt"},
 	{"gateway", "github.com/acpclient/acp/gateway", "gateway.txt"},
 	{"nes", "github.com/acpclient/acp/nes", "nes.txt"},
 	{"schema", "github.com/acpclient/acp/schema", "schema.txt"},

@@ -1,0 +1,174 @@
+// This file holds acp check against the real agents on a steered model,
+// and the reports it keeps in docs/conformance.
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp/acptest/conformance"
+)
+
+// updateConformance rewrites docs/conformance/<agent>.md from this run.
+var updateConformance = flag.Bool("update", false, "rewrite ../docs/conformance/*.md from the acp check runs")
+
+// The prompts acp check sends, each with a marker the steering model
+// recognises in the conversation it is sent.
+var checkPrompts = conformance.Prompts{
+	Hello:  "conformance-hello: say hello.",
+	Cancel: "conformance-cancel: keep working until stopped.",
+	Tool:   "conformance-tool: create conformance.txt in the workspace.",
+}
+
+// steer answers the agents' model requests for acp check: it scripts the
+// Model just before each scripted request, from the prompt the request
+// answers (the last marker in its conversation). A tool prompt gets a
+// file-writing tool call, then "Done." once the call's result is in the
+// conversation; the cancel prompt a stream held until the agent gives up;
+// everything else a short text.
+type steer struct {
+	m       *Model
+	ag      agent
+	dir     string
+	release chan struct{}
+	mu      sync.Mutex
+}
+
+func (s *steer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := readBody(r)
+	body := string(raw)
+	scripted := r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" && strings.Contains(body, `"model":"`+CodexModel+`"`) ||
+		r.URL.Path == "/v1/messages" && strings.Contains(body, `"model":"`+MainModel+`"`) && strings.Contains(body, `"tools":`))
+	if scripted {
+		s.mu.Lock()
+		s.m.Script(s.reply(body))
+		s.mu.Unlock()
+	}
+	s.m.ServeHTTP(w, r)
+}
+
+func (s *steer) reply(body string) Reply {
+	marker, at := "", -1
+	for _, mk := range []string{"conformance-hello", "conformance-cancel", "conformance-tool", "Here is a file", "Describe this", "Summarise this"} {
+		if i := strings.LastIndex(body, mk); i > at {
+			marker, at = mk, i
+		}
+	}
+	after := body[max(at, 0):]
+	switch {
+	case marker == "conformance-cancel":
+		return Reply{Text: []string{"Working"}, Stall: s.release}
+	case marker == "conformance-tool" && !strings.Contains(after, "function_call_output") && !strings.Contains(after, "tool_result"):
+		if s.ag.name == "codex" {
+			patch := "*** Begin Patch\n*** Add File: conformance.txt\n+ok\n*** End Patch\n"
+			return Reply{Tool: &ToolUse{ID: "call_write", Name: "exec_command", Args: map[string]any{"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"}}}
+		}
+		return Reply{Tool: &ToolUse{ID: "call_write", Name: "Write", Args: map[string]any{"file_path": filepath.Join(s.dir, "conformance.txt"), "content": "ok\n"}}}
+	case marker == "conformance-tool":
+		return Reply{Text: []string{"Done."}}
+	}
+	return Reply{Text: []string{"Hello", " from the model."}}
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(r.Body)
+	r.Body = readCloser{bytes.NewReader(b.Bytes())}
+	return b.Bytes(), err
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
+
+// TestCheckRealAgents grades codex-acp and claude-agent-acp with acp
+// check (every version each offers) on the steered model, and keeps each
+// report in docs/conformance/<agent>.md: with -update it is rewritten,
+// otherwise each rule's status there must match this run's.
+func TestCheckRealAgents(t *testing.T) {
+	for _, ag := range agents {
+		t.Run(ag.name, func(t *testing.T) {
+			t.Parallel()
+			m := newModel(t)
+			dir := t.TempDir()
+			if d, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = d
+			}
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := &http.Server{Handler: &steer{m: m, ag: ag, dir: dir, release: release}}
+			go srv.Serve(ln)
+			t.Cleanup(func() { srv.Close() })
+			m.URL = "http://" + ln.Addr().String() // the agents reach the Model through steer
+			argv, env := ag.setup(t, m)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			opts := &conformance.Options{Workspace: dir, Prompts: checkPrompts, ScenarioTimeout: 60 * time.Second}
+			if *dump != "" {
+				f, err := os.Create(filepath.Join(*dump, "check-"+ag.name+".trace.jsonl"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				opts.Trace = f
+			}
+			rep, err := conformance.Run(ctx, conformance.Target{Command: argv, Env: env}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, res := range rep.Results {
+				t.Logf("v%d %-24s %-13s %s", res.Protocol, res.ID, res.Status, res.Message)
+			}
+			var md bytes.Buffer
+			fmt.Fprintf(&md, "# acp check: %s\n\n", ag.name)
+			fmt.Fprintf(&md, "Generated by `go test ./e2e -run TestCheckRealAgents -update` (the agent as pinned in\n"+
+				"e2e/package-lock.json, on the e2e scripted model, steered by the prompts' markers; see\n"+
+				"e2e/check_test.go). Do not edit: the test checks each rule's status against this page.\n\n")
+			if err := rep.WriteMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("..", "docs", "conformance", ag.name+".md")
+			if *updateConformance {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, md.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			doc, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			for _, res := range rep.Results {
+				row := fmt.Sprintf("| `%s` | %s | %s |", res.ID, res.Level, res.Status)
+				section := string(doc)
+				if i := strings.Index(section, fmt.Sprintf("### Protocol v%d\n", res.Protocol)); i >= 0 {
+					section = section[i:]
+					if j := strings.Index(section[1:], "\n### "); j >= 0 {
+						section = section[:j+1]
+					}
+				}
+				if !strings.Contains(section, row) {
+					t.Errorf("v%d %s is %s now (%s), not as %s says; rerun with -update and review the findings", res.Protocol, res.ID, res.Status, res.Message, path)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+// This file holds acp check against the TypeScript SDK's v1 and v2
+// example agents.
+
+package interop
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpclient/acp/acptest/conformance"
+)
+
+// tsTarget runs a tsagent/ script under node, one process per connection.
+func tsTarget(t *testing.T, script string) conformance.Target {
+	t.Helper()
+	node := needTool(t, "node")
+	npm := needTool(t, "npm")
+	npmOnce.Do(func() { npmErr = installTSAgent(npm) })
+	if npmErr != nil {
+		t.Fatalf("installing the TypeScript agent's dependencies failed: %v", npmErr)
+	}
+	dir, err := filepath.Abs(tsagentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conformance.Target{Command: []string{node, filepath.Join(dir, script)}, Dir: dir}
+}
+
+// gradeTS grades a TypeScript SDK agent and fails on any failed rule,
+// MUST or SHOULD; it logs the whole report.
+func gradeTS(t *testing.T, target conformance.Target, opts *conformance.Options) *conformance.Report {
+	t.Helper()
+	rep, err := conformance.Run(context.Background(), target, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		t.Logf("v%d %-24s %-13s %s", res.Protocol, res.ID, res.Status, res.Message)
+		if res.Status == conformance.Fail {
+			t.Errorf("%s (%s) failed: %s %s", res.ID, res.Level, res.Message, res.Evidence)
+		}
+	}
+	return rep
+}
+
+// TestCheckTSAgentV1: the TypeScript SDK's v1 agent passes acp check,
+// steered by its scenario words (permission, cancel, fs).
+func TestCheckTSAgentV1(t *testing.T) {
+	t.Parallel()
+	rep := gradeTS(t, tsTarget(t, "agent.mjs"), &conformance.Options{Prompts: conformance.Prompts{
+		Hello:  "permission",
+		Cancel: "cancel",
+		Tool:   "fs {workspace}/" + conformance.NotesFile,
+	}})
+	if len(rep.Versions) != 1 || rep.Versions[0] != 1 {
+		t.Fatalf("graded %v, want [1]", rep.Versions)
+	}
+	for _, id := range []string{"init.version", "permission.request", "tools.shape", "cancel.stop-reason", "fs.absolute-paths", "modes.set", "config.set", "session.list", "session.close"} {
+		if res, _ := rep.Result(id, 1); res.Status != conformance.Pass {
+			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+}
+
+// TestCheckTSAgentV2: the TypeScript SDK's experimental v2 agent passes
+// acp check in v2, the only version it speaks.
+func TestCheckTSAgentV2(t *testing.T) {
+	t.Parallel()
+	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
+		Hello:  "permission",
+		Cancel: "stall",
+	}})
+	if len(rep.Versions) != 1 || rep.Versions[0] != 2 {
+		t.Fatalf("graded %v, want [2]", rep.Versions)
+	}
+	for _, id := range []string{"init.version", "v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "cancel.stop-reason", "permission.request"} {
+		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
+			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+}
+
+// TestCheckTSAgentAuth: the v1 agent requiring authentication is graded
+// through it with the method given (auth.methods passes), and without one
+// its session rules are not exercised, never failed.
+func TestCheckTSAgentAuth(t *testing.T) {
+	t.Parallel()
+	target := tsTarget(t, "agent.mjs")
+	target.Env = append(os.Environ(), "TSAGENT_REQUIRE_AUTH=1")
+	opts := &conformance.Options{AuthMethod: "token", Protocol: []int{1},
+		Prompts: conformance.Prompts{Hello: "permission", Cancel: "cancel", Tool: "fs {workspace}/" + conformance.NotesFile}}
+	rep := gradeTS(t, target, opts)
+	for _, id := range []string{"auth.methods", "session.new", "session.resume", "session.list", "cancel.stop-reason"} {
+		if res, _ := rep.Result(id, 1); res.Status != conformance.Pass {
+			t.Errorf("with the token: %s: %s (%s), want pass", id, res.Status, res.Message)
+		}
+	}
+	rep, err := conformance.Run(context.Background(), target, &conformance.Options{Protocol: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := rep.Result("auth.methods", 1); res.Status != conformance.NotExercised || !strings.Contains(res.Message, "AuthMethod") {
+		t.Errorf("without a method: auth.methods %s (%s), want not exercised naming AuthMethod", res.Status, res.Message)
+	}
+	if !rep.Passed(true) {
+		t.Error("without a method the report failed: an agent requiring authentication is no failure")
+	}
+}
