@@ -486,7 +486,6 @@ func TestInteropCloseCancelsTurn(t *testing.T) {
 // follow the handlers set (read-only, none).
 func TestInteropFS(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t)
 	root := t.TempDir()
 	outside := t.TempDir()
 	in := filepath.Join(root, "in.txt")
@@ -507,6 +506,7 @@ func TestInteropFS(t *testing.T) {
 
 	t.Run("read and write", func(t *testing.T) {
 		t.Parallel()
+		ctx := testCtx(t) // its own deadline: parallel subtests start after the parent returns
 		c := connectTS(t, &acp.ClientOptions{FS: (&workspace.FS{Roots: []string{root}}).Handlers()})
 		s := newSession(t, ctx, c, root)
 		checkReports(t, "fs in.txt", mustRun(t, ctx, s, "fs "+in), `read:ok:"two\nthree\n"`, "write:ok")
@@ -526,6 +526,7 @@ func TestInteropFS(t *testing.T) {
 
 	t.Run("session roots", func(t *testing.T) {
 		t.Parallel()
+		ctx := testCtx(t) // its own deadline: parallel subtests start after the parent returns
 		// The zero workspace.FS confines the agent to the session's cwd;
 		// without a write handler only fs.readTextFile is advertised.
 		fsys := &workspace.FS{}
@@ -540,6 +541,7 @@ func TestInteropFS(t *testing.T) {
 
 	t.Run("no fs", func(t *testing.T) {
 		t.Parallel()
+		ctx := testCtx(t) // its own deadline: parallel subtests start after the parent returns
 		c := connectTS(t, nil)
 		s := newSession(t, ctx, c, root)
 		checkReports(t, "no fs", mustRun(t, ctx, s, "fs "+in), "read:unsupported", "write:unsupported")
