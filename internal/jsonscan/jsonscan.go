@@ -430,10 +430,12 @@ func SkipWS(data []byte, i int) int {
 }
 
 // FoldsLike reports whether key matches name the way encoding/json matches
-// a struct field (case-insensitively) without being name itself: such a
-// key sends the fast path back to encoding/json.
+// a struct field (case-insensitively, Unicode folding included: "ſ" is
+// "s", "\u212a" is "k") without being name itself: such a key sends the
+// fast path back to encoding/json. A folded rune is at most three bytes
+// per byte of the ASCII names it is used with.
 func FoldsLike(key []byte, name string) bool {
-	return len(key) == len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
+	return len(key) >= len(name) && len(key) <= 3*len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
 }
 
 // Plain returns the inside of the JSON string literal s when it needs no
