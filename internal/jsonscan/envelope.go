@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"errors"
 	"unicode/utf8"
 )
@@ -67,9 +68,10 @@ type Update struct {
 	// handle: a plain (unescaped, valid UTF-8) string sessionId, an update
 	// object, no key escaped, repeated or differing from a known one only
 	// by case. Otherwise the caller decodes params in full.
-	Exact bool
-	Body  []byte // params.update
-	Meta  []byte // params._meta when it is an object, else nil
+	Exact     bool
+	SessionID []byte // params.sessionId's inside, when Exact
+	Body      []byte // params.update
+	Meta      []byte // params._meta when it is an object, else nil
 	// Kind is update.sessionUpdate's inside when it is a plain string
 	// (nil otherwise).
 	Kind []byte
@@ -381,7 +383,7 @@ func (p *peeker) params(i int, e *Envelope, result bool) int {
 	if !exact || !sid.seen || sid.bad || len(u.Body) == 0 || u.Body[0] != '{' {
 		*u = Update{}
 	} else {
-		u.Exact = true
+		u.Exact, u.SessionID = true, sid.raw[1:len(sid.raw)-1]
 	}
 	return i + 1
 }
@@ -578,11 +580,25 @@ var strPlain = func() (t [256]bool) {
 	return t
 }()
 
+// wordNeedsLook reports whether any of the eight bytes of x is a quote, a
+// backslash, a control byte or past ASCII (the classic SWAR tests: a byte
+// below n sets its high bit in (x - n*lo) &^ x).
+func wordNeedsLook(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(lo*'"'), x^(lo*'\\')
+	return ((x-lo*0x20)&^x|(q-lo)&^q|(bs-lo)&^bs|x)&hi != 0
+}
+
 // validStringFlags is ValidString that also reports whether the string has
 // escapes (esc) or bytes past ASCII (high), in the same pass.
 func validStringFlags(data []byte, i int) (end int, esc, high bool) {
 	j := i + 1
 	for {
+		// Eight bytes at a time while none of them needs a look (a text
+		// chunk's text is most of a line), then byte by byte.
+		for j+8 <= len(data) && !wordNeedsLook(binary.LittleEndian.Uint64(data[j:])) {
+			j += 8
+		}
 		for j < len(data) && strPlain[data[j]] {
 			j++
 		}

@@ -166,7 +166,7 @@ func checkUpdate(t *testing.T, line []byte, e *Envelope) {
 	if !ok {
 		return
 	}
-	if !bytes.Equal(sid, e.SessionID) || !bytes.Equal(upd, u.Body) || !bytes.Equal(meta, u.Meta) {
+	if !bytes.Equal(sid, e.SessionID) || !bytes.Equal(sid, u.SessionID) || !bytes.Equal(upd, u.Body) || !bytes.Equal(meta, u.Meta) {
 		t.Fatalf("Peek(%q): %q %q %q, SplitNotification %q %q %q", line, e.SessionID, u.Body, u.Meta, sid, upd, meta)
 	}
 	k, msgID, text, ok := TextChunk(upd)
@@ -222,4 +222,57 @@ func uniqueFolded(data []byte, names ...string) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkPeek reads the envelope of the line the client reads most, a
+// text chunk with a messageId, and of a tool_call_update.
+//
+//	go test -run '^$' -bench Peek -benchmem ./internal/jsonscan/
+func BenchmarkPeek(b *testing.B) {
+	for _, tc := range []struct{ name, line string }{
+		{"chunk", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Hello, this is a streamed token or two of the answer"}}}}`},
+		{"tool", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}}}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			line := []byte(tc.line)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := Peek(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkThreeScans is what the reader did before Peek, for the
+// comparison in bench/README.md: a validating walk of the line, then
+// SplitNotification over params and TextChunk over the update.
+func BenchmarkThreeScans(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Hello, this is a streamed token or two of the answer"}}}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		s := NewObj(line, true)
+		var params []byte
+		for {
+			k, _, v, ok := s.Next()
+			if !ok {
+				break
+			}
+			if string(k) == "params" {
+				params = v
+			}
+		}
+		_, upd, _, ok := SplitNotification(params)
+		if !ok {
+			b.Fatal("split")
+		}
+		if _, _, text, ok := TextChunk(upd); !ok {
+			b.Fatal("chunk")
+		} else if _, ok := Plain(text); !ok {
+			b.Fatal("plain")
+		}
+	}
 }

@@ -168,35 +168,8 @@ func digits(data []byte, i int) int {
 // data[i] (a '"'), or -1. Like encoding/json's scanner it accepts any byte
 // from 0x20 up, invalid UTF-8 included (decoding coerces it later).
 func ValidString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch c := data[j]; {
-		case c == '"':
-			return j + 1
-		case c == '\\':
-			j++
-			if j >= len(data) {
-				return -1
-			}
-			switch data[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(data)-j < 5 {
-					return -1
-				}
-				for _, h := range data[j+1 : j+5] {
-					if !isHex(h) {
-						return -1
-					}
-				}
-				j += 4
-			default:
-				return -1
-			}
-		case c < 0x20:
-			return -1
-		}
-	}
-	return -1
+	end, _, _ := validStringFlags(data, i)
+	return end
 }
 
 func isHex(c byte) bool {
