@@ -26,8 +26,10 @@ const (
 	// maxToolUpdateAllocs is benchToolLine's count (a status and title
 	// update of a known call, v1 and v2 alike), measured 2026-12-02: 16,
 	// then 14 once a tool call without _meta stopped allocating the
-	// terminal convention's decoded form (decodeAgentTerminalMeta).
-	maxToolUpdateAllocs = 14
+	// terminal convention's decoded form (decodeAgentTerminalMeta), then
+	// 5 once schema decoded such an update in one walk
+	// (decodeToolCallUpdate) instead of through encoding/json.
+	maxToolUpdateAllocs = 5
 	// maxTurnAllocs bounds a whole turn per update, counted the way the
 	// bench/ harness counts its turn A: every allocation in the process
 	// from the prompt until Turn.Updates has yielded the last update, over
