@@ -23,6 +23,10 @@ var scanSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"a","status":"b"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":5}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","rawOutput":{"a":1},"content":[]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"package main\n"}}],"rawOutput":{"bytes":31}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":[null, {"type":"diff","path":"/a","newText":"x"} ,{"type":"nope"},{"type":"content"},7,{"type":"terminal","terminalId":"t"}],"rawInput":null,"rawOutput":  [1] }}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":{"type":"content"},"rawInput":"s"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":null,"locations":[{"path":"/a"}]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"\u00e9` + "\xff\xfe" + `"}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
@@ -140,6 +144,10 @@ func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
 // allocations, and leaves the rest to the generated decoder.
 func TestToolCallUpdateFastPath(t *testing.T) {
 	upd := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}`)
+	withContent := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"bytes":31}}`)
+	if _, ok := decodeToolCallUpdate(withContent); !ok {
+		t.Error("an update with content and rawOutput took the general path")
+	}
 	u, ok := decodeToolCallUpdate(upd)
 	if !ok {
 		t.Fatal("the common status update took the general path")
@@ -156,7 +164,7 @@ func TestToolCallUpdateFastPath(t *testing.T) {
 	}
 	for _, in := range []string{
 		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
-		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":[]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","locations":[]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{}}`,
 		`{"sessionUpdate":"tool_call_update","toolCallID":"c1"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","toolCallId":"c2"}`,

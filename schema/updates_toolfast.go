@@ -4,13 +4,16 @@ import (
 	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
+	"github.com/acpclient/acp/internal/wirejson"
 )
 
 // The one-pass decoder of the tool_call_update agents send most: a status,
-// title, kind or name change of a known call, with no content, locations,
-// raw input or output and no _meta. It finds the members in one walk (no
-// reflection), and makes the update, its optional fields and all its
-// strings in two allocations. Any other shape (a member it does not take,
+// title, kind or name change of a known call, perhaps with its content and
+// raw input or output, without locations or _meta. It finds the members in
+// one walk (no reflection), and makes the update, its optional fields and
+// all its strings in two allocations; each content item is decoded alone
+// by the generated decoder, the raw values copied. Any other shape (a
+// member it does not take,
 // a key escaped, repeated or differing from a known one only by case, a
 // toolCallId that is not a string) is left to the generated decoder; its
 // result is then the same as that decoder's (FuzzDecodeNotification holds
@@ -37,6 +40,7 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 		fStatus
 	)
 	var lit [5][]byte
+	var content, rawIn, rawOut []byte
 	var seen uint8
 	isKind := false
 	s := jsonscan.NewObj(data, false)
@@ -60,6 +64,12 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			f = fKind
 		case "status":
 			f = fStatus
+		case "content":
+			f = 5
+		case "rawInput":
+			f = 6
+		case "rawOutput":
+			f = 7
 		case "sessionUpdate":
 			if isKind || string(val) != `"tool_call_update"` {
 				return nil, false
@@ -67,7 +77,7 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			isKind = true
 			continue
 		default:
-			for _, k := range [...]string{"toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"} {
+			for _, k := range [...]string{"toolCallId", "title", "name", "kind", "status", "content", "rawInput", "rawOutput", "locations", "_meta"} {
 				if string(key) == k || jsonscan.FoldsLike(key, k) {
 					return nil, false // a member of the general path's
 				}
@@ -78,9 +88,16 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			return nil, false
 		}
 		seen |= 1 << f
-		if len(val) > 0 && val[0] == '"' {
+		switch {
+		case f == 5:
+			content = val
+		case f == 6:
+			rawIn = val
+		case f == 7:
+			rawOut = val
+		case len(val) > 0 && val[0] == '"':
 			lit[f] = val
-		} // any other value reads as not sent, as wirejson.Str reads it
+		} // a string member of any other value reads as not sent, as wirejson.Str reads it
 	}
 	if s.Bad() || !isKind || lit[fID] == nil {
 		return nil, false
@@ -118,6 +135,13 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 	}
 	b := &toolUpdateBox{}
 	b.u.ToolCallID = str[fID]
+	if content != nil {
+		var ok bool
+		if b.u.Content, ok = toolContentList(content); !ok {
+			return nil, false
+		}
+	}
+	b.u.RawInput, b.u.RawOutput = wirejson.RawValue(rawIn), wirejson.RawValue(rawOut)
 	if lit[fTitle] != nil {
 		b.title = str[fTitle]
 		b.u.Title = &b.title
@@ -135,4 +159,37 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 		b.u.Status = &b.status
 	}
 	return &b.u, true
+}
+
+// toolContentList decodes a validated content member as wirejson.List
+// does: an array's items that decode, in order (null and invalid ones
+// dropped), as a non-nil slice; any other value as absent. ok is false
+// for an array it cannot walk, left to the general path.
+func toolContentList(val []byte) ([]ToolCallContent, bool) {
+	if len(val) == 0 || val[0] != '[' {
+		return nil, true
+	}
+	var items [4][]byte // the common few without a second allocation
+	list := items[:0]
+	for i := jsonscan.SkipWS(val, 1); i < len(val) && val[i] != ']'; {
+		end := jsonscan.Skip(val, i)
+		if end < 0 {
+			return nil, false
+		}
+		list = append(list, val[i:end])
+		i = jsonscan.SkipWS(val, end)
+		if i < len(val) && val[i] == ',' {
+			i = jsonscan.SkipWS(val, i+1)
+		}
+	}
+	out := make([]ToolCallContent, 0, len(list))
+	for _, it := range list {
+		if wirejson.IsNull(it) {
+			continue
+		}
+		if c, err := unmarshalToolCallContent(it); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out, true
 }
