@@ -438,10 +438,13 @@ func decodeNotification(params []byte) (string, Update, error) {
 // object.
 func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, error) {
 	if sid, upd, meta, ok := splitNotification(params); ok {
-		if u, ok := decodeTextChunk(upd); ok {
+		// The tool call decoder first: it gives up at the discriminator,
+		// usually the first member, where the chunk scan walks the whole
+		// update before it does.
+		if u, ok := decodeToolCallUpdate(upd); ok {
 			return sid, u, meta, nil
 		}
-		if u, ok := decodeToolCallUpdate(upd); ok {
+		if u, ok := decodeTextChunk(upd); ok {
 			return sid, u, meta, nil
 		}
 		if u, err := decodeUpdate(upd); err == nil {
