@@ -104,12 +104,26 @@ func Peek(line []byte) (Envelope, error) {
 	var amb bool // checked once the whole line is known to be valid
 	var method []byte
 	var methodEsc bool
-	i = SkipWS(line, i+1)
-	if i < len(line) && line[i] == '}' {
+	// The notification most lines are, in the member order most agents
+	// write, is recognised by its first 52 bytes: the walk resumes at
+	// params' value.
+	var key []byte
+	j := -1
+	if i == 0 && len(line) > len(updatePrefix) && string(line[:len(updatePrefix)]) == updatePrefix {
+		e.JSONRPC = line[updateVersion : updateVersion+5 : updateVersion+5]
+		method = line[updateMethod : updateMethod+len(`"session/update"`)]
+		seen = 1 | 4
+		key, j = paramsKey, len(updatePrefix)
+	} else {
+		i = SkipWS(line, i+1)
+	}
+	if j < 0 && i < len(line) && line[i] == '}' {
 		i++
 	} else {
 		for {
-			key, _, j := p.key(i)
+			if j < 0 {
+				key, _, j = p.key(i)
+			}
 			if j < 0 {
 				return Envelope{}, ErrSyntax
 			}
@@ -172,6 +186,7 @@ func Peek(line []byte) (Envelope, error) {
 				return Envelope{}, ErrSyntax
 			}
 			i = SkipWS(line, i+1)
+			j = -1
 		}
 	}
 	if SkipWS(line, i) != len(line) {
@@ -195,6 +210,16 @@ func Peek(line []byte) (Envelope, error) {
 	}
 	return e, nil
 }
+
+// updatePrefix is how most agents begin a session/update; updateVersion
+// and updateMethod are where its "jsonrpc" and "method" values start.
+const (
+	updatePrefix  = `{"jsonrpc":"2.0","method":"session/update","params":`
+	updateVersion = len(`{"jsonrpc":`)
+	updateMethod  = len(`{"jsonrpc":"2.0","method":`)
+)
+
+var paramsKey = []byte("params")
 
 func span(d []byte, i, end int) []byte {
 	if end < 0 {
@@ -250,6 +275,15 @@ func (p *peeker) key(i int) (key []byte, esc bool, j int) {
 	d := p.d
 	if i >= len(d) || d[i] != '"' {
 		return nil, false, -1
+	}
+	// Keys are short and plain, and the colon follows at once: one byte
+	// loop finds such a key; anything else takes the full string scan.
+	k := i + 1
+	for k < len(d) && strPlain[d[k]] {
+		k++
+	}
+	if k+1 < len(d) && d[k] == '"' && d[k+1] == ':' {
+		return d[i+1 : k], false, SkipWS(d, k+2)
 	}
 	end, esc, high := validStringFlags(d, i)
 	if end < 0 {
