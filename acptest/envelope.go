@@ -7,6 +7,9 @@ import (
 	"github.com/acpclient/acp/internal/jsonscan"
 )
 
+// How the scripted agent reads one JSON-RPC message: by the peeker the
+// client under test routes by.
+
 // parseMessage reads one JSON-RPC message with jsonscan.Peek, the reader
 // the client's engine routes by, so the scripted agent reads a line as the
 // client under test would: a message the client refuses (a routing member

@@ -6,6 +6,9 @@ import (
 	"github.com/acpclient/acp/internal/jsonscan"
 )
 
+// How the viewer reads one frame's JSON-RPC envelope: by the peeker the
+// client routes by, so the page and the client never disagree on a line.
+
 // envelope is a JSON-RPC message, decoded only as far as the page needs.
 // The raw members alias the frame's message.
 type envelope struct {
