@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -269,14 +270,16 @@ type orphan struct {
 
 // onUpdate is the wire's hook for session/update, on the reader goroutine:
 // the client's stages of the update pipeline, before the session's own
-// (Session.apply). A plain text chunk for a running turn is folded from
-// the wire bytes (applyPlainText) and skips them all; any other update is
-// decoded (schema.DecodeNotification), screened (what does not decode is
-// kept as unknown and reported; a background list is cut to its bound;
-// subagent traffic is checked against the tree), and routed by session id
-// to its session, or kept as an orphan until the session is registered.
-func (c *Client) onUpdate(params []byte) {
-	if c.applyPlainText(params) {
+// (Session.apply). peek is what the reader's one pass over the line read
+// of params (jsonscan.Peek). A plain text chunk for a running turn is
+// folded from the wire bytes (applyPlainText) and skips them all; any
+// other update is decoded (schema.DecodeNotification), screened (what does
+// not decode is kept as unknown and reported; a background list is cut to
+// its bound; subagent traffic is checked against the tree), and routed by
+// session id to its session, or kept as an orphan until the session is
+// registered.
+func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
+	if peek.Chunk != jsonscan.ChunkNone && c.applyPlainText(params, &peek) {
 		return
 	}
 	n, err := schema.DecodeNotification(c.version, params)
@@ -380,29 +383,27 @@ func (c *Client) registerLocked(s *Session) (after func()) {
 
 // applyPlainText folds a plain text chunk (see plainText) for a session's
 // running turn straight from its notification, the bulk of every turn: no
-// update is decoded, its text is copied once, into its message. It reports
-// false, having changed nothing, for any other notification, and for a
-// chunk that arrives outside turns or for a session not registered, which
-// take the general path; the state and events are the same either way.
-func (c *Client) applyPlainText(params []byte) bool {
-	sid, upd, meta, ok := jsonscan.SplitNotification(params)
-	if !ok {
-		return false
-	}
-	kc, msgID, raw, ok := jsonscan.TextChunk(upd)
-	k := uint8(kc)
-	if !ok {
-		return false
-	}
+// update is decoded, its text is copied once, into its message. The chunk
+// is what the reader's pass found (peek.Chunk set); params is not scanned
+// again. It reports false, having changed nothing, for a chunk that
+// arrives outside turns or for a session not registered, which take the
+// general path; the state and events are the same either way.
+func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
+	sid, raw, k := peek.SessionID, peek.Text, uint8(peek.Chunk)
 	var id []byte
-	if msgID != nil {
-		if id, ok = jsonscan.Plain(msgID); !ok {
+	if peek.MsgID != nil {
+		var ok bool
+		if id, ok = jsonscan.Plain(peek.MsgID); !ok {
 			return false // an escaped id: rare, decoded
 		}
 	}
-	plain, isPlain := jsonscan.Plain(raw)
+	var plain []byte
 	var text string
-	if !isPlain {
+	isPlain := peek.TextPlain
+	if isPlain {
+		plain = raw[1 : len(raw)-1]
+	} else {
+		var ok bool
 		if text, ok = jsonscan.Unquote(raw); !ok {
 			return false
 		}
@@ -427,6 +428,10 @@ func (c *Client) applyPlainText(params []byte) bool {
 		if plain == nil {
 			plain = raw[1:1] // empty, but not nil: appendText's choice
 		}
+	}
+	var meta json.RawMessage
+	if peek.Meta != nil {
+		meta = bytes.Clone(peek.Meta) // kept on the events; params is the read buffer's
 	}
 	m := t.fold.targetBytes(t.fold.list(k), textKinds[k], id)
 	cost := costEntry + textCost(m == nil, len(id), n) + metaCost(meta)

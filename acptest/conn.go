@@ -205,8 +205,8 @@ func (c *Conn) handleLine(raw []byte) {
 	if len(line) == 0 {
 		return
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil || (m.Method == "" && m.ID == nil) {
+	m, err := parseMessage(line)
+	if err != nil || (m.Method == "" && m.ID == nil) {
 		if json.Valid(line) {
 			c.a.record(">", line, "")
 		} else {

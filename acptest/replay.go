@@ -126,8 +126,8 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 	for _, f := range frames {
 		switch f.Dir {
 		case ">":
-			var m message
-			if json.Unmarshal(f.Msg, &m) != nil {
+			m, err := parseMessage(f.Msg)
+			if err != nil {
 				continue
 			}
 			i := len(rp.clients)
@@ -158,8 +158,7 @@ func newReplayer(c *Conn, frames []Frame) (*replayer, *segment) {
 				continue
 			}
 			ra := recAgent{b: b.Bytes(), trigger: len(rp.clients) - 1, prev: last, answers: -1}
-			var m message
-			if json.Unmarshal(ra.b, &m) == nil && m.Method == "" && m.ID != nil {
+			if m, err := parseMessage(ra.b); err == nil && m.Method == "" && m.ID != nil {
 				if q, ok := requests[idKey(m.ID)]; ok {
 					ra.trigger, ra.answers = max(q, lastOther), q
 				}
@@ -289,8 +288,8 @@ func (rp *replayer) playAgent(idx []int) {
 // write writes one recorded agent frame: a request of the agent's gets a
 // fresh id, a response the live id (when non-nil).
 func (rp *replayer) write(b []byte, live json.RawMessage) error {
-	var m message
-	if json.Unmarshal(b, &m) != nil {
+	m, err := parseMessage(b)
+	if err != nil {
 		return rp.c.writeFrame(b, true, "")
 	}
 	switch {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // Frame is one line of a transcript, in the format of the real-agent
@@ -23,13 +25,8 @@ type Frame struct {
 
 // Method returns the frame's "method", or "" for responses and notes.
 func (f Frame) Method() string {
-	var m struct {
-		Method string `json:"method"`
-	}
-	if f.Msg != nil {
-		_ = json.Unmarshal(f.Msg, &m)
-	}
-	return m.Method
+	e, _ := jsonscan.Peek(f.Msg) // the reader the client routes by
+	return e.Method
 }
 
 // ReadTranscript parses a transcript written by [Agent.WriteTranscript] or

@@ -3,77 +3,46 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // envelope is the little of a JSON-RPC message the gateway reads to route
 // it: everything else passes through untouched, and is only scanned, not
 // copied (params and result can be large: a session/load replay, a diff).
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method *string         `json:"method"`
-	Params paramsSession   `json:"params"`
-	Result presence        `json:"result"`
-	Error  presence        `json:"error"`
-}
+// It is read by jsonscan.Peek, the reader the client's own engine uses, so
+// the gateway routes a message exactly as the client reads it; its slices
+// alias the line.
+type envelope struct{ jsonscan.Envelope }
 
-// presence records that a member is there (null counts) without keeping it.
-type presence bool
-
-func (p *presence) UnmarshalJSON([]byte) error { *p = true; return nil }
-
-// paramsSession keeps params.sessionId when params is an object and the
-// member a string; any other params are fine and leave it unset.
-type paramsSession struct {
-	id string
-	ok bool
-}
-
-func (p *paramsSession) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	var v struct {
-		SessionID json.RawMessage `json:"sessionId"`
-	}
-	if json.Unmarshal(b, &v) != nil || len(v.SessionID) == 0 || v.SessionID[0] != '"' {
-		return nil
-	}
-	if json.Unmarshal(v.SessionID, &p.id) == nil {
-		p.ok = true
-	}
-	return nil
-}
-
-// parseEnvelope decodes the routing fields of one JSON object. ok is false
-// for anything but an object.
+// parseEnvelope reads the routing fields of one JSON object. ok is false
+// for anything but an object, and for a message the client would refuse
+// as ambiguous (a routing member repeated or written in another case) or
+// whose method is not a string.
 func parseEnvelope(b []byte) (e envelope, ok bool) {
-	if err := json.Unmarshal(b, &e); err != nil {
+	env, err := jsonscan.Peek(b)
+	if err != nil {
 		return envelope{}, false
 	}
-	return e, true
+	return envelope{env}, true
 }
 
 // hasID reports whether the message has an "id" member (null counts).
 func (e *envelope) hasID() bool { return e.ID != nil }
 
 // isRequest: a method and an id.
-func (e *envelope) isRequest() bool { return e.Method != nil && e.hasID() }
+func (e *envelope) isRequest() bool { return e.HasMethod && e.hasID() }
 
 // isResponse: an id, no method, and a result or an error.
 func (e *envelope) isResponse() bool {
-	return e.Method == nil && e.hasID() && bool(e.Result || e.Error)
+	return !e.HasMethod && e.hasID() && (e.Result != nil || e.Error != nil)
 }
 
 // method is the method name, "" if none.
-func (e *envelope) method() string {
-	if e.Method == nil {
-		return ""
-	}
-	return *e.Method
-}
+func (e *envelope) method() string { return e.Method }
 
 // sessionID is params.sessionId when it is a string.
-func (e *envelope) sessionID() (string, bool) { return e.Params.id, e.Params.ok }
+func (e *envelope) sessionID() (string, bool) { return string(e.SessionID), e.HasSession }
 
 // idKey is the routing key of a JSON-RPC id: "s:" and the string, "n:" and
 // the number's text, or "null". ok is false for ids of any other type and

@@ -135,7 +135,7 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 		}
 		delete(c.replies, k)
 		c.mu.Unlock()
-	case e.Method != nil:
+	case e.HasMethod:
 		session, inParams := e.sessionID()
 		if (sessionScopedMethods[e.method()] || inParams) && header == "" {
 			return http.StatusBadRequest, "Missing Acp-Session-Id"

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 )
@@ -9,52 +10,31 @@ import (
 // envelope is what the transport reads of a message to route it: the
 // top-level fields, aliasing the message, without decoding the rest.
 type envelope struct {
-	id        []byte // raw JSON; nil when absent
+	id        []byte // raw JSON; nil when absent or null
 	method    string
 	sessionID string // params.sessionId (requests, notifications) or result.sessionId (responses)
 	hasResult bool
 }
 
-// peek reads msg's envelope; a message it cannot read yields a zero one
-// (the client reports it).
+// peek reads msg's envelope with jsonscan.Peek, the reader the client's
+// engine uses on the same messages, so routing reads what the client reads.
+// A message it cannot read, or one the client refuses as ambiguous (a
+// routing member repeated or written in another case), yields a zero
+// envelope (the client reports it). A method that is not a string reads as
+// none, the rest of the envelope being routed as usual.
 func peek(msg []byte) envelope {
-	var env envelope
-	var params, result []byte
-	s := jsonscan.NewObj(msg, false)
-	for {
-		key, plain, val, more := s.Next()
-		if !more {
-			break
-		}
-		k := string(key)
-		if !plain {
-			// "\u0069d" is "id" to the client's decoder: routing must
-			// read the same message the client does (FuzzEnvelope).
-			if u, ok := jsonscan.Unquote(append(append([]byte{'"'}, key...), '"')); ok {
-				k = u
-			}
-		}
-		switch k {
-		case "id":
-			if !bytes.Equal(val, []byte("null")) {
-				env.id = val
-			}
-		case "method":
-			env.method, _ = jsonscan.Unquote(val)
-		case "params":
-			params = val
-		case "result":
-			result, env.hasResult = val, true
-		}
+	e, err := jsonscan.Peek(msg)
+	if err != nil && !errors.Is(err, jsonscan.ErrMethod) {
+		return envelope{}
 	}
-	src := params
-	if env.method == "" {
-		src = result
+	env := envelope{method: e.Method, hasResult: e.Result != nil}
+	if string(e.ID) != "null" {
+		env.id = e.ID
 	}
-	if len(src) > 0 {
-		if v, found, _ := jsonscan.FindKey(src, "sessionId"); found {
-			env.sessionID, _ = jsonscan.Unquote(v)
-		}
+	if e.Method != "" {
+		env.sessionID = string(e.SessionID)
+	} else {
+		env.sessionID = string(e.ResultSessionID)
 	}
 	return env
 }

@@ -112,8 +112,9 @@ func FuzzSSE(f *testing.F) {
 }
 
 // uniqueKeys reports whether the JSON object data has no key twice at its
-// top level (encoding/json keeps the last of two, peek the last too; the
-// comparison below is for the unambiguous case).
+// top level, nor two keys that differ only by case (peek refuses a message
+// with a routing member written so as ambiguous, and reads no sessionId
+// written so; the comparison below is for the unambiguous case).
 func uniqueKeys(data []byte) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
@@ -123,18 +124,24 @@ func uniqueKeys(data []byte) bool {
 	if _, err := dec.Token(); err != nil {
 		return false
 	}
-	n := 0
+	var keys []string
 	for dec.More() {
-		if _, err := dec.Token(); err != nil {
+		tok, err := dec.Token()
+		if err != nil {
 			return false
 		}
+		for _, k := range keys {
+			if strings.EqualFold(k, tok.(string)) {
+				return false
+			}
+		}
+		keys = append(keys, tok.(string))
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
 			return false
 		}
-		n++
 	}
-	return n == len(m)
+	return true
 }
 
 // FuzzEnvelope checks peek against encoding/json on every object whose

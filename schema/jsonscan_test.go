@@ -13,8 +13,21 @@ import (
 // encoding/json path they short-cut: every input they accept must decode to
 // exactly what encoding/json gives, and everything else must fall back.
 
-// scanSeeds adds two _meta cases of the update path to the shared corpus.
+// scanSeeds adds two _meta cases of the update path and the shapes of the
+// tool_call_update fast path to the shared corpus.
 var scanSeeds = append([]string{
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"toolCallId":"c\u0031","kind":"edit","name":"e","title":"a\nb ` + "\xff" + `","status":null,"x":[1]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":7,"kind":"","status":"failed"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","Status":"failed"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"a","status":"b"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":5}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","rawOutput":{"a":1},"content":[]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"package main\n"}}],"rawOutput":{"bytes":31}}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":[null, {"type":"diff","path":"/a","newText":"x"} ,{"type":"nope"},{"type":"content"},7,{"type":"terminal","terminalId":"t"}],"rawInput":null,"rawOutput":  [1] }}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":{"type":"content"},"rawInput":"s"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":null,"locations":[{"path":"/a"}]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"\u00e9` + "\xff\xfe" + `"}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
 }, scantest.Seeds...)
@@ -99,8 +112,8 @@ type notificationEnvelope struct {
 }
 
 // FuzzDecodeNotification checks the scanners of the update path against
-// encoding/json. (The envelope scanner has its own target in
-// internal/engine.)
+// encoding/json. (The envelope peeker has its own target, FuzzPeek in
+// internal/jsonscan.)
 func FuzzDecodeNotification(f *testing.F) {
 	for _, s := range scanSeeds {
 		f.Add([]byte(s))
@@ -123,6 +136,43 @@ func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
 		got, ok := jsonscan.Unquote([]byte(in))
 		if !ok || got != want {
 			t.Errorf("jsonscan.Unquote(%s) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// The tool_call_update fast path takes the shape agents send most, in two
+// allocations, and leaves the rest to the generated decoder.
+func TestToolCallUpdateFastPath(t *testing.T) {
+	upd := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}`)
+	withContent := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"bytes":31}}`)
+	if _, ok := decodeToolCallUpdate(withContent); !ok {
+		t.Error("an update with content and rawOutput took the general path")
+	}
+	u, ok := decodeToolCallUpdate(upd)
+	if !ok {
+		t.Fatal("the common status update took the general path")
+	}
+	want, err := decodeUpdate(upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, u); d != "" {
+		t.Fatalf("fast path differs (-general +fast):\n%s", d)
+	}
+	if n := testing.AllocsPerRun(100, func() { decodeToolCallUpdate(upd) }); n > 2 {
+		t.Errorf("decodeToolCallUpdate allocates %v times, want 2", n)
+	}
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","locations":[]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{}}`,
+		`{"sessionUpdate":"tool_call_update","toolCallID":"c1"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","toolCallId":"c2"}`,
+		`{"sessionUpdate":"tool_call_update","tool\u0043allId":"c1"}`,
+		`{"sessionUpdate":"tool_call_update"}`,
+	} {
+		if _, ok := decodeToolCallUpdate([]byte(in)); ok {
+			t.Errorf("%s took the fast path", in)
 		}
 	}
 }

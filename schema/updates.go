@@ -438,6 +438,12 @@ func decodeNotification(params []byte) (string, Update, error) {
 // object.
 func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, error) {
 	if sid, upd, meta, ok := splitNotification(params); ok {
+		// The tool call decoder first: it gives up at the discriminator,
+		// usually the first member, where the chunk scan walks the whole
+		// update before it does.
+		if u, ok := decodeToolCallUpdate(upd); ok {
+			return sid, u, meta, nil
+		}
 		if u, ok := decodeTextChunk(upd); ok {
 			return sid, u, meta, nil
 		}

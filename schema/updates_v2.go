@@ -408,6 +408,9 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 		return sid, u, meta, nil
 	}
 	if string(kind) == "tool_call_update" && fastUpsert(upd) {
+		if u, ok := decodeToolCallUpdate(upd); ok {
+			return sid, u, meta, nil // what decodeUpdate gives, in one walk
+		}
 		if u, err := decodeUpdate(upd); err == nil {
 			return sid, u, meta, nil
 		}

@@ -7,19 +7,6 @@ import (
 	"strings"
 )
 
-// envelope is a JSON-RPC message, decoded only as far as the page needs.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
 // request is a request seen on the wire, waiting for its response.
 type request struct {
 	method string
@@ -118,8 +105,8 @@ func (b *builder) frame(i int, f frame) {
 		b.place(it)
 		return
 	}
-	var m envelope
-	if err := json.Unmarshal(f.msg, &m); err != nil {
+	m, err := peekEnvelope(f.msg)
+	if err != nil {
 		// A valid JSON object that is not a JSON-RPC message.
 		it := &item{K: "error", T: f.t, Title: "not a JSON-RPC message", Text: err.Error()}
 		it.addFrame(i)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // A connection that has carried a burst and gone quiet holds only small
@@ -56,7 +58,7 @@ func TestIdleWiresHoldLittle(t *testing.T) {
 		c := conn{inW: inW, outR: outR, recvd: make(chan struct{}), sent: make(chan struct{})}
 		updates := 0
 		c.w = NewWire(inR, outW, inR.Close, outW.Close, testLimits(), Hooks{
-			Update: func([]byte) {
+			Update: func([]byte, jsonscan.Update) {
 				if updates++; updates == 2000 {
 					close(c.recvd)
 				}

@@ -95,7 +95,7 @@ type outFrame struct {
 // goroutine (Trace also on the writer's) and must be quick and never call
 // user code. Update, Notification, Response and Request are required.
 type Hooks struct {
-	Update       func(params []byte)                                                 // a session/update notification
+	Update       func(params []byte, peek jsonscan.Update)                           // a session/update notification, and what the reader's one pass read of it
 	Notification func(method string, params []byte)                                  // any other notification
 	Response     func(id []byte, method string, line []byte)                         // the response to a call of ours, in wire order, before jrpc2 sees it
 	CallSent     func(id []byte, method string, params []byte) (written func(error)) // jrpc2 sent a call; written, if not nil, learns when its frame is on the wire
@@ -182,17 +182,6 @@ func (w *Wire) Recv() ([]byte, error) {
 	}
 }
 
-// envelope is the part of a JSON-RPC message needed to route it. Decoded
-// by scanEnvelope, the raw fields alias the line (valid until the next
-// read); decoded by encoding/json, they are copies.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
 // Dispatch routes one complete, in-bounds line. It returns the bytes to hand
 // to jrpc2, or nil when the line was consumed.
 func (w *Wire) Dispatch(line []byte) []byte {
@@ -209,16 +198,14 @@ func (w *Wire) Dispatch(line []byte) []byte {
 		w.diag("junk_line", "skipped a non-JSON line on the agent's stdout", trimmed)
 		return nil
 	}
-	env, ok := scanEnvelope(trimmed)
-	if !ok {
-		// Anything the one-pass scanner does not handle exactly (invalid
-		// JSON, case-folded or duplicate keys, escaped method names) goes
-		// through encoding/json, whose result and errors are the reference.
-		var err error
-		if env, err = decodeEnvelope(trimmed); err != nil {
-			w.diag("junk_line", "skipped a line that is not valid JSON: "+err.Error(), trimmed)
-			return nil
-		}
+	// One pass validates the line and reads what routing needs, a
+	// session/update's session id and text chunk included (jsonscan.Peek,
+	// the reader every part of the module shares). Its fields alias
+	// trimmed, valid until the next read.
+	env, err := jsonscan.Peek(trimmed)
+	if err != nil {
+		w.diag("junk_line", "skipped a line that is not "+peekProblem(trimmed, err), trimmed)
+		return nil
 	}
 	if !w.route(&env, trimmed) {
 		return nil
@@ -226,93 +213,28 @@ func (w *Wire) Dispatch(line []byte) []byte {
 	return bytes.Clone(trimmed)
 }
 
-// decodeEnvelope is the encoding/json path. (A separate function, so the
-// envelope of the fast path stays on the stack.)
-func decodeEnvelope(line []byte) (envelope, error) {
-	var env envelope
-	err := json.Unmarshal(line, &env)
-	return env, err
-}
-
-// scanEnvelope reads the routing fields of a JSON-RPC message in one pass
-// that also validates the whole line. The fields alias line. ok is false
-// when the line is not valid JSON or has a shape only encoding/json decodes
-// exactly (a key differing from a known one by case, a duplicate known key,
-// an escaped key, a method that is not a plain string); the caller then
-// decodes it with encoding/json.
-func scanEnvelope(line []byte) (env envelope, ok bool) {
-	s := jsonscan.NewObj(line, true)
-	var seen uint8
-	for {
-		key, plain, val, more := s.Next()
-		if !more {
-			break
+// peekProblem says what is wrong with a line Peek refused: encoding/json's
+// words for invalid JSON, Peek's for a message it will not guess at.
+func peekProblem(line []byte, err error) string {
+	if errors.Is(err, jsonscan.ErrSyntax) {
+		var v any
+		if jerr := json.Unmarshal(line, &v); jerr != nil {
+			return "valid JSON: " + jerr.Error()
 		}
-		if !plain {
-			return envelope{}, false
-		}
-		var bit uint8
-		switch string(key) {
-		case "jsonrpc":
-			continue
-		case "id":
-			bit, env.ID = 1, val
-		case "method":
-			m, ok := jsonscan.Plain(val)
-			if !ok {
-				return envelope{}, false
-			}
-			bit, env.Method = 2, internMethod(m)
-		case "params":
-			bit, env.Params = 4, val
-		case "result":
-			bit, env.Result = 8, val
-		case "error":
-			bit, env.Error = 16, val
-		default:
-			for _, k := range [...]string{"id", "method", "params", "result", "error"} {
-				if jsonscan.FoldsLike(key, k) {
-					return envelope{}, false
-				}
-			}
-			continue
-		}
-		if seen&bit != 0 {
-			return envelope{}, false
-		}
-		seen |= bit
+		return "a JSON object"
 	}
-	if !s.Rest() {
-		return envelope{}, false
-	}
-	return env, true
-}
-
-// internMethod returns the method name without allocating for the methods
-// agents send most.
-func internMethod(m []byte) string {
-	switch string(m) {
-	case methodSessionUpdate:
-		return methodSessionUpdate
-	case methodSessionRequestPermission:
-		return methodSessionRequestPermission
-	case methodFSReadTextFile:
-		return methodFSReadTextFile
-	case methodFSWriteTextFile:
-		return methodFSWriteTextFile
-	}
-	return string(m)
+	return "a JSON-RPC message the client can route: " + err.Error()
 }
 
 // route handles env and reports whether jrpc2 must see the message.
-func (w *Wire) route(env *envelope, raw []byte) bool {
+func (w *Wire) route(env *jsonscan.Envelope, raw []byte) bool {
 	hasID := len(env.ID) > 0 && string(env.ID) != "null"
 	switch {
 	case env.Method != "" && !hasID:
 		if env.Method == methodSessionUpdate {
 			// The update hook decodes params before it returns and keeps
-			// no reference to them.
-			w.hooks.Update(env.Params)
+			// no reference to them, nor to what Peek read of them.
+			w.hooks.Update(env.Params, env.Update)
 			return false
 		}
 		if env.Method == methodCancelRequest {
@@ -404,14 +326,12 @@ func (w *Wire) dispatchBatch(raw []byte) []byte {
 			i = jsonscan.SkipWS(raw, i+1)
 		}
 		n++
-		var env envelope
+		var env jsonscan.Envelope
 		ok := false
 		if len(it) > 0 && it[0] == '{' {
-			if env, ok = scanEnvelope(it); !ok {
-				var err error
-				env, err = decodeEnvelope(it)
-				ok = err == nil
-			}
+			var err error
+			env, err = jsonscan.Peek(it)
+			ok = err == nil
 		}
 		if n > w.limits.MaxBatch {
 			skipped++

@@ -6,7 +6,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"sync"
 	"time"
@@ -209,30 +208,13 @@ func (w *Wire) CloseWrite(grace time.Duration) {
 	w.failWaiters()
 }
 
-// outgoingCall recognises a request frame as jrpc2 writes it
-// ({"jsonrpc":"2.0","id":N,"method":"m","params":...}) and returns its parts
-// (aliasing frame).
+// outgoingCall recognises a request frame jrpc2 writes and returns its
+// parts (aliasing frame). It reads the frame with the reader's own peeker,
+// so what the wire records of a call is what it would read of it.
 func outgoingCall(frame []byte) (id []byte, method string, params []byte, ok bool) {
-	const prefix = `{"jsonrpc":"2.0","id":`
-	if !bytes.HasPrefix(frame, []byte(prefix)) {
+	env, err := jsonscan.Peek(frame)
+	if err != nil || !env.HasMethod || len(env.ID) == 0 || string(env.ID) == "null" {
 		return nil, "", nil, false
 	}
-	end := jsonscan.ValidValue(frame, len(prefix), 1)
-	if end < 0 || !bytes.HasPrefix(frame[end:], []byte(`,"method":`)) {
-		return nil, "", nil, false
-	}
-	id = frame[len(prefix):end]
-	i := end + len(`,"method":`)
-	mend := jsonscan.ValidString(frame, i)
-	if mend < 0 {
-		return nil, "", nil, false
-	}
-	m, ok := jsonscan.Plain(frame[i:mend])
-	if !ok {
-		return nil, "", nil, false
-	}
-	if rest := frame[mend:]; bytes.HasPrefix(rest, []byte(`,"params":`)) && len(rest) > len(`,"params":`)+1 {
-		params = rest[len(`,"params":`) : len(rest)-1]
-	}
-	return id, internMethod(m), params, true
+	return env.ID, env.Method, env.Params, true
 }

@@ -208,7 +208,7 @@ func FuzzFrameReader(f *testing.F) {
 		}
 		out := &frameChecker{}
 		w := NewWire(strings.NewReader(string(data)), out, nil, nil, Limits{MaxLine: max, MaxPending: 4, MaxBatch: 4, MaxQueued: 1 << 20}, Hooks{
-			Update:       func([]byte) {},
+			Update:       func([]byte, jsonscan.Update) {},
 			Notification: func(string, []byte) {},
 			Response:     func([]byte, string, []byte) {},
 			Request:      func([]byte, string, []byte) Request { return request{} },

@@ -168,35 +168,8 @@ func digits(data []byte, i int) int {
 // data[i] (a '"'), or -1. Like encoding/json's scanner it accepts any byte
 // from 0x20 up, invalid UTF-8 included (decoding coerces it later).
 func ValidString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch c := data[j]; {
-		case c == '"':
-			return j + 1
-		case c == '\\':
-			j++
-			if j >= len(data) {
-				return -1
-			}
-			switch data[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(data)-j < 5 {
-					return -1
-				}
-				for _, h := range data[j+1 : j+5] {
-					if !isHex(h) {
-						return -1
-					}
-				}
-				j += 4
-			default:
-				return -1
-			}
-		case c < 0x20:
-			return -1
-		}
-	}
-	return -1
+	end, _, _ := validStringFlags(data, i)
+	return end
 }
 
 func isHex(c byte) bool {
@@ -430,10 +403,12 @@ func SkipWS(data []byte, i int) int {
 }
 
 // FoldsLike reports whether key matches name the way encoding/json matches
-// a struct field (case-insensitively) without being name itself: such a
-// key sends the fast path back to encoding/json.
+// a struct field (case-insensitively, Unicode folding included: "ſ" is
+// "s", "\u212a" is "k") without being name itself: such a key sends the
+// fast path back to encoding/json. A folded rune is at most three bytes
+// per byte of the ASCII names it is used with.
 func FoldsLike(key []byte, name string) bool {
-	return len(key) == len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
+	return len(key) >= len(name) && len(key) <= 3*len(name) && string(key) != name && bytes.EqualFold(key, []byte(name))
 }
 
 // Plain returns the inside of the JSON string literal s when it needs no
