@@ -194,9 +194,16 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 		close(g.done)
 		var turns []*Turn
 		if restart {
+			drained := errors.Is(cause, ErrDrained)
 			for id, t := range c.prompts {
-				turns = append(turns, t)
 				delete(c.prompts, id)
+				if drained && c.holdDrainedLocked(t) {
+					continue // not delivered: sent again after the restart
+				}
+				turns = append(turns, t)
+			}
+			if drained {
+				c.holdRunningLocked() // prompts on their way to the wire
 			}
 			c.deadPrompts = nil // request ids start again on the next connection
 		}

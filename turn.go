@@ -21,6 +21,9 @@ type Turn struct {
 	id      string
 	expired bool
 	sent    chan error // the result of writing the request
+	// retry: the agent never got the prompt; it is sent again after the
+	// restart (turn_retry.go).
+	retry *retryPrompt
 
 	// Guarded by s.mu.
 	fold fold

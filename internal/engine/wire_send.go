@@ -7,7 +7,11 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -59,10 +63,10 @@ func (w *Wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, er
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.wclosed {
-		return nil, w.hooks.Closed
+		return nil, notWritten{w.hooks.Closed}
 	}
 	if w.werr != nil {
-		return nil, w.werr
+		return nil, notWritten{w.werr}
 	}
 	if urgent {
 		w.urgent = append(w.urgent, frame)
@@ -169,10 +173,67 @@ func (w *Wire) writeLoop() {
 		w.mu.Unlock()
 		if failed {
 			w.failWaiters()
+			w.writeBroken()
 			return
 		}
 	}
 }
+
+// writeBroken closes the read side once writing to the agent has failed
+// for good (every later send fails with werr): otherwise an agent that
+// keeps its output open (a process that stopped reading, a remote
+// transport whose POSTs fail) would leave the connection half alive, able
+// to send nothing, its calls failing with the bare write error and no
+// restart following. The reader then ends and decides the connection's
+// reason (Hooks.EOF): an end it read itself (the agent's exit, a stream's
+// end) wins; an end that is only this close reports the write's error
+// (readEnd). The writer does not end the connection itself: it would race
+// the reader for the reason.
+func (w *Wire) writeBroken() {
+	w.mu.Lock()
+	w.writeBroke = true
+	w.mu.Unlock()
+	if w.closeRd != nil {
+		_ = w.closeRd()
+	}
+}
+
+// readEnd is what the reader reports for the end err of its input: the
+// write's error when the input ended only because writeBroken closed it.
+func (w *Wire) readEnd(err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.writeBroke && w.werr != nil && isClosedErr(err) {
+		return w.werr
+	}
+	return err
+}
+
+// isClosedErr: a read error that says only that the reader was closed
+// under it.
+func isClosedErr(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF)
+}
+
+// WriteFailed reports whether writing to the agent has failed: every send
+// fails from then on, and the reader is ending (writeBroken).
+func (w *Wire) WriteFailed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.werr != nil
+}
+
+// notWritten is the error of a frame refused before it was written (the
+// wire is closed, or an earlier write failed): its text is the cause's,
+// and it also wraps ErrNotWritten.
+type notWritten struct{ err error }
+
+func (e notWritten) Error() string   { return e.err.Error() }
+func (e notWritten) Unwrap() []error { return []error{e.err, ErrNotWritten} }
+
+// ErrNotWritten marks (errors.Is) the error of a frame the wire refused
+// before writing any of it: the agent cannot have seen it.
+var ErrNotWritten = errors.New("engine: the frame was not written")
 
 func (w *Wire) failWaiters() {
 	w.mu.Lock()
