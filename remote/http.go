@@ -148,6 +148,7 @@ type httpConn struct {
 
 	mu       sync.Mutex
 	closing  bool
+	drained  bool                      // the server drained the connection (drained.go)
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
@@ -239,6 +240,9 @@ func (c *httpConn) send(msg []byte) error {
 	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
 		c.forget(env)
+		if c.wasDrained() {
+			return nil
+		}
 		return c.fatal(err)
 	}
 	defer drain(resp)
@@ -250,7 +254,30 @@ func (c *httpConn) send(msg []byte) error {
 		what = "the POST of " + env.method
 	}
 	se := statusError(what, resp)
+	if isDrained(se) {
+		// Not delivered. The session streams, which the server has ended,
+		// are still to be read to their ends (the server waits for this
+		// client to come back for each, and each then ends the
+		// connection as drained); without one, the connection ends now.
+		c.forget(env)
+		c.mu.Lock()
+		streams := len(c.sessions)
+		c.mu.Unlock()
+		if streams == 0 {
+			c.drainedEnd(se)
+		}
+		return nil
+	}
 	switch {
+	case env.isRequest() && env.method == schema.MethodSessionPrompt && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
+		// The connection is gone and the prompt reached no agent (a 404
+		// names a connection the server does not have, or no longer
+		// has: a gateway that drained it): say so, so that a supervised
+		// client sends it again on its next connection, then end the
+		// connection as for any 404.
+		c.forget(env)
+		c.notDelivered(env, se)
+		return nil
 	case env.isRequest() && session != "" && se.StatusCode == http.StatusConflict:
 		c.failSession(session, se)
 		c.failRequest(env, se)
@@ -455,6 +482,30 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		} else {
 			end = fmt.Errorf("acp/remote: %s ended: %w", what, err)
 		}
+		if session == "" && got {
+			emptyReopens = 0
+		}
+		if session == "" && err == nil && !c.ended(s) && emptyReopens == 0 {
+			if !got {
+				emptyReopens++ // a server that ends it at once, every time: one reopening
+			}
+			// The connection's stream ended cleanly: the server closed the
+			// connection, or only the stream. Asking for it again tells
+			// which, and a gateway that drained the connection says so in
+			// its 404 (acp.ErrDrained: what is unanswered was never
+			// delivered); through a proxy that end may arrive ahead of
+			// the session streams' last answers, which a drained
+			// connection's client must still read.
+			if body, err = open(); err == nil {
+				continue
+			}
+			if isDrained(err) {
+				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
+				return
+			}
+			c.streamFailed(session, s, fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			return
+		}
 		if session == "" || errors.Is(err, ErrBufferLimit) || c.ended(s) {
 			c.streamFailed(session, s, end)
 			return
@@ -480,6 +531,12 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		if body, err = open(); err != nil {
 			if sessionConflict(err) || c.ended(s) {
 				c.streamFailed(session, s, end)
+				return
+			}
+			if isDrained(err) {
+				// The server drained the connection: this stream was read
+				// to its end, and the server answered all it received.
+				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
 			_ = c.fatal(fmt.Errorf("%v, and opening it again failed: %w", end, err))
@@ -552,6 +609,10 @@ func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 	c.mu.Unlock()
 	if closing {
 		return // we ended it: the connection's Close, or the session's
+	}
+	if isDrained(err) {
+		c.drainedEnd(err)
+		return
 	}
 	var se *StatusError
 	if session == "" || errors.Is(err, ErrBufferLimit) || (errors.As(err, &se) && !sessionRefused(err)) {
@@ -656,6 +717,21 @@ func (c *httpConn) reply(id string, err error) {
 	go func() {
 		defer c.wg.Done()
 		_ = c.in.put(append(line, '\n'))
+	}()
+}
+
+// notDelivered answers the request env with acp.CodeNotDelivered, then
+// ends the connection with err: in that order, from a goroutine of its own
+// (as reply), so that the client reads the answer before the end.
+func (c *httpConn) notDelivered(env envelope, err error) {
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(idKey(env.id)), "error": map[string]any{
+		"code": acp.CodeNotDelivered, "message": "acp/remote: the prompt was not delivered: " + err.Error(),
+	}})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = c.in.put(append(line, '\n'))
+		_ = c.fatal(err)
 	}()
 }
 
