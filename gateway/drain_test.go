@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/coder/websocket"
 )
 
 // A drain lets the running turn finish and loses nothing: new connections
@@ -154,5 +157,47 @@ func TestHealth(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), "draining") {
 		t.Errorf("after Shutdown: %d %q, want 503 draining", rec.Code, rec.Body.String())
+	}
+}
+
+// Over WebSocket: a new request while draining is answered
+// CodeNotDelivered, the running turn's cancel still reaches the agent,
+// and the socket closes 1001 naming the drain only after the turn's
+// answer.
+func TestDrainWebSocket(t *testing.T) {
+	g, url := start(t, newPipeDial(t, nil).Dial, nil)
+	w, err := dialWS(t, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	w.until(isResponse(0))
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`)
+	sid := result(w.until(isResponse(1)))["sessionId"].(string)
+	w.send(prompt(2, sid, "wait"))
+	w.until(func(m map[string]any) bool { return chunkText(m) == "waiting" })
+
+	drained := make(chan error, 1)
+	go func() { drained <- g.Drain(context.Background()) }()
+	// Until the drain has begun, a request is forwarded as usual: send
+	// until one is refused (the agent echoes the others).
+	for id := 3; ; id++ {
+		w.send(`{"jsonrpc":"2.0","id":` + fmt.Sprint(id) + `,"method":"session/list","params":{}}`)
+		m := w.until(isResponse(float64(id)))
+		if e, _ := m["error"].(map[string]any); e != nil && e["code"] == float64(acp.CodeNotDelivered) {
+			break
+		}
+	}
+	w.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":%q}}`, sid))
+	if m := w.until(isResponse(2)); result(m)["stopReason"] != "cancelled" {
+		t.Fatalf("the running turn's answer: %v", m)
+	}
+	_, err = w.recv()
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway || !strings.Contains(ce.Reason, "(drained)") {
+		t.Fatalf("after the answer: %v, want close 1001 naming the drain", err)
+	}
+	if err := <-drained; err != nil {
+		t.Fatalf("Drain: %v", err)
 	}
 }
