@@ -197,6 +197,9 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 			drained := errors.Is(cause, ErrDrained)
 			for id, t := range c.prompts {
 				delete(c.prompts, id)
+				if t.writing {
+					continue // its write's outcome decides (holdUnwritten, runPrompt)
+				}
 				if drained && c.holdDrainedLocked(t) {
 					continue // not delivered: sent again after the restart
 				}
@@ -234,7 +237,7 @@ func (c *Client) failRunningTurns(reason error) {
 	var turns []*Turn
 	for _, s := range c.routing.sessions {
 		s.mu.Lock()
-		if t := s.turn; t != nil {
+		if t := s.turn; t != nil && !t.writing {
 			turns = append(turns, t)
 		}
 		s.mu.Unlock()

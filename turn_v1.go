@@ -162,6 +162,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	if t != nil {
 		<-c.promptSlot
 		t.id = string(id)
+		t.writing = true
 		if !t.expired {
 			c.prompts[t.id] = t
 		}
@@ -173,6 +174,9 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	// Non-blocking: a prompt sent again (turn_retry.go) reports its write
 	// to no one; Prompt has long returned.
 	return func(err error) {
+		c.mu.Lock()
+		t.writing = false
+		c.mu.Unlock()
 		if err != nil && c.holdUnwritten(t, err) {
 			return // sent again after the restart; Prompt waits for that
 		}

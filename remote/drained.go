@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/engine"
 )
 
 // drainedMark ends what a drained gateway says about the connection: the
@@ -45,3 +46,12 @@ func (c *httpConn) wasDrained() bool {
 	defer c.mu.Unlock()
 	return c.drained
 }
+
+// notDelivered is the write error of a message the server answered without
+// forwarding it (404: it does not know the connection). It wraps
+// engine.ErrNotWritten, which tells the client the agent cannot have seen
+// it; Write returns it only when nothing of its buffer was sent.
+type notDelivered struct{ err error }
+
+func (e notDelivered) Error() string   { return e.err.Error() }
+func (e notDelivered) Unwrap() []error { return []error{e.err, engine.ErrNotWritten} }

@@ -183,8 +183,16 @@ func (c *httpConn) Write(p []byte) (int, error) {
 		if len(line) > 0 {
 			err = c.send(line)
 		}
+		first := len(c.partial) == len(p) // no earlier line of p was sent, nor part of this one before p
 		c.partial = c.partial[i+1:]
 		if err != nil {
+			var nd notDelivered
+			if errors.As(err, &nd) {
+				if first {
+					return 0, err // nothing of p reached the agent
+				}
+				err = nd.err
+			}
 			return len(p), err
 		}
 	}
@@ -269,15 +277,15 @@ func (c *httpConn) send(msg []byte) error {
 		return nil
 	}
 	switch {
-	case env.isRequest() && env.method == schema.MethodSessionPrompt && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
-		// The connection is gone and the prompt reached no agent (a 404
-		// names a connection the server does not have, or no longer
-		// has: a gateway that drained it): say so, so that a supervised
-		// client sends it again on its next connection, then end the
-		// connection as for any 404.
+	case env.isRequest() && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
+		// The connection is gone and the request reached no agent: a 404
+		// names a connection the server that answered does not have
+		// (behind a proxy, maybe one it sent to the wrong backend), so it
+		// forwarded nothing. The write error says so (Write), so that a
+		// supervised client sends a prompt again on its next connection.
 		c.forget(env)
-		c.notDelivered(env, se)
-		return nil
+		_ = c.fatal(se)
+		return notDelivered{se}
 	case env.isRequest() && session != "" && se.StatusCode == http.StatusConflict:
 		c.failSession(session, se)
 		c.failRequest(env, se)
@@ -717,21 +725,6 @@ func (c *httpConn) reply(id string, err error) {
 	go func() {
 		defer c.wg.Done()
 		_ = c.in.put(append(line, '\n'))
-	}()
-}
-
-// notDelivered answers the request env with acp.CodeNotDelivered, then
-// ends the connection with err: in that order, from a goroutine of its own
-// (as reply), so that the client reads the answer before the end.
-func (c *httpConn) notDelivered(env envelope, err error) {
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(idKey(env.id)), "error": map[string]any{
-		"code": acp.CodeNotDelivered, "message": "acp/remote: the prompt was not delivered: " + err.Error(),
-	}})
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		_ = c.in.put(append(line, '\n'))
-		_ = c.fatal(err)
 	}()
 }
 

@@ -132,7 +132,8 @@ func (w *Wire) writeLoop() {
 		// The buffer is the pool's between batches: an idle connection
 		// holds none.
 		bw := writeBufs.Get().(*bufio.Writer)
-		bw.Reset(w.w)
+		cw := countingWriter{w: w.w}
+		bw.Reset(&cw)
 		var err error
 		for _, f := range frames {
 			if w.hooks.Trace != nil {
@@ -151,6 +152,12 @@ func (w *Wire) writeLoop() {
 		bw.Reset(nil)
 		writeBufs.Put(bw)
 
+		if err != nil && cw.n > 0 && errors.Is(err, ErrNotWritten) {
+			// The transport says the failed write reached no agent, but an
+			// earlier one of this batch did: what the batch's frames got
+			// is not known.
+			err = mayHaveWritten{err}
+		}
 		w.mu.Lock()
 		if err != nil && w.werr == nil {
 			w.werr = fmt.Errorf("%w: writing to the agent: %w", w.hooks.Closed, err)
@@ -231,9 +238,32 @@ type notWritten struct{ err error }
 func (e notWritten) Error() string   { return e.err.Error() }
 func (e notWritten) Unwrap() []error { return []error{e.err, ErrNotWritten} }
 
-// ErrNotWritten marks (errors.Is) the error of a frame the wire refused
-// before writing any of it: the agent cannot have seen it.
+// ErrNotWritten marks (errors.Is) the error of a frame the agent cannot
+// have seen: the wire refused it before writing any of it, or the
+// transport's Write failed with an error wrapping it having taken none of
+// the batch (package remote: the server forwarded nothing).
 var ErrNotWritten = errors.New("engine: the frame was not written")
+
+// countingWriter counts the bytes its writer took.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// mayHaveWritten is a write error that wraps ErrNotWritten but may not
+// claim it: it matches everything its cause matches except ErrNotWritten.
+type mayHaveWritten struct{ err error }
+
+func (e mayHaveWritten) Error() string { return e.err.Error() }
+func (e mayHaveWritten) Is(target error) bool {
+	return target != ErrNotWritten && errors.Is(e.err, target)
+}
 
 func (w *Wire) failWaiters() {
 	w.mu.Lock()
