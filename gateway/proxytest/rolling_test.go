@@ -207,7 +207,7 @@ func TestRollingRestart(t *testing.T) {
 					waitBack(t, s.proxy, b)
 					t.Logf("round %d: backend %s drained in %v and restarted", round, b.name, took.Round(time.Millisecond))
 					for _, r := range runners {
-						r.wait(t, 6) // every client goes on, wherever it is now
+						r.wait(t, 20) // every client goes on, wherever it is now
 					}
 				}
 			}

@@ -273,7 +273,9 @@ func (w *Wire) failWaiters() {
 		err = w.hooks.Closed
 	}
 	for seq, ch := range w.waiters {
-		ch <- err
+		// Still waiting: its frame was never handed to a write (the
+		// writer has stopped; a batch it wrote reported to its own).
+		ch <- notWritten{err}
 		delete(w.waiters, seq)
 	}
 	w.normal, w.urgent = nil, nil
