@@ -134,7 +134,10 @@ var rollingProxies = []struct {
 func waitBack(t *testing.T, p *proxy, b *backend) {
 	t.Helper()
 	if p.name == "nginx" {
-		time.Sleep(nginxFailTimeout)
+		// Twice: nginx counts fail_timeout in whole seconds (a backend
+		// marked at the end of a second is skipped up to a second
+		// longer), and each worker process keeps its own marks.
+		time.Sleep(2 * nginxFailTimeout)
 		return
 	}
 	// Down as far as HAProxy knows: it logged the server DOWN more often
