@@ -102,6 +102,10 @@ type RestartEvent struct {
 // again, once the restart that follows has restored its session, as the
 // same Turn (with a new request id): the agent never saw the first one.
 // Without supervision the turn fails with the error.
+//
+// Unstable: the code is this module's (the JSON-RPC range of
+// implementation-defined server errors), not the protocol's, and may move
+// with the RFD "Streamable HTTP & WebSocket transport".
 const CodeNotDelivered = -32050
 
 // ErrDrained is what a transport's connection ends with (wrapped) when the
@@ -111,6 +115,8 @@ const CodeNotDelivered = -32050
 // drained connection. Under supervision the prompts in flight are then
 // sent again after the restart, as for CodeNotDelivered, instead of
 // failing with ErrAgentRestarted.
+//
+// Unstable: as CodeNotDelivered.
 var ErrDrained = errors.New("acp: the server drained the connection")
 
 // supervisor runs a client's restarts, one at a time.
