@@ -194,9 +194,19 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 		close(g.done)
 		var turns []*Turn
 		if restart {
+			drained := errors.Is(cause, ErrDrained)
 			for id, t := range c.prompts {
-				turns = append(turns, t)
 				delete(c.prompts, id)
+				if t.writing {
+					continue // its write's outcome decides (holdUnwritten, runPrompt)
+				}
+				if drained && c.holdDrainedLocked(t) {
+					continue // not delivered: sent again after the restart
+				}
+				turns = append(turns, t)
+			}
+			if drained {
+				c.holdRunningLocked() // prompts on their way to the wire
 			}
 			c.deadPrompts = nil // request ids start again on the next connection
 		}
@@ -227,7 +237,7 @@ func (c *Client) failRunningTurns(reason error) {
 	var turns []*Turn
 	for _, s := range c.routing.sessions {
 		s.mu.Lock()
-		if t := s.turn; t != nil {
+		if t := s.turn; t != nil && !t.writing {
 			turns = append(turns, t)
 		}
 		s.mu.Unlock()

@@ -94,6 +94,31 @@ type RestartEvent struct {
 	Lost     []string
 }
 
+// CodeNotDelivered is the JSON-RPC error code of an answer that says the
+// request never reached the agent: a draining gateway refused it (package
+// gateway's Drain), or the connection it was sent on had already closed
+// (package remote answers so for a prompt whose POST got 404). Under
+// supervision (ClientOptions.Restart) a prompt answered with it is sent
+// again, once the restart that follows has restored its session, as the
+// same Turn (with a new request id): the agent never saw the first one.
+// Without supervision the turn fails with the error.
+//
+// Unstable: the code is this module's (the JSON-RPC range of
+// implementation-defined server errors), not the protocol's, and may move
+// with the RFD "Streamable HTTP & WebSocket transport".
+const CodeNotDelivered = -32050
+
+// ErrDrained is what a transport's connection ends with (wrapped) when the
+// server drained it: it answered every request it received before it
+// closed (package gateway's Drain), so a request still unanswered was
+// never delivered to the agent. Package remote reports it for a gateway's
+// drained connection. Under supervision the prompts in flight are then
+// sent again after the restart, as for CodeNotDelivered, instead of
+// failing with ErrAgentRestarted.
+//
+// Unstable: as CodeNotDelivered.
+var ErrDrained = errors.New("acp: the server drained the connection")
+
 // supervisor runs a client's restarts, one at a time.
 type supervisor struct {
 	p      RestartPolicy

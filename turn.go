@@ -21,6 +21,13 @@ type Turn struct {
 	id      string
 	expired bool
 	sent    chan error // the result of writing the request
+	// retry: the agent never got the prompt; it is sent again after the
+	// restart (turn_retry.go).
+	retry *retryPrompt
+	// writing: the prompt is on its way to the transport, which has not
+	// said yet whether it took it; a connection's end leaves the turn
+	// to the write's outcome (holdUnwritten, runPrompt).
+	writing bool
 
 	// Guarded by s.mu.
 	fold fold

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/acpclient/acp/schema"
@@ -86,22 +87,66 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 	}
 	// The call is not tied to the Prompt context: ending a turn early is
 	// session/cancel (see Turn.Cancel), never an abandoned call.
-	rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: schema.MethodSessionPrompt, Params: params}})
-	if err != nil {
-		c.mu.Lock()
-		if c.sending == t { // never reached the wire
-			c.sending = nil
-			<-c.promptSlot
+	for {
+		rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: schema.MethodSessionPrompt, Params: params}})
+		if err != nil {
+			c.mu.Lock()
+			neverSent := c.sending == t
+			if neverSent { // never reached the wire
+				c.sending = nil
+				<-c.promptSlot
+			}
+			c.mu.Unlock()
+			if neverSent && c.sup != nil {
+				// jrpc2 refused the call: the connection has ended, and a
+				// restart follows, after which the prompt goes out.
+				<-g.done
+				c.mu.Lock()
+				if t.retry == nil && !c.closing && !c.ended {
+					c.holdLocked(t, callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
+				}
+				c.mu.Unlock()
+			}
+			c.mu.Lock()
+			retry := t.retry != nil
+			c.mu.Unlock()
+			if retry { // refused unwritten (holdUnwritten): again after the restart
+				var ok bool
+				if g, ok = c.resume(t, g); !ok {
+					return
+				}
+				continue
+			}
+			t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
+			return
 		}
+		answered := g.wire.Settle(rsps[0].ID()).Answered
+		c.mu.Lock()
+		if !answered {
+			c.mu.Unlock()
+			<-g.done // connEnded has held t for a retry, or not
+			c.mu.Lock()
+			if t.retry == nil && errors.Is(g.endErr, ErrDrained) && c.sup != nil && !c.closing && !c.ended {
+				// Sent as the connection ended: the server answered all
+				// it received, so it never got this one.
+				c.holdDrainedLocked(t)
+			}
+		}
+		retry := t.retry != nil
 		c.mu.Unlock()
-		t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
-		return
+		if !answered && !retry {
+			t.fail(callError(schema.MethodSessionPrompt, g.endErr))
+			return
+		}
+		if !retry {
+			return // the reader ended the turn
+		}
+		// Not delivered (holdForRetry): again on the next connection.
+		var ok bool
+		if g, ok = c.resume(t, g); !ok {
+			return
+		}
 	}
-	if out := g.wire.Settle(rsps[0].ID()); out.Answered {
-		return // the reader ended the turn
-	}
-	<-g.done
-	t.fail(callError(schema.MethodSessionPrompt, g.endErr))
 }
 
 // onCallSent is the wire's hook for every call jrpc2 sends, called before
@@ -117,6 +162,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	if t != nil {
 		<-c.promptSlot
 		t.id = string(id)
+		t.writing = true
 		if !t.expired {
 			c.prompts[t.id] = t
 		}
@@ -125,7 +171,20 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	if t == nil {
 		return nil
 	}
-	return func(err error) { t.sent <- err }
+	// Non-blocking: a prompt sent again (turn_retry.go) reports its write
+	// to no one; Prompt has long returned.
+	return func(err error) {
+		c.mu.Lock()
+		t.writing = false
+		c.mu.Unlock()
+		if err != nil && c.holdUnwritten(t, err) {
+			return // sent again after the restart; Prompt waits for that
+		}
+		select {
+		case t.sent <- err:
+		default:
+		}
+	}
 }
 
 // mapSendErr replaces jrpc2's error for a call that could not be sent on
@@ -140,8 +199,16 @@ func (c *Client) mapSendErr(g *agentConn, err error) error {
 	case <-g.done:
 		return g.endErr
 	default:
-		return err
 	}
+	if errors.Is(err, ErrConnClosed) && g.wire.WriteFailed() {
+		// Writing to the agent failed for good: the wire has closed the
+		// read side, so the reader is ending the connection, and decides
+		// the reason every call gets (ErrAgentRestarted under
+		// supervision), not the bare write error.
+		<-g.done
+		return g.endErr
+	}
+	return err
 }
 
 // onResponse is the wire's hook for every response to a call of ours, on
@@ -165,7 +232,7 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 		return
 	}
 	c.mu.Unlock()
-	if t == nil {
+	if t == nil || c.holdForRetry(t, raw) {
 		return
 	}
 	var msg struct {

@@ -52,6 +52,21 @@ type conn struct {
 	// heldOpen: the agent of this HTTP connection exited; its session
 	// streams are held open (holdSessionStream).
 	heldOpen bool
+	// Drain (drain.go): draining refuses new requests; sessionsEnded ends
+	// the session streams once nothing is in flight; sessionReceivers
+	// counts the SSE responses of session streams, which the connection
+	// outlives.
+	draining         bool
+	sessionsEnded    bool
+	sessionReceivers int
+	// acks: the sessions whose streams had a receiver when they ended,
+	// until the client asks for each again (its GET, answered 404, says it
+	// has read that stream to its end); nil once the wait is over.
+	acks map[string]bool
+	// known: the sessions the client has named (a stream, a request's
+	// Acp-Session-Id), at most MaxSessions: the streams it comes back
+	// for after a drain (acks).
+	known map[string]bool
 }
 
 // stream is the queue of one SSE stream (or of the WebSocket).
@@ -276,7 +291,7 @@ func (c *conn) next(ctx context.Context, st *stream, keepAlive <-chan time.Time)
 			c.mu.Unlock()
 			return msg, true
 		}
-		closed := c.reason != nil
+		closed := c.reason != nil || (c.sessionsEnded && st != c.streams[""])
 		c.mu.Unlock()
 		if closed {
 			return nil, false
@@ -303,8 +318,12 @@ func (c *conn) hasQueued(st *stream) bool {
 func (c *conn) delivered(n int) {
 	c.mu.Lock()
 	c.buffered -= n
+	closeNow := c.drainStepLocked()
 	c.mu.Unlock()
 	signal(c.room)
+	if closeNow {
+		c.close(errDrained)
+	}
 }
 
 // attach makes the caller the receiver of the stream of session. It fails
@@ -315,6 +334,11 @@ func (c *conn) attach(session string) (*stream, int, string) {
 	defer c.mu.Unlock()
 	if c.reason != nil {
 		return nil, 404, "Unknown Acp-Connection-Id (closed: " + c.reason.Error() + ")"
+	}
+	if session != "" && c.sessionsEnded {
+		delete(c.acks, session)
+		c.ackedLocked()
+		return nil, 404, "Unknown Acp-Connection-Id (closed: " + errDrained.Error() + ")"
 	}
 	st := c.streams[session]
 	if st == nil {
@@ -328,6 +352,10 @@ func (c *conn) attach(session string) (*stream, int, string) {
 		return nil, 409, "Outbound stream already has an active receiver"
 	}
 	st.receiver = true
+	if session != "" {
+		c.sessionReceivers++
+		c.knowLocked(session)
+	}
 	c.beginLocked()
 	return st, 0, ""
 }
@@ -337,12 +365,19 @@ func (c *conn) attach(session string) (*stream, int, string) {
 // hold something.
 func (c *conn) detach(session string, st *stream) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	st.receiver = false
+	if session != "" {
+		c.sessionReceivers--
+	}
 	if session != "" && len(st.queue) == 0 && c.streams[session] == st {
 		delete(c.streams, session)
 	}
 	c.endLocked()
+	closeNow := c.drainStepLocked()
+	c.mu.Unlock()
+	if closeNow {
+		c.close(errDrained)
+	}
 }
 
 // begin marks a request in flight, which keeps the connection from being

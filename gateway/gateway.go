@@ -50,13 +50,15 @@ type Gateway struct {
 	dial DialFunc
 	o    Options
 
-	mu      sync.Mutex
-	conns   map[string]*conn
-	count   int // agents alive: initializing, serving, or not yet exited
-	closing bool
-	gone    map[string]string // recently closed id → reason, for 404 bodies
-	goneIDs []string          // ring of the keys of gone
-	goneAt  int
+	mu       sync.Mutex
+	conns    map[string]*conn
+	count    int               // agents alive: initializing, serving, or not yet exited
+	closing  bool              // Drain or Shutdown: new connections get 503
+	draining bool              // Drain: the connections close as they fall idle
+	changed  chan struct{}     // closed and replaced when a connection is forgotten (Drain waits on it)
+	gone     map[string]string // recently closed id → reason, for 404 bodies
+	goneIDs  []string          // ring of the keys of gone
+	goneAt   int
 
 	wg sync.WaitGroup // agents being shut down, and their readers
 
@@ -83,6 +85,7 @@ func New(dial DialFunc, opts *Options) *Gateway {
 		conns:    make(map[string]*conn),
 		gone:     make(map[string]string),
 		stopping: make(chan struct{}),
+		changed:  make(chan struct{}),
 		hold:     sessionStreamHold,
 	}
 	g.bodies.max = g.o.MaxGatewayBodyBytes
@@ -194,6 +197,8 @@ func (g *Gateway) forget(c *conn, reason error) {
 		return
 	}
 	delete(g.conns, c.id)
+	close(g.changed)
+	g.changed = make(chan struct{})
 	if len(g.goneIDs) < goneKept {
 		g.goneIDs = append(g.goneIDs, c.id)
 	} else {

@@ -118,6 +118,13 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 	if len(header) > maxIDBytes {
 		return http.StatusBadRequest, "Acp-Session-Id too long"
 	}
+	if header != "" {
+		c.mu.Lock()
+		if !c.sessionsEnded {
+			c.knowLocked(header)
+		}
+		c.mu.Unlock()
+	}
 	var key string
 	switch {
 	case e.isResponse():
@@ -159,6 +166,13 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 				session = ""
 			}
 			c.mu.Lock()
+			if refused, ok := c.refuseDrainingLocked(session, e.ID); refused {
+				c.mu.Unlock()
+				if !ok {
+					return http.StatusNotFound, "Unknown Acp-Connection-Id (closed: " + errDrained.Error() + ")"
+				}
+				return 0, ""
+			}
 			if len(c.pending) >= c.o.MaxPendingRequests {
 				c.mu.Unlock()
 				return http.StatusTooManyRequests, fmt.Sprintf("Too many requests awaiting the agent's answer (%d)", c.o.MaxPendingRequests)
@@ -225,7 +239,11 @@ func (g *Gateway) initialize(w http.ResponseWriter, r *http.Request, e envelope,
 	case resp := <-ch:
 		c.mu.Lock()
 		c.ready = c.reason == nil
+		closeNow := c.drainStepLocked() // Drain began during the initialize
 		c.mu.Unlock()
+		if closeNow {
+			defer c.close(errDrained) // after the answer is written
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set(HeaderConnectionID, c.id)
 		w.WriteHeader(http.StatusOK)

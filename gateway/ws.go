@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpclient/acp"
 	"github.com/coder/websocket"
 )
 
@@ -129,6 +130,23 @@ func (c *conn) wsMessage(data []byte) bool {
 	case !first && e.isRequest() && e.method() == "initialize":
 		c.push("", rpcError(e.ID, -32600, "Initialize not allowed on existing connection"))
 		return true
+	case !first && e.isRequest():
+		// Tracked as over HTTP, for Drain: a connection closes only once
+		// its client's requests are answered. Past MaxPendingRequests they
+		// are not tracked (the agent's own bound applies).
+		c.mu.Lock()
+		if c.draining {
+			// Refused in the gateway's name, also in the moment between
+			// the drain's last step and the close: the WebSocket writer
+			// sends what is queued before the close frame.
+			_ = c.pushLocked("", rpcError(e.ID, acp.CodeNotDelivered, notDeliveredMessage))
+			c.mu.Unlock()
+			return true
+		}
+		if key, ok := idKey(e.ID); ok && len(c.pending) < c.o.MaxPendingRequests {
+			c.pending[key] = ""
+		}
+		c.mu.Unlock()
 	}
 	return c.send(c.ctx, line) == nil
 }

@@ -148,6 +148,7 @@ type httpConn struct {
 
 	mu       sync.Mutex
 	closing  bool
+	drained  bool                      // the server drained the connection (drained.go)
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
@@ -182,8 +183,16 @@ func (c *httpConn) Write(p []byte) (int, error) {
 		if len(line) > 0 {
 			err = c.send(line)
 		}
+		first := len(c.partial) == len(p) // no earlier line of p was sent, nor part of this one before p
 		c.partial = c.partial[i+1:]
 		if err != nil {
+			var nd notDelivered
+			if errors.As(err, &nd) {
+				if first {
+					return 0, err // nothing of p reached the agent
+				}
+				err = nd.err
+			}
 			return len(p), err
 		}
 	}
@@ -239,6 +248,9 @@ func (c *httpConn) send(msg []byte) error {
 	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
 		c.forget(env)
+		if c.wasDrained() {
+			return nil
+		}
 		return c.fatal(err)
 	}
 	defer drain(resp)
@@ -250,7 +262,30 @@ func (c *httpConn) send(msg []byte) error {
 		what = "the POST of " + env.method
 	}
 	se := statusError(what, resp)
+	if isDrained(se) {
+		// Not delivered. The session streams, which the server has ended,
+		// are still to be read to their ends (the server waits for this
+		// client to come back for each, and each then ends the
+		// connection as drained); without one, the connection ends now.
+		c.forget(env)
+		c.mu.Lock()
+		streams := len(c.sessions)
+		c.mu.Unlock()
+		if streams == 0 {
+			c.drainedEnd(se)
+		}
+		return nil
+	}
 	switch {
+	case env.isRequest() && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone):
+		// The connection is gone and the request reached no agent: a 404
+		// names a connection the server that answered does not have
+		// (behind a proxy, maybe one it sent to the wrong backend), so it
+		// forwarded nothing. The write error says so (Write), so that a
+		// supervised client sends a prompt again on its next connection.
+		c.forget(env)
+		_ = c.fatal(se)
+		return notDelivered{se}
 	case env.isRequest() && session != "" && se.StatusCode == http.StatusConflict:
 		c.failSession(session, se)
 		c.failRequest(env, se)
@@ -455,6 +490,30 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		} else {
 			end = fmt.Errorf("acp/remote: %s ended: %w", what, err)
 		}
+		if session == "" && got {
+			emptyReopens = 0
+		}
+		if session == "" && err == nil && !c.ended(s) && emptyReopens == 0 {
+			if !got {
+				emptyReopens++ // a server that ends it at once, every time: one reopening
+			}
+			// The connection's stream ended cleanly: the server closed the
+			// connection, or only the stream. Asking for it again tells
+			// which, and a gateway that drained the connection says so in
+			// its 404 (acp.ErrDrained: what is unanswered was never
+			// delivered); through a proxy that end may arrive ahead of
+			// the session streams' last answers, which a drained
+			// connection's client must still read.
+			if body, err = open(); err == nil {
+				continue
+			}
+			if isDrained(err) {
+				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
+				return
+			}
+			c.streamFailed(session, s, fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			return
+		}
 		if session == "" || errors.Is(err, ErrBufferLimit) || c.ended(s) {
 			c.streamFailed(session, s, end)
 			return
@@ -480,6 +539,12 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		if body, err = open(); err != nil {
 			if sessionConflict(err) || c.ended(s) {
 				c.streamFailed(session, s, end)
+				return
+			}
+			if isDrained(err) {
+				// The server drained the connection: this stream was read
+				// to its end, and the server answered all it received.
+				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
 			_ = c.fatal(fmt.Errorf("%v, and opening it again failed: %w", end, err))
@@ -552,6 +617,10 @@ func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 	c.mu.Unlock()
 	if closing {
 		return // we ended it: the connection's Close, or the session's
+	}
+	if isDrained(err) {
+		c.drainedEnd(err)
+		return
 	}
 	var se *StatusError
 	if session == "" || errors.Is(err, ErrBufferLimit) || (errors.As(err, &se) && !sessionRefused(err)) {

@@ -138,6 +138,11 @@ func (b *inbox) Read(p []byte) (int, error) {
 		b.cond.Wait()
 	}
 	if b.closed {
+		// Why the server ended the connection, if it did, wins over the
+		// client's own close (which may follow from that end).
+		if b.err != nil {
+			return 0, b.err
+		}
 		return 0, io.ErrClosedPipe
 	}
 	if b.r == len(b.buf) {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/coder/websocket"
@@ -116,6 +118,7 @@ type wsConn struct {
 
 	mu        sync.Mutex
 	closing   bool
+	drained   bool // the server closed it drained (closeErr)
 	closeOnce sync.Once
 }
 
@@ -133,6 +136,9 @@ func (c *wsConn) Write(p []byte) (int, error) {
 		if len(line) > 0 {
 			if err := c.ws.Write(c.ctx, websocket.MessageText, line); err != nil {
 				c.partial = nil
+				if c.endedDrained() {
+					return len(p), nil // not delivered; the reader reports acp.ErrDrained
+				}
 				return len(p), c.closeErr(err)
 			}
 		}
@@ -178,6 +184,21 @@ func (c *wsConn) readLoop() {
 	}
 }
 
+// endedDrained waits, after a failed write, for the reader to learn how
+// the socket ended (briefly: the socket is gone), and reports whether the
+// server drained it.
+func (c *wsConn) endedDrained() bool {
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-c.done:
+	case <-t.C:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.drained
+}
+
 // closeErr says how the socket ended.
 func (c *wsConn) closeErr(err error) error {
 	c.mu.Lock()
@@ -188,7 +209,16 @@ func (c *wsConn) closeErr(err error) error {
 	}
 	var ce websocket.CloseError
 	if errors.As(err, &ce) {
-		return &CloseError{Code: int(ce.Code), Reason: ce.Reason, Err: err}
+		e := &CloseError{Code: int(ce.Code), Reason: ce.Reason, Err: err}
+		if ce.Code == websocket.StatusGoingAway && strings.Contains(ce.Reason, drainedMark) {
+			// The server drained the connection: it answered all it
+			// received before this close.
+			c.mu.Lock()
+			c.drained = true
+			c.mu.Unlock()
+			return fmt.Errorf("%w: %w", acp.ErrDrained, e)
+		}
+		return e
 	}
 	return &CloseError{Code: int(websocket.StatusAbnormalClosure), Err: err}
 }

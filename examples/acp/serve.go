@@ -32,10 +32,17 @@ POST/GET(SSE)/DELETE and WebSocket upgrade. One agent process per client
 connection, shut down when the connection ends.
 
 The first line on stdout is the endpoint's URL (with --listen 127.0.0.1:0,
-the port bound); stderr then names it for both profiles (http:// and ws://),
-and logs the pid of each agent process as it starts. SIGTERM, SIGINT and SIGHUP drain: the listener closes (new
-connections are refused, so a proxy sends them to another backend), every
-connection is closed, every agent shut down in stages, then it exits 0.
+the port bound); stderr then names it for both profiles (http:// and
+ws://), and logs the pid of each agent process as it starts. SIGTERM,
+SIGINT and SIGHUP drain, for a rolling restart: new connections get 503
+and the health check 503 (a proxy sends them to another backend; see
+docs/OPERATORS.md); on the open connections new requests are refused as
+not delivered (a supervised client sends them again elsewhere) while the
+running turns finish, each connection closing once its answers are
+written, for at most --drain-timeout; then the listener closes, every
+agent is shut down in stages, and it exits 0. GET --health-path (default
+/healthz) answers 200 while serving, 503 while draining, with no token:
+point the proxy's health check at it.
 
 Off loopback a bearer token is required: --token or $` + tokenEnv + `; clients
 send "Authorization: Bearer TOKEN". Without a token only loopback Host
@@ -69,6 +76,7 @@ type serveConfig struct {
 	maxConnections int
 	idleTimeout    time.Duration
 	drainTimeout   time.Duration
+	healthPath     string
 	agent          []string
 	registry       registryFlags
 }
@@ -86,7 +94,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.Var(&sc.allowedHosts, "allow-host", "without a token, also accept this Host pattern besides the loopback names (e.g. a proxy's name; repeatable)")
 	fs.IntVar(&sc.maxConnections, "max-connections", 0, fmt.Sprintf("agent processes alive at once, each counted until it has exited (default %d)", gateway.DefaultMaxConnections))
 	fs.DurationVar(&sc.idleTimeout, "idle-timeout", 0, fmt.Sprintf("shut down an HTTP connection with no request or stream open this long (default %v)", gateway.DefaultIdleTimeout))
-	fs.DurationVar(&sc.drainTimeout, "drain-timeout", 30*time.Second, "how long a drain waits for the agents to exit")
+	fs.DurationVar(&sc.drainTimeout, "drain-timeout", 30*time.Second, "how long a drain waits for the running turns to finish")
+	fs.StringVar(&sc.healthPath, "health-path", "/healthz", "serve the health check here: 200 while serving, 503 while draining (empty: none)")
 	sc.registry.register(fs, stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, serveUsageHead)
@@ -107,6 +116,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	}
 	if !strings.HasPrefix(sc.path, "/") {
 		return nil, fmt.Errorf("--path must start with /, not %q", sc.path)
+	}
+	if sc.healthPath != "" && (!strings.HasPrefix(sc.healthPath, "/") || sc.healthPath == sc.path) {
+		return nil, fmt.Errorf("--health-path must start with / and differ from --path, not %q", sc.healthPath)
 	}
 	if sc.token == "" {
 		sc.token = os.Getenv(tokenEnv)
@@ -165,6 +177,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	gw := gateway.New(dialLogged(newCmd, stderr, logger), opts)
 	mux := http.NewServeMux()
 	mux.Handle(sc.path, gw)
+	if sc.healthPath != "" {
+		mux.Handle(sc.healthPath, gw.Health())
+	}
 	srv := gateway.NewServer(mux)
 
 	ln, err := net.Listen("tcp", sc.listen)
@@ -197,13 +212,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	case <-ctx.Done():
 	}
 	stop()
-	// Refuse new connections first, at the TCP level: a proxy in front
-	// retries a refused connection on another backend (and its health
-	// check marks this one down), where a 503 would reach the client.
-	// Idle keep-alive connections close too, so that a proxy's reused
-	// connection does not bring a new initialize here either.
+	// The listener stays open while the running turns finish: over
+	// Streamable HTTP their client's POSTs (a cancel, a permission
+	// choice) and its return for each ended session stream come on new
+	// TCP connections (nginx opens one per request to a backend), and a
+	// closed listener would send them to another backend, which knows
+	// nothing of the connection. New connections get 503 (a proxy
+	// configured as docs/deploy is retries them on another backend) and
+	// the health check 503 (the proxy takes this backend out). Idle
+	// keep-alive connections close; the listener closes once drained.
 	srv.SetKeepAlivesEnabled(false)
-	_ = ln.Close()
 	fmt.Fprintln(stderr, "acp serve: draining")
 	if !drain(gw, srv, sc.drainTimeout, stderr) {
 		return 1
@@ -231,11 +249,21 @@ func dialLogged(newCmd func(context.Context) (*exec.Cmd, error), stderr io.Write
 	}
 }
 
-// drain closes every connection and waits for every agent (the gateway
-// first: the server's Shutdown would wait for SSE streams that never end),
-// then stops the server. false if the agents outlived the timeout.
+// agentsShutdown bounds, after a drain, the wait for the agents' staged
+// shutdown (the CommandAgent's graces, 3 s, with room to spare).
+const agentsShutdown = 10 * time.Second
+
+// drain lets the running turns finish, within timeout (gateway.Drain),
+// then closes what is left and waits for every agent (the gateway first:
+// the server's Shutdown would wait for SSE streams that never end), then
+// stops the server. false if the agents outlived their bound.
 func drain(gw *gateway.Gateway, srv *http.Server, timeout time.Duration, stderr io.Writer) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	dctx, dcancel := context.WithTimeout(context.Background(), timeout)
+	defer dcancel()
+	if err := gw.Drain(dctx); err != nil {
+		fmt.Fprintln(stderr, "acp serve: turns still running after --drain-timeout: closing them:", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), agentsShutdown)
 	defer cancel()
 	ok := true
 	if err := gw.Shutdown(ctx); err != nil {

@@ -174,13 +174,14 @@ func waitFor(t *testing.T, ch <-chan string, substr string) string {
 // first, refuses requests without the token, serves a turn, and on
 // SIGTERM drains: the agent (which ignores stdin EOF and has a child)
 // gets its SIGTERM from the staged shutdown, nothing of it is left, and
-// the command exits 0.
+// the command exits 0. While it drains (the turn runs on, to the
+// --drain-timeout), a new connection gets 503 and the health check 503.
 func TestServeDrainsOnSIGTERM(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	t.Setenv(markEnv, mark)
 	agent := agentArgs(t, "sigterm-marker")
 	agent = append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
-	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--token", "tok"}, agent...)...)
+	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--token", "tok", "--drain-timeout", "2s"}, agent...)...)
 	if !strings.HasPrefix(s.url, "http://127.0.0.1:") || !strings.HasSuffix(s.url, "/acp") || strings.HasSuffix(s.url, ":0/acp") {
 		t.Fatalf("first line %q, want the bound endpoint URL", s.url)
 	}
@@ -219,19 +220,34 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 
+	healthURL := strings.TrimSuffix(s.url, "/acp") + "/healthz"
+	if resp, err := http.Get(healthURL); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz while serving: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	// While it drains (the agent ignores stdin EOF: at least its 2 s
-	// grace), a new connection is refused, not answered 503: a proxy
-	// retries a refused connection on another backend.
+	// While it drains (the turn never ends by itself: the drain lasts
+	// its --drain-timeout), the listener stays open for the running
+	// turns' requests; a new connection gets 503 with Retry-After (the
+	// proxies in docs/deploy retry it on another backend), and the
+	// health check 503.
 	<-s.draining
-	if nc, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/acp")); err == nil {
-		nc.Close()
-		t.Errorf("a draining acp serve accepted a new connection")
+	if code, h, body := post(t, s.url, "tok", "", "", initialize); code != 503 || h.Get("Retry-After") == "" {
+		t.Errorf("initialize while draining: %d %q, want 503 with Retry-After", code, body)
+	}
+	health, err := http.Get(healthURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	health.Body.Close()
+	if health.StatusCode != 503 {
+		t.Errorf("/healthz while draining: %d, want 503", health.StatusCode)
 	}
 	<-s.stderrDone
-	err := s.cmd.Wait()
+	err = s.cmd.Wait()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)

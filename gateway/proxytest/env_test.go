@@ -12,8 +12,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -111,7 +113,34 @@ func startBackendKeepAlive(t *testing.T, name string, keepAlive time.Duration) *
 // startBackendAgent is a backend whose agents newAgent starts.
 func startBackendAgent(t *testing.T, name string, keepAlive time.Duration, newAgent func() *exec.Cmd) *backend {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startBackendAt(t, name, "127.0.0.1:0", keepAlive, newAgent)
+}
+
+// restart starts a new backend in b's place, on its address, as the
+// restart of a deploy would.
+func (b *backend) restart(t *testing.T) *backend {
+	t.Helper()
+	return startBackendAt(t, b.name, b.addr, 0, func() *exec.Cmd { return acptest.Command("proxyagent") })
+}
+
+// startBackendAt is startBackendAgent listening on addr ("127.0.0.1:0":
+// a free port below the ephemeral range, see listenFixed).
+func startBackendAt(t *testing.T, name, addr string, keepAlive time.Duration, newAgent func() *exec.Cmd) *backend {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	if addr == "127.0.0.1:0" {
+		ln, err = listenFixed()
+	} else {
+		// The old backend's sockets on the port may take a moment to go
+		// (its listener's last accepted connections): bounded retries.
+		for i := 0; ; i++ {
+			if ln, err = net.Listen("tcp", addr); err == nil || i == 250 || !errors.Is(err, syscall.EADDRINUSE) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +159,7 @@ func startBackendAgent(t *testing.T, name string, keepAlive time.Duration, newAg
 	b.gw = gateway.New(agents.Dial, &gateway.Options{Token: token, KeepAliveInterval: keepAlive, PingInterval: keepAlive})
 	mux := http.NewServeMux()
 	mux.Handle("/acp", b.gw)
+	mux.Handle("/healthz", b.gw.Health())
 	b.srv = gateway.NewServer(mux)
 	go func() { defer close(b.done); b.srv.Serve(b.ln) }()
 	t.Cleanup(func() { b.kill(); <-b.agentsDone })
@@ -181,6 +211,40 @@ func (b *backend) kill() {
 			b.gw.Shutdown(ctx)
 		}()
 	})
+}
+
+// drain stops the backend as acp serve does on SIGTERM: the gateway
+// drains (new connections and the health check get 503, the running turns
+// finish), then the listener closes and what is left is shut down. It
+// returns Drain's error.
+func (b *backend) drain() error {
+	b.srv.SetKeepAlivesEnabled(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := b.gw.Drain(ctx)
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	b.gw.Shutdown(sctx)
+	if b.srv.Shutdown(sctx) != nil {
+		b.srv.Close()
+	}
+	<-b.done
+	return err
+}
+
+// listenFixed listens on a free loopback port below Linux's ephemeral
+// range (32768 on): a backend restarted on its port must find it free, and
+// a port the kernel picked could meanwhile be the local end of one of the
+// proxies' own connections.
+func listenFixed() (net.Listener, error) {
+	var err error
+	for range 100 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+mrand.IntN(12000))); err == nil {
+			return ln, nil
+		}
+	}
+	return nil, err
 }
 
 // trackingListener remembers every connection it accepted, so that kill
@@ -296,6 +360,12 @@ func startNginx(t *testing.T, c *cert, a, b *backend) *proxy {
 // startNginxTimeout is startNginx with the read and send timeouts set to
 // timeout (nginx syntax, "2s"; "": the file's).
 func startNginxTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *proxy {
+	return startNginxWith(t, c, a, b, timeout, "")
+}
+
+// startNginxWith is startNginxTimeout with the upstreams' fail_timeout set
+// to failTimeout ("": the file's).
+func startNginxWith(t *testing.T, c *cert, a, b *backend, timeout, failTimeout string) *proxy {
 	bin := needTool(t, "nginx")
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -315,6 +385,12 @@ func startNginxTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *pr
 			"proxy_read_timeout 1h;", "proxy_read_timeout " + timeout + ";",
 			"proxy_send_timeout 1h;", "proxy_send_timeout " + timeout + ";",
 		})
+	}
+	if failTimeout != "" {
+		if n := strings.Count(conf, "fail_timeout=10s"); n != 2 {
+			t.Fatalf("docs/deploy/nginx.conf has fail_timeout=10s %d times, want 2: update the test with the file", n)
+		}
+		conf = strings.ReplaceAll(conf, "fail_timeout=10s", "fail_timeout="+failTimeout)
 	}
 	file := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {

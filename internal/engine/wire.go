@@ -40,20 +40,23 @@ type Wire struct {
 	limits Limits
 	hooks  Hooks
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	normal   []outFrame
-	urgent   [][]byte
-	waiters  map[int]chan error // frame sequence → written signal
-	seq      int                // sequence number of the last queued frame
-	wclosed  bool               // no more frames accepted
-	wdone    chan struct{}      // writer goroutine exited
-	werr     error              // first write error
-	rclosed  bool
-	closeRd  func() error
-	closeWr  func() error
-	w        io.Writer
-	inflight map[string]Request // agent requests not yet answered, by raw id
+	mu      sync.Mutex
+	cond    *sync.Cond
+	normal  []outFrame
+	urgent  [][]byte
+	waiters map[int]chan error // frame sequence → written signal
+	seq     int                // sequence number of the last queued frame
+	wclosed bool               // no more frames accepted
+	wdone   chan struct{}      // writer goroutine exited
+	werr    error              // first write error
+	// writeBroke: the writer closed the read side after werr (writeLoop);
+	// a read that ends because of that close reports werr (readEnd).
+	writeBroke bool
+	rclosed    bool
+	closeRd    func() error
+	closeWr    func() error
+	w          io.Writer
+	inflight   map[string]Request // agent requests not yet answered, by raw id
 
 	// The client's own calls, from the moment jrpc2 hands their frame to
 	// Send until the caller has its result (Settle). The reader marks the
@@ -156,7 +159,7 @@ func (w *Wire) Recv() ([]byte, error) {
 		line, size, err := w.lines.Next()
 		if err != nil {
 			if w.hooks.EOF != nil {
-				w.hooks.EOF(err)
+				w.hooks.EOF(w.readEnd(err))
 			}
 			// Once Recv reports the end, jrpc2 stops and fails whatever is
 			// still pending, racing its own delivery of responses it was

@@ -6,7 +6,11 @@ package engine
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -58,10 +62,10 @@ func (w *Wire) enqueue(frame []byte, urgent, wait, jrpc2 bool) (<-chan error, er
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.wclosed {
-		return nil, w.hooks.Closed
+		return nil, notWritten{w.hooks.Closed}
 	}
 	if w.werr != nil {
-		return nil, w.werr
+		return nil, notWritten{w.werr}
 	}
 	if urgent {
 		w.urgent = append(w.urgent, frame)
@@ -127,7 +131,8 @@ func (w *Wire) writeLoop() {
 		// The buffer is the pool's between batches: an idle connection
 		// holds none.
 		bw := writeBufs.Get().(*bufio.Writer)
-		bw.Reset(w.w)
+		cw := countingWriter{w: w.w}
+		bw.Reset(&cw)
 		var err error
 		for _, f := range frames {
 			if w.hooks.Trace != nil {
@@ -146,6 +151,12 @@ func (w *Wire) writeLoop() {
 		bw.Reset(nil)
 		writeBufs.Put(bw)
 
+		if err != nil && cw.n > 0 && errors.Is(err, ErrNotWritten) {
+			// The transport says the failed write reached no agent, but an
+			// earlier one of this batch did: what the batch's frames got
+			// is not known.
+			err = mayHaveWritten{err}
+		}
 		w.mu.Lock()
 		if err != nil && w.werr == nil {
 			w.werr = fmt.Errorf("%w: writing to the agent: %w", w.hooks.Closed, err)
@@ -168,9 +179,89 @@ func (w *Wire) writeLoop() {
 		w.mu.Unlock()
 		if failed {
 			w.failWaiters()
+			w.writeBroken()
 			return
 		}
 	}
+}
+
+// writeBroken closes the read side once writing to the agent has failed
+// for good (every later send fails with werr): otherwise an agent that
+// keeps its output open (a process that stopped reading, a remote
+// transport whose POSTs fail) would leave the connection half alive, able
+// to send nothing, its calls failing with the bare write error and no
+// restart following. The reader then ends and decides the connection's
+// reason (Hooks.EOF): an end it read itself (the agent's exit, a stream's
+// end) wins; an end that is only this close reports the write's error
+// (readEnd). The writer does not end the connection itself: it would race
+// the reader for the reason.
+func (w *Wire) writeBroken() {
+	w.mu.Lock()
+	w.writeBroke = true
+	w.mu.Unlock()
+	if w.closeRd != nil {
+		_ = w.closeRd()
+	}
+}
+
+// readEnd is what the reader reports for the end err of its input: the
+// write's error when the input ended only because writeBroken closed it.
+func (w *Wire) readEnd(err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.writeBroke && w.werr != nil && isClosedErr(err) {
+		return w.werr
+	}
+	return err
+}
+
+// isClosedErr: a read error that says only that the reader was closed
+// under it.
+func isClosedErr(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF)
+}
+
+// WriteFailed reports whether writing to the agent has failed: every send
+// fails from then on, and the reader is ending (writeBroken).
+func (w *Wire) WriteFailed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.werr != nil
+}
+
+// notWritten is the error of a frame refused before it was written (the
+// wire is closed, or an earlier write failed): its text is the cause's,
+// and it also wraps ErrNotWritten.
+type notWritten struct{ err error }
+
+func (e notWritten) Error() string   { return e.err.Error() }
+func (e notWritten) Unwrap() []error { return []error{e.err, ErrNotWritten} }
+
+// ErrNotWritten marks (errors.Is) the error of a frame the agent cannot
+// have seen: the wire refused it before writing any of it, or the
+// transport's Write failed with an error wrapping it having taken none of
+// the batch (package remote: the server forwarded nothing).
+var ErrNotWritten = errors.New("engine: the frame was not written")
+
+// countingWriter counts the bytes its writer took.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// mayHaveWritten is a write error that wraps ErrNotWritten but may not
+// claim it: it matches everything its cause matches except ErrNotWritten.
+type mayHaveWritten struct{ err error }
+
+func (e mayHaveWritten) Error() string { return e.err.Error() }
+func (e mayHaveWritten) Is(target error) bool {
+	return target != ErrNotWritten && errors.Is(e.err, target)
 }
 
 func (w *Wire) failWaiters() {
@@ -181,7 +272,9 @@ func (w *Wire) failWaiters() {
 		err = w.hooks.Closed
 	}
 	for seq, ch := range w.waiters {
-		ch <- err
+		// Still waiting: its frame was never handed to a write (the
+		// writer has stopped; a batch it wrote reported to its own).
+		ch <- notWritten{err}
 		delete(w.waiters, seq)
 	}
 	w.normal, w.urgent = nil, nil

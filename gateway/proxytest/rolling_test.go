@@ -1,0 +1,238 @@
+//go:build unix
+
+package proxytest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/schema"
+)
+
+// rollingChunks is the length of the runners' long turns: long enough that
+// a drain usually finds one running.
+const rollingChunks = 200
+
+// runner is a supervised client that runs turns back to back on the shared
+// session, alternating a long one ("chunks N") and one that names its
+// backend, and counts them.
+type runner struct {
+	profile string
+	sess    *acp.Session
+	turns   chan string // the backend of each "backend" turn; "" for the others
+
+	mu       sync.Mutex
+	done     int
+	failed   []error
+	longest  time.Duration
+	backends map[string]int
+}
+
+func (r *runner) run(ctx context.Context) {
+	for i := 0; ctx.Err() == nil; i++ {
+		text := "backend"
+		if i%2 == 0 {
+			text = fmt.Sprintf("chunks %d", rollingChunks)
+		}
+		start := time.Now()
+		got, err := r.turn(text)
+		took := time.Since(start)
+		r.mu.Lock()
+		r.longest = max(r.longest, took)
+		if err != nil {
+			r.failed = append(r.failed, fmt.Errorf("turn %d %q: %w", i, text, err))
+		} else {
+			r.done++
+			if text == "backend" {
+				r.backends[got]++
+			}
+		}
+		r.mu.Unlock()
+		if err == nil {
+			select {
+			case r.turns <- got:
+			default:
+			}
+		}
+	}
+}
+
+// turn runs one turn and checks its answer.
+func (r *runner) turn(text string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	turn, err := r.sess.Prompt(ctx, schema.Text(text))
+	if err != nil {
+		return "", err
+	}
+	if _, err := turn.Wait(); err != nil {
+		return "", err
+	}
+	var out string
+	for _, m := range turn.State().Messages {
+		out += m.Text
+	}
+	switch {
+	case text == "backend" && out != "a" && out != "b":
+		return "", fmt.Errorf("answered %q, want a backend's name", out)
+	case text != "backend" && out != strings.Repeat("x", rollingChunks):
+		return "", fmt.Errorf("answered %d bytes, want %d x", len(out), rollingChunks)
+	}
+	return out, nil
+}
+
+// wait waits until r has finished n more turns than it had.
+func (r *runner) wait(t *testing.T, n int) {
+	t.Helper()
+	r.mu.Lock()
+	target := r.done + n
+	r.mu.Unlock()
+	timeout := time.After(2 * time.Minute)
+	for {
+		r.mu.Lock()
+		done := r.done
+		r.mu.Unlock()
+		if done >= target {
+			return
+		}
+		select {
+		case <-r.turns:
+		case <-timeout:
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			t.Fatalf("%s: no progress (%d turns done, failures %v)", r.profile, r.done, r.failed)
+		}
+	}
+}
+
+// nginxFailTimeout is the upstreams' fail_timeout the rolling restart
+// runs nginx with (the file's is 10 s): how long nginx skips a backend
+// that refused a connection or answered 503.
+const nginxFailTimeout = 2 * time.Second
+
+// rollingProxies start the proxies for the rolling restart.
+var rollingProxies = []struct {
+	name  string
+	start func(*testing.T, *cert, *backend, *backend) *proxy
+}{
+	{"nginx", func(t *testing.T, c *cert, a, b *backend) *proxy {
+		return startNginxWith(t, c, a, b, "", nginxFailTimeout.String())
+	}},
+	{"haproxy", startHAProxy},
+}
+
+// waitBack waits, after backend b restarted, until the proxy sends new
+// connections to it again, as a rolling deploy waits before it stops the
+// next backend: HAProxy says so when its health check passes (its log);
+// open-source nginx has no active check and tries a backend it skipped
+// again only after fail_timeout, which is all there is to wait for.
+func waitBack(t *testing.T, p *proxy, b *backend) {
+	t.Helper()
+	if p.name == "nginx" {
+		// Twice: nginx counts fail_timeout in whole seconds (a backend
+		// marked at the end of a second is skipped up to a second
+		// longer), and each worker process keeps its own marks.
+		time.Sleep(2 * nginxFailTimeout)
+		return
+	}
+	// Down as far as HAProxy knows: it logged the server DOWN more often
+	// than UP (a restart quicker than its checks goes unnoticed).
+	down := func() bool {
+		out := p.out.String()
+		return strings.Count(out, "Server acp/"+b.name+" is DOWN") > strings.Count(out, "Server acp/"+b.name+" is UP")
+	}
+	for i := 0; down(); i++ {
+		if i == 1500 {
+			t.Fatalf("HAProxy did not take backend %s back within 30 s:\n%s", b.name, p.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A rolling restart through each proxy loses no turn: a client per
+// profile runs turns back to back on a session every backend can reach
+// while each backend in turn drains (acp serve's SIGTERM: its listener
+// closes, its running turns finish, new requests are refused as not
+// delivered) and starts again on its address, twice over. Every turn must
+// succeed, with its whole answer; the figures (turns, the longest turn,
+// each drain's length) are logged (go test -v).
+func TestRollingRestart(t *testing.T) {
+	for _, px := range rollingProxies {
+		t.Run(px.name, func(t *testing.T) {
+			s := newSetup(t, px.start)
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			var wg sync.WaitGroup
+			var runners []*runner
+			restarts := make(chan acp.RestartEvent, 1024)
+			for _, profile := range profiles {
+				c := connect(t, s.transport(t, profile, newJar(t)), &acp.ClientOptions{Restart: &acp.RestartPolicy{
+					MaxRestarts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+					OnRestart: func(ev acp.RestartEvent) {
+						if testing.Verbose() {
+							t.Logf("%s: restart %s conn %d: %v", profile, ev.Phase, ev.Connection, ev.Err)
+						}
+						if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
+							restarts <- ev
+						}
+					},
+				}})
+				sess, err := c.LoadSession(bounded(t), &schema.LoadSessionRequest{SessionID: sharedSession, Cwd: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := &runner{profile: profile, sess: sess, turns: make(chan string, 1), backends: map[string]int{}}
+				runners = append(runners, r)
+				wg.Add(1)
+				go func() { defer wg.Done(); r.run(ctx) }()
+			}
+			defer func() { stop(); wg.Wait() }()
+			for _, r := range runners {
+				r.wait(t, 4)
+			}
+			backends := []*backend{s.a, s.b}
+			began := time.Now()
+			drains := 0
+			for round := range 2 {
+				for i, b := range backends {
+					start := time.Now()
+					if err := b.drain(); err != nil {
+						t.Errorf("round %d: backend %s's drain: %v (turns still running at its deadline)", round, b.name, err)
+					}
+					took := time.Since(start)
+					backends[i] = b.restart(t)
+					drains++
+					waitBack(t, s.proxy, b)
+					t.Logf("round %d: backend %s drained in %v and restarted", round, b.name, took.Round(time.Millisecond))
+					for _, r := range runners {
+						r.wait(t, 20) // every client goes on, wherever it is now
+					}
+				}
+			}
+			stop()
+			wg.Wait()
+			elapsed := time.Since(began)
+			restored := 0
+			for len(restarts) > 0 {
+				if ev := <-restarts; ev.Phase == acp.RestartGaveUp {
+					t.Errorf("a client gave up: %v", ev.Err)
+				} else {
+					restored++
+				}
+			}
+			for _, r := range runners {
+				t.Logf("%s %s: %d turns in %v over %d drains, %d failed; longest turn %v; backends answering %v",
+					px.name, r.profile, r.done, elapsed.Round(time.Millisecond), drains, len(r.failed), r.longest.Round(time.Millisecond), r.backends)
+				for _, err := range r.failed {
+					t.Errorf("%s: %v", r.profile, err)
+				}
+			}
+			t.Logf("%s: %d reconnections (restarts restored)", px.name, restored)
+		})
+	}
+}

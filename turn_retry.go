@@ -1,0 +1,164 @@
+package acp
+
+// A prompt that never reached the agent (answered with CodeNotDelivered:
+// a draining gateway, a connection already closed), sent again on the
+// connection a restart brings, as the same Turn.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acpclient/acp/internal/engine"
+	"github.com/acpclient/acp/schema"
+)
+
+// notDeliveredWait bounds how long a turn whose prompt was not delivered
+// waits for its connection to end (a draining gateway closes it once its
+// other answers are written) before it fails with the answer's error.
+const notDeliveredWait = 30 * time.Second
+
+// retryPrompt is the state of a turn held for a retry, guarded by c.mu.
+type retryPrompt struct {
+	err error // the answer's error, for a retry that cannot be made
+}
+
+// holdForRetry takes t out of its session, when the answer to its prompt
+// says the agent never got it and a restart can send it again: the
+// restart's restore (its replay) must not land in it, nor wait for it.
+// It reports whether t is held; runPrompt then sends it again (resume).
+func (c *Client) holdForRetry(t *Turn, raw []byte) bool {
+	if c.sup == nil || c.version == 2 {
+		return false
+	}
+	var msg struct {
+		Error *schema.Error `json:"error"`
+	}
+	if json.Unmarshal(raw, &msg) != nil || msg.Error == nil || msg.Error.Code != CodeNotDelivered {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || c.ended {
+		return false
+	}
+	return c.holdLocked(t, callError(schema.MethodSessionPrompt, msg.Error))
+}
+
+// holdUnwritten is holdForRetry for a prompt the wire refused before
+// writing any of it (engine.ErrNotWritten: an earlier write failed, the
+// connection is ending): the agent cannot have seen it.
+func (c *Client) holdUnwritten(t *Turn, err error) bool {
+	if c.sup == nil || !errors.Is(err, engine.ErrNotWritten) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || c.ended {
+		return false
+	}
+	if c.prompts[t.id] == t {
+		delete(c.prompts, t.id)
+	}
+	return c.holdLocked(t, callError(schema.MethodSessionPrompt, err))
+}
+
+// holdDrainedLocked is holdForRetry for a prompt left unanswered by a
+// drained connection (ErrDrained): the server answered all it received,
+// so the agent never got this one. c.mu is held.
+func (c *Client) holdDrainedLocked(t *Turn) bool {
+	return c.holdLocked(t, callError(schema.MethodSessionPrompt, fmt.Errorf("%w: %w", ErrAgentRestarted, ErrDrained)))
+}
+
+// holdRunningLocked holds, when a connection ended drained, the v1 turns
+// still running whose prompts were not yet registered (on their way to
+// the wire): unanswered, so never delivered. c.mu is held.
+func (c *Client) holdRunningLocked() {
+	for _, s := range c.routing.sessions {
+		s.mu.Lock()
+		t := s.turn
+		s.mu.Unlock()
+		if t != nil && !t.byAgent {
+			c.holdDrainedLocked(t)
+		}
+	}
+}
+
+// holdLocked takes t out of its session for a retry that, if it cannot be
+// made, fails t with err. c.mu is held.
+func (c *Client) holdLocked(t *Turn, err error) bool {
+	if c.version == 2 {
+		return false
+	}
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.life.ended {
+		return false
+	}
+	if s.turn == t {
+		s.turn = nil
+	}
+	if c.prompts[t.id] == t {
+		delete(c.prompts, t.id) // the next connection's ids start again
+	}
+	t.retry = &retryPrompt{err: err}
+	return true
+}
+
+// resume waits, for the held turn t, until the connection g that refused
+// its prompt has ended and a restart has brought the next one, makes t its
+// session's turn again and takes the prompt slot for it (runPrompt sends
+// it). false: t ended instead (it was cancelled meanwhile, the client
+// ended, or g did not end within notDeliveredWait).
+func (c *Client) resume(t *Turn, g *agentConn) (*agentConn, bool) {
+	c.mu.Lock()
+	r := t.retry
+	t.retry = nil
+	c.mu.Unlock()
+	timer := time.NewTimer(notDeliveredWait)
+	defer timer.Stop()
+	select {
+	case <-g.done:
+	case <-t.done:
+		return nil, false
+	case <-timer.C:
+		t.fail(r.err)
+		return nil, false
+	}
+	next, err := c.connFor(context.Background())
+	select {
+	case <-c.done:
+		t.fail(callError(schema.MethodSessionPrompt, c.endErr))
+		return nil, false
+	default:
+	}
+	if err != nil {
+		t.fail(r.err)
+		return nil, false
+	}
+	s := t.s
+	c.mu.Lock()
+	s.mu.Lock()
+	switch {
+	case t.life.ended:
+		s.mu.Unlock()
+		c.mu.Unlock()
+		return nil, false
+	case s.turn != nil:
+		s.mu.Unlock()
+		c.mu.Unlock()
+		t.fail(callError(schema.MethodSessionPrompt, ErrTurnInProgress))
+		return nil, false
+	}
+	s.turn = t
+	s.mu.Unlock()
+	c.mu.Unlock()
+	c.promptSlot <- struct{}{}
+	c.mu.Lock()
+	c.sending = t
+	c.mu.Unlock()
+	return next, true
+}
