@@ -104,7 +104,7 @@ var readmeCommands = map[string]readmeCommand{
 	`go run ./examples/acp --agent codex-acp -p "hello"`:             {skip: "downloads codex-acp from the registry and needs a model account"},
 	`go run ./examples/acp --url wss://HOST/acp -p "hello"`:          {skip: "HOST is a placeholder for a remote agent"},
 	`go run github.com/acpclient/acp/examples/acp@latest -p "hello"`: {skip: "fetches the module from the network; the same command as the first, which runs"},
-	`./test.sh`: {skip: "the whole test suite, which runs this test"},
+	`./test.sh`:                   {skip: "the whole test suite, which runs this test"},
 	`go run ./examples/acp check`: {want: []string{"agent acp-demo", "graded [1 2]"}},
 	// These two need the demo agent of package acptest/demo (v2, /kill,
 	// sessions kept on disk); they run wherever that package is.
