@@ -333,10 +333,11 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 	}
 }
 
-// applyLocked folds one update into the turn; meta is its notification's
-// own _meta. s.mu is held.
-func (t *Turn) applyLocked(u schema.Update, meta json.RawMessage) {
-	tc := t.fold.apply(u)
+// recordLocked logs the turn's event of an agent's update that the fold
+// stage applied to t.fold (tc: the tool call it changed); meta is its
+// notification's own _meta. A plain text chunk is logged as a pointer
+// into its message, not as the update (see entry). s.mu is held.
+func (t *Turn) recordLocked(u schema.Update, meta json.RawMessage, tc *ToolCallState) {
 	e := newEntry(entAgent, u, tc)
 	if k := plainText(u); k != textNone {
 		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
@@ -344,7 +345,36 @@ func (t *Turn) applyLocked(u schema.Update, meta json.RawMessage) {
 		}
 	}
 	t.logAgentLocked(e, meta)
-	t.markIfCancelledLocked(tc)
+}
+
+// markFoldLocked is the fold of the cancellation policy after an update
+// that changed tc (nil: none): on a cancelled turn, it marks tc
+// cancelled unless it finished, and returns the mark and the tool call's
+// state after it, for the record stage to log after the update's own
+// event (nil, nil when nothing was marked). s.mu is held.
+func (t *Turn) markFoldLocked(tc *ToolCallState) (*schema.ToolCallUpdate, *ToolCallState) {
+	if tc == nil || !t.life.cancelled {
+		return nil, nil
+	}
+	ids := t.fold.tools.toMark(true, tc)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return t.foldMarkLocked(ids[0])
+}
+
+// foldMarkLocked marks the tool call id of a cancelled turn cancelled in
+// the turn's fold and returns the mark and the tool call's new state; the
+// caller logs them as a local event. s.mu is held.
+func (t *Turn) foldMarkLocked(id string) (*schema.ToolCallUpdate, *ToolCallState) {
+	st := schema.ToolCallStatusCancelled
+	mk := &schema.ToolCallUpdate{ToolCallID: id, Status: &st}
+	// A mark is never dropped (the tool call will not run), but it is kept,
+	// so it counts against the turn's budget like what the agent sent.
+	t.budget.charged += costMark
+	t.budget.keep(costMark)
+	t.fold.visits++
+	return mk, t.fold.tools.update(mk)
 }
 
 // logAgentLocked logs the entry of an agent's update, whose notification
