@@ -52,7 +52,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		return nil, err
 	}
 	g := &agentConn{n: n, link: l, done: make(chan struct{})}
-	g.ctx, g.cancel = context.WithCancel(c.baseCtx)
+	g.ctx, g.cancel = context.WithCancel(c.life.baseCtx)
 	lim := c.opts.Limits
 	g.wire = engine.NewWire(l.r, l.w, l.closeRead, l.closeWrite, engine.Limits{
 		MaxLine:    lim.MaxLineBytes,
@@ -154,7 +154,7 @@ func (c *Client) connFor(ctx context.Context) (*agentConn, error) {
 		}
 		select {
 		case <-ready:
-		case <-c.done:
+		case <-c.life.done:
 			return g, nil // it fails with why the client ended
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the agent's restart: %w", context.Cause(ctx))
@@ -179,7 +179,7 @@ func withConn(ctx context.Context, g *agentConn) context.Context {
 func (c *Client) connEnded(g *agentConn, cause error) {
 	g.endOnce.Do(func() {
 		c.mu.Lock()
-		restart := c.sup != nil && !c.closing && !c.ended && (c.conn.Load() == g || g.n > 1)
+		restart := c.sup != nil && !c.life.closing && !c.life.ended && (c.conn.Load() == g || g.n > 1)
 		g.cause = cause
 		if restart {
 			g.endErr = fmt.Errorf("%w: %w", ErrAgentRestarted, cause)
@@ -194,11 +194,7 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 		close(g.done)
 		var turns []*Turn
 		if restart {
-			for id, t := range c.prompts {
-				turns = append(turns, t)
-				delete(c.prompts, id)
-			}
-			c.deadPrompts = nil // request ids start again on the next connection
+			turns = c.prompts.drainLocked(true) // request ids start again on the next connection
 		}
 		c.mu.Unlock()
 		g.cancel()

@@ -261,7 +261,7 @@ func (s *Session) Changes(ctx context.Context) iter.Seq[struct{}] {
 			case <-ch:
 			case <-ctx.Done():
 				return
-			case <-s.c.done:
+			case <-s.c.life.done:
 				return
 			}
 		}

@@ -153,7 +153,7 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 			case <-changed:
 			case <-ctx.Done():
 				return
-			case <-s.c.done:
+			case <-s.c.life.done:
 				s.mu.Lock()
 				more := next <= s.log.seq
 				s.mu.Unlock()

@@ -91,14 +91,7 @@ var errTurnCancelled = errors.New("acp: the turn was cancelled")
 func (t *Turn) expire() {
 	c := t.s.c
 	c.mu.Lock()
-	t.expired = true // if it goes out still, its answer finds no turn
-	if c.prompts[t.id] == t {
-		delete(c.prompts, t.id)
-		if c.deadPrompts == nil {
-			c.deadPrompts = map[string]bool{}
-		}
-		c.deadPrompts[t.id] = true
-	}
+	c.prompts.expireLocked(t)
 	c.mu.Unlock()
 	method := schema.MethodSessionPrompt
 	if t.byAgent {

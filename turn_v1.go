@@ -24,25 +24,26 @@ import (
 func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.PromptRequest) (*Turn, error) {
 	s := t.s
 	c.mu.Lock()
-	if c.ended {
+	if c.life.ended {
 		c.mu.Unlock()
-		<-c.done
-		t.fail(callError(schema.MethodSessionPrompt, c.endErr))
-		return nil, callError(schema.MethodSessionPrompt, c.endErr)
+		<-c.life.done
+		t.fail(callError(schema.MethodSessionPrompt, c.life.endErr))
+		return nil, callError(schema.MethodSessionPrompt, c.life.endErr)
 	}
-	c.calls.Add(1)
+	c.prompts.calls.Add(1)
 	g := c.conn.Load()
 	c.mu.Unlock()
 	// Observed before the prompt slot is taken: the observer's work is
 	// not part of the few microseconds the slot is held.
 	params, end := c.observeCall(octx, schema.MethodSessionPrompt, req, false)
 	// jrpc2 picks the request id when it sends the frame; the wire's hook
-	// (onCallSent) learns it there and gives it to c.sending. One prompt at
-	// a time passes this point, for the few microseconds jrpc2 takes to
-	// encode and queue the frame, so the id always reaches its own turn.
-	c.promptSlot <- struct{}{}
+	// (onCallSent) learns it there and gives it to the prompt being sent.
+	// One prompt at a time passes this point, for the few microseconds
+	// jrpc2 takes to encode and queue the frame, so the id always reaches
+	// its own turn.
+	c.prompts.take()
 	c.mu.Lock()
-	c.sending = t
+	c.prompts.sendingLocked(t)
 	c.mu.Unlock()
 	go c.runPrompt(g, t, params, end)
 
@@ -80,7 +81,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.Pro
 // order (onResponse). What jrpc2 then delivers here only matters when the
 // agent never answered: jrpc2 failed the call because the connection ended.
 func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
-	defer c.calls.Done()
+	defer c.prompts.calls.Done()
 	if end != nil {
 		defer func() { end(t.Err()) }()
 	}
@@ -89,10 +90,7 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 	rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: schema.MethodSessionPrompt, Params: params}})
 	if err != nil {
 		c.mu.Lock()
-		if c.sending == t { // never reached the wire
-			c.sending = nil
-			<-c.promptSlot
-		}
+		c.prompts.unsentLocked(t) // if it never reached the wire
 		c.mu.Unlock()
 		t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
 		return
@@ -112,15 +110,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 		return c.onCreateSent(id, method, params)
 	}
 	c.mu.Lock()
-	t := c.sending
-	c.sending = nil
-	if t != nil {
-		<-c.promptSlot
-		t.id = string(id)
-		if !t.expired {
-			c.prompts[t.id] = t
-		}
-	}
+	t := c.prompts.sentLocked(string(id))
 	c.mu.Unlock()
 	if t == nil {
 		return nil
@@ -132,8 +122,8 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 // g with why the client or g ended.
 func (c *Client) mapSendErr(g *agentConn, err error) error {
 	select {
-	case <-c.done:
-		return c.endErr
+	case <-c.life.done:
+		return c.life.endErr
 	default:
 	}
 	select {
@@ -155,11 +145,8 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	}
 	key := string(id)
 	c.mu.Lock()
-	t := c.prompts[key]
-	if t != nil {
-		delete(c.prompts, key)
-	} else if c.deadPrompts[key] {
-		delete(c.deadPrompts, key)
+	t, dead := c.prompts.answeredLocked(key)
+	if dead {
 		c.mu.Unlock()
 		c.diag(DiagLateResponse, "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
 		return
