@@ -124,7 +124,7 @@ func (t *Turn) finish(set func(*turnLife)) {
 		t.life.grace.Stop()
 	}
 	released := s.retainLocked(t)
-	endedKept := s.endedKept
+	endedKept := s.retained.bytes
 	stop := t.life.stopCtx
 	unregister := s.closed && s.turn == nil
 	dropped, bytes := t.budget.dropped, t.budget.charged
