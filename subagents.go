@@ -389,7 +389,7 @@ func (s *Session) startAgentTurnLocked() {
 	if s.turn != nil || s.closed {
 		return
 	}
-	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1), byAgent: true}
+	t := &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}, byAgent: true}
 	t.v2.active = true
 	s.turn = t
 	s.turns = append(s.turns, t)

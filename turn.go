@@ -15,12 +15,9 @@ import (
 // fold. All methods are safe for concurrent use.
 type Turn struct {
 	s *Session
-	// How v1 finds the turn its answer ends (turn_v1.go), guarded by c.mu:
-	// id is the session/prompt request id, as JSON text, set when sent;
-	// expired: the cancel grace ended the turn, a late answer finds none.
-	id      string
-	expired bool
-	sent    chan error // the result of writing the request
+	// call is the turn's session/prompt call, as the client's promptTable
+	// knows it (turn_prompts.go).
+	call promptCall
 
 	// Guarded by s.mu.
 	fold fold
@@ -135,7 +132,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...schema.ContentBlock) (*T
 	if _, err := c.connFor(ctx); err != nil {
 		return nil, callError(schema.MethodSessionPrompt, err)
 	}
-	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+	t := &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}}
 	// Observed before the turn is the session's: from then on the reader
 	// may hand its updates to t.obs.
 	octx := c.observeTurn(ctx, t)
@@ -205,7 +202,7 @@ func (t *Turn) RequestID() string {
 	c := t.s.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return t.id
+	return t.call.id
 }
 
 // Session returns the turn's session.

@@ -21,6 +21,14 @@ type promptTable struct {
 	calls sync.WaitGroup
 }
 
+// promptCall is a turn's session/prompt call: how v1 finds the turn its
+// answer ends. id and expired are guarded by the client's mu.
+type promptCall struct {
+	id      string     // the request id, as JSON text, set when sent
+	expired bool       // the cancel grace ended the turn: a late answer finds none
+	sent    chan error // the result of writing the request
+}
+
 func (p *promptTable) init() {
 	p.turns = map[string]*Turn{}
 	p.slot = make(chan struct{}, 1)
@@ -53,8 +61,8 @@ func (p *promptTable) sentLocked(id string) *Turn {
 	}
 	p.sending = nil
 	<-p.slot
-	t.id = id
-	if !t.expired {
+	t.call.id = id
+	if !t.call.expired {
 		p.turns[id] = t
 	}
 	return t
@@ -85,15 +93,15 @@ func (p *promptTable) takeLocked(id string) *Turn {
 // expireLocked forgets t, a cancelled prompt whose agent did not answer
 // in time: its answer, if it comes, is ignored (answeredLocked says dead).
 func (p *promptTable) expireLocked(t *Turn) {
-	t.expired = true // if it goes out still, its answer finds no turn
-	if p.turns[t.id] != t {
+	t.call.expired = true // if it goes out still, its answer finds no turn
+	if p.turns[t.call.id] != t {
 		return
 	}
-	delete(p.turns, t.id)
+	delete(p.turns, t.call.id)
 	if p.dead == nil {
 		p.dead = map[string]bool{}
 	}
-	p.dead[t.id] = true
+	p.dead[t.call.id] = true
 }
 
 // drainLocked removes and returns every turn waiting for its answer, for

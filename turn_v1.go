@@ -49,13 +49,13 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.Pro
 
 	var err error
 	select {
-	case err = <-t.sent:
+	case err = <-t.call.sent:
 	case <-t.done:
 		if t.RequestID() == "" {
 			return nil, t.Err() // never handed to the wire (the connection ended)
 		}
 		// The answer can end the turn before the writer reports the write.
-		err = <-t.sent
+		err = <-t.call.sent
 	case <-ctx.Done():
 		// The frame may still go out; cancelling covers both cases.
 		t.Cancel()
@@ -115,7 +115,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	if t == nil {
 		return nil
 	}
-	return func(err error) { t.sent <- err }
+	return func(err error) { t.call.sent <- err }
 }
 
 // mapSendErr replaces jrpc2's error for a call that could not be sent on
