@@ -2,13 +2,16 @@
 // the root package was planned and judged by: non-test files, lines (and
 // generated lines), exported identifiers (types, fields, methods, funcs,
 // consts, vars) and top-level ones, and for the biggest types their
-// exported fields, methods (exported) and the files the methods live in.
+// exported fields, methods (exported) and the files the methods live in;
+// for the client package, the climbs back of one update's path (see
+// climbs.go; -v lists them).
 //
-//	go run ./figures ../.. ../../schema
+//	go run ./figures [-v] ../.. ../../schema ../../nes
 package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -20,8 +23,14 @@ import (
 )
 
 func main() {
-	for _, dir := range os.Args[1:] {
+	verbose := flag.Bool("v", false, "list each climb back")
+	flag.Parse()
+	for _, dir := range flag.Args() {
 		if err := figures(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := climbs(dir, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
