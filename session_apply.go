@@ -54,23 +54,27 @@ import (
 // locks:
 //
 //  7. observe    the turn's Observer hears of the update.
-//  8. finish     a turn the update ended ends (Turn.finish).
-//  9. act        what crossing the budget asked for (overBudget.act).
+//  8. finish     a turn the update ended ends (Session.endTurn).
+//  9. act        what crossing the budget asked for: Client.act, run by
+//     the client on what apply returns. A stage below the client decides;
+//     the client reports and cancels, so nothing on the way calls back up
+//     into it.
 //
 // After the session's stages, onUpdate mirrors a child's state into its
 // parent (subagents.go); that is another session's pipeline, not a climb
 // back into this one.
 
 // apply runs the session's stages of the pipeline (see above) on one
-// update. meta is the notification's own _meta, kept on the update's
+// update, and returns what crossing the budget asks for, for the client
+// to act on (Client.act) once apply has returned. meta is the notification's own _meta, kept on the update's
 // events; size is the notification's length, counted against
 // Limits.MaxTurnBytes when it is more than what the update retains (see
 // cost.go).
-func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
+func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) overBudget {
 	s.mu.Lock()
 	if !s.acceptLocked(u) {
 		s.mu.Unlock()
-		return
+		return overBudget{}
 	}
 	u = s.normaliseLocked(u)
 	over := s.applyLocked(u, meta, size)
@@ -83,12 +87,12 @@ func (s *Session) apply(u schema.Update, meta json.RawMessage, size int) {
 	if idle != nil {
 		// Ended here, on the reader, before the next line: every update
 		// before the idle is the turn's, every one after it the session's.
-		idle.finish(func(l *turnLife) {
+		s.endTurn(idle, func(l *turnLife) {
 			l.agentEnded(agentAnswer{stop: idle.v2.stop, usage: idle.v2.usage})
 			l.out.AgentError = idle.v2.err
 		})
 	}
-	over.act(s.c)
+	return over
 }
 
 // acceptLocked reports whether u is news: false for a restart's replay of
@@ -252,12 +256,12 @@ type overBudget struct {
 
 // act is the act stage: it does what crossing the budget asked for, with
 // no lock held.
-func (o overBudget) act(c *Client) {
+func (c *Client) act(o overBudget) {
 	for _, m := range o.msgs {
 		c.diag(DiagLimitExceeded, m, nil)
 	}
-	if o.cancel != nil {
-		o.cancel.Cancel()
+	if t := o.cancel; t != nil {
+		t.s.cancelTurn(t)
 	}
 }
 

@@ -71,7 +71,7 @@ func (c *Client) onUpdate(params []byte) {
 	}
 	c.mu.Unlock()
 	s.childStateV2(u)
-	s.apply(u, meta, len(params))
+	c.act(s.apply(u, meta, len(params)))
 	s.mirrorChildStateV2(u)
 	if child != nil {
 		child.applySubagentState(u.(*schema.SubagentUpdate))
@@ -135,7 +135,7 @@ func (c *Client) registerLocked(s *Session) (after func()) {
 			old.mu.Unlock()
 		}
 		for _, o := range over {
-			o.act(c)
+			c.act(o)
 		}
 	}
 }
@@ -207,6 +207,6 @@ func (c *Client) applyPlainText(params []byte) bool {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	over.act(c)
+	c.act(over)
 	return true
 }

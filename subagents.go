@@ -375,7 +375,7 @@ func (s *Session) applySubagentState(u *schema.SubagentUpdate) {
 		// The error of an error stop stays in the parent's
 		// Subagents[i].State.
 		a := agentAnswer{stop: st.StopReason, usage: st.Usage, meta: st.Meta}
-		t.finish(func(l *turnLife) { l.agentEnded(a) })
+		s.endTurn(t, func(l *turnLife) { l.agentEnded(a) })
 	default:
 		s.mu.Unlock()
 	}

@@ -15,7 +15,7 @@ import (
 // goroutine (onResponse): every update written before the answer is the
 // turn's, every one after it is the session's. v2 ends a turn at the
 // agent's idle state_update instead, the answer to session/prompt only
-// accepting it; both end through Turn.finish.
+// accepting it; both end through Session.endTurn.
 
 // startPrompt sends the session/prompt request of t, the session's
 // running turn, and returns t once the request is on the wire (see
@@ -179,5 +179,5 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	case decodeErr != nil:
 		a.fail = callError(schema.MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
 	}
-	t.finish(func(l *turnLife) { l.agentEnded(a) })
+	t.s.endTurn(t, func(l *turnLife) { l.agentEnded(a) })
 }
