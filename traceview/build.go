@@ -459,7 +459,12 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	it.addFrame(i)
 	if ref.ToolCallID != "" && sid != "" {
 		// The request may carry the tool call's fields (v1's toolCall is a
-		// tool_call_update).
+		// tool_call_update). Its title is the question ("Allow editing
+		// a.go?"), not the tool's name: it names a card that has none yet,
+		// as the client's fold does (keepTitle).
+		if card, ok := b.tools[sid+"\x00"+ref.ToolCallID]; ok && card.Tool.Title != "" {
+			ref.Title = nil
+		}
 		card := b.toolCard(i, f, sid, ref.ToolCallID, &ref, false)
 		if it.Title == "" {
 			it.Title = card.Tool.Title
@@ -470,6 +475,12 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	}
 	b.add(sid, f.t, it)
 	return it
+}
+
+type planEntry struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority"`
 }
 
 // updateFields are the fields of a session update the page uses, tool
@@ -486,11 +497,11 @@ type updateFields struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
-	Entries []struct {
-		Content  string `json:"content"`
-		Status   string `json:"status"`
-		Priority string `json:"priority"`
-	} `json:"entries"`
+	Entries []planEntry `json:"entries"`
+	// Plan is a plan_update's plan; its entries are a plan of type items'.
+	Plan *struct {
+		Entries []planEntry `json:"entries"`
+	} `json:"plan"`
 	// A tool call's (tool_call, tool_call_update, a permission's toolCall).
 	Title     *string `json:"title"`
 	ToolKind  *string `json:"kind"`
@@ -563,7 +574,11 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		card.Tool.Content = append(card.Tool.Content, b.content(u.Content)...)
 	case "plan", "plan_update":
 		var lines []string
-		for _, e := range u.Entries {
+		entries := u.Entries
+		if u.Plan != nil {
+			entries = u.Plan.Entries
+		}
+		for _, e := range entries {
 			lines = append(lines, fmt.Sprintf("[%s] %s", firstNonEmpty(e.Status, "?"), e.Content))
 		}
 		it := &item{K: "plan", T: f.t, Title: u.Kind, Text: strings.Join(lines, "\n")}
