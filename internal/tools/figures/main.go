@@ -2,7 +2,7 @@
 // the root package was planned and judged by: non-test files, lines (and
 // generated lines), exported identifiers (types, fields, methods, funcs,
 // consts, vars) and top-level ones, and for the biggest types their
-// exported fields, methods (exported) and the files the methods live in;
+// fields (exported), methods (exported) and the files the methods live in;
 // for the client package, the climbs back of one update's path (see
 // climbs.go; -v lists them).
 //
@@ -38,8 +38,8 @@ func main() {
 }
 
 type typeFig struct {
-	fields, methods, exported int
-	files                     map[string]bool
+	fields, all, methods, exported int // exported fields, all fields
+	files                          map[string]bool
 }
 
 func figures(dir string) error {
@@ -99,6 +99,11 @@ func figures(dir string) error {
 						if !s.Name.IsExported() {
 							continue
 						}
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, fl := range st.Fields.List {
+								ty(s.Name.Name).all += max(len(fl.Names), 1)
+							}
+						}
 						exported++
 						top++
 						if st, ok := s.Type.(*ast.StructType); ok {
@@ -140,7 +145,7 @@ func figures(dir string) error {
 			break
 		}
 		t := types[n]
-		fmt.Printf("  %s: %d exported fields, %d methods (%d exported), in %d files\n", n, t.fields, t.methods, t.exported, len(t.files))
+		fmt.Printf("  %s: %d fields (%d exported), %d methods (%d exported), in %d files\n", n, t.all, t.fields, t.methods, t.exported, len(t.files))
 	}
 	return nil
 }
