@@ -387,9 +387,10 @@ func (t *Turn) logAgentLocked(e entry, meta json.RawMessage) {
 	t.appendLocked(e)
 }
 
-// applyTextLocked is applyLocked for a plain text chunk of kind k, folded
-// from the wire as appendText says; it logs no decoded update (see entry).
-// s.mu is held.
+// applyTextLocked is the fold and record stages for a plain text chunk of
+// kind k on the fast path (Client.applyPlainText): folded from the wire as
+// appendText says, then logged with no decoded update (see entry). s.mu is
+// held.
 func (t *Turn) applyTextLocked(k uint8, m *msgAcc, id, plain []byte, text string, meta json.RawMessage) {
 	m, pos := t.fold.appendText(k, m, id, plain, text)
 	e, ok := textEntry(k, m, pos)
