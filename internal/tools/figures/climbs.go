@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,39 +47,55 @@ const stateLayer = 3
 // climbs prints the climbs back of the walks from the entries, if the
 // package in dir has them (the root package does).
 func climbs(dir string, verbose bool) error {
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedFiles, Dir: dir}
-	pkgs, err := packages.Load(cfg, ".")
-	if err != nil {
+	w, err := load(dir)
+	if err != nil || w == nil {
 		return err
 	}
-	if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
-		return fmt.Errorf("loading %s: %v", dir, pkgs[0].Errors)
-	}
-	p := pkgs[0]
-	w := newWalker(p)
-	if w == nil {
-		return nil // not the client package
-	}
 	for _, entry := range []string{"Client.onUpdate", "Session.apply"} {
-		fn := w.lookup(entry)
-		if fn == nil {
+		list, reached, files, ok := w.climbsFrom(entry)
+		if !ok {
 			continue
 		}
-		w.reset()
-		w.walk(fn, w.layerOf(fn))
-		files := map[string]bool{}
-		for f := range w.reached {
-			files[w.file(f)] = true
-		}
-		fmt.Printf("  climbs back from %s: %d (over %d functions in %d files)\n", entry, len(w.climbs), len(w.reached), len(files))
+		fmt.Printf("  climbs back from %s: %d (over %d functions in %d files)\n", entry, len(list), reached, files)
 		if verbose {
-			sort.Strings(w.climbs)
-			for _, c := range w.climbs {
+			for _, c := range list {
 				fmt.Printf("    %s\n", c)
 			}
 		}
 	}
 	return nil
+}
+
+// load loads the package in dir; nil if it has not the three owners.
+func load(dir string) (*walker, error) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedFiles, Dir: dir}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		return nil, fmt.Errorf("loading %s: %v", dir, pkgs[0].Errors)
+	}
+	return newWalker(pkgs[0]), nil
+}
+
+// climbsFrom walks from entry ("Type.method" or "func") and returns the
+// climbs back, sorted, and how many functions in how many files the walk
+// reached; ok is false when the package has no such entry.
+func (w *walker) climbsFrom(entry string) (list []string, reached, files int, ok bool) {
+	fn := w.lookup(entry)
+	if fn == nil {
+		return nil, 0, 0, false
+	}
+	w.reset()
+	w.walk(fn, w.layerOf(fn))
+	fs := map[string]bool{}
+	for f := range w.reached {
+		fs[w.file(f)] = true
+	}
+	list = slices.Clone(w.climbs)
+	sort.Strings(list)
+	return list, len(w.reached), len(fs), true
 }
 
 type walkKey struct {
