@@ -52,7 +52,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		return nil, err
 	}
 	g := &agentConn{n: n, link: l, done: make(chan struct{})}
-	g.ctx, g.cancel = context.WithCancel(c.baseCtx)
+	g.ctx, g.cancel = context.WithCancel(c.life.baseCtx)
 	lim := c.opts.Limits
 	g.wire = engine.NewWire(l.r, l.w, l.closeRead, l.closeWrite, engine.Limits{
 		MaxLine:    lim.MaxLineBytes,
@@ -154,7 +154,7 @@ func (c *Client) connFor(ctx context.Context) (*agentConn, error) {
 		}
 		select {
 		case <-ready:
-		case <-c.done:
+		case <-c.life.done:
 			return g, nil // it fails with why the client ended
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the agent's restart: %w", context.Cause(ctx))
@@ -179,7 +179,7 @@ func withConn(ctx context.Context, g *agentConn) context.Context {
 func (c *Client) connEnded(g *agentConn, cause error) {
 	g.endOnce.Do(func() {
 		c.mu.Lock()
-		restart := c.sup != nil && !c.closing && !c.ended && (c.conn.Load() == g || g.n > 1)
+		restart := c.sup != nil && !c.life.closing && !c.life.ended && (c.conn.Load() == g || g.n > 1)
 		g.cause = cause
 		if restart {
 			g.endErr = fmt.Errorf("%w: %w", ErrAgentRestarted, cause)
@@ -195,9 +195,8 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 		var turns []*Turn
 		if restart {
 			drained := errors.Is(cause, ErrDrained)
-			for id, t := range c.prompts {
-				delete(c.prompts, id)
-				if t.writing {
+			for _, t := range c.prompts.drainLocked(true) { // request ids start again on the next connection
+				if t.call.writing {
 					continue // its write's outcome decides (holdUnwritten, runPrompt)
 				}
 				if drained && c.holdDrainedLocked(t) {
@@ -208,7 +207,6 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 			if drained {
 				c.holdRunningLocked() // prompts on their way to the wire
 			}
-			c.deadPrompts = nil // request ids start again on the next connection
 		}
 		c.mu.Unlock()
 		g.cancel()
@@ -237,7 +235,7 @@ func (c *Client) failRunningTurns(reason error) {
 	var turns []*Turn
 	for _, s := range c.routing.sessions {
 		s.mu.Lock()
-		if t := s.turn; t != nil && !t.writing {
+		if t := s.turn; t != nil && !t.call.writing {
 			turns = append(turns, t)
 		}
 		s.mu.Unlock()

@@ -49,28 +49,37 @@ type Client struct {
 
 	events *engine.EventQueue // diagnostics and notifications, off the reader
 
+	// life is how the connection ends (this file: end, Close, Done, Err).
+	life clientLife
+
+	// mu guards the parts below it (and what other fields' comments say),
+	// each owned by the feature in the file it names. It is taken before a
+	// session's mu, never after.
+	mu        sync.Mutex
+	lastAuth  *schema.AuthenticateRequest // the last successful Authenticate, repeated by a restart
+	routing   clientRouting               // where updates go (session_updates.go)
+	subs      subagentCount               // child sessions (subagents.go)
+	prompts   promptTable                 // session/prompt calls by request id (turn_prompts.go)
+	creating  map[string]*creation        // session/new and session/fork in flight, by request id (session_create.go)
+	restoring *Session                    // the session a restart's load or resume is for (restore.go)
+
+	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests, under its own lock (mcp_requests.go)
+}
+
+// clientLife is how a client's connection ends: the context its calls and
+// connections derive from, Done and Err, and the once-only end and Close.
+// ended and closing are guarded by the client's mu; the rest are set once
+// (under their sync.Once) and read after done is closed.
+type clientLife struct {
 	baseCtx    context.Context // ends when the connection ends
 	baseCancel context.CancelFunc
 
-	mu          sync.Mutex
-	lastAuth    *schema.AuthenticateRequest // the last successful Authenticate, repeated by a restart
-	routing     clientRouting               // where updates go (session_updates.go)
-	subs        subagentCount               // child sessions (subagents.go)
-	prompts     map[string]*Turn            // in-flight session/prompt by request id
-	creating    map[string]*creation        // in-flight session/new and session/fork by request id
-	sending     *Turn                       // the prompt between Batch and the wire (holds promptSlot)
-	promptSlot  chan struct{}               // one prompt at a time on its way into jrpc2
-	deadPrompts map[string]bool             // prompts ended locally; their late answers are ignored
-	ended       bool                        // end ran: no prompt may register any more
-	closing     bool                        // Close was called: no restart any more
-	restoring   *Session                    // the session a restart's load or resume is for (restore.go)
+	done    chan struct{} // closed when the connection has ended
+	endOnce sync.Once
+	endErr  error // why the connection ended (wraps ErrConnClosed)
+	ended   bool  // end ran: no prompt may register any more
+	closing bool  // Close was called: no restart any more
 
-	mcp mcpRequests // declared MCP-over-ACP servers and active inner requests
-
-	done      chan struct{} // closed when the connection has ended
-	endOnce   sync.Once
-	endErr    error          // why the connection ended (wraps ErrConnClosed)
-	calls     sync.WaitGroup // prompt calls running in jrpc2
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -102,12 +111,11 @@ type subagentCount struct {
 // is closed too.
 func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, error) {
 	c := &Client{
-		routing:    clientRouting{sessions: map[string]*Session{}, orphans: map[string][]orphan{}},
-		prompts:    map[string]*Turn{},
-		creating:   map[string]*creation{},
-		promptSlot: make(chan struct{}, 1),
-		done:       make(chan struct{}),
+		routing:  clientRouting{sessions: map[string]*Session{}, orphans: map[string][]orphan{}},
+		creating: map[string]*creation{},
+		life:     clientLife{done: make(chan struct{})},
 	}
+	c.prompts.init()
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -115,7 +123,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 		return nil, errors.New("acp: ClientOptions.Terminal sets some of the five terminal handlers but not all; the terminal capability covers all five")
 	}
 	c.opts.Limits = c.opts.Limits.withDefaults()
-	c.baseCtx, c.baseCancel = context.WithCancel(context.Background())
+	c.life.baseCtx, c.life.baseCancel = context.WithCancel(context.Background())
 	c.events = engine.NewEventQueue(c.opts.Limits.MaxQueuedEvents, eventKinds, c.reportDropped)
 
 	c.transport = t
@@ -124,7 +132,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	offered, err := c.opts.offeredVersion()
 	if err != nil {
 		c.events.Close()
-		c.baseCancel()
+		c.life.baseCancel()
 		return nil, err
 	}
 	if c.opts.Restart != nil {
@@ -134,7 +142,7 @@ func Connect(ctx context.Context, t Transport, opts *ClientOptions) (*Client, er
 	if err != nil {
 		if g == nil {
 			c.events.Close()
-			c.baseCancel()
+			c.life.baseCancel()
 			return nil, err
 		}
 		c.conn.Store(g)
@@ -219,14 +227,14 @@ func (c *Client) agent() *schema.InitializeResponse { return &c.conn.Load().init
 // its output, or Close was called. With ClientOptions.Restart, an agent's
 // death does not close it: it closes when Close is called or the client
 // gives up restarting (see [RestartPolicy]).
-func (c *Client) Done() <-chan struct{} { return c.done }
+func (c *Client) Done() <-chan struct{} { return c.life.done }
 
 // Err returns why the connection ended (wrapping [ErrConnClosed], and an
 // [*ExitError] when the agent process died), or nil while it is open.
 func (c *Client) Err() error {
 	select {
-	case <-c.done:
-		return c.endErr
+	case <-c.life.done:
+		return c.life.endErr
 	default:
 		return nil
 	}
@@ -234,8 +242,8 @@ func (c *Client) Err() error {
 
 // Wait blocks until the connection has ended and returns [Client.Err].
 func (c *Client) Wait() error {
-	<-c.done
-	return c.endErr
+	<-c.life.done
+	return c.life.endErr
 }
 
 // StderrTail returns the last 64 KiB the agent wrote to stderr (empty for a
@@ -268,20 +276,20 @@ func (c *Client) StderrTail() string {
 // everything else has ended, and the goroutine delivers what is left and
 // exits as soon as the callback returns.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() {
+	c.life.closeOnce.Do(func() {
 		c.mu.Lock()
-		c.closing = true
+		c.life.closing = true
 		c.mu.Unlock()
 		c.end(fmt.Errorf("%w: closed by the client", ErrConnClosed))
 		if c.sup != nil {
 			c.sup.stop() // a restart under way gives up and closes what it opened
 		}
 		c.conn.Load().shutdown()
-		c.baseCancel()
-		c.calls.Wait()
+		c.life.baseCancel()
+		c.prompts.calls.Wait()
 		if h := c.opts.Terminal.Close; h != nil {
 			if err := h(); err != nil {
-				c.closeErr = err
+				c.life.closeErr = err
 			}
 		}
 		c.events.Close()
@@ -289,28 +297,24 @@ func (c *Client) Close() error {
 			c.opts.Trace.flush()
 		}
 	})
-	return c.closeErr
+	return c.life.closeErr
 }
 
 // end records why the connection ended (first reason wins) and fails every
 // turn still waiting for its answer.
 func (c *Client) end(reason error) {
-	c.endOnce.Do(func() {
-		c.endErr = reason
+	c.life.endOnce.Do(func() {
+		c.life.endErr = reason
 		c.mu.Lock()
-		c.ended = true // no prompt registers after this
-		turns := make([]*Turn, 0, len(c.prompts))
-		for id, t := range c.prompts {
-			turns = append(turns, t)
-			delete(c.prompts, id)
-		}
+		c.life.ended = true // no prompt registers after this
+		turns := c.prompts.drainLocked(false)
 		c.mu.Unlock()
 		for _, t := range turns {
 			t.fail(callError(schema.MethodSessionPrompt, reason))
 		}
 		c.failChildTurns(reason)
-		close(c.done)
-		c.baseCancel()
+		close(c.life.done)
+		c.life.baseCancel()
 	})
 }
 
@@ -328,7 +332,7 @@ func (c *Client) onEOF(g *agentConn, err error) {
 		// known; wait for it, so the error can say how it died. An agent
 		// that closes its stdout and lives on ends the connection when it
 		// exits or Close is called.
-		p.awaitExit(c.baseCtx.Done())
+		p.awaitExit(c.life.baseCtx.Done())
 		if ee := p.exitError(); ee != nil {
 			cause = ee
 		}

@@ -366,14 +366,8 @@ func (t *Turn) event(seq uint64, e *entry, u schema.Update, tc *ToolCallState) E
 // markLocked marks a tool call of a cancelled turn cancelled, as an event
 // of its own. s.mu is held.
 func (t *Turn) markLocked(id string) {
-	st := schema.ToolCallStatusCancelled
-	mk := &schema.ToolCallUpdate{ToolCallID: id, Status: &st}
-	// A mark is never dropped (the tool call will not run), but it is kept,
-	// so it counts against the turn's budget like what the agent sent.
-	t.budget.charged += costMark
-	t.budget.keep(costMark)
-	t.fold.visits++
-	t.logLocked(entLocal, mk, t.fold.tools.update(mk))
+	mk, tc := t.foldMarkLocked(id)
+	t.logLocked(entLocal, mk, tc)
 }
 
 // markIfCancelledLocked applies the cancellation policy (toolTable.toMark)

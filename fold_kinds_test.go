@@ -107,7 +107,7 @@ func TestEveryUpdateKindChangesState(t *testing.T) {
 			s := newSession(c, "s", "/w", nil)
 			var turn *Turn
 			if inTurn {
-				turn = &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+				turn = &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}}
 				s.turn = turn
 			}
 			state := func() any {

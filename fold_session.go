@@ -273,3 +273,10 @@ func foldTerminal(st *SessionState, id string, set func(*AgentTerminal)) {
 	terms[i].boundOutput()
 	st.Terminals = terms
 }
+
+func derefOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -231,7 +231,7 @@ func (c *Client) onPermissionRequest(in *inbound, params []byte) {
 	s.perms[in.id] = in
 	s.notifyLocked()
 	s.mu.Unlock()
-	over.act(c)
+	c.act(over)
 	if cancelled {
 		// The agent asked after the cancel; the answer is the same.
 		in.cancel(errTurnCancelled)

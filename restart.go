@@ -385,9 +385,9 @@ func (c *Client) reconnect(ctx context.Context, n int) (*agentConn, error) {
 		return g, &fatalRestartError{fmt.Errorf("%w: the restarted agent answered protocol version %d; the client speaks %d", schema.ErrUnsupportedVersion, max(1, g.version), max(1, c.version))}
 	}
 	c.mu.Lock()
-	if c.ended {
+	if c.life.ended {
 		c.mu.Unlock()
-		return g, &fatalRestartError{c.endErr}
+		return g, &fatalRestartError{c.life.endErr}
 	}
 	c.conn.Store(g)
 	c.mu.Unlock()

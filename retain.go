@@ -16,20 +16,20 @@ import "slices"
 // turns it released to keep the session's ended turns within
 // Limits.MaxEndedTurnBytes. s.mu is held.
 func (s *Session) retainLocked(t *Turn) (released int) {
-	s.endedKept += t.budget.kept
+	s.retained.bytes += t.budget.kept
 	if t.forgotten {
 		t.forgetLocked()
 		return 0
 	}
-	s.logged = append(s.logged, t)
+	s.retained.logged = append(s.retained.logged, t)
 	keep := s.c.opts.Limits.TurnLogs
 	if keep < 0 {
 		keep = 0
 	}
-	for len(s.logged) > keep {
-		s.logged[0].releaseLogLocked()
-		s.logged[0] = nil
-		s.logged = s.logged[1:]
+	for len(s.retained.logged) > keep {
+		s.retained.logged[0].releaseLogLocked()
+		s.retained.logged[0] = nil
+		s.retained.logged = s.retained.logged[1:]
 	}
 	return s.releaseEndedLocked(t)
 }
@@ -40,7 +40,7 @@ func (s *Session) retainLocked(t *Turn) (released int) {
 // release is an EventTurnReleased in the session's feed. s.mu is held.
 func (s *Session) releaseEndedLocked(last *Turn) (released int) {
 	ceiling := s.c.opts.Limits.MaxEndedTurnBytes
-	for i := 0; s.endedKept > ceiling && i < len(s.turns); {
+	for i := 0; s.retained.bytes > ceiling && i < len(s.turns); {
 		old := s.turns[i]
 		if old == last || !old.life.ended {
 			i++
@@ -83,14 +83,14 @@ func (t *Turn) leave() {
 // session's list. s.mu is held and the turn has ended.
 func (t *Turn) forgetLocked() {
 	s := t.s
-	s.endedKept -= t.budget.kept
+	s.retained.bytes -= t.budget.kept
 	t.releaseLogLocked()
 	t.fold = fold{} // a log still read keeps the messages it refers to
 	if i := slices.Index(s.turns, t); i >= 0 {
 		s.turns = slices.Delete(s.turns, i, i+1)
 	}
-	if i := slices.Index(s.logged, t); i >= 0 {
-		s.logged = slices.Delete(s.logged, i, i+1)
+	if i := slices.Index(s.retained.logged, t); i >= 0 {
+		s.retained.logged = slices.Delete(s.retained.logged, i, i+1)
 	}
 }
 

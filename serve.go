@@ -60,8 +60,7 @@ func (c *Client) onOversized(id []byte, method string, size int64) {
 		return // the caller learns it from the call's outcome
 	}
 	c.mu.Lock()
-	t := c.prompts[string(id)]
-	delete(c.prompts, string(id))
+	t := c.prompts.takeLocked(string(id))
 	c.mu.Unlock()
 	if t != nil {
 		t.fail(callError(schema.MethodSessionPrompt, fmt.Errorf("%w: the %d-byte response was discarded (Limits.MaxLineBytes is %d)", ErrLineTooLong, size, c.opts.Limits.MaxLineBytes)))

@@ -89,12 +89,12 @@ type sentry struct {
 // the log is all that keeps them. s.mu is held, or s is not visible yet.
 func (s *Session) logLocked(e sentry) {
 	s.log.append(e)
-	s.logBytes += e.cost
+	s.log.bytes += e.cost
 	l := s.c.opts.Limits
-	if n := s.log.len(); n >= 2*l.SessionLog || s.logBytes > l.MaxTurnBytes/2 {
+	if n := s.log.len(); n >= 2*l.SessionLog || s.log.bytes > l.MaxTurnBytes/2 {
 		drop := 0
-		for first := s.log.base + 1; drop < n-1 && (n-drop > l.SessionLog || s.logBytes > l.MaxTurnBytes/4); drop++ {
-			s.logBytes -= s.log.at(first + uint64(drop)).cost
+		for first := s.log.base + 1; drop < n-1 && (n-drop > l.SessionLog || s.log.bytes > l.MaxTurnBytes/4); drop++ {
+			s.log.bytes -= s.log.at(first + uint64(drop)).cost
 		}
 		s.log.dropFront(drop)
 	}
@@ -153,7 +153,7 @@ func (s *Session) Events(ctx context.Context, after uint64) iter.Seq[Event] {
 			case <-changed:
 			case <-ctx.Done():
 				return
-			case <-s.c.done:
+			case <-s.c.life.done:
 				s.mu.Lock()
 				more := next <= s.log.seq
 				s.mu.Unlock()

@@ -375,7 +375,7 @@ func (s *Session) applySubagentState(u *schema.SubagentUpdate) {
 		// The error of an error stop stays in the parent's
 		// Subagents[i].State.
 		a := agentAnswer{stop: st.StopReason, usage: st.Usage, meta: st.Meta}
-		t.finish(func(l *turnLife) { l.agentEnded(a) })
+		s.endTurn(t, func(l *turnLife) { l.agentEnded(a) })
 	default:
 		s.mu.Unlock()
 	}
@@ -389,7 +389,7 @@ func (s *Session) startAgentTurnLocked() {
 	if s.turn != nil || s.closed {
 		return
 	}
-	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1), byAgent: true}
+	t := &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}, byAgent: true}
 	t.v2.active = true
 	s.turn = t
 	s.turns = append(s.turns, t)

@@ -17,7 +17,7 @@ func TestToolCallUpdateMeta(t *testing.T) {
 		s := newSession(c, "s", "/w", nil)
 		var turn *Turn
 		if inTurn {
-			turn = &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+			turn = &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}}
 			s.turn = turn
 		}
 		meta := func() string {

@@ -17,7 +17,7 @@ func TestAgentTerminalFold(t *testing.T) {
 	c := &Client{}
 	c.opts.Limits = c.opts.Limits.withDefaults()
 	s := newSession(c, "s", "/w", nil)
-	turn := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+	turn := &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}}
 	s.turn = turn
 	apply := func(update string) ToolCallState {
 		t.Helper()

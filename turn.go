@@ -15,19 +15,9 @@ import (
 // fold. All methods are safe for concurrent use.
 type Turn struct {
 	s *Session
-	// How v1 finds the turn its answer ends (turn_v1.go), guarded by c.mu:
-	// id is the session/prompt request id, as JSON text, set when sent;
-	// expired: the cancel grace ended the turn, a late answer finds none.
-	id      string
-	expired bool
-	sent    chan error // the result of writing the request
-	// retry: the agent never got the prompt; it is sent again after the
-	// restart (turn_retry.go).
-	retry *retryPrompt
-	// writing: the prompt is on its way to the transport, which has not
-	// said yet whether it took it; a connection's end leaves the turn
-	// to the write's outcome (holdUnwritten, runPrompt).
-	writing bool
+	// call is the turn's session/prompt call, as the client's promptTable
+	// knows it (turn_prompts.go).
+	call promptCall
 
 	// Guarded by s.mu.
 	fold fold
@@ -146,7 +136,7 @@ func (s *Session) Prompt(ctx context.Context, blocks ...schema.ContentBlock) (*T
 	if _, err := c.connFor(ctx); err != nil {
 		return nil, callError(schema.MethodSessionPrompt, err)
 	}
-	t := &Turn{s: s, done: make(chan struct{}), sent: make(chan error, 1)}
+	t := &Turn{s: s, done: make(chan struct{}), call: promptCall{sent: make(chan error, 1)}}
 	// Observed before the turn is the session's: from then on the reader
 	// may hand its updates to t.obs.
 	octx := c.observeTurn(ctx, t)
@@ -216,7 +206,7 @@ func (t *Turn) RequestID() string {
 	c := t.s.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return t.id
+	return t.call.id
 }
 
 // Session returns the turn's session.
@@ -344,10 +334,11 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 	}
 }
 
-// applyLocked folds one update into the turn; meta is its notification's
-// own _meta. s.mu is held.
-func (t *Turn) applyLocked(u schema.Update, meta json.RawMessage) {
-	tc := t.fold.apply(u)
+// recordLocked logs the turn's event of an agent's update that the fold
+// stage applied to t.fold (tc: the tool call it changed); meta is its
+// notification's own _meta. A plain text chunk is logged as a pointer
+// into its message, not as the update (see entry). s.mu is held.
+func (t *Turn) recordLocked(u schema.Update, meta json.RawMessage, tc *ToolCallState) {
 	e := newEntry(entAgent, u, tc)
 	if k := plainText(u); k != textNone {
 		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
@@ -355,7 +346,36 @@ func (t *Turn) applyLocked(u schema.Update, meta json.RawMessage) {
 		}
 	}
 	t.logAgentLocked(e, meta)
-	t.markIfCancelledLocked(tc)
+}
+
+// markFoldLocked is the fold of the cancellation policy after an update
+// that changed tc (nil: none): on a cancelled turn, it marks tc
+// cancelled unless it finished, and returns the mark and the tool call's
+// state after it, for the record stage to log after the update's own
+// event (nil, nil when nothing was marked). s.mu is held.
+func (t *Turn) markFoldLocked(tc *ToolCallState) (*schema.ToolCallUpdate, *ToolCallState) {
+	if tc == nil || !t.life.cancelled {
+		return nil, nil
+	}
+	ids := t.fold.tools.toMark(true, tc)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return t.foldMarkLocked(ids[0])
+}
+
+// foldMarkLocked marks the tool call id of a cancelled turn cancelled in
+// the turn's fold and returns the mark and the tool call's new state; the
+// caller logs them as a local event. s.mu is held.
+func (t *Turn) foldMarkLocked(id string) (*schema.ToolCallUpdate, *ToolCallState) {
+	st := schema.ToolCallStatusCancelled
+	mk := &schema.ToolCallUpdate{ToolCallID: id, Status: &st}
+	// A mark is never dropped (the tool call will not run), but it is kept,
+	// so it counts against the turn's budget like what the agent sent.
+	t.budget.charged += costMark
+	t.budget.keep(costMark)
+	t.fold.visits++
+	return mk, t.fold.tools.update(mk)
 }
 
 // logAgentLocked logs the entry of an agent's update, whose notification
@@ -371,9 +391,10 @@ func (t *Turn) logAgentLocked(e entry, meta json.RawMessage) {
 	t.appendLocked(e)
 }
 
-// applyTextLocked is applyLocked for a plain text chunk of kind k, folded
-// from the wire as appendText says; it logs no decoded update (see entry).
-// s.mu is held.
+// applyTextLocked is the fold and record stages for a plain text chunk of
+// kind k on the fast path (Client.applyPlainText): folded from the wire as
+// appendText says, then logged with no decoded update (see entry). s.mu is
+// held.
 func (t *Turn) applyTextLocked(k uint8, m *msgAcc, id, plain []byte, text string, meta json.RawMessage) {
 	m, pos := t.fold.appendText(k, m, id, plain, text)
 	e, ok := textEntry(k, m, pos)

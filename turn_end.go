@@ -12,7 +12,7 @@ import (
 )
 
 // How a turn ends, whatever the protocol version: cancelled by the client
-// (within a grace), failed locally, or answered by the agent; finish
+// (within a grace), failed locally, or answered by the agent; endTurn
 // records the outcome once and hands the turn to the session's retention.
 // What the outcome is, is turnLife's (turn_life.go).
 
@@ -39,8 +39,12 @@ import (
 // Cancel returns without waiting. Cancelling an ended or already cancelled
 // turn does nothing, and so does cancelling a child session's turn when the
 // child does not grant cancel ([Session.Cancel] says so with an error).
-func (t *Turn) Cancel() {
-	s, c := t.s, t.s.c
+func (t *Turn) Cancel() { t.s.cancelTurn(t) }
+
+// cancelTurn is Turn.Cancel, the session's to do: the cancel is
+// session/cancel, and it answers the session's permission requests.
+func (s *Session) cancelTurn(t *Turn) {
+	c := s.c
 	if s.checkCancel() != nil {
 		return
 	}
@@ -91,31 +95,25 @@ var errTurnCancelled = errors.New("acp: the turn was cancelled")
 func (t *Turn) expire() {
 	c := t.s.c
 	c.mu.Lock()
-	t.expired = true // if it goes out still, its answer finds no turn
-	if c.prompts[t.id] == t {
-		delete(c.prompts, t.id)
-		if c.deadPrompts == nil {
-			c.deadPrompts = map[string]bool{}
-		}
-		c.deadPrompts[t.id] = true
-	}
+	c.prompts.expireLocked(t)
 	c.mu.Unlock()
 	method := schema.MethodSessionPrompt
 	if t.byAgent {
 		method = schema.MethodSessionCancel // a child's turn: no prompt was sent
 	}
-	t.finish(func(l *turnLife) { l.expired(callError(method, ErrCancelGrace)) })
+	t.s.endTurn(t, func(l *turnLife) { l.expired(callError(method, ErrCancelGrace)) })
 }
 
 // fail ends the turn with err (connection lost, write failed, line too long).
 func (t *Turn) fail(err error) {
-	t.finish(func(l *turnLife) { l.failed(err) })
+	t.s.endTurn(t, func(l *turnLife) { l.failed(err) })
 }
 
-// finish ends the turn once; set runs under s.mu to record the outcome.
-// From here on, updates for the session are kept outside any turn.
-func (t *Turn) finish(set func(*turnLife)) {
-	s := t.s
+// endTurn ends t, one of the session's turns, once; set runs under s.mu
+// to record the outcome. From here on, updates for the session are kept
+// outside any turn. It is the session's: the turn's end is the session's
+// to retain, to report and, for a closed session, to unregister.
+func (s *Session) endTurn(t *Turn, set func(*turnLife)) {
 	s.mu.Lock()
 	if t.life.ended {
 		s.mu.Unlock()
@@ -131,7 +129,7 @@ func (t *Turn) finish(set func(*turnLife)) {
 		t.life.grace.Stop()
 	}
 	released := s.retainLocked(t)
-	endedKept := s.endedKept
+	endedKept := s.retained.bytes
 	stop := t.life.stopCtx
 	unregister := s.closed && s.turn == nil
 	dropped, bytes := t.budget.dropped, t.budget.charged

@@ -11,7 +11,7 @@ import (
 // v1 (turn_v1.go) a turn starts when session/prompt is on the wire and
 // ends at the agent's answer to it; in v2 the answer only accepts the
 // prompt and the turn ends at the agent's idle state_update. Either way
-// the end goes through Turn.finish with the agent's answer (agentEnded)
+// the end goes through Session.endTurn with the agent's answer (agentEnded)
 // or a local reason (failed, expired), so the log, the fold, the budget
 // and retention do not know which version ran the turn.
 

@@ -41,7 +41,7 @@ func (c *Client) holdForRetry(t *Turn, raw []byte) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing || c.ended {
+	if c.life.closing || c.life.ended {
 		return false
 	}
 	return c.holdLocked(t, callError(schema.MethodSessionPrompt, msg.Error))
@@ -56,12 +56,10 @@ func (c *Client) holdUnwritten(t *Turn, err error) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing || c.ended {
+	if c.life.closing || c.life.ended {
 		return false
 	}
-	if c.prompts[t.id] == t {
-		delete(c.prompts, t.id)
-	}
+	c.prompts.forgetLocked(t)
 	return c.holdLocked(t, callError(schema.MethodSessionPrompt, err))
 }
 
@@ -101,10 +99,8 @@ func (c *Client) holdLocked(t *Turn, err error) bool {
 	if s.turn == t {
 		s.turn = nil
 	}
-	if c.prompts[t.id] == t {
-		delete(c.prompts, t.id) // the next connection's ids start again
-	}
-	t.retry = &retryPrompt{err: err}
+	c.prompts.forgetLocked(t) // the next connection's ids start again
+	t.call.retry = &retryPrompt{err: err}
 	return true
 }
 
@@ -115,8 +111,8 @@ func (c *Client) holdLocked(t *Turn, err error) bool {
 // ended, or g did not end within notDeliveredWait).
 func (c *Client) resume(t *Turn, g *agentConn) (*agentConn, bool) {
 	c.mu.Lock()
-	r := t.retry
-	t.retry = nil
+	r := t.call.retry
+	t.call.retry = nil
 	c.mu.Unlock()
 	timer := time.NewTimer(notDeliveredWait)
 	defer timer.Stop()
@@ -130,8 +126,8 @@ func (c *Client) resume(t *Turn, g *agentConn) (*agentConn, bool) {
 	}
 	next, err := c.connFor(context.Background())
 	select {
-	case <-c.done:
-		t.fail(callError(schema.MethodSessionPrompt, c.endErr))
+	case <-c.life.done:
+		t.fail(callError(schema.MethodSessionPrompt, c.life.endErr))
 		return nil, false
 	default:
 	}
@@ -156,9 +152,9 @@ func (c *Client) resume(t *Turn, g *agentConn) (*agentConn, bool) {
 	s.turn = t
 	s.mu.Unlock()
 	c.mu.Unlock()
-	c.promptSlot <- struct{}{}
+	c.prompts.take()
 	c.mu.Lock()
-	c.sending = t
+	c.prompts.sendingLocked(t)
 	c.mu.Unlock()
 	return next, true
 }

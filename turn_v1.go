@@ -16,7 +16,7 @@ import (
 // goroutine (onResponse): every update written before the answer is the
 // turn's, every one after it is the session's. v2 ends a turn at the
 // agent's idle state_update instead, the answer to session/prompt only
-// accepting it; both end through Turn.finish.
+// accepting it; both end through Session.endTurn.
 
 // startPrompt sends the session/prompt request of t, the session's
 // running turn, and returns t once the request is on the wire (see
@@ -25,37 +25,38 @@ import (
 func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.PromptRequest) (*Turn, error) {
 	s := t.s
 	c.mu.Lock()
-	if c.ended {
+	if c.life.ended {
 		c.mu.Unlock()
-		<-c.done
-		t.fail(callError(schema.MethodSessionPrompt, c.endErr))
-		return nil, callError(schema.MethodSessionPrompt, c.endErr)
+		<-c.life.done
+		t.fail(callError(schema.MethodSessionPrompt, c.life.endErr))
+		return nil, callError(schema.MethodSessionPrompt, c.life.endErr)
 	}
-	c.calls.Add(1)
+	c.prompts.calls.Add(1)
 	g := c.conn.Load()
 	c.mu.Unlock()
 	// Observed before the prompt slot is taken: the observer's work is
 	// not part of the few microseconds the slot is held.
 	params, end := c.observeCall(octx, schema.MethodSessionPrompt, req, false)
 	// jrpc2 picks the request id when it sends the frame; the wire's hook
-	// (onCallSent) learns it there and gives it to c.sending. One prompt at
-	// a time passes this point, for the few microseconds jrpc2 takes to
-	// encode and queue the frame, so the id always reaches its own turn.
-	c.promptSlot <- struct{}{}
+	// (onCallSent) learns it there and gives it to the prompt being sent.
+	// One prompt at a time passes this point, for the few microseconds
+	// jrpc2 takes to encode and queue the frame, so the id always reaches
+	// its own turn.
+	c.prompts.take()
 	c.mu.Lock()
-	c.sending = t
+	c.prompts.sendingLocked(t)
 	c.mu.Unlock()
 	go c.runPrompt(g, t, params, end)
 
 	var err error
 	select {
-	case err = <-t.sent:
+	case err = <-t.call.sent:
 	case <-t.done:
 		if t.RequestID() == "" {
 			return nil, t.Err() // never handed to the wire (the connection ended)
 		}
 		// The answer can end the turn before the writer reports the write.
-		err = <-t.sent
+		err = <-t.call.sent
 	case <-ctx.Done():
 		// The frame may still go out; cancelling covers both cases.
 		t.Cancel()
@@ -81,7 +82,7 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.Pro
 // order (onResponse). What jrpc2 then delivers here only matters when the
 // agent never answered: jrpc2 failed the call because the connection ended.
 func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
-	defer c.calls.Done()
+	defer c.prompts.calls.Done()
 	if end != nil {
 		defer func() { end(t.Err()) }()
 	}
@@ -91,24 +92,21 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 		rsps, err := g.rpc.Batch(g.ctx, []jrpc2.Spec{{Method: schema.MethodSessionPrompt, Params: params}})
 		if err != nil {
 			c.mu.Lock()
-			neverSent := c.sending == t
-			if neverSent { // never reached the wire
-				c.sending = nil
-				<-c.promptSlot
-			}
+			neverSent := c.prompts.sending == t
+			c.prompts.unsentLocked(t) // if it never reached the wire
 			c.mu.Unlock()
 			if neverSent && c.sup != nil {
 				// jrpc2 refused the call: the connection has ended, and a
 				// restart follows, after which the prompt goes out.
 				<-g.done
 				c.mu.Lock()
-				if t.retry == nil && !c.closing && !c.ended {
+				if t.call.retry == nil && !c.life.closing && !c.life.ended {
 					c.holdLocked(t, callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
 				}
 				c.mu.Unlock()
 			}
 			c.mu.Lock()
-			retry := t.retry != nil
+			retry := t.call.retry != nil
 			c.mu.Unlock()
 			if retry { // refused unwritten (holdUnwritten): again after the restart
 				var ok bool
@@ -126,13 +124,13 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 			c.mu.Unlock()
 			<-g.done // connEnded has held t for a retry, or not
 			c.mu.Lock()
-			if t.retry == nil && errors.Is(g.endErr, ErrDrained) && c.sup != nil && !c.closing && !c.ended {
+			if t.call.retry == nil && errors.Is(g.endErr, ErrDrained) && c.sup != nil && !c.life.closing && !c.life.ended {
 				// Sent as the connection ended: the server answered all
 				// it received, so it never got this one.
 				c.holdDrainedLocked(t)
 			}
 		}
-		retry := t.retry != nil
+		retry := t.call.retry != nil
 		c.mu.Unlock()
 		if !answered && !retry {
 			t.fail(callError(schema.MethodSessionPrompt, g.endErr))
@@ -157,16 +155,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 		return c.onCreateSent(id, method, params)
 	}
 	c.mu.Lock()
-	t := c.sending
-	c.sending = nil
-	if t != nil {
-		<-c.promptSlot
-		t.id = string(id)
-		t.writing = true
-		if !t.expired {
-			c.prompts[t.id] = t
-		}
-	}
+	t := c.prompts.sentLocked(string(id))
 	c.mu.Unlock()
 	if t == nil {
 		return nil
@@ -175,13 +164,13 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	// to no one; Prompt has long returned.
 	return func(err error) {
 		c.mu.Lock()
-		t.writing = false
+		t.call.writing = false
 		c.mu.Unlock()
 		if err != nil && c.holdUnwritten(t, err) {
 			return // sent again after the restart; Prompt waits for that
 		}
 		select {
-		case t.sent <- err:
+		case t.call.sent <- err:
 		default:
 		}
 	}
@@ -191,8 +180,8 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 // g with why the client or g ended.
 func (c *Client) mapSendErr(g *agentConn, err error) error {
 	select {
-	case <-c.done:
-		return c.endErr
+	case <-c.life.done:
+		return c.life.endErr
 	default:
 	}
 	select {
@@ -222,11 +211,8 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	}
 	key := string(id)
 	c.mu.Lock()
-	t := c.prompts[key]
-	if t != nil {
-		delete(c.prompts, key)
-	} else if c.deadPrompts[key] {
-		delete(c.deadPrompts, key)
+	t, dead := c.prompts.answeredLocked(key)
+	if dead {
 		c.mu.Unlock()
 		c.diag(DiagLateResponse, "ignored the answer to a cancelled prompt that came after the cancel grace", raw)
 		return
@@ -259,5 +245,5 @@ func (c *Client) onResponse(id []byte, method string, raw []byte) {
 	case decodeErr != nil:
 		a.fail = callError(schema.MethodSessionPrompt, fmt.Errorf("decoding the result: %w", decodeErr))
 	}
-	t.finish(func(l *turnLife) { l.agentEnded(a) })
+	t.s.endTurn(t, func(l *turnLife) { l.agentEnded(a) })
 }

@@ -17,7 +17,7 @@ import (
 // snapshot of the time before the prompt, and a repeated idle after the
 // end belongs to no turn (snapshots are aggregate: the same state twice is
 // not a second completion). A rejected prompt (an error answer) ends the
-// turn with the error. Both end through Turn.finish, as in v1.
+// turn with the error. Both end through Session.endTurn, as in v1.
 
 // turnV2 is what a v2 turn knows of the agent's state. Guarded by s.mu.
 type turnV2 struct {
@@ -53,7 +53,7 @@ func (s *Session) turnStateLocked(u *schema.StateUpdate) *Turn {
 func (c *Client) acceptedV2(t *Turn, result json.RawMessage, rpcErr *schema.Error) {
 	if rpcErr != nil {
 		a := agentAnswer{err: rpcErr, fail: callError(schema.MethodSessionPrompt, c.authError(rpcErr))}
-		t.finish(func(l *turnLife) { l.agentEnded(a) })
+		t.s.endTurn(t, func(l *turnLife) { l.agentEnded(a) })
 		return
 	}
 	var res struct {

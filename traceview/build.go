@@ -472,6 +472,12 @@ func (b *builder) permission(i int, f frame, sid string, params json.RawMessage)
 	return it
 }
 
+type planEntry struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority"`
+}
+
 // updateFields are the fields of a session update the page uses, tool
 // call fields included: a params object is decoded once (a large trace is
 // mostly updates).
@@ -486,11 +492,11 @@ type updateFields struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
-	Entries []struct {
-		Content  string `json:"content"`
-		Status   string `json:"status"`
-		Priority string `json:"priority"`
-	} `json:"entries"`
+	Entries []planEntry `json:"entries"`
+	// Plan is a plan_update's plan; its entries are a plan of type items'.
+	Plan *struct {
+		Entries []planEntry `json:"entries"`
+	} `json:"plan"`
 	// A tool call's (tool_call, tool_call_update, a permission's toolCall).
 	Title     *string `json:"title"`
 	ToolKind  *string `json:"kind"`
@@ -563,7 +569,11 @@ func (b *builder) update(i int, f frame, params json.RawMessage) {
 		card.Tool.Content = append(card.Tool.Content, b.content(u.Content)...)
 	case "plan", "plan_update":
 		var lines []string
-		for _, e := range u.Entries {
+		entries := u.Entries
+		if u.Plan != nil {
+			entries = u.Plan.Entries
+		}
+		for _, e := range entries {
 			lines = append(lines, fmt.Sprintf("[%s] %s", firstNonEmpty(e.Status, "?"), e.Content))
 		}
 		it := &item{K: "plan", T: f.t, Title: u.Kind, Text: strings.Join(lines, "\n")}

@@ -2,13 +2,16 @@
 // the root package was planned and judged by: non-test files, lines (and
 // generated lines), exported identifiers (types, fields, methods, funcs,
 // consts, vars) and top-level ones, and for the biggest types their
-// exported fields, methods (exported) and the files the methods live in.
+// fields (exported), methods (exported) and the files the methods live in;
+// for the client package, the climbs back of one update's path (see
+// climbs.go; -v lists them).
 //
-//	go run ./figures ../.. ../../schema
+//	go run ./figures [-v] ../.. ../../schema ../../nes
 package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -20,8 +23,14 @@ import (
 )
 
 func main() {
-	for _, dir := range os.Args[1:] {
+	verbose := flag.Bool("v", false, "list each climb back")
+	flag.Parse()
+	for _, dir := range flag.Args() {
 		if err := figures(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := climbs(dir, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -29,8 +38,8 @@ func main() {
 }
 
 type typeFig struct {
-	fields, methods, exported int
-	files                     map[string]bool
+	fields, all, methods, exported int // exported fields, all fields
+	files                          map[string]bool
 }
 
 func figures(dir string) error {
@@ -90,6 +99,11 @@ func figures(dir string) error {
 						if !s.Name.IsExported() {
 							continue
 						}
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, fl := range st.Fields.List {
+								ty(s.Name.Name).all += max(len(fl.Names), 1)
+							}
+						}
 						exported++
 						top++
 						if st, ok := s.Type.(*ast.StructType); ok {
@@ -131,7 +145,7 @@ func figures(dir string) error {
 			break
 		}
 		t := types[n]
-		fmt.Printf("  %s: %d exported fields, %d methods (%d exported), in %d files\n", n, t.fields, t.methods, t.exported, len(t.files))
+		fmt.Printf("  %s: %d fields (%d exported), %d methods (%d exported), in %d files\n", n, t.all, t.fields, t.methods, t.exported, len(t.files))
 	}
 	return nil
 }
