@@ -4,9 +4,11 @@
 package conformance_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -310,4 +312,68 @@ func TestCheckBrokenV2AgentsCaught(t *testing.T) {
 			t.Logf("%s: %s", b.rule, res.Message)
 		})
 	}
+}
+
+// TestCheckInvalidParamsCaught: an agent that accepts session/new with
+// ill-typed params (a number for cwd, a string for mcpServers) instead of
+// answering -32602 fails jsonrpc.invalid-params. acptest itself decodes
+// params strictly, so the agent is the compliant one behind a stdin that
+// mends exactly those params before it reads them: what it answers is
+// what an agent that ignores its params' types would.
+func TestCheckInvalidParamsCaught(t *testing.T) {
+	a := acptest.New(goodOptions())
+	t.Cleanup(func() { a.Close() })
+	target := conformance.Target{Dial: func(context.Context) (io.ReadWriteCloser, error) {
+		r, w := a.Pipe()
+		return &mendingConn{ReadCloser: r, w: w}, nil
+	}}
+	opts := goodPrompts
+	opts.ScenarioTimeout = 10 * time.Second
+	rep, err := conformance.Run(context.Background(), target, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := rep.Result("jsonrpc.invalid-params", 1)
+	if !ok || res.Status != conformance.Fail || len(res.Evidence) == 0 {
+		t.Fatalf("jsonrpc.invalid-params: %s (%s), evidence %d, want a failure shown by its frames", res.Status, res.Message, len(res.Evidence))
+	}
+	if rep.Passed(false) {
+		t.Error("a MUST rule failed but the report passed")
+	}
+}
+
+// mendingConn is the client's side of a pipe to an agent, rewriting the
+// probe's ill-typed session/new params into valid ones, line by line.
+type mendingConn struct {
+	io.ReadCloser
+	w   io.WriteCloser
+	buf []byte
+}
+
+var (
+	illTyped = []byte(`"params":{"cwd":42,"mcpServers":"none"}`)
+	mended   = []byte(`"params":{"cwd":"/","mcpServers":[]}`)
+)
+
+func (m *mendingConn) Write(b []byte) (int, error) {
+	m.buf = append(m.buf, b...)
+	for {
+		i := bytes.IndexByte(m.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := bytes.Replace(m.buf[:i+1], illTyped, mended, 1)
+		if _, err := m.w.Write(line); err != nil {
+			return 0, err
+		}
+		m.buf = m.buf[i+1:]
+	}
+}
+
+func (m *mendingConn) Close() error {
+	werr := m.w.Close()
+	if err := m.ReadCloser.Close(); err != nil {
+		return err
+	}
+	return werr
 }
