@@ -16,6 +16,7 @@ import (
 var (
 	memrunReps   = flag.Int("memrun-reps", 5, "memrun: runs of each client (interleaved)")
 	memrunChunks = flag.Int("memrun-chunks", 100000, "memrun: agent_message_chunk notifications in the turn")
+	memrunBefore = flag.String("memrun-before", "", "memrun: another build of the acp command (say, of the commit before a change), run as two more clients interleaved with the others: before → after in one run")
 )
 
 // memrunClient is one client of the memrun scenario: argv before the
@@ -82,6 +83,13 @@ func scenarioMemrun() {
 		{"acp (text)", []string{acpBin, "-p", prompt}},
 		{"acp --json", []string{acpBin, "--json", "-p", prompt}},
 	}
+	if *memrunBefore != "" {
+		// Appended after the three above, so med[1] and med[2] stay the
+		// current build's in the ratios below.
+		clients = append(clients,
+			memrunClient{"acp (text), -memrun-before", []string{*memrunBefore, "-p", prompt}},
+			memrunClient{"acp --json, -memrun-before", []string{*memrunBefore, "--json", "-p", prompt}})
+	}
 	node, nodeErr := exec.LookPath("node")
 	_, sdkErr := os.Stat("../interop/tsagent/node_modules/@agentclientprotocol/sdk/package.json")
 	switch {
@@ -125,8 +133,13 @@ func scenarioMemrun() {
 		benchLine("Memrun/"+strings.NewReplacer(" ", "_", ",", "", "(", "", ")", "").Replace(c.name), summarize(wall).med*1e9, p.med*1000, "peak-RSS-B")
 	}
 	fmt.Printf("   acp/floor %.2f×, acp --json/floor %.2f×", med[1]/med[0], med[2]/med[0])
-	if len(med) > 3 {
-		fmt.Printf(", TS prints/acp %.2f×, TS accumulates/acp %.2f×", med[3]/med[1], med[4]/med[1])
+	ts := 3
+	if *memrunBefore != "" {
+		fmt.Printf(", after/before text %.2f×, --json %.2f×", med[1]/med[3], med[2]/med[4])
+		ts = 5
+	}
+	if len(med) > ts {
+		fmt.Printf(", TS prints/acp %.2f×, TS accumulates/acp %.2f×", med[ts]/med[1], med[ts+1]/med[1])
 	}
 	fmt.Println()
 	how := "read from /proc/<pid>/status at the client's exit stop (ptrace)"

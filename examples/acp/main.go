@@ -219,6 +219,7 @@ type config struct {
 }
 
 func main() {
+	tuneGC()
 	if os.Getenv(demoEnv) != "" {
 		serveDemo() // demo.go
 		return

@@ -39,7 +39,9 @@ type output struct {
 	// Where the renderers are in the turns' events (the prompted turn's
 	// and its children's): a permission dialog waits until its tool
 	// call's card is out (the request says which event that is). progress
-	// is closed, and replaced, whenever shown moves.
+	// is closed whenever shown moves, and made again only by a dialog that
+	// waits: nil while none does, so a turn of 100 000 chunks does not make
+	// and close a channel per chunk (a tenth of its garbage).
 	shown    map[*acp.Turn]uint64
 	progress chan struct{}
 	// decisions carries a --json permission's outcome from its handler to
@@ -79,15 +81,26 @@ type decision struct {
 
 func newOutput(cfg *config, stdout, stderr io.Writer) *output {
 	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr,
-		progress: make(chan struct{}), decisions: map[placement]chan decision{}, shown: map[*acp.Turn]uint64{}}
+		decisions: map[placement]chan decision{}, shown: map[*acp.Turn]uint64{}}
 }
 
 // advanceLocked records that the renderer has shown turn's events up to
 // seq. o.mu is held.
 func (o *output) advanceLocked(turn *acp.Turn, seq uint64) {
 	o.shown[turn] = seq
-	close(o.progress)
-	o.progress = make(chan struct{})
+	if o.progress != nil {
+		close(o.progress)
+		o.progress = nil
+	}
+}
+
+// progressLocked returns the channel closed when shown next moves. o.mu is
+// held.
+func (o *output) progressLocked() chan struct{} {
+	if o.progress == nil {
+		o.progress = make(chan struct{})
+	}
+	return o.progress
 }
 
 // lockAfterShown takes o.mu once the renderer has shown the events of
@@ -105,7 +118,7 @@ func (o *output) lockAfterShown(ctx context.Context, req *acp.PermissionRequest)
 		if req.Turn == nil || o.shown[req.Turn] >= target {
 			return
 		}
-		progress := o.progress
+		progress := o.progressLocked()
 		o.mu.Unlock()
 		select {
 		case <-progress:
