@@ -315,6 +315,18 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(g.o.KeepAliveInterval)
 	defer tick.Stop()
+	// A burst of events is gathered in one buffer (from corkPool, held only
+	// while the burst lasts) and written, then flushed, when nothing more
+	// is queued or the buffer is full: few writes, and nothing waits in a
+	// buffer for a message that has not arrived.
+	var buf *[]byte
+	taken := 0 // bytes of the messages in buf, released when written
+	defer func() {
+		if taken > 0 {
+			c.delivered(taken)
+		}
+		putCork(buf)
+	}()
 	for {
 		msg, ok := c.next(r.Context(), st, tick.C)
 		if !ok {
@@ -323,25 +335,33 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
+		if buf == nil {
+			buf = corkPool.Get().(*[]byte)
+		}
+		if msg == nil {
+			*buf = append(*buf, ":\n\n"...) // keep-alive comment
+		} else {
+			*buf = append(*buf, "data: "...)
+			*buf = append(*buf, msg...)
+			*buf = append(*buf, "\n\n"...)
+			taken += len(msg)
+		}
+		idle := !c.hasQueued(st)
+		if !idle && len(*buf) < corkBytes {
+			continue
+		}
 		_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))
 		start := time.Now()
-		var err error
-		if msg == nil {
-			_, err = io.WriteString(w, ":\n\n") // keep-alive comment
-		} else {
-			if _, err = io.WriteString(w, "data: "); err == nil {
-				if _, err = w.Write(msg); err == nil {
-					_, err = io.WriteString(w, "\n\n")
-				}
-			}
+		_, err := w.Write(*buf)
+		*buf = (*buf)[:0]
+		c.delivered(taken)
+		taken = 0
+		if idle {
+			putCork(buf)
+			buf = nil
 		}
-		// Flush when nothing more is queued: a burst of chunks goes out
-		// in few writes, and nothing waits in the buffer while idle.
-		if err == nil && !c.hasQueued(st) {
+		if err == nil {
 			err = rc.Flush()
-		}
-		if msg != nil {
-			c.delivered(len(msg))
 		}
 		if err != nil {
 			if r.Context().Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) >= g.o.StallTimeout) {
