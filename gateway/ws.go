@@ -195,19 +195,31 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 	})
 	stall.Stop()
 	defer stall.Stop()
+	var batch [][]byte
 	for {
-		msg, ok := c.next(context.Background(), st, nil)
+		var ok bool
+		batch, ok = c.nextBatch(context.Background(), st, nil, batch)
 		if !ok {
 			break
 		}
-		cc.cork(c.hasQueued(st))
-		stall.Reset(c.o.StallTimeout)
-		err := ws.Write(context.Background(), websocket.MessageText, msg)
-		stall.Stop()
-		c.delivered(len(msg))
-		if err != nil {
-			c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
-			return
+		taken := 0 // bytes of the batch's messages not yet released
+		for i, msg := range batch {
+			cc.cork(i < len(batch)-1 || c.hasQueued(st))
+			stall.Reset(c.o.StallTimeout)
+			err := ws.Write(context.Background(), websocket.MessageText, msg)
+			stall.Stop()
+			taken += len(msg)
+			if err != nil {
+				c.delivered(taken)
+				c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
+				return
+			}
+			// Room for the agent's output as the burst goes out, not only
+			// at its end.
+			if taken >= corkBytes || i == len(batch)-1 {
+				c.delivered(taken)
+				taken = 0
+			}
 		}
 	}
 	stall.Reset(c.o.StallTimeout)
