@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/acpclient/acp"
 )
@@ -161,7 +162,8 @@ func checkBursts(t *testing.T, a *rawAgent, recv func() map[string]any) {
 
 func TestWebSocketBurstsAndLoneMessages(t *testing.T) {
 	agents := make(chan *rawAgent, 1)
-	_, u := start(t, dialRaw(agents), nil)
+	// No ping (a write that would carry gathered frames) within the wait.
+	_, u := start(t, dialRaw(agents), &Options{PingInterval: time.Hour})
 	c, err := dialWS(t, u, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +181,8 @@ func TestWebSocketBurstsAndLoneMessages(t *testing.T) {
 
 func TestSSEBurstsAndLoneMessages(t *testing.T) {
 	agents := make(chan *rawAgent, 1)
-	_, u := start(t, dialRaw(agents), nil)
+	// No keep-alive comment (which flushes) comes within the test's wait.
+	_, u := start(t, dialRaw(agents), &Options{KeepAliveInterval: time.Hour})
 	c := &client{t: t, url: u}
 	c.initialize()
 	s := c.open("")
