@@ -274,22 +274,23 @@ func (c *conn) waitRoom() error {
 	}
 }
 
-// next waits for the next message of st and takes it off the queue; the
-// caller calls delivered when it is written. ok is false once the
+// nextBatch waits for messages on st and takes every one queued, in
+// order: one lock for a burst instead of one per message. The caller calls
+// delivered for their bytes as it writes them; batch is reused for the
+// result (its messages are cleared first). ok is false once the
 // connection has closed and st is drained, or when ctx is done. With
-// keepAlive non-nil, a tick with nothing to send returns (nil, true).
-func (c *conn) next(ctx context.Context, st *stream, keepAlive <-chan time.Time) (msg []byte, ok bool) {
+// keepAlive non-nil, a tick with nothing to send returns (empty, true).
+func (c *conn) nextBatch(ctx context.Context, st *stream, keepAlive <-chan time.Time, batch [][]byte) ([][]byte, bool) {
+	clear(batch)
 	for {
 		c.mu.Lock()
 		if len(st.queue) > 0 {
-			msg = st.queue[0]
-			st.queue[0] = nil
-			st.queue = st.queue[1:]
-			if len(st.queue) == 0 {
-				st.queue = nil // let the backing array go
-			}
+			// The queue's array goes to the caller and batch's becomes the
+			// queue: two arrays alternate, none is allocated per burst.
+			out := st.queue
+			st.queue = batch[:0]
 			c.mu.Unlock()
-			return msg, true
+			return out, true
 		}
 		closed := c.reason != nil || (c.sessionsEnded && st != c.streams[""])
 		c.mu.Unlock()
@@ -302,7 +303,7 @@ func (c *conn) next(ctx context.Context, st *stream, keepAlive <-chan time.Time)
 		case <-ctx.Done():
 			return nil, false
 		case <-keepAlive:
-			return nil, true
+			return batch[:0], true
 		}
 	}
 }

@@ -315,41 +315,75 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(g.o.KeepAliveInterval)
 	defer tick.Stop()
+	// A burst of events is gathered in one buffer (from corkPool, held only
+	// while the burst lasts) and written, then flushed, when nothing more
+	// is queued or the buffer is full: few writes, and nothing waits in a
+	// buffer for a message that has not arrived.
+	var buf *[]byte
+	defer func() { putCork(buf) }()
+	var batch [][]byte
 	for {
-		msg, ok := c.next(r.Context(), st, tick.C)
+		var ok bool
+		batch, ok = c.nextBatch(r.Context(), st, tick.C, batch)
 		if !ok {
 			if session != "" && r.Context().Err() == nil {
 				c.holdSessionStream(r.Context())
 			}
 			return
 		}
-		_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))
-		start := time.Now()
-		var err error
-		if msg == nil {
-			_, err = io.WriteString(w, ":\n\n") // keep-alive comment
-		} else {
-			if _, err = io.WriteString(w, "data: "); err == nil {
-				if _, err = w.Write(msg); err == nil {
-					_, err = io.WriteString(w, "\n\n")
-				}
+		if buf == nil {
+			buf = corkPool.Get().(*[]byte)
+		}
+		if len(batch) == 0 {
+			*buf = append(*buf, ":\n\n"...) // keep-alive comment
+		}
+		taken := 0 // bytes of the messages in buf, released when written
+		for i, msg := range batch {
+			*buf = append(*buf, "data: "...)
+			*buf = append(*buf, msg...)
+			*buf = append(*buf, "\n\n"...)
+			taken += len(msg)
+			if len(*buf) < corkBytes && i < len(batch)-1 {
+				continue
+			}
+			// The last of the batch: flushed unless more came meanwhile.
+			idle := i == len(batch)-1 && !c.hasQueued(st)
+			if err := g.writeEvents(r.Context(), w, rc, c, *buf, idle); err != nil {
+				c.delivered(taken)
+				return
+			}
+			*buf = (*buf)[:0]
+			c.delivered(taken)
+			taken = 0
+			if idle {
+				putCork(buf)
+				buf = nil
 			}
 		}
-		// Flush when nothing more is queued: a burst of chunks goes out
-		// in few writes, and nothing waits in the buffer while idle.
-		if err == nil && !c.hasQueued(st) {
-			err = rc.Flush()
-		}
-		if msg != nil {
-			c.delivered(len(msg))
-		}
-		if err != nil {
-			if r.Context().Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) >= g.o.StallTimeout) {
-				c.close(fmt.Errorf("%w: an SSE write took over %v", ErrStalled, g.o.StallTimeout))
+		if len(batch) == 0 {
+			if err := g.writeEvents(r.Context(), w, rc, c, *buf, true); err != nil {
+				return
 			}
-			return
+			putCork(buf)
+			buf = nil
 		}
 	}
+}
+
+// writeEvents writes b to an SSE stream, and flushes it when flush is set
+// (nothing more is queued). A write that takes StallTimeout closes the
+// connection with ErrStalled.
+func (g *Gateway) writeEvents(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, c *conn, b []byte, flush bool) error {
+	_ = rc.SetWriteDeadline(time.Now().Add(g.o.StallTimeout))
+	start := time.Now()
+	_, err := w.Write(b)
+	if err == nil && flush {
+		err = rc.Flush()
+	}
+	if err != nil && ctx.Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) >= g.o.StallTimeout) {
+		c.close(fmt.Errorf("%w: an SSE write took over %v", ErrStalled, g.o.StallTimeout))
+	}
+	return err
 }
 
 func acceptsEventStream(values []string) bool {

@@ -36,7 +36,8 @@ func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set(HeaderConnectionID, c.id)
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	cc := &corkConn{}
+	ws, err := websocket.Accept(&corkWriter{w, cc}, r, &websocket.AcceptOptions{
 		// ServeHTTP has checked Origin, with the rule of every method
 		// (AllowedOrigins); the library's own check matches patterns
 		// against host:port and would refuse what that rule allows.
@@ -56,7 +57,7 @@ func (g *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	defer initTimer.Stop()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); c.wsWrite(ws) }()
+	go func() { defer wg.Done(); c.wsWrite(ws, cc) }()
 	go func() { defer wg.Done(); c.wsPing(ws) }()
 	c.wsRead(ws)
 	wg.Wait()
@@ -172,37 +173,61 @@ func (c *conn) wsInitExpired() {
 }
 
 // wsWrite sends the connection's output until it closes and is drained,
-// then closes the socket with the reason.
-func (c *conn) wsWrite(ws *websocket.Conn) {
+// then closes the socket with the reason. A frame is written through
+// when it is the last one queued; while more are queued the socket is
+// corked (cc), so a burst goes out in few writes and nothing waits in the
+// buffer for a message that has not arrived.
+func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 	defer ws.CloseNow()
 	c.mu.Lock()
 	st := c.streams[""] // never removed
 	c.mu.Unlock()
+	// The stall closes the connection with its reason before the socket
+	// is closed under the write: the reader would report that first. The
+	// write has no context (none to end per message, and the library
+	// arms a timer per frame for one that can): the messages a closing
+	// connection drains (and then its close frame, 1001 at Shutdown) must
+	// not find the socket closed under them because the connection's
+	// context ended. One timer, armed for each write.
+	stall := time.AfterFunc(time.Hour, func() {
+		c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
+		cc.Conn.Close()
+	})
+	stall.Stop()
+	defer stall.Stop()
+	var batch [][]byte
 	for {
-		msg, ok := c.next(context.Background(), st, nil)
+		var ok bool
+		batch, ok = c.nextBatch(context.Background(), st, nil, batch)
 		if !ok {
 			break
 		}
-		// The stall closes the connection with its reason before the write
-		// is abandoned: the library closes the socket when a write's
-		// context ends, and the reader would report that first. The write
-		// has a context of its own, not the connection's: the messages a
-		// closing connection drains (and then its close frame, 1001 at
-		// Shutdown) must not find the socket closed under them because the
-		// connection's context ended.
-		wctx, abandon := context.WithCancel(context.Background())
-		stall := time.AfterFunc(c.o.StallTimeout, func() {
-			c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
-			abandon()
-		})
-		err := ws.Write(wctx, websocket.MessageText, msg)
-		stall.Stop()
-		abandon()
-		c.delivered(len(msg))
-		if err != nil {
-			c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
-			return
+		taken := 0 // bytes of the batch's messages not yet released
+		for i, msg := range batch {
+			cc.cork(i < len(batch)-1 || c.hasQueued(st))
+			stall.Reset(c.o.StallTimeout)
+			err := ws.Write(context.Background(), websocket.MessageText, msg)
+			stall.Stop()
+			taken += len(msg)
+			if err != nil {
+				c.delivered(taken)
+				c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
+				return
+			}
+			// Room for the agent's output as the burst goes out, not only
+			// at its end.
+			if taken >= corkBytes || i == len(batch)-1 {
+				c.delivered(taken)
+				taken = 0
+			}
 		}
+	}
+	stall.Reset(c.o.StallTimeout)
+	err := cc.flush()
+	stall.Stop()
+	if err != nil {
+		c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
+		return
 	}
 	code, reason := closeStatus(c.closeReason())
 	_ = ws.Close(code, reason)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/gateway"
 	"github.com/acpclient/acp/remote"
 	"github.com/acpclient/acp/schema"
 )
@@ -34,6 +35,18 @@ func renderChunks(n, pad int) []byte {
 		buf.WriteString("\"}}}}\n")
 	}
 	return buf.Bytes()
+}
+
+// pipeConn is the gateway's side of a floodAgent's pipes.
+type pipeConn struct {
+	io.ReadCloser                // from the agent
+	w             io.WriteCloser // to the agent
+}
+
+func (p pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeConn) Close() error {
+	p.w.Close()
+	return p.ReadCloser.Close()
 }
 
 // floodAgent is a raw agent: it answers initialize and session/new, and
@@ -69,7 +82,8 @@ func floodAgent(r io.Reader, w io.Writer, turn []byte) {
 // over stdio (OS pipes, as the root package's benchmark of that name),
 // WebSocket and Streamable HTTP (SSE), the last two against Go test
 // servers on loopback in the same process (fastWS, and rfdServer, which
-// batches its SSE writes the same way):
+// batches its SSE writes the same way), and both again through this
+// module's gateway serving the same agent:
 //
 //	go test -run X -bench BenchmarkTurn100kChunks -benchtime 5x ./remote
 func BenchmarkTurn100kChunks(b *testing.B) {
@@ -81,7 +95,16 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 		go func() { floodAgent(inR, outW, turn); outW.Close() }()
 		return outR, inW
 	}
-	for _, profile := range []string{"stdio", "ws", "http"} {
+	gw := func(b *testing.B) string {
+		g := gateway.New(func(context.Context) (acp.Conn, error) {
+			r, w := pipes()
+			return pipeConn{r, w}, nil
+		}, nil)
+		ts := httptest.NewServer(g)
+		b.Cleanup(func() { ts.CloseClientConnections(); g.Close(); ts.Close() })
+		return ts.URL
+	}
+	for _, profile := range []string{"stdio", "ws", "http", "gateway-ws", "gateway-http"} {
 		b.Run(profile, func(b *testing.B) {
 			var tr acp.Transport
 			switch profile {
@@ -100,6 +123,10 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 				ts := httptest.NewServer(s)
 				b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
 				tr = &remote.HTTPTransport{URL: ts.URL}
+			case "gateway-ws":
+				tr = &remote.WebSocketTransport{URL: gw(b)}
+			case "gateway-http":
+				tr = &remote.HTTPTransport{URL: gw(b)}
 			}
 			c, err := acp.Connect(context.Background(), tr, nil)
 			if err != nil {

@@ -1,0 +1,190 @@
+// cork_test.go tests the gathering of a burst into few writes (the corked
+// WebSocket, the SSE buffer): order is kept, and a message with nothing
+// queued behind it is written at once, not held for the next one.
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpclient/acp"
+)
+
+// countConn records each Write it is given.
+type countConn struct {
+	net.Conn
+	mu     sync.Mutex
+	writes [][]byte
+}
+
+func (c *countConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+func (c *countConn) took() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.writes
+	c.writes = nil
+	return w
+}
+
+func TestCorkConn(t *testing.T) {
+	under := &countConn{}
+	cc := &corkConn{Conn: under}
+
+	// Uncorked: written through, one write each.
+	cc.Write([]byte("a"))
+	if w := under.took(); len(w) != 1 || string(w[0]) != "a" {
+		t.Fatalf("uncorked: %q", w)
+	}
+
+	// Corked: gathered; the first write after the cork is lifted carries
+	// them, in order, in one write.
+	cc.cork(true)
+	cc.Write([]byte("b"))
+	cc.Write([]byte("c"))
+	if w := under.took(); len(w) != 0 {
+		t.Fatalf("corked writes went out: %q", w)
+	}
+	cc.cork(false)
+	cc.Write([]byte("d"))
+	if w := under.took(); len(w) != 1 || string(w[0]) != "bcd" {
+		t.Fatalf("after the cork: %q, want one write \"bcd\"", w)
+	}
+	if cc.buf != nil {
+		t.Fatal("an empty corkConn holds a buffer")
+	}
+
+	// A corked burst past corkBytes goes out when the buffer is full; a
+	// write as large as the buffer goes through unbuffered, after what was
+	// gathered.
+	cc.cork(true)
+	part := bytes.Repeat([]byte("x"), corkBytes/4+1)
+	for range 4 {
+		cc.Write(part)
+	}
+	if w := under.took(); len(w) != 1 || len(w[0]) != 3*len(part) {
+		t.Fatalf("full buffer: %d writes", len(w))
+	}
+	big := bytes.Repeat([]byte("y"), corkBytes)
+	cc.Write(big)
+	if w := under.took(); len(w) != 2 || len(w[0]) != len(part) || len(w[1]) != corkBytes {
+		t.Fatalf("large write: %d writes", len(w))
+	}
+
+	// flush sends what is gathered and lifts the cork.
+	cc.Write([]byte("e"))
+	if err := cc.flush(); err != nil {
+		t.Fatal(err)
+	}
+	cc.Write([]byte("f"))
+	if w := under.took(); len(w) != 2 || string(w[0]) != "e" || string(w[1]) != "f" {
+		t.Fatalf("flush: %q", w)
+	}
+}
+
+// rawAgent answers initialize; the test then writes its output (outW).
+type rawAgent struct {
+	in   *io.PipeReader
+	inW  *io.PipeWriter
+	out  *io.PipeReader
+	outW *io.PipeWriter
+}
+
+func (a *rawAgent) Read(b []byte) (int, error)  { return a.out.Read(b) }
+func (a *rawAgent) Write(b []byte) (int, error) { return a.inW.Write(b) }
+func (a *rawAgent) Close() error {
+	a.in.CloseWithError(io.ErrClosedPipe)
+	a.outW.Close()
+	return nil
+}
+
+func dialRaw(agents chan<- *rawAgent) DialFunc {
+	return func(context.Context) (acp.Conn, error) {
+		a := &rawAgent{}
+		a.in, a.inW = io.Pipe()
+		a.out, a.outW = io.Pipe()
+		go func() {
+			br := bufio.NewReader(a.in)
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			id := line[strings.Index(line, `"id":`)+5:]
+			id = id[:strings.IndexAny(id, ",}")]
+			io.WriteString(a.outW, `{"jsonrpc":"2.0","id":`+id+`,"result":{"protocolVersion":1}}`+"\n")
+			agents <- a
+			io.Copy(io.Discard, br)
+		}()
+		return a, nil
+	}
+}
+
+// burst renders notifications from..to-1, each naming its number.
+func burst(from, to int) string {
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"x/n","params":{"n":%d,"pad":"%s"}}`+"\n", i, strings.Repeat(".", 100))
+	}
+	return b.String()
+}
+
+// checkBursts writes bursts of messages as the agent, each after the last
+// has arrived, and a lone message between them: every message arrives, in
+// order, and a lone one arrives with nothing written after it (held, recv
+// would wait for ever and fail at its timeout).
+func checkBursts(t *testing.T, a *rawAgent, recv func() map[string]any) {
+	t.Helper()
+	n := 0
+	for _, size := range []int{1, 2000, 1, 1, 500, 1} {
+		go io.WriteString(a.outW, burst(n, n+size))
+		for end := n + size; n < end; n++ {
+			m := recv()
+			p, _ := m["params"].(map[string]any)
+			if got, _ := p["n"].(float64); int(got) != n {
+				t.Fatalf("message %v, want n %d", m, n)
+			}
+		}
+	}
+}
+
+func TestWebSocketBurstsAndLoneMessages(t *testing.T) {
+	agents := make(chan *rawAgent, 1)
+	// No ping (a write that would carry gathered frames) within the wait.
+	_, u := start(t, dialRaw(agents), &Options{PingInterval: time.Hour})
+	c, err := dialWS(t, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	c.until(isResponse(0))
+	checkBursts(t, <-agents, func() map[string]any {
+		m, err := c.recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	})
+}
+
+func TestSSEBurstsAndLoneMessages(t *testing.T) {
+	agents := make(chan *rawAgent, 1)
+	// No keep-alive comment (which flushes) comes within the test's wait.
+	_, u := start(t, dialRaw(agents), &Options{KeepAliveInterval: time.Hour})
+	c := &client{t: t, url: u}
+	c.initialize()
+	s := c.open("")
+	checkBursts(t, <-agents, func() map[string]any { return s.next(t) })
+}
