@@ -18,6 +18,16 @@ import (
 func Connect(t testing.TB, opts *Options, copts *acp.ClientOptions) (*acp.Client, *Agent) {
 	t.Helper()
 	a := New(opts)
+	return ConnectAgent(t, a, copts), a
+}
+
+// ConnectAgent is Connect for an agent built already (by New, or by a
+// package built on acptest such as acptest/demo): it connects a client
+// configured by copts to a over in-memory pipes, and the test's cleanup
+// closes the client and then a. A failed handshake closes a and ends the
+// test with t.Fatal.
+func ConnectAgent(t testing.TB, a *Agent, copts *acp.ClientOptions) *acp.Client {
+	t.Helper()
 	fromAgent, toAgent := a.Pipe()
 	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, copts)
 	if err != nil {
@@ -31,5 +41,5 @@ func Connect(t testing.TB, opts *Options, copts *acp.ClientOptions) (*acp.Client
 		c.Close()
 		a.Close()
 	})
-	return c, a
+	return c
 }

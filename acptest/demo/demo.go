@@ -53,7 +53,6 @@
 package demo
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -249,15 +248,5 @@ func (d *agent) kill(t *acptest.Turn, msgID string) (schema.StopReason, error) {
 func Connect(t testing.TB, opts *Options, copts *acp.ClientOptions) (*acp.Client, *acptest.Agent) {
 	t.Helper()
 	a := New(opts)
-	fromAgent, toAgent := a.Pipe()
-	c, err := acp.Connect(context.Background(), &acp.StreamTransport{Reader: fromAgent, Writer: toAgent}, copts)
-	if err != nil {
-		a.Close()
-		t.Fatalf("demo: connecting to the demo agent: %v", err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		a.Close()
-	})
-	return c, a
+	return acptest.ConnectAgent(t, a, copts), a
 }
