@@ -215,7 +215,7 @@ func TestRestartInteractiveByDefault(t *testing.T) {
 	out, _, code = runCLI(t, "first\nplease die\nagain\n", args...)
 	evs = parseEvents(t, out)
 	if code != 1 || len(eventsOf(evs, "turn_end")) != 1 || len(eventsOf(evs, "restart")) != 0 {
-		t.Errorf("--restart=false: exit %d, events %v", code, kinds(evs))
+		t.Errorf("--restart=false: exit %d, events %v\n%s", code, kinds(evs), out)
 	}
 }
 

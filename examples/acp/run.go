@@ -315,11 +315,29 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	kids.stop() // shows what the children did up to the turn's end
 	stopSpin()
 	stop, err := turn.Wait()
-	if err != nil && stop != schema.StopReasonCancelled {
-		return err
+	if err != nil && (stop != schema.StopReasonCancelled || endingWith(s.Client(), cfg, err) != nil) {
+		return err // a turn cancelled only because the agent died is the death's
 	}
 	out.turnEnd(turn, err)
 	return nil
+}
+
+// endingWith is agentGone for a turn that failed with err: without
+// supervision a connection that ended (err wraps acp.ErrConnClosed) ends
+// the client too, but the library fails the turn first, so it waits (a
+// few seconds at most) for the client's end before it answers. Otherwise
+// the death could pass for an ordinary failed turn, a note, and the
+// session go on against no agent.
+func endingWith(c *acp.Client, cfg *config, err error) error {
+	if !cfg.restart.enabled(cfg) && errors.Is(err, acp.ErrConnClosed) {
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		select {
+		case <-c.Done():
+		case <-t.C:
+		}
+	}
+	return agentGone(c)
 }
 
 // interactive reads prompts line by line until EOF or /quit. Lines starting
@@ -413,7 +431,7 @@ func interactiveTurn(ctx context.Context, c *acp.Client, s *acp.Session, line st
 	if err == nil {
 		return nil
 	}
-	if gone := agentGone(c); gone != nil {
+	if gone := endingWith(c, cfg, err); gone != nil {
 		return gone
 	}
 	if interrupted(err) {
