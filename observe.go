@@ -101,7 +101,8 @@ type TurnObserver struct {
 	// change it.
 	Update func(u schema.Update)
 	// End is called once when the turn ends, with its outcome; no Update
-	// follows it.
+	// follows it. It runs just after the turn has ended, outside the
+	// session's lock, so Turn.Wait may return before it has.
 	End func(end TurnEnd)
 }
 

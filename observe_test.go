@@ -227,8 +227,14 @@ func TestObserverRefusedTurnEnds(t *testing.T) {
 	var ends []acp.TurnEnd
 	var mu sync.Mutex
 	release := make(chan struct{})
+	ended := make(chan struct{}, 2)
 	obs := &acp.Observer{Turn: func(ctx context.Context, _ acp.TurnInfo) (context.Context, *acp.TurnObserver) {
-		return ctx, &acp.TurnObserver{End: func(e acp.TurnEnd) { mu.Lock(); ends = append(ends, e); mu.Unlock() }}
+		return ctx, &acp.TurnObserver{End: func(e acp.TurnEnd) {
+			mu.Lock()
+			ends = append(ends, e)
+			mu.Unlock()
+			ended <- struct{}{}
+		}}
 	}}
 	c, _ := acptest.Connect(t, &acptest.Options{OnPrompt: func(*acptest.Turn) (schema.StopReason, error) {
 		<-release
@@ -247,6 +253,9 @@ func TestObserverRefusedTurnEnds(t *testing.T) {
 	}
 	close(release)
 	first.Wait()
+	// End runs just after the turn's end, which Wait sees: wait for both.
+	<-ended
+	<-ended
 	mu.Lock()
 	defer mu.Unlock()
 	if len(ends) != 2 || ends[0].Err == nil || ends[1].StopReason != schema.StopReasonEndTurn {
