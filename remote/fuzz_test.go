@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 // refSSE is the SSE rules readSSE documents, written the plain way: split
@@ -170,6 +172,19 @@ func FuzzEnvelope(f *testing.F) {
 		var top map[string]json.RawMessage
 		if json.Unmarshal(msg, &top) != nil {
 			return
+		}
+		// A routing member spelled with other cases ("pArAms"), which
+		// encoding/json would read as the member, is refused by the
+		// peeker (jsonscan.Peek's rule): the line routes nowhere.
+		for k := range top {
+			for _, name := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+				if k != name && jsonscan.FoldsLike([]byte(k), name) {
+					if env.method != "" || env.id != nil || env.hasResult {
+						t.Fatalf("peek routed a line with the member %q (%q): %+v", k, name, env)
+					}
+					return
+				}
+			}
 		}
 		id, hasID := top["id"]
 		if hasID && string(id) == "null" {
