@@ -84,13 +84,13 @@ func (c *cert) tlsConfig() *tls.Config { return &tls.Config{RootCAs: c.pool} }
 // backend is one gateway on loopback, serving the test agent with a token,
 // as `acp serve --token` does.
 type backend struct {
-	name string
-	addr string
-	gw   *gateway.Gateway
-	srv  *http.Server
-	ln   *trackingListener
-	done chan struct{}
-	acp  connCounter // the connections that carried /acp requests
+	name     string
+	addr     string
+	gw       *gateway.Gateway
+	srv      *http.Server
+	ln       *trackingListener
+	done     chan struct{}
+	acpConns connCounter // the connections that carried /acp requests
 
 	killOnce   sync.Once
 	agentsDone chan struct{}
@@ -159,7 +159,7 @@ func startBackendAt(t *testing.T, name, addr string, keepAlive time.Duration, ne
 	}, ShutdownGrace: time.Second, TerminateGrace: time.Second}
 	b.gw = gateway.New(agents.Dial, &gateway.Options{Token: token, KeepAliveInterval: keepAlive, PingInterval: keepAlive})
 	mux := http.NewServeMux()
-	mux.Handle("/acp", b.acp.wrap(b.gw))
+	mux.Handle("/acp", b.acpConns.wrap(b.gw))
 	mux.Handle("/healthz", b.gw.Health())
 	b.srv = gateway.NewServer(mux)
 	b.srv.ConnContext = withConn
@@ -178,7 +178,7 @@ func (b *backend) serveTLS(t *testing.T, c *cert) string {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/acp", b.acp.wrap(b.gw))
+	mux.Handle("/acp", b.acpConns.wrap(b.gw))
 	srv := gateway.NewServer(mux)
 	srv.ConnContext = withConn
 	done := make(chan struct{})

@@ -65,7 +65,7 @@ func TestFirstChunk(t *testing.T) {
 			endpoints = append(endpoints, endpoint{v.name, p.addr, v.keepAlive})
 		}
 	}
-	opened := func() int { return a.acp.count() + b.acp.count() }
+	opened := func() int { return a.acpConns.count() + b.acpConns.count() }
 	for _, profile := range profiles {
 		sessions := make([]*acp.Session, len(endpoints))
 		for i, ep := range endpoints {
