@@ -84,12 +84,13 @@ func (c *cert) tlsConfig() *tls.Config { return &tls.Config{RootCAs: c.pool} }
 // backend is one gateway on loopback, serving the test agent with a token,
 // as `acp serve --token` does.
 type backend struct {
-	name string
-	addr string
-	gw   *gateway.Gateway
-	srv  *http.Server
-	ln   *trackingListener
-	done chan struct{}
+	name     string
+	addr     string
+	gw       *gateway.Gateway
+	srv      *http.Server
+	ln       *trackingListener
+	done     chan struct{}
+	acpConns connCounter // the connections that carried /acp requests
 
 	killOnce   sync.Once
 	agentsDone chan struct{}
@@ -158,9 +159,10 @@ func startBackendAt(t *testing.T, name, addr string, keepAlive time.Duration, ne
 	}, ShutdownGrace: time.Second, TerminateGrace: time.Second}
 	b.gw = gateway.New(agents.Dial, &gateway.Options{Token: token, KeepAliveInterval: keepAlive, PingInterval: keepAlive})
 	mux := http.NewServeMux()
-	mux.Handle("/acp", b.gw)
+	mux.Handle("/acp", b.acpConns.wrap(b.gw))
 	mux.Handle("/healthz", b.gw.Health())
 	b.srv = gateway.NewServer(mux)
+	b.srv.ConnContext = withConn
 	go func() { defer close(b.done); b.srv.Serve(b.ln) }()
 	t.Cleanup(func() { b.kill(); <-b.agentsDone })
 	return b
@@ -176,8 +178,9 @@ func (b *backend) serveTLS(t *testing.T, c *cert) string {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/acp", b.gw)
+	mux.Handle("/acp", b.acpConns.wrap(b.gw))
 	srv := gateway.NewServer(mux)
+	srv.ConnContext = withConn
 	done := make(chan struct{})
 	go func() { defer close(done); srv.ServeTLS(ln, c.certFile, c.keyFile) }()
 	// Before the backend's own cleanup (LIFO): its gateway shuts the
@@ -364,8 +367,9 @@ func startNginxTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *pr
 }
 
 // startNginxWith is startNginxTimeout with the upstreams' fail_timeout set
-// to failTimeout ("": the file's).
-func startNginxWith(t *testing.T, c *cert, a, b *backend, timeout, failTimeout string) *proxy {
+// to failTimeout ("": the file's), and edits (pairs: a string the file has
+// once, its replacement) made to the file.
+func startNginxWith(t *testing.T, c *cert, a, b *backend, timeout, failTimeout string, edits ...string) *proxy {
 	bin := needTool(t, "nginx")
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -392,6 +396,7 @@ func startNginxWith(t *testing.T, c *cert, a, b *backend, timeout, failTimeout s
 		}
 		conf = strings.ReplaceAll(conf, "fail_timeout=10s", "fail_timeout="+failTimeout)
 	}
+	conf = substituteText(t, "nginx.conf", conf, edits)
 	file := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -414,6 +419,12 @@ func startHAProxy(t *testing.T, c *cert, a, b *backend) *proxy {
 // startHAProxyTimeout is startHAProxy with the client, server and tunnel
 // timeouts set to timeout (HAProxy syntax, "2s"; "": the file's).
 func startHAProxyTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *proxy {
+	return startHAProxyWith(t, c, a, b, timeout)
+}
+
+// startHAProxyWith is startHAProxyTimeout with edits (pairs: a string the
+// file has once, its replacement) made to the file.
+func startHAProxyWith(t *testing.T, c *cert, a, b *backend, timeout string, edits ...string) *proxy {
 	bin := needTool(t, "haproxy")
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -430,6 +441,7 @@ func startHAProxyTimeout(t *testing.T, c *cert, a, b *backend, timeout string) *
 			"timeout tunnel 1h", "timeout tunnel " + timeout,
 		})
 	}
+	conf = substituteText(t, "haproxy.cfg", conf, edits)
 	file := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
