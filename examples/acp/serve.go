@@ -215,7 +215,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	// The listener stays open while the running turns finish: over
 	// Streamable HTTP their client's POSTs (a cancel, a permission
 	// choice) and its return for each ended session stream come on new
-	// TCP connections (nginx opens one per request to a backend), and a
+	// TCP connections (the drain closes idle keep-alive ones), and a
 	// closed listener would send them to another backend, which knows
 	// nothing of the connection. New connections get 503 (a proxy
 	// configured as docs/deploy is retries them on another backend) and
