@@ -129,37 +129,18 @@ func runScaleChild(n int) {
 		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 	}
 
-	// The turns run on all agents at once; the harness only waits for
-	// them. Counting what each delivered replays its log (every text chunk
-	// made again as an update, the whole turn in one batch), which is the
-	// harness's work, not the agents' cost: it runs after the peak is read,
-	// one turn at a time. Done during the turns it was most of what the
-	// process allocated in them and so set the peak.
-	turns := make([]*ours.Turn, n)
-	before := heapCounters()
-	start := time.Now()
-	for i, o := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t, err := o.s.Prompt(bg, ourschema.Text("go"))
-			if err != nil {
-				fatal(err)
-			}
-			if _, err := t.Wait(); err != nil {
-				fatal(err)
-			}
-			turns[i] = t
-		}()
-	}
-	wg.Wait()
-	d := time.Since(start)
-	after := heapCounters()
-	put("peak_rss", procStatus()["VmHWM"])
-	total := 0
-	for _, t := range turns {
-		total += turnUpdates(t)
-	}
+	m := measureTurns(n, func(i int) *ours.Turn {
+		t, err := conns[i].s.Prompt(bg, ourschema.Text("go"))
+		if err != nil {
+			fatal(err)
+		}
+		if _, err := t.Wait(); err != nil {
+			fatal(err)
+		}
+		return t
+	}, func() float64 { return procStatus()["VmHWM"] }, turnUpdates)
+	d, before, after, total := m.d, m.before, m.after, m.total
+	put("peak_rss", m.peakKB)
 	if want := n * *scaleUpdates; total != want {
 		fatal(fmt.Errorf("%d of %d updates delivered", total, want))
 	}
@@ -233,6 +214,40 @@ func descendants() int {
 		}
 	}
 	return n
+}
+
+// turnsMeasure is what measureTurns measured.
+type turnsMeasure struct {
+	d             time.Duration // from the first prompt to the last turn's end
+	before, after [4]uint64     // heapCounters around the turns
+	peakKB        float64       // the process's VmHWM when the turns had ended
+	total         int           // updates counted after that
+}
+
+// measureTurns runs turn(0) .. turn(n-1) at once, each on its own
+// goroutine, and reads the heap counters and peak() when all have ended;
+// only then does it count what each delivered, one turn at a time. Counting
+// replays a turn's log (every text chunk made again as an update, the whole
+// turn in one batch): that is the harness's work, not the agents' cost, and
+// done as each turn ended, while the others still ran, it was most of what
+// the process allocated during the turns, so it set the peak.
+func measureTurns[T any](n int, turn func(i int) T, peak func() float64, count func(T) int) turnsMeasure {
+	var m turnsMeasure
+	turns := make([]T, n)
+	var wg sync.WaitGroup
+	m.before = heapCounters()
+	start := time.Now()
+	for i := range n {
+		wg.Go(func() { turns[i] = turn(i) })
+	}
+	wg.Wait()
+	m.d = time.Since(start)
+	m.after = heapCounters()
+	m.peakKB = peak()
+	for _, t := range turns {
+		m.total += count(t)
+	}
+	return m
 }
 
 // heapCounters reads the heap's cumulative allocated bytes and objects,
