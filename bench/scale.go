@@ -8,13 +8,14 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	ours "github.com/acpclient/acp"
 	ourschema "github.com/acpclient/acp/schema"
 )
 
@@ -39,7 +40,8 @@ func scenarioScale() {
 	fmt.Printf("\n## scale: N agents in one process, one session and one %d-update turn each\n", *scaleUpdates)
 	fmt.Printf("   per agent = (value with N agents - value before connecting) / N; RSS idle after a GC; the turn runs on all agents at once\n")
 	fmt.Printf("   RSS: the measuring process's own VmRSS, peak its own VmHWM (/proc/self/status of a fresh process per row, whose high-water mark starts at its exec)\n")
-	fmt.Printf("%7s %8s %8s %8s %8s %8s %10s %10s %10s %10s %12s\n", "agents", "threads", "thr/agt", "gor/agt", "proc/agt", "fds/agt", "RSS idle", "KB/agt", "RSS turn", "RSS peak", "updates/s")
+	fmt.Printf("   RSS turn: after the turns, a GC and FreeOSMemory (what the folded turns keep); peak/turn: RSS peak over it; B/upd: heap bytes allocated during the turns per update\n")
+	fmt.Printf("%7s %8s %8s %8s %8s %8s %10s %10s %10s %10s %9s %7s %12s\n", "agents", "threads", "thr/agt", "gor/agt", "proc/agt", "fds/agt", "RSS idle", "KB/agt", "RSS turn", "RSS peak", "peak/turn", "B/upd", "updates/s")
 	self, err := os.Executable()
 	if err != nil {
 		fatal(err)
@@ -63,11 +65,12 @@ func scenarioScale() {
 			m[k], _ = strconv.ParseFloat(v, 64)
 		}
 		per := func(k string) float64 { return (m[k] - m["base_"+k]) / float64(n) }
-		fmt.Printf("%7d %8.0f %8.2f %8.2f %8.2f %8.2f %8.1fMB %10.0f %8.1fMB %8.1fMB %12.0f\n", n,
+		fmt.Printf("%7d %8.0f %8.2f %8.2f %8.2f %8.2f %8.1fMB %10.0f %8.1fMB %8.1fMB %8.2f× %7.0f %12.0f\n", n,
 			m["threads"], per("threads"), per("goroutines"), per("procs"), per("fds"),
-			m["rss"]/1024, per("rss"), m["turn_rss"]/1024, m["peak_rss"]/1024, m["rate"])
+			m["rss"]/1024, per("rss"), m["turn_rss"]/1024, m["peak_rss"]/1024, m["peak_rss"]/m["turn_rss"],
+			m["alloc_bytes"]/float64(n**scaleUpdates), m["rate"])
 		benchLine("Scale/agents="+strconv.Itoa(n), m["turn_ns"], per("threads"), "threads/agent", per("goroutines"), "goroutines/agent",
-			per("procs"), "procs/agent", per("fds"), "fds/agent", per("rss"), "KB-idle/agent", m["peak_rss"]/1024, "MB-peak", m["rate"], "updates/s")
+			per("procs"), "procs/agent", per("fds"), "fds/agent", per("rss"), "KB-idle/agent", m["peak_rss"]/1024, "MB-peak", m["peak_rss"]/m["turn_rss"], "peak/turn", m["rate"], "updates/s")
 	}
 }
 
@@ -126,30 +129,27 @@ func runScaleChild(n int) {
 		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 	}
 
-	var total atomic.Int64
-	start := time.Now()
-	for _, o := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t, err := o.s.Prompt(bg, ourschema.Text("go"))
-			if err != nil {
-				fatal(err)
-			}
-			if _, err := t.Wait(); err != nil {
-				fatal(err)
-			}
-			total.Add(int64(turnUpdates(t)))
-		}()
-	}
-	wg.Wait()
-	d := time.Since(start)
-	if got, want := total.Load(), int64(n**scaleUpdates); got != want {
-		fatal(fmt.Errorf("%d of %d updates delivered", got, want))
+	m := measureTurns(n, func(i int) *ours.Turn {
+		t, err := conns[i].s.Prompt(bg, ourschema.Text("go"))
+		if err != nil {
+			fatal(err)
+		}
+		if _, err := t.Wait(); err != nil {
+			fatal(err)
+		}
+		return t
+	}, func() float64 { return procStatus()["VmHWM"] }, turnUpdates)
+	d, before, after, total := m.d, m.before, m.after, m.total
+	put("peak_rss", m.peakKB)
+	if want := n * *scaleUpdates; total != want {
+		fatal(fmt.Errorf("%d of %d updates delivered", total, want))
 	}
 	put("turn_ns", float64(d.Nanoseconds()))
-	put("rate", float64(total.Load())/d.Seconds())
-	put("peak_rss", procStatus()["VmHWM"])
+	put("alloc_bytes", float64(after[0]-before[0]))
+	put("allocs", float64(after[1]-before[1]))
+	put("gcs", float64(after[2]-before[2]))
+	put("live_end", float64(after[3]))
+	put("rate", float64(total)/d.Seconds())
 	snap("turn_")
 	if f := os.Getenv("ACP_BENCH_HEAPPROFILE"); f != "" {
 		if w, err := os.Create(f); err == nil {
@@ -214,4 +214,46 @@ func descendants() int {
 		}
 	}
 	return n
+}
+
+// turnsMeasure is what measureTurns measured.
+type turnsMeasure struct {
+	d             time.Duration // from the first prompt to the last turn's end
+	before, after [4]uint64     // heapCounters around the turns
+	peakKB        float64       // the process's VmHWM when the turns had ended
+	total         int           // updates counted after that
+}
+
+// measureTurns runs turn(0) .. turn(n-1) at once, each on its own
+// goroutine, and reads the heap counters and peak() when all have ended;
+// only then does it count what each delivered, one turn at a time. Counting
+// replays a turn's log (every text chunk made again as an update, the whole
+// turn in one batch): that is the harness's work, not the agents' cost, and
+// done as each turn ended, while the others still ran, it was most of what
+// the process allocated during the turns, so it set the peak.
+func measureTurns[T any](n int, turn func(i int) T, peak func() float64, count func(T) int) turnsMeasure {
+	var m turnsMeasure
+	turns := make([]T, n)
+	var wg sync.WaitGroup
+	m.before = heapCounters()
+	start := time.Now()
+	for i := range n {
+		wg.Go(func() { turns[i] = turn(i) })
+	}
+	wg.Wait()
+	m.d = time.Since(start)
+	m.after = heapCounters()
+	m.peakKB = peak()
+	for _, t := range turns {
+		m.total += count(t)
+	}
+	return m
+}
+
+// heapCounters reads the heap's cumulative allocated bytes and objects,
+// completed GC cycles, and the live heap of the last cycle.
+func heapCounters() [4]uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return [4]uint64{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64(), s[3].Value.Uint64()}
 }

@@ -11,14 +11,16 @@ import (
 
 // hugeETag is a syntactically valid ETag of 1.5 MiB: the server accepts
 // no request carrying it back (its header limit is 1 MiB, answered 431).
-var hugeETag = `"` + strings.Repeat("a", 3<<19) + `"`
+// It is made by the test that uses it, so that the package's init stays
+// empty (TestInitIsLazy).
+func hugeETag() string { return `"` + strings.Repeat("a", 3<<19) + `"` }
 
 // A response with a 1.5 MiB ETag does not freeze the registry: the ETag is
 // not stored (so not sent back, so not refused), every later load gets a
 // fresh copy, and the cache file holds no more than the document.
 func TestHostileHugeETagNotStored(t *testing.T) {
 	s := newServer(t, true)
-	s.etag = hugeETag
+	s.etag = hugeETag()
 	s.put("/registry.json", registryJSON(t, binaryAgent("one", testPlatform, "https://h/a.zip", "./a")))
 	opts := &Options{Registry: s.URL + "/registry.json", HTTPClient: s.Client(), CacheDir: t.TempDir()}
 	for i := range 3 {

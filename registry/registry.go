@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Distribution kinds, as the registry names them.
@@ -136,11 +137,19 @@ func Platform(goos, goarch string) string {
 // currentPlatform is the registry's name for this machine.
 func currentPlatform() string { return Platform(runtime.GOOS, runtime.GOARCH) }
 
+// The entry patterns Parse checks, compiled on first use: compiled at
+// init they cost every program that links the package (the acp command
+// does, for --agent) their compilation and the pages it touches, also
+// when it never reads a registry.
 var (
-	idPattern      = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+_-]*$`)
-	sha256Pattern  = regexp.MustCompile(`^[a-fA-F0-9]{64}$`)
+	idPattern      = lazyPattern(`^[a-z][a-z0-9-]*$`)
+	versionPattern = lazyPattern(`^[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+_-]*$`)
+	sha256Pattern  = lazyPattern(`^[a-fA-F0-9]{64}$`)
 )
+
+func lazyPattern(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // ErrInvalid wraps every error about a registry document or entry that
 // breaks the format.
@@ -178,11 +187,11 @@ func (a *Agent) validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: agent %q: %s", ErrInvalid, a.ID, fmt.Sprintf(format, args...))
 	}
-	if !idPattern.MatchString(a.ID) {
-		return bad("id must match %s", idPattern)
+	if !idPattern().MatchString(a.ID) {
+		return bad("id must match %s", idPattern())
 	}
-	if !versionPattern.MatchString(a.Version) {
-		return bad("version %q must match %s", a.Version, versionPattern)
+	if !versionPattern().MatchString(a.Version) {
+		return bad("version %q must match %s", a.Version, versionPattern())
 	}
 	d := a.Distribution
 	if len(d.Binary) == 0 && d.NPX == nil && d.UVX == nil {
@@ -192,7 +201,7 @@ func (a *Agent) validate() error {
 		if t.Archive == "" || t.Cmd == "" {
 			return bad("binary %s needs archive and cmd", p)
 		}
-		if t.SHA256 != "" && !sha256Pattern.MatchString(t.SHA256) {
+		if t.SHA256 != "" && !sha256Pattern().MatchString(t.SHA256) {
 			return bad("binary %s: sha256 is not 64 hex digits", p)
 		}
 	}

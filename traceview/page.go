@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The page's code and style, inlined into every page. They are files of
@@ -25,8 +26,12 @@ var (
 
 // csp allows the page's own script and style and nothing else: no
 // network, no other script, even if something in the page were misread as
-// markup. The hashes pin the inline code.
-var csp = "default-src 'none'; img-src data:; style-src '" + hash(viewerCSS) + "'; script-src '" + hash(viewerJS) + "'"
+// markup. The hashes pin the inline code. They are computed on the first
+// page, not at init, so that a program linking the package (the acp
+// command does, for acp view) does not hash 20 KB at every start.
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; img-src data:; style-src '" + hash(viewerCSS) + "'; script-src '" + hash(viewerJS) + "'"
+})
 
 func hash(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -78,7 +83,7 @@ func appendString(b []byte, s string) []byte {
 func writePage(w io.Writer, p *page, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(csp) + "\">\n")
+	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(csp()) + "\">\n")
 	bw.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	bw.WriteString("<meta name=\"generator\" content=\"github.com/acpclient/acp/traceview\">\n")
 	bw.WriteString("<title>" + html.EscapeString(strings.ToValidUTF8(opts.Title, "\uFFFD")) + "</title>\n")
