@@ -21,20 +21,29 @@ import (
 // methods are called from the turn's renderer goroutine and from permission
 // handlers at once, so every write takes mu.
 type output struct {
-	json   bool
-	tty    bool // stdout is a terminal: spinner, colours of nothing fancy
+	json bool
+	tty  bool // stdout is a terminal: spinner, colours of nothing fancy
+	// stdout is live, stderr a beforeWriter on live: the renderer's output
+	// is deferred a little, everything else is written at once, and the
+	// two streams keep their order (outbuf.go).
 	stdout io.Writer
 	stderr io.Writer
+	live   *liveWriter
 	client *acp.Client
 	// agentCmd is the agent's command (nil for --url), for its pid.
 	agentCmd *exec.Cmd
 
-	mu       sync.Mutex
-	last     string // kind of the last thing printed, for line breaks
-	lastDraw time.Time
-	spinning bool
-	reading  int        // prompts waiting for input: the spinner must not draw over them
-	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
+	mu   sync.Mutex
+	last string // kind of the last thing printed, for line breaks
+	// rendering: the turn's renderer is in event, so textf defers what it
+	// writes (liveWriter).
+	rendering bool
+	line      jsonLine // --json update events that are not plain text chunks
+	lastDraw  time.Time
+	drew      bool // textRun drew since the spinner's last tick: lastDraw is stale
+	spinning  bool
+	reading   int        // prompts waiting for input: the spinner must not draw over them
+	lines     lineReader // stdin, shared by the prompt loop and permission dialogs
 
 	// Where the renderers are in the turns' events (the prompted turn's
 	// and its children's): a permission dialog waits until its tool
@@ -80,9 +89,15 @@ type decision struct {
 }
 
 func newOutput(cfg *config, stdout, stderr io.Writer) *output {
-	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr,
+	live := newLiveWriter(stdout)
+	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: live, stderr: beforeWriter{stderr, live}, live: live,
 		decisions: map[placement]chan decision{}, shown: map[*acp.Turn]uint64{}}
 }
+
+// flush writes the renderer's deferred output, and stop does too and
+// stops its timer (the session is over).
+func (o *output) flush() { o.live.Flush() }
+func (o *output) stop()  { o.live.Stop() }
 
 // advanceLocked records that the renderer has shown turn's events up to
 // seq. o.mu is held.
@@ -146,6 +161,12 @@ func (o *output) decisionChan(p placement) chan decision {
 }
 
 func isTerminal(w any) bool {
+	switch lw := w.(type) {
+	case *liveWriter:
+		w = lw.w
+	case beforeWriter:
+		w = lw.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -185,12 +206,38 @@ func (o *output) textf(kind, format string, args ...any) {
 		fmt.Fprint(o.stderr, "\r\033[K")
 		o.spinning = false
 	}
-	if o.last != "" && o.last != kind {
-		fmt.Fprintln(o.stdout)
+	var w io.Writer = o.stdout
+	if o.rendering {
+		w = o.live.later
 	}
-	fmt.Fprintf(o.stdout, format, args...)
+	if o.last != "" && o.last != kind {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, format, args...)
 	o.last = kind
-	o.lastDraw = time.Now()
+	if o.tty {
+		o.lastDraw = time.Now() // only the spinner reads it, only on a terminal
+	}
+}
+
+// textRun is textf(kind, "%s", prefixFirst(prefix, s, o.last == kind))
+// for the renderer's text chunks, without fmt: the bytes are deferred
+// (liveWriter), nothing is allocated.
+func (o *output) textRun(kind, prefix, s string) {
+	if o.spinning {
+		fmt.Fprint(o.stderr, "\r\033[K")
+		o.spinning = false
+	}
+	b := o.live.begin()
+	if o.last != kind {
+		if o.last != "" {
+			b = append(b, '\n')
+		}
+		b = append(b, prefix...)
+	}
+	o.live.end(append(b, s...))
+	o.last = kind
+	o.drew = true // the spinner's tick reads the clock, not every chunk
 }
 
 func (o *output) note(format string, args ...any) {
@@ -348,6 +395,7 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		// the events then gives what State gives.
 		p := placement{turn, ev.Seq}
 		ch := o.decisionChan(p)
+		o.flush() // what precedes the request is out while it is decided
 		var d decision
 		select {
 		case d = <-ch:
@@ -362,8 +410,16 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	defer o.advanceLocked(turn, ev.Seq)
+	o.rendering = true
+	o.render(s, turn, ev)
+	o.rendering = false
+	o.advanceLocked(turn, ev.Seq)
+	o.mu.Unlock()
+}
+
+// render shows one update event for event. o.mu is held and o.rendering
+// set: what it writes to stdout is deferred.
+func (o *output) render(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 	if o.json {
 		e := updateEvent{Event: "update", SessionID: s.ID(), Seq: ev.Seq, Update: ev.Update}
 		if p := s.Parent(); p != nil {
@@ -372,11 +428,33 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		if ev.Origin != acp.OriginAgent {
 			e.Origin = ev.Origin
 		}
-		o.emit(&e)
+		b := o.live.begin()
+		b, ok := appendUpdateEvent(b, &e)
+		var err error
+		if !ok {
+			ev := e // only this copy escapes (to encoding/json), not e
+			b, err = o.line.appendTo(b, &ev)
+		}
+		o.live.end(b)
+		if err != nil {
+			o.emit(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+		}
 		return
 	}
 	if ev.Origin == acp.OriginPermission {
 		return // the dialog shows it
+	}
+	if s.Parent() == nil {
+		// The main session's text, the bulk of a turn: no prefix, its
+		// kinds are the plain ones.
+		switch u := ev.Update.(type) {
+		case *schema.AgentMessageChunk:
+			o.textRun("agent", "", cleanText(blockText(u.Content)))
+			return
+		case *schema.AgentThoughtChunk:
+			o.textRun("thought", "(thinking) ", cleanText(blockText(u.Content)))
+			return
+		}
 	}
 	// A child session's lines start with its id, and its text runs are
 	// kinds of their own.
@@ -677,6 +755,9 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 			case <-tick.C:
 			}
 			o.mu.Lock()
+			if o.drew {
+				o.lastDraw, o.drew = time.Now(), false
+			}
 			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" && o.reading == 0 {
 				fmt.Fprintf(o.stderr, "\r%c working", frames[i%len(frames)])
 				o.spinning = true
