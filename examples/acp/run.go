@@ -307,6 +307,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 				if turn.State().Cancelled {
 					out.note("interrupted again: exiting")
 					s.Client().Close()
+					out.flush() // os.Exit runs no deferred call
 					os.Exit(statusInterrupted)
 				}
 				out.note("cancelling (Ctrl-C again to exit)")
