@@ -13,41 +13,17 @@ import (
 )
 
 // appendUpdateEvent appends e as emit writes it (json.Encoder: the
-// marshalled line and a newline) when its update is a plain text chunk:
-// an agent message, thought or user message chunk whose content is text
-// with no annotations, neither with _meta. It reports false, appending
-// nothing, for any other update. Through encoding/json such a line cost
-// two marshals (the event's, the chunk's MarshalJSON, then its content's),
-// a compaction of each and a dozen allocations: most of what --json cost
-// per chunk. TestUpdateEventJSONIsEncodingJSON and FuzzUpdateEventJSON
-// hold it to encoding/json's bytes.
+// marshalled line and a newline) when its update is a plain text chunk
+// (see appendTextChunk), and reports false, appending nothing, for any
+// other update. Through encoding/json such a line cost two marshals (the
+// event's, the chunk's MarshalJSON, then its content's), a compaction of
+// each and a dozen allocations: most of what --json cost per chunk.
+// TestUpdateEventJSONIsEncodingJSON and FuzzUpdateEventJSON hold it to
+// encoding/json's bytes.
 func appendUpdateEvent(dst []byte, e *updateEvent) ([]byte, bool) {
-	var kind, id, text string
-	var c schema.ContentBlock
-	switch u := e.Update.(type) {
-	case *schema.AgentMessageChunk:
-		if u == nil || len(u.Meta) > 0 {
-			return dst, false
-		}
-		kind, id, c = `"agent_message_chunk"`, u.MessageID, u.Content
-	case *schema.AgentThoughtChunk:
-		if u == nil || len(u.Meta) > 0 {
-			return dst, false
-		}
-		kind, id, c = `"agent_thought_chunk"`, u.MessageID, u.Content
-	case *schema.UserMessageChunk:
-		if u == nil || len(u.Meta) > 0 {
-			return dst, false
-		}
-		kind, id, c = `"user_message_chunk"`, u.MessageID, u.Content
-	default:
+	if !plainTextChunk(e.Update) {
 		return dst, false
 	}
-	t, ok := c.(*schema.TextContent)
-	if !ok || t == nil || t.Annotations != nil || len(t.Meta) > 0 {
-		return dst, false
-	}
-	text = t.Text
 	dst = append(dst, `{"event":`...)
 	dst = appendJSONString(dst, e.Event)
 	if e.Origin != "" {
@@ -62,8 +38,73 @@ func appendUpdateEvent(dst []byte, e *updateEvent) ([]byte, bool) {
 	dst = strconv.AppendUint(dst, e.Seq, 10)
 	dst = append(dst, `,"sessionId":`...)
 	dst = appendJSONString(dst, e.SessionID)
-	dst = append(dst, `,"update":{"sessionUpdate":`...)
-	dst = append(dst, kind...)
+	dst = append(dst, `,"update":`...)
+	dst, _ = appendTextChunk(dst, e.Update)
+	return append(dst, "}\n"...), true
+}
+
+// appendReplayEvent appends the update event of a session/load replay,
+// as emit writes map[string]any{"event": "update", "sessionId": sid,
+// "replay": true, "update": u}, when u is a plain text chunk, and reports
+// false, appending nothing, otherwise.
+func appendReplayEvent(dst []byte, sid string, u schema.Update) ([]byte, bool) {
+	if !plainTextChunk(u) {
+		return dst, false
+	}
+	dst = append(dst, `{"event":"update","replay":true,"sessionId":`...)
+	dst = appendJSONString(dst, sid)
+	dst = append(dst, `,"update":`...)
+	dst, _ = appendTextChunk(dst, u)
+	return append(dst, "}\n"...), true
+}
+
+// plainTextChunk reports whether appendTextChunk writes u.
+func plainTextChunk(u schema.Update) bool {
+	_, _, _, ok := textChunkParts(u)
+	return ok
+}
+
+// textChunkParts returns the opening of a plain text chunk's JSON, up to
+// its kind, its message id and its text, when u is one: an agent message,
+// thought or user message chunk whose content is text with no
+// annotations, neither with _meta.
+func textChunkParts(u schema.Update) (open, id, text string, ok bool) {
+	var c schema.ContentBlock
+	switch u := u.(type) {
+	case *schema.AgentMessageChunk:
+		if u == nil || len(u.Meta) > 0 {
+			return
+		}
+		open, id, c = `{"sessionUpdate":"agent_message_chunk"`, u.MessageID, u.Content
+	case *schema.AgentThoughtChunk:
+		if u == nil || len(u.Meta) > 0 {
+			return
+		}
+		open, id, c = `{"sessionUpdate":"agent_thought_chunk"`, u.MessageID, u.Content
+	case *schema.UserMessageChunk:
+		if u == nil || len(u.Meta) > 0 {
+			return
+		}
+		open, id, c = `{"sessionUpdate":"user_message_chunk"`, u.MessageID, u.Content
+	default:
+		return
+	}
+	t, isText := c.(*schema.TextContent)
+	if !isText || t == nil || t.Annotations != nil || len(t.Meta) > 0 {
+		return "", "", "", false
+	}
+	return open, id, t.Text, true
+}
+
+// appendTextChunk appends u as encoding/json marshals it when u is a
+// plain text chunk (textChunkParts); otherwise it appends nothing and
+// reports false.
+func appendTextChunk(dst []byte, u schema.Update) ([]byte, bool) {
+	open, id, text, ok := textChunkParts(u)
+	if !ok {
+		return dst, false
+	}
+	dst = append(dst, open...)
 	dst = append(dst, `,"content":{"type":"text","text":`...)
 	dst = appendJSONString(dst, text)
 	dst = append(dst, '}')
@@ -71,7 +112,7 @@ func appendUpdateEvent(dst []byte, e *updateEvent) ([]byte, bool) {
 		dst = append(dst, `,"messageId":`...)
 		dst = appendJSONString(dst, id)
 	}
-	return append(dst, "}}\n"...), true
+	return append(dst, '}'), true
 }
 
 // jsonLine is encoding/json's Encoder writing into a buffer of its own,

@@ -28,9 +28,10 @@ var hardStrings = []string{
 	"\xc0\xaf overlong", "tail\\",
 }
 
-// TestUpdateEventJSONIsEncodingJSON: a plain text chunk's event is
-// written byte for byte as json.Encoder writes it, whatever its text,
-// ids and origin, and every other update is left to encoding/json.
+// TestUpdateEventJSONIsEncodingJSON: a plain text chunk's event, and its
+// replay event, are written byte for byte as json.Encoder writes them,
+// whatever its text, ids and origin, and every other update is left to
+// encoding/json.
 func TestUpdateEventJSONIsEncodingJSON(t *testing.T) {
 	chunks := func(id, text string) []schema.Update {
 		return []schema.Update{schema.AgentMessageText(id, text), schema.AgentThoughtText(id, text), schema.UserMessageText(id, text)}
@@ -53,6 +54,13 @@ func TestUpdateEventJSONIsEncodingJSON(t *testing.T) {
 					}
 					n++
 				}
+				for _, sid := range []string{"s1", text} {
+					got, ok := appendReplayEvent([]byte("before"), sid, u)
+					want := "before" + encodingJSON(t, map[string]any{"event": "update", "sessionId": sid, "replay": true, "update": u})
+					if !ok || string(got) != want {
+						t.Errorf("replay %T %q (written %v):\n got %s\nwant %s", u, text, ok, got, want)
+					}
+				}
 			}
 		}
 	}
@@ -70,6 +78,9 @@ func TestUpdateEventJSONIsEncodingJSON(t *testing.T) {
 		e := updateEvent{Event: "update", Seq: 1, SessionID: "s1", Update: u}
 		if got, ok := appendUpdateEvent([]byte("before"), &e); ok || string(got) != "before" {
 			t.Errorf("%T: written by hand (%q), not by encoding/json", u, got)
+		}
+		if got, ok := appendReplayEvent([]byte("before"), "s1", u); ok || string(got) != "before" {
+			t.Errorf("replay %T: written by hand (%q), not by encoding/json", u, got)
 		}
 	}
 	if n == 0 {
@@ -115,6 +126,10 @@ func FuzzUpdateEventJSON(f *testing.F) {
 			}
 			if want := encodingJSON(t, &e); string(got) != want {
 				t.Fatalf("%T:\n got %s\nwant %s", u, got, want)
+			}
+			got, _ = appendReplayEvent(nil, sid, u)
+			if want := encodingJSON(t, map[string]any{"event": "update", "sessionId": sid, "replay": true, "update": u}); string(got) != want {
+				t.Fatalf("replay %T:\n got %s\nwant %s", u, got, want)
 			}
 		}
 	})

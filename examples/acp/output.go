@@ -332,9 +332,22 @@ func (o *output) history(s *acp.Session) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	st := s.State()
+	// A long history is written as a turn's stream is (liveWriter): a
+	// few writes, not one per update.
+	o.rendering = true
+	defer func() { o.rendering = false; o.flush() }()
 	if o.json {
 		for _, u := range st.Outside {
-			o.emit(map[string]any{"event": "update", "sessionId": s.ID(), "replay": true, "update": u.Update})
+			b := o.live.begin()
+			b, ok := appendReplayEvent(b, s.ID(), u.Update)
+			var err error
+			if !ok {
+				b, err = o.line.appendTo(b, map[string]any{"event": "update", "sessionId": s.ID(), "replay": true, "update": u.Update})
+			}
+			o.live.end(b)
+			if err != nil {
+				o.emit(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+			}
 		}
 		return
 	}
