@@ -19,6 +19,10 @@ var (
 	memrunBefore = flag.String("memrun-before", "", "memrun: another build of the acp command (say, of the commit before a change), run as two more clients interleaved with the others: before → after in one run")
 )
 
+// sampleEvery is how often a client's VmHWM is read where it cannot be
+// read at its exit (memrun_linux.go).
+const sampleEvery = time.Millisecond
+
 // memrunClient is one client of the memrun scenario: argv before the
 // agent command, which is appended after "--".
 type memrunClient struct {
@@ -36,12 +40,15 @@ type memrunResult struct {
 	wall    time.Duration
 }
 
-// scenarioMemrun measures the peak RSS of four clients (five rows: the
-// TypeScript client both printing and accumulating) driving the same fast
-// agent (./fastagent) through one turn of -memrun-chunks small chunks.
-// Each client spawns the agent itself, as a real client does.
+// scenarioMemrun measures the peak RSS and the wall time of four clients
+// (five rows: the TypeScript client both printing and accumulating)
+// driving the same fast agent (./fastagent) through one turn of
+// -memrun-chunks small chunks. Each client spawns the agent itself, as a
+// real client does, so a wall time is the client's start, handshake and
+// turn, the agent's included: the floor's is what the agent and the pipe
+// cost, and a client's ratio to it is what the client adds.
 //
-// The figure is each client's own VmHWM, read by runOwnPeak from
+// The memory figure is each client's own VmHWM, read by runOwnPeak from
 // /proc/<pid>/status at the client's exit (see memrun_linux.go). It is
 // never wait4's ru_maxrss (what /usr/bin/time -f %M prints), which is the
 // largest of the client's peak, its reaped children's (the agent's) and
@@ -56,7 +63,7 @@ type memrunResult struct {
 // (client 1..5, then again) so a change in the machine's load spreads
 // over all clients.
 func scenarioMemrun() {
-	fmt.Printf("\n== memrun: peak RSS of clients driving one %d-chunk turn (%d runs each, interleaved)\n", *memrunChunks, *memrunReps)
+	fmt.Printf("\n== memrun: peak RSS and wall time of clients driving one %d-chunk turn (%d runs each, interleaved)\n", *memrunChunks, *memrunReps)
 	if _, err := os.Stat("../examples/acp"); err != nil {
 		fatal(fmt.Errorf("memrun: run it from bench/ (needs ../examples/acp): %w", err))
 	}
@@ -110,8 +117,9 @@ func scenarioMemrun() {
 			results[i] = append(results[i], memrunOnce(dir, c, agent))
 		}
 	}
-	fmt.Printf("   %-32s %10s %19s %10s %10s %10s %10s %8s\n", "client", "own peak", "range", "self-rep", "wait4", "agent", "stdout B", "wall s")
+	fmt.Printf("   %-32s %10s %19s %10s %10s %10s %10s %8s %15s\n", "client", "own peak", "range", "self-rep", "wait4", "agent", "stdout B", "wall ms", "range")
 	med := make([]float64, len(clients))
+	wallMed := make([]float64, len(clients))
 	sampled := false
 	for i, c := range clients {
 		var peak, self, w4, ag, wall []float64
@@ -122,33 +130,45 @@ func scenarioMemrun() {
 			}
 			sampled = sampled || !r.exact
 		}
-		p := summarize(peak)
-		med[i] = p.med
+		p, w := summarize(peak), summarize(wall)
+		med[i], wallMed[i] = p.med, w.med
 		selfCol := "—"
 		if len(self) > 0 {
 			selfCol = fmt.Sprintf("%.1f", summarize(self).med/1000)
 		}
-		fmt.Printf("   %-32s %10.1f %8.1f – %-8.1f %10s %10.1f %10.1f %10d %8.2f\n", c.name, p.med/1000, p.min/1000, p.max/1000,
-			selfCol, summarize(w4).med/1000, summarize(ag).med/1000, results[i][0].stdout, summarize(wall).med)
-		benchLine("Memrun/"+strings.NewReplacer(" ", "_", ",", "", "(", "", ")", "").Replace(c.name), summarize(wall).med*1e9, p.med*1000, "peak-RSS-B")
+		fmt.Printf("   %-32s %10.1f %8.1f – %-8.1f %10s %10.1f %10.1f %10d %8.1f %6.1f – %-6.1f\n", c.name, p.med/1000, p.min/1000, p.max/1000,
+			selfCol, summarize(w4).med/1000, summarize(ag).med/1000, results[i][0].stdout, w.med*1000, w.min*1000, w.max*1000)
+		benchLine("Memrun/"+strings.NewReplacer(" ", "_", ",", "", "(", "", ")", "").Replace(c.name), w.med*1e9, p.med*1000, "peak-RSS-B")
 	}
-	fmt.Printf("   acp/floor %.2f×, acp --json/floor %.2f×", med[1]/med[0], med[2]/med[0])
-	ts := 3
-	if *memrunBefore != "" {
-		fmt.Printf(", after/before text %.2f×, --json %.2f×", med[1]/med[3], med[2]/med[4])
-		ts = 5
-	}
-	if len(med) > ts {
-		fmt.Printf(", TS prints/acp %.2f×, TS accumulates/acp %.2f×", med[ts]/med[1], med[ts+1]/med[1])
-	}
-	fmt.Println()
+	fmt.Println("   " + memrunRatios("own peak", med, *memrunBefore != ""))
+	fmt.Println("   " + memrunRatios("wall", wallMed, *memrunBefore != ""))
 	how := "read from /proc/<pid>/status at the client's exit stop (ptrace)"
 	if sampled {
 		how = "sampled from /proc/<pid>/status every " + sampleEvery.String() + " (ptrace refused here): a lower bound"
 	}
-	fmt.Printf("   own peak: the client's own VmHWM (median, MB = kB/1000), %s; ratios are of own peaks\n", how)
+	fmt.Printf("   own peak: the client's own VmHWM (median, MB = kB/1000), %s\n", how)
+	fmt.Println("   wall: from spawning the client to its exit and the end of its output (it spawns the agent, whose time is inside), median of the interleaved runs")
 	fmt.Println("   self-rep: the client's own report (floor: VmHWM; TS: process.resourceUsage().maxRSS, which inherits like wait4); agent: the agent's VmHWM")
 	fmt.Printf("   wait4: ru_maxrss, not used: max of the client's, the agent's and the spawner's peak (this harness's VmHWM when memrun began: %.1f MB)\n", harness/1000)
+}
+
+// memrunRatios is the ratio line of one column of medians v, in the
+// order scenarioMemrun lists its clients: the floor, acp text, acp --json,
+// then with before the two -memrun-before rows, then the TypeScript
+// client's two rows when node ran them. Every ratio is of medians of the
+// same run.
+func memrunRatios(label string, v []float64, before bool) string {
+	r := func(a, b int) string { return fmt.Sprintf("%.2f×", v[a]/v[b]) }
+	s := label + ": acp/floor " + r(1, 0) + ", acp --json/floor " + r(2, 0)
+	ts := 3
+	if before {
+		s += ", after/before text " + r(1, 3) + ", --json " + r(2, 4)
+		ts = 5
+	}
+	if len(v) > ts+1 {
+		s += ", TS prints/acp " + r(ts, 1) + ", TS prints/acp --json " + r(ts, 2) + ", TS accumulates/acp " + r(ts+1, 1)
+	}
+	return s
 }
 
 // memrunOnce runs one client against the agent and returns its peak.

@@ -30,8 +30,6 @@ type ownPeak struct {
 	wait4KB float64
 }
 
-const sampleEvery = time.Millisecond
-
 // ptraceOExitKill is PTRACE_O_EXITKILL (Linux 3.8), absent from syscall:
 // if the harness dies, the traced client dies with it instead of running on.
 const ptraceOExitKill = 0x100000

@@ -1,3 +1,5 @@
+// output.go holds output, the command's one writer of stdout and stderr:
+// notes, errors, the session line, history, turn ends, the spinner.
 package main
 
 import (
@@ -21,20 +23,29 @@ import (
 // methods are called from the turn's renderer goroutine and from permission
 // handlers at once, so every write takes mu.
 type output struct {
-	json   bool
-	tty    bool // stdout is a terminal: spinner, colours of nothing fancy
+	json bool
+	tty  bool // stdout is a terminal: spinner, colours of nothing fancy
+	// stdout is live, stderr a beforeWriter on live: the renderer's output
+	// is deferred a little, everything else is written at once, and the
+	// two streams keep their order (outbuf.go).
 	stdout io.Writer
 	stderr io.Writer
+	live   *liveWriter
 	client *acp.Client
 	// agentCmd is the agent's command (nil for --url), for its pid.
 	agentCmd *exec.Cmd
 
-	mu       sync.Mutex
-	last     string // kind of the last thing printed, for line breaks
-	lastDraw time.Time
-	spinning bool
-	reading  int        // prompts waiting for input: the spinner must not draw over them
-	lines    lineReader // stdin, shared by the prompt loop and permission dialogs
+	mu   sync.Mutex
+	last string // kind of the last thing printed, for line breaks
+	// rendering: the turn's renderer is in event, so textf defers what it
+	// writes (liveWriter).
+	rendering bool
+	line      jsonLine // --json update events that are not plain text chunks
+	lastDraw  time.Time
+	drew      bool // textRun drew since the spinner's last tick: lastDraw is stale
+	spinning  bool
+	reading   int        // prompts waiting for input: the spinner must not draw over them
+	lines     lineReader // stdin, shared by the prompt loop and permission dialogs
 
 	// Where the renderers are in the turns' events (the prompted turn's
 	// and its children's): a permission dialog waits until its tool
@@ -80,9 +91,15 @@ type decision struct {
 }
 
 func newOutput(cfg *config, stdout, stderr io.Writer) *output {
-	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: stdout, stderr: stderr,
+	live := newLiveWriter(stdout)
+	return &output{json: cfg.json, tty: isTerminal(stdout), stdout: live, stderr: beforeWriter{stderr, live}, live: live,
 		decisions: map[placement]chan decision{}, shown: map[*acp.Turn]uint64{}}
 }
+
+// flush writes the renderer's deferred output, and stop does too and
+// stops its timer (the session is over).
+func (o *output) flush() { o.live.Flush() }
+func (o *output) stop()  { o.live.Stop() }
 
 // advanceLocked records that the renderer has shown turn's events up to
 // seq. o.mu is held.
@@ -146,6 +163,12 @@ func (o *output) decisionChan(p placement) chan decision {
 }
 
 func isTerminal(w any) bool {
+	switch lw := w.(type) {
+	case *liveWriter:
+		w = lw.w
+	case beforeWriter:
+		w = lw.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -185,12 +208,38 @@ func (o *output) textf(kind, format string, args ...any) {
 		fmt.Fprint(o.stderr, "\r\033[K")
 		o.spinning = false
 	}
-	if o.last != "" && o.last != kind {
-		fmt.Fprintln(o.stdout)
+	var w io.Writer = o.stdout
+	if o.rendering {
+		w = o.live.later
 	}
-	fmt.Fprintf(o.stdout, format, args...)
+	if o.last != "" && o.last != kind {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, format, args...)
 	o.last = kind
-	o.lastDraw = time.Now()
+	if o.tty {
+		o.lastDraw = time.Now() // only the spinner reads it, only on a terminal
+	}
+}
+
+// textRun is textf(kind, "%s", prefixFirst(prefix, s, o.last == kind))
+// for the renderer's text chunks, without fmt: the bytes are deferred
+// (liveWriter), nothing is allocated.
+func (o *output) textRun(kind, prefix, s string) {
+	if o.spinning {
+		fmt.Fprint(o.stderr, "\r\033[K")
+		o.spinning = false
+	}
+	b := o.live.begin()
+	if o.last != kind {
+		if o.last != "" {
+			b = append(b, '\n')
+		}
+		b = append(b, prefix...)
+	}
+	o.live.end(append(b, s...))
+	o.last = kind
+	o.drew = true // the spinner's tick reads the clock, not every chunk
 }
 
 func (o *output) note(format string, args ...any) {
@@ -285,9 +334,22 @@ func (o *output) history(s *acp.Session) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	st := s.State()
+	// A long history is written as a turn's stream is (liveWriter): a
+	// few writes, not one per update.
+	o.rendering = true
+	defer func() { o.rendering = false; o.flush() }()
 	if o.json {
 		for _, u := range st.Outside {
-			o.emit(map[string]any{"event": "update", "sessionId": s.ID(), "replay": true, "update": u.Update})
+			b := o.live.begin()
+			b, ok := appendReplayEvent(b, s.ID(), u.Update)
+			var err error
+			if !ok {
+				b, err = o.line.appendTo(b, map[string]any{"event": "update", "sessionId": s.ID(), "replay": true, "update": u.Update})
+			}
+			o.live.end(b)
+			if err != nil {
+				o.emit(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+			}
 		}
 		return
 	}
@@ -348,6 +410,7 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		// the events then gives what State gives.
 		p := placement{turn, ev.Seq}
 		ch := o.decisionChan(p)
+		o.flush() // what precedes the request is out while it is decided
 		var d decision
 		select {
 		case d = <-ch:
@@ -362,130 +425,11 @@ func (o *output) event(s *acp.Session, turn *acp.Turn, ev acp.Event) {
 		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	defer o.advanceLocked(turn, ev.Seq)
-	if o.json {
-		e := updateEvent{Event: "update", SessionID: s.ID(), Seq: ev.Seq, Update: ev.Update}
-		if p := s.Parent(); p != nil {
-			e.ParentSessionID = p.ID()
-		}
-		if ev.Origin != acp.OriginAgent {
-			e.Origin = ev.Origin
-		}
-		o.emit(&e)
-		return
-	}
-	if ev.Origin == acp.OriginPermission {
-		return // the dialog shows it
-	}
-	// A child session's lines start with its id, and its text runs are
-	// kinds of their own.
-	who, kind := "", func(k string) string { return k }
-	if s.Parent() != nil {
-		who = "[" + cleanLine(s.ID()) + "] "
-		kind = func(k string) string { return k + " " + s.ID() }
-	}
-	if o.infoUpdate(who, ev.Update) { // title, usage: agentline.go
-		return
-	}
-	switch u := ev.Update.(type) {
-	case *schema.AgentMessageChunk:
-		o.textf(kind("agent"), "%s", prefixFirst(who, cleanText(blockText(u.Content)), o.last == kind("agent")))
-	case *schema.AgentThoughtChunk:
-		o.textf(kind("thought"), "%s", prefixFirst(who+"(thinking) ", cleanText(blockText(u.Content)), o.last == kind("thought")))
-	case *schema.SubagentUpdate:
-		o.textf("info", "%s[subagent] %s%s\n", who, cleanLine(u.SessionID), subagentLine(u))
-		o.last = ""
-	case *schema.SessionMessage:
-		if len(u.Content) > 0 {
-			var b strings.Builder
-			for _, c := range u.Content {
-				b.WriteString(blockText(c))
-			}
-			o.textf("info", "%s[message %s] %s\n", who, messageRoute(u), cleanText(b.String()))
-			o.last = ""
-		}
-	case *schema.SessionMessageChunk:
-		k := kind("message " + u.MessageID)
-		o.textf(k, "%s", prefixFirst(who+"[message] ", cleanText(blockText(u.Content)), o.last == k))
-	case *schema.ToolCall:
-		exit := o.agentTerminal(turn, ev.ToolCall)
-		o.textf("tool", "%s[tool] %s (%s) %s%s%s\n", who, cleanLine(u.Title), cleanLine(orDash(string(u.Kind))), cleanLine(orDash(string(u.Status))), failure(u.Status, u.Content), exit)
-		o.last = ""
-	case *schema.ToolCallUpdate:
-		exit := o.agentTerminal(turn, ev.ToolCall)
-		if u.Status == nil {
-			if exit != "" && ev.ToolCall != nil {
-				o.textf("tool", "%s[tool] %s: %s\n", who, cleanLine(ev.ToolCall.Title), strings.Trim(exit, " ()"))
-				o.last = ""
-			}
-			return
-		}
-		if o.cancelRepeat(turn, ev, u.ToolCallID, *u.Status) { // cancelline.go
-			return
-		}
-		content := u.Content
-		if content == nil && ev.ToolCall != nil {
-			content = ev.ToolCall.Content
-		}
-		o.textf("tool", "%s[tool] %s: %s%s%s\n", who, cleanLine(ev.ToolCall.Title), cleanLine(string(*u.Status)), failure(*u.Status, content), exit)
-		o.last = ""
-	case *schema.Plan:
-		var b strings.Builder
-		b.WriteString("[plan]\n")
-		planEntries(&b, u.Entries)
-		o.textf("plan", "%s", b.String())
-		o.last = ""
-	case *schema.PlanUpdate:
-		o.textf("plan", "%s", planText(u.Plan))
-		o.last = ""
-	case *schema.PlanRemoved:
-		o.textf("plan", "[plan %s removed]\n", cleanLine(u.PlanID))
-		o.last = ""
-	case *schema.CurrentModeUpdate:
-		o.textf("info", "[mode] %s\n", cleanLine(u.CurrentModeID))
-		o.last = ""
-	}
-}
-
-// planEntries writes a checklist's entries, one per line.
-func planEntries(b *strings.Builder, entries []schema.PlanEntry) {
-	for _, e := range entries {
-		mark := " "
-		switch e.Status {
-		case schema.PlanEntryStatusCompleted:
-			mark = "x"
-		case schema.PlanEntryStatusInProgress:
-			mark = ">"
-		}
-		fmt.Fprintf(b, "  [%s] %s\n", mark, cleanLine(e.Content))
-	}
-}
-
-// planText renders one plan of a plan_update, headed by its id: a
-// checklist as the legacy plan is shown, markdown as its text (indented),
-// a file by its URI.
-func planText(p schema.PlanContent) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[plan %s]", cleanLine(orDash(p.PlanID())))
-	switch p := p.(type) {
-	case *schema.PlanItems:
-		b.WriteString("\n")
-		planEntries(&b, p.Entries)
-	case *schema.PlanMarkdown:
-		if p.Path != nil {
-			fmt.Fprintf(&b, " %s", cleanLine(*p.Path))
-		}
-		b.WriteString("\n")
-		for _, l := range strings.Split(strings.TrimRight(cleanText(p.Content), "\n"), "\n") {
-			fmt.Fprintf(&b, "  %s\n", l)
-		}
-	case *schema.PlanFile:
-		fmt.Fprintf(&b, " %s\n", cleanLine(p.URI))
-	case *schema.UnknownPlanContent:
-		fmt.Fprintf(&b, " (%s)\n", cleanLine(p.Type))
-	}
-	return b.String()
+	o.rendering = true
+	o.render(s, turn, ev)
+	o.rendering = false
+	o.advanceLocked(turn, ev.Seq)
+	o.mu.Unlock()
 }
 
 // authStatus shows an auth status the agent notified. It runs on the
@@ -677,6 +621,9 @@ func (o *output) spin(turn *acp.Turn) (stop func()) {
 			case <-tick.C:
 			}
 			o.mu.Lock()
+			if o.drew {
+				o.lastDraw, o.drew = time.Now(), false
+			}
 			if time.Since(o.lastDraw) > 300*time.Millisecond && o.last == "" && o.reading == 0 {
 				fmt.Fprintf(o.stderr, "\r%c working", frames[i%len(frames)])
 				o.spinning = true

@@ -19,6 +19,9 @@ import (
 // session connects, sets the session up as the flags say, and runs the
 // turns: one per -p, or interactively when there is none.
 func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sigs *signals) error {
+	// The renderer's output is deferred by at most a millisecond
+	// (outbuf.go); whatever is left goes out before the command exits.
+	defer out.stop()
 	cwd, err := filepath.Abs(cfg.cwd)
 	if cfg.cwd == "" {
 		cwd, err = os.Getwd()
@@ -304,6 +307,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 				if turn.State().Cancelled {
 					out.note("interrupted again: exiting")
 					s.Client().Close()
+					out.flush() // os.Exit runs no deferred call
 					os.Exit(statusInterrupted)
 				}
 				out.note("cancelling (Ctrl-C again to exit)")
@@ -312,6 +316,7 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 		}
 	}
 	<-rendered
+	out.flush()
 	kids.stop() // shows what the children did up to the turn's end
 	stopSpin()
 	stop, err := turn.Wait()
