@@ -13,6 +13,13 @@ import (
 // Zombies do not count: in a container whose init does not reap, a killed
 // grandchild stays a zombie forever although it runs nothing.
 func groupAlive(pgid int) bool {
+	// Ask the kernel first: ESRCH means the group has no process at all,
+	// zombie or not, which is the usual case once a group is killed and
+	// reaped, and it spares reading the stat file of every process on the
+	// machine (a fifth of a short acp run's CPU went there).
+	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		return false
+	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return syscall.Kill(-pgid, 0) == nil
