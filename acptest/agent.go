@@ -109,7 +109,11 @@ type Options struct {
 	// it sends therefore precede the response, as with some real agents.
 	OnNewSession func(s *Session)
 	// OnLoadSession, if set, runs for session/load (after the history
-	// replay) and session/resume, before the response.
+	// replay) and session/resume, before the response (in v2 before the
+	// current-state snapshot that ends every resume).
+	//
+	// A session that session/close closed on a connection refuses prompts
+	// there (-32002) until a load or resume on it opens it again.
 	OnLoadSession func(s *Session)
 	// OnReplay, if set, runs before the i-th update (from 0) a session/load
 	// (or v2's session/resume from the start) replays, on the request's
