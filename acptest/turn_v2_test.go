@@ -160,3 +160,32 @@ func TestClosedSessionRefusesPrompts(t *testing.T) {
 		t.Fatalf("a prompt after resume: %s", res)
 	}
 }
+
+// Rule: SetBackground's list goes out with the turn's next state_update
+// while a turn runs, and at once, in an idle snapshot without a stop
+// reason, after it.
+func TestV2SetBackground(t *testing.T) {
+	term := map[string]any{"type": "terminal", "terminalId": "bg"}
+	c, _ := dialV2(t, func(t *Turn) (schema.StopReason, error) {
+		t.SetBackground(term)
+		t.AfterTurn(func() { t.SetBackground() })
+		return "", nil
+	})
+	background := func(m wireMsg) string {
+		var p struct {
+			Update struct {
+				Background json.RawMessage `json:"background"`
+			} `json:"update"`
+		}
+		json.Unmarshal(m.Params, &p)
+		return string(p.Update.Background)
+	}
+	_, end := readUntil(t, c, "idle:end_turn")
+	if got := background(end); got != `[{"terminalId":"bg","type":"terminal"}]` {
+		t.Errorf("the turn's idle lists %s, want the terminal", got)
+	}
+	_, after := readUntil(t, c, "idle")
+	if got := background(after); got != `[]` {
+		t.Errorf("the idle after the turn lists %s, want []", got)
+	}
+}
