@@ -57,6 +57,7 @@ func (r *runner) restoreV2(s *scene) {
 	if ro.sess != nil {
 		r.resumeState(ro, id, "session/resume without replayFrom")
 	}
+	resumed := ro.sess != nil
 	ro.close()
 
 	ro = r.reopen(s, "v2.resume-replay", "session/resume", func(c *acp.Client) (*acp.Session, error) {
@@ -68,6 +69,9 @@ func (r *runner) restoreV2(s *scene) {
 		r.resumeState(ro, id, "session/resume from the start")
 	} else {
 		r.notExercised("v2.resume-ids", "no session was replayed")
+		if !resumed {
+			r.notExercised("v2.resume-state", "no session/resume succeeded")
+		}
 	}
 	if ro.sess == nil {
 		ro.close()
