@@ -75,6 +75,10 @@ func TestCheckTSAgentV1(t *testing.T) {
 	}
 }
 
+// tsV2InMemory are the known failures of the v2 agent, which keeps its
+// sessions in its process's memory (see TestCheckTSAgentV2).
+var tsV2InMemory = map[string]string{"session.resume": "-32002", "v2.resume-replay": "-32002"}
+
 // TestCheckTSAgentV2: the TypeScript SDK's experimental v2 agent passes
 // acp check in v2, the only version it speaks, steered into background
 // work by "terminal" (a terminal it lists after the turn, which
@@ -85,12 +89,11 @@ func TestCheckTSAgentV1(t *testing.T) {
 // finds them.
 func TestCheckTSAgentV2(t *testing.T) {
 	t.Parallel()
-	inMemory := map[string]string{"session.resume": "-32002", "v2.resume-replay": "-32002"}
 	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
 		Hello:      "permission",
 		Cancel:     "stall",
 		Background: "terminal",
-	}}, inMemory)
+	}}, tsV2InMemory)
 	if len(rep.Versions) != 1 || rep.Versions[0] != 2 {
 		t.Fatalf("graded %v, want [2]", rep.Versions)
 	}
@@ -126,5 +129,24 @@ func TestCheckTSAgentAuth(t *testing.T) {
 	}
 	if !rep.Passed(true) {
 		t.Error("without a method the report failed: an agent requiring authentication is no failure")
+	}
+}
+
+// TestCheckTSAgentV2ToolCall: the v2 agent's background tool call
+// ("bgtool": a tool call in progress after the turn, advertising
+// capabilities.cancel) is listed, cancelled with tool_call/cancel, marked
+// failed and then listed gone: v2.background-ends passes through the
+// tool-call path.
+func TestCheckTSAgentV2ToolCall(t *testing.T) {
+	t.Parallel()
+	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
+		Hello:      "permission",
+		Cancel:     "stall",
+		Background: "bgtool",
+	}}, tsV2InMemory)
+	for _, id := range []string{"v2.background", "v2.background-ends"} {
+		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass || id == "v2.background-ends" && !strings.Contains(res.Message, "tool_call/cancel") {
+			t.Errorf("%s: %s (%s), want pass (v2.background-ends through tool_call/cancel)", id, res.Status, res.Message)
+		}
 	}
 }
