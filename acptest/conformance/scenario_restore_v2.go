@@ -129,10 +129,13 @@ func (r *runner) replayV2(ro reopened, id, prompt string, live liveTurn) {
 		if u.MessageID != nil {
 			mid = *u.MessageID
 		}
+		hasText := strings.Contains(string(f.msg.Params), want)
 		switch {
-		case strings.HasPrefix(u.Kind, "user_message") && strings.Contains(string(f.msg.Params), want):
+		// The prompt's message: by its text, or (replayed in chunks
+		// that split the text) by the id session/prompt answered.
+		case strings.HasPrefix(u.Kind, "user_message") && (hasText || mid != "" && mid == live.userID):
 			user++
-			if live.userID != "" && mid != live.userID {
+			if hasText && live.userID != "" && mid != live.userID {
 				wrong = append(wrong, fmt.Sprintf("the user message as %q (session/prompt answered %q)", mid, live.userID))
 				ev = &f
 			}
