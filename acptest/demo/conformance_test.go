@@ -5,20 +5,27 @@ package demo_test
 
 import (
 	"context"
+	"io"
 	"testing"
 
+	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/acptest/conformance"
 	"github.com/acpclient/acp/acptest/demo"
 )
 
-// TestConformanceV2: the demo passes every v2 rule it is graded on, and
-// its sessions are resumed and replayed on new connections, and its
-// /background watcher is listed, cancelled with terminal/cancel and
-// listed gone.
+// TestConformanceV2: the demo passes every v2 rule it is graded on: each
+// connection is a demo of its own sharing one state directory, as
+// processes started one after the other are, so its sessions are resumed
+// and replayed from disk; and its /background watcher is listed,
+// cancelled with terminal/cancel and listed gone.
 func TestConformanceV2(t *testing.T) {
-	a := demo.New(&demo.Options{StateDir: t.TempDir()}) // resumed from disk
-	t.Cleanup(func() { a.Close() })
-	rep, err := conformance.Run(context.Background(), conformance.PipeTarget(a.Pipe), &conformance.Options{Protocol: []int{2},
+	dir := t.TempDir()
+	target := conformance.Target{Dial: func(context.Context) (io.ReadWriteCloser, error) {
+		a := demo.New(&demo.Options{StateDir: dir})
+		r, w := a.Pipe()
+		return &agentConn{ReadCloser: r, w: w, a: a}, nil
+	}}
+	rep, err := conformance.Run(context.Background(), target, &conformance.Options{Protocol: []int{2},
 		Prompts: conformance.Prompts{Cancel: "/slow", Background: "/background"}})
 	if err != nil {
 		t.Fatal(err)
@@ -34,4 +41,20 @@ func TestConformanceV2(t *testing.T) {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}
 	}
+}
+
+// agentConn is the client's side of a pipe to an agent of its own, which
+// Close shuts down with it.
+type agentConn struct {
+	io.ReadCloser
+	w io.WriteCloser
+	a *acptest.Agent
+}
+
+func (c *agentConn) Write(b []byte) (int, error) { return c.w.Write(b) }
+
+func (c *agentConn) Close() error {
+	c.w.Close()
+	c.ReadCloser.Close()
+	return c.a.Close()
 }
