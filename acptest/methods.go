@@ -355,10 +355,14 @@ func (c *Conn) closeSession(params json.RawMessage) (any, error) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	if c.a.lookupSession(p.SessionID) == nil {
+	st := c.a.lookupSession(p.SessionID)
+	if st == nil {
 		return nil, notFound("session", p.SessionID)
 	}
 	c.a.cancelTurns(p.SessionID)
+	if f := c.a.opts.OnCloseSession; f != nil {
+		f(&Session{Conn: c, st: st, params: params})
+	}
 	c.mu.Lock()
 	if c.closedIDs == nil {
 		c.closedIDs = map[string]bool{}

@@ -189,3 +189,18 @@ func TestV2SetBackground(t *testing.T) {
 		t.Errorf("the idle after the turn lists %s, want []", got)
 	}
 }
+
+// Rule: OnCloseSession runs before the session/close response, so what
+// it sends comes first.
+func TestOnCloseSessionBeforeResponse(t *testing.T) {
+	c := dial(t, New(&Options{Version: 2, OnCloseSession: func(s *Session) {
+		s.SetBackground() // the idle snapshot: the session's background work ended
+	}}))
+	c.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
+		"info": map[string]any{"name": "lineclient", "version": "0"}})
+	sid := c.newSession()
+	_, before := c.call("session/close", map[string]any{"sessionId": sid})
+	if len(before) != 1 || step(t, before[0]) != "idle" {
+		t.Fatalf("before the close response: %v, want the idle snapshot", before)
+	}
+}
