@@ -19,18 +19,30 @@ import (
 
 // BackgroundTicks and BackgroundTick bound /background's watcher: it
 // prints a line every BackgroundTick and ends by itself after
-// BackgroundTicks lines, unless terminal/cancel or the end of its
-// connection stops it first.
+// BackgroundTicks lines, unless terminal/cancel, session/close or the end
+// of its connection stops it first.
 const (
 	BackgroundTicks = 20
 	BackgroundTick  = 100 * time.Millisecond
 )
 
-// watchers are the running /background terminals, by terminal id; each
-// channel is closed by terminal/cancel.
+// watchers are the running /background terminals, by session and
+// terminal id.
 type watchers struct {
-	mu   sync.Mutex
-	stop map[string]chan struct{}
+	mu  sync.Mutex
+	run map[string]*watcher
+	// closed are the sessions session/close closed since they were last
+	// opened: a /background turn still running then starts no watcher.
+	closed map[string]bool
+}
+
+// watcher is one running terminal: stop is closed to stop it (once:
+// stopped), done when it has reported its end.
+type watcher struct {
+	session string
+	stop    chan struct{}
+	stopped bool
+	done    chan struct{}
 }
 
 // start runs /background: a tool call that starts the watcher's terminal
@@ -42,14 +54,18 @@ func (w *watchers) start(t *acptest.Turn, msgID string) (schema.StopReason, erro
 	}
 	n := t.Number()
 	term, toolID := fmt.Sprintf("watch-%d", n), fmt.Sprintf("run-%d", n)
-	stop := make(chan struct{})
-	w.mu.Lock()
-	if w.stop == nil {
-		w.stop = map[string]chan struct{}{}
-	}
-	w.stop[t.SessionID()+"\x00"+term] = stop
-	w.mu.Unlock()
 	sid := t.SessionID()
+	wt := &watcher{session: sid, stop: make(chan struct{}), done: make(chan struct{})}
+	w.mu.Lock()
+	if w.closed[sid] {
+		w.mu.Unlock()
+		return "cancelled", nil
+	}
+	if w.run == nil {
+		w.run = map[string]*watcher{}
+	}
+	w.run[sid+"\x00"+term] = wt
+	w.mu.Unlock()
 	// The terminal's frames are display-only and not remembered for a
 	// replay (UpdateAs): a resumed session does not list it.
 	t.ToolCall(acptest.ToolCallSpec{ID: toolID, Title: "Run a watcher in the background", Kind: "execute", Status: "in_progress",
@@ -61,7 +77,7 @@ func (w *watchers) start(t *acptest.Turn, msgID string) (schema.StopReason, erro
 	t.UpdateToolCall(acptest.ToolCallSpec{ID: toolID, Status: "completed"})
 	t.SayID(msgID, fmt.Sprintf("Started a watcher in the background (terminal %s): it prints a line every %v and ends after %d; terminal/cancel stops it.",
 		term, BackgroundTick, BackgroundTicks))
-	t.AfterTurn(func() { w.watch(t.Session, term, stop) })
+	t.AfterTurn(func() { w.watch(t.Session, term, wt) })
 	return "end_turn", nil
 }
 
@@ -73,12 +89,13 @@ func output(term, text string) map[string]any {
 // watch streams the watcher's lines until it ends, is cancelled or its
 // connection goes; then it reports the exit status before the snapshot
 // that lists the terminal gone, as the schema asks.
-func (w *watchers) watch(s *acptest.Session, term string, stop chan struct{}) {
+func (w *watchers) watch(s *acptest.Session, term string, wt *watcher) {
 	sid := s.SessionID()
 	defer func() {
 		w.mu.Lock()
-		delete(w.stop, sid+"\x00"+term)
+		delete(w.run, sid+"\x00"+term)
 		w.mu.Unlock()
+		close(wt.done)
 	}()
 	tick := time.NewTicker(BackgroundTick)
 	defer tick.Stop()
@@ -88,7 +105,7 @@ loop:
 		select {
 		case <-s.Context().Done():
 			return
-		case <-stop:
+		case <-wt.stop:
 			exit = map[string]any{"exitCode": nil, "signal": "SIGTERM"}
 			break loop
 		case <-tick.C:
@@ -116,12 +133,48 @@ func (w *watchers) cancel(_ context.Context, _ *acptest.Conn, method string, par
 		return nil, &acptest.Error{Code: -32602, Message: err.Error()}
 	}
 	w.mu.Lock()
-	stop, ok := w.stop[p.SessionID+"\x00"+p.TerminalID]
-	delete(w.stop, p.SessionID+"\x00"+p.TerminalID)
+	wt := w.run[p.SessionID+"\x00"+p.TerminalID]
+	ok := wt != nil && !wt.stopped
+	if ok {
+		wt.stopped = true
+		close(wt.stop)
+	}
 	w.mu.Unlock()
 	if !ok {
 		return nil, &acptest.Error{Code: -32602, Message: "no running terminal " + p.TerminalID + " in session " + p.SessionID}
 	}
-	close(stop)
 	return map[string]any{}, nil
+}
+
+// closeSession stops the session's watchers and waits until each has
+// reported its end: closing a session stops its background work, and
+// nothing may follow the close response.
+func (w *watchers) closeSession(s *acptest.Session) {
+	var wait []chan struct{}
+	w.mu.Lock()
+	if w.closed == nil {
+		w.closed = map[string]bool{}
+	}
+	w.closed[s.SessionID()] = true
+	for _, wt := range w.run {
+		if wt.session != s.SessionID() {
+			continue
+		}
+		if !wt.stopped {
+			wt.stopped = true
+			close(wt.stop)
+		}
+		wait = append(wait, wt.done)
+	}
+	w.mu.Unlock()
+	for _, done := range wait {
+		<-done
+	}
+}
+
+// reopen forgets that the session was closed (session/load, resume).
+func (w *watchers) reopen(s *acptest.Session) {
+	w.mu.Lock()
+	delete(w.closed, s.SessionID())
+	w.mu.Unlock()
 }

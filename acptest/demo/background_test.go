@@ -47,3 +47,37 @@ func TestBackgroundEndsByItself(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundStoppedByClose: session/close stops the watcher, whose
+// exit status and the snapshot listing it gone come before the close
+// response (nothing may follow it for the session).
+func TestBackgroundStoppedByClose(t *testing.T) {
+	c := dialVersion(t, New(nil), 2, nil)
+	sid := c.newSession()
+	c.call("session/prompt", prompt(sid, "/background"))
+	for listed := false; !listed; { // the watcher runs: it is listed
+		var p struct {
+			Update struct {
+				Background []any `json:"background"`
+			} `json:"update"`
+		}
+		json.Unmarshal(c.next().Params, &p)
+		listed = len(p.Update.Background) > 0
+	}
+	_, ups := c.call("session/close", map[string]any{"sessionId": sid})
+	exited := -1
+	for i, u := range ups {
+		if st, ok := u["exitStatus"].(map[string]any); ok && u["sessionUpdate"] == "terminal_update" {
+			if st["signal"] != "SIGTERM" {
+				t.Errorf("exit status %v, want SIGTERM", st)
+			}
+			exited = i
+		}
+	}
+	if exited < 0 || len(ups) == exited+1 {
+		t.Fatalf("before the close response: %v; want the exit status, then the snapshot without the terminal", ups)
+	}
+	if last := ups[len(ups)-1]; last["sessionUpdate"] != "state_update" || len(last["background"].([]any)) != 0 {
+		t.Errorf("the last update before the close response is %v, want an empty background list", last)
+	}
+}

@@ -42,7 +42,7 @@
 // in the agent's own terminal and returns; the terminal stays in
 // state_update.background after the turn, printing a line every
 // [BackgroundTick], until it ends after [BackgroundTicks] lines or
-// terminal/cancel stops it). Every step honours session/cancel: the turn ends
+// terminal/cancel or session/close stops it). Every step honours session/cancel: the turn ends
 // with stopReason "cancelled" and its open tool calls are marked failed
 // (v1 has no cancelled status).
 //
@@ -167,9 +167,13 @@ func New(opts *Options) *acptest.Agent {
 			s.Commands(commands...)
 			st.save(s, 0)
 		},
-		OnLoadSession: func(s *acptest.Session) { s.Commands(commands...) },
-		OnPrompt:      d.turn,
-		OnExtMethod:   d.bg.cancel,
+		OnLoadSession: func(s *acptest.Session) {
+			d.bg.reopen(s)
+			s.Commands(commands...)
+		},
+		OnPrompt:       d.turn,
+		OnExtMethod:    d.bg.cancel,
+		OnCloseSession: d.bg.closeSession,
 	}
 	if st.dir != "" {
 		ao.Sessions = st.list()
