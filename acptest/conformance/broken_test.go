@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -323,6 +324,33 @@ var brokenV2 = []brokenAgent{
 		}
 	}},
 	{"v2.background-ends", func(o *acptest.Options) { withBackground(o, false) }},
+	{"v2.close", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if !strings.HasPrefix(t.PromptText(), "background") {
+				return goodTurn(t)
+			}
+			// A terminal that streams until its connection ends, through
+			// session/close: closing does not stop it.
+			term := fmt.Sprintf("tick-%d", t.Number())
+			t.AfterTurn(func() {
+				sid := t.SessionID()
+				t.UpdateAs(sid, map[string]any{"sessionUpdate": "terminal_update", "terminalId": term, "command": "tick", "cwd": t.Cwd()})
+				t.UpdateAs(sid, map[string]any{"sessionUpdate": "state_update", "state": "idle",
+					"background": []any{map[string]any{"type": "terminal", "terminalId": term}}})
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-t.Context().Done():
+						return
+					case <-tick.C:
+						t.UpdateAs(sid, map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": term, "data": "dGljawo="})
+					}
+				}
+			})
+			return schema.StopReasonEndTurn, nil
+		}
+	}},
 }
 
 // replayingResume replaces o's session/resume with one that replays

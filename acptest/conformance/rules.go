@@ -111,7 +111,7 @@ var rules = []Rule{
 		Observed: "a state_update for the session after the last replayed update and before the session/resume response, with and without replayFrom (the v2 the agents speak has no replay_complete: the snapshot ends a replay)", Scenario: "restore", Versions: v2only},
 	{ID: "v2.close", Area: "session", Level: Must, Spec: "session-setup#closing-active-sessions",
 		Title:    "a closed session gets nothing more on the connection",
-		Observed: "after a session/close result, a session/prompt for the session is answered with an error, and no session/update for it follows on that connection (until it is resumed there)", Scenario: "restore", Versions: v2only},
+		Observed: "after a session/close result, a session/prompt for the session is answered with an error, and no session/update for it follows on that connection (until it is resumed there), in every scenario; the background scenario closes a session while its background work is listed (closing stops it) and watches a second (conformance.LateWindow) for anything more", Scenario: "restore, background", Versions: v2only},
 
 	// prompt turn
 	{ID: "prompt.text", Area: "prompt", Level: Must, Spec: "content#text-content",

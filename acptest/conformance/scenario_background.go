@@ -1,7 +1,8 @@
 // This file holds the v2 background scenario: a prompt meant to start
 // background work (Options.Prompts.Background), then the first item the
 // agent lists is followed to its removal, cancelled with terminal/cancel
-// or tool_call/cancel when it advertises capabilities.cancel.
+// or tool_call/cancel when it advertises capabilities.cancel; then the
+// prompt again, and the session closed while its work is listed.
 
 package conformance
 
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/schema"
 )
 
@@ -103,6 +105,43 @@ func (r *runner) background(s *scene) {
 		r.fail(rule, fmt.Sprintf("%s of %s %s was accepted, but no snapshot listed it gone within %v", how, item.kind, item.id, window), lastFrom(conn.log))
 	default:
 		r.notExercised(rule, fmt.Sprintf("%s %s was still listed %v after it was first, and advertises no capabilities.cancel the grader could use", item.kind, item.id, window))
+	}
+	r.closeWithBackground(s, conn, sess, prompt)
+}
+
+// closeWithBackground starts the background work again and closes the
+// session while it is listed: closing stops a session's background work,
+// and nothing may follow the close response for the session (v2.close,
+// graded on every frame), which the grader watches for a while
+// (LateWindow, at most a tenth of the scenario's timeout).
+func (r *runner) closeWithBackground(s *scene, conn *tap, sess *acp.Session, prompt string) {
+	id := sess.ID()
+	from := len(conn.log.all())
+	s.prompt(conn, sess, "prompt.text", "the background prompt again", schema.Text(prompt))
+	wctx, cancel := context.WithTimeout(s.ctx, r.backgroundWindow())
+	_, err := conn.log.waitFor(wctx, from, func(f *frame) bool {
+		u, ok := updateOf(f)
+		if !ok || u.SessionID != id || u.Kind != "state_update" {
+			return false
+		}
+		items, _ := backgroundItems(u.Background)
+		return len(items) > 0
+	})
+	cancel()
+	if err != nil {
+		return // not listed again: nothing to close it with
+	}
+	if !r.closeSession(s, conn, sess) {
+		return
+	}
+	after := len(conn.log.all()) // the close response is in by now
+	wctx, cancel = context.WithTimeout(s.ctx, min(LateWindow, r.opts.ScenarioTimeout/10))
+	defer cancel()
+	if _, err := conn.log.waitFor(wctx, after, func(f *frame) bool {
+		u, ok := updateOf(f)
+		return ok && u.SessionID == id
+	}); err != nil && s.ctx.Err() == nil {
+		r.pass("v2.close", "nothing came for a session closed with background work running")
 	}
 }
 
