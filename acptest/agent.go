@@ -109,8 +109,17 @@ type Options struct {
 	// it sends therefore precede the response, as with some real agents.
 	OnNewSession func(s *Session)
 	// OnLoadSession, if set, runs for session/load (after the history
-	// replay) and session/resume, before the response.
+	// replay) and session/resume, before the response (in v2 before the
+	// current-state snapshot that ends every resume).
+	//
+	// A session that session/close closed on a connection refuses prompts
+	// there (-32002) until a load or resume on it opens it again.
 	OnLoadSession func(s *Session)
+	// OnCloseSession, if set, runs for session/close after the session's
+	// turns were cancelled and before the response: what it sends (the
+	// end of background work, which closing stops) precedes the answer,
+	// after which nothing more is sent for the session.
+	OnCloseSession func(s *Session)
 	// OnReplay, if set, runs before the i-th update (from 0) a session/load
 	// (or v2's session/resume from the start) replays, on the request's
 	// goroutine: a script may kill the agent mid-replay there

@@ -41,6 +41,10 @@ type Conn struct {
 	clientCaps  json.RawMessage
 	version     int // the version initialize chose with Options.AnyVersion, else 0
 	closeOnce   sync.Once
+	// closedIDs are the sessions session/close closed on this
+	// connection: prompts for them are refused (-32002) until a load or
+	// resume opens them again.
+	closedIDs map[string]bool
 
 	rp        *replayer // non-nil in replay mode
 	replayPre *segment

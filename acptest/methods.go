@@ -217,6 +217,9 @@ func (c *Conn) loadSession(params json.RawMessage, replay bool) (any, error) {
 	}
 	history := append([]json.RawMessage(nil), st.history...)
 	c.a.mu.Unlock()
+	c.mu.Lock()
+	delete(c.closedIDs, p.SessionID)
+	c.mu.Unlock()
 	s := &Session{Conn: c, st: st, params: params}
 	if replay {
 		for i, u := range history {
@@ -230,6 +233,18 @@ func (c *Conn) loadSession(params json.RawMessage, replay bool) (any, error) {
 	}
 	if f := c.a.opts.OnLoadSession; f != nil {
 		f(s)
+	}
+	if c.isV2() {
+		// v2 resume ends with the current-state snapshot, after any
+		// replay and before the response (schema v2
+		// ResumeSessionResponse): a replay has no end marker of its own.
+		state := "idle"
+		if s.runningTurnV2() != nil {
+			state = "running"
+		}
+		if err := s.state(state, "", nil); err != nil {
+			return nil, err
+		}
 	}
 	return s.stateResult(), nil
 }
@@ -340,10 +355,20 @@ func (c *Conn) closeSession(params json.RawMessage) (any, error) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	if c.a.lookupSession(p.SessionID) == nil {
+	st := c.a.lookupSession(p.SessionID)
+	if st == nil {
 		return nil, notFound("session", p.SessionID)
 	}
 	c.a.cancelTurns(p.SessionID)
+	if f := c.a.opts.OnCloseSession; f != nil {
+		f(&Session{Conn: c, st: st, params: params})
+	}
+	c.mu.Lock()
+	if c.closedIDs == nil {
+		c.closedIDs = map[string]bool{}
+	}
+	c.closedIDs[p.SessionID] = true
+	c.mu.Unlock()
 	return nil, nil
 }
 

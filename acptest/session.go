@@ -19,6 +19,9 @@ type sessionState struct {
 	// perms are a v2 agent's pending permission requests, which
 	// session/cancel withdraws (withdrawPermissions). Guarded by a.mu.
 	perms map[*pendingPerm]struct{}
+	// background is the v2 background list every state_update carries
+	// (Session.SetBackground); nil sends []. Guarded by a.mu.
+	background []any
 }
 
 // pendingPerm is a v2 permission request from before it is written until

@@ -53,10 +53,13 @@ func (c *Conn) startTurn(m message) (*Turn, func(context.Context) (any, error)) 
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return fail(invalidParams(err.Error()))
 	}
+	c.mu.Lock()
+	closed := c.closedIDs[p.SessionID]
+	c.mu.Unlock()
 	a := c.a
 	a.mu.Lock()
 	st := a.sessions[p.SessionID]
-	if st == nil {
+	if st == nil || closed {
 		a.mu.Unlock()
 		return fail(notFound("session", p.SessionID))
 	}

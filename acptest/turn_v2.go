@@ -121,7 +121,10 @@ func (t *Turn) state(st string, stop schema.StopReason, e any) error {
 
 // state sends a state_update snapshot on the session.
 func (s *Session) state(st string, stop schema.StopReason, e any) error {
-	u := map[string]any{"sessionUpdate": "state_update", "state": st, "background": []any{}}
+	s.a.mu.Lock()
+	bg := append([]any{}, s.st.background...)
+	s.a.mu.Unlock()
+	u := map[string]any{"sessionUpdate": "state_update", "state": st, "background": bg}
 	if stop != "" {
 		u["stopReason"] = stop
 	}
@@ -133,6 +136,25 @@ func (s *Session) state(st string, stop schema.StopReason, e any) error {
 		return err
 	}
 	return s.send(b, false)
+}
+
+// SetBackground sets the session's background work, the v2
+// state_update.background list every later snapshot carries (none sends
+// []): entries such as {"type":"terminal","terminalId":ID}, each announced
+// first (a terminal_update, a tool call update) and, before the list that
+// drops it, ended (exitStatus, a final status), as the schema asks. While
+// a turn runs the list goes out with its next state_update; otherwise at
+// once, in an idle snapshot without a stop reason (no foreground work
+// ended). On a v1 connection it only records the list. Unstable: ACP v2
+// is in Preview; may change.
+func (s *Session) SetBackground(items ...any) error {
+	s.a.mu.Lock()
+	s.st.background = append([]any(nil), items...)
+	s.a.mu.Unlock()
+	if !s.isV2() || s.runningTurnV2() != nil {
+		return nil
+	}
+	return s.state("idle", "", nil)
 }
 
 // v2Form puts an update a script wrote in v1 form into v2 form: tool_call

@@ -123,3 +123,84 @@ func TestV2CancelWithdrawsPendingPermission(t *testing.T) {
 		t.Errorf("the script got %+v, want cancelled", out)
 	}
 }
+
+// Rule (schema v2 ResumeSessionResponse): a v2 session/resume ends with
+// the current-state snapshot after the replay and before the response.
+func TestV2ResumeEndsWithStateSnapshot(t *testing.T) {
+	c, _ := dialV2(t, func(t *Turn) (schema.StopReason, error) { return "", t.SayID("a1", "hi") })
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_, m := readUntil(t, c, "idle:end_turn")
+	json.Unmarshal(m.Params, &p) // the prompt's answer came before idle
+	_, before := c.call("session/resume", map[string]any{"sessionId": p.SessionID, "cwd": "/", "replayFrom": map[string]any{"type": "start"}})
+	var steps []string
+	for _, m := range before {
+		steps = append(steps, step(t, m))
+	}
+	if want := []string{"user_message", "agent_message_chunk", "idle"}; !slices.Equal(steps, want) {
+		t.Fatalf("resume sent %v before answering, want %v", steps, want)
+	}
+}
+
+// Rule: after session/close, a prompt for the session on that connection
+// is refused with -32002 until a resume opens it again.
+func TestClosedSessionRefusesPrompts(t *testing.T) {
+	c := dial(t, New(&Options{Version: 2}))
+	c.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
+		"info": map[string]any{"name": "lineclient", "version": "0"}})
+	sid := c.newSession()
+	c.call("session/close", map[string]any{"sessionId": sid})
+	prompt := map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "go"}}}
+	if e := c.callErr("session/prompt", prompt); e == nil || e.Code != -32002 {
+		t.Fatalf("a prompt after close: %v, want error -32002", e)
+	}
+	c.call("session/resume", map[string]any{"sessionId": sid, "cwd": "/"})
+	if res, _ := c.call("session/prompt", prompt); !json.Valid(res) {
+		t.Fatalf("a prompt after resume: %s", res)
+	}
+}
+
+// Rule: SetBackground's list goes out with the turn's next state_update
+// while a turn runs, and at once, in an idle snapshot without a stop
+// reason, after it.
+func TestV2SetBackground(t *testing.T) {
+	term := map[string]any{"type": "terminal", "terminalId": "bg"}
+	c, _ := dialV2(t, func(t *Turn) (schema.StopReason, error) {
+		t.SetBackground(term)
+		t.AfterTurn(func() { t.SetBackground() })
+		return "", nil
+	})
+	background := func(m wireMsg) string {
+		var p struct {
+			Update struct {
+				Background json.RawMessage `json:"background"`
+			} `json:"update"`
+		}
+		json.Unmarshal(m.Params, &p)
+		return string(p.Update.Background)
+	}
+	_, end := readUntil(t, c, "idle:end_turn")
+	if got := background(end); got != `[{"terminalId":"bg","type":"terminal"}]` {
+		t.Errorf("the turn's idle lists %s, want the terminal", got)
+	}
+	_, after := readUntil(t, c, "idle")
+	if got := background(after); got != `[]` {
+		t.Errorf("the idle after the turn lists %s, want []", got)
+	}
+}
+
+// Rule: OnCloseSession runs before the session/close response, so what
+// it sends comes first.
+func TestOnCloseSessionBeforeResponse(t *testing.T) {
+	c := dial(t, New(&Options{Version: 2, OnCloseSession: func(s *Session) {
+		s.SetBackground() // the idle snapshot: the session's background work ended
+	}}))
+	c.call("initialize", map[string]any{"protocolVersion": 2, "capabilities": map[string]any{},
+		"info": map[string]any{"name": "lineclient", "version": "0"}})
+	sid := c.newSession()
+	_, before := c.call("session/close", map[string]any{"sessionId": sid})
+	if len(before) != 1 || step(t, before[0]) != "idle" {
+		t.Fatalf("before the close response: %v, want the idle snapshot", before)
+	}
+}

@@ -5,6 +5,7 @@ package interop
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,16 +31,25 @@ func tsTarget(t *testing.T, script string) conformance.Target {
 }
 
 // gradeTS grades a TypeScript SDK agent and fails on any failed rule,
-// MUST or SHOULD; it logs the whole report.
-func gradeTS(t *testing.T, target conformance.Target, opts *conformance.Options) *conformance.Report {
+// MUST or SHOULD, but those in known (rule id -> a text its message must
+// contain), which must fail so; it logs the whole report.
+func gradeTS(t *testing.T, target conformance.Target, opts *conformance.Options, known ...map[string]string) *conformance.Report {
 	t.Helper()
 	rep, err := conformance.Run(context.Background(), target, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := map[string]string{}
+	for _, k := range known {
+		maps.Copy(want, k)
+	}
 	for _, res := range rep.Results {
 		t.Logf("v%d %-24s %-13s %s", res.Protocol, res.ID, res.Status, res.Message)
-		if res.Status == conformance.Fail {
+		text, isKnown := want[res.ID]
+		switch {
+		case isKnown && (res.Status != conformance.Fail || !strings.Contains(res.Message, text)):
+			t.Errorf("%s: %s (%s), want the known failure %q", res.ID, res.Status, res.Message, text)
+		case !isKnown && res.Status == conformance.Fail:
 			t.Errorf("%s (%s) failed: %s %s", res.ID, res.Level, res.Message, res.Evidence)
 		}
 	}
@@ -65,18 +75,30 @@ func TestCheckTSAgentV1(t *testing.T) {
 	}
 }
 
+// tsV2InMemory are the known failures of the v2 agent, which keeps its
+// sessions in its process's memory (see TestCheckTSAgentV2).
+var tsV2InMemory = map[string]string{"session.resume": "-32002", "v2.resume-replay": "-32002"}
+
 // TestCheckTSAgentV2: the TypeScript SDK's experimental v2 agent passes
-// acp check in v2, the only version it speaks.
+// acp check in v2, the only version it speaks, steered into background
+// work by "terminal" (a terminal it lists after the turn, which
+// terminal/cancel stops). One known failure is the fixture's: it keeps
+// sessions in its process's memory, so a session prompted on one
+// connection (one process) is unknown to the next (-32002), and its
+// resume and replay fail; a real agent keeps them where a new process
+// finds them.
 func TestCheckTSAgentV2(t *testing.T) {
 	t.Parallel()
 	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
-		Hello:  "permission",
-		Cancel: "stall",
-	}})
+		Hello:      "permission",
+		Cancel:     "stall",
+		Background: "terminal",
+	}}, tsV2InMemory)
 	if len(rep.Versions) != 1 || rep.Versions[0] != 2 {
 		t.Fatalf("graded %v, want [2]", rep.Versions)
 	}
-	for _, id := range []string{"init.version", "v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "cancel.stop-reason", "permission.request"} {
+	for _, id := range []string{"init.version", "v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "cancel.stop-reason", "permission.request",
+		"session.list", "session.close", "v2.close", "v2.background", "v2.background-ends"} {
 		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}
@@ -107,5 +129,24 @@ func TestCheckTSAgentAuth(t *testing.T) {
 	}
 	if !rep.Passed(true) {
 		t.Error("without a method the report failed: an agent requiring authentication is no failure")
+	}
+}
+
+// TestCheckTSAgentV2ToolCall: the v2 agent's background tool call
+// ("bgtool": a tool call in progress after the turn, advertising
+// capabilities.cancel) is listed, cancelled with tool_call/cancel, marked
+// failed and then listed gone: v2.background-ends passes through the
+// tool-call path.
+func TestCheckTSAgentV2ToolCall(t *testing.T) {
+	t.Parallel()
+	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
+		Hello:      "permission",
+		Cancel:     "stall",
+		Background: "bgtool",
+	}}, tsV2InMemory)
+	for _, id := range []string{"v2.background", "v2.background-ends"} {
+		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass || id == "v2.background-ends" && !strings.Contains(res.Message, "tool_call/cancel") {
+			t.Errorf("%s: %s (%s), want pass (v2.background-ends through tool_call/cancel)", id, res.Status, res.Message)
+		}
 	}
 }

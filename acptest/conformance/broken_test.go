@@ -8,8 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -291,6 +293,109 @@ var brokenV2 = []brokenAgent{
 	{"v2.state-lifecycle", func(o *acptest.Options) {
 		o.Methods = map[string]acptest.MethodFunc{"session/prompt": result(map[string]any{"messageId": "m-accepted"})}
 	}},
+	{"v2.resume-replay", func(o *acptest.Options) {
+		replayingResume(o, func([]json.RawMessage) []json.RawMessage { return nil }, false) // the snapshot only
+	}},
+	{"v2.resume-ids", func(o *acptest.Options) {
+		replayingResume(o, func(hist []json.RawMessage) []json.RawMessage {
+			var out []json.RawMessage
+			for _, u := range hist {
+				out = append(out, bytes.ReplaceAll(u, []byte(`"messageId":"`), []byte(`"messageId":"other-`)))
+			}
+			return out
+		}, false)
+	}},
+	{"v2.resume-state", func(o *acptest.Options) {
+		replayingResume(o, func(hist []json.RawMessage) []json.RawMessage { return hist }, true) // the snapshot first
+	}},
+	{"v2.close", func(o *acptest.Options) {
+		o.Methods = map[string]acptest.MethodFunc{"session/close": result(map[string]any{})} // and the session stays open
+	}},
+	{"v2.background", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if strings.HasPrefix(t.PromptText(), "background") {
+				t.AfterTurn(func() { // lists a terminal it never announced
+					t.UpdateAs(t.SessionID(), map[string]any{"sessionUpdate": "state_update", "state": "idle",
+						"background": []any{map[string]any{"type": "terminal", "terminalId": "ghost"}}})
+				})
+				return schema.StopReasonEndTurn, nil
+			}
+			return goodTurn(t)
+		}
+	}},
+	{"v2.background-ends", func(o *acptest.Options) { withBackground(o, false) }},
+	{"v2.close", func(o *acptest.Options) {
+		o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+			if !strings.HasPrefix(t.PromptText(), "background") {
+				return goodTurn(t)
+			}
+			// A terminal that streams until its connection ends, through
+			// session/close: closing does not stop it.
+			term := fmt.Sprintf("tick-%d", t.Number())
+			t.AfterTurn(func() {
+				sid := t.SessionID()
+				t.UpdateAs(sid, map[string]any{"sessionUpdate": "terminal_update", "terminalId": term, "command": "tick", "cwd": t.Cwd()})
+				t.UpdateAs(sid, map[string]any{"sessionUpdate": "state_update", "state": "idle",
+					"background": []any{map[string]any{"type": "terminal", "terminalId": term}}})
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-t.Context().Done():
+						return
+					case <-tick.C:
+						t.UpdateAs(sid, map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": term, "data": "dGljawo="})
+					}
+				}
+			})
+			return schema.StopReasonEndTurn, nil
+		}
+	}},
+}
+
+// replayingResume replaces o's session/resume with one that replays
+// replay(the session's history) when asked to, and sends the
+// current-state snapshot after it (before it with stateFirst).
+func replayingResume(o *acptest.Options, replay func([]json.RawMessage) []json.RawMessage, stateFirst bool) {
+	var mu sync.Mutex
+	hist := map[string][]json.RawMessage{}
+	turn := o.OnPrompt
+	o.OnPrompt = func(t *acptest.Turn) (schema.StopReason, error) {
+		stop, err := turn(t)
+		mu.Lock()
+		hist[t.SessionID()] = t.History()
+		mu.Unlock()
+		return stop, err
+	}
+	if o.Methods == nil {
+		o.Methods = map[string]acptest.MethodFunc{}
+	}
+	o.Methods["session/resume"] = func(_ context.Context, c *acptest.Conn, params json.RawMessage) (any, error) {
+		var p struct {
+			SessionID  string          `json:"sessionId"`
+			ReplayFrom json.RawMessage `json:"replayFrom"`
+		}
+		json.Unmarshal(params, &p)
+		send := func(u any) error {
+			return c.Notify("session/update", map[string]any{"sessionId": p.SessionID, "update": u})
+		}
+		state := map[string]any{"sessionUpdate": "state_update", "state": "idle", "background": []any{}}
+		if stateFirst {
+			send(state)
+		}
+		if len(p.ReplayFrom) > 0 && string(p.ReplayFrom) != "null" {
+			mu.Lock()
+			updates := replay(hist[p.SessionID])
+			mu.Unlock()
+			for _, u := range updates {
+				send(u)
+			}
+		}
+		if !stateFirst {
+			send(state)
+		}
+		return map[string]any{}, nil
+	}
 }
 
 // TestCheckBrokenV2AgentsCaught: each v2 agent that breaks one rule fails
@@ -301,13 +406,18 @@ func TestCheckBrokenV2AgentsCaught(t *testing.T) {
 			t.Parallel()
 			o := goodOptions()
 			o.Version, o.Modes, o.ConfigOptions = 2, nil, nil
+			withBackground(o, true)
 			b.breaks(o)
 			opts := goodPrompts
+			opts.Prompts.Background = "background please"
 			opts.ScenarioTimeout = 2 * time.Second
 			rep := gradeAgent(t, acptest.New(o), &opts)
 			res, ok := rep.Result(b.rule, 2)
 			if !ok || res.Status != conformance.Fail {
 				t.Fatalf("%s: %s (%s), want fail", b.rule, res.Status, res.Message)
+			}
+			if rep.Passed(false) {
+				t.Error("a MUST rule failed but the report passed")
 			}
 			t.Logf("%s: %s", b.rule, res.Message)
 		})

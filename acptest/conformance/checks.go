@@ -24,6 +24,11 @@ type update struct {
 	Title      *string
 	Status     *string
 	ToolKind   *string
+	// v2 background work: a state_update's list (nil when absent), a
+	// terminal_update's terminal and exit status.
+	Background json.RawMessage
+	TerminalID *string
+	ExitStatus json.RawMessage
 }
 
 func updateOf(f *frame) (update, bool) {
@@ -33,21 +38,25 @@ func updateOf(f *frame) (update, bool) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Update    struct {
-			SessionUpdate string  `json:"sessionUpdate"`
-			State         string  `json:"state"`
-			StopReason    string  `json:"stopReason"`
-			MessageID     *string `json:"messageId"`
-			ToolCallID    *string `json:"toolCallId"`
-			Title         *string `json:"title"`
-			Status        *string `json:"status"`
-			Kind          *string `json:"kind"`
+			SessionUpdate string          `json:"sessionUpdate"`
+			State         string          `json:"state"`
+			StopReason    string          `json:"stopReason"`
+			MessageID     *string         `json:"messageId"`
+			ToolCallID    *string         `json:"toolCallId"`
+			Title         *string         `json:"title"`
+			Status        *string         `json:"status"`
+			Kind          *string         `json:"kind"`
+			Background    json.RawMessage `json:"background"`
+			TerminalID    *string         `json:"terminalId"`
+			ExitStatus    json.RawMessage `json:"exitStatus"`
 		} `json:"update"`
 	}
 	if json.Unmarshal(f.msg.Params, &p) != nil {
 		return update{}, false
 	}
 	u := p.Update
-	return update{p.SessionID, u.SessionUpdate, u.State, u.StopReason, u.MessageID, u.ToolCallID, u.Title, u.Status, u.Kind}, true
+	return update{p.SessionID, u.SessionUpdate, u.State, u.StopReason, u.MessageID, u.ToolCallID, u.Title, u.Status, u.Kind,
+		u.Background, u.TerminalID, u.ExitStatus}, true
 }
 
 // historyKinds are the updates that make up a conversation's history.
@@ -119,6 +128,8 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 	promptMsg := map[string]string{} // v2: messageId answered -> session
 	userMsgs := map[string]bool{}    // v2: messageIds of user message updates
 	v2turns := map[string]string{}   // v2: session -> "" | "running" | "idle" after a prompt
+	closed := map[string]bool{}      // v2: sessions session/close closed
+	bg := newBackgroundCheck(r)
 	var fromAgent, updates, tools, perms, answeredPrompts int
 	bad := func(id, msg string, f *frame) { r.fail(id, msg, f) }
 
@@ -135,6 +146,7 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 				case "session/load", "session/resume":
 					known[p.SessionID] = true
 					turnOf(p.SessionID).loading = f.msg.Method == "session/load"
+					delete(closed, p.SessionID)
 				case "session/prompt":
 					t := turnOf(p.SessionID)
 					t.open, t.ended, t.cancelled = true, false, false
@@ -183,7 +195,14 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 				}
 			case "session/load":
 				turnOf(p.SessionID).loading = false
+			case "session/close":
+				if v == 2 && f.msg.Result != nil {
+					closed[p.SessionID] = true
+				}
 			case "session/prompt":
+				if closed[p.SessionID] && f.msg.Result != nil {
+					bad("v2.close", "a session/prompt for session "+p.SessionID+" was accepted after session/close closed it", f)
+				}
 				t := turnOf(p.SessionID)
 				t.open = false
 				if f.msg.Error != nil {
@@ -274,6 +293,12 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 			updates++
 			if !known[u.SessionID] && !answered[u.SessionID] {
 				bad("session.updates-known", "a session/update for session "+u.SessionID+", which the agent did not open on this connection", f)
+			}
+			if v == 2 && closed[u.SessionID] {
+				bad("v2.close", "a "+u.Kind+" update for session "+u.SessionID+" after session/close closed it", f)
+			}
+			if v == 2 {
+				bg.update(u, f)
 			}
 			t := turnOf(u.SessionID)
 			if v == 1 && historyKinds[u.Kind] && t.ended && !t.open && !t.loading {
@@ -377,6 +402,7 @@ func (r *runner) checkFrames(s *scene, fs []frame) {
 		if updates > 0 {
 			r.pass("v2.message-ids", "every message update carried a messageId")
 		}
+		bg.done()
 	}
 }
 

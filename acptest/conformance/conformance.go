@@ -89,6 +89,13 @@ type Prompts struct {
 	// edits a file in the workspace (the tool scenario). Empty means a
 	// request to write a file named conformance.txt.
 	Tool string
+	// Background is a prompt meant to make a v2 agent start background
+	// work, a terminal or tool call that outlives the turn (the background
+	// scenario). Empty means none is asked for: v2.background-ends is then
+	// not exercised, since no plain request makes an arbitrary agent
+	// run something in the background (the demo agent's is
+	// "/background").
+	Background string
 
 	workspace string
 }

@@ -157,7 +157,9 @@ func TestCheckV2Agent(t *testing.T) {
 	o.Version = 2
 	o.Modes = nil
 	o.ConfigOptions = nil // acptest keys them by v1's "id"; v2 names it configId
+	withBackground(o, true)
 	opts := goodPrompts
+	opts.Prompts.Background = "background please"
 	rep := gradeAgent(t, acptest.New(o), &opts)
 	if want := []int{2}; len(rep.Versions) != 1 || rep.Versions[0] != 2 {
 		t.Fatalf("graded %v, want %v", rep.Versions, want)
@@ -168,7 +170,8 @@ func TestCheckV2Agent(t *testing.T) {
 			t.Errorf("%s: %s: %s %s", res.ID, res.Status, res.Message, res.Evidence)
 		}
 	}
-	for _, id := range []string{"v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "v2.message-ids", "cancel.stop-reason", "prompt.stop-reason", "init.version", "permission.request"} {
+	for _, id := range []string{"v2.prompt-accepted", "v2.user-message", "v2.state-lifecycle", "v2.message-ids", "cancel.stop-reason", "prompt.stop-reason", "init.version", "permission.request",
+		"session.list", "session.resume", "session.close", "v2.resume-replay", "v2.resume-ids", "v2.resume-state", "v2.close", "v2.background", "v2.background-ends"} {
 		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}

@@ -27,13 +27,17 @@
 // negotiate: initialize offering 1, 2 and 99 on fresh connections.
 // probes: an unknown method and invalid params. session: two sessions,
 // modes, config options, a prompt of each content type the agent
-// advertises. cancel: a prompt cancelled at once, then another. restore
-// (v1): session/list, load, resume and close on new connections, each only
-// when advertised. tool: a prompt asking for a file tool, read and edit
-// tool calls allowed; in v1 the only scenario offering fs, served inside
-// the workspace. Every frame of
-// every scenario is then checked for framing, response ids, the sessions
-// updates name, tool calls, permission requests and capability gating.
+// advertises. cancel: a prompt cancelled at once, then another. restore:
+// in v1 session/list, load, resume and close on new connections, each only
+// when advertised; in v2 session/list, resume without and with replayFrom
+// {"type":"start"}, close, and a prompt the closed session must refuse.
+// tool: a prompt asking for a file tool, read and edit tool calls allowed;
+// in v1 the only scenario offering fs, served inside the workspace.
+// background (v2, with Prompts.Background): background work followed to
+// its end, cancelled when it can be. Every frame of every scenario is then
+// checked for framing, response ids, the sessions updates name, tool
+// calls, permission requests, capability gating, v2 background lists and
+// what comes for a closed session.
 //
 // # Safety
 //

@@ -91,13 +91,27 @@ var rules = []Rule{
 		Observed: "on a new connection, session/load of a session prompted before answers a result after replaying the conversation (the prompt's text as a user message) as session/update with that sessionId", Scenario: "restore", Versions: v1only},
 	{ID: "session.resume", Area: "session", Level: Must, Spec: "session-setup#resuming-sessions",
 		Title:    "an agent advertising resume resumes without replaying",
-		Observed: "on a new connection, session/resume answers a result, with no message, thought, tool call or plan update for the session before it", Scenario: "restore", Versions: v1only},
+		Observed: "on a new connection, session/resume (v2: without replayFrom) of a session prompted before answers a result, with no message, thought, tool call or plan update for the session before it", Scenario: "restore"},
 	{ID: "session.list", Area: "session", Level: Must, Spec: "session-list",
 		Title:    "an agent advertising list lists sessions",
-		Observed: "session/list answers {sessions:[...]} with a string sessionId and cwd in each", Scenario: "restore", Versions: v1only},
+		Observed: "session/list answers {sessions:[...]} with a string sessionId and cwd in each", Scenario: "restore"},
 	{ID: "session.close", Area: "session", Level: Must, Spec: "session-setup#closing-active-sessions",
 		Title:    "an agent advertising close closes a session",
-		Observed: "session/close of an open session answers a result", Scenario: "restore", Versions: v1only},
+		Observed: "session/close of an open session answers a result", Scenario: "restore"},
+
+	// v2 restore: replay cursors and the end of a session
+	{ID: "v2.resume-replay", Area: "session", Level: Must, Spec: "session-setup#resuming-sessions",
+		Title:    "session/resume from the start replays the conversation before answering",
+		Observed: `on a new connection, session/resume with replayFrom {"type":"start"} of a session prompted before sends, before its response, the prompt as a user message and an agent message for that session`, Scenario: "restore", Versions: v2only},
+	{ID: "v2.resume-ids", Area: "session", Level: Must, Spec: "session-setup#resuming-sessions",
+		Title:    "replayed messages keep their message ids",
+		Observed: "every replayed message has a messageId; the replayed user message has the messageId session/prompt answered, and each replayed agent message one the live turn used for an agent message (a message is its id: updates are upserts keyed by it)", Scenario: "restore", Versions: v2only},
+	{ID: "v2.resume-state", Area: "session", Level: Must, Spec: "draft/session-setup#current-state-synchronization",
+		Title:    "a resume ends with the current-state snapshot",
+		Observed: "a state_update for the session after the last replayed update and before the session/resume response, with and without replayFrom (the v2 the agents speak has no replay_complete: the snapshot ends a replay)", Scenario: "restore", Versions: v2only},
+	{ID: "v2.close", Area: "session", Level: Must, Spec: "session-setup#closing-active-sessions",
+		Title:    "a closed session gets nothing more on the connection",
+		Observed: "after a session/close result, a session/prompt for the session is answered with an error, and no session/update for it follows on that connection (until it is resumed there), in every scenario; the background scenario closes a session while its background work is listed (closing stops it) and watches a second (conformance.LateWindow) for anything more", Scenario: "restore, background", Versions: v2only},
 
 	// prompt turn
 	{ID: "prompt.text", Area: "prompt", Level: Must, Spec: "content#text-content",
@@ -132,6 +146,14 @@ var rules = []Rule{
 	{ID: "v2.message-ids", Area: "prompt", Level: Must, Spec: "prompt-lifecycle#message-ids",
 		Title:    "message updates carry a messageId",
 		Observed: "every user/agent message and thought update or chunk has a non-empty messageId", Scenario: "all", Versions: v2only},
+
+	// v2 background work
+	{ID: "v2.background", Area: "background", Level: Must, Spec: "draft/prompt-lifecycle#background-work",
+		Title:    "state_update.background lists announced work, on every snapshot",
+		Observed: "every background list, in every scenario: an array of objects with a string type; a terminal with a terminalId that a terminal_update announced earlier and whose exitStatus has not been reported, a tool_call with a toolCallId a tool_call_update announced, a subagent with a sessionId; once a session reports background work, every later state_update for it has the list", Scenario: "all", Versions: v2only},
+	{ID: "v2.background-ends", Area: "background", Level: Must, Spec: "draft/prompt-lifecycle#background-work",
+		Title:    "background work, once listed, is later listed gone, after its end is reported",
+		Observed: "after the background prompt (Options.Prompts.Background), the first item listed is cancelled with terminal/cancel or tool_call/cancel when it advertises capabilities.cancel; a later snapshot must list it gone (within half the scenario's timeout, at most 10 s), and in every scenario a removed terminal's exitStatus or tool call's final status must come before the snapshot that removes it", Scenario: "background", Versions: v2only},
 
 	// tool calls and permissions
 	{ID: "tools.shape", Area: "tools", Level: Must, Spec: "tool-calls#creating",

@@ -116,10 +116,11 @@ func (r *runner) run(ctx context.Context) *Report {
 		r.scenario(ctx, "probes", r.probes)
 		r.scenario(ctx, "session", r.session)
 		r.scenario(ctx, "cancel", r.cancel)
-		if v == 1 {
-			r.scenario(ctx, "restore", r.restore)
-		}
+		r.scenario(ctx, "restore", r.restore)
 		r.scenario(ctx, "tool", r.tool)
+		if v == 2 {
+			r.scenario(ctx, "background", r.background)
+		}
 	}
 	if len(versions) == 0 {
 		versions = []int{1}

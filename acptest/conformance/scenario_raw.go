@@ -256,6 +256,10 @@ func (r *runner) checkInitShape(f *frame, v int) *initInfo {
 		}
 		caps := obj(res["capabilities"], "capabilities")
 		sc := obj(caps["session"], "capabilities.session")
+		// An agent advertising session supports new, list, resume,
+		// close, prompt and cancel (v2 SessionCapabilities).
+		info.list = sc != nil
+		info.resume, info.close = info.list, info.list
 		pc := obj(sc["prompt"], "capabilities.session.prompt")
 		info.image = present(pc["image"], "prompt.image")
 		info.audio = present(pc["audio"], "prompt.audio")

@@ -1,6 +1,7 @@
-// This file holds the restore scenario (session/list, load, resume and
-// close, each only when advertised) and the fs handlers the tool scenario
-// serves, confined to the workspace.
+// This file holds the restore scenario in v1 (session/list, load, resume
+// and close, each only when advertised), the openers it shares with v2's
+// (scenario_restore_v2.go), and the fs handlers the tool scenario serves,
+// confined to the workspace.
 
 package conformance
 
@@ -18,8 +19,13 @@ import (
 )
 
 // restore prompts a session on one connection, then lists, loads, resumes
-// and closes it on new ones, as far as the agent advertises each.
+// and closes it on new ones, as far as the agent advertises each (v2:
+// restoreV2).
 func (r *runner) restore(s *scene) {
+	if r.version == 2 {
+		r.restoreV2(s)
+		return
+	}
 	info := r.inits[r.version]
 	if !info.loadSession && !info.resume && !info.list && !info.close {
 		for _, id := range []string{"session.load", "session.resume", "session.list", "session.close"} {
@@ -27,21 +33,10 @@ func (r *runner) restore(s *scene) {
 		}
 		return
 	}
-	c, conn, err := s.client(false)
-	if err != nil {
-		r.fail(firstAdvertised(info), "connecting: "+s.why(err))
+	id, ok := r.promptedSession(s, firstAdvertised(info))
+	if !ok {
 		return
 	}
-	sess, err := s.newSession(c)
-	if err != nil {
-		c.Close()
-		r.fail(firstAdvertised(info), "session/new: "+s.why(err))
-		return
-	}
-	id := sess.ID()
-	s.prompt(conn, sess, "prompt.text", "a prompt before restoring", schema.Text(r.opts.Prompts.hello()))
-	c.Close()
-
 	if info.list {
 		r.list(s)
 	} else {
@@ -51,24 +46,20 @@ func (r *runner) restore(s *scene) {
 	// next: an agent may refuse a session another process still holds.
 	// session/close goes to the last session restored, else to a new one.
 	closed := false
-	restored := func(c *acp.Client, conn *tap, sess *acp.Session, last bool) {
-		if sess != nil && info.close && last {
-			r.closeSession(s, conn, sess)
+	restored := func(ro reopened, last bool) {
+		if ro.sess != nil && info.close && last {
+			r.closeSession(s, ro.conn, ro.sess)
 			closed = true
 		}
-		if c != nil {
-			c.Close()
-		}
+		ro.close()
 	}
 	if info.loadSession {
-		c, conn, sess := r.load(s, id)
-		restored(c, conn, sess, !info.resume)
+		restored(r.load(s, id), !info.resume)
 	} else {
 		r.notExercised("session.load", "loadSession is not advertised")
 	}
 	if info.resume {
-		c, conn, sess := r.resume(s, id)
-		restored(c, conn, sess, true)
+		restored(r.resume(s, id), true)
 	} else {
 		r.notExercised("session.resume", "sessionCapabilities.resume is not advertised")
 	}
@@ -76,18 +67,46 @@ func (r *runner) restore(s *scene) {
 	case !info.close:
 		r.notExercised("session.close", "sessionCapabilities.close is not advertised")
 	case !closed:
-		c, conn, err := s.client(false)
-		if err != nil {
-			r.fail("session.close", "connecting: "+s.why(err))
-			return
+		ro := r.freshSession(s, "session.close")
+		if ro.sess != nil {
+			r.closeSession(s, ro.conn, ro.sess)
 		}
-		defer c.Close()
-		if sess, err := s.newSession(c); err == nil {
-			r.closeSession(s, conn, sess)
-		} else {
-			r.fail("session.close", "session/new: "+s.why(err))
-		}
+		ro.close()
 	}
+}
+
+// promptedSession creates a session on a connection of its own, prompts
+// it once and closes the connection; it returns the session's id, and
+// false (having failed rule) when there is none.
+func (r *runner) promptedSession(s *scene, rule string) (string, bool) {
+	c, conn, err := s.client(false)
+	if err != nil {
+		r.fail(rule, "connecting: "+s.why(err))
+		return "", false
+	}
+	defer c.Close()
+	sess, err := s.newSession(c)
+	if err != nil {
+		r.fail(rule, "session/new: "+s.why(err))
+		return "", false
+	}
+	s.prompt(conn, sess, "prompt.text", "a prompt before restoring", schema.Text(r.opts.Prompts.hello()))
+	return sess.ID(), true
+}
+
+// freshSession opens a connection and a new session on it, for the rules
+// that need an open session when none could be restored.
+func (r *runner) freshSession(s *scene, rule string) reopened {
+	c, conn, err := s.client(false)
+	if err != nil {
+		r.fail(rule, "connecting: "+s.why(err))
+		return reopened{}
+	}
+	ro := reopened{c: c, conn: conn}
+	if ro.sess, err = s.newSession(c); err != nil {
+		r.fail(rule, "session/new: "+s.why(err))
+	}
+	return ro
 }
 
 func firstAdvertised(info *initInfo) string {
@@ -102,13 +121,14 @@ func firstAdvertised(info *initInfo) string {
 	return "session.close"
 }
 
-func (r *runner) closeSession(s *scene, conn *tap, sess *acp.Session) {
+func (r *runner) closeSession(s *scene, conn *tap, sess *acp.Session) bool {
 	if err := sess.Close(s.ctx); err != nil {
 		_, resp := requestSpan(conn.log, "session/close")
 		r.fail("session.close", "session/close: "+s.why(err), resp)
-		return
+		return false
 	}
 	r.pass("session.close", "session/close answered")
+	return true
 }
 
 func (r *runner) list(s *scene) {
@@ -152,45 +172,83 @@ func lastFrom(log *wireLog) *frame {
 	return nil
 }
 
-// load loads session id on a new connection and grades its replay; it
-// returns the connection's client (nil if none), which the caller closes.
-func (r *runner) load(s *scene, id string) (*acp.Client, *tap, *acp.Session) {
+// reopened is a session restored on a connection of its own.
+type reopened struct {
+	c    *acp.Client // nil when the connection failed
+	conn *tap
+	sess *acp.Session // nil when the restoring call failed
+	req  int          // the index of the restoring request's frame
+	resp *frame       // its response, nil if none
+}
+
+func (ro *reopened) close() {
+	if ro.c != nil {
+		ro.c.Close()
+	}
+}
+
+// beforeAnswer returns the frames from the restoring request up to, not
+// including, its response.
+func (ro *reopened) beforeAnswer() []frame {
+	fs := ro.conn.log.all()
+	if ro.resp == nil {
+		return fs[ro.req:]
+	}
+	for i := ro.req; i < len(fs); i++ {
+		if fs[i].dir == '<' && fs[i].msg.isResponse() && idKey(fs[i].msg.ID) == idKey(ro.resp.msg.ID) {
+			return fs[ro.req:i]
+		}
+	}
+	return fs[ro.req:]
+}
+
+// reopen restores a session prompted on an earlier connection on a new
+// one, with call (which sends method); when it cannot, it fails rule,
+// saying why such a restore may fail. The caller closes the result.
+func (r *runner) reopen(s *scene, rule, method string, call func(*acp.Client) (*acp.Session, error)) reopened {
 	c, conn, err := s.client(false)
 	if err != nil {
-		r.fail("session.load", "connecting: "+s.why(err))
-		return nil, nil, nil
+		r.fail(rule, "connecting: "+s.why(err))
+		return reopened{}
 	}
-	sess, err := c.LoadSession(s.ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
-	req, resp := requestSpan(conn.log, "session/load")
+	ro := reopened{c: c, conn: conn}
+	sess, err := call(c)
+	ro.req, ro.resp = requestSpan(conn.log, method)
 	if err != nil {
-		r.fail("session.load", "session/load of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return c, conn, nil
+		r.fail(rule, method+" of a session prompted on an earlier connection: "+s.why(err)+restoreHint, ro.resp)
+		return ro
+	}
+	ro.sess = sess
+	return ro
+}
+
+// load loads session id on a new connection and grades its replay.
+func (r *runner) load(s *scene, id string) reopened {
+	ro := r.reopen(s, "session.load", "session/load", func(c *acp.Client) (*acp.Session, error) {
+		return c.LoadSession(s.ctx, &schema.LoadSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
+	})
+	if ro.sess == nil {
+		return ro
 	}
 	want := jsonText(r.opts.Prompts.hello())
 	replayed, ours := 0, false
-	fs := conn.log.all()
-	for i := req; i < len(fs); i++ {
-		f := &fs[i]
-		if u, ok := updateOf(f); ok && u.SessionID == id && historyKinds[u.Kind] {
+	for _, f := range ro.beforeAnswer() {
+		if u, ok := updateOf(&f); ok && u.SessionID == id && historyKinds[u.Kind] {
 			replayed++
 			if strings.HasPrefix(u.Kind, "user_message") && strings.Contains(string(f.msg.Params), want) {
 				ours = true
 			}
 		}
-		if f.dir == '<' && f.msg.isResponse() && resp != nil && idKey(f.msg.ID) == idKey(resp.msg.ID) {
-			break
-		}
 	}
 	switch {
 	case replayed == 0:
-		r.fail("session.load", "session/load answered without replaying any of the conversation", resp)
-		return c, conn, sess
+		r.fail("session.load", "session/load answered without replaying any of the conversation", ro.resp)
 	case !ours:
-		r.warn("session.load", fmt.Sprintf("session/load replayed %d updates, but not the earlier prompt as a user message: another conversation?", replayed), resp)
-		return c, conn, sess
+		r.warn("session.load", fmt.Sprintf("session/load replayed %d updates, but not the earlier prompt as a user message: another conversation?", replayed), ro.resp)
+	default:
+		r.pass("session.load", "session/load replayed the conversation and answered")
 	}
-	r.pass("session.load", "session/load replayed the conversation and answered")
-	return c, conn, sess
+	return ro
 }
 
 // jsonText is s as it appears inside a JSON string.
@@ -217,32 +275,23 @@ func requestSpan(log *wireLog, method string) (int, *frame) {
 	return 0, nil
 }
 
-// resume resumes session id on a new connection: no history before the
-// answer. It returns the client, which the caller closes.
-func (r *runner) resume(s *scene, id string) (*acp.Client, *tap, *acp.Session) {
-	c, conn, err := s.client(false)
-	if err != nil {
-		r.fail("session.resume", "connecting: "+s.why(err))
-		return nil, nil, nil
+// resume resumes session id on a new connection (v2: without replayFrom):
+// no history before the answer.
+func (r *runner) resume(s *scene, id string) reopened {
+	ro := r.reopen(s, "session.resume", "session/resume", func(c *acp.Client) (*acp.Session, error) {
+		return c.ResumeSession(s.ctx, &schema.ResumeSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
+	})
+	if ro.sess == nil {
+		return ro
 	}
-	sess, err := c.ResumeSession(s.ctx, &schema.ResumeSessionRequest{SessionID: id, Cwd: r.opts.Workspace, MCPServers: []schema.MCPServer{}})
-	req, resp := requestSpan(conn.log, "session/resume")
-	if err != nil {
-		r.fail("session.resume", "session/resume of a session prompted on an earlier connection: "+s.why(err)+restoreHint, resp)
-		return c, conn, nil
-	}
-	fs := conn.log.all()
-	for i := req; i < len(fs); i++ {
-		if u, ok := updateOf(&fs[i]); ok && u.SessionID == id && historyKinds[u.Kind] {
-			r.fail("session.resume", "session/resume replayed history ("+u.Kind+") before answering", &fs[i])
-			return c, conn, sess
-		}
-		if resp != nil && fs[i].dir == '<' && fs[i].msg.isResponse() && idKey(fs[i].msg.ID) == idKey(resp.msg.ID) {
-			break
+	for _, f := range ro.beforeAnswer() {
+		if u, ok := updateOf(&f); ok && u.SessionID == id && historyKinds[u.Kind] {
+			r.fail("session.resume", "session/resume replayed history ("+u.Kind+") before answering", &f)
+			return ro
 		}
 	}
 	r.pass("session.resume", "session/resume answered without replaying")
-	return c, conn, sess
+	return ro
 }
 
 // restoreHint explains a failed load or resume of an agent that keeps

@@ -38,7 +38,11 @@
 // cancellation can be shown) and /kill (three chunks, then the agent dies
 // mid-turn: with [Options.OwnProcess] its process kills itself, SIGKILL,
 // or os.Exit(137) on Windows; otherwise every connection ends as with
-// acptest.Agent.Kill). Every step honours session/cancel: the turn ends
+// acptest.Agent.Kill), /background (ACP v2: a tool call starts a watcher
+// in the agent's own terminal and returns; the terminal stays in
+// state_update.background after the turn, printing a line every
+// [BackgroundTick], until it ends after [BackgroundTicks] lines or
+// terminal/cancel or session/close stops it). Every step honours session/cancel: the turn ends
 // with stopReason "cancelled" and its open tool calls are marked failed
 // (v1 has no cancelled status).
 //
@@ -124,11 +128,13 @@ var commands = []acptest.SlashCommand{
 	{Name: "echo", Description: "Repeat the text back", Hint: "text to echo"},
 	{Name: "slow", Description: "Stream slowly, to try cancelling"},
 	{Name: "kill", Description: "Die mid-turn, to try restarting (acp --restart)"},
+	{Name: "background", Description: "Leave a watcher running in the background (ACP v2)"},
 }
 
 const helpText = "I am the ACP demo agent. Send any text and I will think, plan, read the workspace, " +
 	"propose writing " + FileName + " and echo you. Commands: /help, /echo TEXT, " +
-	"/slow (streams slowly; try cancelling), /kill (dies mid-turn; try acp --restart)."
+	"/slow (streams slowly; try cancelling), /kill (dies mid-turn; try acp --restart), " +
+	"/background (ACP v2: a watcher that runs on after the turn; terminal/cancel stops it)."
 
 // New returns a new demo agent configured by opts (nil is the zero
 // Options). Serve it over stdin/stdout (see examples/demoagent), in-process
@@ -161,8 +167,13 @@ func New(opts *Options) *acptest.Agent {
 			s.Commands(commands...)
 			st.save(s, 0)
 		},
-		OnLoadSession: func(s *acptest.Session) { s.Commands(commands...) },
-		OnPrompt:      d.turn,
+		OnLoadSession: func(s *acptest.Session) {
+			d.bg.reopen(s)
+			s.Commands(commands...)
+		},
+		OnPrompt:       d.turn,
+		OnExtMethod:    d.bg.cancel,
+		OnCloseSession: d.bg.closeSession,
 	}
 	if st.dir != "" {
 		ao.Sessions = st.list()
@@ -182,6 +193,7 @@ func newSessionID() string {
 type agent struct {
 	opts  Options
 	store *store
+	bg    watchers
 }
 
 // turn runs a prompt, titles an untitled session after its first prompt
@@ -203,6 +215,8 @@ func (d *agent) run(t *acptest.Turn, text string) (schema.StopReason, error) {
 		return slow(t, msgID)
 	case text == "/kill":
 		return d.kill(t, msgID)
+	case text == "/background":
+		return d.bg.start(t, msgID)
 	case text == "/help":
 		return "end_turn", t.SayID(msgID, helpText)
 	case text == "/echo" || strings.HasPrefix(text, "/echo "):

@@ -37,7 +37,11 @@ func start(t *testing.T, caps any) *client { return dial(t, New(nil), caps) }
 
 // dial connects a raw client to a and initializes (v1) with caps. The
 // cleanup closes the client's end and then a.
-func dial(t *testing.T, a *acptest.Agent, caps any) *client {
+func dial(t *testing.T, a *acptest.Agent, caps any) *client { return dialVersion(t, a, 1, caps) }
+
+// dialVersion is dial initializing with protocol version v (v2: caps are
+// the capabilities member).
+func dialVersion(t *testing.T, a *acptest.Agent, v int, caps any) *client {
 	fromAgent, toAgent := a.Pipe()
 	c := &client{t: t, w: toAgent, lines: make(chan []byte, 256)}
 	go func() {
@@ -59,7 +63,14 @@ func dial(t *testing.T, a *acptest.Agent, caps any) *client {
 		for range c.lines {
 		}
 	})
-	c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
+	if v >= 2 {
+		if caps == nil {
+			caps = map[string]any{}
+		}
+		c.call("initialize", map[string]any{"protocolVersion": v, "capabilities": caps, "info": map[string]any{"name": "test", "version": "0"}})
+	} else {
+		c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
+	}
 	return c
 }
 

@@ -68,6 +68,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 	fs.StringVar(&cc.prompts.Hello, "prompt", "", "the ordinary prompt (default: a request for a one-sentence greeting)")
 	fs.StringVar(&cc.prompts.Cancel, "cancel-prompt", "", "the prompt the cancel scenario cancels at once; it should keep the agent busy (default: a request for a long essay)")
 	fs.StringVar(&cc.prompts.Tool, "tool-prompt", "", "the prompt meant to make the agent use a file tool, in the tool scenario (default: a request to write conformance.txt)")
+	fs.StringVar(&cc.prompts.Background, "background-prompt", "", "the prompt meant to make a v2 agent leave a terminal or tool call running after the turn, in the background scenario (default: none, and background work is not exercised; the demo's is /background)")
 	cc.agent.registry.register(fs, stderr)
 	cc.agent.remote.register(fs)
 	fs.Usage = func() {
@@ -133,6 +134,9 @@ func (cc *checkConfig) target(ctx context.Context, opts *conformance.Options) (c
 	a := demo.New(nil) // sessions in memory: a check leaves nothing behind
 	if opts.Prompts.Cancel == "" {
 		opts.Prompts.Cancel = "/slow"
+	}
+	if opts.Prompts.Background == "" {
+		opts.Prompts.Background = "/background"
 	}
 	return conformance.PipeTarget(a.Pipe), func() { a.Close() }, nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -54,7 +55,9 @@ func (d *checkDoc) status(id string) string {
 }
 
 // TestCheckDemoGreen: `acp check` with no agent grades the demo agent:
-// exit 0, a summary grouped by area, and a trace acp view can read.
+// exit 0, a summary grouped by area, and a trace acp view can read; in
+// v2 its sessions are resumed and replayed, and its /background watcher
+// followed to its end.
 func TestCheckDemoGreen(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "check.jsonl")
 	out, errOut, code := runCLI(t, "", "check", "--trace", trace)
@@ -64,6 +67,11 @@ func TestCheckDemoGreen(t *testing.T) {
 	for _, want := range []string{"agent acp-demo", "\ncancellation\n", "PASS", " 0 fail (0 MUST)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, rule := range []string{"v2.resume-replay", "v2.resume-ids", "v2.resume-state", "v2.close", "v2.background", "v2.background-ends"} {
+		if !regexp.MustCompile(`PASS +v2 MUST +` + regexp.QuoteMeta(rule) + ` `).MatchString(out) {
+			t.Errorf("the summary does not pass %s in v2:\n%s", rule, out)
 		}
 	}
 	b, err := os.ReadFile(trace)
@@ -169,12 +177,12 @@ func TestCheckUsageErrors(t *testing.T) {
 
 // TestCheckURL grades a remote agent: the demo served over WebSocket, one
 // agent per connection (so a session does not outlive its connection, and
-// load and resume are skipped).
+// load and resume, v2's replaying resume too, are skipped).
 func TestCheckURL(t *testing.T) {
 	ts := wsDemo(t)
 	u := strings.Replace(ts.URL, "http://", "ws://", 1)
 	out, errOut, code := runCLI(t, "", "check", "--json", "--url", u, "--header", "Authorization: Bearer T",
-		"--cancel-prompt", "/slow", "--skip", "session.load,session.resume")
+		"--cancel-prompt", "/slow", "--skip", "session.load,session.resume,v2.resume-replay")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
