@@ -5,6 +5,7 @@ package interop
 
 import (
 	"context"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/acpclient/acp/acptest/conformance"
+	"github.com/acpclient/acp/remote"
 )
 
 // tsTarget runs a tsagent/ script under node, one process per connection.
@@ -75,8 +77,8 @@ func TestCheckTSAgentV1(t *testing.T) {
 	}
 }
 
-// tsV2InMemory are the known failures of the v2 agent, which keeps its
-// sessions in its process's memory (see TestCheckTSAgentV2).
+// tsV2InMemory are the known failures of the v2 agent on stdio, which
+// keeps its sessions in its process's memory (see TestCheckTSAgentV2).
 var tsV2InMemory = map[string]string{"session.resume": "-32002", "v2.resume-replay": "-32002"}
 
 // TestCheckTSAgentV2: the TypeScript SDK's experimental v2 agent passes
@@ -86,7 +88,8 @@ var tsV2InMemory = map[string]string{"session.resume": "-32002", "v2.resume-repl
 // sessions in its process's memory, so a session prompted on one
 // connection (one process) is unknown to the next (-32002), and its
 // resume and replay fail; a real agent keeps them where a new process
-// finds them.
+// finds them. TestCheckTSAgentV2OverServer grades its restore for real,
+// with one process behind every connection.
 func TestCheckTSAgentV2(t *testing.T) {
 	t.Parallel()
 	rep := gradeTS(t, tsTarget(t, "agent_v2.mjs"), &conformance.Options{Prompts: conformance.Prompts{
@@ -102,6 +105,38 @@ func TestCheckTSAgentV2(t *testing.T) {
 		if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
 			t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
 		}
+	}
+}
+
+// TestCheckTSAgentV2OverServer grades the v2 agent's restore for real:
+// agent_v2.mjs's app behind the TypeScript SDK's own AcpServer
+// (server.mjs, TSSERVER_AGENT=v2), one process for every connection of a
+// run, so a session prompted on one connection is resumed, replayed and
+// closed on the next, over WebSocket and over Streamable HTTP.
+func TestCheckTSAgentV2OverServer(t *testing.T) {
+	t.Parallel()
+	u := startTSServer(t, "TSSERVER_AGENT=v2")
+	for _, p := range remoteProfiles {
+		t.Run(p.name, func(t *testing.T) {
+			tr := p.tr(u, remote.Options{})
+			target := conformance.Target{Dial: func(ctx context.Context) (io.ReadWriteCloser, error) { return tr.Connect(ctx) }}
+			rep := gradeTS(t, target, &conformance.Options{Protocol: []int{2}, Prompts: conformance.Prompts{
+				Hello:      "permission",
+				Cancel:     "stall",
+				Background: "terminal",
+			}})
+			if len(rep.Versions) != 1 || rep.Versions[0] != 2 {
+				t.Fatalf("graded %v, want [2]", rep.Versions)
+			}
+			if rep.Agent.Name != "acp-interop-tsagent-v2" {
+				t.Errorf("graded agent %+v, want acp-interop-tsagent-v2", rep.Agent)
+			}
+			for _, id := range []string{"session.list", "session.resume", "v2.resume-replay", "v2.resume-ids", "v2.resume-state", "session.close", "v2.close"} {
+				if res, _ := rep.Result(id, 2); res.Status != conformance.Pass {
+					t.Errorf("%s: %s (%s), want pass", id, res.Status, res.Message)
+				}
+			}
+		})
 	}
 }
 

@@ -2,8 +2,8 @@
 // API (@agentclientprotocol/sdk/experimental/v2, SDK 2.4.0).
 //
 // The v2 sibling of agent.mjs: it speaks only protocol version 2 (the SDK
-// answers an initialize offering 1 with -32022) over stdin/stdout and plays
-// the interop scenarios v2 allows. The first word of a prompt's first text
+// answers an initialize offering 1 with -32022) over stdin/stdout, or behind
+// server.mjs (TSSERVER_AGENT=v2), and plays the interop scenarios v2 allows. The first word of a prompt's first text
 // block picks the scenario (see ../README.md, "agent_v2.mjs"). Every message
 // in and out is logged to stderr (never stdout).
 //
@@ -24,6 +24,7 @@
 //     "start"} replays the session's history, then its current state.
 
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 
 const { agent, methods, ndJsonStream, RequestError } = acp;
@@ -55,7 +56,8 @@ const PERMISSION_OPTIONS = [
 ];
 
 // ---------------------------------------------------------------------------
-// Connection state (one connection per process)
+// Process state: one connection on stdio, every connection behind
+// server.mjs (so there sessions outlive the connection that made them).
 
 let sessionCounter = 0;
 let authenticated = false;
@@ -630,10 +632,17 @@ function logged(stream) {
   return { readable: stream.readable.pipeThrough(inLog), writable: outLog.writable };
 }
 
-const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = app.connect(logged(stream));
-log("ready, pid", process.pid);
-connection.closed.then(() => {
-  log("connection closed; exiting");
-  process.exit(0);
-});
+// The app is shared with server.mjs (TSSERVER_AGENT=v2), which serves it
+// over Streamable HTTP and WebSocket; run as a program, this file serves it
+// on stdio.
+export { app };
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  const connection = app.connect(logged(stream));
+  log("ready, pid", process.pid);
+  connection.closed.then(() => {
+    log("connection closed; exiting");
+    process.exit(0);
+  });
+}

@@ -1,15 +1,21 @@
-// The interop agent (agent.mjs) behind the TypeScript SDK's own server of
-// the RFD "Streamable HTTP & WebSocket transport": experimental/server
-// (AcpServer) with the experimental/node adapters on node:http, and the ws
-// package for WebSocket upgrades, all on one endpoint. Every ACP
-// connection gets a connection of the same app; sessions live in the
-// process, so they outlive a connection (session/load on a new one).
+// The interop agent (agent.mjs, or agent_v2.mjs) behind the TypeScript
+// SDK's own server of the RFD "Streamable HTTP & WebSocket transport":
+// experimental/server (AcpServer) with the experimental/node adapters on
+// node:http, and the ws package for WebSocket upgrades, all on one
+// endpoint. Every ACP connection gets a connection of the same app;
+// sessions live in the process, so they outlive a connection
+// (session/load, or in v2 session/resume, on a new one).
 //
 // It listens on 127.0.0.1 on a free port (or PORT) and prints the
 // endpoint URL, http://127.0.0.1:<port>/acp, as its first line on stdout.
 // It exits when stdin closes, so a test that dies takes it along.
 //
 // Environment:
+//   TSSERVER_AGENT=v2           serve agent_v2.mjs's app (protocol 2)
+//                               instead of agent.mjs's (protocol 1):
+//                               AcpServer takes any app with connect(stream)
+//                               and routes by method name and sessionId,
+//                               which v2 keeps.
 //   TSSERVER_COOKIE=name=value  set this cookie on every response and
 //                               answer 403 to requests (after initialize
 //                               and the WebSocket handshake) without it.
@@ -20,7 +26,13 @@ import http from "node:http";
 import { WebSocketServer } from "ws";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
-import { app } from "./agent.mjs";
+
+const which = process.env.TSSERVER_AGENT ?? "v1";
+if (which !== "v1" && which !== "v2") {
+  process.stderr.write(`server.mjs: TSSERVER_AGENT=${which}: want v1 or v2\n`);
+  process.exit(2);
+}
+const { app } = await import(which === "v2" ? "./agent_v2.mjs" : "./agent.mjs");
 
 const server = new AcpServer({ agent: app });
 const handle = createNodeHttpHandler(server);
