@@ -337,16 +337,12 @@ func TestBackendKilledMidTurn(t *testing.T) {
 // TestSSEOpensWithComment hold. The first chunk is TestFirstChunk's to
 // measure, over many turns: one turn's, on a loaded machine, says little.
 // ACP_PROXYTEST_CHUNKS sets the turn's chunks (default 2000; the figures
-// in docs/OPERATORS.md are for 100000).
+// in docs/OPERATORS.md are for 100000) and ACP_PROXYTEST_REPS the turns
+// per endpoint (default 1): the endpoints take turns in rotation, one
+// client each, and the medians are compared, since one turn on a shared
+// machine can be off by half.
 func TestStreamingCost(t *testing.T) {
-	chunks := 2000
-	if v := os.Getenv("ACP_PROXYTEST_CHUNKS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatalf("ACP_PROXYTEST_CHUNKS=%q", v)
-		}
-		chunks = n
-	}
+	chunks, reps := envInt(t, "ACP_PROXYTEST_CHUNKS", 2000), envInt(t, "ACP_PROXYTEST_REPS", 1)
 	c := newCert(t)
 	a, b := startBackend(t, "a"), startBackend(t, "b")
 	direct := a.serveTLS(t, c)
@@ -357,36 +353,59 @@ func TestStreamingCost(t *testing.T) {
 		}
 	}
 	for _, profile := range profiles {
-		var base time.Duration
-		for _, ep := range endpoints {
+		sessions := make([]*acp.Session, len(endpoints))
+		took := make([][]time.Duration, len(endpoints))
+		for i, ep := range endpoints {
 			s := &setup{cert: c, a: a, b: b, proxy: &proxy{addr: ep.addr}}
 			cl := connect(t, s.transport(t, profile, newJar(t)), nil)
+			defer cl.Close()
 			sess, err := cl.NewSession(bounded(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			say(t, sess, "warm up")
-			start := time.Now()
-			turn, err := sess.Prompt(bounded(t), schema.Text("chunks "+strconv.Itoa(chunks)))
-			if err != nil {
-				t.Fatal(err)
+			sessions[i] = sess
+		}
+		for r := range reps {
+			for k := range endpoints {
+				i := (k + r) % len(endpoints)
+				start := time.Now()
+				turn, err := sessions[i].Prompt(bounded(t), schema.Text("chunks "+strconv.Itoa(chunks)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := turn.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				took[i] = append(took[i], time.Since(start))
+				if n := len(turn.State().Messages); n == 0 {
+					t.Fatalf("%s %s: no message", endpoints[i].name, profile)
+				}
 			}
-			if _, err := turn.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			took := time.Since(start)
-			if n := len(turn.State().Messages); n == 0 {
-				t.Fatalf("%s %s: no message", ep.name, profile)
-			}
-			if ep.name == "direct" {
-				base = took
-			}
-			t.Logf("%-7s %-4s %d chunks in %8v (%.0f chunks/s, %.2f× direct TLS)",
-				ep.name, profile, chunks, took.Round(time.Millisecond),
-				float64(chunks)/took.Seconds(), base.Seconds()/took.Seconds())
-			cl.Close()
+		}
+		base := median(took[0])
+		for i, ep := range endpoints {
+			m := median(took[i])
+			t.Logf("%-7s %-4s %d chunks, median of %d in %8v (%.0f chunks/s, %.2f× direct TLS; range %v–%v)",
+				ep.name, profile, chunks, reps, m.Round(time.Millisecond),
+				float64(chunks)/m.Seconds(), base.Seconds()/m.Seconds(),
+				slices.Min(took[i]).Round(time.Millisecond), slices.Max(took[i]).Round(time.Millisecond))
 		}
 	}
+}
+
+// envInt reads a positive count from the environment, or gives def.
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive count", name, v)
+	}
+	return n
 }
 
 // tryStart starts a proxy, or reports it missing (as needTool decides:
