@@ -124,7 +124,46 @@ func FuzzDecodeNotification(f *testing.F) {
 		if json.Unmarshal(line, &env) == nil && len(env.Params) > 0 {
 			checkNotification(t, env.Params)
 		}
+		checkPeeked(t, line)
 	})
+}
+
+// checkPeeked compares, in both versions, the decoder of what Peek read
+// of line's params with DecodeNotification of the params.
+func checkPeeked(t *testing.T, line []byte) bool {
+	t.Helper()
+	env, err := jsonscan.Peek(line)
+	if err != nil || env.Params == nil {
+		return false
+	}
+	for _, v := range []int{1, 2} {
+		want, werr := DecodeNotification(v, env.Params)
+		got, gerr := decodePeeked(v, env.Params, env.Update)
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
+		}
+		if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
+			t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
+		}
+		if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
+			t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+		}
+	}
+	return env.Update.Exact && env.Update.Kind != nil
+}
+
+// The decoder of a peeked update gives what DecodeNotification gives, and
+// takes the peek's path for the seeds that are exact.
+func TestDecodePeekedMatchesDecodeNotification(t *testing.T) {
+	exact := 0
+	for _, in := range scanSeeds {
+		if checkPeeked(t, []byte(in)) {
+			exact++
+		}
+	}
+	if exact < 8 {
+		t.Errorf("only %d seeds took the peeked path", exact)
+	}
 }
 
 func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {

@@ -8,6 +8,17 @@ import "bytes"
 // wire bytes. They find; they decode nothing, and they give up (ok false)
 // on any shape they do not handle exactly, for the full decoder to judge.
 
+// DecodePeeked is the protocol's decoder of a session/update's params
+// that Peek has read (Envelope.Update), which walks none of params again:
+// package schema sets it when it is initialised, to a
+//
+//	func(version int, params []byte, u Update) (schema.SessionNotification, error)
+//
+// that gives what schema.DecodeNotification gives for params. It is held
+// as any because this package cannot name schema's types; the client
+// asserts it to that type once.
+var DecodePeeked any
+
 // Chunk is the kind of a plain text chunk.
 type Chunk uint8
 
