@@ -11,7 +11,7 @@ import (
 // title, kind or name change of a known call, perhaps with its content and
 // raw input or output, without locations or _meta. It finds the members in
 // one walk (no reflection), and makes the update, its optional fields and
-// all its strings in two allocations; each content item is decoded alone
+// all its strings in one allocation (two when they are long); each content item is decoded alone
 // by the generated decoder, the raw values copied. Any other shape (a
 // member it does not take,
 // a key escaped, repeated or differing from a known one only by case, a
@@ -19,13 +19,16 @@ import (
 // result is then the same as that decoder's (FuzzDecodeNotification holds
 // the two paths equal).
 
-// toolUpdateBox holds a tool_call_update and the values its pointer fields
-// point to, allocated as one.
+// toolUpdateBox holds a tool_call_update, the values its pointer fields
+// point to and, when they fit, the bytes of its strings, allocated as one.
+// strs is sized so the box fills its size class (288 bytes): an id and a
+// status fit, and most titles with them.
 type toolUpdateBox struct {
 	u           ToolCallUpdate
 	title, name string
 	kind        ToolKind
 	status      ToolCallStatus
+	strs        [48]byte
 }
 
 // decodeToolCallUpdate decodes validated data, an update whose
@@ -102,14 +105,20 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 	if s.Bad() || !isKind || lit[fID] == nil {
 		return nil, false
 	}
-	// All the strings in one buffer: plain literals are copied, escaped
-	// ones decoded. The buffer is never written after, so strings may
-	// alias it.
+	// All the strings in one buffer, the box's own when they fit: plain
+	// literals are copied, escaped ones decoded. The buffer is never
+	// written after, so strings may alias it (and keep the box).
 	n := 0
 	for _, l := range lit {
 		n += len(l)
 	}
-	buf := make([]byte, 0, n)
+	b := &toolUpdateBox{}
+	var buf []byte
+	if n <= len(b.strs) {
+		buf = b.strs[:0:n]
+	} else {
+		buf = make([]byte, 0, n)
+	}
 	var str [5]string
 	for f, l := range lit {
 		if l == nil {
@@ -133,7 +142,6 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			str[f] = unsafe.String(&buf[start], len(buf)-start)
 		}
 	}
-	b := &toolUpdateBox{}
 	b.u.ToolCallID = str[fID]
 	if content != nil {
 		var ok bool
