@@ -155,7 +155,9 @@ func Peek(line []byte) (Envelope, error) {
 				}
 			case "params":
 				bit = 8
-				end = p.params(j, &e, false)
+				if end = p.fastParams(j, &e); end < 0 {
+					end = p.params(j, &e, false)
+				}
 				e.Params = span(line, j, end)
 			case "result":
 				bit = 16
