@@ -28,18 +28,24 @@ const (
 	// then 14 once a tool call without _meta stopped allocating the
 	// terminal convention's decoded form (decodeAgentTerminalMeta), then
 	// 5 once schema decoded such an update in one walk
-	// (decodeToolCallUpdate) instead of through encoding/json.
-	maxToolUpdateAllocs = 5
+	// (decodeToolCallUpdate) instead of through encoding/json, then 4 once
+	// the update's strings went into its own allocation (toolUpdateBox):
+	// the update, the merged ToolCallState, the log entry's tcEntry.
+	maxToolUpdateAllocs = 4
 	// maxTurnAllocs bounds a whole turn per update, counted the way the
 	// bench/ harness counts its turn A: every allocation in the process
 	// from the prompt until Turn.Updates has yielded the last update, over
 	// the harness's mix (100 text chunks per tool call, a tool_call and a
 	// tool_call_update each). Measured 1.96, then 1.92 with
 	// the tool calls' two allocations fewer, then 1.73 once schema decoded
-	// the mix's tool_call_update (content and rawOutput) in one walk; the
-	// margin absorbs the amortized growth of the turn's log and text
-	// blocks, not one more allocation per chunk (which would add 1.0).
-	maxTurnAllocs = 1.8
+	// the mix's tool_call_update (content and rawOutput) in one walk, then
+	// 0.76 once Updates made a batch's text chunks in slabs
+	// (fold_textbatch.go) instead of one allocation each. What is left is
+	// mostly the tool_call (encoding/json), the escaped chunks' unquoted
+	// text and the messages' growing first blocks; the margin absorbs the
+	// amortized growth of the turn's log, not one more allocation in every
+	// tenth chunk (which would add 0.1).
+	maxTurnAllocs = 0.8
 )
 
 func skipAllocGuardUnderRace(t *testing.T) {

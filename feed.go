@@ -324,13 +324,15 @@ func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates.
 func updatesLocked(batch []entry) []schema.Update {
-	var us []schema.Update
+	mk, ok := newTextMaker(batch) // the chunks in slabs (fold_textbatch.go)
+	if !ok {
+		return nil
+	}
+	us := make([]schema.Update, len(batch))
 	for i := range batch {
-		if batch[i].tag() == tagText {
-			if us == nil {
-				us = make([]schema.Update, len(batch))
-			}
-			us[i], _ = updateLocked(&batch[i])
+		if e := &batch[i]; e.tag() == tagText {
+			m := (*msgAcc)(e.p)
+			us[i] = mk.chunk(e.text(), m.id, m.slice(e.pos()))
 		}
 	}
 	return us
