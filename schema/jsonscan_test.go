@@ -28,6 +28,7 @@ var scanSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":{"type":"content"},"rawInput":"s"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":null,"locations":[{"path":"/a"}]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"\u00e9` + "\xff\xfe" + `"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read a.go","kind":"read","status":"pending","rawInput":{"path":"/a.go"},"locations":[{"path":"/a.go","line":3},null,{"path":"/b","line":1.5}]}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
 }, scantest.Seeds...)
@@ -175,6 +176,44 @@ func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
 		got, ok := jsonscan.Unquote([]byte(in))
 		if !ok || got != want {
 			t.Errorf("jsonscan.Unquote(%s) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// The tool_call fast path takes the usual shapes, locations included, in
+// the generated decoder's result, and leaves the rest to it.
+func TestToolCallFastPath(t *testing.T) {
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read src/file1.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file1.go"},"locations":[{"path":"/work/src/file1.go"}]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c","title":"","locations":[null,{"path":"/a","line":0},{"line":4294967295,"path":"/b"},{"path":"/c","line":4294967296},{"path":"/d","line":-1},{"path":"/e","line":2.0},{"path":"/f","_meta":{"x":1}},{"path":7},{},{"path":"/g\u00e9"},5],"content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":null,"x":1}`,
+		`{"toolCallId":"t\u0031","sessionUpdate":"tool_call","title":"a\nb","name":"n","kind":7,"status":null,"locations":{"path":"/a"},"content":null}`,
+	} {
+		u, ok := decodeToolCall([]byte(in))
+		if !ok {
+			t.Fatalf("%s took the general path", in)
+		}
+		want, err := decodeUpdate([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, u, rawCmp); d != "" {
+			t.Fatalf("%s: fast path differs (-general +fast):\n%s", in, d)
+		}
+	}
+	short := []byte(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read a.go","kind":"read","status":"pending"}`)
+	if n := testing.AllocsPerRun(100, func() { decodeToolCall(short) }); n > 1 {
+		t.Errorf("decodeToolCall allocates %v times, want 1", n)
+	}
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t"}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":5}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","_meta":{}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","locations":[],"locations":[]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","Locations":[]}`,
+	} {
+		if _, ok := decodeToolCall([]byte(in)); ok {
+			t.Errorf("%s took the fast path", in)
 		}
 	}
 }

@@ -444,6 +444,9 @@ func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, err
 		if u, ok := decodeToolCallUpdate(upd); ok {
 			return sid, u, meta, nil
 		}
+		if u, ok := decodeToolCall(upd); ok {
+			return sid, u, meta, nil
+		}
 		if u, ok := decodeTextChunk(upd); ok {
 			return sid, u, meta, nil
 		}

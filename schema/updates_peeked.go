@@ -45,6 +45,10 @@ func decodePeekedV1(u *jsonscan.Update) (Update, bool) {
 		if up, ok := decodeToolCallUpdate(u.Body); ok {
 			return up, true
 		}
+	case "tool_call":
+		if up, ok := decodeToolCall(u.Body); ok {
+			return up, true
+		}
 	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
 		if up, ok := peekedTextChunk(u); ok {
 			return up, true
