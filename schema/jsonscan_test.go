@@ -187,6 +187,7 @@ func TestToolCallFastPath(t *testing.T) {
 		`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read src/file1.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file1.go"},"locations":[{"path":"/work/src/file1.go"}]}`,
 		`{"sessionUpdate":"tool_call","toolCallId":"c","title":"","locations":[null,{"path":"/a","line":0},{"line":4294967295,"path":"/b"},{"path":"/c","line":4294967296},{"path":"/d","line":-1},{"path":"/e","line":2.0},{"path":"/f","_meta":{"x":1}},{"path":7},{},{"path":"/g\u00e9"},5],"content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":null,"x":1}`,
 		`{"toolCallId":"t\u0031","sessionUpdate":"tool_call","title":"a\nb","name":"n","kind":7,"status":null,"locations":{"path":"/a"},"content":null}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"content":{"text":"a\nb","type":"text","x":1},"type":"content","y":2},{"type":"content","content":{"type":"text","text":"x","annotations":{"priority":1}}},{"type":"content","content":{"type":"text","text":"x"},"_meta":{"a":1}},{"type":"content","content":{"type":"image","data":"x","mimeType":"image/png"}},{"type":"content","content":{"type":"text"}},{"type":"content","type":"content","content":{"type":"text","text":"x"}},{"type":"content","content":[]}]}`,
 	} {
 		u, ok := decodeToolCall([]byte(in))
 		if !ok {

@@ -13,9 +13,9 @@ import (
 // locations or _meta; and a tool_call, which may have locations too. They
 // find the members in one walk (no reflection), and make the event, its
 // optional fields and all its strings in one allocation (two when the
-// strings are long); each content item is decoded alone by the generated
-// decoder, a location of the usual shape here (else by the generated
-// decoder), the raw values copied. Any other shape (a member it does not
+// strings are long); a content item of one text block and a location of
+// the usual shape are read here, any other item by the generated decoder,
+// the raw values copied. Any other shape (a member it does not
 // take, a key escaped, repeated or differing from a known one only by
 // case, a toolCallId or a tool_call's title that is not a string) is left
 // to the generated decoder; the result is then the same as that
@@ -378,9 +378,68 @@ func toolContentList(val []byte) ([]ToolCallContent, bool) {
 		if wirejson.IsNull(it) {
 			continue
 		}
+		if c, ok := plainToolText(it); ok {
+			out = append(out, c)
+			continue
+		}
 		if c, err := unmarshalToolCallContent(it); err == nil {
 			out = append(out, c)
 		}
 	}
 	return out, true
+}
+
+// toolTextBox is a content item of one text block, allocated as one.
+type toolTextBox struct {
+	c ToolContent
+	t TextContent
+}
+
+// plainToolText reads {"type":"content","content":<a bare text block>}
+// (any member order, unknown members ignored) as the generated decoder
+// does; ok is false for any other item.
+func plainToolText(data []byte) (ToolCallContent, bool) {
+	var typ, content []byte
+	s := jsonscan.NewObj(data, false)
+	for {
+		key, plain, val, more := s.Next()
+		if !more {
+			break
+		}
+		if !plain {
+			return nil, false
+		}
+		var slot *[]byte
+		switch string(key) {
+		case "type":
+			slot = &typ
+		case "content":
+			slot = &content
+		default:
+			for _, k := range [...]string{"type", "content", "_meta"} {
+				if string(key) == k || jsonscan.FoldsLike(key, k) {
+					return nil, false
+				}
+			}
+			continue
+		}
+		if *slot != nil {
+			return nil, false
+		}
+		*slot = val
+	}
+	if s.Bad() || string(typ) != `"content"` {
+		return nil, false
+	}
+	lit, ok := jsonscan.BareText(content)
+	if !ok {
+		return nil, false
+	}
+	text, ok := jsonscan.Unquote(lit)
+	if !ok {
+		return nil, false
+	}
+	b := &toolTextBox{t: TextContent{Text: text}}
+	b.c.Content = &b.t
+	return &b.c, true
 }

@@ -150,6 +150,16 @@ func TextChunk(data []byte) (k Chunk, msgID, text []byte, ok bool) {
 	return k, msgID, text, true
 }
 
+// BareText returns the text, as a JSON string literal, of a validated
+// {"type":"text","text":...} block with no annotations and no _meta; ok
+// is false for any other value.
+func BareText(data []byte) ([]byte, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
+	}
+	return bareText(data)
+}
+
 // bareText returns the text, as a JSON string literal, of a validated
 // {"type":"text","text":...} block with no other known member.
 func bareText(data []byte) ([]byte, bool) {
