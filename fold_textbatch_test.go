@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/acpclient/acp/schema"
@@ -64,5 +66,54 @@ func TestUpdatesLockedMakesChunksInSlabs(t *testing.T) {
 	}
 	if len(mk.thoughts) != mk.left[textThought] || len(mk.users) != mk.left[textUser] {
 		t.Errorf("slabs of the rarer kinds: %d and %d chunks for %d and %d left", len(mk.thoughts), len(mk.users), mk.left[textThought], mk.left[textUser])
+	}
+}
+
+// A plain text chunk folded from the wire bytes has the text
+// DecodeNotification reads, whether the text is plain, escaped and short
+// enough to decode on the stack, or longer than that buffer; and the
+// updates Turn.Updates yields are DecodeNotification's.
+func TestPlainTextChunkTexts(t *testing.T) {
+	texts := []string{
+		`plain words`,
+		`a line\n\"quoted\" caf\u00e9\ttab \ud83d\ude00 \ud800 end`,
+		"invalid \xff\xfe utf-8 and \\n",
+		strings.Repeat(`long\n`, 200),
+		strings.Repeat("\xff", 300) + `\n`,
+	}
+	c, s, _ := startPipeAgent(t)
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.conn.Load().wire
+	var want []schema.Update
+	var wantText strings.Builder
+	for _, text := range texts {
+		params := `{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}`
+		n, err := schema.DecodeNotification(1, []byte(params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n.Update)
+		wantText.WriteString(n.Update.(*schema.AgentMessageChunk).Content.(*schema.TextContent).Text)
+		if out := w.Dispatch([]byte(`{"jsonrpc":"2.0","method":"session/update","params":` + params + `}`)); out != nil {
+			t.Fatalf("went to jrpc2: %s", out)
+		}
+	}
+	st, _ := turn.Snapshot()
+	if len(st.Messages) != 1 || st.Messages[0].Text != wantText.String() {
+		t.Fatalf("the turn's messages %+v, want one of %q", st.Messages, wantText.String())
+	}
+	w.Dispatch(promptResponseLine(turn))
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var got []schema.Update
+	for u := range turn.Updates() {
+		got = append(got, u)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Updates (-DecodeNotification +yielded):\n%s", d)
 	}
 }

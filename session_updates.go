@@ -167,14 +167,25 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 	}
 	var plain []byte
 	var text string
-	isPlain := peek.TextPlain
-	if isPlain {
+	// An escaped text (a newline, a quote) decodes here, on the stack,
+	// when it fits: the fold copies it into its message as it copies a
+	// plain one.
+	var buf [512]byte
+	isPlain := true
+	switch {
+	case peek.TextPlain:
 		plain = raw[1 : len(raw)-1]
-	} else {
+	case len(raw) <= len(buf):
+		var ok bool
+		if plain, ok = jsonscan.AppendUnquote(buf[:0], raw); !ok {
+			return false
+		}
+	default:
 		var ok bool
 		if text, ok = jsonscan.Unquote(raw); !ok {
 			return false
 		}
+		isPlain = false
 	}
 	c.mu.Lock()
 	s := c.routing.sessions[string(sid)]
