@@ -227,6 +227,12 @@ func TestToolCallUpdateFastPath(t *testing.T) {
 	if _, ok := decodeToolCallUpdate(withContent); !ok {
 		t.Error("an update with content and rawOutput took the general path")
 	}
+	withLoc := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Read a.go","locations":[{"path":"/a.go","line":7},{"path":"/b","line":-1}],"rawInput":{"path":"/a.go"}}`)
+	if u, ok := decodeToolCallUpdate(withLoc); !ok {
+		t.Error("an update with locations took the general path")
+	} else if want, _ := decodeUpdate(withLoc); !cmp.Equal(want, u, rawCmp) {
+		t.Errorf("an update with locations: %s", cmp.Diff(want, u, rawCmp))
+	}
 	u, ok := decodeToolCallUpdate(upd)
 	if !ok {
 		t.Fatal("the common status update took the general path")
@@ -252,7 +258,6 @@ func TestToolCallUpdateFastPath(t *testing.T) {
 	}
 	for _, in := range []string{
 		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
-		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","locations":[]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{}}`,
 		`{"sessionUpdate":"tool_call_update","toolCallID":"c1"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","toolCallId":"c2"}`,

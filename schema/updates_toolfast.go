@@ -7,10 +7,10 @@ import (
 	"github.com/acpclient/acp/internal/wirejson"
 )
 
-// The one-pass decoders of the tool call events agents send most: a
-// tool_call_update that changes a known call's status, title, kind or
-// name, perhaps with its content and raw input or output, without
-// locations or _meta; and a tool_call, which may have locations too. They
+// The one-pass decoders of the tool call events agents send most, without
+// _meta: a tool_call_update that changes a known call's status, title,
+// kind or name, perhaps with its content, locations and raw input or
+// output (in v2, an upsert that announces the call); and a tool_call. They
 // find the members in one walk (no reflection), and make the event, its
 // optional fields and all its strings in one allocation (two when the
 // strings are long); a content item of one text block and a location of
@@ -172,7 +172,7 @@ func (t *toolFields) strings(box []byte) bool {
 // sessionUpdate is "tool_call_update" as written, as above; ok is false
 // for any other update and any shape it does not take.
 func decodeToolCallUpdate(data []byte) (Update, bool) {
-	t, ok := walkTool(data, "tool_call_update", false)
+	t, ok := walkTool(data, "tool_call_update", true)
 	if !ok {
 		return nil, false
 	}
@@ -183,6 +183,11 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 	b.u.ToolCallID = t.str[fID]
 	if t.content != nil {
 		if b.u.Content, ok = toolContentList(t.content); !ok {
+			return nil, false
+		}
+	}
+	if t.loc != nil {
+		if b.u.Locations, ok = toolLocations(t.loc); !ok {
 			return nil, false
 		}
 	}
