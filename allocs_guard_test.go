@@ -30,8 +30,10 @@ const (
 	// 5 once schema decoded such an update in one walk
 	// (decodeToolCallUpdate) instead of through encoding/json, then 4 once
 	// the update's strings went into its own allocation (toolUpdateBox):
-	// the update, the merged ToolCallState, the log entry's tcEntry.
-	maxToolUpdateAllocs = 4
+	// then 3 once the merged ToolCallState and its event's log entry
+	// were allocated as one (toolSnap): the update with its strings, the
+	// state with its entry, and the notification's session id.
+	maxToolUpdateAllocs = 3
 	// maxTurnAllocs bounds a whole turn per update, counted the way the
 	// bench/ harness counts its turn A: every allocation in the process
 	// from the prompt until Turn.Updates has yielded the last update, over
@@ -45,11 +47,12 @@ const (
 	// once a content item of one text block was read in place
 	// (plainToolText), then 0.29 once an escaped chunk's text decoded on
 	// the stack (jsonscan.AppendUnquote) instead of into a string of its
-	// own. What is left is mostly the tool calls' merged states, entries
+	// own, then 0.276 with a tool call's state and log entry in one
+	// allocation (toolSnap). What is left is mostly the tool calls' merged states, entries
 	// and strings, and the messages' growing first blocks; the margin
 	// absorbs the amortized growth of the turn's log, not one more
 	// allocation in every tenth chunk (which would add 0.1).
-	maxTurnAllocs = 0.32
+	maxTurnAllocs = 0.31
 )
 
 func skipAllocGuardUnderRace(t *testing.T) {

@@ -263,13 +263,19 @@ func (e *entry) hasMeta() bool {
 func newEntry(kind uint8, u schema.Update, tc *ToolCallState) entry {
 	switch {
 	case tc != nil:
-		return entry{p: unsafe.Pointer(&tcEntry{u, tc}), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
+		return toolEntry(kind, &tcEntry{u, tc})
 	case u != nil:
 		box := new(schema.Update)
 		*box = u
 		return entry{p: unsafe.Pointer(box), x: uint64(kind) | uint64(tagUpdate)<<entryTagShift}
 	}
 	return entry{x: uint64(kind)}
+}
+
+// toolEntry makes the entry of an event of kind that changed a tool call,
+// as te holds it.
+func toolEntry(kind uint8, te *tcEntry) entry {
+	return entry{p: unsafe.Pointer(te), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
 }
 
 // textEntry makes the entry of a plain text chunk of kind k whose text is

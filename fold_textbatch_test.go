@@ -117,3 +117,32 @@ func TestPlainTextChunkTexts(t *testing.T) {
 		t.Fatalf("Updates (-DecodeNotification +yielded):\n%s", d)
 	}
 }
+
+// The log entry of a tool_call_update's event shares the allocation of
+// the state the update made, and only that state's: an event of another
+// state (a cancelled turn's mark made in between, a state from elsewhere)
+// gets an entry of its own.
+func TestToolSnapEntry(t *testing.T) {
+	var tt toolTable
+	title := "T"
+	u := &schema.ToolCallUpdate{ToolCallID: "c1", Title: &title}
+	tc := tt.update(u)
+	other := &ToolCallState{ToolCallID: "c1"}
+	if te := tt.takeEntry(u, other); te != nil {
+		t.Fatal("took the room of another state's entry")
+	}
+	tc = tt.update(u)
+	te := tt.takeEntry(u, tc)
+	if te == nil || te.u != schema.Update(u) || te.tc != tc {
+		t.Fatalf("takeEntry = %+v, want the update and its state", te)
+	}
+	if tt.takeEntry(u, tc) != nil {
+		t.Fatal("the room was taken twice")
+	}
+	if e := toolEntry(entAgent, te); e.tag() != tagTool || e.kind() != entAgent {
+		t.Fatalf("entry tag %d kind %d", e.tag(), e.kind())
+	}
+	if got, _ := tt.get("c1"); got != tc || got.Title != "T" {
+		t.Fatalf("the table holds %+v", got)
+	}
+}

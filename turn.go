@@ -339,7 +339,12 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 // notification's own _meta. A plain text chunk is logged as a pointer
 // into its message, not as the update (see entry). s.mu is held.
 func (t *Turn) recordLocked(u schema.Update, meta json.RawMessage, tc *ToolCallState) {
-	e := newEntry(entAgent, u, tc)
+	var e entry
+	if te := t.fold.tools.takeEntry(u, tc); te != nil {
+		e = toolEntry(entAgent, te)
+	} else {
+		e = newEntry(entAgent, u, tc)
+	}
 	if k := plainText(u); k != textNone {
 		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
 			e = te
