@@ -126,12 +126,12 @@ func TestToolSnapEntry(t *testing.T) {
 	var tt toolTable
 	title := "T"
 	u := &schema.ToolCallUpdate{ToolCallID: "c1", Title: &title}
-	tc := tt.update(u)
-	other := &ToolCallState{ToolCallID: "c1"}
-	if te := tt.takeEntry(u, other); te != nil {
+	if first := tt.update(u); tt.takeEntry(u, &ToolCallState{ToolCallID: "c1"}) != nil {
 		t.Fatal("took the room of another state's entry")
+	} else if tt.takeEntry(u, first) != nil {
+		t.Fatal("the room outlived a takeEntry that did not match")
 	}
-	tc = tt.update(u)
+	tc := tt.update(u)
 	te := tt.takeEntry(u, tc)
 	if te == nil || te.u != schema.Update(u) || te.tc != tc {
 		t.Fatalf("takeEntry = %+v, want the update and its state", te)
