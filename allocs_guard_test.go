@@ -28,18 +28,31 @@ const (
 	// then 14 once a tool call without _meta stopped allocating the
 	// terminal convention's decoded form (decodeAgentTerminalMeta), then
 	// 5 once schema decoded such an update in one walk
-	// (decodeToolCallUpdate) instead of through encoding/json.
-	maxToolUpdateAllocs = 5
+	// (decodeToolCallUpdate) instead of through encoding/json, then 4 once
+	// the update's strings went into its own allocation (toolUpdateBox):
+	// then 3 once the merged ToolCallState and its event's log entry
+	// were allocated as one (toolSnap): the update with its strings, the
+	// state with its entry, and the notification's session id.
+	maxToolUpdateAllocs = 3
 	// maxTurnAllocs bounds a whole turn per update, counted the way the
 	// bench/ harness counts its turn A: every allocation in the process
 	// from the prompt until Turn.Updates has yielded the last update, over
 	// the harness's mix (100 text chunks per tool call, a tool_call and a
 	// tool_call_update each). Measured 1.96, then 1.92 with
 	// the tool calls' two allocations fewer, then 1.73 once schema decoded
-	// the mix's tool_call_update (content and rawOutput) in one walk; the
-	// margin absorbs the amortized growth of the turn's log and text
-	// blocks, not one more allocation per chunk (which would add 1.0).
-	maxTurnAllocs = 1.8
+	// the mix's tool_call_update (content and rawOutput) in one walk, then
+	// 0.76 once Updates made a batch's text chunks in slabs
+	// (fold_textbatch.go) instead of one allocation each, then 0.53 once
+	// schema decoded the tool_call in one walk (decodeToolCall), then 0.38
+	// once a content item of one text block was read in place
+	// (plainToolText), then 0.29 once an escaped chunk's text decoded on
+	// the stack (jsonscan.AppendUnquote) instead of into a string of its
+	// own, then 0.276 with a tool call's state and log entry in one
+	// allocation (toolSnap). What is left is mostly the tool calls' merged states, entries
+	// and strings, and the messages' growing first blocks; the margin
+	// absorbs the amortized growth of the turn's log, not one more
+	// allocation in every tenth chunk (which would add 0.1).
+	maxTurnAllocs = 0.31
 )
 
 func skipAllocGuardUnderRace(t *testing.T) {
@@ -93,6 +106,8 @@ func TestFoldAllocsTextChunk(t *testing.T) {
 		{"v1", 1, benchChunkLine},
 		{"v1/messageId", 1, benchChunkLineID},
 		{"v2", 2, benchChunkLineID},
+		// An escaped text decodes on the stack (applyPlainText).
+		{"v1/escaped", 1, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a line\n\"quoted\" caf\u00e9\tend"}}}}`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := lineAllocs(t, tc.version, tc.line); got != 0 {

@@ -35,6 +35,20 @@ type pipeAgent struct {
 	out  *os.File // agent writes what the client reads
 	turn atomic.Pointer[func(w io.Writer, id json.RawMessage)]
 	done chan struct{}
+	// client is the client on the other side until stop closes it: the
+	// test's cleanup holds the agent, not the client, so a benchmark that
+	// stops a round's client does not keep its state alive to the end
+	// (and every later collection scanning it).
+	client atomic.Pointer[Client]
+}
+
+// stop closes the client and waits for the agent to end; a second stop
+// does nothing.
+func (a *pipeAgent) stop() {
+	if c := a.client.Swap(nil); c != nil {
+		c.Close()
+		<-a.done
+	}
 }
 
 func startPipeAgent(tb testing.TB) (*Client, *Session, *pipeAgent) {
@@ -62,10 +76,8 @@ func startPipeAgentOpts(tb testing.TB, opts *ClientOptions) (*Client, *Session, 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		c.Close()
-		<-a.done
-	})
+	a.client.Store(c)
+	tb.Cleanup(a.stop)
 	return c, s, a
 }
 
@@ -121,6 +133,7 @@ func promptResponseLine(t *Turn) []byte {
 func BenchmarkDecodeFoldChunk(b *testing.B) {
 	var c *Client
 	var t *Turn
+	var a *pipeAgent
 	// Each round runs on a fresh connection: a session keeps all its turns,
 	// and a heap that grows with b.N would make the GC's share grow too.
 	newRound := func() {
@@ -131,10 +144,10 @@ func BenchmarkDecodeFoldChunk(b *testing.B) {
 			if _, err := t.Wait(); err != nil {
 				b.Fatal(err)
 			}
-			c.Close()
+			a.stop()
 		}
 		var s *Session
-		c, s, _ = startPipeAgent(b)
+		c, s, a = startPipeAgent(b)
 		var err error
 		if t, err = s.Prompt(context.Background(), schema.Text("go")); err != nil {
 			b.Fatal(err)

@@ -89,10 +89,47 @@ func updateCost(u schema.Update) int64 {
 		if n, ok := textChunkCost(u.Content, u.MessageID, u.Meta); ok {
 			return n
 		}
+	case *schema.ToolCallUpdate:
+		if u != nil && u.Content == nil && u.Locations == nil {
+			return toolCallUpdateCost(u)
+		}
 	case nil:
 		return 0
 	}
 	return heapCost(reflect.ValueOf(u))
+}
+
+// toolCallUpdateSize is the size of the struct of a tool_call_update.
+var toolCallUpdateSize = allocSize(int64(unsafe.Sizeof(schema.ToolCallUpdate{})))
+
+// toolCallUpdateCost is heapCost of a tool_call_update with no content
+// and no locations (a status or title change, the most common tool call
+// event), without reflection: TestToolCallUpdateCostIsHeapCost holds the
+// two equal.
+func toolCallUpdateCost(u *schema.ToolCallUpdate) int64 {
+	n := toolCallUpdateSize + allocSize(int64(len(u.ToolCallID)))
+	strPtr := func(p *string) int64 {
+		if p == nil {
+			return 0
+		}
+		return allocSize(int64(unsafe.Sizeof(""))) + allocSize(int64(len(*p)))
+	}
+	n += strPtr(u.Title) + strPtr(u.Name)
+	if u.Kind != nil {
+		n += allocSize(int64(unsafe.Sizeof(""))) + allocSize(int64(len(*u.Kind)))
+	}
+	if u.Status != nil {
+		n += allocSize(int64(unsafe.Sizeof(""))) + allocSize(int64(len(*u.Status)))
+	}
+	for _, raw := range [...]json.RawMessage{u.RawInput, u.RawOutput, u.Meta} {
+		if raw != nil {
+			n += allocSize(int64(cap(raw)))
+		}
+	}
+	if u.Cancellable != nil {
+		n += allocSize(int64(unsafe.Sizeof(false)))
+	}
+	return n
 }
 
 // textChunkSize is the size of a chunk and its text block.

@@ -263,13 +263,19 @@ func (e *entry) hasMeta() bool {
 func newEntry(kind uint8, u schema.Update, tc *ToolCallState) entry {
 	switch {
 	case tc != nil:
-		return entry{p: unsafe.Pointer(&tcEntry{u, tc}), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
+		return toolEntry(kind, &tcEntry{u, tc})
 	case u != nil:
 		box := new(schema.Update)
 		*box = u
 		return entry{p: unsafe.Pointer(box), x: uint64(kind) | uint64(tagUpdate)<<entryTagShift}
 	}
 	return entry{x: uint64(kind)}
+}
+
+// toolEntry makes the entry of an event of kind that changed a tool call,
+// as te holds it.
+func toolEntry(kind uint8, te *tcEntry) entry {
+	return entry{p: unsafe.Pointer(te), x: uint64(kind) | uint64(tagTool)<<entryTagShift}
 }
 
 // textEntry makes the entry of a plain text chunk of kind k whose text is
@@ -324,13 +330,15 @@ func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates.
 func updatesLocked(batch []entry) []schema.Update {
-	var us []schema.Update
+	mk, ok := newTextMaker(batch) // the chunks in slabs (fold_textbatch.go)
+	if !ok {
+		return nil
+	}
+	us := make([]schema.Update, len(batch))
 	for i := range batch {
-		if batch[i].tag() == tagText {
-			if us == nil {
-				us = make([]schema.Update, len(batch))
-			}
-			us[i], _ = updateLocked(&batch[i])
+		if e := &batch[i]; e.tag() == tagText {
+			m := (*msgAcc)(e.p)
+			us[i] = mk.chunk(e.text(), m.id, m.slice(e.pos()))
 		}
 	}
 	return us

@@ -35,7 +35,8 @@ type orphan struct {
 // (Session.apply). peek is what the reader's one pass over the line read
 // of params (jsonscan.Peek). A plain text chunk for a running turn is
 // folded from the wire bytes (applyPlainText) and skips them all; any
-// other update is decoded (schema.DecodeNotification), screened (what does
+// other update is decoded (schema.DecodeNotification, from what the peek
+// found: decodePeeked), screened (what does
 // not decode is kept as unknown and reported; a background list is cut to
 // its bound; subagent traffic is checked against the tree), and routed by
 // session id to its session, or kept as an orphan until the session is
@@ -44,7 +45,7 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 	if peek.Chunk != jsonscan.ChunkNone && c.applyPlainText(params, &peek) {
 		return
 	}
-	n, err := schema.DecodeNotification(c.version, params)
+	n, err := decodePeeked(c.version, params, peek)
 	sid, u, meta := n.SessionID, n.Update, n.Meta
 	if err != nil {
 		c.diagIn(sid, DiagBadUpdate, "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
@@ -80,6 +81,11 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 		child.applySubagentState(u.(*schema.SubagentUpdate))
 	}
 }
+
+// decodePeeked is schema.DecodeNotification for params Peek has read:
+// schema's decoder that takes what the peek found instead of walking
+// params again (jsonscan.DecodePeeked).
+var decodePeeked = jsonscan.DecodePeeked.(func(int, []byte, jsonscan.Update) (schema.SessionNotification, error))
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or
 // says which limit it is over. c.mu is held.
@@ -161,14 +167,25 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 	}
 	var plain []byte
 	var text string
-	isPlain := peek.TextPlain
-	if isPlain {
+	// An escaped text (a newline, a quote) decodes here, on the stack,
+	// when it fits: the fold copies it into its message as it copies a
+	// plain one.
+	var buf [512]byte
+	isPlain := true
+	switch {
+	case peek.TextPlain:
 		plain = raw[1 : len(raw)-1]
-	} else {
+	case len(raw) <= len(buf):
+		var ok bool
+		if plain, ok = jsonscan.AppendUnquote(buf[:0], raw); !ok {
+			return false
+		}
+	default:
 		var ok bool
 		if text, ok = jsonscan.Unquote(raw); !ok {
 			return false
 		}
+		isPlain = false
 	}
 	c.mu.Lock()
 	s := c.routing.sessions[string(sid)]

@@ -69,6 +69,30 @@ type toolTable struct {
 	// items counts what the fold has started, messages included (the
 	// messages take their Order from here too): the next item's Order.
 	items int
+	// last is the state update made last, with room for the log entry
+	// of its event (see toolSnap); the record stage takes it (takeEntry).
+	last *toolSnap
+}
+
+// toolSnap is a merged ToolCallState and the log entry of the event that
+// made it, allocated as one: a turn's tool_call_update costs one
+// allocation fewer.
+type toolSnap struct {
+	st ToolCallState
+	e  tcEntry
+}
+
+// takeEntry returns the room for the log entry of the event of u that
+// made tc, filled, when tc is the state update made last; nil otherwise
+// (the caller then allocates one).
+func (tt *toolTable) takeEntry(u schema.Update, tc *ToolCallState) *tcEntry {
+	ts := tt.last
+	tt.last = nil
+	if ts == nil || &ts.st != tc {
+		return nil
+	}
+	ts.e = tcEntry{u, tc}
+	return &ts.e
 }
 
 // nextOrder returns the Order of a new item of the fold.
@@ -131,11 +155,12 @@ func (tt *toolTable) create(u *schema.ToolCall) *ToolCallState {
 // a local cancelled mark) and returns the entry as stored. Once a tool call
 // is cancelled, only a final status (completed, failed) replaces that.
 func (tt *toolTable) update(u *schema.ToolCallUpdate) *ToolCallState {
-	var tc ToolCallState
+	ts := &toolSnap{}
+	tc := &ts.st
 	if old, ok := tt.get(u.ToolCallID); ok {
-		tc = *old
+		*tc = *old
 	} else {
-		tc = ToolCallState{ToolCallID: u.ToolCallID, Kind: schema.ToolKindOther, Status: schema.ToolCallStatusPending, Unannounced: true}
+		*tc = ToolCallState{ToolCallID: u.ToolCallID, Kind: schema.ToolKindOther, Status: schema.ToolCallStatusPending, Unannounced: true}
 	}
 	if u.Title != nil {
 		tc.Title = *u.Title
@@ -167,9 +192,10 @@ func (tt *toolTable) update(u *schema.ToolCallUpdate) *ToolCallState {
 	if u.Cancellable != nil {
 		tc.Cancellable = *u.Cancellable
 	}
-	tt.foldAgentTerminal(&tc, u.Meta, false)
-	tt.put(&tc)
-	return &tc
+	tt.foldAgentTerminal(tc, u.Meta, false)
+	tt.put(tc)
+	tt.last = ts
+	return tc
 }
 
 // The cancellation policy for tool calls (spec: prompt-turn.mdx,

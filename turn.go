@@ -291,7 +291,8 @@ func (t *Turn) stateLocked() TurnState {
 // the agent's updates, every one in wire order, unknown kinds included;
 // [Turn.Events] yields every change to the turn's state. A plain text chunk
 // is yielded as an equal value made again from the log (a reader must not
-// rely on two readers getting the same pointer). The turn's log is not
+// rely on two readers getting the same pointer), made with up to 63 others
+// in one allocation, which keeping any of them keeps. The turn's log is not
 // released (see Limits.TurnLogs) while an iteration runs; one started after
 // the release yields nothing.
 func (t *Turn) Updates() iter.Seq[schema.Update] {
@@ -339,7 +340,12 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 // notification's own _meta. A plain text chunk is logged as a pointer
 // into its message, not as the update (see entry). s.mu is held.
 func (t *Turn) recordLocked(u schema.Update, meta json.RawMessage, tc *ToolCallState) {
-	e := newEntry(entAgent, u, tc)
+	var e entry
+	if te := t.fold.tools.takeEntry(u, tc); te != nil {
+		e = toolEntry(entAgent, te)
+	} else {
+		e = newEntry(entAgent, u, tc)
+	}
 	if k := plainText(u); k != textNone {
 		if te, ok := textEntry(k, t.fold.lastMsg, t.fold.lastPos); ok {
 			e = te

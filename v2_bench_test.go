@@ -39,6 +39,7 @@ func BenchmarkFoldV1V2(b *testing.B) {
 func benchFoldLine(b *testing.B, version int, line []byte) {
 	var c *Client
 	var t *Turn
+	var a *pipeAgent
 	newRound := func() {
 		if c != nil {
 			if version == 2 {
@@ -49,10 +50,10 @@ func benchFoldLine(b *testing.B, version int, line []byte) {
 			if _, err := t.Wait(); err != nil {
 				b.Fatal(err)
 			}
-			c.Close()
+			a.stop() // and drop it: a round's state must not outlive it
 		}
 		var s *Session
-		c, s, _ = startPipeAgentOpts(b, &ClientOptions{ProtocolVersion: version})
+		c, s, a = startPipeAgentOpts(b, &ClientOptions{ProtocolVersion: version})
 		if c.InitializeResponse().ProtocolVersion != version {
 			b.Fatalf("negotiated %d", c.InitializeResponse().ProtocolVersion)
 		}

@@ -28,6 +28,7 @@ var scanSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":{"type":"content"},"rawInput":"s"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","content":null,"locations":[{"path":"/a"}]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"\u00e9` + "\xff\xfe" + `"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read a.go","kind":"read","status":"pending","rawInput":{"path":"/a.go"},"locations":[{"path":"/a.go","line":3},null,{"path":"/b","line":1.5}]}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"trace":"t"},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]},"_meta":[1],"_META":{"x":1}}}`,
 }, scantest.Seeds...)
@@ -124,7 +125,46 @@ func FuzzDecodeNotification(f *testing.F) {
 		if json.Unmarshal(line, &env) == nil && len(env.Params) > 0 {
 			checkNotification(t, env.Params)
 		}
+		checkPeeked(t, line)
 	})
+}
+
+// checkPeeked compares, in both versions, the decoder of what Peek read
+// of line's params with DecodeNotification of the params.
+func checkPeeked(t *testing.T, line []byte) bool {
+	t.Helper()
+	env, err := jsonscan.Peek(line)
+	if err != nil || env.Params == nil {
+		return false
+	}
+	for _, v := range []int{1, 2} {
+		want, werr := DecodeNotification(v, env.Params)
+		got, gerr := decodePeeked(v, env.Params, env.Update)
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
+		}
+		if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
+			t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
+		}
+		if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
+			t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+		}
+	}
+	return env.Update.Exact && env.Update.Kind != nil
+}
+
+// The decoder of a peeked update gives what DecodeNotification gives, and
+// takes the peek's path for the seeds that are exact.
+func TestDecodePeekedMatchesDecodeNotification(t *testing.T) {
+	exact := 0
+	for _, in := range scanSeeds {
+		if checkPeeked(t, []byte(in)) {
+			exact++
+		}
+	}
+	if exact < 8 {
+		t.Errorf("only %d seeds took the peeked path", exact)
+	}
 }
 
 func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
@@ -140,13 +180,58 @@ func TestJSONUnquoteMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// The tool_call_update fast path takes the shape agents send most, in two
-// allocations, and leaves the rest to the generated decoder.
+// The tool_call fast path takes the usual shapes, locations included, in
+// the generated decoder's result, and leaves the rest to it.
+func TestToolCallFastPath(t *testing.T) {
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read src/file1.go","kind":"read","status":"pending","rawInput":{"path":"/work/src/file1.go"},"locations":[{"path":"/work/src/file1.go"}]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c","title":"","locations":[null,{"path":"/a","line":0},{"line":4294967295,"path":"/b"},{"path":"/c","line":4294967296},{"path":"/d","line":-1},{"path":"/e","line":2.0},{"path":"/f","_meta":{"x":1}},{"path":7},{},{"path":"/g\u00e9"},5],"content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":null,"x":1}`,
+		`{"toolCallId":"t\u0031","sessionUpdate":"tool_call","title":"a\nb","name":"n","kind":7,"status":null,"locations":{"path":"/a"},"content":null}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"content":{"text":"a\nb","type":"text","x":1},"type":"content","y":2},{"type":"content","content":{"type":"text","text":"x","annotations":{"priority":1}}},{"type":"content","content":{"type":"text","text":"x"},"_meta":{"a":1}},{"type":"content","content":{"type":"image","data":"x","mimeType":"image/png"}},{"type":"content","content":{"type":"text"}},{"type":"content","type":"content","content":{"type":"text","text":"x"}},{"type":"content","content":[]}]}`,
+	} {
+		u, ok := decodeToolCall([]byte(in))
+		if !ok {
+			t.Fatalf("%s took the general path", in)
+		}
+		want, err := decodeUpdate([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, u, rawCmp); d != "" {
+			t.Fatalf("%s: fast path differs (-general +fast):\n%s", in, d)
+		}
+	}
+	short := []byte(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read a.go","kind":"read","status":"pending"}`)
+	if n := testing.AllocsPerRun(100, func() { decodeToolCall(short) }); n > 1 {
+		t.Errorf("decodeToolCall allocates %v times, want 1", n)
+	}
+	for _, in := range []string{
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t"}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":5}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","_meta":{}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","locations":[],"locations":[]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","Locations":[]}`,
+	} {
+		if _, ok := decodeToolCall([]byte(in)); ok {
+			t.Errorf("%s took the fast path", in)
+		}
+	}
+}
+
+// The tool_call_update fast path takes the shape agents send most, in one
+// allocation (two when its strings are long), and leaves the rest to the generated decoder.
 func TestToolCallUpdateFastPath(t *testing.T) {
 	upd := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}`)
 	withContent := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"bytes":31}}`)
 	if _, ok := decodeToolCallUpdate(withContent); !ok {
 		t.Error("an update with content and rawOutput took the general path")
+	}
+	withLoc := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Read a.go","locations":[{"path":"/a.go","line":7},{"path":"/b","line":-1}],"rawInput":{"path":"/a.go"}}`)
+	if u, ok := decodeToolCallUpdate(withLoc); !ok {
+		t.Error("an update with locations took the general path")
+	} else if want, _ := decodeUpdate(withLoc); !cmp.Equal(want, u, rawCmp) {
+		t.Errorf("an update with locations: %s", cmp.Diff(want, u, rawCmp))
 	}
 	u, ok := decodeToolCallUpdate(upd)
 	if !ok {
@@ -159,12 +244,20 @@ func TestToolCallUpdateFastPath(t *testing.T) {
 	if d := cmp.Diff(want, u); d != "" {
 		t.Fatalf("fast path differs (-general +fast):\n%s", d)
 	}
-	if n := testing.AllocsPerRun(100, func() { decodeToolCallUpdate(upd) }); n > 2 {
-		t.Errorf("decodeToolCallUpdate allocates %v times, want 2", n)
+	if n := testing.AllocsPerRun(100, func() { decodeToolCallUpdate(upd) }); n > 1 {
+		t.Errorf("decodeToolCallUpdate allocates %v times, want 1", n)
+	}
+	long := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_01ABCDEFGHIJKLMNOPQRSTUV","status":"in_progress","title":"Edit internal/engine/wire.go"}`)
+	if n := testing.AllocsPerRun(100, func() { decodeToolCallUpdate(long) }); n > 2 {
+		t.Errorf("decodeToolCallUpdate of long strings allocates %v times, want 2", n)
+	}
+	lu, _ := decodeToolCallUpdate(long)
+	lw, _ := decodeUpdate(long)
+	if d := cmp.Diff(lw, lu); d != "" {
+		t.Fatalf("fast path of long strings differs (-general +fast):\n%s", d)
 	}
 	for _, in := range []string{
 		`{"sessionUpdate":"tool_call","toolCallId":"c1"}`,
-		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","locations":[]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{}}`,
 		`{"sessionUpdate":"tool_call_update","toolCallID":"c1"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","toolCallId":"c2"}`,

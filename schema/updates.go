@@ -447,6 +447,9 @@ func decodeNotificationMeta(params []byte) (string, Update, json.RawMessage, err
 		if u, ok := decodeTextChunk(upd); ok {
 			return sid, u, meta, nil
 		}
+		if u, ok := decodeToolCall(upd); ok { // rarer than a chunk: after it
+			return sid, u, meta, nil
+		}
 		if u, err := decodeUpdate(upd); err == nil {
 			return sid, u, meta, nil
 		}

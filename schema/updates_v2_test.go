@@ -30,5 +30,10 @@ func TestV2FastUpsertSameAsV2Decoder(t *testing.T) {
 		if diff := cmp.Diff(slow, fast); diff != "" {
 			t.Errorf("%s (-v2 +v1 decoder):\n%s", in, diff)
 		}
+		if walked, ok := decodeToolCallUpdate([]byte(in)); ok {
+			if diff := cmp.Diff(slow, walked); diff != "" {
+				t.Errorf("%s (-v2 +one-walk decoder):\n%s", in, diff)
+			}
+		}
 	}
 }

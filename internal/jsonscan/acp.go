@@ -8,6 +8,17 @@ import "bytes"
 // wire bytes. They find; they decode nothing, and they give up (ok false)
 // on any shape they do not handle exactly, for the full decoder to judge.
 
+// DecodePeeked is the protocol's decoder of a session/update's params
+// that Peek has read (Envelope.Update), which walks none of params again:
+// package schema sets it when it is initialised, to a
+//
+//	func(version int, params []byte, u Update) (schema.SessionNotification, error)
+//
+// that gives what schema.DecodeNotification gives for params. It is held
+// as any because this package cannot name schema's types; the client
+// asserts it to that type once.
+var DecodePeeked any
+
 // Chunk is the kind of a plain text chunk.
 type Chunk uint8
 
@@ -137,6 +148,16 @@ func TextChunk(data []byte) (k Chunk, msgID, text []byte, ok bool) {
 		msgID = nil
 	}
 	return k, msgID, text, true
+}
+
+// BareText returns the text, as a JSON string literal, of a validated
+// {"type":"text","text":...} block with no annotations and no _meta; ok
+// is false for any other value.
+func BareText(data []byte) ([]byte, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
+	}
+	return bareText(data)
 }
 
 // bareText returns the text, as a JSON string literal, of a validated

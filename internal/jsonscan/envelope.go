@@ -155,7 +155,9 @@ func Peek(line []byte) (Envelope, error) {
 				}
 			case "params":
 				bit = 8
-				end = p.params(j, &e, false)
+				if end = p.fastParams(j, &e); end < 0 {
+					end = p.params(j, &e, false)
+				}
 				e.Params = span(line, j, end)
 			case "result":
 				bit = 16
@@ -430,7 +432,7 @@ func (p *peeker) update(i int, u *Update) int {
 		return ValidValue(d, i, 2)
 	}
 	u.Kind, u.Chunk, u.MsgID, u.Text, u.TextPlain = nil, ChunkNone, nil, nil, false
-	var kind, content, msgID []byte
+	var kind, content, msgID []byte // kind: its inside, when plain
 	var text []byte
 	var textPlain bool
 	chunkOK := true
@@ -454,9 +456,17 @@ func (p *peeker) update(i int, u *Update) int {
 				chunkOK = false
 				kind = nil
 			}
-			end = ValidValue(d, j, 3)
-			if !seenKind && end > 0 {
-				kind = d[j:end]
+			if j < len(d) && d[j] == '"' {
+				// Read as Plain would read it, in the walk that
+				// validates it: a kind with escapes or invalid UTF-8
+				// is not plain.
+				var kesc, high bool
+				end, kesc, high = validStringFlags(d, j)
+				if !seenKind && end > 0 && !kesc && (!high || utf8.Valid(d[j+1:end-1])) {
+					kind = d[j+1 : end-1]
+				}
+			} else {
+				end = ValidValue(d, j, 3)
 			}
 			seenKind = true
 		case "content":
@@ -506,11 +516,7 @@ func (p *peeker) update(i int, u *Update) int {
 		}
 		i = SkipWS(d, i+1)
 	}
-	if kind != nil {
-		if in, ok := Plain(kind); ok {
-			u.Kind = in
-		}
-	}
+	u.Kind = kind
 	if chunkOK && content != nil && u.Kind != nil {
 		switch string(u.Kind) {
 		case "agent_message_chunk":

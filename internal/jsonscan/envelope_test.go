@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -32,6 +33,16 @@ var peekSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","_meta":[],"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`,
 	`{"method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"},"sessionId":"s1"}}`,
 	`{"method":"a` + "\xff" + `b"}`, `{"method":"\ud800"}`, ` {"id":1} `, `{"id":1}{}`,
+	// The short cut's shape (envelope_fast.go) and its near misses.
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","messageId":"m\u0031","content":{"type":"text","text":"a\nb"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"caf` + "\xc3\xa9\xff" + `"},"messageId":"m1"}},"id":null}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"x"},"messageId":"m2"}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}},"_meta":{"a":1}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}},"params":{}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s\u0031","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"} }}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x","text":"y"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":7,"content":{"type":"text","text":"x"}}}}`,
 }, scantest.Seeds...)
 
 func TestPeekSeeds(t *testing.T) {
@@ -132,6 +143,7 @@ func checkPeek(t *testing.T, line []byte) {
 	checkSession(t, line, "params", top["params"], e.SessionID, e.HasSession)
 	checkSession(t, line, "result", top["result"], e.ResultSessionID, e.HasResultSession)
 	checkUpdate(t, line, &e)
+	checkFastParams(t, e.Params)
 }
 
 // checkSession: the sessionId of obj is read when obj is an object holding
@@ -190,6 +202,52 @@ func checkUpdate(t *testing.T, line []byte, e *Envelope) {
 	if uniqueFolded(upd, "sessionUpdate") && json.Unmarshal(m["sessionUpdate"], &d.Kind) == nil && d.Kind != nil {
 		if in, plain := Plain(m["sessionUpdate"]); plain && string(in) != string(u.Kind) {
 			t.Fatalf("Peek(%q): kind %q, encoding/json %q", line, u.Kind, *d.Kind)
+		}
+	}
+}
+
+// checkFastParams: where the short cut for the common text chunk
+// (fastParams) takes params, it reads them exactly as the general walk
+// does, to the byte and the nil. It reports whether it took them.
+func checkFastParams(t *testing.T, params []byte) bool {
+	t.Helper()
+	if params == nil {
+		return false
+	}
+	pf, pg := peeker{d: params}, peeker{d: params}
+	var ef, eg Envelope
+	endF := pf.fastParams(0, &ef)
+	if endF < 0 {
+		return false
+	}
+	endG := pg.params(0, &eg, false)
+	if endF != endG || !reflect.DeepEqual(ef.Update, eg.Update) || !reflect.DeepEqual(pf.sid, pg.sid) {
+		t.Fatalf("fastParams(%q) = %d, %+v, %+v; the walk %d, %+v, %+v", params, endF, ef.Update, pf.sid, endG, eg.Update, pg.sid)
+	}
+	return true
+}
+
+// The short cut takes the shapes it is for, and only those.
+func TestFastParamsShapes(t *testing.T) {
+	for _, tc := range []struct {
+		params string
+		fast   bool
+	}{
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`, true},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"h\u00e9"}}}`, true},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"},"messageId":"m"}}`, true},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":""}}}`, true},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","content":{"type":"text","text":"hi"}}}`, false},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"hi"},"messageId":"m"}}`, false},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi","annotations":{}}}}`, false},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}},"_meta":{}}`, false},
+		{`{"sessionId":"s\u0031","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`, false},
+		{`{"sessionId":"s1", "update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`, false},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`, false},
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi`, false},
+	} {
+		if got := checkFastParams(t, []byte(tc.params)); got != tc.fast {
+			t.Errorf("fastParams(%s) took it: %v, want %v", tc.params, got, tc.fast)
 		}
 	}
 }

@@ -115,3 +115,18 @@ func TestPlainAgreesWithUnquote(t *testing.T) {
 		}
 	}
 }
+
+// AppendUnquote decodes as Unquote does (itself checked against
+// encoding/json in schema), after whatever dst held.
+func FuzzAppendUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"a"`, `"\n\t\\\/\"\'"`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, `"\udc00\ud800x"`, "\"\xff\xfe\"", "\"é\"", `"\u0000"`, `"\u12"`, `"\x"`, `"a`, "\"\x01\"", `"\ud800\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		want, wok := Unquote(s)
+		got, gok := AppendUnquote([]byte("pre"), s)
+		if gok != wok || string(got[:3]) != "pre" || (wok && string(got[3:]) != want) || (!wok && len(got) != 3) {
+			t.Fatalf("AppendUnquote(%q) = %q, %v; Unquote %q, %v", s, got, gok, want, wok)
+		}
+	})
+}
