@@ -157,6 +157,21 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // a message whose params carry a sessionId on that session's stream, the
 // rest on the connection stream. A WebSocket has one stream.
 func (c *conn) route(line []byte) {
+	if c.ws && bytes.HasPrefix(line, updateOpening) {
+		// A session/update, as most lines of a turn open: on a WebSocket
+		// nothing is routed by a message with a method (one stream; the
+		// agent's requests are not tracked), so it is forwarded unread.
+		// What the peek would have dropped (a line invalid further on, or
+		// ambiguous) the client drops too: it reads every line with the
+		// same peeker.
+		c.mu.Lock()
+		err := c.pushLocked("", line)
+		c.mu.Unlock()
+		if err != nil {
+			c.close(err)
+		}
+		return
+	}
 	e, ok := parseEnvelope(line)
 	if !ok {
 		c.o.Logger.Warn("gateway: dropped agent output that is not a JSON object", "connection", c.id, "bytes", len(line))
