@@ -31,6 +31,8 @@ type conn struct {
 	ctx    context.Context // done when the connection closes
 	cancel context.CancelFunc
 
+	lastSID string // readAgent's: the session the last update named (one string, not one per line)
+
 	writeSem chan struct{} // one writer to the agent at a time
 	bodies   budget        // POST bodies held, MaxConnectionBodyBytes
 	room     chan struct{} // signalled when buffered output shrinks
@@ -157,15 +159,9 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // a message whose params carry a sessionId on that session's stream, the
 // rest on the connection stream. A WebSocket has one stream.
 func (c *conn) route(line []byte) {
-	if c.ws && bytes.HasPrefix(line, updateOpening) {
-		// A session/update, as most lines of a turn open: on a WebSocket
-		// nothing is routed by a message with a method (one stream; the
-		// agent's requests are not tracked), so it is forwarded unread.
-		// What the peek would have dropped (a line invalid further on, or
-		// ambiguous) the client drops too: it reads every line with the
-		// same peeker.
+	if session, ok := c.updateSession(line); ok {
 		c.mu.Lock()
-		err := c.pushLocked("", line)
+		err := c.pushLocked(session, line)
 		c.mu.Unlock()
 		if err != nil {
 			c.close(err)
@@ -218,6 +214,47 @@ func (c *conn) route(line []byte) {
 		c.close(err)
 	}
 }
+
+// updateSession reads the stream of a line that opens as a session/update
+// does (most lines of a turn) without the peek: a message with a method
+// is no response, and no state is kept for a notification. On a WebSocket
+// (one stream) nothing more is read; over HTTP its stream is the session
+// named by params' first member, a plain sessionId. ok is false for any
+// other line, which route peeks.
+//
+// What the peek would have dropped or sent elsewhere (a line invalid or
+// ambiguous further on, a second sessionId) the client refuses or reads
+// the same on whichever stream it comes: it reads every line with the
+// same peeker, and the streams of a connection feed its one reader.
+func (c *conn) updateSession(line []byte) (string, bool) {
+	if !bytes.HasPrefix(line, updateOpening) {
+		return "", false
+	}
+	if c.ws {
+		return "", true
+	}
+	rest, ok := bytes.CutPrefix(line[len(updateOpening):], sessionOpening)
+	if !ok {
+		return "", false
+	}
+	for i, b := range rest {
+		switch {
+		case b == '"' && i > 0 && i <= maxIDBytes:
+			if string(rest[:i]) != c.lastSID {
+				c.lastSID = string(rest[:i])
+			}
+			return c.lastSID, true
+		case b < 0x20 || b >= 0x7f || b == '\\' || b == '"':
+			// An escape, a byte that needs checking, an empty id: peek.
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// sessionOpening is how params open when their first member is the
+// sessionId.
+var sessionOpening = []byte(`{"sessionId":"`)
 
 // pushLocked queues line on the stream of session, creating it (within
 // MaxSessions). c.mu is held.

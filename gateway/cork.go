@@ -80,10 +80,11 @@ func (c *corkConn) Write(p []byte) (int, error) {
 // writeFrame writes one unfragmented text frame of payload, whole: the
 // library's control frames, written through Write, come before or after
 // it, never inside. corked says whether more frames follow at once (as
-// cork). The frames are ours rather than the library's: its Write costs a
+// cork). before, when set, is called just before a write to the socket
+// (one that may block): a frame gathered while corked costs no timer. The frames are ours rather than the library's: its Write costs a
 // context, three channel-select locks and a flush per message, more than
 // a small message's copy (see BenchmarkTurnWebSocket).
-func (c *corkConn) writeFrame(payload []byte, corked bool) error {
+func (c *corkConn) writeFrame(payload []byte, corked bool, before func()) error {
 	var hb [10]byte
 	hdr := frameHeader(hb[:0], len(payload))
 	c.mu.Lock()
@@ -91,6 +92,9 @@ func (c *corkConn) writeFrame(payload []byte, corked bool) error {
 	c.corked = corked
 	if n := len(hdr) + len(payload); n < corkBytes {
 		if c.buf != nil && len(*c.buf)+n > corkBytes {
+			if before != nil {
+				before()
+			}
 			if err := c.flushLocked(); err != nil {
 				return err
 			}
@@ -100,9 +104,15 @@ func (c *corkConn) writeFrame(payload []byte, corked bool) error {
 		}
 		*c.buf = append(append(*c.buf, hdr...), payload...)
 		if !corked {
+			if before != nil {
+				before()
+			}
 			return c.flushLocked()
 		}
 		return nil
+	}
+	if before != nil {
+		before()
 	}
 	// A long message goes out as it is, after what was gathered, without
 	// a copy.

@@ -199,7 +199,7 @@ func TestCorkFrames(t *testing.T) {
 	sizes := []int{0, 1, 125, 126, 1 << 10, 65535, 65536, 70000}
 	pong := []byte{0x8a, 0x00} // the library's (unmasked) empty pong
 	for i, n := range sizes {
-		if err := cc.writeFrame(bytes.Repeat([]byte{byte('a' + i)}, n), i < len(sizes)-1); err != nil {
+		if err := cc.writeFrame(bytes.Repeat([]byte{byte('a' + i)}, n), i < len(sizes)-1, nil); err != nil {
 			t.Fatal(err)
 		}
 		if i == 2 {

@@ -1,6 +1,9 @@
 package gateway
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The gateway routes by the reader the client's engine uses: a message the
 // client would refuse as ambiguous is refused here too (before, encoding/json
@@ -22,5 +25,45 @@ func TestParseEnvelopeStrict(t *testing.T) {
 	}
 	if s, ok := e.sessionID(); ok {
 		t.Errorf("a case-folded sessionId read as %q", s)
+	}
+}
+
+// updateSession routes a plain session/update without the peek, exactly
+// as the peek would, and leaves every other line to the peek.
+func TestUpdateSession(t *testing.T) {
+	const open = `{"jsonrpc":"2.0","method":"session/update","params":`
+	for _, tc := range []struct {
+		ws   bool
+		line string
+		sid  string
+		ok   bool
+	}{
+		{false, open + `{"sessionId":"s1","update":{}}}`, "s1", true},
+		{false, open + `{"sessionId":"sess_01J9 x-y","update":{}}}`, "sess_01J9 x-y", true},
+		{true, open + `{"sessionId":"s1","update":{}}}`, "", true},
+		{true, open + `[]}`, "", true}, // a WebSocket routes no method
+		{false, open + `{"update":{},"sessionId":"s1"}}`, "", false},
+		{false, open + `{"sessionId":"s\u00311","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"` + "s\xff" + `","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"` + strings.Repeat("x", maxIDBytes+1) + `","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"s1`, "", false},
+		{false, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`, "", false},
+		{true, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", false},
+		{true, `{"method":"session/update","jsonrpc":"2.0","params":{}}`, "", false},
+	} {
+		c := &conn{ws: tc.ws}
+		sid, ok := c.updateSession([]byte(tc.line))
+		if sid != tc.sid || ok != tc.ok {
+			t.Errorf("ws=%v %s: %q %v, want %q %v", tc.ws, tc.line, sid, ok, tc.sid, tc.ok)
+			continue
+		}
+		if !ok || tc.ws {
+			continue
+		}
+		e, perr := parseEnvelope([]byte(tc.line))
+		if got, has := e.sessionID(); !perr || !has || got != sid || e.isResponse() {
+			t.Errorf("%s: the peek reads session %q (%v), the fast path %q", tc.line, got, has, sid)
+		}
 	}
 }

@@ -189,14 +189,16 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 	// arms a timer per frame for one that can): the messages a closing
 	// connection drains (and then its close frame, 1001 at Shutdown) must
 	// not find the socket closed under them because the connection's
-	// context ended. One timer, armed for each write (a frame, or the
-	// flush of a corked burst).
+	// context ended. One timer, armed for each write to the socket (a
+	// frame, or the flush of a corked burst; not for a frame gathered).
 	stall := time.AfterFunc(time.Hour, func() {
 		c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
 		cc.Conn.Close()
 	})
 	stall.Stop()
 	defer stall.Stop()
+	armed := false
+	arm := func() { stall.Reset(c.o.StallTimeout); armed = true }
 	var batch [][]byte
 	for {
 		var ok bool
@@ -207,9 +209,11 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 		taken := 0 // bytes of the batch's messages not yet released
 		for i, msg := range batch {
 			corked := i < len(batch)-1 || c.hasQueued(st)
-			stall.Reset(c.o.StallTimeout)
-			err := cc.writeFrame(msg, corked)
-			stall.Stop()
+			armed = false
+			err := cc.writeFrame(msg, corked, arm)
+			if armed {
+				stall.Stop()
+			}
 			taken += len(msg)
 			if err != nil {
 				c.delivered(taken)
