@@ -66,12 +66,12 @@ func newInbox() *inbox {
 	return b
 }
 
-// put passes one message on; line is the message followed by '\n', with no
-// other newline in it (see flatten).
-func (b *inbox) put(line []byte) error {
+// put passes whole messages on: lines, each a message followed by '\n',
+// with no other newline in it (see flatten); at most handChunk+1 bytes.
+func (b *inbox) put(lines []byte) error {
 	b.msg.Lock()
 	defer b.msg.Unlock()
-	return b.write(line)
+	return b.write(lines)
 }
 
 // begin starts a message passed on in parts (one over the transport's

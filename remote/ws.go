@@ -255,13 +255,39 @@ func (c *wsConn) readLoop() {
 	defer close(c.done)
 	m := newMessage(c.in, c.max, nil)
 	var scratch []byte // for a message over max, passed through in parts
+	var b batch
+	defer b.release()
 	for {
+		// What was gathered goes to the client before a read that may
+		// wait, and when it is big enough.
+		if buffered := c.br.Buffered(); b.due(buffered) {
+			if c.in.put(b.take()) != nil {
+				return // the client closed
+			}
+			if buffered == 0 {
+				b.release() // an idle connection holds no batch
+			}
+		}
 		h, err := c.nextData()
 		if err == nil && h.op == opContinuation {
 			err = protocolErr("a continuation frame begins a message")
 		}
 		if err != nil {
+			if len(b.buf) > 0 {
+				_ = c.in.put(b.take()) // what came before the end, first
+			}
 			c.readFailed(err)
+			return
+		}
+		if h.op == opText && h.fin && h.length <= min(int64(c.max), batchSmall) && int64(c.br.Buffered()) >= h.length {
+			// A whole small message, already read: gathered straight
+			// from the read buffer.
+			p, _ := c.br.Peek(int(h.length))
+			b.add(p)
+			_, _ = c.br.Discard(len(p))
+			continue
+		}
+		if len(b.buf) > 0 && c.in.put(b.take()) != nil {
 			return
 		}
 		c.remain, c.fin = h.length, h.fin
@@ -283,6 +309,60 @@ func (c *wsConn) readLoop() {
 		if err := m.finish(nil); err != nil {
 			return // the client closed
 		}
+	}
+}
+
+// A batch gathers whole small messages (each at most batchSmall bytes,
+// and MaxMessageBytes) as lines, to pass them to the inbox in one put of
+// at most batchBytes and one batchSmall message: a burst of small frames
+// then costs the inbox's locks once per batch, not per message, and each
+// message one copy. Its buffer comes from batchPool while it holds
+// something.
+type batch struct{ buf []byte }
+
+const (
+	batchSmall = 16 << 10
+	batchBytes = 32 << 10
+)
+
+var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes+batchSmall+1); return &b }}
+
+// add appends message p (flattened; dropped when blank) and its newline.
+func (b *batch) add(p []byte) {
+	if b.buf == nil {
+		b.buf = (*batchPool.Get().(*[]byte))[:0]
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, p...)
+	msg := b.buf[start:]
+	flatten(msg)
+	if isBlank(msg) {
+		b.buf = b.buf[:start]
+		return
+	}
+	b.buf = append(b.buf, '\n')
+}
+
+// due reports whether the batch should go now: it is big enough, or
+// nothing more is buffered (the next read may wait for the network).
+func (b *batch) due(buffered int) bool {
+	return len(b.buf) > 0 && (len(b.buf) >= batchBytes || buffered == 0)
+}
+
+// take returns what was gathered, valid until the next add; the caller
+// hands it to the inbox, which copies it.
+func (b *batch) take() []byte {
+	p := b.buf
+	b.buf = b.buf[:0]
+	return p
+}
+
+// release gives the buffer back to batchPool.
+func (b *batch) release() {
+	if b.buf != nil {
+		p := b.buf[:0]
+		b.buf = nil
+		batchPool.Put(&p)
 	}
 }
 
