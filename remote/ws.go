@@ -128,6 +128,7 @@ type wsConn struct {
 	// read, and whether it ends its message.
 	remain int64
 	fin    bool
+	ctl    [maxControlBytes]byte // a control frame's payload (a field: on the stack it escaped, an allocation per frame)
 
 	wmu  sync.Mutex // frames are written whole: the client's, pongs, close
 	wbuf []byte     // frames gathered for one write (at most maxFrameBatch and a header)
@@ -379,7 +380,6 @@ func (c *wsConn) readFailed(err error) {
 // nextData reads frames up to the next data frame, answering pings, and
 // ending at a close frame (a *CloseError, after the reply).
 func (c *wsConn) nextData() (frameHeader, error) {
-	var ctl [maxControlBytes]byte
 	for {
 		h, err := readHeader(c.br)
 		if err != nil {
@@ -388,7 +388,7 @@ func (c *wsConn) nextData() (frameHeader, error) {
 		if h.op < opClose {
 			return h, nil
 		}
-		p := ctl[:h.length]
+		p := c.ctl[:h.length]
 		if _, err := io.ReadFull(c.br, p); err != nil {
 			return h, eofErr(err, true)
 		}
