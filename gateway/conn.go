@@ -94,8 +94,12 @@ func (c *conn) readAgent() {
 	// 16 KiB: held by every connection for its life; longer lines are
 	// assembled by readLine.
 	br := bufio.NewReaderSize(c.agent, 16<<10)
+	var arena *lineArena
+	if c.ws {
+		arena = new(lineArena)
+	}
 	for {
-		line, err := readLine(br, c.o.MaxMessageBytes)
+		line, err := readLine(br, c.o.MaxMessageBytes, arena)
 		if err != nil {
 			switch {
 			case errors.Is(err, errLineTooLong):
@@ -126,11 +130,35 @@ func (c *conn) readAgent() {
 
 var errLineTooLong = errors.New("line too long")
 
+// lineArena holds the copies of a WebSocket connection's agent lines: one
+// allocation per read of the agent (the line and the rest of what the
+// read buffer holds) instead of one per line. A block lives while any of
+// its lines is queued; a WebSocket's one stream is sent in order, so what
+// the blocks retain is the queued lines (MaxBufferedBytes) and at most two
+// blocks of the read buffer's size (16 KiB and a line). Over HTTP, lines of a session nobody
+// reads could each pin a block, so there every line is its own copy.
+type lineArena struct{ buf []byte }
+
+// copy returns a copy of p (whose read buffer holds buffered bytes more),
+// with no room to append into its neighbour.
+func (a *lineArena) copy(p []byte, buffered int) []byte {
+	if cap(a.buf)-len(a.buf) < len(p) {
+		a.buf = make([]byte, 0, len(p)+buffered)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, p...)
+	line := a.buf[start:len(a.buf):len(a.buf)]
+	if buffered == 0 {
+		a.buf = nil // the read is used up: an idle agent's connection keeps no block
+	}
+	return line
+}
+
 var newline = []byte{'\n'}
 
 // readLine returns the next line (a copy, without its newline) of at most
-// max bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
+// max bytes; a line that fits br's buffer is copied into arena when set.
+func readLine(br *bufio.Reader, max int, arena *lineArena) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -139,6 +167,9 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 		}
 		if err == nil {
 			if line == nil {
+				if arena != nil {
+					return arena.copy(frag[:len(frag)-1], br.Buffered()), nil
+				}
 				return bytes.Clone(frag[:len(frag)-1]), nil
 			}
 			line = append(line, frag...)
