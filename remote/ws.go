@@ -29,7 +29,10 @@ import (
 //
 // When the server closes the socket or it breaks, the client's pending
 // calls fail with an error wrapping acp.ErrConnClosed and a *CloseError
-// (code and reason; 1006 when no close frame came). A handshake answered
+// (code and reason; 1006 when no close frame came, also when the server
+// broke the framing rules, which the client answers with close 1002). The
+// client speaks RFC 6455 without extensions or subprotocols, and answers
+// pings. A handshake answered
 // with another status than 101 fails Connect with a *StatusError (426: the
 // server has no WebSocket; use HTTPTransport).
 type WebSocketTransport struct {
