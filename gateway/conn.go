@@ -31,6 +31,8 @@ type conn struct {
 	ctx    context.Context // done when the connection closes
 	cancel context.CancelFunc
 
+	lastSID string // readAgent's: the session the last update named (one string, not one per line)
+
 	writeSem chan struct{} // one writer to the agent at a time
 	bodies   budget        // POST bodies held, MaxConnectionBodyBytes
 	room     chan struct{} // signalled when buffered output shrinks
@@ -92,8 +94,12 @@ func (c *conn) readAgent() {
 	// 16 KiB: held by every connection for its life; longer lines are
 	// assembled by readLine.
 	br := bufio.NewReaderSize(c.agent, 16<<10)
+	var arena *lineArena
+	if c.ws {
+		arena = new(lineArena)
+	}
 	for {
-		line, err := readLine(br, c.o.MaxMessageBytes)
+		line, err := readLine(br, c.o.MaxMessageBytes, arena)
 		if err != nil {
 			switch {
 			case errors.Is(err, errLineTooLong):
@@ -124,11 +130,35 @@ func (c *conn) readAgent() {
 
 var errLineTooLong = errors.New("line too long")
 
+// lineArena holds the copies of a WebSocket connection's agent lines: one
+// allocation per read of the agent (the line and the rest of what the
+// read buffer holds) instead of one per line. A block lives while any of
+// its lines is queued; a WebSocket's one stream is sent in order, so what
+// the blocks retain is the queued lines (MaxBufferedBytes) and at most two
+// blocks of the read buffer's size (16 KiB and a line). Over HTTP, lines of a session nobody
+// reads could each pin a block, so there every line is its own copy.
+type lineArena struct{ buf []byte }
+
+// copy returns a copy of p (whose read buffer holds buffered bytes more),
+// with no room to append into its neighbour.
+func (a *lineArena) copy(p []byte, buffered int) []byte {
+	if cap(a.buf)-len(a.buf) < len(p) {
+		a.buf = make([]byte, 0, len(p)+buffered)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, p...)
+	line := a.buf[start:len(a.buf):len(a.buf)]
+	if buffered == 0 {
+		a.buf = nil // the read is used up: an idle agent's connection keeps no block
+	}
+	return line
+}
+
 var newline = []byte{'\n'}
 
 // readLine returns the next line (a copy, without its newline) of at most
-// max bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
+// max bytes; a line that fits br's buffer is copied into arena when set.
+func readLine(br *bufio.Reader, max int, arena *lineArena) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -137,6 +167,9 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 		}
 		if err == nil {
 			if line == nil {
+				if arena != nil {
+					return arena.copy(frag[:len(frag)-1], br.Buffered()), nil
+				}
 				return bytes.Clone(frag[:len(frag)-1]), nil
 			}
 			line = append(line, frag...)
@@ -157,6 +190,15 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // a message whose params carry a sessionId on that session's stream, the
 // rest on the connection stream. A WebSocket has one stream.
 func (c *conn) route(line []byte) {
+	if session, ok := c.updateSession(line); ok {
+		c.mu.Lock()
+		err := c.pushLocked(session, line)
+		c.mu.Unlock()
+		if err != nil {
+			c.close(err)
+		}
+		return
+	}
 	e, ok := parseEnvelope(line)
 	if !ok {
 		c.o.Logger.Warn("gateway: dropped agent output that is not a JSON object", "connection", c.id, "bytes", len(line))
@@ -203,6 +245,47 @@ func (c *conn) route(line []byte) {
 		c.close(err)
 	}
 }
+
+// updateSession reads the stream of a line that opens as a session/update
+// does (most lines of a turn) without the peek: a message with a method
+// is no response, and no state is kept for a notification. On a WebSocket
+// (one stream) nothing more is read; over HTTP its stream is the session
+// named by params' first member, a plain sessionId. ok is false for any
+// other line, which route peeks.
+//
+// What the peek would have dropped or sent elsewhere (a line invalid or
+// ambiguous further on, a second sessionId) the client refuses or reads
+// the same on whichever stream it comes: it reads every line with the
+// same peeker, and the streams of a connection feed its one reader.
+func (c *conn) updateSession(line []byte) (string, bool) {
+	if !bytes.HasPrefix(line, updateOpening) {
+		return "", false
+	}
+	if c.ws {
+		return "", true
+	}
+	rest, ok := bytes.CutPrefix(line[len(updateOpening):], sessionOpening)
+	if !ok {
+		return "", false
+	}
+	for i, b := range rest {
+		switch {
+		case b == '"' && i > 0 && i <= maxIDBytes:
+			if string(rest[:i]) != c.lastSID {
+				c.lastSID = string(rest[:i])
+			}
+			return c.lastSID, true
+		case b < 0x20 || b >= 0x7f || b == '\\' || b == '"':
+			// An escape, a byte that needs checking, an empty id: peek.
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// sessionOpening is how params open when their first member is the
+// sessionId.
+var sessionOpening = []byte(`{"sessionId":"`)
 
 // pushLocked queues line on the stream of session, creating it (within
 // MaxSessions). c.mu is held.

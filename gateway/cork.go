@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"bufio"
+	"encoding/binary"
 	"net"
 	"net/http"
 	"sync"
@@ -17,8 +18,10 @@ const corkBytes = 32 << 10
 
 var corkPool = sync.Pool{New: func() any { b := make([]byte, 0, corkBytes); return &b }}
 
-// corkConn is the hijacked connection under the WebSocket library, whose
-// every message ends in a flush to it. While corked, writes are gathered;
+// corkConn is the hijacked connection under the WebSocket library: the
+// library reads the client's frames and writes the control frames (each
+// flushed to it in one write), and wsWrite writes the data frames itself
+// (writeFrame). While corked, writes are gathered;
 // the first write after the cork is lifted sends what was gathered with
 // it. It is safe for concurrent use (the library's pings, pongs and close
 // frames come from other goroutines; they are gathered too while corked,
@@ -72,6 +75,70 @@ func (c *corkConn) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// writeFrame writes one unfragmented text frame of payload, whole: the
+// library's control frames, written through Write, come before or after
+// it, never inside. corked says whether more frames follow at once (as
+// cork). before, when set, is called just before a write to the socket
+// (one that may block): a frame gathered while corked costs no timer. The frames are ours rather than the library's: its Write costs a
+// context, three channel-select locks and a flush per message, more than
+// a small message's copy (see BenchmarkTurnWebSocket).
+func (c *corkConn) writeFrame(payload []byte, corked bool, before func()) error {
+	var hb [10]byte
+	hdr := frameHeader(hb[:0], len(payload))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.corked = corked
+	if n := len(hdr) + len(payload); n < corkBytes {
+		if c.buf != nil && len(*c.buf)+n > corkBytes {
+			if before != nil {
+				before()
+			}
+			if err := c.flushLocked(); err != nil {
+				return err
+			}
+		}
+		if c.buf == nil {
+			c.buf = corkPool.Get().(*[]byte)
+		}
+		*c.buf = append(append(*c.buf, hdr...), payload...)
+		if !corked {
+			if before != nil {
+				before()
+			}
+			return c.flushLocked()
+		}
+		return nil
+	}
+	if before != nil {
+		before()
+	}
+	// A long message goes out as it is, after what was gathered, without
+	// a copy.
+	bufs := make(net.Buffers, 0, 3)
+	if c.buf != nil {
+		bufs = append(bufs, *c.buf)
+	}
+	bufs = append(bufs, hdr, payload)
+	_, err := bufs.WriteTo(c.Conn)
+	putCork(c.buf)
+	c.buf = nil
+	return err
+}
+
+// frameHeader appends the header of an unmasked final text frame of n
+// payload bytes (RFC 6455 §5.2) to b.
+func frameHeader(b []byte, n int) []byte {
+	const finText = 0x80 | 0x1
+	switch {
+	case n < 126:
+		return append(b, finText, byte(n))
+	case n < 1<<16:
+		return binary.BigEndian.AppendUint16(append(b, finText, 126), uint16(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(b, finText, 127), uint64(n))
+	}
 }
 
 // flushLocked writes the gathered bytes and gives the buffer back.

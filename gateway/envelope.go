@@ -27,6 +27,11 @@ func parseEnvelope(b []byte) (e envelope, ok bool) {
 	return envelope{env}, true
 }
 
+// updateOpening is how most agents begin a session/update notification
+// (the method is its second member: a message with a method is no
+// response, whatever follows).
+var updateOpening = []byte(`{"jsonrpc":"2.0","method":"session/update","params":`)
+
 // hasID reports whether the message has an "id" member (null counts).
 func (e *envelope) hasID() bool { return e.ID != nil }
 

@@ -1,6 +1,10 @@
 package gateway
 
-import "testing"
+import (
+	"bufio"
+	"strings"
+	"testing"
+)
 
 // The gateway routes by the reader the client's engine uses: a message the
 // client would refuse as ambiguous is refused here too (before, encoding/json
@@ -22,5 +26,68 @@ func TestParseEnvelopeStrict(t *testing.T) {
 	}
 	if s, ok := e.sessionID(); ok {
 		t.Errorf("a case-folded sessionId read as %q", s)
+	}
+}
+
+// updateSession routes a plain session/update without the peek, exactly
+// as the peek would, and leaves every other line to the peek.
+func TestUpdateSession(t *testing.T) {
+	const open = `{"jsonrpc":"2.0","method":"session/update","params":`
+	for _, tc := range []struct {
+		ws   bool
+		line string
+		sid  string
+		ok   bool
+	}{
+		{false, open + `{"sessionId":"s1","update":{}}}`, "s1", true},
+		{false, open + `{"sessionId":"sess_01J9 x-y","update":{}}}`, "sess_01J9 x-y", true},
+		{true, open + `{"sessionId":"s1","update":{}}}`, "", true},
+		{true, open + `[]}`, "", true}, // a WebSocket routes no method
+		{false, open + `{"update":{},"sessionId":"s1"}}`, "", false},
+		{false, open + `{"sessionId":"s\u00311","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"` + "s\xff" + `","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"` + strings.Repeat("x", maxIDBytes+1) + `","update":{}}}`, "", false},
+		{false, open + `{"sessionId":"s1`, "", false},
+		{false, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`, "", false},
+		{true, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", false},
+		{true, `{"method":"session/update","jsonrpc":"2.0","params":{}}`, "", false},
+	} {
+		c := &conn{ws: tc.ws}
+		sid, ok := c.updateSession([]byte(tc.line))
+		if sid != tc.sid || ok != tc.ok {
+			t.Errorf("ws=%v %s: %q %v, want %q %v", tc.ws, tc.line, sid, ok, tc.sid, tc.ok)
+			continue
+		}
+		if !ok || tc.ws {
+			continue
+		}
+		e, perr := parseEnvelope([]byte(tc.line))
+		if got, has := e.sessionID(); !perr || !has || got != sid || e.isResponse() {
+			t.Errorf("%s: the peek reads session %q (%v), the fast path %q", tc.line, got, has, sid)
+		}
+	}
+}
+
+// A WebSocket's agent lines are copies from one block per read: each
+// line is its own (no append reaches its neighbour), and a read used up
+// leaves the arena holding nothing.
+func TestLineArena(t *testing.T) {
+	br := bufio.NewReaderSize(strings.NewReader("{\"a\":1}\n{\"b\":2}\n"), 16)
+	var a lineArena
+	l1, err := readLine(br, 1<<10, &a)
+	if err != nil || string(l1) != `{"a":1}` {
+		t.Fatalf("first line %q, %v", l1, err)
+	}
+	l2, err := readLine(br, 1<<10, &a)
+	if err != nil || string(l2) != `{"b":2}` {
+		t.Fatalf("second line %q, %v", l2, err)
+	}
+	_ = append(l1, 'x')
+	if string(l2) != `{"b":2}` || cap(l1) != len(l1) {
+		t.Fatalf("an append to one line reached the next: %q", l2)
+	}
+	if a.buf != nil {
+		t.Errorf("the arena holds %d bytes after the read was used up", cap(a.buf))
 	}
 }

@@ -173,10 +173,11 @@ func (c *conn) wsInitExpired() {
 }
 
 // wsWrite sends the connection's output until it closes and is drained,
-// then closes the socket with the reason. A frame is written through
-// when it is the last one queued; while more are queued the socket is
-// corked (cc), so a burst goes out in few writes and nothing waits in the
-// buffer for a message that has not arrived.
+// then closes the socket with the reason (the library's close frame). It
+// writes the data frames itself, straight to cc (corkConn.writeFrame): a
+// frame is written through when it is the last one queued; while more
+// are queued the socket is corked, so a burst goes out in few writes and
+// nothing waits in the buffer for a message that has not arrived.
 func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 	defer ws.CloseNow()
 	c.mu.Lock()
@@ -188,13 +189,16 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 	// arms a timer per frame for one that can): the messages a closing
 	// connection drains (and then its close frame, 1001 at Shutdown) must
 	// not find the socket closed under them because the connection's
-	// context ended. One timer, armed for each write.
+	// context ended. One timer, armed for each write to the socket (a
+	// frame, or the flush of a corked burst; not for a frame gathered).
 	stall := time.AfterFunc(time.Hour, func() {
 		c.close(fmt.Errorf("%w: a WebSocket write took over %v", ErrStalled, c.o.StallTimeout))
 		cc.Conn.Close()
 	})
 	stall.Stop()
 	defer stall.Stop()
+	armed := false
+	arm := func() { stall.Reset(c.o.StallTimeout); armed = true }
 	var batch [][]byte
 	for {
 		var ok bool
@@ -204,10 +208,12 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 		}
 		taken := 0 // bytes of the batch's messages not yet released
 		for i, msg := range batch {
-			cc.cork(i < len(batch)-1 || c.hasQueued(st))
-			stall.Reset(c.o.StallTimeout)
-			err := ws.Write(context.Background(), websocket.MessageText, msg)
-			stall.Stop()
+			corked := i < len(batch)-1 || c.hasQueued(st)
+			armed = false
+			err := cc.writeFrame(msg, corked, arm)
+			if armed {
+				stall.Stop()
+			}
 			taken += len(msg)
 			if err != nil {
 				c.delivered(taken)

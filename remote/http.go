@@ -109,7 +109,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (acp.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := t.httpClient(false, nil)
+	client, err := t.httpClient(false)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ type inbox struct {
 	// costs a futex handoff per message on a busy machine.
 	deferred bool
 	pending  bool // bytes were queued without waking the reader
+
+	full bool // the writer waits for the queue to drain to half (room)
 }
 
 // inboxSignal is how much a deferred inbox queues before it wakes the
@@ -46,18 +48,30 @@ const inboxQueue = 1 << 20
 // connection holds little, whatever burst it had.
 const inboxKeep = 64 << 10
 
+// inboxBurst is the size of the buffers the inboxes of a process share
+// (burstPool) for their bursts: a full queue and the largest write (a
+// handChunk part, or a message of that size and its newline), so that a
+// burst never grows one. An inbox holds one only while more than
+// burstFrom bytes are unread, and gives it back when it is read empty.
+const (
+	inboxBurst = inboxQueue + handChunk + 1
+	burstFrom  = 8 << 10
+)
+
+var burstPool = sync.Pool{New: func() any { b := make([]byte, 0, inboxBurst); return &b }}
+
 func newInbox() *inbox {
 	b := &inbox{}
 	b.cond = sync.NewCond(&b.mu)
 	return b
 }
 
-// put passes one message on; line is the message followed by '\n', with no
-// other newline in it (see flatten).
-func (b *inbox) put(line []byte) error {
+// put passes whole messages on: lines, each a message followed by '\n',
+// with no other newline in it (see flatten); at most handChunk+1 bytes.
+func (b *inbox) put(lines []byte) error {
 	b.msg.Lock()
 	defer b.msg.Unlock()
-	return b.write(line)
+	return b.write(lines)
 }
 
 // begin starts a message passed on in parts (one over the transport's
@@ -78,7 +92,7 @@ var newline = []byte{'\n'}
 func (b *inbox) write(p []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for len(b.buf)-b.r >= inboxQueue && !b.closed && b.err == nil {
+	for !b.closed && b.err == nil && !b.room(len(p)) {
 		if b.pending {
 			b.pending = false
 			b.cond.Broadcast()
@@ -97,6 +111,15 @@ func (b *inbox) write(p []byte) error {
 		n := copy(b.buf, b.buf[b.r:])
 		b.buf, b.r = b.buf[:n], 0
 	}
+	if need := len(b.buf) - b.r + len(p); need > cap(b.buf) && need > burstFrom && need <= inboxBurst && cap(b.buf) < inboxBurst {
+		// A burst: rather than grow by doubling from nothing (each burst
+		// anew, since an emptied inbox lets a big buffer go), take a
+		// burst buffer that a drained inbox gave back. A few small
+		// messages unread take none.
+		nb := burstPool.Get().(*[]byte)
+		b.buf = append((*nb)[:0], b.buf[b.r:]...)
+		b.r = 0
+	}
 	b.buf = append(b.buf, p...)
 	if b.deferred && len(b.buf)-b.r < inboxSignal {
 		b.pending = true
@@ -105,6 +128,25 @@ func (b *inbox) write(p []byte) error {
 	b.pending = false
 	b.cond.Broadcast()
 	return nil
+}
+
+// room reports whether n bytes may be queued now. A full queue (inboxQueue
+// unread, or a burst buffer that only a copy of most of it would make
+// room in) waits until the client has read it down to half: the stream
+// then adds many messages per wake instead of one per Read. b.mu is held.
+func (b *inbox) room(n int) bool {
+	unread := len(b.buf) - b.r
+	if b.full {
+		if unread > inboxQueue/2 {
+			return false
+		}
+		b.full = false
+	}
+	if unread >= inboxQueue || (cap(b.buf) == inboxBurst && len(b.buf)+n > inboxBurst && b.r < len(b.buf)/2) {
+		b.full = true
+		return false
+	}
+	return true
 }
 
 // flush wakes the reader for what a deferred inbox queued.
@@ -150,15 +192,23 @@ func (b *inbox) Read(p []byte) (int, error) {
 	}
 	n := copy(p, b.buf[b.r:])
 	b.r += n
+	wake := b.full && len(b.buf)-b.r <= inboxQueue/2
 	if b.r == len(b.buf) {
-		if cap(b.buf) > inboxKeep {
+		switch c := cap(b.buf); {
+		case c == inboxBurst:
+			full := b.buf[:0]
+			b.buf = nil
+			burstPool.Put(&full)
+		case c > inboxKeep:
 			b.buf = nil // the burst is read: let its buffer go
-		} else {
+		default:
 			b.buf = b.buf[:0]
 		}
 		b.r = 0
 	}
-	b.cond.Broadcast()
+	if wake {
+		b.cond.Broadcast()
+	}
 	return n, nil
 }
 

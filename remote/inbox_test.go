@@ -36,6 +36,13 @@ func TestInboxBound(t *testing.T) {
 	if q := queued(); q > inboxQueue+len(msg) {
 		t.Fatalf("%d bytes queued, bound %d", q, inboxQueue+len(msg))
 	}
+	// What is retained is one burst buffer: a full queue and one write,
+	// never a buffer grown past it.
+	in.mu.Lock()
+	if c := cap(in.buf); c > inboxBurst {
+		t.Errorf("a full inbox retains %d bytes, bound %d", c, inboxBurst)
+	}
+	in.mu.Unlock()
 	got, err := io.ReadAll(io.LimitReader(in, int64(n*len(msg))))
 	if err != nil || len(got) != n*len(msg) {
 		t.Fatalf("read %d bytes, %v", len(got), err)
@@ -43,6 +50,13 @@ func TestInboxBound(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	// Read empty, it keeps nothing of the burst (the buffer went back to
+	// the pool).
+	in.mu.Lock()
+	if c := cap(in.buf); c > inboxKeep {
+		t.Errorf("an emptied inbox retains %d bytes, bound %d", c, inboxKeep)
+	}
+	in.mu.Unlock()
 	// fail: what was queued is read first, then the error.
 	in.put(msg)
 	in.fail(io.ErrUnexpectedEOF)

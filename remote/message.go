@@ -160,13 +160,18 @@ func (m *message) handOver() error {
 }
 
 // readFrom adds everything r yields (a WebSocket message) to the message,
-// reading straight into its buffer while it is held whole.
-func (m *message) readFrom(r io.Reader, scratch []byte) error {
+// reading straight into its buffer while it is held whole, and through
+// *scratch (made on first use: only a message over max needs it) once it
+// is not.
+func (m *message) readFrom(r io.Reader, scratch *[]byte) error {
 	for {
 		if m.streaming || len(m.buf) >= m.max {
-			n, err := r.Read(scratch)
+			if *scratch == nil {
+				*scratch = make([]byte, handChunk)
+			}
+			n, err := r.Read(*scratch)
 			if n > 0 {
-				if aerr := m.add(scratch[:n]); aerr != nil {
+				if aerr := m.add((*scratch)[:n]); aerr != nil {
 					return aerr
 				}
 			}

@@ -1,8 +1,6 @@
 package remote
 
 import (
-	"bufio"
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -209,7 +206,7 @@ func isLoopback(host string) bool {
 // httpClient returns the client the transport uses: the caller's (copied,
 // so its CheckRedirect and Jar can be wrapped) or one of its own. http1
 // builds one that never negotiates HTTP/2, for the WebSocket upgrade.
-func (o *Options) httpClient(http1 bool, onBlock *atomic.Pointer[func()]) (*http.Client, error) {
+func (o *Options) httpClient(http1 bool) (*http.Client, error) {
 	var c http.Client
 	switch {
 	case o.HTTPClient != nil && o.TLSConfig != nil:
@@ -229,16 +226,6 @@ func (o *Options) httpClient(http1 bool, onBlock *atomic.Pointer[func()]) (*http
 			// A non-nil empty map turns HTTP/2 off.
 			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 			tr.ForceAttemptHTTP2 = false
-			// coder/websocket reads through a 4 KiB buffer: a burst of
-			// small messages would cost a read syscall per 4 KiB.
-			dial := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c, err := dial(ctx, network, addr)
-				if err != nil {
-					return nil, err
-				}
-				return &bufConn{Conn: c, r: bufio.NewReaderSize(c, wsReadBuf), onBlock: onBlock}, nil
-			}
 		} else {
 			// The RFD requires HTTP/2; Go negotiates it over TLS (ALPN).
 			// Plain http stays HTTP/1.1: the TypeScript SDK's server
@@ -302,25 +289,4 @@ func (o *Options) header(own map[string]string) http.Header {
 		h.Set(k, v)
 	}
 	return h
-}
-
-// wsReadBuf is the read buffer under a WebSocket connection.
-const wsReadBuf = 32 << 10
-
-// bufConn reads a connection through a larger buffer, and calls onBlock
-// (when set) before a read that may block: all that was read before has
-// been handled, and the inbox may wake the client for it.
-type bufConn struct {
-	net.Conn
-	r       *bufio.Reader
-	onBlock *atomic.Pointer[func()]
-}
-
-func (c *bufConn) Read(p []byte) (int, error) {
-	if c.r.Buffered() == 0 && c.onBlock != nil {
-		if f := c.onBlock.Load(); f != nil {
-			(*f)()
-		}
-	}
-	return c.r.Read(p)
 }

@@ -27,15 +27,58 @@ var dataField = []byte("data:")
 // as the TypeScript client drops it. A body that ends without the blank
 // line after its last event still delivers it, as the TypeScript client
 // does.
+//
+// inspect is not called for a session/update notification (a message
+// that opens as sessionUpdate): nothing is learnt from one. A burst of
+// small events is passed on in batches (see batch); an event inspect is
+// called for goes after what came before it is passed on.
 func readSSE(body io.Reader, m *message, inspect func([]byte)) error {
 	br := bufio.NewReaderSize(body, sseReadBuf)
+	var b batch
+	defer b.release()
+	// pass hands what was gathered to the inbox.
+	pass := func() error {
+		if len(b.buf) == 0 {
+			return nil
+		}
+		return m.in.put(b.take())
+	}
 	atStart := true // the next read begins a line
 	data := false   // the current line is a data: line
 	hasData := false
 	for {
+		if buffered := br.Buffered(); b.due(buffered) {
+			if err := pass(); err != nil {
+				return err
+			}
+			if buffered == 0 {
+				b.release() // an idle stream holds no batch
+			}
+		}
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			whole := err == nil // chunk ends the line
+			if atStart && !hasData && whole && bytes.HasPrefix(chunk, dataField) {
+				if msg, ok := smallEvent(br, chunk, m.max); ok {
+					// A whole small event of one data line, its blank
+					// line read too: gathered straight from the buffer.
+					flatten(msg)
+					if isBlank(msg) {
+						continue // an event of whitespace: dropped
+					}
+					if inspect != nil && !bytes.HasPrefix(msg, sessionUpdate) {
+						if err := pass(); err != nil {
+							return err
+						}
+						inspect(msg)
+					}
+					b.add(msg)
+					continue
+				}
+			}
+			if err := pass(); err != nil {
+				return err
+			}
 			if atStart {
 				if whole && (len(chunk) == 1 || (len(chunk) == 2 && chunk[0] == '\r')) {
 					// A blank line ends the event.
@@ -77,13 +120,51 @@ func readSSE(body io.Reader, m *message, inspect func([]byte)) error {
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
+			if perr := pass(); perr != nil {
+				return perr
+			}
 			if hasData {
 				return m.finish(inspect)
 			}
 			return nil
 		default:
+			_ = pass()
 			m.abandon()
 			return err
 		}
 	}
+}
+
+// smallEvent reads, when line (a whole data: line beginning an event) is
+// the event's only data line, its blank line is already buffered and its
+// data at most batchSmall and max bytes, the blank line past and returns
+// the data (a slice of br's buffer, valid until its next read).
+func smallEvent(br *bufio.Reader, line []byte, max int) ([]byte, bool) {
+	n := br.Buffered()
+	if n == 0 {
+		return nil, false // a Peek would fill the buffer under line
+	}
+	end, _ := br.Peek(min(n, 2))
+	blank := 0
+	switch {
+	case end[0] == '\n':
+		blank = 1
+	case len(end) == 2 && end[0] == '\r' && end[1] == '\n':
+		blank = 2
+	default:
+		return nil, false
+	}
+	msg := line[len(dataField):]
+	if len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	msg = msg[:len(msg)-1] // the line's '\n'
+	if len(msg) > 0 && msg[len(msg)-1] == '\r' {
+		msg = msg[:len(msg)-1]
+	}
+	if len(msg) > min(max, batchSmall) {
+		return nil, false
+	}
+	_, _ = br.Discard(blank)
+	return msg, true
 }

@@ -1,19 +1,19 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/acpclient/acp"
-	"github.com/coder/websocket"
 )
 
 // WebSocketTransport speaks ACP over the RFD's WebSocket profile: a GET
@@ -29,7 +29,10 @@ import (
 //
 // When the server closes the socket or it breaks, the client's pending
 // calls fail with an error wrapping acp.ErrConnClosed and a *CloseError
-// (code and reason; 1006 when no close frame came). A handshake answered
+// (code and reason; 1006 when no close frame came, also when the server
+// broke the framing rules, which the client answers with close 1002). The
+// client speaks RFC 6455 without extensions or subprotocols, and answers
+// pings. A handshake answered
 // with another status than 101 fails Connect with a *StatusError (426: the
 // server has no WebSocket; use HTTPTransport).
 type WebSocketTransport struct {
@@ -54,23 +57,24 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (acp.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	onBlock := new(atomic.Pointer[func()])
-	client, err := t.httpClient(true, onBlock)
+	client, err := t.httpClient(true)
 	if err != nil {
 		return nil, err
 	}
 	dctx, cancel := context.WithTimeoutCause(ctx, t.timeout(),
 		fmt.Errorf("acp/remote: the WebSocket handshake with %s got no response in %v (Options.RequestTimeout)", u.Redacted(), t.timeout()))
 	defer cancel()
-	ws, resp, err := websocket.Dial(dctx, u.String(), &websocket.DialOptions{
-		HTTPClient: client,
-		HTTPHeader: t.header(nil),
-	})
+	req, err := http.NewRequestWithContext(dctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	rwc, resp, err := wsHandshake(req, client, u, t.header(nil))
 	if err != nil {
 		if t.HTTPClient == nil {
 			client.CloseIdleConnections()
 		}
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		if errors.Is(err, errNotUpgraded) {
+			defer resp.Body.Close()
 			return nil, statusError("the WebSocket handshake", resp)
 		}
 		if cerr := ctx.Err(); cerr != nil {
@@ -81,100 +85,228 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (acp.Conn, error) {
 		}
 		return nil, fmt.Errorf("acp/remote: WebSocket handshake with %s: %w", u.Redacted(), err)
 	}
-	// The transport bounds what it holds itself (see message), and a
-	// message over the client's line limit is the client's to skip, as
-	// on stdio, rather than a reason to close the socket.
-	ws.SetReadLimit(-1)
-	c := &wsConn{ws: ws, in: newInbox(), max: t.maxMessage(), done: make(chan struct{})}
+	c := &wsConn{rwc: rwc, in: newInbox(), max: t.maxMessage(), done: make(chan struct{})}
 	if t.HTTPClient == nil {
 		c.client = client
-		// Our own dialer tells the inbox when the reader is about to wait
-		// for the network (bufConn), so the client is woken once per
-		// burst rather than per message.
-		c.in.deferred = true
-		flush := c.in.flush
-		onBlock.Store(&flush)
 	}
-	if id := resp.Header.Get(HeaderConnectionID); id != "" {
-		c.connID = id
-	}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	// The inbox wakes the client once per burst rather than per message:
+	// before each read of the network (see flushReader), and when
+	// inboxSignal bytes wait.
+	c.in.deferred = true
+	c.br = bufio.NewReaderSize(flushReader{rwc, c.in}, wsReadBuf)
+	c.connID = resp.Header.Get(HeaderConnectionID)
 	go c.readLoop()
 	return c, nil
 }
 
+// wsReadBuf is the read buffer of a WebSocket connection: a burst of small
+// messages costs a read per 32 KiB, not per message.
+const wsReadBuf = 32 << 10
+
+// flushReader is the network under a WebSocket's read buffer: before each
+// read, which may wait, the inbox wakes the client for what was queued.
+type flushReader struct {
+	r  io.Reader
+	in *inbox
+}
+
+func (f flushReader) Read(p []byte) (int, error) {
+	f.in.flush()
+	return f.r.Read(p)
+}
+
 type wsConn struct {
-	ws     *websocket.Conn
+	rwc    io.ReadWriteCloser // the upgraded connection
+	br     *bufio.Reader      // rwc's, read by readLoop only
 	in     *inbox
 	max    int
 	client *http.Client // ours, to close its idle connections; nil when the caller's
 	connID string       // from the 101 response (the RFD's; informative)
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{} // the reader has stopped
+	done chan struct{} // the reader has stopped
 
 	partial []byte // the writer's unfinished line
 
+	// Frame reading (readLoop's): what is left of the data frame being
+	// read, and whether it ends its message.
+	remain int64
+	fin    bool
+	ctl    [maxControlBytes]byte // a control frame's payload (a field: on the stack it escaped, an allocation per frame)
+
+	wmu  sync.Mutex // frames are written whole: the client's, pongs, close
+	wbuf []byte     // frames gathered for one write (at most maxFrameBatch and a header)
+
 	mu        sync.Mutex
-	closing   bool
-	drained   bool // the server closed it drained (closeErr)
+	closing   bool        // Close began: the close frame is (being) sent
+	remote    *CloseError // the server's close frame, once read
+	drained   bool        // the server closed it drained (closeErr)
 	closeOnce sync.Once
 }
 
 func (c *wsConn) Read(p []byte) (int, error) { return c.in.Read(p) }
 
-// Write sends each complete line as one text frame.
+// Write sends each complete line as one text frame; the frames of one
+// Write go out together.
 func (c *wsConn) Write(p []byte) (int, error) {
-	c.partial = append(c.partial, p...)
-	for {
-		i := bytes.IndexByte(c.partial, '\n')
+	rest := p
+	if len(c.partial) > 0 {
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			break
+			c.partial = append(c.partial, p...)
+			return len(p), nil
 		}
-		line := bytes.TrimSpace(c.partial[:i])
-		if len(line) > 0 {
-			if err := c.ws.Write(c.ctx, websocket.MessageText, line); err != nil {
-				c.partial = nil
-				if c.endedDrained() {
-					return len(p), nil // not delivered; the reader reports acp.ErrDrained
-				}
-				return len(p), c.closeErr(err)
-			}
-		}
-		c.partial = c.partial[i+1:]
-	}
-	if len(c.partial) == 0 {
+		line := append(c.partial, p[:i]...)
 		c.partial = nil
+		if err := c.writeLines(line, true); err != nil {
+			return len(p), err
+		}
+		rest = p[i+1:]
+	}
+	end := bytes.LastIndexByte(rest, '\n')
+	if err := c.writeLines(rest[:end+1], false); err != nil {
+		return len(p), err
+	}
+	if tail := rest[end+1:]; len(tail) > 0 {
+		c.partial = append(c.partial, tail...)
 	}
 	return len(p), nil
+}
+
+// writeLines sends each line of b (each ending in a newline; or all of b
+// as one line when whole) as a text frame, all in as few writes as
+// maxFrameBatch allows. Blank lines send nothing.
+func (c *wsConn) writeLines(b []byte, whole bool) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for len(b) > 0 {
+		line := b
+		if !whole {
+			i := bytes.IndexByte(b, '\n')
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		if err := c.frameLocked(opText, line); err != nil {
+			return c.writeErr(err)
+		}
+	}
+	if err := c.flushLocked(); err != nil {
+		return c.writeErr(err)
+	}
+	return nil
+}
+
+// frameLocked adds one frame to the write buffer, writing what the buffer
+// holds whenever it reaches maxFrameBatch. c.wmu is held.
+func (c *wsConn) frameLocked(op byte, payload []byte) error {
+	var key uint32
+	c.wbuf, key = appendFrameHeader(c.wbuf, op, len(payload))
+	for len(payload) > 0 {
+		n := min(len(payload), maxFrameBatch)
+		c.wbuf, key = appendMasked(c.wbuf, payload[:n], key)
+		payload = payload[n:]
+		if len(c.wbuf) >= maxFrameBatch {
+			if err := c.flushLocked(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushLocked writes the gathered frames. c.wmu is held.
+func (c *wsConn) flushLocked() error {
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	_, err := c.rwc.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	if cap(c.wbuf) > 2*maxFrameBatch {
+		c.wbuf = nil
+	}
+	return err
+}
+
+// control sends one control frame at once.
+func (c *wsConn) control(op byte, payload []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.frameLocked(op, payload); err != nil {
+		return err
+	}
+	return c.flushLocked()
+}
+
+// writeErr is what a write that failed with err reports.
+func (c *wsConn) writeErr(err error) error {
+	c.partial = nil
+	if c.endedDrained() {
+		return nil // not delivered; the reader reports acp.ErrDrained
+	}
+	c.mu.Lock()
+	remote := c.remote
+	c.mu.Unlock()
+	if remote != nil {
+		return c.closeErr(remote)
+	}
+	return c.closeErr(err)
 }
 
 func (c *wsConn) readLoop() {
 	defer close(c.done)
 	m := newMessage(c.in, c.max, nil)
-	buf := make([]byte, 32<<10)
+	var scratch []byte // for a message over max, passed through in parts
+	var b batch
+	defer b.release()
 	for {
-		// A context that never ends: coder/websocket arms a timer per
-		// frame for one that can (a third of the cost of a small
-		// message), and Close ends a blocked read anyway.
-		typ, r, err := c.ws.Reader(context.Background())
+		// What was gathered goes to the client before a read that may
+		// wait, and when it is big enough.
+		if buffered := c.br.Buffered(); b.due(buffered) {
+			if c.in.put(b.take()) != nil {
+				return // the client closed
+			}
+			if buffered == 0 {
+				b.release() // an idle connection holds no batch
+			}
+		}
+		h, err := c.nextData()
+		if err == nil && h.op == opContinuation {
+			err = protocolErr("a continuation frame begins a message")
+		}
 		if err != nil {
-			c.in.fail(c.closeErr(err))
+			if len(b.buf) > 0 {
+				_ = c.in.put(b.take()) // what came before the end, first
+			}
+			c.readFailed(err)
 			return
 		}
-		if typ != websocket.MessageText {
+		if h.op == opText && h.fin && h.length <= min(int64(c.max), batchSmall) && int64(c.br.Buffered()) >= h.length {
+			// A whole small message, already read: gathered straight
+			// from the read buffer.
+			p, _ := c.br.Peek(int(h.length))
+			b.add(p)
+			_, _ = c.br.Discard(len(p))
+			continue
+		}
+		if len(b.buf) > 0 && c.in.put(b.take()) != nil {
+			return
+		}
+		c.remain, c.fin = h.length, h.fin
+		if h.op == opBinary {
 			// The RFD: binary frames are ignored.
-			if _, err := io.Copy(io.Discard, r); err != nil {
-				c.in.fail(c.closeErr(err))
+			if _, err := io.Copy(io.Discard, (*frameReader)(c)); err != nil {
+				c.readFailed(err)
 				return
 			}
 			continue
 		}
-		if err := m.readFrom(r, buf); !errors.Is(err, io.EOF) {
+		if err := m.readFrom((*frameReader)(c), &scratch); !errors.Is(err, io.EOF) {
 			m.abandon()
 			if !errors.Is(err, io.ErrClosedPipe) {
-				c.in.fail(c.closeErr(err))
+				c.readFailed(err)
 			}
 			return
 		}
@@ -182,6 +314,145 @@ func (c *wsConn) readLoop() {
 			return // the client closed
 		}
 	}
+}
+
+// A batch gathers whole small messages (each at most batchSmall bytes,
+// and MaxMessageBytes) as lines, to pass them to the inbox in one put of
+// at most batchBytes and one batchSmall message: a burst of small frames
+// then costs the inbox's locks once per batch, not per message, and each
+// message one copy. Its buffer comes from batchPool while it holds
+// something.
+type batch struct{ buf []byte }
+
+const (
+	batchSmall = 16 << 10
+	batchBytes = 32 << 10
+)
+
+var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes+batchSmall+1); return &b }}
+
+// add appends message p (flattened; dropped when blank) and its newline.
+func (b *batch) add(p []byte) {
+	if b.buf == nil {
+		b.buf = (*batchPool.Get().(*[]byte))[:0]
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, p...)
+	msg := b.buf[start:]
+	flatten(msg)
+	if isBlank(msg) {
+		b.buf = b.buf[:start]
+		return
+	}
+	b.buf = append(b.buf, '\n')
+}
+
+// due reports whether the batch should go now: it is big enough, or
+// nothing more is buffered (the next read may wait for the network).
+func (b *batch) due(buffered int) bool {
+	return len(b.buf) > 0 && (len(b.buf) >= batchBytes || buffered == 0)
+}
+
+// take returns what was gathered, valid until the next add; the caller
+// hands it to the inbox, which copies it.
+func (b *batch) take() []byte {
+	p := b.buf
+	b.buf = b.buf[:0]
+	return p
+}
+
+// release gives the buffer back to batchPool.
+func (b *batch) release() {
+	if b.buf != nil {
+		p := b.buf[:0]
+		b.buf = nil
+		batchPool.Put(&p)
+	}
+}
+
+// readFailed ends the connection for what the reader met: a protocol
+// violation is answered with a close frame (1002) first.
+func (c *wsConn) readFailed(err error) {
+	if errors.Is(err, errProtocol) {
+		_ = c.control(opClose, closePayload(closeProtocol, ""))
+	}
+	c.rwc.Close()
+	c.in.fail(c.closeErr(err))
+}
+
+// nextData reads frames up to the next data frame, answering pings, and
+// ending at a close frame (a *CloseError, after the reply).
+func (c *wsConn) nextData() (frameHeader, error) {
+	for {
+		h, err := readHeader(c.br)
+		if err != nil {
+			return h, err
+		}
+		if h.op < opClose {
+			return h, nil
+		}
+		p := c.ctl[:h.length]
+		if _, err := io.ReadFull(c.br, p); err != nil {
+			return h, eofErr(err, true)
+		}
+		switch h.op {
+		case opPing:
+			// A failed pong shows in the next read.
+			_ = c.control(opPong, p)
+		case opClose:
+			code, reason, err := parseClose(p)
+			if err != nil {
+				return h, err
+			}
+			ce := &CloseError{Code: code, Reason: reason}
+			c.mu.Lock()
+			c.remote = ce
+			reply := !c.closing
+			c.mu.Unlock()
+			if reply {
+				// The reply echoes the code (none for none).
+				if code == closeNoStatus {
+					_ = c.control(opClose, nil)
+				} else {
+					_ = c.control(opClose, closePayload(code, ""))
+				}
+			}
+			return h, ce
+		}
+	}
+}
+
+// closePayload is a close frame's payload.
+func closePayload(code int, reason string) []byte {
+	return append(binary.BigEndian.AppendUint16(nil, uint16(code)), reason...)
+}
+
+// frameReader reads the payload of the message whose first frame
+// readLoop took, across its continuation frames (and the control frames
+// between them); io.EOF at its end.
+type frameReader wsConn
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	c := (*wsConn)(f)
+	for c.remain == 0 {
+		if c.fin {
+			return 0, io.EOF
+		}
+		h, err := c.nextData()
+		if err == nil && h.op != opContinuation {
+			err = protocolErr("a new message before the last one ended")
+		}
+		if err != nil {
+			return 0, err
+		}
+		c.remain, c.fin = h.length, h.fin
+	}
+	if int64(len(p)) > c.remain {
+		p = p[:c.remain]
+	}
+	n, err := c.br.Read(p)
+	c.remain -= int64(n)
+	return n, eofErr(err, true)
 }
 
 // endedDrained waits, after a failed write, for the reader to learn how
@@ -207,10 +478,8 @@ func (c *wsConn) closeErr(err error) error {
 	if closing {
 		return io.EOF
 	}
-	var ce websocket.CloseError
-	if errors.As(err, &ce) {
-		e := &CloseError{Code: int(ce.Code), Reason: ce.Reason, Err: err}
-		if ce.Code == websocket.StatusGoingAway && strings.Contains(ce.Reason, drainedMark) {
+	if e, ok := errors.AsType[*CloseError](err); ok {
+		if e.Code == closeGoingAway && strings.Contains(e.Reason, drainedMark) {
 			// The server drained the connection: it answered all it
 			// received before this close.
 			c.mu.Lock()
@@ -220,18 +489,25 @@ func (c *wsConn) closeErr(err error) error {
 		}
 		return e
 	}
-	return &CloseError{Code: int(websocket.StatusAbnormalClosure), Err: err}
+	return &CloseError{Code: closeAbnormal, Err: err}
 }
 
-// Close performs the close handshake and waits for the reader.
+// Close performs the close handshake (at most closeWait for the server's
+// close frame) and waits for the reader.
 func (c *wsConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
 		c.mu.Unlock()
 		c.in.close()
-		_ = c.ws.Close(websocket.StatusNormalClosure, "")
-		c.cancel()
+		// A server that reads nothing must not hold Close: the socket is
+		// closed under a write (or the wait) that takes too long.
+		t := time.AfterFunc(closeWait, func() { c.rwc.Close() })
+		if c.control(opClose, closePayload(closeNormal, "")) == nil {
+			<-c.done
+		}
+		t.Stop()
+		c.rwc.Close()
 		<-c.done
 		if c.client != nil {
 			c.client.CloseIdleConnections()
@@ -239,3 +515,6 @@ func (c *wsConn) Close() error {
 	})
 	return nil
 }
+
+// closeWait bounds the close handshake.
+const closeWait = 5 * time.Second
