@@ -33,8 +33,13 @@ type promptCall struct {
 	retry *retryPrompt
 	// writing: the prompt is on its way to the transport, which has not
 	// said yet whether it took it; a connection's end leaves the turn
-	// to the write's outcome (holdUnwritten, runPrompt).
+	// to the write's outcome (wrote, runPrompt).
 	writing bool
+	// answered: the agent answered this sending of the prompt. A v2 turn
+	// runs on past its answer (it only accepts the prompt), and the agent
+	// has it then: a drained end must not send it again
+	// (holdRunningLocked).
+	answered bool
 }
 
 func (p *promptTable) init() {
@@ -83,6 +88,7 @@ func (p *promptTable) sentLocked(id string) *Turn {
 func (p *promptTable) answeredLocked(id string) (t *Turn, dead bool) {
 	if t = p.turns[id]; t != nil {
 		delete(p.turns, id)
+		t.call.answered = true
 		return t, false
 	}
 	if p.dead[id] {

@@ -108,7 +108,7 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 			c.mu.Lock()
 			retry := t.call.retry != nil
 			c.mu.Unlock()
-			if retry { // refused unwritten (holdUnwritten): again after the restart
+			if retry { // refused unwritten (wrote): again after the restart
 				var ok bool
 				if g, ok = c.resume(t, g); !ok {
 					return
@@ -163,10 +163,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	// Non-blocking: a prompt sent again (turn_retry.go) reports its write
 	// to no one; Prompt has long returned.
 	return func(err error) {
-		c.mu.Lock()
-		t.call.writing = false
-		c.mu.Unlock()
-		if err != nil && c.holdUnwritten(t, err) {
+		if c.wrote(t, err) {
 			return // sent again after the restart; Prompt waits for that
 		}
 		select {
