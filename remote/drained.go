@@ -3,12 +3,23 @@ package remote
 // A connection the server drained (package gateway's Drain): it answered
 // every request it received, then closed, and says so; what is still
 // unanswered was never delivered (acp.ErrDrained).
+//
+// The server says so on each stream: it ends every session stream once
+// all its answers are written, and answers the client's GET for it again
+// 404 "(drained)"; the connection's stream ends last. Each stream is a
+// request of its own (through a proxy, a connection of its own), with no
+// order between them, so the first 404 says nothing of the answers still
+// on their way on the others: the connection ends drained only once every
+// stream has been read to its end (drainedAt). Ending it at the first
+// would lose those answers, and the client would take their prompts for
+// undelivered and send them a second time.
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/internal/engine"
@@ -22,6 +33,82 @@ const drainedMark = "(drained)"
 func isDrained(err error) bool {
 	var se *StatusError
 	return errors.As(err, &se) && se.StatusCode == http.StatusNotFound && strings.Contains(se.Body, drainedMark)
+}
+
+// drainWait bounds how long, after the first stream said the connection
+// is drained, the others have to reach their ends (the gateway holds a
+// connection for a client that does not come back for 5 s). Past it the
+// connection ends, but not as drained: what is unanswered on a stream not
+// read to its end may have reached the agent.
+const drainWait = 10 * time.Second
+
+// drainState is a drained connection's wait for its streams (c.mu).
+type drainState struct {
+	err   error           // the first 404 "(drained)"
+	left  map[string]bool // streams not yet read to their ends: "" the connection's, session ids
+	timer *time.Timer
+}
+
+// postStream names, for drainedAt, a POST's 404: it ends no stream. The
+// connection's stream ("") is read to its end when it ends cleanly after
+// the drain began, or its GET again gets 404 "(drained)".
+const postStream = "\x00post"
+
+// drainedAt notes that stream (a session id, "" the connection's stream,
+// postStream) has met the server's drain, with err its 404, and ends the
+// connection drained once every stream open at the first such 404 has
+// been read to its end, or was closed since.
+func (c *httpConn) drainedAt(stream string, err error) {
+	c.mu.Lock()
+	if c.closing || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	d := c.drain
+	if d == nil {
+		d = &drainState{err: err, left: map[string]bool{"": true}}
+		for id := range c.sessions {
+			d.left[id] = true
+		}
+		d.timer = time.AfterFunc(drainWait, c.drainExpired)
+		c.drain = d
+	}
+	delete(d.left, stream)
+	for id := range d.left {
+		if id != "" && c.sessions[id] == nil {
+			delete(d.left, id) // failed or released since: not coming back
+		}
+	}
+	done := len(d.left) == 0
+	c.mu.Unlock()
+	if done {
+		d.timer.Stop()
+		c.drainedEnd(d.err)
+	}
+}
+
+// draining: a stream has met the server's drain (drainedAt).
+func (c *httpConn) draining() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.drain != nil
+}
+
+// drainExpired ends a drained connection whose streams did not all reach
+// their ends within drainWait.
+func (c *httpConn) drainExpired() {
+	c.mu.Lock()
+	if c.closing || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	d := c.drain
+	left := make([]string, 0, len(d.left))
+	for id := range d.left {
+		left = append(left, fmt.Sprintf("%q", id))
+	}
+	c.mu.Unlock()
+	_ = c.fatal(fmt.Errorf("acp/remote: the server drained the connection (%v), but the streams %s did not end within %v", d.err, strings.Join(left, ", "), drainWait))
 }
 
 // drainedEnd ends the connection as drained (first: an end already under

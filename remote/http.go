@@ -148,6 +148,7 @@ type httpConn struct {
 	mu       sync.Mutex
 	closing  bool
 	drained  bool                      // the server drained the connection (drained.go)
+	drain    *drainState               // the wait for the streams' ends (drained.go)
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
@@ -252,17 +253,10 @@ func (c *httpConn) send(msg []byte) error {
 	}
 	se := statusError(what, resp)
 	if isDrained(se) {
-		// Not delivered. The session streams, which the server has ended,
-		// are still to be read to their ends (the server waits for this
-		// client to come back for each, and each then ends the
-		// connection as drained); without one, the connection ends now.
+		// Not delivered. The streams, which the server has ended, are
+		// still to be read to their ends (drainedAt).
 		c.forget(env)
-		c.mu.Lock()
-		streams := len(c.sessions)
-		c.mu.Unlock()
-		if streams == 0 {
-			c.drainedEnd(se)
-		}
+		c.drainedAt(postStream, se)
 		return nil
 	}
 	switch {
@@ -515,6 +509,9 @@ func (c *httpConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
+		if c.drain != nil {
+			c.drain.timer.Stop()
+		}
 		c.mu.Unlock()
 		c.cancel()
 		c.in.close()
