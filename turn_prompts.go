@@ -40,6 +40,13 @@ type promptCall struct {
 	// has it then: a drained end must not send it again
 	// (holdRunningLocked).
 	answered bool
+	// holds counts the times the turn was held for a retry: a write error
+	// reported for a sending a hold has since overtaken fails nothing
+	// (startPrompt).
+	holds int
+	// outcome is closed once the write of the latest sending has been
+	// reported (Client.wrote): whether it is held is decided then.
+	outcome chan struct{}
 }
 
 func (p *promptTable) init() {
@@ -76,6 +83,7 @@ func (p *promptTable) sentLocked(id string) *Turn {
 	<-p.slot
 	t.call.id = id
 	t.call.writing = true
+	t.call.outcome = make(chan struct{})
 	if !t.call.expired {
 		p.turns[id] = t
 	}

@@ -62,6 +62,9 @@ func (c *Client) wrote(t *Turn, err error) (held bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t.call.writing = false
+	if t.call.outcome != nil {
+		defer close(t.call.outcome) // after the hold, under c.mu
+	}
 	if c.sup == nil || !errors.Is(err, engine.ErrNotWritten) || c.life.closing || c.life.ended {
 		return false
 	}
@@ -107,6 +110,7 @@ func (c *Client) holdLocked(t *Turn, err error) bool {
 	c.prompts.forgetLocked(t) // the next connection's ids start again
 	t.call.retry = &retryPrompt{err: err}
 	t.call.answered = false // the sending again is a call of its own
+	t.call.holds++
 	return true
 }
 
