@@ -271,3 +271,97 @@ func TestDrainMovesEverySession(t *testing.T) {
 		}
 	}
 }
+
+// Drains back to back, with no proxy to soften the timing: a supervised
+// client runs turns without pause on two sessions of one Streamable HTTP
+// connection while the gateway is drained and replaced on its address, at
+// once, eight times; v1 and v2. No turn fails. (The gateway closes a
+// drained connection as the client comes back for its last session
+// stream, so the connection's stream ends, and is asked for again in vain
+// from the next gateway, before the client has read that last 404: the
+// connection's end waits for the session streams, which say drained.)
+func TestDrainBackToBack(t *testing.T) {
+	for _, version := range []int{1, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			opts := scriptOptions()
+			opts.AnyVersion = true
+			r := &restartable{t: t, dial: newPipeDial(t, opts).Dial}
+			r.serve()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c, err := acp.Connect(ctx, &remote.HTTPTransport{URL: "http://" + r.addr + "/"}, &acp.ClientOptions{ProtocolVersion: version, Restart: &acp.RestartPolicy{
+				MaxRestarts: 500, MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var mu sync.Mutex
+			var done int
+			var failed []error
+			progress := make(chan struct{}, 1)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 2 {
+				s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						n := i % 3 * 20
+						turn, err := s.Prompt(ctx, schema.Text(fmt.Sprintf("chunks %d", n)))
+						if err == nil {
+							_, err = turn.Wait()
+						}
+						if err == nil && len(turn.State().Messages) != min(n, 1) {
+							err = fmt.Errorf("answered %+v", turn.State().Messages)
+						}
+						mu.Lock()
+						if err != nil {
+							failed = append(failed, fmt.Errorf("session %s turn %d: %w", s.ID(), i, err))
+						} else {
+							done++
+						}
+						mu.Unlock()
+						select {
+						case progress <- struct{}{}:
+						default:
+						}
+					}
+				}()
+			}
+			count := func() int { mu.Lock(); defer mu.Unlock(); return done }
+			for range 8 {
+				for target := count() + 20; count() < target; {
+					select {
+					case <-progress:
+					case <-ctx.Done():
+						t.Fatalf("no progress: %d turns", count())
+					}
+				}
+				dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
+				if err := r.g.Drain(dctx); err != nil {
+					t.Errorf("Drain: %v", err)
+				}
+				dcancel()
+				r.stop()
+				r.serve()
+			}
+			close(stop)
+			wg.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, err := range failed {
+				t.Error(err)
+			}
+			t.Logf("v%d: %d turns over 8 drains, %d failed", version, done, len(failed))
+		})
+	}
+}

@@ -15,6 +15,7 @@ package remote
 // undelivered and send them a second time.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -44,9 +45,13 @@ const drainWait = 10 * time.Second
 
 // drainState is a drained connection's wait for its streams (c.mu).
 type drainState struct {
-	err   error           // the first 404 "(drained)"
-	left  map[string]bool // streams not yet read to their ends: "" the connection's, session ids
-	timer *time.Timer
+	err error // the first 404 "(drained)"; nil while only pending
+	// pending is the end of the connection's stream, or a POST's failure,
+	// that came with session streams still open (deferEnd): the end, if
+	// no stream says drained before they have all ended.
+	pending error
+	left    map[string]bool // streams not yet read to their ends: "" the connection's, session ids
+	timer   *time.Timer
 }
 
 // postStream names, for drainedAt, a POST's 404: it ends no stream. The
@@ -64,15 +69,59 @@ func (c *httpConn) drainedAt(stream string, err error) {
 		c.mu.Unlock()
 		return
 	}
-	d := c.drain
-	if d == nil {
-		d = &drainState{err: err, left: map[string]bool{"": true}}
+	d := c.startDrainLocked()
+	if d.err == nil {
+		d.err = err
+	}
+	c.finishDrain(d, stream)
+}
+
+// startDrainLocked returns the connection's drain state, made with every
+// stream open now left to end. c.mu is held.
+func (c *httpConn) startDrainLocked() *drainState {
+	if c.drain == nil {
+		d := &drainState{left: map[string]bool{"": true}}
 		for id := range c.sessions {
 			d.left[id] = true
 		}
 		d.timer = time.AfterFunc(drainWait, c.drainExpired)
 		c.drain = d
 	}
+	return c.drain
+}
+
+// deferEnd is for an end of the connection learnt from stream (""'s
+// clean end whose GET again failed, a POST that failed: postStream) while
+// session streams are open. A gateway closes a drained connection as the
+// client comes back for its last session stream, so the connection's
+// stream can end, and be asked for in vain (the server gone, or a new one
+// in its place), before the client has read the 404 "(drained)" of that
+// very request: the session streams then still say drained. So the end
+// waits for them, as for a drain (drainedAt): drained if one says so,
+// else err. It reports false, and does nothing, with no session stream
+// open: the caller ends the connection now.
+func (c *httpConn) deferEnd(stream string, err error) bool {
+	c.mu.Lock()
+	if c.closing || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return true // ending already
+	}
+	if c.drain == nil && len(c.sessions) == 0 {
+		c.mu.Unlock()
+		return false
+	}
+	d := c.startDrainLocked()
+	if d.pending == nil {
+		d.pending = err
+	}
+	c.finishDrain(d, stream)
+	return true
+}
+
+// finishDrain marks stream read to its end and ends the connection once
+// none is left: drained when a stream said so, else with the pending end.
+// c.mu is held, and released.
+func (c *httpConn) finishDrain(d *drainState, stream string) {
 	delete(d.left, stream)
 	for id := range d.left {
 		if id != "" && c.sessions[id] == nil {
@@ -80,10 +129,16 @@ func (c *httpConn) drainedAt(stream string, err error) {
 		}
 	}
 	done := len(d.left) == 0
+	drainErr, pending := d.err, d.pending
 	c.mu.Unlock()
-	if done {
-		d.timer.Stop()
-		c.drainedEnd(d.err)
+	if !done {
+		return
+	}
+	d.timer.Stop()
+	if drainErr != nil {
+		c.drainedEnd(drainErr)
+	} else {
+		_ = c.fatal(pending)
 	}
 }
 
@@ -108,6 +163,10 @@ func (c *httpConn) drainExpired() {
 		left = append(left, fmt.Sprintf("%q", id))
 	}
 	c.mu.Unlock()
+	if d.err == nil {
+		_ = c.fatal(d.pending)
+		return
+	}
 	_ = c.fatal(fmt.Errorf("acp/remote: the server drained the connection (%v), but the streams %s did not end within %v", d.err, strings.Join(left, ", "), drainWait))
 }
 
@@ -142,3 +201,16 @@ type notDelivered struct{ err error }
 
 func (e notDelivered) Error() string   { return e.err.Error() }
 func (e notDelivered) Unwrap() []error { return []error{e.err, engine.ErrNotWritten} }
+
+// replyNotDelivered answers the request id (its JSON text) with
+// acp.CodeNotDelivered in the server's name: the server forwarded nothing
+// of it (a 404 for its POST). From a goroutine of its own, as reply.
+func (c *httpConn) replyNotDelivered(id string, err error) {
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id),
+		"error": map[string]any{"code": acp.CodeNotDelivered, "message": err.Error()}})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = c.in.put(append(line, '\n'))
+	}()
+}

@@ -238,7 +238,9 @@ func (c *httpConn) send(msg []byte) error {
 	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
 		c.forget(env)
-		if c.wasDrained() {
+		if c.wasDrained() || c.deferEnd(postStream, err) {
+			// Unanswered: not delivered if the end proves drained, else
+			// failed with it.
 			return nil
 		}
 		return c.fatal(err)
@@ -267,6 +269,13 @@ func (c *httpConn) send(msg []byte) error {
 		// forwarded nothing. The write error says so (Write), so that a
 		// supervised client sends a prompt again on its next connection.
 		c.forget(env)
+		if c.deferEnd(postStream, se) {
+			// The session streams are still to be read (deferEnd), which
+			// a write error would cut short: the request is answered
+			// not delivered instead.
+			c.replyNotDelivered(idKey(env.id), se)
+			return nil
+		}
 		_ = c.fatal(se)
 		return notDelivered{se}
 	case env.isRequest() && session != "" && se.StatusCode == http.StatusConflict:

@@ -182,7 +182,9 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 				c.drainedAt(session, fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
-			c.streamFailed(session, s, fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			if e := fmt.Errorf("%v, and opening it again failed: %w", end, err); !c.deferEnd("", e) {
+				c.streamFailed(session, s, e)
+			}
 			return
 		}
 		if session == "" || errors.Is(err, ErrBufferLimit) || c.ended(s) {
