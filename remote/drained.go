@@ -43,6 +43,13 @@ func isDrained(err error) bool {
 // read to its end may have reached the agent.
 const drainWait = 10 * time.Second
 
+// connDrainWait is how long the session streams have once the
+// connection's stream has ended too: the server has closed the
+// connection then, and what it wrote is read within moments; a proxy may
+// hold an idle stream's end much longer (nginx, measured: past
+// drainWait), which must not hold the restart.
+const connDrainWait = time.Second
+
 // drainState is a drained connection's wait for its streams (c.mu).
 type drainState struct {
 	err error // the first 404 "(drained)"; nil while only pending
@@ -122,6 +129,9 @@ func (c *httpConn) deferEnd(stream string, err error) bool {
 // none is left: drained when a stream said so, else with the pending end.
 // c.mu is held, and released.
 func (c *httpConn) finishDrain(d *drainState, stream string) {
+	if stream == "" && d.left[""] {
+		d.timer.Reset(connDrainWait)
+	}
 	delete(d.left, stream)
 	for id := range d.left {
 		if id != "" && c.sessions[id] == nil {
@@ -147,6 +157,14 @@ func (c *httpConn) draining() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.drain != nil
+}
+
+// drainedVerdict: a stream has met the server's drain, and said so with
+// its 404 "(drained)".
+func (c *httpConn) drainedVerdict() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.drain != nil && c.drain.err != nil
 }
 
 // drainExpired ends a drained connection whose streams did not all reach

@@ -191,6 +191,12 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 			c.streamFailed(session, s, end)
 			return
 		}
+		if err == nil && c.drainedVerdict() {
+			// The server has said the connection is drained; this
+			// stream's clean end since is its end.
+			c.drainedAt(session, end)
+			return
+		}
 		if got {
 			emptyReopens = 0
 		} else if emptyReopens++; emptyReopens > 1 {
