@@ -227,7 +227,12 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 				c.drainedAt(session, fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
-			_ = c.fatal(fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			// Or the server closed it as it drained, and the GET went
+			// where the connection is unknown: the other streams may
+			// still say drained (deferEnd).
+			if e := fmt.Errorf("%v, and opening it again failed: %w", end, err); !c.deferEnd(session, e) {
+				_ = c.fatal(e)
+			}
 			return
 		}
 	}
