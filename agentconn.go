@@ -197,7 +197,7 @@ func (c *Client) connEnded(g *agentConn, cause error) {
 			drained := errors.Is(cause, ErrDrained)
 			for _, t := range c.prompts.drainLocked(true) { // request ids start again on the next connection
 				if t.call.writing {
-					continue // its write's outcome decides (holdUnwritten, runPrompt)
+					continue // its write's outcome decides (wrote, runPrompt)
 				}
 				if drained && c.holdDrainedLocked(t) {
 					continue // not delivered: sent again after the restart

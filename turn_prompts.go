@@ -33,8 +33,20 @@ type promptCall struct {
 	retry *retryPrompt
 	// writing: the prompt is on its way to the transport, which has not
 	// said yet whether it took it; a connection's end leaves the turn
-	// to the write's outcome (holdUnwritten, runPrompt).
+	// to the write's outcome (wrote, runPrompt).
 	writing bool
+	// answered: the agent answered this sending of the prompt. A v2 turn
+	// runs on past its answer (it only accepts the prompt), and the agent
+	// has it then: a drained end must not send it again
+	// (holdRunningLocked).
+	answered bool
+	// holds counts the times the turn was held for a retry: a write error
+	// reported for a sending a hold has since overtaken fails nothing
+	// (startPrompt).
+	holds int
+	// outcome is closed once the write of the latest sending has been
+	// reported (Client.wrote): whether it is held is decided then.
+	outcome chan struct{}
 }
 
 func (p *promptTable) init() {
@@ -71,6 +83,7 @@ func (p *promptTable) sentLocked(id string) *Turn {
 	<-p.slot
 	t.call.id = id
 	t.call.writing = true
+	t.call.outcome = make(chan struct{})
 	if !t.call.expired {
 		p.turns[id] = t
 	}
@@ -83,6 +96,7 @@ func (p *promptTable) sentLocked(id string) *Turn {
 func (p *promptTable) answeredLocked(id string) (t *Turn, dead bool) {
 	if t = p.turns[id]; t != nil {
 		delete(p.turns, id)
+		t.call.answered = true
 		return t, false
 	}
 	if p.dead[id] {

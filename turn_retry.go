@@ -2,7 +2,12 @@ package acp
 
 // A prompt that never reached the agent (answered with CodeNotDelivered:
 // a draining gateway, a connection already closed), sent again on the
-// connection a restart brings, as the same Turn.
+// connection a restart brings, as the same Turn. The same for v1 and v2:
+// what proves the agent never got a prompt (the refusal, a write refused
+// before any byte, a drained connection that left it unanswered) comes
+// before the answer, and v2's answer only accepts the prompt, so a v2
+// turn whose prompt was answered is never sent again, whatever ends its
+// connection.
 
 import (
 	"context"
@@ -30,7 +35,7 @@ type retryPrompt struct {
 // restart's restore (its replay) must not land in it, nor wait for it.
 // It reports whether t is held; runPrompt then sends it again (resume).
 func (c *Client) holdForRetry(t *Turn, raw []byte) bool {
-	if c.sup == nil || c.version == 2 {
+	if c.sup == nil {
 		return false
 	}
 	var msg struct {
@@ -47,16 +52,20 @@ func (c *Client) holdForRetry(t *Turn, raw []byte) bool {
 	return c.holdLocked(t, callError(schema.MethodSessionPrompt, msg.Error))
 }
 
-// holdUnwritten is holdForRetry for a prompt the wire refused before
-// writing any of it (engine.ErrNotWritten: an earlier write failed, the
-// connection is ending): the agent cannot have seen it.
-func (c *Client) holdUnwritten(t *Turn, err error) bool {
-	if c.sup == nil || !errors.Is(err, engine.ErrNotWritten) {
-		return false
-	}
+// wrote records the outcome of writing t's prompt, and holds t as
+// holdForRetry does when the wire refused it before writing any of it
+// (engine.ErrNotWritten: an earlier write failed, the connection is
+// ending): the agent cannot have seen it. One step under c.mu: the
+// connection's end, which leaves a prompt being written to this outcome
+// (connEnded, failRunningTurns), must not find it written and unheld.
+func (c *Client) wrote(t *Turn, err error) (held bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.life.closing || c.life.ended {
+	t.call.writing = false
+	if t.call.outcome != nil {
+		defer close(t.call.outcome) // after the hold, under c.mu
+	}
+	if c.sup == nil || !errors.Is(err, engine.ErrNotWritten) || c.life.closing || c.life.ended {
 		return false
 	}
 	c.prompts.forgetLocked(t)
@@ -70,15 +79,17 @@ func (c *Client) holdDrainedLocked(t *Turn) bool {
 	return c.holdLocked(t, callError(schema.MethodSessionPrompt, fmt.Errorf("%w: %w", ErrAgentRestarted, ErrDrained)))
 }
 
-// holdRunningLocked holds, when a connection ended drained, the v1 turns
+// holdRunningLocked holds, when a connection ended drained, the turns
 // still running whose prompts were not yet registered (on their way to
-// the wire): unanswered, so never delivered. c.mu is held.
+// the wire): unanswered, so never delivered. A v2 turn whose prompt was
+// answered (accepted) runs on without being registered, and the agent has
+// it: it is left to fail with the connection. c.mu is held.
 func (c *Client) holdRunningLocked() {
 	for _, s := range c.routing.sessions {
 		s.mu.Lock()
 		t := s.turn
 		s.mu.Unlock()
-		if t != nil && !t.byAgent {
+		if t != nil && !t.byAgent && !t.call.answered {
 			c.holdDrainedLocked(t)
 		}
 	}
@@ -87,9 +98,6 @@ func (c *Client) holdRunningLocked() {
 // holdLocked takes t out of its session for a retry that, if it cannot be
 // made, fails t with err. c.mu is held.
 func (c *Client) holdLocked(t *Turn, err error) bool {
-	if c.version == 2 {
-		return false
-	}
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,6 +109,8 @@ func (c *Client) holdLocked(t *Turn, err error) bool {
 	}
 	c.prompts.forgetLocked(t) // the next connection's ids start again
 	t.call.retry = &retryPrompt{err: err}
+	t.call.answered = false // the sending again is a call of its own
+	t.call.holds++
 	return true
 }
 

@@ -63,8 +63,17 @@ func (c *Client) startPrompt(ctx, octx context.Context, t *Turn, req *schema.Pro
 		return t, nil
 	}
 	if err != nil {
-		t.fail(callError(schema.MethodSessionPrompt, c.mapSendErr(g, err)))
-		return nil, t.Err()
+		err = c.mapSendErr(g, err)
+		// The write failed, and then the connection's end proved the
+		// agent never got the prompt (a drained end held it): it goes
+		// out again after the restart, and the turn is the caller's.
+		c.mu.Lock()
+		held := t.call.holds > 0
+		c.mu.Unlock()
+		if !held {
+			t.fail(callError(schema.MethodSessionPrompt, err))
+			return nil, t.Err()
+		}
 	}
 	stop := context.AfterFunc(ctx, t.Cancel)
 	s.mu.Lock()
@@ -94,7 +103,16 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 			c.mu.Lock()
 			neverSent := c.prompts.sending == t
 			c.prompts.unsentLocked(t) // if it never reached the wire
+			outcome := t.call.outcome
 			c.mu.Unlock()
+			if !neverSent && outcome != nil {
+				// jrpc2 can fail the call before the wire reports its
+				// write, whose outcome decides whether it is held.
+				select {
+				case <-outcome:
+				case <-t.done:
+				}
+			}
 			if neverSent && c.sup != nil {
 				// jrpc2 refused the call: the connection has ended, and a
 				// restart follows, after which the prompt goes out.
@@ -108,7 +126,7 @@ func (c *Client) runPrompt(g *agentConn, t *Turn, params any, end func(error)) {
 			c.mu.Lock()
 			retry := t.call.retry != nil
 			c.mu.Unlock()
-			if retry { // refused unwritten (holdUnwritten): again after the restart
+			if retry { // refused unwritten (wrote): again after the restart
 				var ok bool
 				if g, ok = c.resume(t, g); !ok {
 					return
@@ -163,10 +181,7 @@ func (c *Client) onCallSent(id []byte, method string, params []byte) func(error)
 	// Non-blocking: a prompt sent again (turn_retry.go) reports its write
 	// to no one; Prompt has long returned.
 	return func(err error) {
-		c.mu.Lock()
-		t.call.writing = false
-		c.mu.Unlock()
-		if err != nil && c.holdUnwritten(t, err) {
+		if c.wrote(t, err) {
 			return // sent again after the restart; Prompt waits for that
 		}
 		select {

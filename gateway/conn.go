@@ -69,6 +69,9 @@ type conn struct {
 	// Acp-Session-Id), at most MaxSessions: the streams it comes back
 	// for after a drain (acks).
 	known map[string]bool
+	// turnCalls and turns follow the v2 turns for Drain (drain.go).
+	turnCalls map[string]string
+	turns     map[string]bool
 }
 
 // stream is the queue of one SSE stream (or of the WebSocket).
@@ -218,6 +221,9 @@ func (c *conn) route(line []byte) {
 				session = s
 				delete(c.pending, key)
 			}
+			if len(c.turnCalls) > 0 {
+				c.promptAnsweredLocked(key, &e)
+			}
 			if c.ws && key == c.wsInitKey {
 				c.wsAnswered = true
 			}
@@ -225,6 +231,9 @@ func (c *conn) route(line []byte) {
 	} else {
 		if s, ok := e.sessionID(); ok && len(s) <= maxIDBytes {
 			session = s
+		}
+		if len(c.turns) > 0 {
+			c.turnUpdateLocked(session, &e)
 		}
 		// Past MaxPendingRequests the agent's requests are not tracked:
 		// the client's answers to them pass without the session check,

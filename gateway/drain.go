@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -35,7 +36,10 @@ const notDeliveredMessage = "gateway: draining: the request was not delivered to
 //     Notifications and answers (session/cancel, a permission choice) are
 //     still forwarded: they belong to the requests in flight.
 //   - A connection closes once no request of its client awaits the agent's
-//     answer and every answer has been written to its stream. Over
+//     answer, no ACP v2 turn runs (a v2 agent answers session/prompt when
+//     it accepts the prompt; the turn runs until the agent reports the
+//     session idle; at most MaxSessions turns a connection are followed)
+//     and every answer has been written to its stream. Over
 //     Streamable HTTP the session streams end first and the connection's
 //     stream only when they have: a client learns of the end from a
 //     session stream after it has read that stream's last answer, never
@@ -92,7 +96,8 @@ func (c *conn) startDrain() {
 }
 
 // drainStepLocked moves a draining connection on: once nothing awaits the
-// agent and nothing waits to be written, its session streams end; once
+// agent (no request, no accepted v2 turn) and nothing waits to be
+// written, its session streams end; once
 // they have all lost their receivers (every SSE response has returned), it
 // reports that the connection is to close now. c.mu is held.
 func (c *conn) drainStepLocked() bool {
@@ -100,7 +105,7 @@ func (c *conn) drainStepLocked() bool {
 		return false
 	}
 	if !c.sessionsEnded {
-		if len(c.pending) > 0 || c.buffered > 0 || !c.readyLocked() {
+		if len(c.pending) > 0 || len(c.turns) > 0 || c.buffered > 0 || !c.readyLocked() {
 			return false
 		}
 		c.sessionsEnded = true
@@ -214,4 +219,81 @@ func (g *Gateway) Health() http.Handler {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "ok")
 	})
+}
+
+// A v2 agent answers session/prompt as soon as it accepts the prompt
+// ({messageId}); the turn runs on until the agent reports the session
+// idle (a state_update). Drain must wait for that, not for the answer:
+// a connection closed in the middle of the turn would cut it short, and
+// the client cannot send it again (the agent has it). So the gateway
+// follows, per connection, the prompts awaiting their answer
+// (turnCalls, bounded as pending is) and the sessions whose prompt was
+// accepted until their idle (turns, at most MaxSessions: a turn past that
+// does not hold the drain). A v1 answer ({stopReason}) or an error ends
+// the turn there: nothing is followed for v1.
+
+// promptSentLocked records the client's session/prompt request of id key
+// on session. c.mu is held.
+func (c *conn) promptSentLocked(key, session string) {
+	if c.turnCalls == nil {
+		c.turnCalls = make(map[string]string)
+	}
+	c.turnCalls[key] = session
+}
+
+// promptAnsweredLocked reads the agent's answer to the prompt of id key:
+// a result with a messageId and no stopReason accepted a v2 turn, which
+// holds the drain until its idle. c.mu is held.
+func (c *conn) promptAnsweredLocked(key string, e *envelope) {
+	session, ok := c.turnCalls[key]
+	if !ok {
+		return
+	}
+	delete(c.turnCalls, key)
+	if e.Result == nil {
+		return
+	}
+	var res struct {
+		MessageID  *string `json:"messageId"`
+		StopReason *string `json:"stopReason"`
+	}
+	if json.Unmarshal(e.Result, &res) != nil || res.MessageID == nil || res.StopReason != nil {
+		return
+	}
+	if c.turns == nil {
+		c.turns = make(map[string]bool)
+	}
+	if len(c.turns) < c.o.MaxSessions {
+		c.turns[session] = true
+	}
+}
+
+// turnUpdateLocked reads a message of the agent on session for the idle
+// that ends the session's v2 turn. c.mu is held.
+func (c *conn) turnUpdateLocked(session string, e *envelope) {
+	if !c.turns[session] || e.method() != "session/update" {
+		return
+	}
+	kind, body := e.Update.Kind, e.Update.Body
+	if kind == nil { // not the plain shape Peek reads: decode it
+		var p struct {
+			Update json.RawMessage `json:"update"`
+		}
+		var u struct {
+			Kind string `json:"sessionUpdate"`
+		}
+		if json.Unmarshal(e.Params, &p) != nil || json.Unmarshal(p.Update, &u) != nil {
+			return
+		}
+		kind, body = []byte(u.Kind), p.Update
+	}
+	if string(kind) != "state_update" {
+		return
+	}
+	var u struct {
+		State string `json:"state"`
+	}
+	if json.Unmarshal(body, &u) == nil && u.State == "idle" {
+		delete(c.turns, session)
+	}
 }

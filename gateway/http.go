@@ -178,6 +178,9 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 				return http.StatusTooManyRequests, fmt.Sprintf("Too many requests awaiting the agent's answer (%d)", c.o.MaxPendingRequests)
 			}
 			c.pending[k] = session
+			if e.method() == "session/prompt" {
+				c.promptSentLocked(k, session)
+			}
 			c.mu.Unlock()
 			key = k
 		}
@@ -188,6 +191,7 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 		if key != "" {
 			c.mu.Lock()
 			delete(c.pending, key)
+			delete(c.turnCalls, key)
 			c.mu.Unlock()
 		}
 		if r := c.closeReason(); r != nil {

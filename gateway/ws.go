@@ -146,6 +146,9 @@ func (c *conn) wsMessage(data []byte) bool {
 		}
 		if key, ok := idKey(e.ID); ok && len(c.pending) < c.o.MaxPendingRequests {
 			c.pending[key] = ""
+			if s, ok := e.sessionID(); ok && e.method() == "session/prompt" {
+				c.promptSentLocked(key, s)
+			}
 		}
 		c.mu.Unlock()
 	}

@@ -148,6 +148,7 @@ type httpConn struct {
 	mu       sync.Mutex
 	closing  bool
 	drained  bool                      // the server drained the connection (drained.go)
+	drain    *drainState               // the wait for the streams' ends (drained.go)
 	sessions map[string]*sessionStream // open or opening, by session id
 	replyTo  map[string]string         // agent request id → the session whose stream carried it
 	calls    map[string]string         // our pending session request id → its session
@@ -237,7 +238,9 @@ func (c *httpConn) send(msg []byte) error {
 	resp, err := c.do(c.ctx, http.MethodPost, msg, hdr, "a POST")
 	if err != nil {
 		c.forget(env)
-		if c.wasDrained() {
+		if c.wasDrained() || c.deferEnd(postStream, err) {
+			// Unanswered: not delivered if the end proves drained, else
+			// failed with it.
 			return nil
 		}
 		return c.fatal(err)
@@ -252,17 +255,10 @@ func (c *httpConn) send(msg []byte) error {
 	}
 	se := statusError(what, resp)
 	if isDrained(se) {
-		// Not delivered. The session streams, which the server has ended,
-		// are still to be read to their ends (the server waits for this
-		// client to come back for each, and each then ends the
-		// connection as drained); without one, the connection ends now.
+		// Not delivered. The streams, which the server has ended, are
+		// still to be read to their ends (drainedAt).
 		c.forget(env)
-		c.mu.Lock()
-		streams := len(c.sessions)
-		c.mu.Unlock()
-		if streams == 0 {
-			c.drainedEnd(se)
-		}
+		c.drainedAt(postStream, se)
 		return nil
 	}
 	switch {
@@ -273,6 +269,13 @@ func (c *httpConn) send(msg []byte) error {
 		// forwarded nothing. The write error says so (Write), so that a
 		// supervised client sends a prompt again on its next connection.
 		c.forget(env)
+		if c.deferEnd(postStream, se) {
+			// The session streams are still to be read (deferEnd), which
+			// a write error would cut short: the request is answered
+			// not delivered instead.
+			c.replyNotDelivered(idKey(env.id), se)
+			return nil
+		}
 		_ = c.fatal(se)
 		return notDelivered{se}
 	case env.isRequest() && session != "" && se.StatusCode == http.StatusConflict:
@@ -515,6 +518,9 @@ func (c *httpConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
+		if c.drain != nil {
+			c.drain.timer.Stop()
+		}
 		c.mu.Unlock()
 		c.cancel()
 		c.in.close()

@@ -155,6 +155,15 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		if session == "" && got {
 			emptyReopens = 0
 		}
+		if session == "" && err == nil && c.draining() {
+			// The server said the connection is drained, then ended its
+			// stream cleanly: it has written all it will (the gateway
+			// closes a drained connection only once the client has come
+			// back for its session streams), and asking again may find
+			// it gone altogether.
+			c.drainedAt("", end)
+			return
+		}
 		if session == "" && err == nil && !c.ended(s) && emptyReopens == 0 {
 			if !got {
 				emptyReopens++ // a server that ends it at once, every time: one reopening
@@ -170,14 +179,22 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 				continue
 			}
 			if isDrained(err) {
-				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
+				c.drainedAt(session, fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
-			c.streamFailed(session, s, fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			if e := fmt.Errorf("%v, and opening it again failed: %w", end, err); !c.deferEnd("", e) {
+				c.streamFailed(session, s, e)
+			}
 			return
 		}
 		if session == "" || errors.Is(err, ErrBufferLimit) || c.ended(s) {
 			c.streamFailed(session, s, end)
+			return
+		}
+		if err == nil && c.drainedVerdict() {
+			// The server has said the connection is drained; this
+			// stream's clean end since is its end.
+			c.drainedAt(session, end)
 			return
 		}
 		if got {
@@ -205,11 +222,17 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 			}
 			if isDrained(err) {
 				// The server drained the connection: this stream was read
-				// to its end, and the server answered all it received.
-				c.drainedEnd(fmt.Errorf("%v, and opening it again: %w", end, err))
+				// to its end; the connection ends drained once every
+				// stream has been (drainedAt).
+				c.drainedAt(session, fmt.Errorf("%v, and opening it again: %w", end, err))
 				return
 			}
-			_ = c.fatal(fmt.Errorf("%v, and opening it again failed: %w", end, err))
+			// Or the server closed it as it drained, and the GET went
+			// where the connection is unknown: the other streams may
+			// still say drained (deferEnd).
+			if e := fmt.Errorf("%v, and opening it again failed: %w", end, err); !c.deferEnd(session, e) {
+				_ = c.fatal(e)
+			}
 			return
 		}
 	}
@@ -243,7 +266,7 @@ func (c *httpConn) streamFailed(session string, s *sessionStream, err error) {
 		return // we ended it: the connection's Close, or the session's
 	}
 	if isDrained(err) {
-		c.drainedEnd(err)
+		c.drainedAt(session, err)
 		return
 	}
 	var se *StatusError

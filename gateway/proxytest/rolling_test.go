@@ -5,12 +5,16 @@ package proxytest
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/schema"
 )
 
@@ -18,11 +22,43 @@ import (
 // a drain usually finds one running.
 const rollingChunks = 200
 
-// runner is a supervised client that runs turns back to back on the shared
-// session, alternating a long one ("chunks N") and one that names its
-// backend, and counts them.
+// secondSession is, like sharedSession, a session every agent process
+// knows: each client of the rolling restart runs turns on both at once,
+// on its one connection.
+const secondSession = "shared-2"
+
+func init() { acptest.Register("rollingagent", rollingAgent) }
+
+// rollingAgent is the rolling restart's agent: it speaks the version the
+// client offers (v1 or v2), knows both shared sessions, and answers
+// "backend" with its backend's name and "chunks N" with N chunks "x".
+func rollingAgent() *acptest.Agent {
+	return acptest.New(&acptest.Options{
+		AnyVersion: true,
+		History:    map[string][]any{sharedSession: nil, secondSession: nil},
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			word, arg, _ := strings.Cut(t.PromptText(), " ")
+			if word == "backend" {
+				return "end_turn", t.Say(os.Getenv(backendEnv))
+			}
+			n, _ := strconv.Atoi(arg)
+			for range n {
+				if err := t.Say("x"); err != nil {
+					return "", err
+				}
+			}
+			return "end_turn", nil
+		},
+	})
+}
+
+func rollingCommand() *exec.Cmd { return acptest.Command("rollingagent") }
+
+// runner runs turns back to back on one session of a supervised client,
+// alternating a long one ("chunks N") and one that names its backend,
+// and counts them.
 type runner struct {
-	profile string
+	profile string // the transport, the ACP version and the session
 	sess    *acp.Session
 	turns   chan string // the backend of each "backend" turn; "" for the others
 
@@ -155,8 +191,9 @@ func waitBack(t *testing.T, p *proxy, b *backend) {
 }
 
 // A rolling restart through each proxy loses no turn: a client per
-// profile runs turns back to back on a session every backend can reach
-// while each backend in turn drains (acp serve's SIGTERM: its listener
+// profile (Streamable HTTP, WebSocket) and ACP version (v1, v2) runs turns
+// back to back on two sessions every backend can reach, both on its one
+// connection, while each backend in turn drains (acp serve's SIGTERM: its listener
 // closes, its running turns finish, new requests are refused as not
 // delivered) and starts again on its address, twice over. Every turn must
 // succeed, with its whole answer; the figures (turns, the longest turn,
@@ -164,32 +201,43 @@ func waitBack(t *testing.T, p *proxy, b *backend) {
 func TestRollingRestart(t *testing.T) {
 	for _, px := range rollingProxies {
 		t.Run(px.name, func(t *testing.T) {
-			s := newSetup(t, px.start)
+			s := &setup{cert: newCert(t), a: startBackendAgent(t, "a", 0, rollingCommand), b: startBackendAgent(t, "b", 0, rollingCommand)}
+			s.proxy = px.start(t, s.cert, s.a, s.b)
 			ctx, stop := context.WithCancel(context.Background())
 			defer stop()
 			var wg sync.WaitGroup
 			var runners []*runner
 			restarts := make(chan acp.RestartEvent, 1024)
 			for _, profile := range profiles {
-				c := connect(t, s.transport(t, profile, newJar(t)), &acp.ClientOptions{Restart: &acp.RestartPolicy{
-					MaxRestarts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
-					OnRestart: func(ev acp.RestartEvent) {
-						if testing.Verbose() {
-							t.Logf("%s: restart %s conn %d: %v", profile, ev.Phase, ev.Connection, ev.Err)
+				for _, version := range []int{1, 2} {
+					client := fmt.Sprintf("%s v%d", profile, version)
+					c := connect(t, s.transport(t, profile, newJar(t)), &acp.ClientOptions{ProtocolVersion: version, Restart: &acp.RestartPolicy{
+						MaxRestarts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+						OnRestart: func(ev acp.RestartEvent) {
+							if testing.Verbose() {
+								t.Logf("%s: restart %s conn %d: %v", client, ev.Phase, ev.Connection, ev.Err)
+							}
+							if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
+								restarts <- ev
+							}
+						},
+					}})
+					if got := c.InitializeResponse().ProtocolVersion; got != version {
+						t.Fatalf("%s: negotiated v%d", client, got)
+					}
+					// Two sessions on the one connection: a drain moves
+					// them together.
+					for _, id := range []string{sharedSession, secondSession} {
+						sess, err := c.LoadSession(bounded(t), &schema.LoadSessionRequest{SessionID: id, Cwd: t.TempDir()})
+						if err != nil {
+							t.Fatal(err)
 						}
-						if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
-							restarts <- ev
-						}
-					},
-				}})
-				sess, err := c.LoadSession(bounded(t), &schema.LoadSessionRequest{SessionID: sharedSession, Cwd: t.TempDir()})
-				if err != nil {
-					t.Fatal(err)
+						r := &runner{profile: client + " " + id, sess: sess, turns: make(chan string, 1), backends: map[string]int{}}
+						runners = append(runners, r)
+						wg.Add(1)
+						go func() { defer wg.Done(); r.run(ctx) }()
+					}
 				}
-				r := &runner{profile: profile, sess: sess, turns: make(chan string, 1), backends: map[string]int{}}
-				runners = append(runners, r)
-				wg.Add(1)
-				go func() { defer wg.Done(); r.run(ctx) }()
 			}
 			defer func() { stop(); wg.Wait() }()
 			for _, r := range runners {
@@ -205,19 +253,19 @@ func TestRollingRestart(t *testing.T) {
 						t.Errorf("round %d: backend %s's drain: %v (turns still running at its deadline)", round, b.name, err)
 					}
 					took := time.Since(start)
-					backends[i] = b.restart(t)
+					backends[i] = startBackendAt(t, b.name, b.addr, 0, rollingCommand)
 					drains++
 					waitBack(t, s.proxy, b)
 					t.Logf("round %d: backend %s drained in %v and restarted", round, b.name, took.Round(time.Millisecond))
 					for _, r := range runners {
-						r.wait(t, 20) // every client goes on, wherever it is now
+						r.wait(t, 10) // every session goes on, wherever it is now
 					}
 				}
 			}
 			stop()
 			wg.Wait()
 			elapsed := time.Since(began)
-			restored := 0
+			restored, total, failed := 0, 0, 0
 			for len(restarts) > 0 {
 				if ev := <-restarts; ev.Phase == acp.RestartGaveUp {
 					t.Errorf("a client gave up: %v", ev.Err)
@@ -228,11 +276,13 @@ func TestRollingRestart(t *testing.T) {
 			for _, r := range runners {
 				t.Logf("%s %s: %d turns in %v over %d drains, %d failed; longest turn %v; backends answering %v",
 					px.name, r.profile, r.done, elapsed.Round(time.Millisecond), drains, len(r.failed), r.longest.Round(time.Millisecond), r.backends)
+				total += r.done
+				failed += len(r.failed)
 				for _, err := range r.failed {
 					t.Errorf("%s: %v", r.profile, err)
 				}
 			}
-			t.Logf("%s: %d reconnections (restarts restored)", px.name, restored)
+			t.Logf("%s: %d turns on %d sessions (%d clients), %d failed; %d reconnections (restarts restored)", px.name, total, len(runners), len(runners)/2, failed, restored)
 		})
 	}
 }
