@@ -117,13 +117,6 @@ func startBackendAgent(t *testing.T, name string, keepAlive time.Duration, newAg
 	return startBackendAt(t, name, "127.0.0.1:0", keepAlive, newAgent)
 }
 
-// restart starts a new backend in b's place, on its address, as the
-// restart of a deploy would.
-func (b *backend) restart(t *testing.T) *backend {
-	t.Helper()
-	return startBackendAt(t, b.name, b.addr, 0, func() *exec.Cmd { return acptest.Command("proxyagent") })
-}
-
 // startBackendAt is startBackendAgent listening on addr ("127.0.0.1:0":
 // a free port below the ephemeral range, see listenFixed).
 func startBackendAt(t *testing.T, name, addr string, keepAlive time.Duration, newAgent func() *exec.Cmd) *backend {
