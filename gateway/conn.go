@@ -195,12 +195,18 @@ func readLine(br *bufio.Reader, max int, arena *lineArena) ([]byte, error) {
 func (c *conn) route(line []byte) {
 	if session, ok := c.updateSession(line); ok {
 		c.mu.Lock()
-		err := c.pushLocked(session, line)
-		c.mu.Unlock()
-		if err != nil {
-			c.close(err)
+		// A followed v2 turn (drain.go) ends with a state_update idle,
+		// which only the full read below sees: while one is followed,
+		// updates take that path.
+		if len(c.turns) == 0 {
+			err := c.pushLocked(session, line)
+			c.mu.Unlock()
+			if err != nil {
+				c.close(err)
+			}
+			return
 		}
-		return
+		c.mu.Unlock()
 	}
 	e, ok := parseEnvelope(line)
 	if !ok {
