@@ -2,7 +2,9 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/acpclient/acp/internal/scantest"
@@ -139,15 +141,22 @@ func checkPeeked(t *testing.T, line []byte) bool {
 	}
 	for _, v := range []int{1, 2} {
 		want, werr := DecodeNotification(v, env.Params)
-		got, gerr := decodePeeked(v, env.Params, env.Update)
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
-		}
-		if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
-			t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
-		}
-		if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
-			t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+		// The caller knows no session, the notification's (a string of
+		// its own, as a session's id is), or another.
+		for _, known := range []string{"", strings.Clone(want.SessionID), "s-other"} {
+			got, gerr := decodePeeked(v, env.Params, env.Update, known)
+			if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+				t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
+			}
+			if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
+				t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
+			}
+			if env.Update.Exact && env.Update.Kind != nil && known == got.SessionID && known != "" && unsafe.StringData(known) != unsafe.StringData(got.SessionID) {
+				t.Fatalf("v%d: decodePeeked(%s) copied the known session id %q", v, env.Params, known)
+			}
+			if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
+				t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+			}
 		}
 	}
 	return env.Update.Exact && env.Update.Kind != nil
