@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -191,7 +192,7 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			return nil, false
 		}
 	}
-	b.u.RawInput, b.u.RawOutput = wirejson.RawValue(t.rawIn), wirejson.RawValue(t.rawOut)
+	t.raws(&b.u.RawInput, &b.u.RawOutput)
 	if t.lit[fTitle] != nil {
 		b.title = t.str[fTitle]
 		b.u.Title = &b.title
@@ -242,8 +243,19 @@ func decodeToolCall(data []byte) (Update, bool) {
 			return nil, false
 		}
 	}
-	b.u.RawInput, b.u.RawOutput = wirejson.RawValue(t.rawIn), wirejson.RawValue(t.rawOut)
+	t.raws(&b.u.RawInput, &b.u.RawOutput)
 	return &b.u, true
+}
+
+// raws sets in and out to t's raw input and output as wirejson.RawValue
+// reads them (nil when absent, as it reads nil too).
+func (t *toolFields) raws(in, out *json.RawMessage) {
+	if t.rawIn != nil {
+		*in = wirejson.RawValue(t.rawIn)
+	}
+	if t.rawOut != nil {
+		*out = wirejson.RawValue(t.rawOut)
+	}
 }
 
 // toolLocations decodes a validated locations member as
