@@ -21,6 +21,12 @@ var scanSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"toolCallId":"c\u0031","kind":"edit","name":"e","title":"a\nb ` + "\xff" + `","status":null,"x":[1]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":7,"kind":"","status":"failed"}}}`,
+	// v2's upsert: nulls, words in strings, capabilities; readsAsV1 or not.
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"null","kind":"edit"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"diff","status":"x\"diff"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","name":null,"status":"completed"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","capabilities":{"cancel":{}},"status":"in_progress"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","kind":"","status":""}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","Status":"failed"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"a","status":"b"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":5}}}`,
@@ -138,6 +144,11 @@ func checkPeeked(t *testing.T, line []byte) bool {
 	env, err := jsonscan.Peek(line)
 	if err != nil || env.Params == nil {
 		return false
+	}
+	if u := env.Update; u.Exact && string(u.Kind) == "tool_call_update" {
+		if tf, ok := walkTool(u.Body, "tool_call_update", true); ok && tf.readsAsV1() && !fastUpsert(u.Body) {
+			t.Fatalf("readsAsV1(%s) holds, fastUpsert does not", u.Body)
+		}
 	}
 	for _, v := range []int{1, 2} {
 		want, werr := DecodeNotification(v, env.Params)

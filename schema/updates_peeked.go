@@ -74,11 +74,16 @@ func decodePeekedV2(u *jsonscan.Update) (Update, bool) {
 	case "config_option_update", "subagent_update":
 		return nil, false
 	case "tool_call_update":
-		if !fastUpsert(u.Body) {
+		// fastUpsert read from the walk when it can (readsAsV1), else
+		// from the bytes.
+		t, walked := walkTool(u.Body, "tool_call_update", true)
+		if !(walked && t.readsAsV1()) && !fastUpsert(u.Body) {
 			return nil, false
 		}
-		if up, ok := decodeToolCallUpdate(u.Body); ok {
-			return up, true
+		if walked {
+			if up, ok := t.toolCallUpdate(); ok {
+				return up, true
+			}
 		}
 		up, err := decodeUpdate(u.Body)
 		return up, err == nil
