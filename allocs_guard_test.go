@@ -31,9 +31,10 @@ const (
 	// (decodeToolCallUpdate) instead of through encoding/json, then 4 once
 	// the update's strings went into its own allocation (toolUpdateBox):
 	// then 3 once the merged ToolCallState and its event's log entry
-	// were allocated as one (toolSnap): the update with its strings, the
-	// state with its entry, and the notification's session id.
-	maxToolUpdateAllocs = 3
+	// were allocated as one (toolSnap), then 2 once the notification's
+	// session id was the session's own string (decodePeeked's known): the
+	// update with its strings, and the state with its entry.
+	maxToolUpdateAllocs = 2
 	// maxTurnAllocs bounds a whole turn per update, counted the way the
 	// bench/ harness counts its turn A: every allocation in the process
 	// from the prompt until Turn.Updates has yielded the last update, over
@@ -48,11 +49,12 @@ const (
 	// (plainToolText), then 0.29 once an escaped chunk's text decoded on
 	// the stack (jsonscan.AppendUnquote) instead of into a string of its
 	// own, then 0.276 with a tool call's state and log entry in one
-	// allocation (toolSnap). What is left is mostly the tool calls' merged states, entries
+	// allocation (toolSnap), then 0.256 with the session id of an update
+	// the session's own string. What is left is mostly the tool calls' merged states, entries
 	// and strings, and the messages' growing first blocks; the margin
 	// absorbs the amortized growth of the turn's log, not one more
 	// allocation in every tenth chunk (which would add 0.1).
-	maxTurnAllocs = 0.31
+	maxTurnAllocs = 0.29
 )
 
 func skipAllocGuardUnderRace(t *testing.T) {

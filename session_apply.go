@@ -25,7 +25,11 @@ import (
 //	           the tree. Reports diagnostics; changes no session.
 //	route      to the session registered for the id, or kept as an orphan
 //	           (applied by registerLocked, through applyLocked, once the
-//	           session is registered).
+//	           session is registered). The session is looked up by the
+//	           peek's id before decode, so the update carries the
+//	           session's own id string, and again after screen, under
+//	           the hold that keeps an orphan, for an id not found then
+//	           or not the one decoded, and after a subagent_update.
 //
 // The session's stages (Session.apply, below), 1 to 6 under s.mu, so a
 // reader of the state or the feed sees an update whole or not at all:

@@ -45,7 +45,16 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 	if peek.Chunk != jsonscan.ChunkNone && c.applyPlainText(params, &peek) {
 		return
 	}
-	n, err := decodePeeked(c.version, params, peek)
+	// The route is looked up before the decode, so that the notification's
+	// session id is the session's own string, not a copy of the wire's.
+	c.mu.Lock()
+	s := c.routing.sessions[string(peek.SessionID)]
+	c.mu.Unlock()
+	var known string
+	if s != nil {
+		known = s.id
+	}
+	n, err := decodePeeked(c.version, params, peek, known)
 	sid, u, meta := n.SessionID, n.Update, n.Meta
 	if err != nil {
 		c.diagIn(sid, DiagBadUpdate, "kept a session/update that did not decode as unknown: "+agenttext.Text(err.Error()), params)
@@ -63,17 +72,21 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 	if !ok {
 		return
 	}
-	c.mu.Lock()
-	s := c.routing.sessions[sid]
-	if s == nil {
-		reason := c.keepOrphanLocked(sid, u, meta, len(params))
-		c.mu.Unlock()
-		if reason != "" {
-			c.diagIn(sid, DiagLimitExceeded, "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
+	if _, announces := u.(*schema.SubagentUpdate); s == nil || s.id != sid || announces {
+		// Not found by the peek's id (an orphan, an id the peek did not
+		// read), or the screen may have registered a session: looked up
+		// again, and an orphan kept, under one hold of c.mu.
+		c.mu.Lock()
+		if s = c.routing.sessions[sid]; s == nil {
+			reason := c.keepOrphanLocked(sid, u, meta, len(params))
+			c.mu.Unlock()
+			if reason != "" {
+				c.diagIn(sid, DiagLimitExceeded, "dropped an update for unknown session "+agenttext.Quote(sid)+": "+reason, nil)
+			}
+			return
 		}
-		return
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	s.childStateV2(u)
 	c.act(s.apply(u, meta, len(params)))
 	s.mirrorChildStateV2(u)
@@ -85,7 +98,7 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 // decodePeeked is schema.DecodeNotification for params Peek has read:
 // schema's decoder that takes what the peek found instead of walking
 // params again (jsonscan.DecodePeeked).
-var decodePeeked = jsonscan.DecodePeeked.(func(int, []byte, jsonscan.Update) (schema.SessionNotification, error))
+var decodePeeked = jsonscan.DecodePeeked.(func(int, []byte, jsonscan.Update, string) (schema.SessionNotification, error))
 
 // keepOrphanLocked keeps an update for a session id not registered yet, or
 // says which limit it is over. c.mu is held.

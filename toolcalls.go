@@ -157,8 +157,9 @@ func (tt *toolTable) create(u *schema.ToolCall) *ToolCallState {
 func (tt *toolTable) update(u *schema.ToolCallUpdate) *ToolCallState {
 	ts := &toolSnap{}
 	tc := &ts.st
-	if old, ok := tt.get(u.ToolCallID); ok {
-		*tc = *old
+	at, known := tt.index[u.ToolCallID] // one lookup for the read and the store
+	if known {
+		*tc = *tt.calls[at]
 	} else {
 		*tc = ToolCallState{ToolCallID: u.ToolCallID, Kind: schema.ToolKindOther, Status: schema.ToolCallStatusPending, Unannounced: true}
 	}
@@ -193,7 +194,12 @@ func (tt *toolTable) update(u *schema.ToolCallUpdate) *ToolCallState {
 		tc.Cancellable = *u.Cancellable
 	}
 	tt.foldAgentTerminal(tc, u.Meta, false)
-	tt.put(tc)
+	if known {
+		tc.Order = tt.calls[at].Order
+		tt.calls[at] = tc
+	} else {
+		tt.put(tc)
+	}
 	tt.last = ts
 	return tc
 }

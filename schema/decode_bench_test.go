@@ -72,3 +72,18 @@ func BenchmarkDecodeToolCallUpdate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeToolCallUpdateWalk decodes the status and title update
+// of BenchmarkFoldV1V2 (the root package's) with the one-walk decoder.
+//
+//	go test -run '^$' -bench DecodeToolCallUpdateWalk -benchmem ./schema/
+func BenchmarkDecodeToolCallUpdateWalk(b *testing.B) {
+	body := []byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, ok := decodeToolCallUpdate(body); !ok {
+			b.Fatal("not taken")
+		}
+	}
+}

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 	"github.com/acpclient/acp/internal/scantest"
@@ -19,6 +21,12 @@ var scanSeeds = append([]string{
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"Edit a.go"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"toolCallId":"c\u0031","kind":"edit","name":"e","title":"a\nb ` + "\xff" + `","status":null,"x":[1]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":7,"kind":"","status":"failed"}}}`,
+	// v2's upsert: nulls, words in strings, capabilities; readsAsV1 or not.
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"null","kind":"edit"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"diff","status":"x\"diff"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","name":null,"status":"completed"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","capabilities":{"cancel":{}},"status":"in_progress"}}}`,
+	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","kind":"","status":""}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","Status":"failed"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"a","status":"b"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":5}}}`,
@@ -137,17 +145,29 @@ func checkPeeked(t *testing.T, line []byte) bool {
 	if err != nil || env.Params == nil {
 		return false
 	}
+	if u := env.Update; u.Exact && string(u.Kind) == "tool_call_update" {
+		if tf, ok := walkTool(u.Body, "tool_call_update", true); ok && tf.readsAsV1() && !fastUpsert(u.Body) {
+			t.Fatalf("readsAsV1(%s) holds, fastUpsert does not", u.Body)
+		}
+	}
 	for _, v := range []int{1, 2} {
 		want, werr := DecodeNotification(v, env.Params)
-		got, gerr := decodePeeked(v, env.Params, env.Update)
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
-		}
-		if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
-			t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
-		}
-		if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
-			t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+		// The caller knows no session, the notification's (a string of
+		// its own, as a session's id is), or another.
+		for _, known := range []string{"", strings.Clone(want.SessionID), "s-other"} {
+			got, gerr := decodePeeked(v, env.Params, env.Update, known)
+			if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+				t.Fatalf("v%d: decodePeeked(%s) error %v; DecodeNotification %v", v, env.Params, gerr, werr)
+			}
+			if got.SessionID != want.SessionID || string(got.Meta) != string(want.Meta) {
+				t.Fatalf("v%d: decodePeeked(%s) = %q, _meta %s; DecodeNotification %q, %s", v, env.Params, got.SessionID, got.Meta, want.SessionID, want.Meta)
+			}
+			if env.Update.Exact && env.Update.Kind != nil && known == got.SessionID && known != "" && unsafe.StringData(known) != unsafe.StringData(got.SessionID) {
+				t.Fatalf("v%d: decodePeeked(%s) copied the known session id %q", v, env.Params, known)
+			}
+			if d := cmp.Diff(want.Update, got.Update, rawCmp); d != "" {
+				t.Fatalf("v%d: decodePeeked(%s) differs from DecodeNotification (-want +got):\n%s", v, env.Params, d)
+			}
 		}
 	}
 	return env.Update.Exact && env.Update.Kind != nil

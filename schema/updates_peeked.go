@@ -17,12 +17,17 @@ import (
 func init() { jsonscan.DecodePeeked = decodePeeked }
 
 // decodePeeked decodes params, a session/update's, of which Peek read u.
-func decodePeeked(version int, params []byte, peek jsonscan.Update) (SessionNotification, error) {
+// The notification's SessionID is known when u's id is that string (a
+// session the caller knows: no copy of the id is made).
+func decodePeeked(version int, params []byte, peek jsonscan.Update, known string) (SessionNotification, error) {
 	u := &peek
 	if !u.Exact || u.Kind == nil {
 		return DecodeNotification(version, params)
 	}
-	n := SessionNotification{SessionID: string(u.SessionID)}
+	n := SessionNotification{SessionID: known}
+	if string(u.SessionID) != known {
+		n.SessionID = string(u.SessionID)
+	}
 	if u.Meta != nil {
 		n.Meta = bytes.Clone(u.Meta)
 	}
@@ -33,7 +38,11 @@ func decodePeeked(version int, params []byte, peek jsonscan.Update) (SessionNoti
 		n.Update, ok = decodePeekedV1(u)
 	}
 	if !ok {
-		return DecodeNotification(version, params)
+		m, err := DecodeNotification(version, params)
+		if m.SessionID == n.SessionID {
+			m.SessionID = n.SessionID // known's string, as above
+		}
+		return m, err
 	}
 	return n, nil
 }
@@ -65,11 +74,16 @@ func decodePeekedV2(u *jsonscan.Update) (Update, bool) {
 	case "config_option_update", "subagent_update":
 		return nil, false
 	case "tool_call_update":
-		if !fastUpsert(u.Body) {
+		// fastUpsert read from the walk when it can (readsAsV1), else
+		// from the bytes.
+		t, walked := walkTool(u.Body, "tool_call_update", true)
+		if !(walked && t.readsAsV1()) && !fastUpsert(u.Body) {
 			return nil, false
 		}
-		if up, ok := decodeToolCallUpdate(u.Body); ok {
-			return up, true
+		if walked {
+			if up, ok := t.toolCallUpdate(); ok {
+				return up, true
+			}
 		}
 		up, err := decodeUpdate(u.Body)
 		return up, err == nil

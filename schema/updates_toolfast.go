@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"unsafe"
 
 	"github.com/acpclient/acp/internal/jsonscan"
@@ -41,6 +42,9 @@ type toolFields struct {
 	lit                         [5][]byte
 	content, rawIn, rawOut, loc []byte
 	str                         [5]string
+	// loose: the walk met a member it does not keep (an unknown one, or a
+	// string member whose value is not a string).
+	loose bool
 }
 
 // The string members of toolFields.
@@ -103,6 +107,7 @@ func walkTool(data []byte, kind string, withLoc bool) (t toolFields, ok bool) {
 					return t, false // a member of the general path's
 				}
 			}
+			t.loose = true
 			continue // unknown members are ignored, as there
 		}
 		if seen&(1<<f) != 0 {
@@ -120,7 +125,9 @@ func walkTool(data []byte, kind string, withLoc bool) (t toolFields, ok bool) {
 			t.loc = val
 		case len(val) > 0 && val[0] == '"':
 			t.lit[f] = val
-		} // a string member of any other value reads as not sent, as wirejson.Str reads it
+		default:
+			t.loose = true // a string member of any other value reads as not sent, as wirejson.Str reads it
+		}
 	}
 	if s.Bad() || !isKind || t.lit[fID] == nil {
 		return t, false
@@ -176,6 +183,32 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 	if !ok {
 		return nil, false
 	}
+	return t.toolCallUpdate()
+}
+
+// readsAsV1 reports, from the walk alone, that fastUpsert holds for the
+// update walked: every member a kept string member, and no l or f in
+// their values (null and capabilities have an l, diff an f). The keys it
+// keeps and the kind hold none of those words, and no word spans two
+// members. False says nothing: fastUpsert then reads the bytes.
+func (t *toolFields) readsAsV1() bool {
+	if t.loose || t.content != nil || t.rawIn != nil || t.rawOut != nil || t.loc != nil {
+		return false
+	}
+	for _, l := range t.lit {
+		for _, c := range l {
+			if c == 'l' || c == 'f' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// toolCallUpdate makes the tool_call_update t walked, as
+// decodeToolCallUpdate.
+func (t *toolFields) toolCallUpdate() (Update, bool) {
+	var ok bool
 	b := &toolUpdateBox{}
 	if !t.strings(b.strs[:]) {
 		return nil, false
@@ -191,7 +224,7 @@ func decodeToolCallUpdate(data []byte) (Update, bool) {
 			return nil, false
 		}
 	}
-	b.u.RawInput, b.u.RawOutput = wirejson.RawValue(t.rawIn), wirejson.RawValue(t.rawOut)
+	t.raws(&b.u.RawInput, &b.u.RawOutput)
 	if t.lit[fTitle] != nil {
 		b.title = t.str[fTitle]
 		b.u.Title = &b.title
@@ -242,8 +275,19 @@ func decodeToolCall(data []byte) (Update, bool) {
 			return nil, false
 		}
 	}
-	b.u.RawInput, b.u.RawOutput = wirejson.RawValue(t.rawIn), wirejson.RawValue(t.rawOut)
+	t.raws(&b.u.RawInput, &b.u.RawOutput)
 	return &b.u, true
+}
+
+// raws sets in and out to t's raw input and output as wirejson.RawValue
+// reads them (nil when absent, as it reads nil too).
+func (t *toolFields) raws(in, out *json.RawMessage) {
+	if t.rawIn != nil {
+		*in = wirejson.RawValue(t.rawIn)
+	}
+	if t.rawOut != nil {
+		*out = wirejson.RawValue(t.rawOut)
+	}
 }
 
 // toolLocations decodes a validated locations member as

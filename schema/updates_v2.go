@@ -480,8 +480,25 @@ func toolCallContentV2(raw []byte) (ToolCallContent, error) {
 // allocations (BenchmarkFoldV1V2). A string that merely contains the
 // words takes the v2 decoder, which gives the same result.
 func fastUpsert(raw []byte) bool {
-	return !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"diff"`)) &&
-		!bytes.Contains(raw, []byte(`"capabilities"`)) // v1 has none: its decoder would drop them
+	return !bytes.Contains(raw, []byte("null")) && !containsQuoted(raw, []byte(`diff"`)) &&
+		!containsQuoted(raw, []byte(`capabilities"`)) // v1 has none: its decoder would drop them
+}
+
+// containsQuoted reports whether raw holds w, which ends in a quote, just
+// after a quote: bytes.Contains(raw, `"`+w), found by w's first byte, rarer
+// in an update than the quote that starts each of its strings.
+func containsQuoted(raw, w []byte) bool {
+	for i := 1; i < len(raw); {
+		j := bytes.Index(raw[i:], w)
+		if j < 0 {
+			return false
+		}
+		if raw[i+j-1] == '"' {
+			return true
+		}
+		i += j + 1
+	}
+	return false
 }
 
 // withoutBadCapabilities is the slow path of an upsert that did not decode:

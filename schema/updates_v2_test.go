@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,4 +37,18 @@ func TestV2FastUpsertSameAsV2Decoder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// containsQuoted is bytes.Contains with the quote in front.
+func FuzzContainsQuoted(f *testing.F) {
+	for _, s := range []string{`"diff"`, `x"diff"`, `diff"`, `"dif"diff"`, `""capabilities"`, `capabilities"`, `"`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, w := range []string{`diff"`, `capabilities"`} {
+			if got, want := containsQuoted(raw, []byte(w)), bytes.Contains(raw, []byte(`"`+w)); got != want {
+				t.Fatalf("containsQuoted(%q, %q) = %v, bytes.Contains %v", raw, w, got, want)
+			}
+		}
+	})
 }

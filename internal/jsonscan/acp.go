@@ -12,9 +12,11 @@ import "bytes"
 // that Peek has read (Envelope.Update), which walks none of params again:
 // package schema sets it when it is initialised, to a
 //
-//	func(version int, params []byte, u Update) (schema.SessionNotification, error)
+//	func(version int, params []byte, u Update, known string) (schema.SessionNotification, error)
 //
-// that gives what schema.DecodeNotification gives for params. It is held
+// that gives what schema.DecodeNotification gives for params; known is a
+// session id the caller holds, which the notification's SessionID is
+// (the same string, not a copy) when u's id spells it. It is held
 // as any because this package cannot name schema's types; the client
 // asserts it to that type once.
 var DecodePeeked any

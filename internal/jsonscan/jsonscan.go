@@ -7,6 +7,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"unicode"
 	"unicode/utf16"
@@ -227,6 +228,18 @@ func Skip(data []byte, i int) int {
 // (a '"'), or -1 when it is unterminated.
 func SkipString(data []byte, i int) int {
 	j := i + 1
+	// Most strings are short and plain (keys, ids, kinds): stepped over
+	// eight bytes, then one byte, at a time, with no call, to the first
+	// byte that needs a look; the closing quote is the usual one.
+	for j+8 <= len(data) && !wordNeedsLook(binary.LittleEndian.Uint64(data[j:])) {
+		j += 8
+	}
+	for j < len(data) && strPlain[data[j]] {
+		j++
+	}
+	if j < len(data) && data[j] == '"' {
+		return j + 1
+	}
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
@@ -420,6 +433,17 @@ func Plain(s []byte) ([]byte, bool) {
 		return nil, false
 	}
 	in := s[1 : len(s)-1]
+	for _, c := range in {
+		if !strPlain[c] {
+			return plainSlow(in)
+		}
+	}
+	return in, true // ASCII: valid UTF-8
+}
+
+// plainSlow is Plain for the inside of a literal that is not all plain
+// ASCII.
+func plainSlow(in []byte) ([]byte, bool) {
 	for _, c := range in {
 		if c == '\\' || c == '"' || c < 0x20 {
 			return nil, false

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -127,6 +128,33 @@ func FuzzAppendUnquote(f *testing.F) {
 		got, gok := AppendUnquote([]byte("pre"), s)
 		if gok != wok || string(got[:3]) != "pre" || (wok && string(got[3:]) != want) || (!wok && len(got) != 3) {
 			t.Fatalf("AppendUnquote(%q) = %q, %v; Unquote %q, %v", s, got, gok, want, wok)
+		}
+	})
+}
+
+// SkipString ends a valid string where ValidString ends it, and Plain
+// (whose ASCII short cut skips the UTF-8 check) reads a literal as the
+// byte-by-byte check reads it.
+func FuzzSkipStringPlain(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"abcdefghijklmnop"`, `"a\"b"`, `"a\\"`, `"caf` + "\xc3\xa9" + `"`, "\"\xff\"", `"\u0041"`, `"x`, `""`, "\"a\tb\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 0 && b[0] == '"' {
+			if end := ValidString(b, 0); end > 0 {
+				if got := SkipString(b, 0); got != end {
+					t.Fatalf("SkipString(%q) = %d, ValidString %d", b, got, end)
+				}
+			}
+		}
+		got, ok := Plain(b)
+		var want []byte
+		wok := len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"'
+		if wok {
+			want, wok = plainSlow(b[1 : len(b)-1])
+		}
+		if ok != wok || !bytes.Equal(got, want) {
+			t.Fatalf("Plain(%q) = %q, %v; want %q, %v", b, got, ok, want, wok)
 		}
 	})
 }
