@@ -196,9 +196,9 @@ func (c *conn) route(line []byte) {
 	if session, ok := c.updateSession(line); ok {
 		c.mu.Lock()
 		// A followed v2 turn (drain.go) ends with a state_update idle,
-		// which only the full read below sees: while one is followed,
-		// updates take that path.
-		if len(c.turns) == 0 {
+		// which only the full read below sees: while one is followed, a
+		// line that may be one takes that path.
+		if len(c.turns) == 0 || !mayEndTurn(line) {
 			err := c.pushLocked(session, line)
 			c.mu.Unlock()
 			if err != nil {
@@ -297,6 +297,20 @@ func (c *conn) updateSession(line []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// mayEndTurn reports whether an update line may be a state_update (the
+// idle that ends a followed v2 turn): it names the kind, or holds a \u
+// escape, the only way a JSON string can spell a letter otherwise. A
+// text chunk that merely mentions the word takes the full read too,
+// which costs time, not correctness.
+func mayEndTurn(line []byte) bool {
+	return bytes.Contains(line, stateUpdateWord) || bytes.Contains(line, unicodeEscape)
+}
+
+var (
+	stateUpdateWord = []byte("state_update")
+	unicodeEscape   = []byte(`\u`)
+)
 
 // sessionOpening is how params open when their first member is the
 // sessionId.

@@ -91,3 +91,32 @@ func TestLineArena(t *testing.T) {
 		t.Errorf("the arena holds %d bytes after the read was used up", cap(a.buf))
 	}
 }
+
+// While a v2 turn is followed for the drain, the fast path leaves to the
+// full read every line that may be its idle, however it spells the kind,
+// and nothing else; and the full read does see an escaped idle.
+func TestMayEndTurn(t *testing.T) {
+	const open = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{open + `{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}}`, true},
+		{open + `{"sessionUpdate":"\u0073tate_update","state":"idle"}}}`, true},
+		{open + `{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"a\nb"}}}}`, false},
+		{open + `{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"}}}`, false},
+	} {
+		if got := mayEndTurn([]byte(tc.line)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.line, got, tc.want)
+		}
+	}
+	c := &conn{turns: map[string]bool{"s1": true}}
+	e, ok := parseEnvelope([]byte(open + `{"sessionUpdate":"\u0073tate_update","state":"idle"}}}`))
+	if !ok {
+		t.Fatal("the escaped idle does not parse")
+	}
+	c.turnUpdateLocked("s1", &e)
+	if c.turns["s1"] {
+		t.Error("the escaped idle did not end the followed turn")
+	}
+}
