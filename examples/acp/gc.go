@@ -11,7 +11,8 @@ package main
 // interleaved runs each, on a loaded 2-core machine): at 100 the wall time
 // was 0.53× and 0.73× of 50's in text mode, 0.65× and 0.60× with --json,
 // for an own peak 4–5 % higher in text mode (19.5 against 18.7 MB) and
-// the same with --json (20.0 MB). The collector was the largest part of
+// the same with --json (20.0 MB); a third run, against the build before,
+// saw 3 % (text) and 6 % (--json) more. The collector was the largest part of
 // the command's CPU (perfsplit: gc ≈ 250 ns an update at 50), and neither
 // setting comes near the 16 MB target: most of the peak is not garbage
 // but the pages of the binary itself (RssFile, about 9 MB when the command
