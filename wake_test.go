@@ -74,15 +74,21 @@ func chunkLines(n int) string {
 func TestWakesPerRead(t *testing.T) {
 	const n = 2000
 	a, cr, turn, p := startCountedTurn(t)
-	var wakes atomic.Int64
+	var wakes, sessionWakes atomic.Int64
 	hook := func(nf *notifier) {
-		if nf == &turn.updated {
+		switch nf {
+		case &turn.updated:
 			wakes.Add(1)
-			nf.wait() // a consumer waiting again at once
+		case &turn.s.changed:
+			sessionWakes.Add(1)
+		default:
+			return
 		}
+		nf.wait() // a consumer waiting again at once
 	}
 	turn.s.mu.Lock()
-	turn.updated.wait() // a consumer waiting for the first chunk
+	turn.updated.wait() // consumers waiting for the first chunk
+	turn.s.changed.wait()
 	turn.s.mu.Unlock()
 	notifierFired.Store(&hook)
 	t.Cleanup(func() { notifierFired.Store(nil) })
@@ -96,10 +102,13 @@ func TestWakesPerRead(t *testing.T) {
 		}
 	}
 	reads := cr.reads.Load() - readsBefore
-	w := wakes.Load()
-	t.Logf("%d chunks: %d reads, %d wake-ups", n, reads, w)
+	w, sw := wakes.Load(), sessionWakes.Load()
+	t.Logf("%d chunks: %d reads, %d wake-ups of the turn's waiters, %d of the session's", n, reads, w, sw)
 	if w < 1 || w > reads {
 		t.Errorf("%d chunks in %d reads woke the turn's waiters %d times, want 1 to %d", n, reads, w, reads)
+	}
+	if sw < 1 || sw > reads {
+		t.Errorf("%d chunks in %d reads woke the session's waiters (Changes) %d times, want 1 to %d", n, reads, sw, reads)
 	}
 	notifierFired.Store(nil)
 	a.reply(p, map[string]any{"stopReason": "end_turn"})
