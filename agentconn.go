@@ -80,6 +80,7 @@ func (c *Client) dial(ctx context.Context, n, offered int) (*agentConn, error) {
 		Diag:          func(kind, msg string, line []byte) { c.diag(DiagnosticKind(kind), msg, line) }, // the engine knows no ACP type
 		EOF:           func(err error) { c.onEOF(g, err) },
 		Trace:         c.traceFrame,
+		Drained:       c.onDrained,
 		Closed:        ErrConnClosed,
 		LimitExceeded: schema.ErrLimitExceeded,
 	})

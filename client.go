@@ -48,6 +48,9 @@ type Client struct {
 	version int
 
 	events *engine.EventQueue // diagnostics and notifications, off the reader
+	// wakes are the wake-ups the reader owes the readers of what it
+	// logged, fired when it has dispatched a read (wake.go).
+	wakes readerWakes
 
 	// life is how the connection ends (this file: end, Close, Done, Err).
 	life clientLife

@@ -1,5 +1,7 @@
 package acp
 
+import "sync/atomic"
+
 // eventLog is the numbered log of a turn's or a session's events: event n
 // (from 1) is the n-th appended. Readers (Turn.Events, Turn.Updates,
 // Session.Events) take batches from it under the owner's lock and yield
@@ -138,7 +140,25 @@ func (l *eventLog[E]) leave() bool {
 // notifier wakes the goroutines waiting for the next change: each takes the
 // channel under the owner's lock and waits on it after releasing it. The
 // zero value is ready; a channel is made only when someone waits.
-type notifier struct{ ch chan struct{} }
+//
+// The reader goroutine holds a notifier while it logs a plain text chunk
+// (Client.applyPlainText): a fire then is owed, not done, and the reader
+// fires what it owes once it has dispatched every line of its read
+// (Client.onDrained, wake.go). A consumer that caught up and waits is woken
+// once a read's worth of chunks, not once a chunk, and, the agent pausing,
+// before the reader waits for more. Any fire outside a hold is done at once
+// and pays what is owed. The owner's lock guards every field.
+type notifier struct {
+	ch chan struct{}
+	// held: a fire now is owed (hold, unhold). owed: a fire came while
+	// held, and none was done since. queued: the notifier is on the
+	// reader's list of owed fires (readerWakes), which will flush it.
+	held, owed, queued bool
+}
+
+// notifierFired, if set (by tests), runs at each fire that wakes someone,
+// under the owner's lock.
+var notifierFired atomic.Pointer[func(*notifier)]
 
 // wait returns a channel closed at the next fire.
 func (s *notifier) wait() chan struct{} {
@@ -149,8 +169,39 @@ func (s *notifier) wait() chan struct{} {
 }
 
 func (s *notifier) fire() {
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
+	if s.ch == nil {
+		return // nobody waits: a later wait sees the change under the lock
+	}
+	if s.held {
+		s.owed = true
+		return
+	}
+	close(s.ch)
+	s.ch, s.owed = nil, false
+	if f := notifierFired.Load(); f != nil {
+		(*f)(s)
+	}
+}
+
+// hold defers the fires until unhold.
+func (s *notifier) hold() { s.held = true }
+
+// unhold ends a hold and reports whether the caller must put the notifier
+// on the reader's list: a fire is owed and it is not there yet.
+func (s *notifier) unhold() bool {
+	s.held = false
+	if s.owed && !s.queued {
+		s.queued = true
+		return true
+	}
+	return false
+}
+
+// flush does the fire owed, if no other fire did it since; the reader's
+// list calls it.
+func (s *notifier) flush() {
+	s.queued = false
+	if s.owed {
+		s.fire()
 	}
 }

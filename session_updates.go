@@ -231,6 +231,10 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 		cost += costMetaEntry
 	}
 	charge := max(int64(len(params)), cost)
+	// The chunk's readers are woken when the reader has dispatched its
+	// read, with the other chunks of it (notifier, wake.go).
+	t.updated.hold()
+	s.changed.hold()
 	past, over := s.chargeLocked(t, charge)
 	if past {
 		if msg := s.droppedLocked(t); msg != "" {
@@ -241,7 +245,14 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 		t.applyTextLocked(k, m, id, plain, text, meta)
 	}
 	s.notifyLocked()
+	owesTurn, owesSession := t.updated.unhold(), s.changed.unhold()
 	s.mu.Unlock()
+	if owesTurn {
+		c.wakes.add(s, &t.updated)
+	}
+	if owesSession {
+		c.wakes.add(s, &s.changed)
+	}
 	c.act(over)
 	return true
 }

@@ -525,10 +525,15 @@ func (p *process) shutdown() {
 	// shell's jobs) may not be. They are ours to end, and Close promises
 	// they are gone when it returns, so wait for the kill to land.
 	_ = p.group.Signal(syscall.SIGKILL)
+	// The group's watchdog, our child, died with it; reaped (Close waits
+	// for that), it leaves the group, so Alive's kill(-pgid, 0) can say
+	// at once that nothing is left. Left a zombie, it made Alive read the
+	// stat file of every process on the machine: a tenth of a short run's
+	// CPU.
+	p.group.Close()
 	for wait := time.Millisecond; p.group.Alive() && wait < time.Second; wait *= 2 {
 		time.Sleep(wait)
 	}
-	p.group.Close()
 	// Grandchildren can hold the stderr pipe open; do not wait for them.
 	waitOrTimeout(p.stderrDone, 100*time.Millisecond)
 }

@@ -16,6 +16,7 @@ import (
 var (
 	memrunReps   = flag.Int("memrun-reps", 5, "memrun: runs of each client (interleaved)")
 	memrunChunks = flag.Int("memrun-chunks", 100000, "memrun: agent_message_chunk notifications in the turn")
+	memrunEnv    = flag.String("memrun-env", "", "memrun: an environment setting (say, GOGC=100) the acp command is run with as two more clients, interleaved with the others: with → without in one run")
 	memrunBefore = flag.String("memrun-before", "", "memrun: another build of the acp command (say, of the commit before a change), run as two more clients interleaved with the others: before → after in one run")
 )
 
@@ -28,6 +29,7 @@ const sampleEvery = time.Millisecond
 type memrunClient struct {
 	name string
 	argv []string
+	env  []string // added to the harness's environment
 }
 
 type memrunResult struct {
@@ -86,16 +88,16 @@ func scenarioMemrun() {
 	acpBin := build("..", "acp", "./examples/acp")
 	prompt := fmt.Sprintf("stream %d", *memrunChunks)
 	clients := []memrunClient{
-		{"newline floor (Go, counts lines)", []string{floor, "-p", prompt}},
-		{"acp (text)", []string{acpBin, "-p", prompt}},
-		{"acp --json", []string{acpBin, "--json", "-p", prompt}},
+		{name: "newline floor (Go, counts lines)", argv: []string{floor, "-p", prompt}},
+		{name: "acp (text)", argv: []string{acpBin, "-p", prompt}},
+		{name: "acp --json", argv: []string{acpBin, "--json", "-p", prompt}},
 	}
 	if *memrunBefore != "" {
 		// Appended after the three above, so med[1] and med[2] stay the
 		// current build's in the ratios below.
 		clients = append(clients,
-			memrunClient{"acp (text), -memrun-before", []string{*memrunBefore, "-p", prompt}},
-			memrunClient{"acp --json, -memrun-before", []string{*memrunBefore, "--json", "-p", prompt}})
+			memrunClient{name: "acp (text), -memrun-before", argv: []string{*memrunBefore, "-p", prompt}},
+			memrunClient{name: "acp --json, -memrun-before", argv: []string{*memrunBefore, "--json", "-p", prompt}})
 	}
 	node, nodeErr := exec.LookPath("node")
 	_, sdkErr := os.Stat("../interop/tsagent/node_modules/@agentclientprotocol/sdk/package.json")
@@ -107,8 +109,18 @@ func scenarioMemrun() {
 	default:
 		script, _ := filepath.Abs("tsclient/client.mjs")
 		clients = append(clients,
-			memrunClient{"TS SDK 2.4.0, prints chunks", []string{node, script, "-p", prompt}},
-			memrunClient{"TS SDK 2.4.0, accumulates text", []string{node, script, "--accumulate", "-p", prompt}})
+			memrunClient{name: "TS SDK 2.4.0, prints chunks", argv: []string{node, script, "-p", prompt}},
+			memrunClient{name: "TS SDK 2.4.0, accumulates text", argv: []string{node, script, "--accumulate", "-p", prompt}})
+	}
+	envAt := len(clients) // where the -memrun-env rows are, if any
+	if *memrunEnv != "" {
+		if !strings.Contains(*memrunEnv, "=") {
+			fatal(fmt.Errorf("memrun: -memrun-env %q is not NAME=VALUE", *memrunEnv))
+		}
+		env := []string{*memrunEnv}
+		clients = append(clients,
+			memrunClient{"acp (text), " + *memrunEnv, []string{acpBin, "-p", prompt}, env},
+			memrunClient{"acp --json, " + *memrunEnv, []string{acpBin, "--json", "-p", prompt}, env})
 	}
 	harness := selfVmHWM()
 	results := make([][]memrunResult, len(clients))
@@ -140,8 +152,16 @@ func scenarioMemrun() {
 			selfCol, summarize(w4).med/1000, summarize(ag).med/1000, results[i][0].stdout, w.med*1000, w.min*1000, w.max*1000)
 		benchLine("Memrun/"+strings.NewReplacer(" ", "_", ",", "", "(", "", ")", "").Replace(c.name), w.med*1e9, p.med*1000, "peak-RSS-B")
 	}
-	fmt.Println("   " + memrunRatios("own peak", med, *memrunBefore != ""))
-	fmt.Println("   " + memrunRatios("wall", wallMed, *memrunBefore != ""))
+	for _, col := range []struct {
+		label string
+		v     []float64
+	}{{"own peak", med}, {"wall", wallMed}} {
+		line := memrunRatios(col.label, col.v[:envAt], *memrunBefore != "")
+		if *memrunEnv != "" {
+			line += fmt.Sprintf(", %s/without text %.2f×, --json %.2f×", *memrunEnv, col.v[envAt]/col.v[1], col.v[envAt+1]/col.v[2])
+		}
+		fmt.Println("   " + line)
+	}
 	how := "read from /proc/<pid>/status at the client's exit stop (ptrace)"
 	if sampled {
 		how = "sampled from /proc/<pid>/status every " + sampleEvery.String() + " (ptrace refused here): a lower bound"
@@ -179,7 +199,8 @@ func memrunOnce(dir string, c memrunClient, agent string) memrunResult {
 	var out countWriter
 	var stderr bytes.Buffer
 	t0 := time.Now()
-	own, err := runOwnPeak(argv, append(os.Environ(), "ACP_MEMRUN_HWM="+hwm), &out, &stderr)
+	env := append(append(os.Environ(), c.env...), "ACP_MEMRUN_HWM="+hwm)
+	own, err := runOwnPeak(argv, env, &out, &stderr)
 	if err != nil {
 		fatal(fmt.Errorf("memrun: %s: %w\n%s", c.name, err, stderr.Bytes()))
 	}

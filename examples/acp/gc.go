@@ -1,37 +1,29 @@
-// gc.go holds the command's setting of the garbage collector.
+// gc.go records why the command leaves the garbage collector at the
+// runtime's default (GOGC=100), and what was measured to decide it.
 package main
 
-import (
-	"os"
-	"runtime/debug"
-)
-
-// gcPercent is the GOGC the command runs with when the environment does not
-// set GOGC. The command's live heap is small for all it streams: a turn of
-// 100 000 text chunks keeps under 4 MB (the turn's log, 16 bytes a chunk,
-// and its text), and the rest is garbage of one update each. At the
-// runtime's default of 100 the heap may grow to twice what is live, and
-// never collects below 4 MB; at 50 it grows to one and a half times (and
-// 2 MB), which lowers the command's peak RSS on such a turn (with the
-// renderer's fix, 21.7 → 19.1 MB in text mode) for a few more collections
-// of a heap that small (bench/README.md, memrun). A host with other needs sets GOGC (or GOMEMLIMIT) itself.
+// The command sets neither GOGC nor a memory limit; a host with other needs
+// sets GOGC (or GOMEMLIMIT) in the environment, which the runtime reads.
 //
-// The command sets no memory limit of its own. One that follows the live
-// heap (after each collection, the runtime's other memory plus 1.5 times
-// the live heap, plus some slack) was measured on that turn: with no slack
-// it made the collector run 70 times in text mode and 150 with --json,
-// where GOGC=50 alone runs 14 and 33, and that is what lowered the peak; with slack enough to stop that, the peak
-// was the same as without. Nor does a lower GOGC buy much: at 25 or 35 the
-// peak is within a few hundred kB of 50's. What remains is live (the turn's
-// log and text, about 3 MB at the end of that turn, 5 MB while --json
-// writes turn_end) and, for more than half the peak, the pages of the
-// binary itself (RssFile, about 9 MB when the command has only started).
-const gcPercent = 50
-
-// tuneGC applies gcPercent unless GOGC is set. Only main calls it: the
-// tests that run the command in their own process keep their own setting.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
-	}
-}
+// Until issue 35 the command ran with GOGC=50 for a lower peak. Measured on
+// the 100 000-chunk turn with the wake-ups per read (bench/README.md, "End
+// to end"; `go run . -only memrun -memrun-env GOGC=100`, two runs of 7
+// interleaved runs each, on a loaded 2-core machine): at 100 the wall time
+// was 0.53× and 0.73× of 50's in text mode, 0.65× and 0.60× with --json,
+// for an own peak 4–5 % higher in text mode (19.5 against 18.7 MB) and
+// the same with --json (20.0 MB); a third run, against the build before,
+// saw 3 % (text) and 6 % (--json) more. The collector was the largest part of
+// the command's CPU (perfsplit: gc ≈ 250 ns an update at 50), and neither
+// setting comes near the 16 MB target: most of the peak is not garbage
+// but the pages of the binary itself (RssFile, about 9 MB when the command
+// has only started) and the turn's log and text (about 3 MB at the end of
+// that turn, 5 MB while --json writes turn_end). So the collector's time
+// buys under a megabyte, and the default is the better trade.
+//
+// A memory limit that follows the live heap (after each collection, the
+// runtime's other memory plus 1.5 times the live heap, plus some slack)
+// was measured before: with no slack it made the collector run 70 times in
+// text mode and 150 with --json (GOGC=50 alone ran 14 and 33), and that is
+// what lowered the peak; with slack enough to stop that, the peak was the
+// same as without. Nor did a lower GOGC buy much: at 25 or 35 the peak was
+// within a few hundred kB of 50's.

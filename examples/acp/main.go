@@ -219,7 +219,6 @@ type config struct {
 }
 
 func main() {
-	tuneGC()
 	if os.Getenv(demoEnv) != "" {
 		serveDemo() // demo.go
 		return

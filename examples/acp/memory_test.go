@@ -1,11 +1,9 @@
 // memory_test.go tests what keeps the command's memory down on a long
-// turn: no channel made per shown event, and its GC setting.
+// turn: no channel made per shown event.
 package main
 
 import (
 	"io"
-	"os"
-	"runtime/debug"
 	"testing"
 )
 
@@ -54,26 +52,5 @@ func TestAdvanceWakesWaiter(t *testing.T) {
 	case <-second:
 	default:
 		t.Fatal("the second waiter's channel is still open after the next advance")
-	}
-}
-
-// tuneGC sets GOGC to gcPercent when the environment does not, and leaves
-// a GOGC the user set alone.
-func TestTuneGC(t *testing.T) {
-	prev := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(prev) })
-
-	t.Setenv("GOGC", "") // restores the variable (or its absence) at the end
-	os.Unsetenv("GOGC")
-	tuneGC()
-	if got := debug.SetGCPercent(100); got != gcPercent {
-		t.Errorf("GOGC unset: GC percent %d, want %d", got, gcPercent)
-	}
-
-	t.Setenv("GOGC", "200") // as the runtime read it at start, say
-	debug.SetGCPercent(200)
-	tuneGC()
-	if got := debug.SetGCPercent(100); got != 200 {
-		t.Errorf("GOGC=200 set: GC percent %d, want it left at 200", got)
 	}
 }

@@ -30,6 +30,9 @@ type readBuf struct {
 	r, w  int     // buf[r:w] is unread
 	err   error
 	burst bool // the last read filled the room it had
+	// beforeRead, if set, runs before each read of rd: every line read
+	// before it has been returned (LineReader: and dispatched).
+	beforeRead func()
 }
 
 func newReadBuf(rd io.Reader) *readBuf {
@@ -86,6 +89,9 @@ func (b *readBuf) fill() {
 	case !b.burst && b.large != nil && b.w == 0:
 		largeReadBufs.Put(b.large)
 		b.large, b.buf = nil, b.small
+	}
+	if b.beforeRead != nil {
+		b.beforeRead()
 	}
 	for range 100 {
 		room := len(b.buf) - b.w

@@ -107,6 +107,12 @@ type Hooks struct {
 	Oversized    func(id []byte, method string, size int64)                          // a discarded response to a call of ours, in wire order
 	Diag         func(kind, msg string, line []byte)                                 // kind is one of the client's diagnostic kinds
 	Trace        func(dir byte, line []byte)                                         // '<' read, '>' written
+	// Drained, if set, runs once every line read so far is dispatched:
+	// before each read of the agent's output (which may wait for the
+	// agent) and before Recv hands a line to jrpc2. The client wakes there
+	// the readers of what the lines before it logged, once a read's worth
+	// of lines, not once a line.
+	Drained func()
 
 	// Closed is the error of a frame queued after CloseWrite; a write error
 	// wraps it. LimitExceeded is named in the replies and diagnostics of
@@ -146,6 +152,7 @@ func NewWire(r io.Reader, w io.Writer, closeRd, closeWr func() error, limits Lim
 		calls:    map[string]*callRecord{},
 		closed:   make(chan struct{}),
 	}
+	wr.lines.br.beforeRead = hooks.Drained
 	wr.cond = sync.NewCond(&wr.mu)
 	go wr.writeLoop()
 	return wr
@@ -172,6 +179,7 @@ func (w *Wire) Recv() ([]byte, error) {
 		}
 		if size > int64(w.limits.MaxLine) {
 			if out := w.oversized(size); out != nil {
+				w.drained()
 				return out, nil
 			}
 			continue
@@ -180,8 +188,17 @@ func (w *Wire) Recv() ([]byte, error) {
 			w.hooks.Trace('<', line)
 		}
 		if out := w.Dispatch(line); out != nil {
+			w.drained()
 			return out, nil
 		}
+	}
+}
+
+// drained runs Hooks.Drained: jrpc2 is handed a line, and the reader may
+// not come back at once.
+func (w *Wire) drained() {
+	if w.hooks.Drained != nil {
+		w.hooks.Drained()
 	}
 }
 

@@ -6,8 +6,16 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
+
+// procScans counts groupAlive's scans of /proc (ProcScans).
+var procScans atomic.Int64
+
+// ProcScans returns how many times a group's liveness was learnt by
+// reading /proc, the slow way, in this process; for tests.
+func ProcScans() int64 { return procScans.Load() }
 
 // groupAlive reports whether any process of group pgid is still running.
 // Zombies do not count: in a container whose init does not reap, a killed
@@ -20,6 +28,7 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return false
 	}
+	procScans.Add(1)
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return syscall.Kill(-pgid, 0) == nil
