@@ -108,7 +108,7 @@ func TestInteractiveHelpShowsAgentCommands(t *testing.T) {
 	}
 	for _, want := range []string{
 		"acp: commands: /mode [ID], /config [ID=VALUE], /help, /quit",
-		"acp: agent commands: /help /echo /slow /kill\n",
+		"acp: agent commands: /help /echo /slow /kill /background\n",
 		"acp:   /echo <text to echo>  Repeat the text back\n",
 		"acp:   /help  Show what the demo agent can do (type //help: /help is acp's)\n",
 		"acp:   /kill  Die mid-turn",

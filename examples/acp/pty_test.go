@@ -196,7 +196,7 @@ func TestInteractiveTerminal(t *testing.T) {
 	sc.expect(t, "/help ")
 	typ("\r")
 	sc.expect(t, "commands: /mode")
-	sc.expect(t, "agent commands: /help /echo /slow /kill")
+	sc.expect(t, "agent commands: /help /echo /slow /kill /background")
 	sc.expect(t, "> ")
 	typ("/ec\t") // the agent's command, from available_commands_update
 	sc.expect(t, "/echo ")
