@@ -301,17 +301,9 @@ func toolLocations(val []byte) ([]ToolCallLocation, bool) {
 		return nil, true
 	}
 	var items [4][]byte
-	list := items[:0]
-	for i := jsonscan.SkipWS(val, 1); i < len(val) && val[i] != ']'; {
-		end := jsonscan.Skip(val, i)
-		if end < 0 {
-			return nil, false
-		}
-		list = append(list, val[i:end])
-		i = jsonscan.SkipWS(val, end)
-		if i < len(val) && val[i] == ',' {
-			i = jsonscan.SkipWS(val, i+1)
-		}
+	list, ok := arrayItems(val, items[:0])
+	if !ok {
+		return nil, false
 	}
 	out := make([]ToolCallLocation, 0, len(list))
 	for _, it := range list {
@@ -410,17 +402,9 @@ func toolContentList(val []byte) ([]ToolCallContent, bool) {
 		return nil, true
 	}
 	var items [4][]byte // the common few without a second allocation
-	list := items[:0]
-	for i := jsonscan.SkipWS(val, 1); i < len(val) && val[i] != ']'; {
-		end := jsonscan.Skip(val, i)
-		if end < 0 {
-			return nil, false
-		}
-		list = append(list, val[i:end])
-		i = jsonscan.SkipWS(val, end)
-		if i < len(val) && val[i] == ',' {
-			i = jsonscan.SkipWS(val, i+1)
-		}
+	list, ok := arrayItems(val, items[:0])
+	if !ok {
+		return nil, false
 	}
 	out := make([]ToolCallContent, 0, len(list))
 	for _, it := range list {
@@ -491,4 +475,23 @@ func plainToolText(data []byte) (ToolCallContent, bool) {
 	b := &toolTextBox{t: TextContent{Text: text}}
 	b.c.Content = &b.t
 	return &b.c, true
+}
+
+// arrayItems appends to list the spans of the items of val, a validated
+// JSON array, and returns it; ok is false where an item does not skip.
+// The caller's list is usually a small array on its stack: the common
+// few items need no allocation.
+func arrayItems(val []byte, list [][]byte) ([][]byte, bool) {
+	for i := jsonscan.SkipWS(val, 1); i < len(val) && val[i] != ']'; {
+		end := jsonscan.Skip(val, i)
+		if end < 0 {
+			return nil, false
+		}
+		list = append(list, val[i:end])
+		i = jsonscan.SkipWS(val, end)
+		if i < len(val) && val[i] == ',' {
+			i = jsonscan.SkipWS(val, i+1)
+		}
+	}
+	return list, true
 }
