@@ -297,29 +297,10 @@ func (t *toolFields) raws(in, out *json.RawMessage) {
 // line written as digits, is read here; any other is left to the
 // generated decoder. ok is false for an array it cannot walk.
 func toolLocations(val []byte) ([]ToolCallLocation, bool) {
-	if len(val) == 0 || val[0] != '[' {
-		return nil, true
-	}
-	var items [4][]byte
-	list, ok := arrayItems(val, items[:0])
-	if !ok {
-		return nil, false
-	}
-	out := make([]ToolCallLocation, 0, len(list))
-	for _, it := range list {
-		if wirejson.IsNull(it) {
-			continue
-		}
-		if l, ok := plainLocation(it); ok {
-			out = append(out, l)
-			continue
-		}
+	return decodeItems(val, plainLocation, func(it []byte) (ToolCallLocation, error) {
 		var l ToolCallLocation
-		if l.UnmarshalJSON(it) == nil {
-			out = append(out, l)
-		}
-	}
-	return out, true
+		return l, l.UnmarshalJSON(it)
+	})
 }
 
 // plainLocation reads {"path":"…"[,"line":digits]} (any member order,
@@ -398,25 +379,35 @@ func plainUint32(b []byte) (uint32, bool) {
 // dropped), as a non-nil slice; any other value as absent. ok is false
 // for an array it cannot walk, left to the general path.
 func toolContentList(val []byte) ([]ToolCallContent, bool) {
+	return decodeItems(val, plainToolText, unmarshalToolCallContent)
+}
+
+// decodeItems is the walk of toolLocations and toolContentList: the
+// items of a validated array, each read by plain when it has the usual
+// shape and by general otherwise, nulls and items general refuses
+// dropped, as a non-nil slice; any other value is absent. ok is false
+// for an array it cannot walk. The item spans go into a four-item array
+// on the stack: the common few need no allocation of their own.
+func decodeItems[T any](val []byte, plain func([]byte) (T, bool), general func([]byte) (T, error)) ([]T, bool) {
 	if len(val) == 0 || val[0] != '[' {
 		return nil, true
 	}
-	var items [4][]byte // the common few without a second allocation
+	var items [4][]byte
 	list, ok := arrayItems(val, items[:0])
 	if !ok {
 		return nil, false
 	}
-	out := make([]ToolCallContent, 0, len(list))
+	out := make([]T, 0, len(list))
 	for _, it := range list {
 		if wirejson.IsNull(it) {
 			continue
 		}
-		if c, ok := plainToolText(it); ok {
-			out = append(out, c)
+		if v, ok := plain(it); ok {
+			out = append(out, v)
 			continue
 		}
-		if c, err := unmarshalToolCallContent(it); err == nil {
-			out = append(out, c)
+		if v, err := general(it); err == nil {
+			out = append(out, v)
 		}
 	}
 	return out, true
