@@ -14,8 +14,14 @@ import (
 	"github.com/acpclient/acp/schema"
 )
 
-// countingReader counts the reads of the agent's output; closing it
-// closes the pipe, as the client does to end its connection.
+// countingReader counts the reads of the agent's output that returned
+// bytes; closing it closes the pipe, as the client does to end its
+// connection.
+//
+// A read counts when it returns, not when it starts: the reader is always
+// blocked in a read before the test writes, and counting that read at its
+// start would put it before the test's first sample and leave the chunks
+// it returns uncounted (5 reads seen, 6 wake-ups owed).
 type countingReader struct {
 	r     io.ReadCloser
 	reads atomic.Int64
@@ -24,8 +30,11 @@ type countingReader struct {
 func (r *countingReader) Close() error { return r.r.Close() }
 
 func (r *countingReader) Read(p []byte) (int, error) {
-	r.reads.Add(1)
-	return r.r.Read(p)
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.reads.Add(1)
+	}
+	return n, err
 }
 
 // startCountedTurn starts a turn on a raw agent whose output's reads are
