@@ -81,12 +81,15 @@ func decodePeekedV2(u *jsonscan.Update) (Update, bool) {
 			return nil, false
 		}
 		if walked {
-			if up, ok := t.toolCallUpdate(); ok {
+			if up, ok := t.toolCallUpdate(); ok && upsertReadAsV2(up, u.Body) {
 				return up, true
 			}
 		}
 		up, err := decodeUpdate(u.Body)
-		return up, err == nil
+		if err != nil || !upsertReadAsV2(up, u.Body) {
+			return nil, false
+		}
+		return up, true
 	}
 	if !isV2Kind(u.Kind) {
 		return decodePeekedV1(u)

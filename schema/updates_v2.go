@@ -185,7 +185,7 @@ func decodeUpdateV2(kind string, raw []byte) (Update, error) {
 		// upsert reads exactly as v1's patch: the generated v1 decoder
 		// takes it, with v1's allocations (BenchmarkFoldV1V2).
 		if fastUpsert(raw) {
-			if u, err := decodeUpdate(raw); err == nil {
+			if u, err := decodeUpdate(raw); err == nil && upsertReadAsV2(u, raw) {
 				return u, nil
 			}
 		}
@@ -408,10 +408,10 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 		return sid, u, meta, nil
 	}
 	if string(kind) == "tool_call_update" && fastUpsert(upd) {
-		if u, ok := decodeToolCallUpdate(upd); ok {
+		if u, ok := decodeToolCallUpdate(upd); ok && upsertReadAsV2(u, upd) {
 			return sid, u, meta, nil // what decodeUpdate gives, in one walk
 		}
-		if u, err := decodeUpdate(upd); err == nil {
+		if u, err := decodeUpdate(upd); err == nil && upsertReadAsV2(u, upd) {
 			return sid, u, meta, nil
 		}
 	}
@@ -482,6 +482,27 @@ func toolCallContentV2(raw []byte) (ToolCallContent, error) {
 func fastUpsert(raw []byte) bool {
 	return !bytes.Contains(raw, []byte("null")) && !containsQuoted(raw, []byte(`diff"`)) &&
 		!containsQuoted(raw, []byte(`capabilities"`)) // v1 has none: its decoder would drop them
+}
+
+// upsertReadAsV2 reports whether u, a v2 tool_call_update (raw) that a
+// v1 decoder read, reads as v2 reads it. The one difference fastUpsert
+// cannot see in the bytes is in kind and status: v1 keeps an empty string
+// and drops a value that is not a string, while v2 reads both as the
+// field's default (ToolKindOther, ToolCallStatusPending), as it reads an
+// unknown string. Checked on the result, so the common case (a non-empty
+// string) costs two comparisons; a kind or status v1 left unset is
+// looked for in the bytes, and a mere key "kind" elsewhere (in rawInput)
+// only sends the update to the v2 decoder, which reads it the same.
+func upsertReadAsV2(u Update, raw []byte) bool {
+	t, ok := u.(*ToolCallUpdate)
+	if !ok {
+		return false
+	}
+	if t.Kind != nil && *t.Kind == "" || t.Status != nil && *t.Status == "" {
+		return false
+	}
+	return (t.Kind != nil || !containsQuoted(raw, []byte(`kind"`))) &&
+		(t.Status != nil || !containsQuoted(raw, []byte(`status"`)))
 }
 
 // containsQuoted reports whether raw holds w, which ends in a quote, just

@@ -52,3 +52,28 @@ func FuzzContainsQuoted(f *testing.F) {
 		}
 	})
 }
+
+// Rule (v2 schema: ToolKind and ToolCallStatus are open unions with a
+// default): every path a v2 tool_call_update can take (the one-walk
+// decoder, v1's generated decoder, the v2 upsert decoder) reads a kind or
+// status that is empty, unknown or not a string as the v2 upsert decoder
+// does: the fast paths may only take what they read identically.
+func TestV2UpsertOddKindAndStatus(t *testing.T) {
+	for _, field := range []string{`"kind":""`, `"status":""`, `"kind":"weird"`, `"status":"weird"`, `"kind":5`, `"status":true`, `"kind":{}`, `"title":""`} {
+		upd := `{"sessionUpdate":"tool_call_update","toolCallId":"c1",` + field + `}`
+		want, err := decodeToolCallUpsert([]byte(upd))
+		if err != nil {
+			t.Fatalf("%s: %v", upd, err)
+		}
+		params := `{"sessionId":"s1","update":` + upd + `}`
+		got, err := DecodeNotification(2, []byte(params))
+		if err != nil {
+			t.Fatalf("%s: DecodeNotification: %v", upd, err)
+		}
+		if d := cmp.Diff(want, got.Update); d != "" {
+			t.Errorf("%s: DecodeNotification (-v2 upsert decoder +got):\n%s", upd, d)
+		}
+		line := `{"jsonrpc":"2.0","method":"session/update","params":` + params + `}`
+		checkPeeked(t, []byte(line))
+	}
+}
