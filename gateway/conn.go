@@ -46,6 +46,7 @@ type conn struct {
 	streams    map[string]*stream // "" is the connection stream; for WebSocket the only one
 	pending    map[string]string  // client request id key → session of its response ("" = connection)
 	replies    map[string]string  // agent request id key → its session, until the client answers
+	answered   answeredIDs        // HTTP: the last client requests answered, for resends (resend.go)
 	initWait   map[string]chan []byte
 	buffered   int // bytes queued on streams or being written to the client
 	active     int // requests in flight and receivers attached
@@ -226,6 +227,9 @@ func (c *conn) route(line []byte) {
 			if s, ok := c.pending[key]; ok {
 				session = s
 				delete(c.pending, key)
+				if !c.ws {
+					c.answered.add(key, time.Now())
+				}
 			}
 			if len(c.turnCalls) > 0 {
 				c.promptAnsweredLocked(key, &e)

@@ -34,7 +34,9 @@ const notDeliveredMessage = "gateway: draining: the request was not delivered to
 //     error [acp.CodeNotDelivered] (the agent never saw it: a supervised
 //     acp.Client sends a prompt so answered again on its next connection).
 //     Notifications and answers (session/cancel, a permission choice) are
-//     still forwarded: they belong to the requests in flight.
+//     still forwarded: they belong to the requests in flight. A proxy's
+//     second copy of a request forwarded before the drain is neither
+//     forwarded nor refused (resend.go): its answer is on its way.
 //   - A connection closes once no request of its client awaits the agent's
 //     answer, no ACP v2 turn runs (a v2 agent answers session/prompt when
 //     it accepts the prompt; the turn runs until the agent reports the

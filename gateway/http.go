@@ -166,6 +166,13 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 				session = ""
 			}
 			c.mu.Lock()
+			if c.resentLocked(k) {
+				// A proxy's second copy of a request already forwarded
+				// (resend.go): its answer is on its way.
+				c.mu.Unlock()
+				c.o.Logger.Info("gateway: a request sent again (by a proxy) was not forwarded twice", "connection", c.id, "method", e.method())
+				return 0, ""
+			}
 			if refused, ok := c.refuseDrainingLocked(session, e.ID); refused {
 				c.mu.Unlock()
 				if !ok {

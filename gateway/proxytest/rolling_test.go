@@ -117,7 +117,7 @@ func (r *runner) turn(text string) (string, error) {
 	case text == "backend" && out != "a" && out != "b":
 		return "", fmt.Errorf("answered %q, want a backend's name", out)
 	case text != "backend" && out != strings.Repeat("x", rollingChunks):
-		return "", fmt.Errorf("answered %d bytes, want %d x", len(out), rollingChunks)
+		return "", fmt.Errorf("answered %d bytes (%d x, other text %q), want %d x", len(out), strings.Count(out, "x"), strings.ReplaceAll(out, "x", ""), rollingChunks)
 	}
 	return out, nil
 }
@@ -211,7 +211,19 @@ func TestRollingRestart(t *testing.T) {
 			for _, profile := range profiles {
 				for _, version := range []int{1, 2} {
 					client := fmt.Sprintf("%s v%d", profile, version)
-					c := connect(t, s.transport(t, profile, newJar(t)), &acp.ClientOptions{ProtocolVersion: version, Restart: &acp.RestartPolicy{
+					// ACP_ROLLING_TRACE=DIR keeps each client's frames
+					// (acp view DIR/haproxy-http-v1.jsonl): how a failed
+					// turn was found to have been answered twice.
+					var trace *acp.TraceWriter
+					if dir := os.Getenv("ACP_ROLLING_TRACE"); dir != "" {
+						f, err := os.Create(fmt.Sprintf("%s/%s-%s-v%d.jsonl", dir, px.name, profile, version))
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() { f.Close() })
+						trace = acp.NewTraceWriter(f)
+					}
+					c := connect(t, s.transport(t, profile, newJar(t)), &acp.ClientOptions{ProtocolVersion: version, Trace: trace, Restart: &acp.RestartPolicy{
 						MaxRestarts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
 						OnRestart: func(ev acp.RestartEvent) {
 							if testing.Verbose() {
