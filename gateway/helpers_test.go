@@ -139,6 +139,7 @@ type client struct {
 	conn   string
 	header http.Header
 	hc     *http.Client // nil: http.DefaultClient
+	h2     bool         // hc speaks HTTP/2 only (an http.ClientConn)
 }
 
 func (c *client) httpClient() *http.Client {
@@ -362,6 +363,9 @@ func waitFor(t testing.TB, cond func() bool) {
 }
 
 func (c *client) protoMajor() int {
+	if c.h2 {
+		return 2
+	}
 	if c.hc != nil {
 		if tr, ok := c.hc.Transport.(*http.Transport); ok && tr.Protocols != nil && !tr.Protocols.HTTP1() {
 			return 2

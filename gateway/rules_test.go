@@ -207,11 +207,20 @@ func TestResumeSessionOnNewConnection(t *testing.T) {
 
 // The RFD requires HTTP/2 for Streamable HTTP: NewServer speaks it without
 // TLS (h2c), and the whole flow runs over one multiplexed TCP connection,
-// long-lived streams beside the POSTs.
+// long-lived streams beside the POSTs. The client is one HTTP/2 connection
+// (http.Transport.NewClientConn), so that the count is the server's
+// doing: a Transport's pool may dial a second connection of its own accord
+// under load (CI once saw 2), which says nothing of the server.
 func TestHTTP2(t *testing.T) {
 	d := newPipeDial(t, nil)
 	g := New(d.Dial, nil)
 	srv := NewServer(g)
+	var conns atomic.Int64 // TCP connections the server accepted
+	srv.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -220,17 +229,16 @@ func TestHTTP2(t *testing.T) {
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
 	tr := &http.Transport{Protocols: p}
+	cc, err := tr.NewClientConn(context.Background(), "http", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		g.Close()
 		srv.Close()
-		tr.CloseIdleConnections()
+		cc.Close()
 	})
-	var dials atomic.Int64
-	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		dials.Add(1)
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}
-	c := &client{t: t, url: "http://" + ln.Addr().String() + "/acp", hc: &http.Client{Transport: tr}}
+	c := &client{t: t, url: "http://" + ln.Addr().String() + "/acp", hc: &http.Client{Transport: cc}, h2: true}
 	c.initialize()
 	conn := c.open("")
 	sid := newSession(t, c, conn, 1)
@@ -240,7 +248,10 @@ func TestHTTP2(t *testing.T) {
 		t.Fatalf("chunk %q", got)
 	}
 	sess.until(t, isResponse(2))
-	if n := dials.Load(); n != 1 {
-		t.Fatalf("%d TCP connections, want 1", n)
+	if err := cc.Err(); err != nil {
+		t.Fatalf("the connection failed: %v", err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("the server accepted %d TCP connections, want 1", n)
 	}
 }
