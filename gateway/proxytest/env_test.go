@@ -29,6 +29,7 @@ import (
 
 	"github.com/acpclient/acp/acptest"
 	"github.com/acpclient/acp/gateway"
+	"github.com/acpclient/acp/internal/procgroup"
 )
 
 const token = "proxytest-token"
@@ -446,20 +447,25 @@ func startProxy(t *testing.T, name, addr string, cmd *exec.Cmd) *proxy {
 	t.Helper()
 	p := &proxy{name: name, addr: addr, cmd: cmd, out: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	// A process group of its own (nginx's workers with its master), which
+	// dies with the test binary even when go test is killed and no
+	// Cleanup runs (procgroup: Pdeathsig on Linux, and a watchdog).
+	g, err := procgroup.Start(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	go func() { cmd.Wait(); g.Reaped(); close(exited) }()
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		g.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			g.Signal(syscall.SIGKILL)
 			<-exited
 		}
+		g.Signal(syscall.SIGKILL) // a worker that outlived its master
+		g.Close()
 		if t.Failed() {
 			t.Logf("%s output:\n%s", name, p.out.String())
 		}
