@@ -134,10 +134,14 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 			if interrupted(err) {
 				// The agent died in this turn and is back (or coming
 				// back): report the turn, go on with the next prompt on
-				// the restored session (Prompt waits for the restart),
-				// and exit 1 at the end.
+				// the restored session, and exit 1 at the end. Prompt
+				// would wait for the restart by itself, but the restored
+				// event is printed from the client's callback goroutine,
+				// which the next turn could outrun: wait for it, so the
+				// restore comes before the next turn's output.
 				sup.diedShown(c)
 				out.fail(err)
+				sup.backShown(c)
 				failed = errTurnFailed
 				err = nil
 			}
