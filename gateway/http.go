@@ -168,9 +168,11 @@ func (c *conn) forward(ctx context.Context, e envelope, line []byte, header stri
 			c.mu.Lock()
 			if c.resentLocked(k) {
 				// A proxy's second copy of a request already forwarded
-				// (resend.go): its answer is on its way.
+				// (resend.go): its answer is on its way. Debug, not Info:
+				// a client resending one id in a loop must not flood the
+				// operator's log.
 				c.mu.Unlock()
-				c.o.Logger.Info("gateway: a request sent again (by a proxy) was not forwarded twice", "connection", c.id, "method", e.method())
+				c.o.Logger.Debug("gateway: a request sent again (by a proxy) was not forwarded twice", "connection", c.id, "method", e.method())
 				return 0, ""
 			}
 			if refused, ok := c.refuseDrainingLocked(session, e.ID); refused {
