@@ -6,9 +6,11 @@ package gateway
 // loses no turn) resend a request when the backend closed the connection
 // without answering it; and the backend can have read it first: Go's
 // http.Server closes an idle keep-alive connection (IdleTimeout,
-// SetKeepAlivesEnabled(false) at the start of a drain, Shutdown) even
-// when the next request has arrived in its buffer, and then serves that
-// request on a connection it can no longer answer on. The second copy,
+// SetKeepAlivesEnabled(false), Shutdown) even when the next request has
+// arrived in its buffer, and then serves that request on a connection
+// it can no longer answer on. (acp serve no longer closes them at a
+// drain's start, and after Drain nothing is forwarded; nginx sends its
+// copy to the next backend, which this cannot help.) The second copy,
 // forwarded, would run a prompt twice; refused by a draining gateway, it
 // would answer the client "not delivered" for a prompt the agent is
 // running, and a supervised client would send it again (a turn answered

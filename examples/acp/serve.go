@@ -214,14 +214,19 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	stop()
 	// The listener stays open while the running turns finish: over
 	// Streamable HTTP their client's POSTs (a cancel, a permission
-	// choice) and its return for each ended session stream come on new
-	// TCP connections (the drain closes idle keep-alive ones), and a
-	// closed listener would send them to another backend, which knows
-	// nothing of the connection. New connections get 503 (a proxy
-	// configured as docs/deploy is retries them on another backend) and
-	// the health check 503 (the proxy takes this backend out). Idle
-	// keep-alive connections close; the listener closes once drained.
-	srv.SetKeepAlivesEnabled(false)
+	// choice) and its return for each ended session stream may come on
+	// new TCP connections, and a closed listener would send them to
+	// another backend, which knows nothing of the connection. New
+	// connections get 503 (a proxy configured as docs/deploy is retries
+	// them on another backend) and the health check 503 (the proxy takes
+	// this backend out). The proxy's idle keep-alive connections stay
+	// open until the drain is over (drain: the server's Shutdown comes
+	// after the gateway's): closing them now (SetKeepAlivesEnabled(false))
+	// can close one just as the proxy's next POST arrives on it, which
+	// net/http then serves, so the prompt reaches the agent, and cannot
+	// answer; nginx resends such a POST to the other backend, whose 404
+	// says "not delivered", and the turn would run twice
+	// (gateway/resend.go covers a resend to this backend).
 	fmt.Fprintln(stderr, "acp serve: draining")
 	if !drain(gw, srv, sc.drainTimeout, stderr) {
 		return 1

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -221,9 +222,20 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 
 	healthURL := strings.TrimSuffix(s.url, "/acp") + "/healthz"
-	if resp, err := http.Get(healthURL); err != nil || resp.StatusCode != 200 {
+	// One keep-alive connection for the health checks, counted: the
+	// drain must not close it (a proxy's idle connection closed just as
+	// its next POST arrives is how a prompt the backend served gets sent
+	// again, to the other backend: serve.go).
+	var dials atomic.Int64
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}}
+	defer hc.CloseIdleConnections()
+	if resp, err := hc.Get(healthURL); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/healthz while serving: %v %v", resp, err)
 	} else {
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -238,13 +250,16 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	if code, h, body := post(t, s.url, "tok", "", "", initialize); code != 503 || h.Get("Retry-After") == "" {
 		t.Errorf("initialize while draining: %d %q, want 503 with Retry-After", code, body)
 	}
-	health, err := http.Get(healthURL)
+	health, err := hc.Get(healthURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	health.Body.Close()
 	if health.StatusCode != 503 {
 		t.Errorf("/healthz while draining: %d, want 503", health.StatusCode)
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("the health checks took %d TCP connections: the drain closed the idle keep-alive one", n)
 	}
 	<-s.stderrDone
 	err = s.cmd.Wait()

@@ -215,7 +215,6 @@ func (b *backend) kill() {
 // finish), then the listener closes and what is left is shut down. It
 // returns Drain's error.
 func (b *backend) drain() error {
-	b.srv.SetKeepAlivesEnabled(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := b.gw.Drain(ctx)
