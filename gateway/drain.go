@@ -26,9 +26,11 @@ const notDeliveredMessage = "gateway: draining: the request was not delivered to
 //
 //   - New connections get 503 with Retry-After (as after Shutdown); the
 //     health endpoint ([Gateway.Health]) answers 503. The server's owner
-//     should also close its listener, so that a proxy sends new
-//     connections elsewhere without waiting for its health check (acp
-//     serve does).
+//     should keep its listener open and its idle keep-alive connections
+//     too until Drain returns (acp serve does): the running turns'
+//     requests may come on new TCP connections, and closing an idle
+//     connection can make a proxy resend a request this gateway has
+//     already forwarded (resend.go) to another backend.
 //   - On every open connection, a new request is not forwarded: it is
 //     answered, on the stream its answer would take, with the JSON-RPC
 //     error [acp.CodeNotDelivered] (the agent never saw it: a supervised
