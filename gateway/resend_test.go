@@ -25,22 +25,30 @@ func countingDial(t *testing.T) (*pipeDial, *atomic.Int64) {
 	return newPipeDial(t, opts), &n
 }
 
+// waitingTurn starts a gateway on a counting agent, opens a connection and
+// a session with their streams, and starts prompt 10, "wait", which runs
+// until cancelled.
+func waitingTurn(t *testing.T) (g *Gateway, c *client, conn, sess *sse, sid string, prompts *atomic.Int64) {
+	d, prompts := countingDial(t)
+	g, url := start(t, d.Dial, nil)
+	c = &client{t: t, url: url}
+	c.initialize()
+	conn = c.open("")
+	sid = newSession(t, c, conn, 1)
+	sess = c.open(sid)
+	c.post(sid, prompt(10, sid, "wait"))
+	sess.until(t, func(m map[string]any) bool { return chunkText(m) == "waiting" })
+	return g, c, conn, sess, sid, prompts
+}
+
 // The rule of resend.go: a POST a proxy sends again (the same request id
 // on the same connection), while the first copy awaits the agent's answer
 // or just after it was answered, is answered 202 and not forwarded: the
 // agent runs each prompt once, and the client gets one answer.
 func TestResentRequestNotForwardedTwice(t *testing.T) {
-	d, prompts := countingDial(t)
-	_, url := start(t, d.Dial, nil)
-	c := &client{t: t, url: url}
-	c.initialize()
-	conn := c.open("")
-	sid := newSession(t, c, conn, 1)
-	sess := c.open(sid)
+	_, c, _, sess, sid, prompts := waitingTurn(t)
 
 	// In flight.
-	c.post(sid, prompt(10, sid, "wait"))
-	sess.until(t, func(m map[string]any) bool { return chunkText(m) == "waiting" })
 	if r := c.post(sid, prompt(10, sid, "wait")); r.status != 202 {
 		t.Fatalf("the resent prompt: %d %s, want 202", r.status, r.body)
 	}
@@ -84,15 +92,7 @@ func TestResentRequestNotForwardedTwice(t *testing.T) {
 // supervised client would send it again, and the turn would run twice,
 // as TestRollingRestart saw behind HAProxy); a new prompt still is.
 func TestDrainResentRequestNotRefused(t *testing.T) {
-	d, prompts := countingDial(t)
-	g, url := start(t, d.Dial, nil)
-	c := &client{t: t, url: url}
-	c.initialize()
-	conn := c.open("")
-	sid := newSession(t, c, conn, 1)
-	sess := c.open(sid)
-	c.post(sid, prompt(10, sid, "wait"))
-	sess.until(t, func(m map[string]any) bool { return chunkText(m) == "waiting" })
+	g, c, conn, sess, sid, prompts := waitingTurn(t)
 
 	drained := make(chan error, 1)
 	go func() { drained <- g.Drain(context.Background()) }()
