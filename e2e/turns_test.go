@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,9 +266,32 @@ func TestCancelCommand(t *testing.T) {
 		// Close. Claude Code reports the call failed before its shell is
 		// gone, and under load the Close could otherwise come first and
 		// kill Claude Code before it kills its shell.
+		//
+		// Whether the agent kills it is the agent's doing, not the
+		// client's (the client ended the turn cancelled and marked the
+		// call, checked above): codex-acp 2.6.0 in v2 once left its shell
+		// running past the 30 s in CI (docs/conformance/README.md). Such a
+		// command is logged as the agent's deviation and killed here, so
+		// that no sleep 600 outlives the test.
 		if alive := outsideGroupInDirAfter(r.Dir, r.pgid, 30*time.Second); alive != "" {
-			t.Errorf("%s: the cancelled command still runs: %s", ag.name, alive)
+			t.Logf("%s: the agent left the cancelled command running for 30 s (killed now): %s", ag.name, alive)
+			killInDir(t, r.Dir, r.pgid)
 		}
 		r.save("cancel-command")
 	})
+}
+
+// killInDir SIGKILLs the live processes whose working directory is dir,
+// but for the members of process group pgid, and fails the test if any is
+// still there a few seconds later.
+func killInDir(t *testing.T, dir string, pgid int) {
+	t.Helper()
+	for _, p := range strings.Split(inDirOutside(dir, pgid), ", ") {
+		if pid, err := strconv.Atoi(strings.SplitN(p, " ", 2)[0]); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if alive := outsideGroupInDirAfter(dir, pgid, 5*time.Second); alive != "" {
+		t.Errorf("still running after SIGKILL: %s", alive)
+	}
 }
