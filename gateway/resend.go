@@ -38,8 +38,8 @@ const (
 	resentWindow = 10 * time.Second
 )
 
-// idSeed hashes the answered ids (a connection keeps 16 bytes per id,
-// whatever the id's length).
+// idSeed hashes the answered ids (a connection keeps 32 bytes per id, a
+// hash and a time, whatever the id's length: 512 bytes in all).
 var idSeed = maphash.MakeSeed()
 
 // answeredIDs is a ring of the last answeredKept request ids a connection
