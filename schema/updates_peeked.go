@@ -80,13 +80,19 @@ func decodePeekedV2(u *jsonscan.Update) (Update, bool) {
 		if !(walked && t.readsAsV1()) && !fastUpsert(u.Body) {
 			return nil, false
 		}
+		var up Update
+		ok := false
 		if walked {
-			if up, ok := t.toolCallUpdate(); ok && upsertReadAsV2(up, u.Body) {
-				return up, true
-			}
+			up, ok = t.toolCallUpdate()
 		}
-		up, err := decodeUpdate(u.Body)
-		if err != nil || !upsertReadAsV2(up, u.Body) {
+		if !ok {
+			var err error
+			up, err = decodeUpdate(u.Body)
+			ok = err == nil
+		}
+		// v1's reading of it, whichever decoder made it: when v2 reads it
+		// otherwise (upsertReadAsV2), the v2 decoder takes it, once.
+		if !ok || !upsertReadAsV2(up, u.Body) {
 			return nil, false
 		}
 		return up, true

@@ -408,10 +408,15 @@ func decodeNotificationV2(params []byte) (string, Update, json.RawMessage, error
 		return sid, u, meta, nil
 	}
 	if string(kind) == "tool_call_update" && fastUpsert(upd) {
-		if u, ok := decodeToolCallUpdate(upd); ok && upsertReadAsV2(u, upd) {
-			return sid, u, meta, nil // what decodeUpdate gives, in one walk
+		// The one walk gives what decodeUpdate gives: when v2 reads its
+		// result otherwise, so would it, and only the v2 decoder is left.
+		u, ok := decodeToolCallUpdate(upd)
+		if !ok {
+			var err error
+			u, err = decodeUpdate(upd)
+			ok = err == nil
 		}
-		if u, err := decodeUpdate(upd); err == nil && upsertReadAsV2(u, upd) {
+		if ok && upsertReadAsV2(u, upd) {
 			return sid, u, meta, nil
 		}
 	}
