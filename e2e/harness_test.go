@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -195,23 +196,43 @@ func outsideGroupInDirAfter(dir string, pgid int, d time.Duration) string {
 func inDir(dir string) string { return inDirOutside(dir, 0) }
 
 func inDirOutside(dir string, pgid int) string {
-	group := map[string]bool{}
+	var out []string
+	for _, p := range procsInDirOutside(dir, pgid) {
+		out = append(out, fmt.Sprint(p.pid)+" "+p.cmdline)
+	}
+	return strings.Join(out, ", ")
+}
+
+// dirProc is a live process found by procsInDirOutside.
+type dirProc struct {
+	pid     int
+	cmdline string
+}
+
+// procsInDirOutside lists the live processes whose working directory is
+// dir, but for the members of process group pgid (0: none left out).
+func procsInDirOutside(dir string, pgid int) []dirProc {
+	group := map[int]bool{}
 	if pgid != 0 {
 		for _, pid := range proctest.GroupMembers(pgid) {
-			group[fmt.Sprint(pid)] = true
+			group[pid] = true
 		}
 	}
 	ents, _ := os.ReadDir("/proc")
-	var out []string
+	var out []dirProc
 	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || group[pid] {
+			continue
+		}
 		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || cwd != dir || group[e.Name()] {
+		if err != nil || cwd != dir {
 			continue
 		}
 		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(string(b), "\x00", " "))
+		out = append(out, dirProc{pid, strings.ReplaceAll(string(b), "\x00", " ")})
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // prompt runs one turn to its end.

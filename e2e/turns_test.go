@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -286,10 +285,8 @@ func TestCancelCommand(t *testing.T) {
 // still there a few seconds later.
 func killInDir(t *testing.T, dir string, pgid int) {
 	t.Helper()
-	for _, p := range strings.Split(inDirOutside(dir, pgid), ", ") {
-		if pid, err := strconv.Atoi(strings.SplitN(p, " ", 2)[0]); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, p := range procsInDirOutside(dir, pgid) {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
 	}
 	if alive := outsideGroupInDirAfter(dir, pgid, 5*time.Second); alive != "" {
 		t.Errorf("still running after SIGKILL: %s", alive)
