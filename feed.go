@@ -423,46 +423,76 @@ func (t *Turn) patchLocked(p *schema.ToolCallUpdate) uint64 {
 // that starts later and asks for released events gets a single
 // EventReleased, whose State is the turn's state as of its Seq, and stops.
 func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
+	return func(yield func(Event) bool) { t.events(ctx, after, nil, yield) }
+}
+
+// EventsReused is Events for a reader that keeps no plain text chunk past
+// the yield that gave it, as a renderer that writes each chunk out and
+// forgets it. Such a chunk's *AgentMessageChunk, *AgentThoughtChunk or
+// *UserMessageChunk, and its *TextContent, are made again for later
+// chunks of the same iteration once yield returns: copy the values to
+// keep them. The Text string itself stays valid, as does every other
+// update, field and tool call, as Events gives them.
+//
+// Events makes each logged text chunk anew for each reader (the log keeps
+// only its place in the message's text), about 100 bytes a chunk, which
+// on a long turn is most of what the process allocates; EventsReused
+// makes a batch's chunks into one iteration's values instead, so a reader
+// that ranges over a turn of any length allocates a bounded amount. Each
+// iteration has values of its own: any number may run at once, as with
+// Events.
+func (t *Turn) EventsReused(ctx context.Context, after uint64) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		s := t.s
+		var r textReuse
+		t.events(ctx, after, &r, yield)
+	}
+}
+
+// events is one iteration of Events (r nil) or EventsReused.
+func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield func(Event) bool) {
+	s := t.s
+	s.mu.Lock()
+	t.log.enter()
+	s.mu.Unlock()
+	defer t.leave()
+	next := after + 1
+	for {
 		s.mu.Lock()
-		t.log.enter()
+		if t.log.released && next <= t.log.seq {
+			st := t.stateLocked()
+			seq := t.log.seq
+			s.mu.Unlock()
+			yield(Event{Seq: seq, Kind: EventReleased, State: &st, Turn: t})
+			return
+		}
+		batch := t.log.from(next)
+		var us []schema.Update
+		if r != nil {
+			us = r.updatesLocked(batch)
+		} else {
+			us = updatesLocked(batch)
+		}
+		ended := t.life.ended
+		var wait chan struct{}
+		if len(batch) == 0 && !ended {
+			wait = t.updated.wait()
+		}
 		s.mu.Unlock()
-		defer t.leave()
-		next := after + 1
-		for {
-			s.mu.Lock()
-			if t.log.released && next <= t.log.seq {
-				st := t.stateLocked()
-				seq := t.log.seq
-				s.mu.Unlock()
-				yield(Event{Seq: seq, Kind: EventReleased, State: &st, Turn: t})
+		for i := range batch {
+			u, tc := entryUpdate(&batch[i], us, i)
+			if !yield(t.event(next, &batch[i], u, tc)) {
 				return
 			}
-			batch := t.log.from(next)
-			us := updatesLocked(batch)
-			ended := t.life.ended
-			var wait chan struct{}
-			if len(batch) == 0 && !ended {
-				wait = t.updated.wait()
+			next++
+		}
+		if len(batch) == 0 {
+			if ended {
+				return
 			}
-			s.mu.Unlock()
-			for i := range batch {
-				u, tc := entryUpdate(&batch[i], us, i)
-				if !yield(t.event(next, &batch[i], u, tc)) {
-					return
-				}
-				next++
-			}
-			if len(batch) == 0 {
-				if ended {
-					return
-				}
-				select {
-				case <-wait:
-				case <-ctx.Done():
-					return
-				}
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return
 			}
 		}
 	}

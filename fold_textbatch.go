@@ -85,3 +85,69 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 	p.c.Content, p.c.MessageID = &p.t, id
 	return &p.c
 }
+
+// textReuse makes one reader's plain text chunks into the same values
+// batch after batch, for Turn.EventsReused, whose reader keeps none of
+// them past its yield. A batch is at most one log chunk (logChunk
+// entries), so what it holds is bounded by that: about 27 KB at most for
+// the values of one kind and 4 KB for the updates' slice, grown only to
+// the largest batch it has seen (grown). Each value is cleared before it is made
+// again, so nothing a reader set on one reaches the next.
+type textReuse struct {
+	msgs     []msgPair
+	thoughts []thoughtPair
+	users    []userPair
+	us       []schema.Update
+}
+
+// updatesLocked is updatesLocked of the package, into r's values.
+func (r *textReuse) updatesLocked(batch []entry) []schema.Update {
+	mk, ok := newTextMaker(batch)
+	if !ok {
+		return nil
+	}
+	r.msgs = grown(r.msgs, mk.left[textMessage])
+	r.thoughts = grown(r.thoughts, mk.left[textThought])
+	r.users = grown(r.users, mk.left[textUser])
+	r.us = grown(r.us, len(batch))
+	us := r.us[:len(batch)]
+	var n [4]int
+	for i := range batch {
+		e := &batch[i]
+		if e.tag() != tagText {
+			us[i] = nil
+			continue
+		}
+		m := (*msgAcc)(e.p)
+		k, text := e.text()&3, m.slice(e.pos())
+		switch k {
+		case textMessage:
+			p := &r.msgs[n[k]]
+			*p = msgPair{t: schema.TextContent{Text: text}}
+			p.c.Content, p.c.MessageID = &p.t, m.id
+			us[i] = &p.c
+		case textThought:
+			p := &r.thoughts[n[k]]
+			*p = thoughtPair{t: schema.TextContent{Text: text}}
+			p.c.Content, p.c.MessageID = &p.t, m.id
+			us[i] = &p.c
+		default:
+			p := &r.users[n[k]]
+			*p = userPair{t: schema.TextContent{Text: text}}
+			p.c.Content, p.c.MessageID = &p.t, m.id
+			us[i] = &p.c
+		}
+		n[k]++
+	}
+	return us
+}
+
+// grown returns s with a length of at least n, reallocated only when it
+// is shorter, to twice its length or n, whichever is more: a reader's
+// values of one kind are a few allocations, at most 2 × logChunk in all.
+func grown[T any](s []T, n int) []T {
+	if len(s) < n {
+		return make([]T, min(max(n, 2*len(s)), logChunk))
+	}
+	return s
+}

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 go test -race -count=1 ./... "$@"
-# The allocation guard (allocs_guard_test.go) skips itself under -race,
-# which changes allocation counts; it runs here once more without it.
-go test -count=1 -run '^TestFoldAllocs' .
+# The allocation guards (allocs_guard_test.go, feed_reuse_test.go) skip themselves under -race,
+# which changes allocation counts; they run here once more without it.
+go test -count=1 -run '^(TestFoldAllocs|TestEventsReusedAllocs)' .
 (cd otelacp && go test -race -count=1 ./... "$@")

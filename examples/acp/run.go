@@ -293,7 +293,10 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	kids := out.watchChildren(s)
 	go func() {
 		defer close(rendered)
-		for ev := range turn.Events(context.Background(), 0) {
+		// The renderer writes each text chunk out and keeps none: the
+		// reused form saves the turn's largest allocation (about 100
+		// bytes a chunk; bench/README.md, "End to end").
+		for ev := range turn.EventsReused(context.Background(), 0) {
 			out.event(s, turn, ev)
 			if _, ok := ev.Update.(*schema.SubagentUpdate); ok {
 				kids.poll()
