@@ -566,10 +566,11 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 	defer o.mu.Unlock()
 	if o.json {
 		// turn_end is the largest thing the command writes: State joins
-		// the turn's text and the encoder holds the whole line. Collecting
-		// the garbage of the streamed events first keeps that from raising
-		// the heap's goal (and the peak RSS of a long turn) by its size;
-		// one collection per turn costs nothing a user would notice.
+		// the turn's text (writeTurnEnd then writes it out in pieces).
+		// Collecting the garbage of the streamed events first keeps the
+		// joined copy from raising the heap's goal (and the peak RSS of a
+		// long turn) by its size; one collection per turn costs nothing a
+		// user would notice.
 		runtime.GC()
 	}
 	st := turn.State()
@@ -584,7 +585,9 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		if plans := turn.Session().State().Plans; len(plans) > 0 {
 			ev["plans"] = plans
 		}
-		o.emit(ev)
+		if err := writeTurnEnd(o.stdout, ev, st); err != nil {
+			o.emit(map[string]any{"event": "error", "message": "encoding an event: " + err.Error()})
+		}
 		return
 	}
 	if o.last != "" {
