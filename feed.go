@@ -328,14 +328,22 @@ func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 
 // updatesLocked returns the updates of the entries of batch, made once
 // under s.mu, for a reader to yield after releasing it; nil for a batch
-// with no plain text chunk, whose entries hold their updates.
-func updatesLocked(batch []entry) []schema.Update {
+// with no plain text chunk, whose entries hold their updates. The chunks
+// are made in new slabs, or in r's values when r is not nil
+// (Turn.EventsReused).
+func updatesLocked(batch []entry, r *textReuse) []schema.Update {
 	mk, ok := newTextMaker(batch) // the chunks in slabs (fold_textbatch.go)
 	if !ok {
 		return nil
 	}
-	us := make([]schema.Update, len(batch))
+	var us []schema.Update
+	if r != nil {
+		us = r.take(&mk, len(batch))
+	} else {
+		us = make([]schema.Update, len(batch))
+	}
 	for i := range batch {
+		us[i] = nil
 		if e := &batch[i]; e.tag() == tagText {
 			m := (*msgAcc)(e.p)
 			us[i] = mk.chunk(e.text(), m.id, m.slice(e.pos()))
@@ -466,12 +474,7 @@ func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield fun
 			return
 		}
 		batch := t.log.from(next)
-		var us []schema.Update
-		if r != nil {
-			us = r.updatesLocked(batch)
-		} else {
-			us = updatesLocked(batch)
-		}
+		us := updatesLocked(batch, r)
 		ended := t.life.ended
 		var wait chan struct{}
 		if len(batch) == 0 && !ended {

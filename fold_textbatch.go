@@ -51,7 +51,8 @@ func newTextMaker(batch []entry) (mk textMaker, ok bool) {
 	return mk, ok
 }
 
-// chunk makes the chunk of kind k, messageId id and text text.
+// chunk makes the chunk of kind k, messageId id and text text, clearing
+// the value first (a reused one may hold what a reader set on it).
 func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 	k &= 3
 	n := min(textSlab, mk.left[k])
@@ -63,7 +64,7 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 		}
 		p := &mk.msgs[0]
 		mk.msgs = mk.msgs[1:]
-		p.t.Text = text
+		*p = msgPair{t: schema.TextContent{Text: text}}
 		p.c.Content, p.c.MessageID = &p.t, id
 		return &p.c
 	case textThought:
@@ -72,7 +73,7 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 		}
 		p := &mk.thoughts[0]
 		mk.thoughts = mk.thoughts[1:]
-		p.t.Text = text
+		*p = thoughtPair{t: schema.TextContent{Text: text}}
 		p.c.Content, p.c.MessageID = &p.t, id
 		return &p.c
 	}
@@ -81,7 +82,7 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 	}
 	p := &mk.users[0]
 	mk.users = mk.users[1:]
-	p.t.Text = text
+	*p = userPair{t: schema.TextContent{Text: text}}
 	p.c.Content, p.c.MessageID = &p.t, id
 	return &p.c
 }
@@ -100,46 +101,18 @@ type textReuse struct {
 	us       []schema.Update
 }
 
-// updatesLocked is updatesLocked of the package, into r's values.
-func (r *textReuse) updatesLocked(batch []entry) []schema.Update {
-	mk, ok := newTextMaker(batch)
-	if !ok {
-		return nil
-	}
+// take sizes r's values for the plain text chunks mk counted and hands
+// them to mk, which then makes its chunks there instead of in new slabs;
+// it returns r's updates slice for a batch of n entries.
+func (r *textReuse) take(mk *textMaker, n int) []schema.Update {
 	r.msgs = grown(r.msgs, mk.left[textMessage])
 	r.thoughts = grown(r.thoughts, mk.left[textThought])
 	r.users = grown(r.users, mk.left[textUser])
-	r.us = grown(r.us, len(batch))
-	us := r.us[:len(batch)]
-	var n [4]int
-	for i := range batch {
-		e := &batch[i]
-		if e.tag() != tagText {
-			us[i] = nil
-			continue
-		}
-		m := (*msgAcc)(e.p)
-		k, text := e.text()&3, m.slice(e.pos())
-		switch k {
-		case textMessage:
-			p := &r.msgs[n[k]]
-			*p = msgPair{t: schema.TextContent{Text: text}}
-			p.c.Content, p.c.MessageID = &p.t, m.id
-			us[i] = &p.c
-		case textThought:
-			p := &r.thoughts[n[k]]
-			*p = thoughtPair{t: schema.TextContent{Text: text}}
-			p.c.Content, p.c.MessageID = &p.t, m.id
-			us[i] = &p.c
-		default:
-			p := &r.users[n[k]]
-			*p = userPair{t: schema.TextContent{Text: text}}
-			p.c.Content, p.c.MessageID = &p.t, m.id
-			us[i] = &p.c
-		}
-		n[k]++
-	}
-	return us
+	r.us = grown(r.us, n)
+	mk.msgs = r.msgs[:mk.left[textMessage]]
+	mk.thoughts = r.thoughts[:mk.left[textThought]]
+	mk.users = r.users[:mk.left[textUser]]
+	return r.us[:n]
 }
 
 // grown returns s with a length of at least n, reallocated only when it

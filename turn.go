@@ -309,7 +309,7 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 				return
 			}
 			batch := t.log.from(next + 1)
-			us := updatesLocked(batch)
+			us := updatesLocked(batch, nil)
 			ended := t.life.ended
 			var wait chan struct{}
 			if len(batch) == 0 && !ended {
