@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -65,12 +66,13 @@ func writeTurnEnd(w io.Writer, ev map[string]any, st acp.TurnState) error {
 			break
 		}
 		j := bytes.Index(b[i+len(mark):], []byte(`\u0000"`))
-		if j < 0 {
-			panic("acp: a turn_end placeholder is cut") // our own string, as encoding/json escapes it
+		n, err := -1, error(nil)
+		if j >= 0 {
+			n, err = strconv.Atoi(string(b[i+len(mark) : i+len(mark)+j]))
 		}
-		n, err := strconv.Atoi(string(b[i+len(mark) : i+len(mark)+j]))
-		if err != nil || n >= len(texts) {
-			panic("acp: a turn_end placeholder names no text")
+		if j < 0 || err != nil || n < 0 || n >= len(texts) {
+			// Our own placeholder, as encoding/json escapes it: not seen.
+			return errors.New("turn_end: a placeholder for a message text is malformed")
 		}
 		if _, err := w.Write(b[:i]); err != nil {
 			return err
@@ -85,14 +87,16 @@ func writeTurnEnd(w io.Writer, ev map[string]any, st acp.TurnState) error {
 }
 
 // writeJSONString writes s quoted as appendJSONString quotes it, in pieces
-// of about splicePiece bytes, using buf. A piece ends before a byte that
-// starts a rune, so no rune is cut and invalid bytes read as they would in
-// one piece.
+// of about splicePiece bytes, using buf. A piece ends where no rune is
+// cut, so invalid bytes read as they would in one piece.
 func writeJSONString(w io.Writer, s string, buf []byte) ([]byte, error) {
 	buf = append(buf[:0], '"')
 	for len(s) > 0 {
+		// Back to a rune's start, or past utf8.UTFMax continuation bytes,
+		// none of which a rune that starts before them can reach: a run
+		// of them (an agent's invalid text) cannot grow the piece.
 		n := min(len(s), splicePiece)
-		for n < len(s) && !utf8.RuneStart(s[n]) {
+		for k := 0; k < utf8.UTFMax && n < len(s) && !utf8.RuneStart(s[n]); k++ {
 			n++
 		}
 		start := len(buf) // appendJSONString quotes the piece: drop its quotes

@@ -68,6 +68,8 @@ func TestTurnEndMatchesEncoder(t *testing.T) {
 			acp.TurnState{Messages: []acp.Message{{Text: "\x00acp:0:0\x00"}, {Text: big + "\x00acp:1:0\x00"}}}},
 		{"a text of bytes that are not UTF-8", map[string]any{"event": "turn_end"},
 			acp.TurnState{Messages: []acp.Message{{Text: strings.Repeat("\xe2\x82", splicePiece)}}}},
+		{"a text of continuation bytes only", map[string]any{"event": "turn_end"},
+			acp.TurnState{Messages: []acp.Message{{Text: "\xf0\x9f\x98" + strings.Repeat("\x80", 3*splicePiece) + "😀"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkTurnEnd(t, tc.ev, tc.st) })
 	}
@@ -111,3 +113,20 @@ func FuzzTurnEnd(f *testing.F) {
 		checkTurnEnd(t, map[string]any{"event": "turn_end", "error": short}, st)
 	})
 }
+
+// A piece is bounded whatever the text: a run of continuation bytes (each
+// escaped as \ufffd, six bytes) does not make one piece of the rest.
+func TestTurnEndPieceBounded(t *testing.T) {
+	st := acp.TurnState{Messages: []acp.Message{{Text: strings.Repeat("\x80", 8*splicePiece)}}}
+	var w maxWriter
+	if err := writeTurnEnd(&w, map[string]any{"event": "turn_end"}, st); err != nil {
+		t.Fatal(err)
+	}
+	if limit := 6*(splicePiece+4) + 2; w.max > limit {
+		t.Errorf("a write of %d bytes, want at most %d (one piece, escaped)", w.max, limit)
+	}
+}
+
+type maxWriter struct{ max int }
+
+func (w *maxWriter) Write(p []byte) (int, error) { w.max = max(w.max, len(p)); return len(p), nil }
