@@ -93,9 +93,16 @@ type clientLife struct {
 // bounded by Limits.MaxOrphanSessions and MaxOrphanBytes). Guarded by the
 // client's mu.
 type clientRouting struct {
-	sessions    map[string]*Session
+	sessions    map[string]*Session // changed only by setLocked and deleteLocked
 	orphans     map[string][]orphan
 	orphanBytes int
+
+	// The reader's last lookup (Client.route), read without c.mu: gen
+	// counts changes to sessions, and last was sessions[last.id] when
+	// gen was lastGen. Written under c.mu, last before lastGen.
+	gen     atomic.Uint64
+	last    atomic.Pointer[Session]
+	lastGen atomic.Uint64
 }
 
 // subagentCount is what the client counts of child sessions

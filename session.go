@@ -322,7 +322,7 @@ func (c *Client) ResumeSession(ctx context.Context, req *schema.ResumeSessionReq
 func (c *Client) unregister(s *Session) {
 	c.mu.Lock()
 	if c.routing.sessions[s.id] == s {
-		delete(c.routing.sessions, s.id)
+		c.routing.deleteLocked(s.id)
 		if s.sub.parent != nil {
 			c.subs.registered--
 			s.mu.Lock()

@@ -47,9 +47,7 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 	}
 	// The route is looked up before the decode, so that the notification's
 	// session id is the session's own string, not a copy of the wire's.
-	c.mu.Lock()
-	s := c.routing.sessions[string(peek.SessionID)]
-	c.mu.Unlock()
+	s := c.route(peek.SessionID)
 	var known string
 	if s != nil {
 		known = s.id
@@ -100,6 +98,50 @@ func (c *Client) onUpdate(params []byte, peek jsonscan.Update) {
 // params again (jsonscan.DecodePeeked).
 var decodePeeked = jsonscan.DecodePeeked.(func(int, []byte, jsonscan.Update, string) (schema.SessionNotification, error))
 
+// route returns c.routing.sessions[id], as a lookup under c.mu would
+// at the moment of the call, but while the sessions are as they were at
+// the last lookup (an agent's updates, one session's after another's), it
+// reads two atomics and compares the id: no lock, no hash. That lookup was
+// c.mu's hottest use, at a lock and an unlock for every update the reader
+// folds, on a cache line other goroutines write.
+//
+// Why a hit is right: last is written before lastGen, both under c.mu, so
+// the last read here is the one lastGen was stored with or a later one; a
+// later one was looked up at a gen no smaller, so when lastGen is still
+// the current gen, the last read was looked up at the current gen, and no
+// session has been set or deleted since.
+func (c *Client) route(id []byte) *Session {
+	r := &c.routing
+	g := r.lastGen.Load()
+	if s := r.last.Load(); s != nil && g == r.gen.Load() && s.id == string(id) {
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := r.sessions[string(id)]
+	if s != nil {
+		r.last.Store(s)
+		r.lastGen.Store(r.gen.Load())
+	}
+	return s
+}
+
+// setLocked and deleteLocked are the only changes to sessions: each counts
+// one in gen, so that no earlier lookup of route's is used again. c.mu is
+// held.
+func (r *clientRouting) setLocked(id string, s *Session) {
+	r.sessions[id] = s
+	r.gen.Add(1)
+}
+
+func (r *clientRouting) deleteLocked(id string) {
+	delete(r.sessions, id)
+	r.gen.Add(1)
+	if s := r.last.Load(); s != nil && s.id == id {
+		r.last.Store(nil) // a closed session is not kept for the cache
+	}
+}
+
 // keepOrphanLocked keeps an update for a session id not registered yet, or
 // says which limit it is over. c.mu is held.
 func (c *Client) keepOrphanLocked(sid string, u schema.Update, meta json.RawMessage, size int) string {
@@ -131,7 +173,7 @@ func (c *Client) register(s *Session) {
 // returns once c.mu is released.
 func (c *Client) registerLocked(s *Session) (after func()) {
 	old := c.routing.sessions[s.id]
-	c.routing.sessions[s.id] = s
+	c.routing.setLocked(s.id, s)
 	orphans := c.routing.orphans[s.id]
 	delete(c.routing.orphans, s.id)
 	for _, o := range orphans {
@@ -200,9 +242,7 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 		}
 		isPlain = false
 	}
-	c.mu.Lock()
-	s := c.routing.sessions[string(sid)]
-	c.mu.Unlock()
+	s := c.route(sid)
 	if s == nil {
 		return false
 	}

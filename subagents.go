@@ -336,7 +336,7 @@ func (c *Client) announce(sid string, u *schema.SubagentUpdate) (bool, *Session)
 	// the parent's. Requests for the child (fs/*, terminal/*) are
 	// confined to the parent's roots.
 	child.roots = parent.roots
-	c.routing.sessions[child.id] = child
+	c.routing.setLocked(child.id, child)
 	c.subs.registered++
 	c.mu.Unlock()
 	parent.mu.Lock()
