@@ -573,9 +573,12 @@ func (o *output) turnEnd(turn *acp.Turn, err error) {
 		// user would notice.
 		runtime.GC()
 	}
-	st := turn.State()
 	stop, _ := turn.Wait()
 	if o.json {
+		// Only --json needs the folded state: State joins the turn's text,
+		// a copy as large as the turn's messages, which text mode (which
+		// has printed them as they came) would allocate for nothing.
+		st := turn.State()
 		ev := map[string]any{"event": "turn_end", "stopReason": stop, "state": st}
 		if err != nil {
 			ev["error"] = err.Error()
