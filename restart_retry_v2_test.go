@@ -212,16 +212,22 @@ func TestRestartRetriesUndeliveredPromptV2(t *testing.T) {
 // goes on after the restart.
 func TestRestartV2AcceptedPromptNotRetried(t *testing.T) {
 	var prompts atomic.Int32
+	// The "wait" turn ends only when the test is over. Ended by its
+	// connection's end, the script raced the drain: its idle, written as
+	// the connection closed, could still be read before the drained end,
+	// and the turn then ended as the agent said (1 run in 20 under -race),
+	// not with the connection.
+	release := make(chan struct{})
 	a := acptest.New(&acptest.Options{Version: 2, OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
 		prompts.Add(1)
 		if tn.PromptText() == "wait" {
 			tn.Say("waiting")
-			<-tn.Context().Done()
-			return "", tn.Context().Err()
+			<-release
+			return schema.StopReasonCancelled, nil
 		}
 		return schema.StopReasonEndTurn, tn.Say("answer to " + tn.PromptText())
 	}})
-	t.Cleanup(func() { a.Close() })
+	t.Cleanup(func() { close(release); a.Close() })
 	tr := &drainingTransport{Transport: &acptest.Transport{Agent: a}, mode: accept}
 	evs := newRestartEvents()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
