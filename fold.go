@@ -178,6 +178,15 @@ func (m *msgAcc) addText(plain []byte, s string) textPos {
 		last++
 	}
 	b := m.blocks[last]
+	if len(b)+n > cap(b) && len(b)+n <= textBlock && cap(b) >= textBlock/2 {
+		// The first block grows by append, except the last time: append
+		// would take it past textBlock, and a chunk past 64 KiB of it
+		// would not fit an entry (it kept its whole update). Below half
+		// of textBlock, append's growth cannot pass it.
+		g := make([]byte, len(b), textBlock)
+		copy(g, b)
+		b = g
+	}
 	pos := textPos{blk: last, off: len(b), n: n}
 	if plain != nil {
 		b = append(b, plain...)

@@ -6,7 +6,9 @@ import "slices"
 // tool calls, plan, outcome) is kept for as long as the turn is: until
 // Turn.Release, Session.Release or Session.Close. A turn's log — its events
 // and updates, 16 bytes an event plus, for updates other than plain text
-// chunks (whose text is their message's), the decoded update — is kept
+// chunks (whose text is their message's), the decoded update; about 2.5
+// bytes a chunk for a run of plain text chunks of one message (turnlog.go)
+// — is kept
 // while the turn runs and then only for the Limits.TurnLogs most recent
 // ended turns. What a
 // session's ended turns keep in all is bounded by Limits.MaxEndedTurnBytes:
@@ -66,6 +68,7 @@ func (t *Turn) releaseLogLocked() {
 // releasedLocked drops what goes with the log once it is released.
 func (t *Turn) releasedLocked() {
 	t.metas = nil
+	t.log.dropRuns()
 	t.fold.compact()
 }
 
