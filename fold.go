@@ -178,12 +178,15 @@ func (m *msgAcc) addText(plain []byte, s string) textPos {
 		last++
 	}
 	b := m.blocks[last]
-	if len(b)+n > cap(b) && len(b)+n <= textBlock && cap(b) >= textBlock/2 {
-		// The first block grows by append, except the last time: append
-		// would take it past textBlock, and a chunk past 64 KiB of it
-		// would not fit an entry (it kept its whole update). Below half
-		// of textBlock, append's growth cannot pass it.
-		g := make([]byte, len(b), textBlock)
+	if len(b)+n > cap(b) && len(b)+n <= textBlock {
+		// The first block doubles, up to textBlock and never past it.
+		// append grows a slice past 256 bytes by a quarter, so the blocks
+		// it left behind added up to four times the last, garbage that set
+		// the heap's peak with hundreds of turns at once; and it took the
+		// block past 64 KiB, where a chunk's offset no longer fits an
+		// entry (the chunk kept its whole update). The first size is the
+		// chunk's own: a message of a few bytes costs a few bytes.
+		g := make([]byte, len(b), min(max(2*cap(b), len(b)+n), textBlock))
 		copy(g, b)
 		b = g
 	}
