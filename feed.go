@@ -203,7 +203,7 @@ func entryKind(k uint8) (EventKind, EventOrigin) {
 
 // logChunk is the size of the chunks a turn's log grows by: appending
 // never copies the log, whatever its length, and costs 16 bytes an event
-// (a chunk of one message's text chunks, fewer: turnlog.go).
+// (a run of one message's text chunks, fewer: turnlog.go).
 const logChunk = 256
 
 // entry is one event of a turn's log, in 16 bytes: a pointer and a packed
@@ -306,7 +306,7 @@ func (t *Turn) logLocked(kind uint8, u schema.Update, tc *ToolCallState) {
 }
 
 func (t *Turn) appendLocked(e entry) {
-	t.log.add(e)
+	t.log.append(e)
 	t.updated.fire()
 }
 
@@ -465,7 +465,7 @@ func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield fun
 	s.mu.Unlock()
 	defer t.leave()
 	next := after + 1
-	var scratch []entry // a packed chunk's entries (turnlog.go)
+	var scratch []entry // a run's entries (turnlog.go)
 	for {
 		s.mu.Lock()
 		if t.log.released && next <= t.log.seq {
@@ -475,7 +475,7 @@ func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield fun
 			yield(Event{Seq: seq, Kind: EventReleased, State: &st, Turn: t})
 			return
 		}
-		batch := t.log.read(next, &scratch)
+		batch := t.log.from(next, &scratch)
 		us := updatesLocked(batch, r)
 		ended := t.life.ended
 		var wait chan struct{}

@@ -22,8 +22,8 @@ type Turn struct {
 	// Guarded by s.mu.
 	fold fold
 	// log holds every event of the turn, entries as feed.go packs them
-	// (and full chunks of text chunks as turnlog.go packs those), until
-	// it is released (Limits.TurnLogs, Release).
+	// (and runs of plain text chunks as turnlog.go keeps those), until it
+	// is released (Limits.TurnLogs, Release).
 	log turnLog
 	// metas holds the notifications' own _meta, by seq, for the entries
 	// that have one.
@@ -303,14 +303,14 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 		t.s.mu.Unlock()
 		defer t.leave()
 		var next uint64     // entries read
-		var scratch []entry // a packed chunk's entries (turnlog.go)
+		var scratch []entry // a run's entries (turnlog.go)
 		for {
 			t.s.mu.Lock()
 			if t.log.released {
 				t.s.mu.Unlock()
 				return
 			}
-			batch := t.log.read(next+1, &scratch)
+			batch := t.log.from(next+1, &scratch)
 			us := updatesLocked(batch, nil)
 			ended := t.life.ended
 			var wait chan struct{}

@@ -16,12 +16,15 @@ import "unsafe"
 // A chunk whose first entry is a plain text chunk starts as a run, and
 // stays one while each entry continues it; the first that does not turns
 // the chunk into entries (the run made again as entries), which the rest
-// of the chunk is appended to. Readers take batches with read, which makes
+// of the chunk is appended to. Readers take batches with from, which makes
 // a run's entries again in the reader's own scratch slice, under the
 // owner's lock; an entries chunk's batch is a slice of it, as eventLog's
 // is. Guarded by the owner's lock, as eventLog is. A turn's log never
 // drops events from its front (only all at once, release), so chunk i
 // holds events i*logChunk+1 onwards.
+//
+// append and from shadow eventLog's, which know nothing of runs: through
+// a turnLog only these can be called.
 type turnLog struct {
 	eventLog[entry]
 	// runs[i], when not nil, holds chunk i, and chunks[i] is nil.
@@ -51,8 +54,8 @@ const runMark = 16
 // only fields a run's entries do not share.
 const entryPlaceMask = uint64(entryMaxLen)<<entryLenShift | uint64(entryMaxOff)<<entryOffShift
 
-// add appends e as event seq+1. A released log only counts it.
-func (l *turnLog) add(e entry) {
+// append appends e as event seq+1. A released log only counts it.
+func (l *turnLog) append(e entry) {
 	l.seq++
 	if l.released {
 		return
@@ -121,10 +124,10 @@ func (r *textRun) extend(e *entry) bool {
 	return true
 }
 
-// read returns what eventLog.from does: the events from n on that share
+// from returns what eventLog.from does: the events from n on that share
 // n's chunk; a run's are made in *scratch, which the caller keeps for its
-// next read and must not hold across it.
-func (l *turnLog) read(n uint64, scratch *[]entry) []entry {
+// next call and must not hold across it.
+func (l *turnLog) from(n uint64, scratch *[]entry) []entry {
 	if !l.kept(n) {
 		return nil
 	}

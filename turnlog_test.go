@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"runtime"
 	"strconv"
@@ -28,10 +29,10 @@ func TestTurnLogReadsBackWhatItPacked(t *testing.T) {
 	// first event, gets now: a run read while it grows, or just after it
 	// became entries.
 	add := func(e entry) {
-		l.add(e)
+		l.append(e)
 		want = append(want, e)
 		first := uint64(len(want)-1)/logChunk*logChunk + 1
-		got := l.read(first, &scratch)
+		got := l.from(first, &scratch)
 		if len(got) != len(want)-int(first)+1 || got[len(got)-1] != e {
 			t.Fatalf("after event %d, read(%d) gives %d entries, not the chunk so far", len(want), first, len(got))
 		}
@@ -79,7 +80,13 @@ func TestTurnLogReadsBackWhatItPacked(t *testing.T) {
 		text(m, "tail", false)
 	}
 	other() // chunk 7 starts with an update: entries
-	text(m, "end", false)
+	for len(want)%logChunk != 0 {
+		text(m, "end", false)
+	}
+	// chunk 8 starts with a chunk too long for a run's uint16 length (a
+	// block of its own): entries, as is the chunk after it in the next.
+	text(m, strings.Repeat("L", 70_000), false)
+	text(m, "after", false)
 
 	packed := map[int]bool{}
 	for i, r := range l.runs {
@@ -90,11 +97,11 @@ func TestTurnLogReadsBackWhatItPacked(t *testing.T) {
 			}
 		}
 	}
-	if !packed[0] || !packed[3] || len(packed) != 2 {
+	if !packed[0] || !packed[3] || len(packed) != 2 || l.run(8) != nil || len(l.chunks[8]) != 2 {
 		t.Errorf("packed chunks %v, want 0 and 3", packed)
 	}
 	for n := uint64(1); n <= uint64(len(want)); n++ {
-		got := l.read(n, &scratch)
+		got := l.from(n, &scratch)
 		end := min((int(n-1)/logChunk+1)*logChunk, len(want))
 		exp := want[n-1 : end]
 		if len(got) != len(exp) {
@@ -109,14 +116,14 @@ func TestTurnLogReadsBackWhatItPacked(t *testing.T) {
 			t.Fatalf("read(%d): the first chunk's text differs", n)
 		}
 	}
-	if got := l.read(uint64(len(want))+1, &scratch); got != nil {
+	if got := l.from(uint64(len(want))+1, &scratch); got != nil {
 		t.Errorf("read past the end: %d entries", len(got))
 	}
 	if !l.release() {
 		t.Fatal("release with no reader did not release")
 	}
 	l.dropRuns()
-	if got := l.read(1, &scratch); got != nil || l.runs != nil {
+	if got := l.from(1, &scratch); got != nil || l.runs != nil {
 		t.Errorf("after release: read(1) gave %d entries, %d runs kept", len(got), len(l.runs))
 	}
 }
@@ -198,6 +205,80 @@ func TestMessageTextOffsetsFit(t *testing.T) {
 	for i, b := range m.blocks {
 		if cap(b) > textBlock {
 			t.Errorf("block %d: capacity %d, over %d", i, cap(b), textBlock)
+		}
+	}
+}
+
+// Readers that range over a turn while its runs grow (I1, I4): Events,
+// EventsReused and Updates, started as the turn starts, each see every
+// chunk once and in order, whether it read them from a run as it grew,
+// from a run turned into entries (the chunks of two messages alternate
+// in stretches) or from entries.
+func TestTurnLogLiveReaders(t *testing.T) {
+	const chunks = 20_000
+	var wire []byte
+	for i := range chunks {
+		id := "m" + strconv.Itoa(i/700%2) // stretches of one message, then the other
+		wire = append(wire, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"`+id+`","content":{"type":"text","text":"c`+strconv.Itoa(i)+` "}}}}`+"\n"...)
+	}
+	_, s, a := startPipeAgent(t)
+	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
+	a.turn.Store(&f)
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(u schema.Update) string {
+		if c, ok := u.(*schema.AgentMessageChunk); ok {
+			if tc, ok := c.Content.(*schema.TextContent); ok {
+				return tc.Text
+			}
+		}
+		return ""
+	}
+	readers := map[string]func(yield func(string)){
+		"Events": func(yield func(string)) {
+			for ev := range turn.Events(context.Background(), 0) {
+				yield(text(ev.Update))
+			}
+		},
+		"EventsReused": func(yield func(string)) {
+			for ev := range turn.EventsReused(context.Background(), 0) {
+				yield(text(ev.Update))
+			}
+		},
+		"Updates": func(yield func(string)) {
+			for u := range turn.Updates() {
+				yield(text(u))
+			}
+		},
+	}
+	errs := make(chan error, len(readers))
+	for name, read := range readers {
+		go func() {
+			n := 0
+			var bad error
+			read(func(s string) {
+				if s == "" || bad != nil {
+					return
+				}
+				if want := "c" + strconv.Itoa(n) + " "; s != want {
+					bad = fmt.Errorf("%s: chunk %d is %q, want %q", name, n, s, want)
+				}
+				n++
+			})
+			if bad == nil && n != chunks {
+				bad = fmt.Errorf("%s: %d chunks, want %d", name, n, chunks)
+			}
+			errs <- bad
+		}()
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for range readers {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
