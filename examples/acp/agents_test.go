@@ -104,6 +104,14 @@ func agentArgs(t *testing.T, name string) []string {
 	return append([]string{"--"}, cmd.Args...)
 }
 
+// childAgentArgs is agentArgs for an agent started by the command run as a
+// child process (cliMainEnv set): the agent must not inherit cliMainEnv,
+// which would make it run the command instead (and exit on its flags).
+// Unix: it runs the agent through env -u.
+func childAgentArgs(t *testing.T, name string) []string {
+	return append([]string{"--", "env", "-u", cliMainEnv}, agentArgs(t, name)[1:]...)
+}
+
 func TestAuthEnvVarAutoSelected(t *testing.T) {
 	t.Setenv(envKey, "secret")
 	args := append([]string{"--json", "-p", "hi"}, agentArgs(t, "auth")...)

@@ -35,9 +35,7 @@ func init() {
 // client's "cancelled", not a second one for the agent's "failed" that
 // follows it.
 func TestCancelledToolCallOneLine(t *testing.T) {
-	// The agent must not inherit cliMainEnv, which would make it run the
-	// command instead.
-	agent := append([]string{"--", "env", "-u", cliMainEnv}, agentArgs(t, "longtool")[1:]...)
+	agent := childAgentArgs(t, "longtool")
 	args := append([]string{"--cwd", t.TempDir(), "-p", "go"}, agent...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), cliMainEnv+"=1")

@@ -12,7 +12,7 @@ import (
 // the title with its escapes visible, and none of the agent's escape
 // sequences reaches the terminal raw.
 func TestHostilePermissionDialog(t *testing.T) {
-	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "hostile")...)...)
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, childAgentArgs(t, "hostile")...)...)
 	sc.expect(t, "> ")
 	typ("go\r")
 	sc.expect(t, "[permission] ask:"+hostileShown)

@@ -152,13 +152,6 @@ func startPTY(t *testing.T, args ...string) (cmd *exec.Cmd, sc *screen, typ func
 	}
 }
 
-// ptyAgentArgs is agentArgs for a command under startPTY: the agent must
-// not inherit cliMainEnv, which would make it run the command instead.
-func ptyAgentArgs(t *testing.T, name string) []string {
-	agent := agentArgs(t, name)
-	return append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
-}
-
 // mark returns where the last match ended, for all()[mark:].
 func (s *screen) mark() int {
 	s.mu.Lock()
@@ -257,7 +250,7 @@ func TestCtrlCInPermissionDialog(t *testing.T) {
 // The working spinner stops while the permission dialog waits for an
 // answer: it does not draw over the "choose:" prompt.
 func TestSpinnerStopsDuringDialog(t *testing.T) {
-	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "quietdialog")...)...)
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, childAgentArgs(t, "quietdialog")...)...)
 	sc.expect(t, "> ")
 	typ("go\r")
 	sc.expect(t, "choose: ")
@@ -314,7 +307,7 @@ func TestCtrlCAndCtrlDAtPrompt(t *testing.T) {
 // the command exits 1, rather than prompting on for a connection that is
 // gone. (By default it is restarted: restart_test.go.)
 func TestAgentDiesAtPrompt(t *testing.T) {
-	cmd, sc, typ := startPTY(t, append([]string{"--restart=false", "--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
+	cmd, sc, typ := startPTY(t, append([]string{"--restart=false", "--cwd", t.TempDir()}, childAgentArgs(t, "dies")...)...)
 	sc.expect(t, "> ")
 	typ("go\r")
 	sc.expect(t, "[end_turn]")

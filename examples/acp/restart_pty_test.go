@@ -14,7 +14,7 @@ import (
 // session it did not create), the command ends at once with an error
 // naming the session, exit status 1.
 func TestAgentDiesAtPromptRestarted(t *testing.T) {
-	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, ptyAgentArgs(t, "dies")...)...)
+	cmd, sc, typ := startPTY(t, append([]string{"--cwd", t.TempDir()}, childAgentArgs(t, "dies")...)...)
 	sc.expect(t, "> ")
 	typ("go\r")
 	sc.expect(t, "[end_turn]")

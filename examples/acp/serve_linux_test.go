@@ -180,8 +180,7 @@ func waitFor(t *testing.T, ch <-chan string, substr string) string {
 func TestServeDrainsOnSIGTERM(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	t.Setenv(markEnv, mark)
-	agent := agentArgs(t, "sigterm-marker")
-	agent = append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+	agent := childAgentArgs(t, "sigterm-marker")
 	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--token", "tok", "--drain-timeout", "2s"}, agent...)...)
 	if !strings.HasPrefix(s.url, "http://127.0.0.1:") || !strings.HasSuffix(s.url, "/acp") || strings.HasSuffix(s.url, ":0/acp") {
 		t.Fatalf("first line %q, want the bound endpoint URL", s.url)
@@ -383,31 +382,62 @@ func TestServeOtherLoopbackAddress(t *testing.T) {
 // agentGroups lists the process groups of the live (not zombie) children
 // of pid: one per agent process, which CommandTransport starts in a group
 // of its own (with a watchdog shell that shares the group).
+//
+// Two things keep the count from exceeding what was alive at one moment.
+// A scan of /proc is not a snapshot: an agent read early in it may exit,
+// and the one started in its slot be listed later in the same scan. So
+// every process found is read again after the scan (its start time the
+// same, against a reused pid), and only those alive at both reads count:
+// each was alive from its first read to its second, and every first read
+// comes before every second, so all of them were alive together when the
+// scan ended. And a child between fork and setpgid (the watchdog is
+// started after its agent, into the agent's group) is still in the
+// parent's group: it is not a group of its own, so the parent's group is
+// never counted.
 func agentGroups(pid int) map[int]bool {
-	groups := map[int]bool{}
+	type proc struct{ pgrp, start string }
+	stat := func(name string) (p proc, ppid string, ok bool) {
+		b, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			return p, "", false
+		}
+		// pid (comm) state ppid pgrp ... starttime (the 22nd field): comm
+		// may hold spaces, so cut at the last ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+			return p, "", false
+		}
+		return proc{pgrp: f[2], start: f[19]}, f[1], true
+	}
+	own, _, _ := stat(strconv.Itoa(pid))
+	found := map[string]proc{}
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
-		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-		if err != nil {
-			continue
+		if p, ppid, ok := stat(d.Name()); ok && ppid == strconv.Itoa(pid) && p.pgrp != own.pgrp {
+			found[d.Name()] = p
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces, so cut at
-		// the last ')'.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
-			g, _ := strconv.Atoi(f[2])
+	}
+	groups := map[int]bool{}
+	for name, p := range found {
+		if again, _, ok := stat(name); ok && again == p {
+			g, _ := strconv.Atoi(p.pgrp)
 			groups[g] = true
 		}
 	}
 	return groups
 }
 
-// `acp serve --max-connections 4` against 150 bogus WebSocket upgrades and
-// 150 clients that connect and hang up at once, with an agent that ignores
-// stdin EOF (so each takes the staged shutdown's grace to exit): never
-// more than 4 agent processes alive, counted in /proc while it runs.
+// `acp serve --max-connections 4` against clients that connect and hang
+// up at once, retrying on 503 until two slots' worth of agents have come
+// and gone, and bogus WebSocket upgrades beside them all along, with an
+// agent that ignores stdin EOF (so each takes the staged shutdown's grace
+// to exit): never more than 4 agent processes alive, counted in /proc
+// while it runs. (One burst of requests is not enough: all but 4 are
+// refused before any agent is closed, and a slot freed when its
+// connection closes, not when its agent has exited, goes unseen.)
 func TestServeAgentsBoundedByMaxConnections(t *testing.T) {
-	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--max-connections", "4"}, agentArgs(t, "stubborn")...)...)
+	const maxConns, agents = 4, 8
+	s := startServe(t, append([]string{"--listen", "127.0.0.1:0", "--max-connections", strconv.Itoa(maxConns)}, childAgentArgs(t, "stubborn")...)...)
 	pid := s.cmd.Process.Pid
 	var peak atomic.Int64
 	stop, sampled := make(chan struct{}), make(chan struct{})
@@ -426,48 +456,81 @@ func TestServeAgentsBoundedByMaxConnections(t *testing.T) {
 	}()
 	u := strings.TrimPrefix(s.url, "http://")
 	host, path, _ := strings.Cut(u, "/")
+	var ok, busy, bogus, failed atomic.Int64
+	done := make(chan struct{})
+	var doneOnce sync.Once
+	finished := func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+	giveUp := time.AfterFunc(time.Minute, func() { doneOnce.Do(func() { close(done) }) })
+	defer giveUp.Stop()
 	var wg sync.WaitGroup
-	for range 150 {
+	for range 8 {
 		wg.Go(func() {
-			nc, err := net.Dial("tcp", host)
-			if err != nil {
-				return
-			}
-			defer nc.Close()
-			fmt.Fprintf(nc, "GET /%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", path, host)
-			if resp, err := http.ReadResponse(bufio.NewReader(nc), nil); err == nil {
-				resp.Body.Close()
+			for !finished() {
+				nc, err := net.Dial("tcp", host)
+				if err != nil {
+					return
+				}
+				fmt.Fprintf(nc, "GET /%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", path, host)
+				if resp, err := http.ReadResponse(bufio.NewReader(nc), nil); err == nil {
+					resp.Body.Close()
+				}
+				nc.Close()
+				bogus.Add(1)
 			}
 		})
 	}
 	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
-	var ok, busy atomic.Int64
-	for range 150 {
+	for range 16 {
 		wg.Go(func() {
-			req, _ := http.NewRequest("POST", s.url, strings.NewReader(initialize))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return
-			}
-			resp.Body.Close()
-			if resp.StatusCode == 503 {
-				busy.Add(1)
-				return
-			}
-			ok.Add(1)
-			del, _ := http.NewRequest("DELETE", s.url, nil)
-			del.Header.Set("Acp-Connection-Id", resp.Header.Get("Acp-Connection-Id"))
-			if r, err := http.DefaultClient.Do(del); err == nil {
-				r.Body.Close()
+			for !finished() {
+				req, _ := http.NewRequest("POST", s.url, strings.NewReader(initialize))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return
+				}
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case 200:
+				case 503:
+					busy.Add(1)
+					// A client's backoff, not a wait for anything: the
+					// loop ends on the count alone.
+					time.Sleep(20 * time.Millisecond)
+					continue
+				default:
+					failed.Add(1)
+					continue
+				}
+				if ok.Add(1) >= agents {
+					doneOnce.Do(func() { close(done) })
+				}
+				del, _ := http.NewRequest("DELETE", s.url, nil)
+				del.Header.Set("Acp-Connection-Id", resp.Header.Get("Acp-Connection-Id"))
+				if r, err := http.DefaultClient.Do(del); err == nil {
+					r.Body.Close()
+				}
 			}
 		})
 	}
 	wg.Wait()
 	close(stop)
 	<-sampled
-	t.Logf("acp serve --max-connections 4, 150 bogus upgrades + 150 connect-and-hang-up: peak %d agent processes alive; %d initialized, %d refused 503", peak.Load(), ok.Load(), busy.Load())
-	if p := peak.Load(); p > 4 {
-		t.Fatalf("%d agent processes alive at once, --max-connections 4", p)
+	t.Logf("acp serve --max-connections %d: peak %d agent processes alive; %d initialized and hung up, %d refused 503, %d bogus upgrades", maxConns, peak.Load(), ok.Load(), busy.Load(), bogus.Load())
+	if n := failed.Load(); n > 0 {
+		t.Fatalf("%d initialize POSTs got neither 200 nor 503\nstderr:\n%s", n, s.stderr())
+	}
+	if n := ok.Load(); n < agents {
+		t.Fatalf("only %d agents initialized in a minute (want %d): slots not freed after their agents exited?\nstderr:\n%s", n, agents, s.stderr())
+	}
+	if p := peak.Load(); p > maxConns {
+		t.Fatalf("%d agent processes alive at once, --max-connections %d", p, maxConns)
 	}
 }

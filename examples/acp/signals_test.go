@@ -68,10 +68,7 @@ func TestSignalShutsAgentDown(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			mark := filepath.Join(t.TempDir(), "mark")
 			t.Setenv(markEnv, mark)
-			// env keeps the agent from inheriting cliMainEnv, which would
-			// make it run the command rather than the agent.
-			agent := agentArgs(t, "sigterm-marker")
-			agent = append([]string{"--", "env", "-u", cliMainEnv}, agent[1:]...)
+			agent := childAgentArgs(t, "sigterm-marker")
 			args := []string{"--json", "--stderr"}
 			ready := `"working"` // the turn is under way
 			if tc.prompt {
