@@ -13,9 +13,16 @@ import (
 // buffer from a pool shared by all connections, and gives it back as soon
 // as a read comes back short (the pipe is drained). So a thousand idle
 // connections hold a thousand small buffers, not a thousand large ones.
+//
+// The large buffer is half a Linux pipe (64 KiB): with 500 agents bursting
+// at once, 64 KiB buffers were 32 MB of the 40 MB the process's peak rose
+// above its steady size (bench/README.md, "The read buffer of a burst");
+// 32 KiB ones halve that at no cost measurable on a whole turn of small
+// chunks or a 100 MB stream of 1000-byte ones, where 16 KiB ones began to
+// lose throughput on the stream.
 const (
 	smallReadBuf = 2 << 10
-	largeReadBuf = 64 << 10
+	largeReadBuf = 32 << 10
 )
 
 var largeReadBufs = sync.Pool{New: func() any { b := make([]byte, largeReadBuf); return &b }}
