@@ -505,9 +505,10 @@ func TestServeAgentsBoundedByMaxConnections(t *testing.T) {
 					// loop ends on the count alone.
 					time.Sleep(20 * time.Millisecond)
 					continue
-				default:
+				default: // the agent did not start or answer: stop, and say so below
 					failed.Add(1)
-					continue
+					doneOnce.Do(func() { close(done) })
+					return
 				}
 				if ok.Add(1) >= agents {
 					doneOnce.Do(func() { close(done) })
