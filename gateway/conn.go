@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -91,128 +90,111 @@ func signal(ch chan struct{}) {
 	}
 }
 
+var newline = []byte{'\n'}
+
 // readAgent routes the agent's output until it ends, then closes the
 // connection.
 func (c *conn) readAgent() {
 	defer c.g.wg.Done()
-	// 16 KiB: held by every connection for its life; longer lines are
-	// assembled by readLine.
-	br := bufio.NewReaderSize(c.agent, 16<<10)
-	var arena *lineArena
-	if c.ws {
-		arena = new(lineArena)
-	}
+	lines := newAgentLines(c.agent, c.o.MaxMessageBytes)
+	var line []byte
 	for {
-		line, err := readLine(br, c.o.MaxMessageBytes, arena)
-		if err != nil {
-			switch {
-			case errors.Is(err, errLineTooLong):
-				c.close(fmt.Errorf("%w (%d bytes)", ErrAgentMessageTooLarge, c.o.MaxMessageBytes))
-			case errors.Is(err, io.EOF):
-				c.close(ErrAgentExited)
-			default:
-				c.close(fmt.Errorf("%w: %v", ErrAgentExited, err))
+		if line == nil {
+			var err error
+			if line, err = nextLine(lines); err != nil {
+				switch {
+				case errors.Is(err, errLineTooLong):
+					c.close(fmt.Errorf("%w (%d bytes)", ErrAgentMessageTooLarge, c.o.MaxMessageBytes))
+				case errors.Is(err, io.EOF):
+					c.close(ErrAgentExited)
+				default:
+					c.close(fmt.Errorf("%w: %v", ErrAgentExited, err))
+				}
+				return
 			}
-			return
-		}
-		line = bytes.TrimRight(line, " \t\r")
-		if len(line) == 0 {
-			continue
-		}
-		// A bare CR between JSON tokens is valid JSON but ends an SSE line.
-		if bytes.IndexByte(line, '\r') >= 0 {
-			if l, ok := compactInPlace(line); ok {
-				line = l
+			if line == nil {
+				continue // blank
 			}
 		}
 		if c.waitRoom() != nil {
 			return
 		}
-		c.route(line)
+		line = c.route(line, lines)
 	}
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// lineArena holds the copies of a WebSocket connection's agent lines: one
-// allocation per read of the agent (the line and the rest of what the
-// read buffer holds) instead of one per line. A block lives while any of
-// its lines is queued; a WebSocket's one stream is sent in order, so what
-// the blocks retain is the queued lines (MaxBufferedBytes) and at most two
-// blocks of the read buffer's size (16 KiB and a line). Over HTTP, lines of a session nobody
-// reads could each pin a block, so there every line is its own copy.
-type lineArena struct{ buf []byte }
-
-// copy returns a copy of p (whose read buffer holds buffered bytes more),
-// with no room to append into its neighbour.
-func (a *lineArena) copy(p []byte, buffered int) []byte {
-	if cap(a.buf)-len(a.buf) < len(p) {
-		a.buf = make([]byte, 0, len(p)+buffered)
+// nextLine returns the agent's next line as the client is sent it, or nil
+// for a blank one.
+func nextLine(lines *agentLines) ([]byte, error) {
+	line, err := lines.next()
+	if err != nil {
+		return nil, err
 	}
-	start := len(a.buf)
-	a.buf = append(a.buf, p...)
-	line := a.buf[start:len(a.buf):len(a.buf)]
-	if buffered == 0 {
-		a.buf = nil // the read is used up: an idle agent's connection keeps no block
+	line = trimLineEnd(line)
+	if len(line) == 0 {
+		return nil, nil
 	}
-	return line
-}
-
-var newline = []byte{'\n'}
-
-// readLine returns the next line (a copy, without its newline) of at most
-// max bytes; a line that fits br's buffer is copied into arena when set.
-func readLine(br *bufio.Reader, max int, arena *lineArena) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > max+1 {
-			return nil, errLineTooLong
-		}
-		if err == nil {
-			if line == nil {
-				if arena != nil {
-					return arena.copy(frag[:len(frag)-1], br.Buffered()), nil
-				}
-				return bytes.Clone(frag[:len(frag)-1]), nil
-			}
-			line = append(line, frag...)
-			return line[:len(line)-1], nil
-		}
-		line = append(line, frag...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > 0 && errors.Is(err, io.EOF) {
-				return line, nil // a last line without newline
-			}
-			return nil, err
+	// A bare CR between JSON tokens is valid JSON but ends an SSE line.
+	if bytes.IndexByte(line, '\r') >= 0 {
+		if l, ok := compactInPlace(line); ok {
+			line = l
 		}
 	}
+	return line, nil
 }
 
 // route puts one agent message on its stream: a response on the stream of
 // the request it answers (or hands an initialize response to its POST),
 // a message whose params carry a sessionId on that session's stream, the
 // rest on the connection stream. A WebSocket has one stream.
-func (c *conn) route(line []byte) {
+//
+// An update that the fast path routes takes with it, under the same lock,
+// the updates after it that lines has already read, while there is room
+// (each checked as waitRoom would): one lock and one wake-up of the
+// writer per read of the agent's, not per line. Every line it queues is
+// a copy (copyRun; the lines are lent). It returns the first line it read
+// and did not route (nil if none, and lent like the others), for
+// readAgent to route next.
+func (c *conn) route(line []byte, lines *agentLines) []byte {
 	if session, ok := c.updateSession(line); ok {
 		c.mu.Lock()
 		// A followed v2 turn (drain.go) ends with a state_update idle,
 		// which only the full read below sees: while one is followed, a
 		// line that may be one takes that path.
 		if len(c.turns) == 0 || !mayEndTurn(line) {
-			err := c.pushLocked(session, line)
+			var run copyRun
+			err := run.add(c, session, line)
+			var next []byte
+			for err == nil && c.reason == nil && c.buffered+run.bytes < c.o.MaxBufferedBytes && lines.ready() {
+				// ready: a whole line within the bound is read, so
+				// nextLine neither blocks nor fails, nor reuses the
+				// block the run's lines are lent from.
+				if next, _ = nextLine(lines); next == nil {
+					continue
+				}
+				s, ok := c.updateSession(next)
+				if !ok || (len(c.turns) > 0 && mayEndTurn(next)) {
+					break
+				}
+				err = run.add(c, s, next)
+				next = nil
+			}
+			if err == nil {
+				err = run.flush(c)
+			}
 			c.mu.Unlock()
 			if err != nil {
 				c.close(err)
 			}
-			return
+			return next
 		}
 		c.mu.Unlock()
 	}
+	line = bytes.Clone(line) // lent by agentLines
 	e, ok := parseEnvelope(line)
 	if !ok {
 		c.o.Logger.Warn("gateway: dropped agent output that is not a JSON object", "connection", c.id, "bytes", len(line))
-		return
+		return nil
 	}
 	c.mu.Lock()
 	session := ""
@@ -222,7 +204,7 @@ func (c *conn) route(line []byte) {
 				delete(c.initWait, key)
 				c.mu.Unlock()
 				ch <- line // buffered
-				return
+				return nil
 			}
 			if s, ok := c.pending[key]; ok {
 				session = s
@@ -263,6 +245,7 @@ func (c *conn) route(line []byte) {
 	if err != nil {
 		c.close(err)
 	}
+	return nil
 }
 
 // updateSession reads the stream of a line that opens as a session/update
@@ -319,6 +302,57 @@ var (
 // sessionOpening is how params open when their first member is the
 // sessionId.
 var sessionOpening = []byte(`{"sessionId":"`)
+
+// copyRun gathers the update lines route's fast path reads for one
+// session, lent by agentLines, and queues them as slices of one copy: one
+// allocation for a run, not one a line. A run's lines are queued together
+// on one stream, which sends them in order, so what its copy keeps beyond
+// the lines still queued is those of its lines already sent: less than
+// runBytes a stream. It lives on route's stack.
+type copyRun struct {
+	session string
+	n       int
+	bytes   int
+	lines   [64][]byte
+}
+
+// runBytes is the most a run gathers; a longer line is a run of its own.
+const runBytes = 16 << 10
+
+// add puts line in the run, queuing the run first if line is for another
+// session or would take it past its bounds. c.mu is held.
+func (r *copyRun) add(c *conn, session string, line []byte) error {
+	if r.n > 0 && (session != r.session || r.n == len(r.lines) || r.bytes+len(line) > runBytes) {
+		if err := r.flush(c); err != nil {
+			return err
+		}
+	}
+	r.session = session
+	r.lines[r.n] = line
+	r.n++
+	r.bytes += len(line)
+	return nil
+}
+
+// flush copies the run's lines into one allocation and queues them, in
+// order, each capped so that no append reaches the next. c.mu is held.
+func (r *copyRun) flush(c *conn) error {
+	if r.n == 0 {
+		return nil
+	}
+	block := make([]byte, r.bytes)
+	var err error
+	for i := range r.n {
+		n := copy(block, r.lines[i])
+		if err == nil {
+			err = c.pushLocked(r.session, block[:n:n])
+		}
+		block = block[n:]
+		r.lines[i] = nil
+	}
+	r.n, r.bytes = 0, 0
+	return err
+}
 
 // pushLocked queues line on the stream of session, creating it (within
 // MaxSessions). c.mu is held.

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bufio"
 	"strings"
 	"testing"
 )
@@ -66,29 +65,6 @@ func TestUpdateSession(t *testing.T) {
 		if got, has := e.sessionID(); !perr || !has || got != sid || e.isResponse() {
 			t.Errorf("%s: the peek reads session %q (%v), the fast path %q", tc.line, got, has, sid)
 		}
-	}
-}
-
-// A WebSocket's agent lines are copies from one block per read: each
-// line is its own (no append reaches its neighbour), and a read used up
-// leaves the arena holding nothing.
-func TestLineArena(t *testing.T) {
-	br := bufio.NewReaderSize(strings.NewReader("{\"a\":1}\n{\"b\":2}\n"), 16)
-	var a lineArena
-	l1, err := readLine(br, 1<<10, &a)
-	if err != nil || string(l1) != `{"a":1}` {
-		t.Fatalf("first line %q, %v", l1, err)
-	}
-	l2, err := readLine(br, 1<<10, &a)
-	if err != nil || string(l2) != `{"b":2}` {
-		t.Fatalf("second line %q, %v", l2, err)
-	}
-	_ = append(l1, 'x')
-	if string(l2) != `{"b":2}` || cap(l1) != len(l1) {
-		t.Fatalf("an append to one line reached the next: %q", l2)
-	}
-	if a.buf != nil {
-		t.Errorf("the arena holds %d bytes after the read was used up", cap(a.buf))
 	}
 }
 

@@ -93,7 +93,9 @@ type Options struct {
 	// to the client. Zero means 16 MiB. At the bound the gateway stops
 	// reading the agent's output (the agent blocks on its stdout); if the
 	// client takes nothing for StallTimeout, the connection closes with
-	// [ErrStalled]. One message may overshoot the bound.
+	// [ErrStalled]. One message may overshoot the bound. What is counted is
+	// what is retained: the gateway queues copies of the agent's lines,
+	// never the blocks it read them in.
 	MaxBufferedBytes int
 	// StallTimeout is how long a client may take nothing while output
 	// waits for it: full buffers (above), or one write to an SSE stream or
