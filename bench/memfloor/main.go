@@ -4,7 +4,7 @@
 // session/prompt, and then only counts the lines it reads until the
 // prompt's response (id 3), without decoding them, and prints the count.
 // Its peak RSS is what a Go process reading the same pipe costs before any
-// ACP work. With ACP_MEMRUN_HWM set it appends "self <VmHWM kB>" to that
+// ACP work. Its pipe is the acp command's: 1 MiB on Linux. With ACP_MEMRUN_HWM set it appends "self <VmHWM kB>" to that
 // file at exit.
 //
 //	memfloor -p 'stream 100000' -- AGENT [ARGS...]
@@ -37,6 +37,10 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
+	// The same pipe as the acp command asks for its agent's output
+	// (acp.CommandTransport.PipeBytes), so that the floor is what a client
+	// reading the same pipe costs.
+	growPipe(stdout, 1<<20)
 	if err := cmd.Start(); err != nil {
 		fatal(err)
 	}

@@ -42,7 +42,10 @@ func session(ctx context.Context, cfg *config, stdin io.Reader, out *output, sig
 		// A command line tool should not hang for long on an agent that
 		// ignores stdin EOF (codex-acp and claude-agent-acp do): 2 s, then
 		// SIGTERM, then 1 s, then SIGKILL.
-		ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second}
+		ct := &acp.CommandTransport{Command: cmd, ShutdownGrace: 2 * time.Second, TerminateGrace: time.Second,
+			// One agent: room for a burst of its output while the last
+			// one is read (PipeBytes; 256 of the user's pipe pages).
+			PipeBytes: 1 << 20}
 		out.agentCmd = cmd
 		if cfg.stderr {
 			// The agent's own bytes, live: escaped like everything else it
