@@ -58,10 +58,9 @@ func (a *agentLines) ready() bool {
 }
 
 // next returns the next line without its newline, lent (see
-// agentLines). A line longer than max
-// is errLineTooLong, reported once more than max bytes of it are read,
-// without holding more; a last line without a newline is returned
-// before the reader's io.EOF.
+// agentLines). A line longer than max is errLineTooLong, reported once
+// more than max bytes of it are read, without holding more; a last line
+// without a newline is returned before the reader's io.EOF.
 func (a *agentLines) next() ([]byte, error) {
 	empty := 0
 	for {
