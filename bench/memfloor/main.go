@@ -4,8 +4,8 @@
 // session/prompt, and then only counts the lines it reads until the
 // prompt's response (id 3), without decoding them, and prints the count.
 // Its peak RSS is what a Go process reading the same pipe costs before any
-// ACP work. Its pipe is the acp command's: 1 MiB on Linux. With ACP_MEMRUN_HWM set it appends "self <VmHWM kB>" to that
-// file at exit.
+// ACP work; its pipe is the acp command's, 1 MiB on Linux. With
+// ACP_MEMRUN_HWM set it appends "self <VmHWM kB>" to that file at exit.
 //
 //	memfloor -p 'stream 100000' -- AGENT [ARGS...]
 package main
