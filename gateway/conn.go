@@ -90,8 +90,6 @@ func signal(ch chan struct{}) {
 	}
 }
 
-var newline = []byte{'\n'}
-
 // readAgent routes the agent's output until it ends, then closes the
 // connection.
 func (c *conn) readAgent() {
@@ -130,7 +128,7 @@ func nextLine(lines *agentLines) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line = trimLineEnd(line)
+	line = bytes.TrimRight(line, " \t\r")
 	if len(line) == 0 {
 		return nil, nil
 	}
@@ -574,6 +572,9 @@ func (c *conn) endLocked() {
 		}
 	})
 }
+
+// newline ends each message written to the agent.
+var newline = []byte{'\n'}
 
 // send writes one message (a single line of JSON) to the agent. If it is
 // not written within AgentWriteTimeout (the agent does not read its stdin,

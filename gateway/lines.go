@@ -122,17 +122,3 @@ func (a *agentLines) fill() int {
 	}
 	return n
 }
-
-// trimLineEnd drops the spaces, tabs and CRs that end line.
-func trimLineEnd(line []byte) []byte {
-	n := len(line)
-	for n > 0 {
-		switch line[n-1] {
-		case ' ', '\t', '\r':
-			n--
-			continue
-		}
-		break
-	}
-	return line[:n]
-}

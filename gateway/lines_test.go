@@ -213,7 +213,9 @@ type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
-func TestTrimLineEnd(t *testing.T) {
+// A line reaches the client without the spaces, tabs and CRs that end
+// it, and a line of nothing else is blank (nil) and skipped.
+func TestNextLineTrimsItsEnd(t *testing.T) {
 	for in, want := range map[string]string{
 		"":               "",
 		" \t\r":          "",
@@ -221,10 +223,13 @@ func TestTrimLineEnd(t *testing.T) {
 		"{\"a\":1} \r":   `{"a":1}`,
 		"{\"a\":1}\t \t": `{"a":1}`,
 		" {\"a\":1}":     ` {"a":1}`,
-		"x\n":            "x\n", // not a line's end here: lines have no newline
 	} {
-		if got := trimLineEnd([]byte(in)); !bytes.Equal(got, []byte(want)) {
-			t.Errorf("trimLineEnd(%q) = %q, want %q", in, got, want)
+		got, err := nextLine(newAgentLines(strings.NewReader(in+"\n"), 1<<10))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if !bytes.Equal(got, []byte(want)) || (want == "") != (got == nil) {
+			t.Errorf("nextLine(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
