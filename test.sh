@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 go test -race -count=1 ./... "$@"
 # The allocation guards (allocs_guard_test.go, feed_reuse_test.go,
-# gateway/lines_test.go) skip themselves under -race,
+# gateway/lines_test.go, gateway/cork_test.go) skip themselves under -race,
 # which changes allocation counts; they run here once more without it.
 go test -count=1 -run '^(TestFoldAllocs|TestEventsReusedAllocs)' .
-go test -count=1 -run '^TestRouteBurstAllocs$' ./gateway
+go test -count=1 -run '^(TestRouteBurstAllocs|TestWriteFrameAllocs)$' ./gateway
 (cd otelacp && go test -race -count=1 ./... "$@")

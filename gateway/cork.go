@@ -85,12 +85,10 @@ func (c *corkConn) Write(p []byte) (int, error) {
 // context, three channel-select locks and a flush per message, more than
 // a small message's copy (see BenchmarkTurnWebSocket).
 func (c *corkConn) writeFrame(payload []byte, corked bool, before func()) error {
-	var hb [10]byte
-	hdr := frameHeader(hb[:0], len(payload))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.corked = corked
-	if n := len(hdr) + len(payload); n < corkBytes {
+	if n := frameHeaderLen(len(payload)) + len(payload); n < corkBytes {
 		if c.buf != nil && len(*c.buf)+n > corkBytes {
 			if before != nil {
 				before()
@@ -102,7 +100,10 @@ func (c *corkConn) writeFrame(payload []byte, corked bool, before func()) error 
 		if c.buf == nil {
 			c.buf = corkPool.Get().(*[]byte)
 		}
-		*c.buf = append(append(*c.buf, hdr...), payload...)
+		// The header goes straight into the buffer: a header array of
+		// its own would escape through the long path's net.Buffers and
+		// cost an allocation a message.
+		*c.buf = append(frameHeader(*c.buf, len(payload)), payload...)
 		if !corked {
 			if before != nil {
 				before()
@@ -120,11 +121,23 @@ func (c *corkConn) writeFrame(payload []byte, corked bool, before func()) error 
 	if c.buf != nil {
 		bufs = append(bufs, *c.buf)
 	}
-	bufs = append(bufs, hdr, payload)
+	bufs = append(bufs, frameHeader(nil, len(payload)), payload)
 	_, err := bufs.WriteTo(c.Conn)
 	putCork(c.buf)
 	c.buf = nil
 	return err
+}
+
+// frameHeaderLen is the length of frameHeader's header for n payload bytes.
+func frameHeaderLen(n int) int {
+	switch {
+	case n < 126:
+		return 2
+	case n < 1<<16:
+		return 4
+	default:
+		return 10
+	}
 }
 
 // frameHeader appends the header of an unmasked final text frame of n

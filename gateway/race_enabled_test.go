@@ -3,5 +3,5 @@
 package gateway
 
 // raceEnabled reports a race-detector build, whose allocation counts
-// differ (TestRouteBurstAllocs skips there; ./test.sh runs it without).
+// differ (the allocation guards skip there; ./test.sh runs them without).
 const raceEnabled = true
