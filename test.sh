@@ -11,5 +11,5 @@ go test -race -count=1 ./... "$@"
 # gateway/lines_test.go, gateway/cork_test.go) skip themselves under -race,
 # which changes allocation counts; they run here once more without it.
 go test -count=1 -run '^(TestFoldAllocs|TestEventsReusedAllocs)' .
-go test -count=1 -run '^(TestRouteBurstAllocs|TestWriteFrameAllocs)$' ./gateway
+go test -count=1 -run '^(TestRouteBurstAllocs|TestRunBlocksAllocs|TestWriteFrameAllocs)$' ./gateway
 (cd otelacp && go test -race -count=1 ./... "$@")

@@ -17,7 +17,7 @@ var errLineTooLong = errors.New("line too long")
 // one block and lends each line as a slice of it: a line stays as it is
 // only until next reads again (never while ready is true), and whoever
 // keeps it copies it. conn.route copies a run of update lines for one
-// session into one allocation, so what a connection retains is the bytes
+// session into one block (copyRun), so what a connection retains is the bytes
 // it queues (and counts against MaxBufferedBytes), whatever the agent
 // writes around them: blank lines, trailing spaces, dropped output and
 // the rest of a read are never kept.

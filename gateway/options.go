@@ -94,8 +94,9 @@ type Options struct {
 	// reading the agent's output (the agent blocks on its stdout); if the
 	// client takes nothing for StallTimeout, the connection closes with
 	// [ErrStalled]. One message may overshoot the bound. What is counted is
-	// what is retained: the gateway queues copies of the agent's lines,
-	// never the blocks it read them in.
+	// what is retained, within a factor of two: the gateway queues copies
+	// of the agent's lines, never the blocks it read them in; a burst's
+	// copies share pooled 16 KiB blocks, each at least half full.
 	MaxBufferedBytes int
 	// StallTimeout is how long a client may take nothing while output
 	// waits for it: full buffers (above), or one write to an SSE stream or
