@@ -19,7 +19,9 @@ import (
 // the same app behind the SDK's own server over Streamable HTTP and
 // WebSocket, in one run. The TypeScript side (one await per update, and
 // the server's routing) sets the pace here; the Go-server numbers are in
-// the remote package's BenchmarkTurn100kChunks.
+// the remote package's BenchmarkTurn100kChunks. client-cpu-ns/update is
+// this process's CPU over the turns (getrusage, children excluded): what
+// our client spends on a message at the pace the server sets.
 //
 //	go test -run X -bench BenchmarkTSFlood100k -benchtime 3x ./interop
 func BenchmarkTSFlood100k(b *testing.B) {
@@ -49,10 +51,11 @@ func BenchmarkTSFlood100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var elapsed time.Duration
+			var elapsed, cpu time.Duration
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
+				cpu0, _ := processCPU()
 				turn, err := s.Prompt(context.Background(), schema.Text("flood 100000"))
 				if err != nil {
 					b.Fatal(err)
@@ -61,6 +64,8 @@ func BenchmarkTSFlood100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				elapsed += time.Since(start)
+				cpu1, _ := processCPU()
+				cpu += cpu1 - cpu0
 				turns++
 				if _, got := turn.Snapshot(); got != n+1 {
 					b.Fatalf("folded %d events, want %d", got, n+1)
@@ -68,6 +73,12 @@ func BenchmarkTSFlood100k(b *testing.B) {
 				turn.Release()
 			}
 			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+			if _, ok := processCPU(); ok {
+				// The client's own CPU (this process; the TypeScript
+				// side runs in children): what a message costs it,
+				// whatever pace the server sets.
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*turns), "client-cpu-ns/update")
+			}
 		})
 	}
 }

@@ -160,3 +160,72 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRoundTrip is one prompt turn that streams nothing, answered at
+// once: a request and its answer, one message each way, the client's
+// reader waking for the one message that arrives. ns/op is the round
+// trip, over stdio (OS pipes), WebSocket and Streamable HTTP against the
+// in-process test servers, and through this module's gateway:
+//
+//	go test -run X -bench BenchmarkRoundTrip ./remote
+func BenchmarkRoundTrip(b *testing.B) {
+	pipes := func() (io.ReadCloser, io.WriteCloser) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() { floodAgent(inR, outW, nil); outW.Close() }()
+		return outR, inW
+	}
+	for _, profile := range []string{"stdio", "ws", "http", "gateway-ws", "gateway-http"} {
+		b.Run(profile, func(b *testing.B) {
+			var tr acp.Transport
+			switch profile {
+			case "stdio":
+				inR, inW, _ := os.Pipe()
+				outR, outW, _ := os.Pipe()
+				go func() { floodAgent(inR, outW, nil); outW.Close() }()
+				b.Cleanup(func() { inR.Close() })
+				tr = &acp.StreamTransport{Reader: outR, Writer: inW}
+			case "ws":
+				ts := httptest.NewServer(fastWS(pipes))
+				b.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+				tr = &remote.WebSocketTransport{URL: ts.URL}
+			case "http":
+				s := newRFDServer(pipes)
+				ts := httptest.NewServer(s)
+				b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
+				tr = &remote.HTTPTransport{URL: ts.URL}
+			default:
+				g := gateway.New(func(context.Context) (acp.Conn, error) {
+					r, w := pipes()
+					return pipeConn{r, w}, nil
+				}, nil)
+				ts := httptest.NewServer(g)
+				b.Cleanup(func() { ts.CloseClientConnections(); g.Close(); ts.Close() })
+				if profile == "gateway-ws" {
+					tr = &remote.WebSocketTransport{URL: ts.URL}
+				} else {
+					tr = &remote.HTTPTransport{URL: ts.URL}
+				}
+			}
+			c, err := acp.Connect(context.Background(), tr, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				t, err := s.Prompt(context.Background(), schema.Text("go"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := t.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				t.Release()
+			}
+		})
+	}
+}

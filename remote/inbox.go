@@ -6,8 +6,11 @@ import (
 	"sync"
 )
 
-// inbox carries the server's messages to the client as the lines it reads
-// from the Conn: one message a line, whole messages never interleaved.
+// inbox carries a Streamable HTTP connection's messages, from its SSE
+// streams and its POSTs' answers, to the client as the lines it reads from
+// the Conn: one message a line, whole messages never interleaved. (A
+// WebSocket has one stream, which the client's reader reads itself: see
+// wsConn.Read.)
 //
 // It queues at most inboxQueue bytes plus the one write being added — at
 // most 64 KiB: a stream's parts, and the parts a held message is handed
@@ -15,7 +18,7 @@ import (
 // reading the network and TCP (or HTTP/2 flow control) stops the server.
 // The queue lets the stream readers run ahead of the client's reader by
 // many small messages instead of handing each over in lockstep (an
-// io.Pipe here made a 100 000-chunk turn over WebSocket 10× slower).
+// io.Pipe here made a 100 000-chunk turn 10× slower).
 type inbox struct {
 	msg sync.Mutex // held for one whole message: messages of several streams never interleave
 
@@ -26,19 +29,8 @@ type inbox struct {
 	err    error // set by fail: Read returns it once the queue is empty
 	closed bool  // the client closed: writes and reads fail
 
-	// deferred: wake the reader only when inboxSignal bytes wait, or at
-	// flush, which the producer calls before it blocks on the network
-	// (see bufConn). Waking the client's reader for each small message
-	// costs a futex handoff per message on a busy machine.
-	deferred bool
-	pending  bool // bytes were queued without waking the reader
-
 	full bool // the writer waits for the queue to drain to half (room)
 }
-
-// inboxSignal is how much a deferred inbox queues before it wakes the
-// reader anyway.
-const inboxSignal = 32 << 10
 
 // inboxQueue is how many unread bytes an inbox holds before the streams
 // wait for the client.
@@ -93,10 +85,6 @@ func (b *inbox) write(p []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for !b.closed && b.err == nil && !b.room(len(p)) {
-		if b.pending {
-			b.pending = false
-			b.cond.Broadcast()
-		}
 		b.cond.Wait()
 	}
 	switch {
@@ -121,11 +109,6 @@ func (b *inbox) write(p []byte) error {
 		b.r = 0
 	}
 	b.buf = append(b.buf, p...)
-	if b.deferred && len(b.buf)-b.r < inboxSignal {
-		b.pending = true
-		return nil
-	}
-	b.pending = false
 	b.cond.Broadcast()
 	return nil
 }
@@ -147,17 +130,6 @@ func (b *inbox) room(n int) bool {
 		return false
 	}
 	return true
-}
-
-// flush wakes the reader for what a deferred inbox queued.
-func (b *inbox) flush() {
-	b.mu.Lock()
-	wake := b.pending
-	b.pending = false
-	b.mu.Unlock()
-	if wake {
-		b.cond.Broadcast()
-	}
 }
 
 // fail ends the client's input with err: its reader gets err once it has
@@ -239,5 +211,59 @@ func flatten(p []byte) {
 			q[i] = ' '
 			q = q[i+1:]
 		}
+	}
+}
+
+// A batch gathers whole small messages (each at most batchSmall bytes,
+// and MaxMessageBytes) as lines, to pass them to the inbox in one put of
+// at most batchBytes and one batchSmall message: a burst of small frames
+// then costs the inbox's locks once per batch, not per message, and each
+// message one copy. Its buffer comes from batchPool while it holds
+// something.
+type batch struct{ buf []byte }
+
+const (
+	batchSmall = 16 << 10
+	batchBytes = 32 << 10
+)
+
+var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes+batchSmall+1); return &b }}
+
+// add appends message p (flattened; dropped when blank) and its newline.
+func (b *batch) add(p []byte) {
+	if b.buf == nil {
+		b.buf = (*batchPool.Get().(*[]byte))[:0]
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, p...)
+	msg := b.buf[start:]
+	flatten(msg)
+	if isBlank(msg) {
+		b.buf = b.buf[:start]
+		return
+	}
+	b.buf = append(b.buf, '\n')
+}
+
+// due reports whether the batch should go now: it is big enough, or
+// nothing more is buffered (the next read may wait for the network).
+func (b *batch) due(buffered int) bool {
+	return len(b.buf) > 0 && (len(b.buf) >= batchBytes || buffered == 0)
+}
+
+// take returns what was gathered, valid until the next add; the caller
+// hands it to the inbox, which copies it.
+func (b *batch) take() []byte {
+	p := b.buf
+	b.buf = b.buf[:0]
+	return p
+}
+
+// release gives the buffer back to batchPool.
+func (b *batch) release() {
+	if b.buf != nil {
+		p := b.buf[:0]
+		b.buf = nil
+		batchPool.Put(&p)
 	}
 }

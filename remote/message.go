@@ -33,9 +33,10 @@ const budgetGrace = 64 << 10
 // the inbox.
 const handChunk = 64 << 10
 
-// keepMax is the largest buffer a message keeps for the next one on a
-// stream that has no budget (WebSocket); one with a budget keeps at most
-// budgetGrace, which costs the budget nothing.
+// keepMax is the largest buffer kept for the next message where no budget
+// counts it (a WebSocket's, wsConn.dropHeld; a message without one); a
+// message with a budget keeps at most budgetGrace, which costs the budget
+// nothing.
 const keepMax = 1 << 20
 
 // budget is the bytes one connection's unfinished messages may hold
@@ -69,7 +70,7 @@ func (b *budget) give(n int) {
 type message struct {
 	in        *inbox
 	max       int
-	budget    *budget // nil: none (WebSocket has one stream)
+	budget    *budget // nil: none
 	charged   int     // taken from budget for buf
 	buf       []byte
 	streaming bool // over max: the inbox is held (begin) and parts pass through
@@ -157,46 +158,6 @@ func (m *message) handOver() error {
 		b = b[n:]
 	}
 	return nil
-}
-
-// readFrom adds everything r yields (a WebSocket message) to the message,
-// reading straight into its buffer while it is held whole, and through
-// *scratch (made on first use: only a message over max needs it) once it
-// is not.
-func (m *message) readFrom(r io.Reader, scratch *[]byte) error {
-	for {
-		if m.streaming || len(m.buf) >= m.max {
-			if *scratch == nil {
-				*scratch = make([]byte, handChunk)
-			}
-			n, err := r.Read(*scratch)
-			if n > 0 {
-				if aerr := m.add((*scratch)[:n]); aerr != nil {
-					return aerr
-				}
-			}
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if len(m.buf) == cap(m.buf) {
-			if err := m.grow(len(m.buf) + 1); err != nil {
-				return err
-			}
-		}
-		start := len(m.buf)
-		n, err := r.Read(m.buf[start:cap(m.buf)])
-		m.buf = m.buf[:start+n]
-		chunk := m.buf[start:]
-		flatten(chunk)
-		if m.empty {
-			m.empty = isBlank(chunk)
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // errTooLarge: a body read whole (readBody) is over max.

@@ -1,0 +1,276 @@
+package remote
+
+// Tests of the WebSocket client's reading: on the caller's goroutine, read
+// ahead in a burst, and Close whether or not anyone reads.
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"net/http"
+	"net/http/httptest"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// scriptedWS serves one WebSocket. What the test sends on the returned
+// channel is written to the client as it is, at once; the server answers
+// the client's close frame with one (once its writes are done) and ends.
+func scriptedWS(t *testing.T) (string, chan<- []byte) {
+	t.Helper()
+	send := make(chan []byte)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
+			base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n")
+		rw.Flush()
+		var wmu sync.Mutex
+		closed := make(chan struct{})
+		go func() {
+			// The client's frames: a close frame is answered.
+			defer close(closed)
+			br := bufio.NewReader(rw)
+			for {
+				var h [2]byte
+				if _, err := io.ReadFull(br, h[:]); err != nil {
+					return
+				}
+				n := int(h[1] & 0x7f)
+				switch n {
+				case 126:
+					var l [2]byte
+					io.ReadFull(br, l[:])
+					n = int(binary.BigEndian.Uint16(l[:]))
+				case 127:
+					var l [8]byte
+					io.ReadFull(br, l[:])
+					n = int(binary.BigEndian.Uint64(l[:]))
+				}
+				if _, err := io.CopyN(io.Discard, br, int64(4+n)); err != nil {
+					return
+				}
+				if h[0]&0x0f == opClose {
+					wmu.Lock()
+					conn.Write([]byte{0x88, 0x02, 0x03, 0xe8})
+					wmu.Unlock()
+					return
+				}
+			}
+		}()
+		for {
+			select {
+			case b := <-send:
+				wmu.Lock()
+				_, err := conn.Write(b)
+				wmu.Unlock()
+				if err != nil {
+					return
+				}
+			case <-closed:
+				return
+			}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, send
+}
+
+// textFrames is the server's unmasked text frames of msgs, one each.
+func textFrames(msgs ...string) []byte {
+	var b []byte
+	for _, m := range msgs {
+		b = append(b, 0x81)
+		switch n := len(m); {
+		case n < 126:
+			b = append(b, byte(n))
+		case n < 1<<16:
+			b = binary.BigEndian.AppendUint16(append(b, 126), uint16(n))
+		default:
+			b = binary.BigEndian.AppendUint64(append(b, 127), uint64(n))
+		}
+		b = append(b, m...)
+	}
+	return b
+}
+
+func wsConnect(t *testing.T, url string) *wsConn {
+	t.Helper()
+	conn, err := (&WebSocketTransport{URL: url}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn.(*wsConn)
+}
+
+// transportGoroutines counts the goroutines running the transport's code.
+func transportGoroutines() int {
+	var b strings.Builder
+	pprof.Lookup("goroutine").WriteTo(&b, 2)
+	return strings.Count(b.String(), "remote.(*wsConn)")
+}
+
+// msg is the i-th message of a test: JSON of about 100 bytes.
+func msg(i int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","n":%d,"pad":"%s"}}`, i, strings.Repeat(".", i%40))
+}
+
+// An idle WebSocket has no goroutine of the transport's: the client's
+// reader reads the frames itself, so a message that arrives alone wakes
+// one goroutine, not a read loop and then the client.
+func TestWSReadsOnTheCallersGoroutine(t *testing.T) {
+	url, send := scriptedWS(t)
+	c := wsConnect(t, url)
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 3 {
+		send <- textFrames(msg(i))
+		line, err := br.ReadString('\n')
+		if err != nil || line != msg(i)+"\n" {
+			t.Fatalf("line %d: %q, %v", i, line, err)
+		}
+		if n := transportGoroutines(); n != 0 {
+			t.Fatalf("%d goroutines of the transport between messages, want none", n)
+		}
+	}
+}
+
+// Bursts are read ahead (pump) and single messages read directly, in any
+// alternation, and every line comes through once, in order. The read
+// ahead ends with its burst; Close leaves no goroutine (TestMain's
+// goleak).
+func TestWSBurstsAndSingleMessages(t *testing.T) {
+	before := pumpStarts.Load()
+	url, send := scriptedWS(t)
+	c := wsConnect(t, url)
+	defer c.Close()
+	// As the client's line reader reads: 32 KiB at a time.
+	br := bufio.NewReaderSize(c, 32<<10)
+	next := 0
+	expect := func(n int) {
+		t.Helper()
+		for range n {
+			line, err := br.ReadString('\n')
+			if err != nil || line != msg(next)+"\n" {
+				t.Fatalf("line %d: %.80q, %v", next, line, err)
+			}
+			next++
+		}
+	}
+	burst := func(n int) {
+		var msgs []string
+		for i := range n {
+			msgs = append(msgs, msg(next+i))
+		}
+		send <- textFrames(msgs...)
+	}
+	for round := range 3 {
+		burst(3000 + round)
+		expect(3000 + round)
+		for range 5 {
+			burst(1)
+			expect(1)
+		}
+	}
+	if pumpStarts.Load() == before {
+		t.Error("three bursts of 300 KiB were not read ahead")
+	}
+}
+
+// Close ends a read ahead that waits for a client that stopped reading in
+// the middle of a burst: Close reads to the server's close frame itself,
+// which the server sends once the rest of its burst is read.
+func TestWSCloseInABurst(t *testing.T) {
+	url, send := scriptedWS(t)
+	c := wsConnect(t, url)
+	var msgs []string
+	for i := range 20000 {
+		msgs = append(msgs, msg(i))
+	}
+	go func() { send <- textFrames(msgs...) }()
+	br := bufio.NewReaderSize(c, 32<<10)
+	for i := range 1000 {
+		if line, err := br.ReadString('\n'); err != nil || line != msg(i)+"\n" {
+			t.Fatalf("line %d: %.80q, %v", i, line, err)
+		}
+	}
+	c.Close()
+	if c.remote == nil {
+		t.Errorf("Close returned without the server's close frame (ended with %v)", c.rerr)
+	}
+	// What is left to read ends, at io.EOF.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Errorf("reading after Close: %v, want the end", err)
+	}
+}
+
+// Close while the client's reader reads a burst (the usual case: Close on
+// one goroutine, the reader on another): both return, the reader at the
+// end of its input, and what it read is the burst's start, in order.
+func TestWSCloseWhileReading(t *testing.T) {
+	url, send := scriptedWS(t)
+	c := wsConnect(t, url)
+	var msgs []string
+	for i := range 50000 {
+		msgs = append(msgs, msg(i))
+	}
+	go func() { send <- textFrames(msgs...) }()
+	type result struct {
+		lines int
+		err   error
+	}
+	got := make(chan result)
+	started := make(chan struct{})
+	go func() {
+		br := bufio.NewReaderSize(c, 32<<10)
+		n := 0
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				got <- result{n, err}
+				return
+			}
+			if line != msg(n)+"\n" {
+				got <- result{n, fmt.Errorf("line %d: %.80q", n, line)}
+				return
+			}
+			if n++; n == 2000 {
+				close(started)
+			}
+		}
+	}()
+	<-started
+	c.Close()
+	r := <-got
+	if r.err != io.EOF {
+		t.Errorf("the reader ended after %d lines with %v, want io.EOF", r.lines, r.err)
+	}
+	t.Logf("read %d lines of %d before Close ended the input", r.lines, len(msgs))
+}
+
+// Close of a connection nobody reads performs the handshake by reading
+// in the client's place: it returns once the server's close frame came,
+// not at closeWait.
+func TestWSCloseUnread(t *testing.T) {
+	url, send := scriptedWS(t)
+	c := wsConnect(t, url)
+	send <- textFrames(msg(0), msg(1))
+	c.Close()
+	if c.remote == nil {
+		t.Errorf("Close returned without the server's close frame (ended with %v)", c.rerr)
+	}
+	if _, err := c.Read(make([]byte, 10)); err != io.EOF {
+		t.Errorf("a Read after Close: %v, want io.EOF", err)
+	}
+}
