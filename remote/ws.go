@@ -348,7 +348,10 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 				if n > 0 && !frameReady(c.br, false) {
 					return n, nil
 				}
-				h, err := c.nextData()
+				h, err := c.nextData(n == 0, false)
+				if err == errWouldWait {
+					return n, nil
+				}
 				if err == nil && h.op != opContinuation {
 					err = protocolErr("a new message before the last one ended")
 				}
@@ -372,7 +375,10 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 			if n > 0 && !frameReady(c.br, true) {
 				return n, nil
 			}
-			h, err := c.nextData()
+			h, err := c.nextData(n == 0, true)
+			if err == errWouldWait {
+				return n, nil
+			}
 			if err == nil && h.op == opContinuation {
 				err = protocolErr("a continuation frame begins a message")
 			}
@@ -671,10 +677,22 @@ func (c *wsConn) readFailed(n int, err error) (int, error) {
 	return 0, c.rerr
 }
 
+// errWouldWait: nextData, told not to wait, handled the control frames
+// that were buffered and would wait for the next frame.
+var errWouldWait = errors.New("acp/remote: the next frame has not arrived")
+
 // nextData reads frames up to the next data frame, answering pings, and
-// ending at a close frame (a *CloseError, after the reply).
-func (c *wsConn) nextData() (frameHeader, error) {
-	for {
+// ending at a close frame (a *CloseError, after the reply). With wait
+// false (Read has something to return) the caller has made sure the
+// first frame is buffered (frameReady, with whole), and after a control
+// frame nextData reads the next only if it is buffered too, else returns
+// errWouldWait: what Read holds must not wait behind a ping for a frame
+// that has not come.
+func (c *wsConn) nextData(wait, whole bool) (frameHeader, error) {
+	for first := true; ; first = false {
+		if !first && !wait && !frameReady(c.br, whole) {
+			return frameHeader{}, errWouldWait
+		}
 		h, err := readHeader(c.br)
 		if err != nil {
 			return h, err

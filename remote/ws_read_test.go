@@ -5,6 +5,7 @@ package remote
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
@@ -272,5 +273,60 @@ func TestWSCloseUnread(t *testing.T) {
 	}
 	if _, err := c.Read(make([]byte, 10)); err != io.EOF {
 		t.Errorf("a Read after Close: %v, want io.EOF", err)
+	}
+}
+
+// scriptReader is a network that yields its chunks, one a Read, and then
+// reports a Read the test did not expect (one that would have waited).
+type scriptReader struct {
+	t      *testing.T
+	chunks [][]byte
+}
+
+func (r *scriptReader) Read(p []byte) (int, error) {
+	if len(r.chunks) == 0 {
+		r.t.Error("Read waited for another frame while it had a message to return")
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[0])
+	r.chunks = r.chunks[1:]
+	return n, nil
+}
+
+// writeRecorder is the socket's write side: the client's frames.
+type writeRecorder struct{ bytes.Buffer }
+
+func (w *writeRecorder) Read([]byte) (int, error) { return 0, io.EOF }
+func (w *writeRecorder) Close() error             { return nil }
+
+// A message followed by a ping, and then nothing: Read answers the ping
+// and returns the message, without waiting for a frame that has not come
+// (the agent's last answer before a quiet spell must not wait for the
+// next keep-alive).
+func TestWSReadDoesNotWaitBehindAPing(t *testing.T) {
+	ping := []byte{0x89, 0x02, 'h', 'i'}
+	for _, tc := range []struct {
+		name  string
+		wire  []byte
+		lines string
+	}{
+		{"message, ping", append(textFrames(msg(0)), ping...), msg(0) + "\n"},
+		{"message, ping, ping", append(append(textFrames(msg(0)), ping...), ping...), msg(0) + "\n"},
+		{"ping, message, ping", append(append(append([]byte{}, ping...), textFrames(msg(0))...), ping...), msg(0) + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &writeRecorder{}
+			c := &wsConn{rwc: w, max: 1 << 20, done: make(chan struct{}), idle: make(chan struct{}, 1),
+				ahead: make(chan aheadBlock, aheadBlocks), closed: make(chan struct{})}
+			c.br = bufio.NewReaderSize(&scriptReader{t: t, chunks: [][]byte{tc.wire}}, wsReadBuf)
+			p := make([]byte, 4096)
+			n, err := c.Read(p)
+			if err != nil || string(p[:n]) != tc.lines {
+				t.Fatalf("Read: %q, %v; want %q", p[:n], err, tc.lines)
+			}
+			if pongs := bytes.Count(w.Bytes(), []byte{0x8a, 0x82}); pongs != bytes.Count(tc.wire, ping) {
+				t.Errorf("%d pongs sent for %d pings", pongs, bytes.Count(tc.wire, ping))
+			}
+		})
 	}
 }
