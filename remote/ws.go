@@ -544,7 +544,7 @@ func frameReady(br *bufio.Reader, whole bool) bool {
 	case 10:
 		l = int64(binary.BigEndian.Uint64(b[2:]) & (1<<63 - 1))
 	}
-	return b[0]&0x80 != 0 && op == opText && k >= hdr+l
+	return b[0]&0x80 != 0 && op == opText && k-hdr >= l // (hdr+l may overflow)
 }
 
 // Write sends each complete line as one text frame; the frames of one

@@ -330,3 +330,34 @@ func TestWSReadDoesNotWaitBehindAPing(t *testing.T) {
 		})
 	}
 }
+
+// frameReady decides whether Read, holding bytes to return, may read the
+// next frame: only if reading it cannot wait for the network.
+func TestFrameReady(t *testing.T) {
+	text := textFrames(strings.Repeat("x", 200)) // a 16-bit length
+	huge := []byte{0x81, 127, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 'x'}
+	for _, tc := range []struct {
+		name          string
+		buf           []byte
+		header, whole bool
+	}{
+		{"nothing", nil, false, false},
+		{"half a header", text[:1], false, false},
+		{"a header, part of its payload", text[:10], true, false},
+		{"a whole text message", text, true, true},
+		{"a fragment, whole", []byte{0x01, 0x01, 'x'}, true, false},
+		{"a binary message, whole", []byte{0x82, 0x01, 'x'}, true, false},
+		{"a ping, whole", []byte{0x89, 0x02, 'h', 'i'}, true, true},
+		{"a ping, part of it", []byte{0x89, 0x02, 'h'}, false, false},
+		{"a 64-bit length near 2^63", huge, true, false},
+	} {
+		br := bufio.NewReaderSize(bytes.NewReader(tc.buf), wsReadBuf)
+		br.Peek(len(tc.buf)) // buffered, as if read
+		if got := frameReady(br, false); got != tc.header {
+			t.Errorf("%s: frameReady(header) = %v, want %v", tc.name, got, tc.header)
+		}
+		if got := frameReady(br, true); got != tc.whole {
+			t.Errorf("%s: frameReady(whole) = %v, want %v", tc.name, got, tc.whole)
+		}
+	}
+}
