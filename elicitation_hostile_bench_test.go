@@ -3,10 +3,12 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"github.com/acpclient/acp/schema"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acpclient/acp/internal/proctest"
+	"github.com/acpclient/acp/schema"
 )
 
 // hostilePattern is the costliest pattern found under the default
@@ -47,13 +49,13 @@ func BenchmarkElicitationHostilePattern(b *testing.B) {
 					return r.Accept(map[string]any{"f": answer})
 				}}
 			b.ResetTimer()
-			cpu0, ok := processCPU()
+			cpu0, ok := proctest.CPU()
 			for range b.N {
 				_, _ = c.serveElicitation(context.Background(), nil, params)
 			}
 			// CPU time, unlike ns/op, does not count waiting for a busy
 			// machine.
-			if cpu1, _ := processCPU(); ok {
+			if cpu1, _ := proctest.CPU(); ok {
 				b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpclient/acp"
+	"github.com/acpclient/acp/internal/proctest"
 	"github.com/acpclient/acp/remote"
 	"github.com/acpclient/acp/schema"
 )
@@ -55,7 +56,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
-				cpu0, _ := processCPU()
+				cpu0, _ := proctest.CPU()
 				turn, err := s.Prompt(context.Background(), schema.Text("flood 100000"))
 				if err != nil {
 					b.Fatal(err)
@@ -64,7 +65,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				elapsed += time.Since(start)
-				cpu1, _ := processCPU()
+				cpu1, _ := proctest.CPU()
 				cpu += cpu1 - cpu0
 				turns++
 				if _, got := turn.Snapshot(); got != n+1 {
@@ -73,7 +74,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 				turn.Release()
 			}
 			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
-			if _, ok := processCPU(); ok {
+			if _, ok := proctest.CPU(); ok {
 				// The client's own CPU (this process; the TypeScript
 				// side runs in children): what a message costs it,
 				// whatever pace the server sets.

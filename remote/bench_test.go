@@ -78,6 +78,65 @@ func floodAgent(r io.Reader, w io.Writer, turn []byte) {
 	}
 }
 
+// benchProfiles are the transports the benchmarks compare: stdio (OS
+// pipes), WebSocket and Streamable HTTP against the in-process test
+// servers (fastWS, rfdServer), and both through this module's gateway.
+var benchProfiles = []string{"stdio", "ws", "http", "gateway-ws", "gateway-http"}
+
+// benchSession connects to a floodAgent answering each prompt with turn,
+// over profile, and opens a session; the connection closes with b.
+func benchSession(b *testing.B, profile string, turn []byte) *acp.Session {
+	pipes := func() (io.ReadCloser, io.WriteCloser) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() { floodAgent(inR, outW, turn); outW.Close() }()
+		return outR, inW
+	}
+	gw := func() string {
+		g := gateway.New(func(context.Context) (acp.Conn, error) {
+			r, w := pipes()
+			return pipeConn{r, w}, nil
+		}, nil)
+		ts := httptest.NewServer(g)
+		b.Cleanup(func() { ts.CloseClientConnections(); g.Close(); ts.Close() })
+		return ts.URL
+	}
+	var tr acp.Transport
+	switch profile {
+	case "stdio":
+		inR, inW, _ := os.Pipe()
+		outR, outW, _ := os.Pipe()
+		go func() { floodAgent(inR, outW, turn); outW.Close() }()
+		b.Cleanup(func() { inR.Close() })
+		tr = &acp.StreamTransport{Reader: outR, Writer: inW}
+	case "ws":
+		ts := httptest.NewServer(fastWS(pipes))
+		b.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+		tr = &remote.WebSocketTransport{URL: ts.URL}
+	case "http":
+		s := newRFDServer(pipes)
+		ts := httptest.NewServer(s)
+		b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
+		tr = &remote.HTTPTransport{URL: ts.URL}
+	case "gateway-ws":
+		tr = &remote.WebSocketTransport{URL: gw()}
+	case "gateway-http":
+		tr = &remote.HTTPTransport{URL: gw()}
+	default:
+		b.Fatalf("profile %q", profile)
+	}
+	c, err := acp.Connect(context.Background(), tr, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkTurn100kChunks runs whole turns of 100 000 chunks end to end
 // over stdio (OS pipes, as the root package's benchmark of that name),
 // WebSocket and Streamable HTTP (SSE), the last two against Go test
@@ -89,54 +148,9 @@ func floodAgent(r io.Reader, w io.Writer, turn []byte) {
 func BenchmarkTurn100kChunks(b *testing.B) {
 	const n = 100_000
 	turn := renderChunks(n, 24)
-	pipes := func() (io.ReadCloser, io.WriteCloser) {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		go func() { floodAgent(inR, outW, turn); outW.Close() }()
-		return outR, inW
-	}
-	gw := func(b *testing.B) string {
-		g := gateway.New(func(context.Context) (acp.Conn, error) {
-			r, w := pipes()
-			return pipeConn{r, w}, nil
-		}, nil)
-		ts := httptest.NewServer(g)
-		b.Cleanup(func() { ts.CloseClientConnections(); g.Close(); ts.Close() })
-		return ts.URL
-	}
-	for _, profile := range []string{"stdio", "ws", "http", "gateway-ws", "gateway-http"} {
+	for _, profile := range benchProfiles {
 		b.Run(profile, func(b *testing.B) {
-			var tr acp.Transport
-			switch profile {
-			case "stdio":
-				inR, inW, _ := os.Pipe()
-				outR, outW, _ := os.Pipe()
-				go func() { floodAgent(inR, outW, turn); outW.Close() }()
-				b.Cleanup(func() { inR.Close() })
-				tr = &acp.StreamTransport{Reader: outR, Writer: inW}
-			case "ws":
-				ts := httptest.NewServer(fastWS(pipes))
-				b.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-				tr = &remote.WebSocketTransport{URL: ts.URL}
-			case "http":
-				s := newRFDServer(pipes)
-				ts := httptest.NewServer(s)
-				b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
-				tr = &remote.HTTPTransport{URL: ts.URL}
-			case "gateway-ws":
-				tr = &remote.WebSocketTransport{URL: gw(b)}
-			case "gateway-http":
-				tr = &remote.HTTPTransport{URL: gw(b)}
-			}
-			c, err := acp.Connect(context.Background(), tr, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := benchSession(b, profile, turn)
 			b.SetBytes(int64(len(turn)))
 			var elapsed time.Duration
 			turns := 0
@@ -169,53 +183,9 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 //
 //	go test -run X -bench BenchmarkRoundTrip ./remote
 func BenchmarkRoundTrip(b *testing.B) {
-	pipes := func() (io.ReadCloser, io.WriteCloser) {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		go func() { floodAgent(inR, outW, nil); outW.Close() }()
-		return outR, inW
-	}
-	for _, profile := range []string{"stdio", "ws", "http", "gateway-ws", "gateway-http"} {
+	for _, profile := range benchProfiles {
 		b.Run(profile, func(b *testing.B) {
-			var tr acp.Transport
-			switch profile {
-			case "stdio":
-				inR, inW, _ := os.Pipe()
-				outR, outW, _ := os.Pipe()
-				go func() { floodAgent(inR, outW, nil); outW.Close() }()
-				b.Cleanup(func() { inR.Close() })
-				tr = &acp.StreamTransport{Reader: outR, Writer: inW}
-			case "ws":
-				ts := httptest.NewServer(fastWS(pipes))
-				b.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-				tr = &remote.WebSocketTransport{URL: ts.URL}
-			case "http":
-				s := newRFDServer(pipes)
-				ts := httptest.NewServer(s)
-				b.Cleanup(func() { ts.CloseClientConnections(); s.Close(); ts.Close() })
-				tr = &remote.HTTPTransport{URL: ts.URL}
-			default:
-				g := gateway.New(func(context.Context) (acp.Conn, error) {
-					r, w := pipes()
-					return pipeConn{r, w}, nil
-				}, nil)
-				ts := httptest.NewServer(g)
-				b.Cleanup(func() { ts.CloseClientConnections(); g.Close(); ts.Close() })
-				if profile == "gateway-ws" {
-					tr = &remote.WebSocketTransport{URL: ts.URL}
-				} else {
-					tr = &remote.HTTPTransport{URL: ts.URL}
-				}
-			}
-			c, err := acp.Connect(context.Background(), tr, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			s, err := c.NewSession(context.Background(), &schema.NewSessionRequest{Cwd: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := benchSession(b, profile, nil)
 			for b.Loop() {
 				t, err := s.Prompt(context.Background(), schema.Text("go"))
 				if err != nil {

@@ -3,11 +3,11 @@ package remote_test
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/base64"
 	"encoding/binary"
 	"io"
 	"net/http"
+
+	"github.com/acpclient/acp/remote"
 )
 
 // fastWS serves an agent over WebSocket for the benchmarks: a minimal RFC
@@ -18,15 +18,11 @@ import (
 // frames, and the close frame (answered, then the connection ends).
 func fastWS(agent func() (io.ReadCloser, io.WriteCloser)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("Sec-WebSocket-Key")
-		sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-		conn, rw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
+		conn, rw := remote.AcceptWS(w, r, "Acp-Connection-Id: bench\r\n")
+		if conn == nil {
 			return
 		}
 		defer conn.Close()
-		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-			base64.StdEncoding.EncodeToString(sum[:]) + "\r\nAcp-Connection-Id: bench\r\n\r\n")
 		rw.Flush()
 		from, to := agent()
 		done := make(chan struct{})

@@ -7,8 +7,6 @@ package remote_test
 import (
 	"bufio"
 	"context"
-	"crypto/sha1"
-	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -54,14 +52,11 @@ func rawWSServer(t *testing.T, wire []byte, hangup bool) (*httptest.Server, <-ch
 	t.Helper()
 	got := make(chan clientFrame, 16)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-		conn, rw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
+		conn, rw := remote.AcceptWS(w, r, "")
+		if conn == nil {
 			return
 		}
 		defer conn.Close()
-		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-			base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n")
 		rw.Write(wire)
 		rw.Flush()
 		if hangup {
@@ -70,34 +65,14 @@ func rawWSServer(t *testing.T, wire []byte, hangup bool) (*httptest.Server, <-ch
 		defer close(got)
 		br := bufio.NewReader(rw)
 		for {
-			var h [2]byte
-			if _, err := io.ReadFull(br, h[:]); err != nil {
+			op, masked, p, err := remote.ReadClientFrame(br)
+			if err != nil {
 				return
 			}
-			n := int(h[1] & 0x7f)
-			switch n {
-			case 126:
-				var l [2]byte
-				io.ReadFull(br, l[:])
-				n = int(binary.BigEndian.Uint16(l[:]))
-			case 127:
-				var l [8]byte
-				io.ReadFull(br, l[:])
-				n = int(binary.BigEndian.Uint64(l[:]))
+			if !masked {
+				t.Errorf("the client sent an unmasked frame (opcode %d)", op)
 			}
-			var key [4]byte
-			if h[1]&0x80 == 0 {
-				t.Errorf("the client sent an unmasked frame (opcode %d)", h[0]&0x0f)
-			}
-			io.ReadFull(br, key[:])
-			p := make([]byte, n)
-			if _, err := io.ReadFull(br, p); err != nil {
-				return
-			}
-			for i := range p {
-				p[i] ^= key[i%4]
-			}
-			got <- clientFrame{h[0] & 0x0f, p}
+			got <- clientFrame{op, p}
 		}
 	}))
 	t.Cleanup(ts.Close)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime/pprof"
@@ -28,14 +29,11 @@ func scriptedWS(t *testing.T) (string, chan<- []byte) {
 	t.Helper()
 	send := make(chan []byte)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-		conn, rw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
+		conn, rw := acceptWS(w, r, "")
+		if conn == nil {
 			return
 		}
 		defer conn.Close()
-		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-			base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n")
 		rw.Flush()
 		var wmu sync.Mutex
 		closed := make(chan struct{})
@@ -44,25 +42,11 @@ func scriptedWS(t *testing.T) (string, chan<- []byte) {
 			defer close(closed)
 			br := bufio.NewReader(rw)
 			for {
-				var h [2]byte
-				if _, err := io.ReadFull(br, h[:]); err != nil {
+				op, _, _, err := readClientFrame(br)
+				if err != nil {
 					return
 				}
-				n := int(h[1] & 0x7f)
-				switch n {
-				case 126:
-					var l [2]byte
-					io.ReadFull(br, l[:])
-					n = int(binary.BigEndian.Uint16(l[:]))
-				case 127:
-					var l [8]byte
-					io.ReadFull(br, l[:])
-					n = int(binary.BigEndian.Uint64(l[:]))
-				}
-				if _, err := io.CopyN(io.Discard, br, int64(4+n)); err != nil {
-					return
-				}
-				if h[0]&0x0f == opClose {
+				if op == opClose {
 					wmu.Lock()
 					conn.Write([]byte{0x88, 0x02, 0x03, 0xe8})
 					wmu.Unlock()
@@ -86,6 +70,57 @@ func scriptedWS(t *testing.T) (string, chan<- []byte) {
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL, send
+}
+
+// acceptWS answers r's WebSocket handshake for a test server: a 101, with
+// extra header lines (each ending in \r\n) after the accept key, written
+// to the returned buffer, not yet flushed; a nil conn if the connection
+// cannot be taken over. The key is computed here, not by the client's
+// wsAccept, so that a mistake there fails the handshake.
+func acceptWS(w http.ResponseWriter, r *http.Request, extra string) (net.Conn, *bufio.ReadWriter) {
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil
+	}
+	sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
+		base64.StdEncoding.EncodeToString(sum[:]) + "\r\n" + extra + "\r\n")
+	return conn, rw
+}
+
+// readClientFrame reads one frame a client sent a test server: its
+// opcode, whether it was masked, and its payload unmasked.
+func readClientFrame(br *bufio.Reader) (op byte, masked bool, payload []byte, err error) {
+	var h [2]byte
+	if _, err := io.ReadFull(br, h[:]); err != nil {
+		return 0, false, nil, err
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var l [2]byte
+		_, err = io.ReadFull(br, l[:])
+		n = uint64(binary.BigEndian.Uint16(l[:]))
+	case 127:
+		var l [8]byte
+		_, err = io.ReadFull(br, l[:])
+		n = binary.BigEndian.Uint64(l[:])
+	}
+	var key [4]byte
+	if masked = h[1]&0x80 != 0; masked && err == nil {
+		_, err = io.ReadFull(br, key[:])
+	}
+	if err != nil || n > 1<<30 {
+		return 0, false, nil, io.ErrUnexpectedEOF
+	}
+	payload = make([]byte, n)
+	if _, err := io.ReadFull(br, payload); err != nil {
+		return 0, false, nil, err
+	}
+	for i := range payload {
+		payload[i] ^= key[i%4]
+	}
+	return h[0] & 0x0f, masked, payload, nil
 }
 
 // textFrames is the server's unmasked text frames of msgs, one each.
@@ -125,6 +160,15 @@ func transportGoroutines() int {
 // msg is the i-th message of a test: JSON of about 100 bytes.
 func msg(i int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","n":%d,"pad":"%s"}}`, i, strings.Repeat(".", i%40))
+}
+
+// burstFrames is the frames of messages from to from+n-1, for one write.
+func burstFrames(from, n int) []byte {
+	msgs := make([]string, n)
+	for i := range msgs {
+		msgs[i] = msg(from + i)
+	}
+	return textFrames(msgs...)
 }
 
 // An idle WebSocket has no goroutine of the transport's: the client's
@@ -169,13 +213,7 @@ func TestWSBurstsAndSingleMessages(t *testing.T) {
 			next++
 		}
 	}
-	burst := func(n int) {
-		var msgs []string
-		for i := range n {
-			msgs = append(msgs, msg(next+i))
-		}
-		send <- textFrames(msgs...)
-	}
+	burst := func(n int) { send <- burstFrames(next, n) }
 	for round := range 3 {
 		burst(3000 + round)
 		expect(3000 + round)
@@ -195,11 +233,7 @@ func TestWSBurstsAndSingleMessages(t *testing.T) {
 func TestWSCloseInABurst(t *testing.T) {
 	url, send := scriptedWS(t)
 	c := wsConnect(t, url)
-	var msgs []string
-	for i := range 20000 {
-		msgs = append(msgs, msg(i))
-	}
-	go func() { send <- textFrames(msgs...) }()
+	go func() { send <- burstFrames(0, 20000) }()
 	br := bufio.NewReaderSize(c, 32<<10)
 	for i := range 1000 {
 		if line, err := br.ReadString('\n'); err != nil || line != msg(i)+"\n" {
@@ -222,11 +256,7 @@ func TestWSCloseInABurst(t *testing.T) {
 func TestWSCloseWhileReading(t *testing.T) {
 	url, send := scriptedWS(t)
 	c := wsConnect(t, url)
-	var msgs []string
-	for i := range 50000 {
-		msgs = append(msgs, msg(i))
-	}
-	go func() { send <- textFrames(msgs...) }()
+	go func() { send <- burstFrames(0, 50000) }()
 	type result struct {
 		lines int
 		err   error
@@ -257,7 +287,7 @@ func TestWSCloseWhileReading(t *testing.T) {
 	if r.err != io.EOF {
 		t.Errorf("the reader ended after %d lines with %v, want io.EOF", r.lines, r.err)
 	}
-	t.Logf("read %d lines of %d before Close ended the input", r.lines, len(msgs))
+	t.Logf("read %d lines of 50 000 before Close ended the input", r.lines)
 }
 
 // Close of a connection nobody reads performs the handshake by reading

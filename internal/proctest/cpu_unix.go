@@ -1,15 +1,15 @@
 //go:build unix
 
-package acp
+package proctest
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time the process has used, user and system, or
-// false where it cannot be read.
-func processCPU() (time.Duration, bool) {
+// CPU is the CPU time this process has used, user and system (not its
+// children's), or false where it cannot be read.
+func CPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, false
