@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpclient/acp"
 	"github.com/acpclient/acp/gateway"
+	"github.com/acpclient/acp/internal/proctest"
 	"github.com/acpclient/acp/remote"
 	"github.com/acpclient/acp/schema"
 )
@@ -152,10 +153,11 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 		b.Run(profile, func(b *testing.B) {
 			s := benchSession(b, profile, turn)
 			b.SetBytes(int64(len(turn)))
-			var elapsed time.Duration
+			var elapsed, cpu time.Duration
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
+				cpu0, _ := proctest.CPU()
 				t, err := s.Prompt(context.Background(), schema.Text("go"))
 				if err != nil {
 					b.Fatal(err)
@@ -163,7 +165,9 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 				if _, err := t.Wait(); err != nil {
 					b.Fatal(err)
 				}
+				cpu1, _ := proctest.CPU()
 				elapsed += time.Since(start)
+				cpu += cpu1 - cpu0
 				turns++
 				if _, got := t.Snapshot(); got != n+1 {
 					b.Fatalf("folded %d events, want %d", got, n+1)
@@ -171,6 +175,12 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 				t.Release()
 			}
 			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+			if _, ok := proctest.CPU(); ok {
+				// The whole process's: the agent, the server or gateway
+				// and the client, all in this one.
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*turns), "cpu-ns/update")
+				b.ReportMetric(cpu.Seconds()/elapsed.Seconds(), "cores")
+			}
 		})
 	}
 }
