@@ -209,7 +209,19 @@ func (c *conn) route(line []byte, lines *agentLines) []byte {
 				next = nil
 			}
 			if err == nil {
-				err = run.flush(c)
+				// A run of half a block or more is queued where it was
+				// read: the block goes with its lines, and agentLines
+				// reads on in a new one. Not when a line is handed
+				// back: it is lent from the block, to be routed next.
+				blk, adopt := (*[]byte)(nil), next == nil && run.bytes >= runPooled
+				if adopt {
+					blk, adopt = lines.handOver()
+				}
+				if adopt {
+					err = run.queueIn(c, blk)
+				} else {
+					err = run.flush(c)
+				}
 			}
 			c.mu.Unlock()
 			if err != nil {
@@ -334,7 +346,8 @@ var sessionOpening = []byte(`{"sessionId":"`)
 
 // copyRun gathers the update lines route's fast path reads for one
 // session, lent by agentLines, and queues them as slices of one copy: one
-// block for a run, not an allocation a line. A run's lines are queued
+// block for a run, not an allocation a line (or, for a run of half a block
+// or more, of the block they were read into: queueIn). A run's lines are queued
 // together on one stream, which sends them in order, so what its block
 // keeps beyond the lines still queued is those of its lines in the batch
 // being written (see flush for pooled blocks). It lives on route's stack.
@@ -387,19 +400,34 @@ func (r *copyRun) flush(c *conn) error {
 	} else {
 		block = bytes.Join(r.lines[:r.n], nil) // not zeroed first
 	}
-	var err error
 	for i := range r.n {
 		n := len(r.lines[i])
-		if err == nil {
-			err = c.pushLocked(r.session, block[:n:n])
-		}
-		block = block[n:]
-		r.lines[i] = nil
+		r.lines[i], block = block[:n:n], block[n:]
 	}
-	if pooled != nil {
-		if st := c.streams[r.session]; st != nil {
-			st.blocks = append(st.blocks, heldBlock{pooled, st.pushed})
-		}
+	st, err := c.pushRunLocked(r.session, r.lines[:r.n])
+	clear(r.lines[:r.n])
+	if pooled != nil && st != nil {
+		st.blocks = append(st.blocks, heldBlock{pooled, st.pushed})
+	}
+	r.n, r.bytes = 0, 0
+	return err
+}
+
+// queueIn queues the run's lines where they are, in blk, the pooled block
+// agentLines read them into and handed over: the stream gives it back
+// to runPool as it does a block flush copied the lines into. blk holds
+// other bytes too (lines before the run, queued as copies or not at all),
+// so a run queued in its block is at least runPooled bytes, as a copied
+// one is. c.mu is held.
+func (r *copyRun) queueIn(c *conn, blk *[]byte) error {
+	for i := range r.n {
+		line := r.lines[i]
+		r.lines[i] = line[:len(line):len(line)]
+	}
+	st, err := c.pushRunLocked(r.session, r.lines[:r.n])
+	clear(r.lines[:r.n])
+	if st != nil {
+		st.blocks = append(st.blocks, heldBlock{blk, st.pushed})
 	}
 	r.n, r.bytes = 0, 0
 	return err
@@ -421,22 +449,32 @@ func putRun(b *[]byte) {
 // pushLocked queues line on the stream of session, creating it (within
 // MaxSessions). c.mu is held.
 func (c *conn) pushLocked(session string, line []byte) error {
+	_, err := c.pushRunLocked(session, [][]byte{line})
+	return err
+}
+
+// pushRunLocked queues lines, in order, on the stream of session, creating
+// it (within MaxSessions), and returns the stream (nil if nothing was
+// queued: the connection is closing). c.mu is held.
+func (c *conn) pushRunLocked(session string, lines [][]byte) (*stream, error) {
 	if c.reason != nil {
-		return nil
+		return nil, nil
 	}
 	st := c.streams[session]
 	if st == nil {
 		if len(c.streams)-1 >= c.o.MaxSessions {
-			return fmt.Errorf("%w (%d)", ErrTooManySessions, c.o.MaxSessions)
+			return nil, fmt.Errorf("%w (%d)", ErrTooManySessions, c.o.MaxSessions)
 		}
 		st = newStream()
 		c.streams[session] = st
 	}
-	st.queue = append(st.queue, line)
-	st.pushed++
-	c.buffered += len(line)
+	for _, line := range lines {
+		st.queue = append(st.queue, line)
+		c.buffered += len(line)
+	}
+	st.pushed += uint64(len(lines))
 	signal(st.wake)
-	return nil
+	return st, nil
 }
 
 // push is pushLocked for the gateway's own replies (WebSocket errors),

@@ -8,26 +8,30 @@ import (
 
 // agentBlock is the size of the block the agent's output is read into:
 // a connection holds one for its life, larger only while a longer line is
-// read.
-const agentBlock = 16 << 10
+// read. It is a run block (runPool), so that route can queue a run of the
+// block's lines in it rather than copy them (handOver).
+const agentBlock = runBytes
 
 var errLineTooLong = errors.New("line too long")
 
 // agentLines cuts the agent's output into lines. It reads straight into
 // one block and lends each line as a slice of it: a line stays as it is
 // only until next reads again (never while ready is true), and whoever
-// keeps it copies it. conn.route copies a run of update lines for one
-// session into one block (copyRun), so what a connection retains is the bytes
-// it queues (and counts against MaxBufferedBytes), whatever the agent
-// writes around them: blank lines, trailing spaces, dropped output and
-// the rest of a read are never kept.
+// keeps it copies it, or takes the whole block (handOver). conn.route
+// copies a run of update lines for one session into one block (copyRun),
+// or, when the run is half the block or more, takes the block with it; so
+// what a connection retains is at most twice the bytes it queues (and
+// counts against MaxBufferedBytes), whatever the agent writes around them:
+// blank lines, trailing spaces and dropped output are kept only within a
+// block a run of at least half of it was queued in.
 //
 // It is used by the connection's agent reader alone.
 type agentLines struct {
 	r   io.Reader
 	max int // the longest line, newline excluded (MaxMessageBytes)
 
-	buf        []byte // the block; buf[start:end] is read and not yet returned
+	buf        []byte  // the block; buf[start:end] is read and not yet returned
+	pooled     *[]byte // buf's, when it is a block of runPool's (not grown)
 	start, end int
 	scan       int // buf[start:scan] holds no newline
 	nl         int // the newline ending the next line, or -1 if none is known
@@ -35,7 +39,34 @@ type agentLines struct {
 }
 
 func newAgentLines(r io.Reader, max int) *agentLines {
-	return &agentLines{r: r, max: max, nl: -1}
+	a := &agentLines{r: r, max: max, nl: -1}
+	a.take()
+	return a
+}
+
+// take makes a block from runPool the block, empty.
+func (a *agentLines) take() {
+	a.pooled = runPool.Get().(*[]byte)
+	a.buf = (*a.pooled)[:cap(*a.pooled)]
+}
+
+// handOver gives up the block to the caller, which has queued lines lent
+// from it and keeps them there, and goes on in a new block from runPool
+// with what is read and not yet returned. Only a pooled block is handed
+// over: false if the block is a grown one.
+func (a *agentLines) handOver() (*[]byte, bool) {
+	old, rest := a.pooled, a.buf[a.start:a.end]
+	if old == nil {
+		return nil, false
+	}
+	a.take()
+	a.end = copy(a.buf, rest)
+	a.scan -= a.start
+	if a.nl >= 0 {
+		a.nl -= a.start
+	}
+	a.start = 0
+	return old, true
 }
 
 // find looks for the newline ending the next line in what is read.
@@ -105,11 +136,21 @@ func (a *agentLines) fill() int {
 		if partial >= agentBlock {
 			size = max(min(2*partial, a.max+1), partial+1)
 		}
-		if size == len(a.buf) {
-			copy(a.buf, a.buf[a.start:a.end])
-		} else {
+		switch old := a.buf[a.start:a.end]; {
+		case size == len(a.buf):
+			copy(a.buf, old)
+		case size == agentBlock:
+			// Back from a long line: a pooled block again.
+			a.take()
+			copy(a.buf, old)
+		default:
 			buf := make([]byte, size)
-			copy(buf, a.buf[a.start:a.end])
+			copy(buf, old)
+			if a.pooled != nil {
+				// Its lines are over (none was handed over with it).
+				putRun(a.pooled)
+				a.pooled = nil
+			}
 			a.buf = buf
 		}
 		a.start, a.end = 0, partial

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 )
 
 // linesOf is what agentLines must return for data: its lines without
@@ -175,6 +176,11 @@ func TestAgentLinesBound(t *testing.T) {
 				// 2000 bytes on, the long line's block is gone.
 				if i == 1000 && len(a.buf) > agentBlock {
 					t.Errorf("%s: %d bytes held for the reads after long line %d, want at most %d", name, len(a.buf), round, agentBlock)
+				}
+				// ... and the block is a pooled one again, which
+				// handOver may give a stream: pooled is the block.
+				if i == 1000 && (a.pooled == nil || !within(a.buf, a.pooled)) {
+					t.Errorf("%s: the block after long line %d is not the pooled one", name, round)
 				}
 			}
 			if round == 0 {
@@ -544,4 +550,76 @@ func TestRunBlocksAllocs(t *testing.T) {
 	if n := after.Mallocs - before.Mallocs; n > 20 {
 		t.Errorf("routing and writing 15 000 updates allocated %d times, want at most 20 (blocks from the pool)", n)
 	}
+}
+
+// within reports whether p's bytes are in blk's array.
+func within(p []byte, blk *[]byte) bool {
+	b := (*blk)[:cap(*blk)]
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	return at >= start && at+uintptr(len(p)) <= start+uintptr(len(b))
+}
+
+// A run that takes every whole line of a read, half a block or more, is
+// queued in the block it was read into, which goes to the stream with its
+// lines (and back to the pool once they are written): the agent's reader
+// goes on in another block, the unread start of a line carried over. A
+// run followed by a line it does not take is copied: route hands that
+// line back to be routed next, and it must stay where it was read.
+func TestRunQueuedInItsBlock(t *testing.T) {
+	var updates strings.Builder
+	for i := 0; updates.Len() < runPooled+1000; i++ {
+		updates.WriteString(updateLine(i) + "\n")
+	}
+	const partial = `{"jsonrpc":"2.0","met`
+	t.Run("whole read", func(t *testing.T) {
+		c := floodConn()
+		st := c.streams["s1"]
+		lines := newAgentLines(strings.NewReader(updates.String()+partial), 1<<20)
+		blk := lines.pooled
+		line, err := nextLine(lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next := c.route(line, lines); next != nil {
+			t.Fatalf("route handed back %q", next)
+		}
+		if len(st.blocks) != 1 || st.blocks[0].buf != blk {
+			t.Fatalf("the stream holds %d blocks, want the read's", len(st.blocks))
+		}
+		for i, q := range st.queue {
+			if !within(q, blk) {
+				t.Fatalf("line %d was copied out of the block it was read into", i)
+			}
+		}
+		if lines.pooled == blk || lines.pooled == nil {
+			t.Fatal("the agent's reader kept the block it handed over")
+		}
+		if got := string(lines.buf[lines.start:lines.end]); got != partial {
+			t.Fatalf("carried over %q, want %q", got, partial)
+		}
+	})
+	t.Run("a line after the run", func(t *testing.T) {
+		c := floodConn()
+		st := c.streams["s1"]
+		response := `{"jsonrpc":"2.0","id":7,"result":{}}`
+		lines := newAgentLines(strings.NewReader(updates.String()+response+"\n"), 1<<20)
+		blk := lines.pooled
+		line, err := nextLine(lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := c.route(line, lines)
+		if string(next) != response {
+			t.Fatalf("route handed back %q, want the response", next)
+		}
+		if lines.pooled != blk || !within(next, blk) {
+			t.Fatal("the line handed back is in a block the agent's reader gave up")
+		}
+		for i, q := range st.queue {
+			if within(q, blk) {
+				t.Fatalf("line %d is queued in the block the agent's reader reads on in", i)
+			}
+		}
+	})
 }
