@@ -315,6 +315,18 @@ func (g *Gateway) serveGet(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	if r.ProtoMajor == 1 {
+		// Not chunked: the stream ends with its connection, as the SSE
+		// recommendation sets it up (net/http then sends Connection:
+		// close). net/http's chunked writer put each chunk's header in
+		// its 4 KiB buffer and so wrote a batch in two: the header and
+		// the batch's first 4 KiB, then the rest. Unchunked, a batch is
+		// one write, and the client reads the events with no chunk
+		// framing: 15 % less CPU an update through the gateway over
+		// HTTP (bench/README.md). HTTP/2 frames the stream itself, and
+		// its server drops this header.
+		h.Set("Transfer-Encoding", "identity")
+	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	// One comment at once, not just the headers: nginx over HTTP/2 holds

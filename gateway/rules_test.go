@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -253,5 +255,43 @@ func TestHTTP2(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Fatalf("the server accepted %d TCP connections, want 1", n)
+	}
+}
+
+// An SSE stream over HTTP/1.1 is sent as it is, not chunked, and ends
+// with its connection (Transfer-Encoding: identity, which Go's server
+// answers with Connection: close): one write an SSE batch where net/http's
+// chunked writer made two (the chunk's header and the first 4 KiB of it,
+// then the rest), and a client reading it with no chunk framing. (Over
+// HTTP/2, TestHTTP2, the header is not sent.)
+func TestSSEStreamNotChunked(t *testing.T) {
+	d := newPipeDial(t, nil)
+	_, u := start(t, d.Dial, nil)
+	c := &client{t: t, url: u}
+	c.initialize()
+	conn := c.open("")
+	sid := newSession(t, c, conn, 1)
+	nc := rawConn(t, u)
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.TransferEncoding != nil || !resp.Close || resp.Header.Get("Transfer-Encoding") != "" {
+		t.Fatalf("status %d, transfer encoding %q, close %v: want 200, none, the connection closed at the end", resp.StatusCode, resp.TransferEncoding, resp.Close)
+	}
+	c.post(sid, prompt(2, sid, "hi"))
+	// The body is the events' bytes, with no chunk framing between them.
+	var got []byte
+	for !bytes.Contains(got, []byte(`"echo:hi"`)) {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		got = append(got, line...)
+	}
+	if want := ":\n\ndata: {"; !bytes.HasPrefix(got, []byte(want)) {
+		t.Fatalf("the stream began %q, want %q", got, want)
 	}
 }
