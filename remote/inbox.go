@@ -202,15 +202,19 @@ func (b *inbox) close() {
 // It searches with bytes.IndexByte rather than testing each byte: a message
 // rarely holds a line break, and a 300 MiB one passes through here.
 func flatten(p []byte) {
-	for _, nl := range [2]byte{'\n', '\r'} {
-		for q := p; ; {
-			i := bytes.IndexByte(q, nl)
-			if i < 0 {
-				break
-			}
-			q[i] = ' '
-			q = q[i+1:]
+	replaceByte(p, '\n', ' ')
+	replaceByte(p, '\r', ' ')
+}
+
+// replaceByte replaces every old in p with new.
+func replaceByte(p []byte, old, new byte) {
+	for {
+		i := bytes.IndexByte(p, old)
+		if i < 0 {
+			return
 		}
+		p[i] = new
+		p = p[i+1:]
 	}
 }
 

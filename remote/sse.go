@@ -62,7 +62,8 @@ func readSSE(body io.Reader, m *message, inspect func([]byte)) error {
 				if msg, ok := smallEvent(br, chunk, m.max); ok {
 					// A whole small event of one data line, its blank
 					// line read too: gathered straight from the buffer.
-					flatten(msg)
+					// One line: a CR is the only line break it can hold.
+					replaceByte(msg, '\r', ' ')
 					if isBlank(msg) {
 						continue // an event of whitespace: dropped
 					}
