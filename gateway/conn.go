@@ -130,7 +130,7 @@ func (c *conn) readAgent() {
 	for {
 		if line == nil {
 			var err error
-			if line, err = nextLine(lines); err != nil {
+			if line, err = nextLine(lines, !c.ws); err != nil {
 				switch {
 				case errors.Is(err, errLineTooLong):
 					c.close(fmt.Errorf("%w (%d bytes)", ErrAgentMessageTooLarge, c.o.MaxMessageBytes))
@@ -153,8 +153,11 @@ func (c *conn) readAgent() {
 }
 
 // nextLine returns the agent's next line as the client is sent it, or nil
-// for a blank one.
-func nextLine(lines *agentLines) ([]byte, error) {
+// for a blank one. With sse, a line holding a CR is compacted: an SSE
+// client would take the CR for the end of the event's line. A WebSocket
+// frame carries it as JSON's whitespace, and the scan for it, a pass over
+// every line, is not made.
+func nextLine(lines *agentLines, sse bool) ([]byte, error) {
 	line, err := lines.next()
 	if err != nil {
 		return nil, err
@@ -164,7 +167,7 @@ func nextLine(lines *agentLines) ([]byte, error) {
 		return nil, nil
 	}
 	// A bare CR between JSON tokens is valid JSON but ends an SSE line.
-	if bytes.IndexByte(line, '\r') >= 0 {
+	if sse && bytes.IndexByte(line, '\r') >= 0 {
 		if l, ok := compactInPlace(line); ok {
 			line = l
 		}
@@ -198,7 +201,7 @@ func (c *conn) route(line []byte, lines *agentLines) []byte {
 				// ready: a whole line within the bound is read, so
 				// nextLine neither blocks nor fails, nor reuses the
 				// block the run's lines are lent from.
-				if next, _ = nextLine(lines); next == nil {
+				if next, _ = nextLine(lines, !c.ws); next == nil {
 					continue
 				}
 				s, ok := c.updateSession(next)

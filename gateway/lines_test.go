@@ -231,12 +231,25 @@ func TestNextLineTrimsItsEnd(t *testing.T) {
 		"{\"a\":1}\t \t": `{"a":1}`,
 		" {\"a\":1}":     ` {"a":1}`,
 	} {
-		got, err := nextLine(newAgentLines(strings.NewReader(in+"\n"), 1<<10))
+		got, err := nextLine(newAgentLines(strings.NewReader(in+"\n"), 1<<10), true)
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
 		if !bytes.Equal(got, []byte(want)) || (want == "") != (got == nil) {
 			t.Errorf("nextLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A CR between a line's JSON tokens would end an SSE event's line: for
+// an SSE stream the line is compacted; a WebSocket frame carries it as it
+// is (JSON's whitespace), with no scan for it.
+func TestNextLineCR(t *testing.T) {
+	in := "{\"a\":\r1,\r\"b\":2}"
+	for sse, want := range map[bool]string{true: `{"a":1,"b":2}`, false: in} {
+		got, err := nextLine(newAgentLines(strings.NewReader(in+"\n"), 1<<10), sse)
+		if err != nil || string(got) != want {
+			t.Errorf("sse %v: %q, %v; want %q", sse, got, err, want)
 		}
 	}
 }
@@ -275,7 +288,7 @@ func TestRouteBurst(t *testing.T) {
 			}
 			c.buffered = 0
 		}
-		line, err := nextLine(lines)
+		line, err := nextLine(lines, !c.ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +305,7 @@ func TestRouteBurst(t *testing.T) {
 		// The rest: each burst stops at the bound.
 		for {
 			if line == nil {
-				if line, err = nextLine(lines); errors.Is(err, io.EOF) {
+				if line, err = nextLine(lines, !c.ws); errors.Is(err, io.EOF) {
 					break
 				} else if err != nil {
 					t.Fatal(err)
@@ -340,7 +353,7 @@ func TestRouteBurstAllocs(t *testing.T) {
 	}
 	c.streams["s1"].queue = make([][]byte, 0, 128)
 	lines := newAgentLines(strings.NewReader(data), 1<<20)
-	first, err := nextLine(lines)
+	first, err := nextLine(lines, !c.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +405,7 @@ func TestRouteRetainsWhatItQueues(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			for {
-				line, err := nextLine(lines)
+				line, err := nextLine(lines, !c.ws)
 				if errors.Is(err, io.EOF) {
 					break
 				} else if err != nil {
@@ -425,7 +438,7 @@ func routeAll(t *testing.T, c *conn, lines *agentLines, after func()) {
 	for {
 		if line == nil {
 			var err error
-			if line, err = nextLine(lines); errors.Is(err, io.EOF) {
+			if line, err = nextLine(lines, !c.ws); errors.Is(err, io.EOF) {
 				return
 			} else if err != nil {
 				t.Fatal(err)
@@ -577,7 +590,7 @@ func TestRunQueuedInItsBlock(t *testing.T) {
 		st := c.streams["s1"]
 		lines := newAgentLines(strings.NewReader(updates.String()+partial), 1<<20)
 		blk := lines.pooled
-		line, err := nextLine(lines)
+		line, err := nextLine(lines, !c.ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -605,7 +618,7 @@ func TestRunQueuedInItsBlock(t *testing.T) {
 		response := `{"jsonrpc":"2.0","id":7,"result":{}}`
 		lines := newAgentLines(strings.NewReader(updates.String()+response+"\n"), 1<<20)
 		blk := lines.pooled
-		line, err := nextLine(lines)
+		line, err := nextLine(lines, !c.ws)
 		if err != nil {
 			t.Fatal(err)
 		}
