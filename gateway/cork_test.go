@@ -302,3 +302,27 @@ func TestWriteFrameAllocs(t *testing.T) {
 		t.Errorf("a corked frame allocated %.1f times, want 0", n)
 	}
 }
+
+// writeFrames writes what writeFrame writes for each message in turn, all
+// but the last corked and the last as asked, in the same socket writes.
+func TestWriteFramesAsWriteFrame(t *testing.T) {
+	var msgs [][]byte
+	for i, n := range []int{0, 1, 125, 126, 1 << 10, corkBytes - 5, 300, corkBytes - 3, 65536, 7, 9} {
+		msgs = append(msgs, bytes.Repeat([]byte{byte('a' + i)}, n))
+	}
+	for _, corkLast := range []bool{false, true} {
+		one, each := &countConn{}, &countConn{}
+		if err := (&corkConn{Conn: one}).writeFrames(msgs, corkLast, nil); err != nil {
+			t.Fatal(err)
+		}
+		cc := &corkConn{Conn: each}
+		for i, msg := range msgs {
+			if err := cc.writeFrame(msg, corkLast || i < len(msgs)-1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := one.took(), each.took(); len(got) != len(want) || !bytes.Equal(bytes.Join(got, nil), bytes.Join(want, nil)) {
+			t.Errorf("corkLast %v: writeFrames made %d writes (%d bytes), writeFrame one by one %d (%d bytes)", corkLast, len(got), len(bytes.Join(got, nil)), len(want), len(bytes.Join(want, nil)))
+		}
+	}
+}

@@ -209,26 +209,29 @@ func (c *conn) wsWrite(ws *websocket.Conn, cc *corkConn) {
 		if !ok {
 			break
 		}
-		taken := 0 // bytes of the batch's messages not yet released
-		for i, msg := range batch {
-			corked := i < len(batch)-1 || c.hasQueued(st)
+		// The batch goes out in runs of up to corkBytes (or one longer
+		// message), each written under one lock of the socket's, and
+		// released as it goes: room for the agent's output as the burst
+		// goes out, not only at its end. The last frame is corked when
+		// more is queued already.
+		for i := 0; i < len(batch); {
+			j, taken := i+1, len(batch[i])
+			for j < len(batch) && taken+len(batch[j]) <= corkBytes {
+				taken += len(batch[j])
+				j++
+			}
+			corkLast := j < len(batch) || c.hasQueued(st)
 			armed = false
-			err := cc.writeFrame(msg, corked, arm)
+			err := cc.writeFrames(batch[i:j], corkLast, arm)
 			if armed {
 				stall.Stop()
 			}
-			taken += len(msg)
+			c.delivered(taken)
 			if err != nil {
-				c.delivered(taken)
 				c.close(fmt.Errorf("%w: %v", ErrClientClosed, err))
 				return
 			}
-			// Room for the agent's output as the burst goes out, not only
-			// at its end.
-			if taken >= corkBytes || i == len(batch)-1 {
-				c.delivered(taken)
-				taken = 0
-			}
+			i = j
 		}
 	}
 	stall.Reset(c.o.StallTimeout)
