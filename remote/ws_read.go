@@ -297,17 +297,17 @@ func (c *wsConn) wholeFrames(p []byte) (n int, took bool) {
 		}
 		m := buf[i+h : i+h+l]
 		i += h + l
-		lead := 0
-		for lead < l && blankByte(m[lead]) {
-			lead++
-		}
+		// Flattened where it is, as the frame reader does: the read
+		// buffer was just filled on this core, where p's block may not
+		// be in its cache (the client's reader read it last), and a scan
+		// of p after the copy waited for those lines.
+		flatten(m)
+		lead := leadingBlank(m)
 		if lead == l {
 			continue // blank: dropped
 		}
-		k := copy(p[n:], m[lead:])
-		flatten(p[n : n+k])
-		p[n+k] = '\n'
-		n += k + 1
+		p[n+copy(p[n:], m[lead:])] = '\n'
+		n += l - lead + 1
 	}
 	if i == 0 {
 		return 0, false
@@ -315,10 +315,6 @@ func (c *wsConn) wholeFrames(p []byte) (n int, took bool) {
 	_, _ = c.br.Discard(i)
 	return n, true
 }
-
-// blankByte reports whether b is one of what a message's leading blank is
-// made of once its line breaks are spaces (leadingBlank after flatten).
-func blankByte(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // payload reads the current frame's payload (c.remain > 0): past it for a
 // binary message, into p for one streamed, into held for one gathered
