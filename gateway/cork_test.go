@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -141,19 +142,44 @@ func burst(from, to int) string {
 	return b.String()
 }
 
-// checkBursts writes bursts of messages as the agent, each after the last
-// has arrived, and a lone message between them: every message arrives, in
-// order, and a lone one arrives with nothing written after it (held, recv
-// would wait for ever and fail at its timeout).
-func checkBursts(t *testing.T, a *rawAgent, recv func() map[string]any) {
+// updateBurst renders session updates from..to-1, each naming its number
+// in its text: lines route's fast path takes in runs, queued in the
+// agent's read block when a run is half of it (copyRun.queueIn).
+func updateBurst(from, to int) string {
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d%s"}}}}`+"\n", i, strings.Repeat(".", 60))
+	}
+	return b.String()
+}
+
+// numberOf is the number a message of burst or updateBurst names.
+func numberOf(m map[string]any) int {
+	p, _ := m["params"].(map[string]any)
+	if n, ok := p["n"].(float64); ok {
+		return int(n)
+	}
+	u, _ := p["update"].(map[string]any)
+	c, _ := u["content"].(map[string]any)
+	text, _ := c["text"].(string)
+	n, err := strconv.Atoi(strings.TrimRight(text, "."))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// checkBursts writes bursts of messages (render's) as the agent, each
+// after the last has arrived, and a lone message between them: every
+// message arrives, in order, and a lone one arrives with nothing written
+// after it (held, recv would wait for ever and fail at its timeout).
+func checkBursts(t *testing.T, a *rawAgent, render func(from, to int) string, recv func() map[string]any) {
 	t.Helper()
 	n := 0
 	for _, size := range []int{1, 2000, 1, 1, 500, 1} {
-		go io.WriteString(a.outW, burst(n, n+size))
+		go io.WriteString(a.outW, render(n, n+size))
 		for end := n + size; n < end; n++ {
-			m := recv()
-			p, _ := m["params"].(map[string]any)
-			if got, _ := p["n"].(float64); int(got) != n {
+			if m := recv(); numberOf(m) != n {
 				t.Fatalf("message %v, want n %d", m, n)
 			}
 		}
@@ -161,17 +187,17 @@ func checkBursts(t *testing.T, a *rawAgent, recv func() map[string]any) {
 	// A burst whose read ends inside the next line: the burst arrives
 	// while the agent has not finished that line (the gateway holds no
 	// message for a line it cannot read yet).
-	partial := `{"jsonrpc":"2.0","method":"x/n","params":{"n":`
-	go io.WriteString(a.outW, burst(n, n+3)+partial)
+	next := render(n+3, n+4)
+	cut := len(next) / 2
+	go io.WriteString(a.outW, render(n, n+3)+next[:cut])
 	for end := n + 3; n < end; n++ {
-		p, _ := recv()["params"].(map[string]any)
-		if got, _ := p["n"].(float64); int(got) != n {
-			t.Fatalf("message %v, want n %d", p, n)
+		if m := recv(); numberOf(m) != n {
+			t.Fatalf("message %v, want n %d", m, n)
 		}
 	}
-	go io.WriteString(a.outW, fmt.Sprint(n)+`}}`+"\n")
-	if p, _ := recv()["params"].(map[string]any); p["n"] != float64(n) {
-		t.Fatalf("the completed line: %v, want n %d", p, n)
+	go io.WriteString(a.outW, next[cut:])
+	if m := recv(); numberOf(m) != n {
+		t.Fatalf("the completed line: %v, want n %d", m, n)
 	}
 }
 
@@ -185,13 +211,19 @@ func TestWebSocketBurstsAndLoneMessages(t *testing.T) {
 	}
 	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 	c.until(isResponse(0))
-	checkBursts(t, <-agents, func() map[string]any {
+	a := <-agents
+	recv := func() map[string]any {
 		m, err := c.recv()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
-	})
+	}
+	checkBursts(t, a, burst, recv)
+	// Updates, which the gateway queues in runs (in the blocks it read
+	// them into, or copies), arrive whole and in order as its writer
+	// sends them and gives their blocks back.
+	checkBursts(t, a, updateBurst, recv)
 }
 
 func TestSSEBurstsAndLoneMessages(t *testing.T) {
@@ -201,7 +233,7 @@ func TestSSEBurstsAndLoneMessages(t *testing.T) {
 	c := &client{t: t, url: u}
 	c.initialize()
 	s := c.open("")
-	checkBursts(t, <-agents, func() map[string]any { return s.next(t) })
+	checkBursts(t, <-agents, burst, func() map[string]any { return s.next(t) })
 }
 
 // TestCorkFrames: the data frames wsWrite writes itself are well formed
