@@ -271,9 +271,11 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 // passed them on, at once: the common case of a burst, where a frame
 // taken apart by the read buffer's methods (a frame's Peeks, Discard and
 // Read, and frameReady's Peeks) cost twice what the copy does. It stops
-// at the first frame that is of any other kind, not all there, over
-// max, or without room in p, and reports whether it took a frame (a
-// blank message is taken and dropped).
+// at the first frame that is of any other kind, not all there, or
+// without room in p, and reports whether it took a frame (a blank
+// message is taken and dropped). A message over max is taken too: it is
+// in the buffer already, and the frame reader would stream the same
+// bytes, leaving the client's line limit to decide.
 func (c *wsConn) wholeFrames(p []byte) (n int, took bool) {
 	buf, _ := c.br.Peek(c.br.Buffered())
 	i := 0
