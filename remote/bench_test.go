@@ -146,6 +146,13 @@ func benchSession(b *testing.B, profile string, turn []byte) *acp.Session {
 // module's gateway serving the same agent:
 //
 //	go test -run X -bench BenchmarkTurn100kChunks -benchtime 5x ./remote
+//
+// Beside updates/s it reports cpu-ns/update, the process's CPU (getrusage)
+// over the timed turns divided by the updates, and cores, that CPU over
+// the wall time. Agent, server or gateway, and client are all this
+// process: a change that only moves work between cores shows in cores,
+// one that saves work in cpu-ns/update, which is the steadier figure on
+// a busy machine.
 func BenchmarkTurn100kChunks(b *testing.B) {
 	const n = 100_000
 	turn := renderChunks(n, 24)
