@@ -131,8 +131,7 @@ func TestHostileNeverReadsSSE(t *testing.T) {
 	c.initialize()
 	conn := c.open("")
 	sid := newSession(t, c, conn, 1)
-	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
+	rawSessionStream(t, c, sid) // opened, never read
 	g.mu.Lock()
 	gc := g.conns[c.conn]
 	g.mu.Unlock()

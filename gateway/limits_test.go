@@ -356,6 +356,16 @@ func rawConn(t *testing.T, u string) net.Conn {
 	return nc
 }
 
+// rawSessionStream opens session's SSE stream of c's connection with a
+// hand-written HTTP/1.1 GET on a connection of its own, the response not
+// yet read.
+func rawSessionStream(t *testing.T, c *client, session string) net.Conn {
+	t.Helper()
+	nc := rawConn(t, c.url)
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, session)
+	return nc
+}
+
 // PingInterval: a WebSocket client that never answers pings (it never
 // reads) is closed with ErrIdle.
 func TestWebSocketPingUnanswered(t *testing.T) {

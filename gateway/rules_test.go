@@ -271,8 +271,7 @@ func TestSSEStreamNotChunked(t *testing.T) {
 	c.initialize()
 	conn := c.open("")
 	sid := newSession(t, c, conn, 1)
-	nc := rawConn(t, u)
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAcp-Connection-Id: %s\r\nAcp-Session-Id: %s\r\n\r\n", c.conn, sid)
+	nc := rawSessionStream(t, c, sid)
 	br := bufio.NewReader(nc)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
