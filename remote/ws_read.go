@@ -202,15 +202,9 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 					c.endMessage()
 					continue
 				}
-				if n > 0 && !frameReady(c.br, false) {
+				h, ready, err := c.nextHeader(n, true)
+				if !ready {
 					return n, nil
-				}
-				h, err := c.nextData(n == 0, false)
-				if err == errWouldWait {
-					return n, nil
-				}
-				if err == nil && h.op != opContinuation {
-					err = protocolErr("a new message before the last one ended")
 				}
 				if err != nil {
 					return c.readFailed(n, err)
@@ -233,15 +227,9 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 			}
 			// The next message. With something to return, only one
 			// whole in the buffer is taken.
-			if n > 0 && !frameReady(c.br, true) {
+			h, ready, err := c.nextHeader(n, false)
+			if !ready {
 				return n, nil
-			}
-			h, err := c.nextData(n == 0, true)
-			if err == errWouldWait {
-				return n, nil
-			}
-			if err == nil && h.op == opContinuation {
-				err = protocolErr("a continuation frame begins a message")
 			}
 			if err != nil {
 				return c.readFailed(n, err)
@@ -264,6 +252,28 @@ func (c *wsConn) readLocked(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// nextHeader reads, for readLocked with n bytes to return, the header of
+// the next data frame: one continuing the message being read (cont), or
+// beginning the next. ready is false when Read should return what it has
+// rather than wait: with n > 0, the frame (and, for a new message, all of
+// it) is not buffered, or only control frames were.
+func (c *wsConn) nextHeader(n int, cont bool) (h frameHeader, ready bool, err error) {
+	if n > 0 && !frameReady(c.br, !cont) {
+		return h, false, nil
+	}
+	h, err = c.nextData(n == 0, !cont)
+	switch {
+	case err == errWouldWait:
+		return h, false, nil
+	case err != nil:
+	case cont && h.op != opContinuation:
+		err = protocolErr("a new message before the last one ended")
+	case !cont && h.op == opContinuation:
+		err = protocolErr("a continuation frame begins a message")
+	}
+	return h, true, err
 }
 
 // wholeFrames passes on the single-frame text messages that are whole in
