@@ -122,6 +122,10 @@ func scenarioMemrun() {
 			memrunClient{"acp (text), " + *memrunEnv, []string{acpBin, "-p", prompt}, env},
 			memrunClient{"acp --json, " + *memrunEnv, []string{acpBin, "--json", "-p", prompt}, env})
 	}
+	// The text floor goes last, so that the rows the ratio lines index
+	// above keep their places.
+	textAt := len(clients)
+	clients = append(clients, memrunClient{name: "text floor (Go, Peek, prints)", argv: []string{floor, "-text", "-p", prompt}})
 	harness := selfVmHWM()
 	results := make([][]memrunResult, len(clients))
 	for range *memrunReps {
@@ -160,6 +164,7 @@ func scenarioMemrun() {
 		if *memrunEnv != "" {
 			line += fmt.Sprintf(", %s/without text %.2f×, --json %.2f×", *memrunEnv, col.v[envAt]/col.v[1], col.v[envAt+1]/col.v[2])
 		}
+		line += fmt.Sprintf(", text floor/floor %.2f×, acp/text floor %.2f×", col.v[textAt]/col.v[0], col.v[1]/col.v[textAt])
 		fmt.Println("   " + line)
 	}
 	how := "read from /proc/<pid>/status at the client's exit stop (ptrace)"
@@ -167,6 +172,7 @@ func scenarioMemrun() {
 		how = "sampled from /proc/<pid>/status every " + sampleEvery.String() + " (ptrace refused here): a lower bound"
 	}
 	fmt.Printf("   own peak: the client's own VmHWM (median, MB = kB/1000), %s\n", how)
+	fmt.Println("   text floor: the newline floor that also validates each line (jsonscan.Peek, the acp command's scanner) and prints the text chunks' text, with no state and no other goroutine")
 	fmt.Println("   wall: from spawning the client to its exit and the end of its output (it spawns the agent, whose time is inside), median of the interleaved runs")
 	fmt.Println("   self-rep: the client's own report (floor: VmHWM; TS: process.resourceUsage().maxRSS, which inherits like wait4); agent: the agent's VmHWM")
 	fmt.Printf("   wait4: ru_maxrss, not used: max of the client's, the agent's and the spawner's peak (this harness's VmHWM when memrun began: %.1f MB)\n", harness/1000)

@@ -7,7 +7,15 @@
 // ACP work; its pipe is the acp command's, 1 MiB on Linux. With
 // ACP_MEMRUN_HWM set it appends "self <VmHWM kB>" to that file at exit.
 //
-//	memfloor -p 'stream 100000' -- AGENT [ARGS...]
+// With -text it is the text floor instead: the least a client that shows
+// the turn can do. It also validates every line with the library's one
+// scanner (internal/jsonscan.Peek, which the acp command's reader runs
+// too) and writes each text chunk's text to stdout through a 64 KiB
+// buffer, then a newline, as the acp command's text mode does (the same
+// bytes: TestTextFloorWritesWhatACPWrites); it keeps no state, runs no
+// other goroutine, and prints its count on stderr.
+//
+//	memfloor [-text] -p 'stream 100000' -- AGENT [ARGS...]
 package main
 
 import (
@@ -18,10 +26,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/acpclient/acp/internal/jsonscan"
 )
 
 func main() {
 	prompt := flag.String("p", "stream 100000", "the prompt's text")
+	text := flag.Bool("text", false, "validate each line and write the text chunks' text to stdout (the text floor)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: memfloor [-p TEXT] -- AGENT [ARGS...]")
@@ -44,34 +55,78 @@ func main() {
 	if err := cmd.Start(); err != nil {
 		fatal(err)
 	}
-	text, _ := json.Marshal(*prompt)
+	promptJSON, _ := json.Marshal(*prompt)
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`+"\n")
-	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%s}]}}`+"\n", text)
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%s}]}}`+"\n", promptJSON)
 	// The agent answers in order and names its session "s1"; a floor that
 	// waited for each response before the next request would measure the
 	// same bytes.
 	in := bufio.NewReaderSize(stdout, 64<<10)
+	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	lines := 0
+	var long []byte // a line longer than in's buffer, for -text
 	for {
 		line, err := in.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			if *text {
+				long = append(long, line...)
+			}
 			continue // a line longer than the buffer: keep reading it
 		}
 		if err != nil {
 			fatal(fmt.Errorf("after %d lines: %w", lines, err))
 		}
+		if len(long) > 0 {
+			line, long = append(long, line...), long[:0]
+		}
 		lines++
+		if *text {
+			showText(out, line)
+		}
 		if bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":3,`)) {
 			break
 		}
 	}
+	count := os.Stdout
+	if *text {
+		// The acp command ends its text with a newline and reports the
+		// turn on stderr: the text floor's stdout is the same bytes.
+		out.WriteByte('\n')
+		if err := out.Flush(); err != nil {
+			fatal(err)
+		}
+		count = os.Stderr
+	}
 	stdin.Close()
 	cmd.Wait()
-	fmt.Println(lines)
+	fmt.Fprintln(count, lines)
 	if path := os.Getenv("ACP_MEMRUN_HWM"); path != "" {
 		reportHWM(path)
 	}
+}
+
+// showText validates line and writes its text to out if it is a text
+// chunk. A line that is not a JSON object ends the run: the acp command
+// would report it, and a floor that skipped it would read less.
+func showText(out *bufio.Writer, line []byte) {
+	e, err := jsonscan.Peek(line)
+	if err != nil {
+		fatal(fmt.Errorf("line %q…: %w", line[:min(len(line), 60)], err))
+	}
+	u := &e.Update
+	if e.Method != "session/update" || u.Chunk == jsonscan.ChunkNone {
+		return
+	}
+	if u.TextPlain {
+		out.Write(u.Text[1 : len(u.Text)-1])
+		return
+	}
+	var s string
+	if err := json.Unmarshal(u.Text, &s); err != nil {
+		fatal(err)
+	}
+	out.WriteString(s)
 }
 
 // reportHWM appends "self <VmHWM kB>" to path: the floor's own peak RSS.
