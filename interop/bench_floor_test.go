@@ -31,42 +31,13 @@ func BenchmarkTSFloodFloor(b *testing.B) {
 	const n = 100_000
 	for _, profile := range []string{"stdio", "http", "ws"} {
 		b.Run(profile, func(b *testing.B) {
-			var tr acp.Transport
-			switch profile {
-			case "stdio":
-				cmd := exec.Command("node", "agent.mjs")
-				cmd.Dir = tsagentDir
-				cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
-				tr = &acp.CommandTransport{Command: cmd}
-			default:
-				u := startTSServerB(b)
-				if profile == "ws" {
-					u = strings.Replace(u, "http://", "ws://", 1)
-				}
-				tr, _ = remote.New(u, remote.Options{})
-			}
-			conn, err := tr.Connect(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
-			f := &floorConn{conn: conn, buf: make([]byte, 64<<10)}
-			f.call(b, 1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
-			f.call(b, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, b.TempDir()))
-			var sess struct {
-				Result struct {
-					SessionID string `json:"sessionId"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal(f.last, &sess); err != nil || sess.Result.SessionID == "" {
-				b.Fatalf("session/new answered %s (%v)", f.last, err)
-			}
+			f := dialFloor(b, profile, func() string { return startTSServerB(b) })
 			var elapsed, cpu time.Duration
 			turns := 0
 			for b.Loop() {
 				start := time.Now()
 				cpu0, _ := proctest.CPU()
-				lines := f.call(b, 3+turns, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"flood %d"}]}`, sess.Result.SessionID, n))
+				lines := f.flood(b, n)
 				elapsed += time.Since(start)
 				cpu1, _ := proctest.CPU()
 				cpu += cpu1 - cpu0
@@ -83,21 +54,94 @@ func BenchmarkTSFloodFloor(b *testing.B) {
 	}
 }
 
+// TestTSFloodFloorCounts keeps BenchmarkTSFloodFloor's client a floor
+// that reads the whole turn: over each transport, a flood of n updates
+// from the TypeScript agent is n lines and the answer, twice in one
+// session (the second prompt's lines must not be mistaken for the first's).
+func TestTSFloodFloorCounts(t *testing.T) {
+	const n = 300
+	for _, profile := range []string{"stdio", "http", "ws"} {
+		t.Run(profile, func(t *testing.T) {
+			if profile == "stdio" {
+				npm := needTool(t, "npm")
+				needTool(t, "node")
+				npmOnce.Do(func() { npmErr = installTSAgent(npm) })
+				if npmErr != nil {
+					t.Fatalf("installing the TypeScript agent's dependencies failed: %v", npmErr)
+				}
+			}
+			f := dialFloor(t, profile, func() string { return startTSServer(t) })
+			for turn := range 2 {
+				if lines := f.flood(t, n); lines != n+1 {
+					t.Fatalf("turn %d: read %d lines, want %d", turn, lines, n+1)
+				}
+			}
+		})
+	}
+}
+
+// dialFloor connects a floorConn to the TypeScript agent over profile
+// (stdio, or over http or ws to the server at the URL start returns) and
+// opens a session with it.
+func dialFloor(tb testing.TB, profile string, start func() string) *floorConn {
+	tb.Helper()
+	var tr acp.Transport
+	switch profile {
+	case "stdio":
+		cmd := exec.Command("node", "agent.mjs")
+		cmd.Dir = tsagentDir
+		cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
+		tr = &acp.CommandTransport{Command: cmd}
+	default:
+		u := start()
+		if profile == "ws" {
+			u = strings.Replace(u, "http://", "ws://", 1)
+		}
+		tr, _ = remote.New(u, remote.Options{})
+	}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	f := &floorConn{conn: conn, buf: make([]byte, 64<<10)}
+	f.call(tb, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	f.call(tb, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, tb.TempDir()))
+	var sess struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(f.last, &sess); err != nil || sess.Result.SessionID == "" {
+		tb.Fatalf("session/new answered %s (%v)", f.last, err)
+	}
+	f.session = sess.Result.SessionID
+	return f
+}
+
+// flood prompts "flood n" and returns the lines read until the answer.
+func (f *floorConn) flood(tb testing.TB, n int) int {
+	return f.call(tb, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"flood %d"}]}`, f.session, n))
+}
+
 // floorConn writes a call and counts the lines it reads until the call's
 // answer; it keeps only the answer's line.
 type floorConn struct {
-	conn acp.Conn
-	buf  []byte
-	part []byte // a line begun in the last read
-	last []byte // the answer's line
+	conn    acp.Conn
+	buf     []byte
+	part    []byte // a line begun in the last read
+	last    []byte // the answer's line
+	id      int    // the last call's id
+	session string
 }
 
-func (f *floorConn) call(b *testing.B, id int, method, params string) int {
+func (f *floorConn) call(b testing.TB, method, params string) int {
 	b.Helper()
-	if _, err := fmt.Fprintf(f.conn, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params); err != nil {
+	f.id++
+	if _, err := fmt.Fprintf(f.conn, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", f.id, method, params); err != nil {
 		b.Fatal(err)
 	}
-	answer := []byte(fmt.Sprintf(`"id":%d,`, id))
+	answer := []byte(fmt.Sprintf(`"id":%d,`, f.id))
 	lines := 0
 	for {
 		k, err := f.conn.Read(f.buf)
