@@ -10,10 +10,10 @@
 // With -text it is the text floor instead: the least a client that shows
 // the turn can do. It also validates every line with the library's one
 // scanner (internal/jsonscan.Peek, which the acp command's reader runs
-// too) and writes each text chunk's text to stdout through a 64 KiB
-// buffer, then a newline, as the acp command's text mode does (the same
-// bytes: TestTextFloorWritesWhatACPWrites); it keeps no state, runs no
-// other goroutine, and prints its count on stderr.
+// too) and writes each agent message chunk's text to stdout through a
+// 64 KiB buffer, then a newline, as the acp command's text mode does (the
+// same bytes: TestTextFloorWritesWhatACPWrites); it keeps no state, runs
+// no other goroutine, and prints its count on stderr.
 //
 //	memfloor [-text] -p 'stream 100000' -- AGENT [ARGS...]
 package main
@@ -32,10 +32,10 @@ import (
 
 func main() {
 	prompt := flag.String("p", "stream 100000", "the prompt's text")
-	text := flag.Bool("text", false, "validate each line and write the text chunks' text to stdout (the text floor)")
+	text := flag.Bool("text", false, "validate each line and write the agent message chunks' text to stdout (the text floor)")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: memfloor [-p TEXT] -- AGENT [ARGS...]")
+		fmt.Fprintln(os.Stderr, "usage: memfloor [-text] [-p TEXT] -- AGENT [ARGS...]")
 		os.Exit(2)
 	}
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
@@ -106,16 +106,18 @@ func main() {
 	}
 }
 
-// showText validates line and writes its text to out if it is a text
-// chunk. A line that is not a JSON object ends the run: the acp command
-// would report it, and a floor that skipped it would read less.
+// showText validates line and writes its text to out if it is a plain
+// agent message chunk (the acp command shows thoughts and the rest in
+// forms of its own). A line that is not a JSON object ends the run: the
+// acp command would report it, and a floor that skipped it would read
+// less.
 func showText(out *bufio.Writer, line []byte) {
 	e, err := jsonscan.Peek(line)
 	if err != nil {
 		fatal(fmt.Errorf("line %q…: %w", line[:min(len(line), 60)], err))
 	}
 	u := &e.Update
-	if e.Method != "session/update" || u.Chunk == jsonscan.ChunkNone {
+	if e.Method != "session/update" || u.Chunk != jsonscan.ChunkMessage {
 		return
 	}
 	if u.TextPlain {
