@@ -135,13 +135,19 @@ type floorConn struct {
 	session string
 }
 
+// call writes the call of method with params and returns the lines read
+// up to and including its answer, which it keeps in f.last.
 func (f *floorConn) call(b testing.TB, method, params string) int {
 	b.Helper()
 	f.id++
 	if _, err := fmt.Fprintf(f.conn, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", f.id, method, params); err != nil {
 		b.Fatal(err)
 	}
-	answer := []byte(fmt.Sprintf(`"id":%d,`, f.id))
+	// The TypeScript SDK writes a response's id before its result or
+	// error, and a request's id before its method: a line with this id
+	// followed by either is the answer. The check reads a line's first
+	// bytes only.
+	result, failure := []byte(fmt.Sprintf(`"id":%d,"result"`, f.id)), []byte(fmt.Sprintf(`"id":%d,"error"`, f.id))
 	lines := 0
 	for {
 		k, err := f.conn.Read(f.buf)
@@ -159,9 +165,7 @@ func (f *floorConn) call(b testing.TB, method, params string) int {
 			}
 			data = data[i+1:]
 			lines++
-			// Only an answer has no "method"; the check reads a line's
-			// first bytes only.
-			if bytes.Contains(line[:min(len(line), 40)], answer) {
+			if head := line[:min(len(line), 48)]; bytes.Contains(head, result) || bytes.Contains(head, failure) {
 				f.last = append(f.last[:0], line...)
 				f.part = append(f.part[:0], data...)
 				return lines
