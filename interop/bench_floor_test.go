@@ -6,15 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/acpclient/acp"
-	"github.com/acpclient/acp/internal/proctest"
-	"github.com/acpclient/acp/remote"
 )
 
 // BenchmarkTSFloodFloor is BenchmarkTSFlood100k's turn received by the
@@ -32,24 +26,11 @@ func BenchmarkTSFloodFloor(b *testing.B) {
 	for _, profile := range []string{"stdio", "http", "ws"} {
 		b.Run(profile, func(b *testing.B) {
 			f := dialFloor(b, profile, func() string { return startTSServerB(b) })
-			var elapsed, cpu time.Duration
-			turns := 0
-			for b.Loop() {
-				start := time.Now()
-				cpu0, _ := proctest.CPU()
-				lines := f.flood(b, n)
-				elapsed += time.Since(start)
-				cpu1, _ := proctest.CPU()
-				cpu += cpu1 - cpu0
-				turns++
-				if lines != n+1 {
+			floodTurns(b, n, func() {
+				if lines := f.flood(b, n); lines != n+1 {
 					b.Fatalf("read %d lines, want %d", lines, n+1)
 				}
-			}
-			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
-			if _, ok := proctest.CPU(); ok {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*turns), "client-cpu-ns/update")
-			}
+			})
 		})
 	}
 }
@@ -85,21 +66,7 @@ func TestTSFloodFloorCounts(t *testing.T) {
 // opens a session with it.
 func dialFloor(tb testing.TB, profile string, start func() string) *floorConn {
 	tb.Helper()
-	var tr acp.Transport
-	switch profile {
-	case "stdio":
-		cmd := exec.Command("node", "agent.mjs")
-		cmd.Dir = tsagentDir
-		cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
-		tr = &acp.CommandTransport{Command: cmd}
-	default:
-		u := start()
-		if profile == "ws" {
-			u = strings.Replace(u, "http://", "ws://", 1)
-		}
-		tr, _ = remote.New(u, remote.Options{})
-	}
-	conn, err := tr.Connect(context.Background())
+	conn, err := floodTransport(profile, start).Connect(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -29,20 +29,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 	const n = 100_000
 	for _, profile := range []string{"stdio", "http", "ws"} {
 		b.Run(profile, func(b *testing.B) {
-			var tr acp.Transport
-			switch profile {
-			case "stdio":
-				cmd := exec.Command("node", "agent.mjs")
-				cmd.Dir = tsagentDir
-				cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
-				tr = &acp.CommandTransport{Command: cmd}
-			default:
-				u := startTSServerB(b)
-				if profile == "ws" {
-					u = strings.Replace(u, "http://", "ws://", 1)
-				}
-				tr, _ = remote.New(u, remote.Options{})
-			}
+			tr := floodTransport(profile, func() string { return startTSServerB(b) })
 			c, err := acp.Connect(context.Background(), tr, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -52,11 +39,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var elapsed, cpu time.Duration
-			turns := 0
-			for b.Loop() {
-				start := time.Now()
-				cpu0, _ := proctest.CPU()
+			floodTurns(b, n, func() {
 				turn, err := s.Prompt(context.Background(), schema.Text("flood 100000"))
 				if err != nil {
 					b.Fatal(err)
@@ -64,24 +47,54 @@ func BenchmarkTSFlood100k(b *testing.B) {
 				if _, err := turn.Wait(); err != nil {
 					b.Fatal(err)
 				}
-				elapsed += time.Since(start)
-				cpu1, _ := proctest.CPU()
-				cpu += cpu1 - cpu0
-				turns++
 				if _, got := turn.Snapshot(); got != n+1 {
 					b.Fatalf("folded %d events, want %d", got, n+1)
 				}
 				turn.Release()
-			}
-			b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
-			if _, ok := proctest.CPU(); ok {
-				// The client's own CPU (this process; the TypeScript
-				// side runs in children): what a message costs it,
-				// whatever pace the server sets.
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*turns), "client-cpu-ns/update")
-			}
+			})
 		})
 	}
+}
+
+// floodTurns runs turn, a turn of n updates, for each of b's iterations
+// and reports updates/s over the turns' wall time and, where the platform
+// gives it, client-cpu-ns/update: this process's CPU over the turns (the
+// TypeScript side runs in children), what a message costs the client
+// whatever pace the server sets.
+func floodTurns(b *testing.B, n int, turn func()) {
+	var elapsed, cpu time.Duration
+	turns := 0
+	for b.Loop() {
+		start := time.Now()
+		cpu0, _ := proctest.CPU()
+		turn()
+		elapsed += time.Since(start)
+		cpu1, _ := proctest.CPU()
+		cpu += cpu1 - cpu0
+		turns++
+	}
+	b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
+	if _, ok := proctest.CPU(); ok {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*turns), "client-cpu-ns/update")
+	}
+}
+
+// floodTransport is the transport of the flood benchmarks' profile: the
+// TypeScript agent over stdio, quiet, or the server whose URL start
+// returns over http or ws.
+func floodTransport(profile string, start func() string) acp.Transport {
+	if profile == "stdio" {
+		cmd := exec.Command("node", "agent.mjs")
+		cmd.Dir = tsagentDir
+		cmd.Env = append(os.Environ(), "TSAGENT_QUIET=1")
+		return &acp.CommandTransport{Command: cmd}
+	}
+	u := start()
+	if profile == "ws" {
+		u = strings.Replace(u, "http://", "ws://", 1)
+	}
+	tr, _ := remote.New(u, remote.Options{})
+	return tr
 }
 
 // BenchmarkTSClientFlood100k is BenchmarkTSFlood100k's turn received by the
