@@ -26,9 +26,12 @@ func BenchmarkTSFloodFloor(b *testing.B) {
 	for _, profile := range []string{"stdio", "http", "ws"} {
 		b.Run(profile, func(b *testing.B) {
 			f := dialFloor(b, profile, func() string { return startTSServerB(b) })
-			floodTurns(b, n, func() {
-				if lines := f.flood(b, n); lines != n+1 {
-					b.Fatalf("read %d lines, want %d", lines, n+1)
+			floodTurns(b, n, func() (check func()) {
+				lines := f.flood(b, n)
+				return func() {
+					if lines != n+1 {
+						b.Fatalf("read %d lines, want %d", lines, n+1)
+					}
 				}
 			})
 		})

@@ -39,7 +39,7 @@ func BenchmarkTSFlood100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			floodTurns(b, n, func() {
+			floodTurns(b, n, func() (check func()) {
 				turn, err := s.Prompt(context.Background(), schema.Text("flood 100000"))
 				if err != nil {
 					b.Fatal(err)
@@ -47,31 +47,35 @@ func BenchmarkTSFlood100k(b *testing.B) {
 				if _, err := turn.Wait(); err != nil {
 					b.Fatal(err)
 				}
-				if _, got := turn.Snapshot(); got != n+1 {
-					b.Fatalf("folded %d events, want %d", got, n+1)
+				return func() {
+					if _, got := turn.Snapshot(); got != n+1 {
+						b.Fatalf("folded %d events, want %d", got, n+1)
+					}
+					turn.Release()
 				}
-				turn.Release()
 			})
 		})
 	}
 }
 
-// floodTurns runs turn, a turn of n updates, for each of b's iterations
-// and reports updates/s over the turns' wall time and, where the platform
-// gives it, client-cpu-ns/update: this process's CPU over the turns (the
+// floodTurns runs turn, a turn of n updates, for each of b's iterations,
+// and then, untimed, the check it returns; it reports updates/s over the
+// turns' wall time and, where the platform gives it,
+// client-cpu-ns/update: this process's CPU over the turns (the
 // TypeScript side runs in children), what a message costs the client
 // whatever pace the server sets.
-func floodTurns(b *testing.B, n int, turn func()) {
+func floodTurns(b *testing.B, n int, turn func() (check func())) {
 	var elapsed, cpu time.Duration
 	turns := 0
 	for b.Loop() {
 		start := time.Now()
 		cpu0, _ := proctest.CPU()
-		turn()
+		check := turn()
 		elapsed += time.Since(start)
 		cpu1, _ := proctest.CPU()
 		cpu += cpu1 - cpu0
 		turns++
+		check()
 	}
 	b.ReportMetric(float64(n*turns)/elapsed.Seconds(), "updates/s")
 	if _, ok := proctest.CPU(); ok {
