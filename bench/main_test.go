@@ -23,8 +23,8 @@ func TestMain(m *testing.M) {
 		runtime.KeepAlive(b)
 		os.Exit(0)
 	}
-	if os.Getenv(envTestAgent) != "" {
-		testAgent()
+	if mode := os.Getenv(envMode); mode != "" {
+		runWriter(mode) // the writer agent, as main runs it
 		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)

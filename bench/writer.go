@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 )
 
 // The writer is this binary re-executed as an agent (ACP_BENCH_WRITER set).
@@ -56,6 +57,9 @@ func writerCmd(mode string, n int) *exec.Cmd {
 //	           user_message, then the same chunks (with messageId) and
 //	           tool calls (tool_call_update upserts), then state_update
 //	           idle end_turn
+//	texts:     a prompt is answered by textsTurn: message chunks of a
+//	           plain, an escaped and a 100 KiB text between updates that
+//	           are not message text (TestTextFloorWritesWhatACPWrites)
 //	turns, streamturns: the bytes of turn or stream, cut into prompts of
 //	           ACP_BENCH_PER updates each (one group per prompt, in order):
 //	           how coder/acp-go-sdk, which drops the connection when more
@@ -80,6 +84,8 @@ func runWriter(mode string) {
 		prompt = renderTurn(n, 0)
 	case "burst":
 		load = renderTurn(n, 0)
+	case "texts":
+		prompt = renderTexts()
 	}
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -205,6 +211,24 @@ func render(n, tools int, v2 bool) []byte {
 		}
 	}
 	return b
+}
+
+// textsTurn are the agent message chunks of the texts mode: a plain text,
+// one the scanner must unescape, one on a line longer than the text
+// floor's 64 KiB read buffer.
+var textsTurn = []string{"plain ", "q\"b\\s\u00e9\t", strings.Repeat("x", 100<<10)}
+
+// renderTexts renders textsTurn's chunks between two available_commands
+// updates, which the acp command does not write to stdout.
+func renderTexts() []byte {
+	commands := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","availableCommands":[]}}}` + "\n"
+	b := []byte(commands)
+	for _, text := range textsTurn {
+		lit, _ := json.Marshal(text)
+		b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`...)
+		b = append(append(b, lit...), "}}}}\n"...)
+	}
+	return append(b, commands...)
 }
 
 // writeStream writes n chunks of size text bytes each, rendered one at a
