@@ -15,8 +15,12 @@ import (
 // [Turn.State] exactly. An Event and what it points to are read-only.
 type Event struct {
 	// Seq is the event's sequence number within its turn: 1, 2, 3...
-	Seq  uint64    `json:"seq"`
-	Kind EventKind `json:"kind"`
+	Seq uint64 `json:"seq"`
+	// Joined is, for an event of Turn.EventsMerged that stands for
+	// several plain text chunks, how many: its Update joins the texts of
+	// events Seq-Joined+1 through Seq. 0 for any other event.
+	Joined int       `json:"joined,omitempty"`
+	Kind   EventKind `json:"kind"`
 	// Origin says who made an EventUpdate.
 	Origin EventOrigin `json:"origin,omitempty"`
 	// Update is what an EventUpdate applied. For OriginAgent it is the
@@ -343,14 +347,41 @@ func updatesLocked(batch []entry, r *textReuse) []schema.Update {
 	} else {
 		us = make([]schema.Update, len(batch))
 	}
-	for i := range batch {
+	if r != nil && r.merge {
+		r.spans = grown(r.spans, len(batch))
+	}
+	for i := 0; i < len(batch); {
 		us[i] = nil
-		if e := &batch[i]; e.tag() == tagText {
-			m := (*msgAcc)(e.p)
-			us[i] = mk.chunk(e.text(), m.id, m.slice(e.pos()))
+		e := &batch[i]
+		if e.tag() != tagText {
+			i++
+			continue
 		}
+		m, p, n := (*msgAcc)(e.p), e.pos(), 1
+		if r != nil && r.merge {
+			for i+n < len(batch) && continues(&batch[i+n-1], &batch[i+n]) {
+				p.n += batch[i+n].pos().n
+				n++
+			}
+			r.spans[i] = n
+		}
+		us[i] = mk.chunk(e.text(), m.id, m.slice(p))
+		i += n
 	}
 	return us
+}
+
+// continues reports whether plain text chunk b continues chunk a in a
+// merged feed (Turn.EventsMerged): both of one message, kind and origin,
+// neither with a notification _meta of its own, and b's text right after
+// a's in one block of the message's text, so that the two read as one
+// chunk of their texts joined.
+func continues(a, b *entry) bool {
+	if a.tag() != tagText || a.p != b.p || a.hasMeta() || (a.x^b.x)&^entryPlaceMask != 0 {
+		return false
+	}
+	pa := a.pos()
+	return pa.off+pa.n == b.pos().off
 }
 
 // entryUpdate returns what updateLocked does, taking a plain text chunk's
@@ -457,7 +488,26 @@ func (t *Turn) EventsReused(ctx context.Context, after uint64) iter.Seq[Event] {
 	}
 }
 
-// events is one iteration of Events (r nil) or EventsReused.
+// EventsMerged is EventsReused for a reader that shows a message's text
+// rather than each chunk of it, as a terminal or an editor's pane does: the
+// plain text chunks of one message that follow one another in the log come
+// as one event, its Update a chunk of their texts joined, its Seq the last
+// one's and its Joined how many it joined. A reader that keeps up gets
+// about the events Events gives; one that fell behind by a thousand chunks
+// catches up in a few events instead of a thousand. Only chunks that
+// fold as one join: of one message (messageId) and kind, from the agent,
+// none with a notification _meta of its own. Folding the merged events
+// (TurnFold) gives the state folding every event gives. The values are
+// reused as EventsReused's are.
+func (t *Turn) EventsMerged(ctx context.Context, after uint64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		r := textReuse{merge: true}
+		t.events(ctx, after, &r, yield)
+	}
+}
+
+// events is one iteration of Events (r nil), EventsReused or EventsMerged
+// (r.merge).
 func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield func(Event) bool) {
 	s := t.s
 	s.mu.Lock()
@@ -483,12 +533,21 @@ func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield fun
 			wait = t.updated.wait()
 		}
 		s.mu.Unlock()
-		for i := range batch {
+		for i := 0; i < len(batch); {
 			u, tc := entryUpdate(&batch[i], us, i)
-			if !yield(t.event(next, &batch[i], u, tc)) {
+			n := 1
+			if r != nil && r.merge && batch[i].tag() == tagText {
+				n = r.spans[i]
+			}
+			ev := t.event(next+uint64(n-1), &batch[i], u, tc)
+			if n > 1 {
+				ev.Joined = n
+			}
+			if !yield(ev) {
 				return
 			}
-			next++
+			next += uint64(n)
+			i += n
 		}
 		if len(batch) == 0 {
 			if ended {

@@ -99,6 +99,10 @@ type textReuse struct {
 	thoughts []thoughtPair
 	users    []userPair
 	us       []schema.Update
+	// merge joins the chunks that continue one another (EventsMerged);
+	// spans[i] is then how many the chunk made at i joined.
+	merge bool
+	spans []int
 }
 
 // take sizes r's values for the plain text chunks mk counted and hands

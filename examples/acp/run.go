@@ -294,12 +294,19 @@ func runTurn(ctx context.Context, s *acp.Session, prompt string, cfg *config, ou
 	stopSpin := out.spin(turn)
 	rendered := make(chan struct{})
 	kids := out.watchChildren(s)
+	// The renderer writes each text chunk out and keeps none: the reused
+	// form saves the turn's largest allocation (about 100 bytes a chunk;
+	// bench/README.md, "End to end"). Text mode shows a message's text, not
+	// its chunks, so it takes the chunks of a message joined (about 100 ns
+	// of the renderer's work an update; bench/README.md, "Merged text");
+	// --json prints every update with its seq, as its contract says.
+	events := turn.EventsMerged
+	if cfg.json {
+		events = turn.EventsReused
+	}
 	go func() {
 		defer close(rendered)
-		// The renderer writes each text chunk out and keeps none: the
-		// reused form saves the turn's largest allocation (about 100
-		// bytes a chunk; bench/README.md, "End to end").
-		for ev := range turn.EventsReused(context.Background(), 0) {
+		for ev := range events(context.Background(), 0) {
 			out.event(s, turn, ev)
 			if _, ok := ev.Update.(*schema.SubagentUpdate); ok {
 				kids.poll()
