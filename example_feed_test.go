@@ -160,3 +160,42 @@ func ExamplePermissionHandler() {
 	//   edit-0 -> always
 	//   edit-1 -> always
 }
+
+// A terminal shows a message's text, not its chunks: EventsMerged gives
+// the chunks of one message that follow one another as one event, so a
+// renderer that fell behind (here, one that starts after the turn) writes
+// the text in a few writes, not one a chunk.
+func ExampleTurn_EventsMerged() {
+	c, done := connect(&acptest.Options{
+		OnPrompt: func(t *acptest.Turn) (schema.StopReason, error) {
+			for _, s := range []string{"Hel", "lo, ", "wor", "ld", "!"} {
+				t.Say(s)
+			}
+			return "end_turn", nil
+		},
+	}, nil)
+	defer done()
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, &schema.NewSessionRequest{Cwd: "/w"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	turn, err := s.Prompt(ctx, schema.Text("Say hello"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		log.Fatal(err)
+	}
+	for ev := range turn.EventsMerged(ctx, 0) {
+		switch u := ev.Update.(type) {
+		case *schema.AgentMessageChunk:
+			fmt.Printf("event %d, joining %d chunks: %q\n", ev.Seq, ev.Joined, u.Content.(*schema.TextContent).Text)
+		case nil:
+			fmt.Printf("event %d: %s\n", ev.Seq, ev.Kind)
+		}
+	}
+	// Output:
+	// event 5, joining 5 chunks: "Hello, world!"
+	// event 6: end
+}
