@@ -212,7 +212,6 @@ func (c *Client) registerLocked(s *Session) (after func()) {
 // arrives outside turns or for a session not registered, which take the
 // general path; the state and events are the same either way.
 func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
-	sid, raw, k := peek.SessionID, peek.Text, uint8(peek.Chunk)
 	var id []byte
 	if peek.MsgID != nil {
 		var ok bool
@@ -220,28 +219,40 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 			return false // an escaped id: rare, decoded
 		}
 	}
-	var plain []byte
-	var text string
-	// An escaped text (a newline, a quote) decodes here, on the stack,
-	// when it fits: the fold copies it into its message as it copies a
-	// plain one.
-	var buf [512]byte
-	isPlain := true
-	switch {
-	case peek.TextPlain:
-		plain = raw[1 : len(raw)-1]
-	case len(raw) <= len(buf):
-		var ok bool
-		if plain, ok = jsonscan.AppendUnquote(buf[:0], raw); !ok {
-			return false
-		}
-	default:
-		var ok bool
-		if text, ok = jsonscan.Unquote(raw); !ok {
-			return false
-		}
-		isPlain = false
+	if raw := peek.Text; peek.TextPlain {
+		return c.foldPlainText(params, peek, id, raw[1:len(raw)-1], "", true)
 	}
+	return c.applyEscapedText(params, peek, id)
+}
+
+// applyEscapedText is applyPlainText for a text with escapes (a newline, a
+// quote): it decodes on the stack when the text fits, and the fold copies
+// it into its message as it copies a plain one. It is a function of its own
+// so that the plain path, the bulk of a turn, does not zero the buffer
+// (512 bytes, about 10 ns a chunk).
+//
+//go:noinline
+func (c *Client) applyEscapedText(params []byte, peek *jsonscan.Update, id []byte) bool {
+	raw := peek.Text
+	if len(raw) <= 512 {
+		var buf [512]byte
+		plain, ok := jsonscan.AppendUnquote(buf[:0], raw)
+		if !ok {
+			return false
+		}
+		return c.foldPlainText(params, peek, id, plain, "", true)
+	}
+	text, ok := jsonscan.Unquote(raw)
+	if !ok {
+		return false
+	}
+	return c.foldPlainText(params, peek, id, nil, text, false)
+}
+
+// foldPlainText folds the chunk peek found, its text decoded: in plain
+// when isPlain (which the fold copies), else in text.
+func (c *Client) foldPlainText(params []byte, peek *jsonscan.Update, id, plain []byte, text string, isPlain bool) bool {
+	sid, raw, k := peek.SessionID, peek.Text, uint8(peek.Chunk)
 	s := c.route(sid)
 	if s == nil {
 		return false
