@@ -112,6 +112,10 @@ func (a *pipeAgent) run() {
 			}
 		case "session/new":
 			reply(m.ID, `{"sessionId":"s1"}`)
+		case "_test/sync":
+			// An answer the client reads only after every line before it:
+			// a test that calls it knows the reader has moved past them.
+			reply(m.ID, `{}`)
 		case "session/prompt":
 			if f := a.turn.Load(); f != nil {
 				(*f)(bw, m.ID)

@@ -32,8 +32,12 @@ import (
 // many (540 to about 100) and the command's wall time about 3 % lower
 // (bench/README.md, "Deep reads"). With the cap, a host whose 500 agents
 // burst together holds at most 1 MiB more than with large buffers alone,
-// and the rest read as before. Deep buffers are not pooled: one is allocated a
-// burst, and none is kept once the bursts are over.
+// and the rest read as before. Deep buffers are pooled as large ones are:
+// a source that delivers whole lines a message at a time (the WebSocket
+// client) ends a burst at every short read, and a buffer allocated a burst
+// cost it up to a fifth of its throughput (bench/README.md, "Deep reads"). The
+// pool holds no more than were held at once, and empties over two
+// collections.
 const (
 	smallReadBuf    = 2 << 10
 	largeReadBuf    = 32 << 10
@@ -43,6 +47,7 @@ const (
 
 var (
 	largeReadBufs = sync.Pool{New: func() any { b := make([]byte, largeReadBuf); return &b }}
+	deepReadBufs  = sync.Pool{New: func() any { b := make([]byte, deepReadBuf); return &b }}
 	// deepHeld counts the deep buffers readers hold now.
 	deepHeld atomic.Int32
 )
@@ -62,7 +67,7 @@ func takeDeep() bool {
 type readBuf struct {
 	rd    io.Reader
 	small []byte
-	large *[]byte // from largeReadBufs, or a deep buffer; nil while the traffic is light
+	large *[]byte // from largeReadBufs or deepReadBufs, nil while the traffic is light
 	deep  bool    // large is a deep buffer, one of deepHeld
 	buf   []byte  // small or *large
 	r, w  int     // buf[r:w] is unread
@@ -125,8 +130,7 @@ func (b *readBuf) fill() {
 		// read rarely ends exactly at the end of a line.
 		b.use(largeReadBufs.Get().(*[]byte), false)
 	case b.burst && !b.deep && takeDeep():
-		buf := make([]byte, deepReadBuf)
-		b.use(&buf, true)
+		b.use(deepReadBufs.Get().(*[]byte), true)
 	case !b.burst && b.large != nil && b.w == 0:
 		b.putLarge()
 		b.buf = b.small
@@ -155,30 +159,31 @@ func (b *readBuf) fill() {
 	b.end()
 }
 
-// use moves what is unread, at the buffer's start, to buf and lets the
-// large or deep buffer held before go (putLarge).
+// use moves what is unread, at the buffer's start, to buf (from the pool
+// of its size) and gives the buffer held before back (putLarge).
 func (b *readBuf) use(buf *[]byte, deep bool) {
 	b.w = copy(*buf, b.buf[:b.w])
 	b.putLarge()
 	b.large, b.deep, b.buf = buf, deep, *buf
 }
 
-// putLarge gives a large buffer back to its pool, or drops a deep one and
-// frees its slot.
+// putLarge gives the large or deep buffer held back to its pool, and a
+// deep one's slot.
 func (b *readBuf) putLarge() {
 	switch {
 	case b.large == nil:
 	case b.deep:
-		deepHeld.Add(-1) // and drop it: see deepReadBuf
+		deepReadBufs.Put(b.large)
+		deepHeld.Add(-1)
 	default:
 		largeReadBufs.Put(b.large)
 	}
 	b.large, b.deep = nil, false
 }
 
-// end lets the large or deep buffer go once the input has ended: nothing
-// more will be read into it, and a reader that stops at its error must not
-// keep a deep buffer's slot. What is unread moves to the small buffer, or to one
+// end gives the large or deep buffer back once the input has ended:
+// nothing more will be read into it, and a reader that stops at its error
+// must not keep a deep buffer's slot. What is unread moves to the small buffer, or to one
 // of its own.
 func (b *readBuf) end() {
 	if b.large == nil {
