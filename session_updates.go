@@ -233,9 +233,10 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 //
 //go:noinline
 func (c *Client) applyEscapedText(params []byte, peek *jsonscan.Update, id []byte) bool {
+	const onStack = 512
 	raw := peek.Text
-	if len(raw) <= 512 {
-		var buf [512]byte
+	if len(raw) <= onStack {
+		var buf [onStack]byte
 		plain, ok := jsonscan.AppendUnquote(buf[:0], raw)
 		if !ok {
 			return false

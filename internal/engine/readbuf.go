@@ -35,8 +35,8 @@ import (
 // and the rest read as before. Deep buffers are pooled as large ones are:
 // a source that delivers whole lines a message at a time (the WebSocket
 // client) ends a burst at every short read, and a buffer allocated a burst
-// cost it up to a fifth of its throughput (bench/README.md, "Deep reads"). The
-// pool holds no more than were held at once, and empties over two
+// cost it up to a fifth of its throughput (bench/README.md, "Deep reads").
+// The pool holds no more than were held at once, and empties over two
 // collections.
 const (
 	smallReadBuf    = 2 << 10
@@ -183,8 +183,8 @@ func (b *readBuf) putLarge() {
 
 // end gives the large or deep buffer back once the input has ended:
 // nothing more will be read into it, and a reader that stops at its error
-// must not keep a deep buffer's slot. What is unread moves to the small buffer, or to one
-// of its own.
+// must not keep a deep buffer's slot. What is unread moves to the small
+// buffer, or to one of its own.
 func (b *readBuf) end() {
 	if b.large == nil {
 		return
