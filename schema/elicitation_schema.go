@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/acpclient/acp/internal/jsonscan"
 )
@@ -267,8 +268,12 @@ func ParseElicitationSchemaLimit(raw json.RawMessage, maxPattern int) (*Elicitat
 		if !ok {
 			break
 		}
+		// A name with escapes, or with bytes that are not UTF-8, reads as
+		// encoding/json reads it (each bad byte U+FFFD), as the required
+		// list does: an answer encoded with encoding/json then names the
+		// field the schema names.
 		name := string(key)
-		if !plain && json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
+		if (!plain || !utf8.Valid(key)) && json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
 			continue
 		}
 		prop, err := decodeElicitationProperty(name, val, budget)

@@ -207,6 +207,28 @@ func TestElicitationAccept(t *testing.T) {
 	}
 }
 
+// A property named with bytes that are not UTF-8 reads as encoding/json
+// reads names (each bad byte U+FFFD): so the required list, decoded that
+// way, names it, and an answer the client encodes passes its own check.
+// (Found by FuzzParseElicitationSchema: "\xd8" kept raw, answered as
+// "\ufffd", refused as no field of the form.)
+func TestElicitationFieldNameNotUTF8(t *testing.T) {
+	s, err := ParseElicitationSchema(json.RawMessage("{\"properties\":{\"\xd8\xd9\":{\"type\":\"string\",\"default\":\"x\"}},\"required\":[\"\xd8\xd9\"]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Fields) != 1 || s.Fields[0].Name != "\ufffd\ufffd" || !s.Fields[0].Required {
+		t.Fatalf("fields %+v, want one required field named \"\\ufffd\\ufffd\"", s.Fields)
+	}
+	resp, err := s.Accept(s.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ValidateContent(resp.Content); err != nil {
+		t.Errorf("Accept made %s, which fails: %v", resp.Content, err)
+	}
+}
+
 func FuzzParseElicitationSchema(f *testing.F) {
 	f.Add([]byte(formSchema))
 	f.Add([]byte(`{"properties":{"a":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}}}}`))
