@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,26 +17,15 @@ import (
 // never joined to its neighbours.
 func mergedTurn(n int) []byte {
 	var b []byte
-	for i, line := range splitLines(renderKindsTurn(n)) {
-		b = append(append(b, line...), '\n')
+	i := 0
+	for line := range bytes.Lines(renderKindsTurn(n)) {
+		b = append(b, line...)
 		if i%50 == 49 {
 			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","_meta":{"n":`+strconv.Itoa(i)+`},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"meta `+strconv.Itoa(i)+` "}}}}`+"\n"...)
 		}
+		i++
 	}
 	return b
-}
-
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != '\n' {
-			i++
-		}
-		out = append(out, b[:i])
-		b = b[min(i+1, len(b)):]
-	}
-	return out
 }
 
 // chunkText returns a plain text chunk's kind, messageId and text; ok is
