@@ -220,7 +220,7 @@ func (c *Client) applyPlainText(params []byte, peek *jsonscan.Update) bool {
 		}
 	}
 	if raw := peek.Text; peek.TextPlain {
-		return c.foldPlainText(params, peek, id, raw[1:len(raw)-1], "", true)
+		return c.foldPlainText(params, peek, id, raw[1:len(raw)-1], "")
 	}
 	return c.applyEscapedText(params, peek, id)
 }
@@ -241,19 +241,20 @@ func (c *Client) applyEscapedText(params []byte, peek *jsonscan.Update, id []byt
 		if !ok {
 			return false
 		}
-		return c.foldPlainText(params, peek, id, plain, "", true)
+		return c.foldPlainText(params, peek, id, plain, "")
 	}
 	text, ok := jsonscan.Unquote(raw)
 	if !ok {
 		return false
 	}
-	return c.foldPlainText(params, peek, id, nil, text, false)
+	return c.foldPlainText(params, peek, id, nil, text)
 }
 
 // foldPlainText folds the chunk peek found, its text decoded: in plain
-// when isPlain (which the fold copies), else in text.
-func (c *Client) foldPlainText(params []byte, peek *jsonscan.Update, id, plain []byte, text string, isPlain bool) bool {
-	sid, raw, k := peek.SessionID, peek.Text, uint8(peek.Chunk)
+// (which the fold copies; empty but never nil for an empty text) or, when
+// plain is nil, in text, as fold.appendText takes it.
+func (c *Client) foldPlainText(params []byte, peek *jsonscan.Update, id, plain []byte, text string) bool {
+	sid, k := peek.SessionID, uint8(peek.Chunk)
 	s := c.route(sid)
 	if s == nil {
 		return false
@@ -267,11 +268,8 @@ func (c *Client) foldPlainText(params []byte, peek *jsonscan.Update, id, plain [
 		return false
 	}
 	n := len(text)
-	if isPlain {
+	if plain != nil {
 		n = len(plain)
-		if plain == nil {
-			plain = raw[1:1] // empty, but not nil: appendText's choice
-		}
 	}
 	var meta json.RawMessage
 	if peek.Meta != nil {
