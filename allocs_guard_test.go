@@ -3,8 +3,6 @@ package acp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"runtime"
 	"strconv"
 	"testing"
@@ -138,8 +136,7 @@ func TestFoldAllocsWholeTurn(t *testing.T) {
 	wire := renderMixedTurn(chunks, tools)
 	want := chunks + 2*tools
 	_, s, a := startPipeAgent(t)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	turnOnce := func() (allocs uint64, updates int) {
 		runtime.GC()
 		var m0, m1 runtime.MemStats

@@ -42,6 +42,13 @@ type pipeAgent struct {
 	client atomic.Pointer[Client]
 }
 
+// answer makes the agent answer each prompt with wire: the lines the
+// client reads before the prompt's response.
+func (a *pipeAgent) answer(wire []byte) {
+	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
+	a.turn.Store(&f)
+}
+
 // stop closes the client and waits for the agent to end; a second stop
 // does nothing.
 func (a *pipeAgent) stop() {
@@ -205,8 +212,7 @@ func BenchmarkTurn100kChunks(b *testing.B) {
 	const n = 100_000
 	wireBytes := renderChunks(n, 24)
 	_, s, a := startPipeAgent(b)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wireBytes) }
-	a.turn.Store(&f)
+	a.answer(wireBytes)
 	var ms0, ms1 runtime.MemStats
 	b.SetBytes(int64(len(wireBytes)))
 	b.ReportAllocs()
@@ -443,8 +449,7 @@ func uiLoopAlloc(tb testing.TB, n int, loop func(*Turn) int) uint64 {
 	tb.Helper()
 	_, s, a := startPipeAgent(tb)
 	wire := renderToolTurn(n)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)

@@ -3,8 +3,6 @@ package acp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"strconv"
 	"testing"
 
@@ -129,8 +127,7 @@ func TestEventsMergedFoldsAsEvents(t *testing.T) {
 func TestEventsMergedFollowingATurn(t *testing.T) {
 	_, s, a := startPipeAgent(t)
 	wire := mergedTurn(4000)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)

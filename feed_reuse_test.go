@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"strconv"
 	"sync"
@@ -45,8 +44,7 @@ func renderKindsTurn(n int) []byte {
 func endedTurn(t *testing.T, wire []byte) *Turn {
 	t.Helper()
 	_, s, a := startPipeAgent(t)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +150,7 @@ func TestEventsReusedClearsValues(t *testing.T) {
 func TestEventsReusedConcurrentReaders(t *testing.T) {
 	_, s, a := startPipeAgent(t)
 	wire := renderKindsTurn(4000)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,9 +2,7 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"github.com/acpclient/acp/schema"
-	"io"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -23,8 +21,7 @@ func BenchmarkTurn100kChunksObserved(b *testing.B) {
 		return ctx, &TurnObserver{Update: func(schema.Update) { seen.Add(1) }}
 	}}
 	_, s, a := startPipeAgentOpts(b, &ClientOptions{Observer: obs})
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wireBytes) }
-	a.turn.Store(&f)
+	a.answer(wireBytes)
 	var ms0, ms1 runtime.MemStats
 	b.SetBytes(int64(len(wireBytes)))
 	b.ReportAllocs()

@@ -2,10 +2,8 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"runtime"
 	"slices"
@@ -74,8 +72,7 @@ func retainedHeap(tb testing.TB, opts *ClientOptions, turns, chunks, pad int, re
 	_, s, a := startPipeAgentOpts(tb, opts)
 	wire := renderChunks(chunks, pad)
 	text = uint64(turns * chunks * pad)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	before := liveHeap()
 	for range turns {
 		turn, err := s.Prompt(context.Background(), schema.Text("go"))

@@ -2,9 +2,7 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"strings"
@@ -142,8 +140,7 @@ func TestLongTurnLogKeepsLittle(t *testing.T) {
 		wire = append(wire, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`+s+`"}}}}`+"\n"...)
 	}
 	c, s, a := startPipeAgent(t)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC() // as after the turn, below
@@ -232,8 +229,7 @@ func TestTurnLogLiveReaders(t *testing.T) {
 		wire = append(wire, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"`+id+`","content":{"type":"text","text":"c`+strconv.Itoa(i)+` "}}}}`+"\n"...)
 	}
 	_, s, a := startPipeAgent(t)
-	f := func(w io.Writer, _ json.RawMessage) { w.Write(wire) }
-	a.turn.Store(&f)
+	a.answer(wire)
 	turn, err := s.Prompt(context.Background(), schema.Text("go"))
 	if err != nil {
 		t.Fatal(err)
