@@ -122,8 +122,16 @@ func (c *httpConn) deferEnd(stream string, err error) bool {
 		d.pending = err
 	}
 	c.finishDrain(d, stream)
+	if h := testHookDeferredEnd; h != nil {
+		h(stream)
+	}
 	return true
 }
+
+// testHookDeferredEnd, set by tests only, is called once deferEnd has
+// deferred an end learnt from stream: what the order of two streams' ends
+// depends on.
+var testHookDeferredEnd func(stream string)
 
 // finishDrain marks stream read to its end and ends the connection once
 // none is left: drained when a stream said so, else with the pending end.
@@ -150,13 +158,6 @@ func (c *httpConn) finishDrain(d *drainState, stream string) {
 	} else {
 		_ = c.fatal(pending)
 	}
-}
-
-// draining: a stream has met the server's drain (drainedAt).
-func (c *httpConn) draining() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.drain != nil
 }
 
 // drainedVerdict: a stream has met the server's drain, and said so with

@@ -1,6 +1,7 @@
 package remote_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -441,6 +442,121 @@ func TestHTTPSessionStreamEndsThenRefused(t *testing.T) {
 	<-c.Done()
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "opening it again failed") {
 		t.Fatalf("the connection's error: %v, want the stream's end and the refused reopening", err)
+	}
+}
+
+// A backend that dies behind a proxy: the session's stream ends first,
+// cleanly, and its GET again meets another backend (404, not drained);
+// then the connection's stream ends, cleanly too. That connection died
+// with a prompt the agent had: under supervision the turn fails with
+// acp.ErrAgentRestarted, and the prompt is never posted again. The
+// connection's clean end used to be taken for a drain's last step as soon
+// as the session's end was waiting for it (deferEnd, not a drain): the
+// connection ended drained, the turn was held as never delivered, and its
+// prompt was run a second time by the next agent (nginx in front of two
+// gateways, one killed mid-turn: gateway/proxytest TestBackendKilledMidTurn).
+func TestHTTPDeadBackendIsNotDrained(t *testing.T) {
+	var ran atomic.Int32
+	s, ts := serve(t, &acptest.Options{OnPrompt: func(tn *acptest.Turn) (schema.StopReason, error) {
+		if ran.Add(1) > 1 {
+			return schema.StopReasonEndTurn, nil // a prompt run twice
+		}
+		if err := tn.Say("waiting"); err != nil {
+			return "", err
+		}
+		<-tn.Context().Done()
+		return "", tn.Context().Err()
+	}})
+	var (
+		first     atomic.Value // the first connection's id
+		prompts   atomic.Int32
+		dead      = make(chan struct{}) // the first connection's backend is gone
+		endStream = make(chan context.CancelFunc, 1)
+		streams   atomic.Int32
+	)
+	// The session's end, waiting for the connection's (deferEnd), ends the
+	// connection's stream: the order that was read as a drain.
+	remote.OnDeferredEnd(t, func(stream string) {
+		if stream != "" && streams.Add(1) == 1 {
+			(<-endStream)()
+		}
+	})
+	s.onRequest = func(w http.ResponseWriter, r *http.Request) bool {
+		id := r.Header.Get("Acp-Connection-Id")
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"session/prompt"`)) {
+				prompts.Add(1)
+			}
+		}
+		if id == "" || r.Method != http.MethodGet {
+			return false
+		}
+		if r.Header.Get("Acp-Session-Id") == "" && first.CompareAndSwap(nil, id) {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			endStream <- cancel
+			s.get(w, r.WithContext(ctx))
+			return true
+		}
+		if id != first.Load() {
+			return false
+		}
+		select {
+		case <-dead:
+			http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		default:
+			// The session's stream, until the backend dies.
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() {
+				select {
+				case <-dead:
+				case <-ctx.Done():
+				}
+				cancel()
+			}()
+			s.get(w, r.WithContext(ctx))
+		}
+		return true
+	}
+	restarted := make(chan acp.RestartEvent, 4)
+	c := connect(t, &remote.HTTPTransport{URL: ts.URL}, &acp.ClientOptions{Restart: &acp.RestartPolicy{
+		MaxRestarts: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
+		OnRestart: func(ev acp.RestartEvent) {
+			if ev.Phase == acp.RestartRestored || ev.Phase == acp.RestartGaveUp {
+				restarted <- ev
+			}
+		},
+	}})
+	sess, err := c.NewSession(ctx(t), &schema.NewSessionRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := sess.Prompt(ctx(t), schema.Text("wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := range turn.Updates() {
+		if _, ok := u.(*schema.AgentMessageChunk); ok {
+			break
+		}
+	}
+	close(dead)
+	if _, err := turn.Wait(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrDrained) {
+		t.Fatalf("the turn the backend died in: %v, want acp.ErrAgentRestarted, not acp.ErrDrained", err)
+	}
+	select {
+	case ev := <-restarted:
+		if ev.Phase != acp.RestartRestored {
+			t.Fatalf("restart: %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no restart")
+	}
+	if n := prompts.Load(); n != 1 {
+		t.Fatalf("the prompt was posted %d times, want once: the agent had it", n)
 	}
 }
 

@@ -155,12 +155,16 @@ func (c *httpConn) readStream(session string, s *sessionStream) {
 		if session == "" && got {
 			emptyReopens = 0
 		}
-		if session == "" && err == nil && c.draining() {
-			// The server said the connection is drained, then ended its
-			// stream cleanly: it has written all it will (the gateway
-			// closes a drained connection only once the client has come
-			// back for its session streams), and asking again may find
-			// it gone altogether.
+		if session == "" && err == nil && c.drainedVerdict() {
+			// The server said the connection is drained (a 404
+			// "(drained)"), then ended its stream cleanly: it has written
+			// all it will (the gateway closes a drained connection only
+			// once the client has come back for its session streams), and
+			// asking again may find it gone altogether. An end that is
+			// only waiting for the session streams (deferEnd) says no
+			// such thing: a backend that died behind a proxy ends its
+			// streams cleanly too, and taking that for a drain would send
+			// its prompts, which the agent had, a second time.
 			c.drainedAt("", end)
 			return
 		}

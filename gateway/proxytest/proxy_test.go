@@ -311,8 +311,8 @@ func TestBackendKilledMidTurn(t *testing.T) {
 						}
 						killed := time.Now()
 						first.kill()
-						if _, err := turn.Wait(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
-							t.Fatalf("run %d: the interrupted turn failed %v, want ErrAgentRestarted", i, err)
+						if sr, err := turn.Wait(); !errors.Is(err, acp.ErrAgentRestarted) || errors.Is(err, acp.ErrConnClosed) {
+							t.Fatalf("run %d: the interrupted turn failed %v (stop reason %q), want ErrAgentRestarted", i, err, sr)
 						}
 						if ev := nextEvent(t, events); ev.Phase != acp.RestartRestored || !slices.Equal(ev.Restored, []string{sharedSession}) {
 							t.Fatalf("run %d: after the backend's death: %+v", i, ev)
