@@ -24,7 +24,10 @@ var (
 
 // Register makes an agent available to [Command] under name. Call it
 // before [MainIfAgent], typically from TestMain or a package-level var.
-// f runs in the subprocess.
+// f runs in the subprocess, and only in the one that is that agent: the
+// code around the Register calls runs in every process of the test
+// binary (each agent [Command] starts is one), so what only one agent
+// needs — a long history, a large file — is best built inside its f.
 func Register(name string, f func() *Agent) {
 	regMu.Lock()
 	defer regMu.Unlock()
