@@ -5,6 +5,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/acpclient/acp/schema"
@@ -198,4 +199,52 @@ func renderMixedTurn(n, tools int) []byte {
 		}
 	}
 	return b
+}
+
+// Turn.Updates makes each plain text chunk anew (its reader may keep it),
+// textSlab of them in one allocation, and nothing else a batch: the
+// slice a batch's updates are made into is the iteration's, used again
+// batch after batch, not one more allocation every logChunk entries.
+func TestUpdatesAllocsPerChunk(t *testing.T) {
+	skipAllocGuardUnderRace(t)
+	const n = 20_000
+	_, s, a := startPipeAgent(t)
+	a.answer(renderChunks(n, 24))
+	turn, err := s.Prompt(context.Background(), schema.Text("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		got = 0
+		for range turn.Updates() {
+			got++
+		}
+	})
+	if got != n {
+		t.Fatalf("Updates yielded %d updates, want %d", got, n)
+	}
+	// What a reader keeps stays as it was yielded, batch after batch.
+	var kept []schema.Update
+	for u := range turn.Updates() {
+		kept = append(kept, u)
+	}
+	for i, u := range kept {
+		c, ok := u.(*schema.AgentMessageChunk)
+		if !ok {
+			t.Fatalf("update %d is %T, want a message chunk", i, u)
+		}
+		if want := strconv.Itoa(i) + ","; !strings.HasPrefix(c.Content.(*schema.TextContent).Text, want) {
+			t.Fatalf("kept update %d reads %q, want %q...", i, c.Content.(*schema.TextContent).Text, want)
+		}
+	}
+	// The slabs, and a few for the iteration itself (its closure, the
+	// slice, a run's scratch entries).
+	slabs := (n + textSlab - 1) / textSlab
+	if max := float64(slabs + 8); allocs > max {
+		t.Errorf("ranging over Updates of %d chunks allocates %v times, want at most %v (%d slabs of chunks and the iteration's own)", n, allocs, max, slabs)
+	}
 }

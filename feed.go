@@ -335,17 +335,22 @@ func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates. The chunks
 // are made in new slabs, or in r's values when r is not nil
-// (Turn.EventsReused).
+// (Turn.EventsReused) and not sliceOnly; the slice is r's when r is not
+// nil, valid until its next call.
 func updatesLocked(batch []entry, r *textReuse) []schema.Update {
 	mk, ok := newTextMaker(batch) // the chunks in slabs (fold_textbatch.go)
 	if !ok {
 		return nil
 	}
 	var us []schema.Update
-	if r != nil {
-		us = r.take(&mk, len(batch))
-	} else {
+	switch {
+	case r == nil:
 		us = make([]schema.Update, len(batch))
+	case r.sliceOnly:
+		r.us = grown(r.us, len(batch))
+		us = r.us[:len(batch)]
+	default:
+		us = r.take(&mk, len(batch))
 	}
 	if r != nil && r.merge {
 		r.spans = grown(r.spans, len(batch))

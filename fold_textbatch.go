@@ -89,16 +89,19 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 
 // textReuse makes one reader's plain text chunks into the same values
 // batch after batch, for Turn.EventsReused, whose reader keeps none of
-// them past its yield. A batch is at most one log chunk (logChunk
-// entries), so what it holds is bounded by that: about 27 KB at most for
-// the values of one kind and 4 KB for the updates' slice, grown only to
-// the largest batch it has seen (grown). Each value is cleared before it is made
-// again, so nothing a reader set on one reaches the next.
+// them past its yield; with sliceOnly, for Turn.Updates, whose reader may
+// keep them, only the updates' slice is used again. A batch is at most
+// one log chunk (logChunk entries), so what it holds is bounded by that:
+// about 27 KB at most for the values of one kind and 4 KB for the
+// updates' slice, grown only to the largest batch it has seen (grown).
+// Each value is cleared before it is made again, so nothing a reader set
+// on one reaches the next.
 type textReuse struct {
-	msgs     []msgPair
-	thoughts []thoughtPair
-	users    []userPair
-	us       []schema.Update
+	sliceOnly bool // the chunks in new slabs: only us is reused
+	msgs      []msgPair
+	thoughts  []thoughtPair
+	users     []userPair
+	us        []schema.Update
 	// merge joins the chunks that continue one another (EventsMerged);
 	// spans[i] is then how many the chunk made at i joined.
 	merge bool

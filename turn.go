@@ -304,6 +304,9 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 		defer t.leave()
 		var next uint64     // entries read
 		var scratch []entry // a run's entries (turnlog.go)
+		// The chunks are new values (a reader may keep them), in a slice
+		// used again batch after batch (the reader keeps none of it).
+		r := textReuse{sliceOnly: true}
 		for {
 			t.s.mu.Lock()
 			if t.log.released {
@@ -311,7 +314,7 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 				return
 			}
 			batch := t.log.from(next+1, &scratch)
-			us := updatesLocked(batch, nil)
+			us := updatesLocked(batch, &r)
 			ended := t.life.ended
 			var wait chan struct{}
 			if len(batch) == 0 && !ended {
