@@ -218,15 +218,25 @@ func TestUpdatesAllocsPerChunk(t *testing.T) {
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	got := 0
-	allocs := testing.AllocsPerRun(5, func() {
-		got = 0
+	// The lowest of five: a stray allocation elsewhere in the process (a
+	// test helper's goroutine, the runtime's own at a collection) only
+	// ever adds.
+	var allocs uint64
+	for i := range 5 {
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		got := 0
 		for range turn.Updates() {
 			got++
 		}
-	})
-	if got != n {
-		t.Fatalf("Updates yielded %d updates, want %d", got, n)
+		runtime.ReadMemStats(&m1)
+		if got != n {
+			t.Fatalf("Updates yielded %d updates, want %d", got, n)
+		}
+		if a := m1.Mallocs - m0.Mallocs; i == 0 || a < allocs {
+			allocs = a
+		}
 	}
 	// What a reader keeps stays as it was yielded, batch after batch.
 	var kept []schema.Update
@@ -243,9 +253,10 @@ func TestUpdatesAllocsPerChunk(t *testing.T) {
 		}
 	}
 	// The slabs, and a few for the iteration itself (its closure, the
-	// slice, a run's scratch entries).
+	// slice, a run's scratch entries): a slice a batch would be n/logChunk
+	// (78) more.
 	slabs := (n + textSlab - 1) / textSlab
-	if max := float64(slabs + 8); allocs > max {
+	if max := uint64(slabs + 16); allocs > max {
 		t.Errorf("ranging over Updates of %d chunks allocates %v times, want at most %v (%d slabs of chunks and the iteration's own)", n, allocs, max, slabs)
 	}
 }
