@@ -305,7 +305,8 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 		var next uint64     // entries read
 		var scratch []entry // a run's entries (turnlog.go)
 		// The chunks are new values (a reader may keep them), in a slice
-		// used again batch after batch (the reader keeps none of it).
+		// used again batch after batch (the reader keeps none of it): at
+		// most logChunk updates, 4 KB, held while the iteration runs.
 		r := textReuse{sliceOnly: true}
 		for {
 			t.s.mu.Lock()
@@ -319,6 +320,9 @@ func (t *Turn) Updates() iter.Seq[schema.Update] {
 			var wait chan struct{}
 			if len(batch) == 0 && !ended {
 				wait = t.updated.wait()
+				// A waiting reader holds none of the chunks it yielded
+				// (they are the reader's to keep or drop), only the slice.
+				clear(r.us)
 			}
 			t.s.mu.Unlock()
 			for i := range batch {
