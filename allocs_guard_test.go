@@ -202,10 +202,33 @@ func renderMixedTurn(n, tools int) []byte {
 	return b
 }
 
-// Turn.Updates makes each plain text chunk anew (its reader may keep it),
-// textSlab of them in one allocation, and nothing else a batch: the
-// slice a batch's updates are made into is the iteration's, used again
-// batch after batch, not one more allocation every logChunk entries.
+// chunkReaders are the iterations that make each plain text chunk anew,
+// for a reader that may keep it: each calls f with every message chunk.
+var chunkReaders = []struct {
+	name string
+	each func(t *Turn, f func(schema.Update))
+}{
+	{"Updates", func(t *Turn, f func(schema.Update)) {
+		for u := range t.Updates() {
+			if _, ok := u.(*schema.AgentMessageChunk); ok {
+				f(u)
+			}
+		}
+	}},
+	{"Events", func(t *Turn, f func(schema.Update)) {
+		for ev := range t.Events(context.Background(), 0) {
+			if _, ok := ev.Update.(*schema.AgentMessageChunk); ok {
+				f(ev.Update)
+			}
+		}
+	}},
+}
+
+// Turn.Updates and Turn.Events make each plain text chunk anew (a reader
+// may keep it), textSlab of them in one allocation, and nothing else a
+// batch: the slice a batch's updates are made into is the iteration's,
+// used again batch after batch, not one more allocation every logChunk
+// entries.
 func TestUpdatesAllocsPerChunk(t *testing.T) {
 	skipAllocGuardUnderRace(t)
 	const n = 20_000
@@ -218,45 +241,43 @@ func TestUpdatesAllocsPerChunk(t *testing.T) {
 	if _, err := turn.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	// The lowest of five: a stray allocation elsewhere in the process (a
-	// test helper's goroutine, the runtime's own at a collection) only
-	// ever adds.
-	var allocs uint64
-	for i := range 5 {
-		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		got := 0
-		for range turn.Updates() {
-			got++
-		}
-		runtime.ReadMemStats(&m1)
-		if got != n {
-			t.Fatalf("Updates yielded %d updates, want %d", got, n)
-		}
-		if a := m1.Mallocs - m0.Mallocs; i == 0 || a < allocs {
-			allocs = a
-		}
-	}
-	// What a reader keeps stays as it was yielded, batch after batch.
-	var kept []schema.Update
-	for u := range turn.Updates() {
-		kept = append(kept, u)
-	}
-	for i, u := range kept {
-		c, ok := u.(*schema.AgentMessageChunk)
-		if !ok {
-			t.Fatalf("update %d is %T, want a message chunk", i, u)
-		}
-		if want := strconv.Itoa(i) + ","; !strings.HasPrefix(c.Content.(*schema.TextContent).Text, want) {
-			t.Fatalf("kept update %d reads %q, want %q...", i, c.Content.(*schema.TextContent).Text, want)
-		}
-	}
-	// The slabs, and a few for the iteration itself (its closure, the
-	// slice, a run's scratch entries): a slice a batch would be n/logChunk
-	// (78) more.
-	slabs := (n + textSlab - 1) / textSlab
-	if max := uint64(slabs + 16); allocs > max {
-		t.Errorf("ranging over Updates of %d chunks allocates %v times, want at most %v (%d slabs of chunks and the iteration's own)", n, allocs, max, slabs)
+	for _, r := range chunkReaders {
+		t.Run(r.name, func(t *testing.T) {
+			// The lowest of five: a stray allocation elsewhere in the
+			// process (a test helper's goroutine, the runtime's own at a
+			// collection) only ever adds.
+			var allocs uint64
+			for i := range 5 {
+				runtime.GC()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				got := 0
+				r.each(turn, func(schema.Update) { got++ })
+				runtime.ReadMemStats(&m1)
+				if got != n {
+					t.Fatalf("%s yielded %d chunks, want %d", r.name, got, n)
+				}
+				if a := m1.Mallocs - m0.Mallocs; i == 0 || a < allocs {
+					allocs = a
+				}
+			}
+			// What a reader keeps stays as it was yielded, batch after
+			// batch.
+			var kept []schema.Update
+			r.each(turn, func(u schema.Update) { kept = append(kept, u) })
+			for i, u := range kept {
+				text := u.(*schema.AgentMessageChunk).Content.(*schema.TextContent).Text
+				if want := strconv.Itoa(i) + ","; !strings.HasPrefix(text, want) {
+					t.Fatalf("kept chunk %d reads %q, want %q...", i, text, want)
+				}
+			}
+			// The slabs, and a few for the iteration itself (its closure,
+			// the slice, a run's scratch entries): a slice a batch would
+			// be n/logChunk (78) more.
+			slabs := (n + textSlab - 1) / textSlab
+			if max := uint64(slabs + 16); allocs > max {
+				t.Errorf("ranging over %s of %d chunks allocates %v times, want at most %v (%d slabs of chunks and the iteration's own)", r.name, n, allocs, max, slabs)
+			}
+		})
 	}
 }

@@ -334,25 +334,22 @@ func updateLocked(e *entry) (schema.Update, *ToolCallState) {
 // updatesLocked returns the updates of the entries of batch, made once
 // under s.mu, for a reader to yield after releasing it; nil for a batch
 // with no plain text chunk, whose entries hold their updates. The chunks
-// are made in new slabs, or in r's values when r is not nil
-// (Turn.EventsReused) and not sliceOnly; the slice is r's when r is not
-// nil, valid until its next call.
+// are made in new slabs when r.sliceOnly (Turn.Updates, Turn.Events), else
+// in r's values (Turn.EventsReused); the slice is r's, valid until its
+// next call.
 func updatesLocked(batch []entry, r *textReuse) []schema.Update {
 	mk, ok := newTextMaker(batch) // the chunks in slabs (fold_textbatch.go)
 	if !ok {
 		return nil
 	}
 	var us []schema.Update
-	switch {
-	case r == nil:
-		us = make([]schema.Update, len(batch))
-	case r.sliceOnly:
+	if r.sliceOnly {
 		r.us = grown(r.us, len(batch))
 		us = r.us[:len(batch)]
-	default:
+	} else {
 		us = r.take(&mk, len(batch))
 	}
-	if r != nil && r.merge {
+	if r.merge {
 		r.spans = grown(r.spans, len(batch))
 	}
 	for i := 0; i < len(batch); {
@@ -363,7 +360,7 @@ func updatesLocked(batch []entry, r *textReuse) []schema.Update {
 			continue
 		}
 		m, p, n := (*msgAcc)(e.p), e.pos(), 1
-		if r != nil && r.merge {
+		if r.merge {
 			for i+n < len(batch) && continues(&batch[i+n-1], &batch[i+n]) {
 				p.n += batch[i+n].pos().n
 				n++
@@ -468,7 +465,10 @@ func (t *Turn) patchLocked(p *schema.ToolCallUpdate) uint64 {
 // that starts later and asks for released events gets a single
 // EventReleased, whose State is the turn's state as of its Seq, and stops.
 func (t *Turn) Events(ctx context.Context, after uint64) iter.Seq[Event] {
-	return func(yield func(Event) bool) { t.events(ctx, after, nil, yield) }
+	return func(yield func(Event) bool) {
+		r := textReuse{sliceOnly: true} // the chunks new, the slice reused
+		t.events(ctx, after, &r, yield)
+	}
 }
 
 // EventsReused is Events for a reader that keeps no plain text chunk past
@@ -511,8 +511,8 @@ func (t *Turn) EventsMerged(ctx context.Context, after uint64) iter.Seq[Event] {
 	}
 }
 
-// events is one iteration of Events (r nil), EventsReused or EventsMerged
-// (r.merge).
+// events is one iteration of Events (r.sliceOnly), EventsReused or
+// EventsMerged (r.merge).
 func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield func(Event) bool) {
 	s := t.s
 	s.mu.Lock()
@@ -536,12 +536,13 @@ func (t *Turn) events(ctx context.Context, after uint64, r *textReuse, yield fun
 		var wait chan struct{}
 		if len(batch) == 0 && !ended {
 			wait = t.updated.wait()
+			clear(r.us) // a waiting reader holds none of its chunks
 		}
 		s.mu.Unlock()
 		for i := 0; i < len(batch); {
 			u, tc := entryUpdate(&batch[i], us, i)
 			n := 1
-			if r != nil && r.merge && batch[i].tag() == tagText {
+			if r.merge && batch[i].tag() == tagText {
 				n = r.spans[i]
 			}
 			ev := t.event(next+uint64(n-1), &batch[i], u, tc)

@@ -89,8 +89,8 @@ func (mk *textMaker) chunk(k uint8, id, text string) schema.Update {
 
 // textReuse makes one reader's plain text chunks into the same values
 // batch after batch, for Turn.EventsReused, whose reader keeps none of
-// them past its yield; with sliceOnly, for Turn.Updates, whose reader may
-// keep them, only the updates' slice is used again. A batch is at most
+// them past its yield; with sliceOnly, for Turn.Updates and Turn.Events,
+// whose readers may keep them, only the updates' slice is used again. A batch is at most
 // one log chunk (logChunk entries), so what it holds is bounded by that:
 // about 27 KB at most for the values of one kind and 4 KB for the
 // updates' slice, grown only to the largest batch it has seen (grown).

@@ -34,7 +34,7 @@ func TestUpdatesLockedMakesChunksInSlabs(t *testing.T) {
 		}
 		batch = append(batch, e)
 	}
-	us := updatesLocked(batch, nil)
+	us := updatesLocked(batch, &textReuse{sliceOnly: true})
 	seen := map[schema.Update]bool{}
 	for i := range batch {
 		e := &batch[i]
@@ -56,7 +56,7 @@ func TestUpdatesLockedMakesChunksInSlabs(t *testing.T) {
 	}
 	// The updates' slice, then for each kind ceil(its chunks/textSlab)
 	// slabs, each no larger than what is left of that kind.
-	allocs := testing.AllocsPerRun(20, func() { updatesLocked(batch, nil) })
+	allocs := testing.AllocsPerRun(20, func() { updatesLocked(batch, &textReuse{sliceOnly: true}) })
 	if max := float64(1 + (logChunk+textSlab-1)/textSlab + 2); allocs > max {
 		t.Errorf("updatesLocked of %d entries allocates %v times, want at most %v", len(batch), allocs, max)
 	}
